@@ -1,0 +1,38 @@
+/** Every stable error code codecall emits, with its HTTP status (the one table that maps them). */
+export const ERROR_CODES = {
+  BAD_REQUEST: 400,
+  INVALID_ARGUMENT: 400,
+  INVALID_CONFIG: 400,
+  SYNTAX_ERROR: 400,
+  SOURCE_TOO_LARGE: 413,
+  NOT_FOUND: 404,
+  NO_SUCH_TOOL: 404,
+  TOOL_VALIDATION: 422,
+  TOOL_ERROR: 502,
+  TOOL_RESULT_INVALID: 502,
+  TOOL_CALL_LIMIT: 429,
+  TOOL_REJECTED: 403,
+  GUEST_ERROR: 422,
+  RESULT_INVALID: 422,
+  RESULT_LIMIT: 413,
+  TIMEOUT: 408,
+  MEMORY_LIMIT: 507,
+  STACK_OVERFLOW: 422,
+  OUTPUT_LIMIT: 413,
+  INTERRUPTED: 409,
+  ABORTED: 499,
+  SANDBOX_CRASHED: 500,
+  SANDBOX_UNAVAILABLE: 503,
+  POOL_CLOSED: 503,
+  INTERNAL: 500,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export function httpStatusFor(code: string): number {
+  return (ERROR_CODES as Record<string, number>)[code] ?? 500;
+}
+
+export function isErrorCode(code: unknown): code is ErrorCode {
+  return typeof code === 'string' && Object.hasOwn(ERROR_CODES, code);
+}

@@ -1,0 +1,4 @@
+export * from './errors/index.ts';
+export * from './spec/index.ts';
+export * from './tools/index.ts';
+export * from './sandbox/index.ts';

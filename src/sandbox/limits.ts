@@ -1,0 +1,41 @@
+import { CodecallError } from '../errors/index.ts';
+import type { ExecutionLimits } from '../spec/index.ts';
+
+export const DEFAULT_LIMITS: Readonly<ExecutionLimits> = Object.freeze({
+  timeoutMs: 30_000,
+  memoryBytes: 64 * 1024 * 1024,
+  outputBytes: 1024 * 1024,
+  resultBytes: 4 * 1024 * 1024,
+  maxToolCalls: 10_000,
+  maxConcurrentToolCalls: 16,
+  sourceBytes: 1024 * 1024,
+});
+
+/** Smallest heap a QuickJS VM can start in; below it the runtime itself cannot initialise. */
+export const MIN_MEMORY_BYTES = 2 * 1024 * 1024;
+
+/** Merges overrides onto defaults and rejects nonsense with INVALID_ARGUMENT naming the field. */
+export function resolveLimits(
+  overrides: Partial<ExecutionLimits> | undefined,
+  defaults: Readonly<ExecutionLimits> = DEFAULT_LIMITS,
+): ExecutionLimits {
+  const limits: ExecutionLimits = { ...defaults };
+  for (const [key, value] of Object.entries(overrides ?? {})) {
+    if (value === undefined) continue;
+    if (!Object.hasOwn(defaults, key)) {
+      throw new CodecallError('INVALID_ARGUMENT', `unknown limit "${key}"`, { details: { field: key } });
+    }
+    if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
+      throw new CodecallError('INVALID_ARGUMENT', `limit "${key}" must be a positive number`, {
+        details: { field: key },
+      });
+    }
+    limits[key as keyof ExecutionLimits] = Math.floor(value);
+  }
+  if (limits.memoryBytes < MIN_MEMORY_BYTES) {
+    throw new CodecallError('INVALID_ARGUMENT', `limit "memoryBytes" must be at least ${MIN_MEMORY_BYTES}`, {
+      details: { field: 'memoryBytes' },
+    });
+  }
+  return limits;
+}

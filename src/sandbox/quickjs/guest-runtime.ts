@@ -1,0 +1,324 @@
+/**
+ * The runtime evaluated inside every QuickJS VM before guest code. It is a plain string because it must
+ * import nothing from the host and must survive any host-side transpiler untouched.
+ *
+ * Evaluating it yields a function that takes the three host callbacks (call, log, done) and returns
+ * `{ start, run, deliver }`. The callbacks live only in this closure; nothing host-facing stays on the global.
+ * Values cross as tagged JSON (see ../value-codec.ts, which this mirrors).
+ */
+export const GUEST_RUNTIME_SOURCE = String.raw`(function (hostCall, hostLog, hostDone) {
+'use strict';
+const G = globalThis;
+const O = Object;
+const { freeze, keys, defineProperty, getOwnPropertyDescriptor, getPrototypeOf, create } = O;
+const hasOwn = O.hasOwn;
+const ownKeys = Reflect.ownKeys;
+const apply = Reflect.apply;
+const isArray = Array.isArray;
+const stringify = JSON.stringify;
+const parse = JSON.parse;
+const P = Promise, M = Map, S = Set, D = Date, E = Error, TE = TypeError, N = Number, BI = BigInt, Str = String;
+const promiseThen = P.prototype.then;
+const promiseReject = P.reject;
+const dateGetTime = D.prototype.getTime;
+const dateNow = D.now;
+const dateToISO = D.prototype.toISOString;
+const isNaNFn = N.isNaN;
+const mapGet = M.prototype.get, mapSet = M.prototype.set, mapDelete = M.prototype.delete, mapHas = M.prototype.has;
+const setAdd = S.prototype.add, setHas = S.prototype.has, setDelete = S.prototype.delete;
+const arrayPush = Array.prototype.push, arrayJoin = Array.prototype.join, arrayMap = Array.prototype.map;
+const fromEntries = O.fromEntries;
+const TAG = '$cc';
+const MAX_DEPTH = 200;
+
+const pending = new M();
+const timers = new M();
+
+// ---- errors -------------------------------------------------------------------------------------------
+class ToolError extends E {
+  constructor(message, code, details) {
+    super(message);
+    defineProperty(this, 'code', { value: code === undefined ? 'TOOL_ERROR' : code, writable: true, enumerable: true, configurable: true });
+    if (details !== undefined) defineProperty(this, 'details', { value: details, writable: true, enumerable: true, configurable: true });
+  }
+}
+class NoSuchToolError extends ToolError {}
+class ToolValidationError extends ToolError {}
+class ToolRejectedError extends ToolError {}
+for (const C of [ToolError, NoSuchToolError, ToolValidationError, ToolRejectedError]) {
+  defineProperty(C.prototype, 'name', { value: C.name, writable: true, enumerable: false, configurable: true });
+}
+const errorClasses = { ToolError, NoSuchToolError, ToolValidationError, ToolRejectedError };
+function makeToolError(e) {
+  const C = hasOwn(errorClasses, e.name) ? errorClasses[e.name] : ToolError;
+  return new C(Str(e.message), Str(e.code), e.details);
+}
+
+// ---- value codec (mirror of value-codec.ts) -----------------------------------------------------------
+function cannotCross(path, what) {
+  const err = new TE(path + ': ' + what + ' cannot cross the sandbox boundary');
+  defineProperty(err, 'code', { value: 'RESULT_INVALID', enumerable: true });
+  return err;
+}
+function encode(value, root) {
+  const ancestors = new S();
+  function walk(v, path, depth) {
+    const t = typeof v;
+    if (t === 'string' || t === 'boolean') return v;
+    if (t === 'number') {
+      if (isNaNFn(v)) return { [TAG]: 'n', v: 'NaN' };
+      if (v === Infinity) return { [TAG]: 'n', v: 'Infinity' };
+      if (v === -Infinity) return { [TAG]: 'n', v: '-Infinity' };
+      if (v === 0 && 1 / v < 0) return { [TAG]: 'n', v: '-0' };
+      return v;
+    }
+    if (t === 'undefined') return { [TAG]: 'u' };
+    if (t === 'bigint') return { [TAG]: 'b', v: Str(v) };
+    if (t === 'function') throw cannotCross(path, 'a function');
+    if (t === 'symbol') throw cannotCross(path, 'a symbol');
+    if (v === null) return null;
+    if (depth > MAX_DEPTH) throw cannotCross(path, 'nesting deeper than ' + MAX_DEPTH);
+    if (apply(setHas, ancestors, [v])) throw cannotCross(path, 'a circular reference');
+    apply(setAdd, ancestors, [v]);
+    try {
+      if (v instanceof D) { const ms = apply(dateGetTime, v, []); return { [TAG]: 'd', v: isNaNFn(ms) ? null : ms }; }
+      if (v instanceof M) {
+        const out = []; let i = 0;
+        for (const [k, x] of v) { apply(arrayPush, out, [[walk(k, path + '<key ' + i + '>', depth + 1), walk(x, path + '.get(' + i + ')', depth + 1)]]); i++; }
+        return { [TAG]: 'm', v: out };
+      }
+      if (v instanceof S) {
+        const out = []; let i = 0;
+        for (const x of v) { apply(arrayPush, out, [walk(x, path + '<item ' + i + '>', depth + 1)]); i++; }
+        return { [TAG]: 's', v: out };
+      }
+      if (isArray(v)) {
+        const out = []; const n = v.length;
+        for (let i = 0; i < n; i++) apply(arrayPush, out, [walk(v[i], path + '[' + i + ']', depth + 1)]);
+        return out;
+      }
+      if (v instanceof P) throw cannotCross(path, 'a promise');
+      if (v instanceof ArrayBuffer || ArrayBuffer.isView(v)) throw cannotCross(path, 'binary data');
+      const out = create(null); let tagged = false;
+      for (const k of keys(v)) {
+        if (k === TAG) tagged = true;
+        defineProperty(out, k, { value: walk(v[k], path + '.' + k, depth + 1), enumerable: true, writable: true, configurable: true });
+      }
+      if (tagged) { const entries = []; for (const k of keys(out)) apply(arrayPush, entries, [[k, out[k]]]); return { [TAG]: 'o', v: entries }; }
+      return out;
+    } finally {
+      apply(setDelete, ancestors, [v]);
+    }
+  }
+  return stringify(walk(value, root, 0));
+}
+function define(o, k, v) { defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true }); }
+function revive(v) {
+  if (typeof v !== 'object' || v === null) return v;
+  if (isArray(v)) { const out = []; for (let i = 0; i < v.length; i++) apply(arrayPush, out, [revive(v[i])]); return out; }
+  const tag = v[TAG];
+  if (typeof tag === 'string') {
+    const x = v.v;
+    if (tag === 'u') return undefined;
+    if (tag === 'n') return x === '-0' ? -0 : N(x);
+    if (tag === 'b') return BI(x);
+    if (tag === 'd') return new D(typeof x === 'number' ? x : NaN);
+    if (tag === 'm') { const m = new M(); for (const [k, y] of x) apply(mapSet, m, [revive(k), revive(y)]); return m; }
+    if (tag === 's') { const s = new S(); for (const y of x) apply(setAdd, s, [revive(y)]); return s; }
+    if (tag === 'o') { const o = {}; for (const [k, y] of x) define(o, k, revive(y)); return o; }
+  }
+  const out = {};
+  for (const k of keys(v)) define(out, k, revive(v[k]));
+  return out;
+}
+function decode(text) { return revive(parse(text)); }
+
+// ---- console ------------------------------------------------------------------------------------------
+function inspect(v, depth, seen) {
+  const t = typeof v;
+  if (t === 'string') return depth === 0 ? v : stringify(v);
+  if (t === 'bigint') return Str(v) + 'n';
+  if (t === 'symbol') return v.toString();
+  if (t === 'function') return '[Function ' + (v.name || 'anonymous') + ']';
+  if (v === null || t !== 'object') return Str(v);
+  if (apply(setHas, seen, [v])) return '[Circular]';
+  if (v instanceof E) return (v.name || 'Error') + ': ' + v.message;
+  if (v instanceof D) { const ms = apply(dateGetTime, v, []); return isNaNFn(ms) ? 'Invalid Date' : apply(dateToISO, v, []); }
+  if (depth > 4) return isArray(v) ? '[Array]' : '[Object]';
+  apply(setAdd, seen, [v]);
+  try {
+    if (isArray(v)) return '[ ' + apply(arrayJoin, apply(arrayMap, v, [(x) => inspect(x, depth + 1, seen)]), [', ']) + ' ]';
+    if (v instanceof M) { const parts = []; for (const [k, x] of v) apply(arrayPush, parts, [inspect(k, depth + 1, seen) + ' => ' + inspect(x, depth + 1, seen)]); return 'Map(' + v.size + ') { ' + apply(arrayJoin, parts, [', ']) + ' }'; }
+    if (v instanceof S) { const parts = []; for (const x of v) apply(arrayPush, parts, [inspect(x, depth + 1, seen)]); return 'Set(' + v.size + ') { ' + apply(arrayJoin, parts, [', ']) + ' }'; }
+    const parts = [];
+    for (const k of keys(v)) apply(arrayPush, parts, [k + ': ' + inspect(v[k], depth + 1, seen)]);
+    return parts.length === 0 ? '{}' : '{ ' + apply(arrayJoin, parts, [', ']) + ' }';
+  } finally { apply(setDelete, seen, [v]); }
+}
+function logger(level) {
+  return function () {
+    const parts = [];
+    for (let i = 0; i < arguments.length; i++) apply(arrayPush, parts, [inspect(arguments[i], 0, new S())]);
+    hostLog(level, apply(arrayJoin, parts, [' ']));
+  };
+}
+const consoleObject = freeze({ log: logger('log'), info: logger('info'), warn: logger('warn'), error: logger('error'), debug: logger('debug') });
+
+// ---- tools --------------------------------------------------------------------------------------------
+function callTool(ns, name, args) {
+  return new P((resolve, reject) => {
+    let payload;
+    try { payload = encode(args === undefined ? {} : args, 'args'); }
+    catch (e) { reject(new ToolValidationError('invalid arguments for ' + ns + '.' + name + ': ' + e.message, 'TOOL_VALIDATION')); return; }
+    const id = hostCall('tool', ns, name, payload);
+    apply(mapSet, pending, [id, { resolve, reject }]);
+  });
+}
+function makeNamespace(ns, names) {
+  const target = create(null);
+  for (const name of names) {
+    const fn = { [name]: function (args) { return callTool(ns, name, args); } }[name];
+    defineProperty(target, name, { value: freeze(fn), enumerable: true });
+  }
+  freeze(target);
+  const listing = apply(arrayJoin, names, [', ']) || '(none)';
+  const missing = (k) => freeze(function () {
+    return apply(promiseReject, P, [new NoSuchToolError('no tool ' + ns + '.' + k + '; available: ' + listing, 'NO_SUCH_TOOL', { available: names })]);
+  });
+  return new Proxy(target, {
+    get(t, k) {
+      if (typeof k === 'symbol' || k === 'then' || k === 'toJSON') return undefined;
+      if (hasOwn(t, k)) return t[k];
+      return missing(Str(k));
+    },
+    set() { return false; },
+    defineProperty() { return false; },
+    deleteProperty() { return false; },
+    setPrototypeOf() { return false; },
+  });
+}
+
+// ---- timers -------------------------------------------------------------------------------------------
+function setTimeoutFn(fn, ms) {
+  if (typeof fn !== 'function') throw new TE('setTimeout: callback must be a function');
+  const extra = [];
+  for (let i = 2; i < arguments.length; i++) apply(arrayPush, extra, [arguments[i]]);
+  const delay = N(ms) > 0 ? N(ms) : 0;
+  const id = hostCall('timer', '', '', stringify(delay));
+  apply(mapSet, timers, [id, { fn, extra }]);
+  return id;
+}
+function clearTimeoutFn(id) { apply(mapDelete, timers, [id]); }
+
+// ---- determinism --------------------------------------------------------------------------------------
+let rngState = 0;
+function random() {
+  // mulberry32: small, fast, and identical for identical seeds.
+  rngState = (rngState + 0x6d2b79f5) | 0;
+  let t = rngState;
+  t = Math.imul(t ^ (t >>> 15), t | 1);
+  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+}
+let timeOrigin = 0;
+const performanceObject = freeze({ now() { return dateNow() - timeOrigin; }, get timeOrigin() { return timeOrigin; } });
+
+// ---- the global surface -------------------------------------------------------------------------------
+for (const name of ['SharedArrayBuffer', 'Atomics', 'WeakRef', 'FinalizationRegistry', 'WebAssembly']) delete G[name];
+defineProperty(Math, 'random', { value: random, writable: false, enumerable: false, configurable: false });
+const globals = { console: consoleObject, performance: performanceObject, setTimeout: setTimeoutFn, clearTimeout: clearTimeoutFn, ToolError, NoSuchToolError, ToolValidationError, ToolRejectedError };
+for (const k of keys(globals)) defineProperty(G, k, { value: globals[k], writable: true, enumerable: false, configurable: true });
+
+// ---- freeze the intrinsics ----------------------------------------------------------------------------
+// Writable data properties that user code commonly overrides on instances become accessors, so freezing
+// a prototype does not turn "obj.toString = f" into an error (the "override mistake").
+const overridable = ['constructor', 'toString', 'valueOf', 'name', 'message', 'toJSON', 'toLocaleString'];
+const visited = new S();
+function harden(o) {
+  if ((typeof o !== 'object' && typeof o !== 'function') || o === null || o === G || apply(setHas, visited, [o])) return;
+  apply(setAdd, visited, [o]);
+  for (const k of overridable) {
+    const d = getOwnPropertyDescriptor(o, k);
+    if (!d || !('value' in d) || !d.writable || !d.configurable) continue;
+    const value = d.value;
+    const home = o;
+    defineProperty(o, k, {
+      get() { return value; },
+      set(v) {
+        if (this === home) throw new TE('Cannot assign to read only property ' + k);
+        defineProperty(this, k, { value: v, writable: true, enumerable: true, configurable: true });
+      },
+      enumerable: d.enumerable,
+      configurable: false,
+    });
+  }
+  freeze(o);
+  for (const k of ownKeys(o)) {
+    const d = getOwnPropertyDescriptor(o, k);
+    if (!d) continue;
+    if ('value' in d) harden(d.value); else { harden(d.get); harden(d.set); }
+  }
+  harden(getPrototypeOf(o));
+}
+const hidden = [
+  async function () {}, function* () {}, async function* () {}, (function* () {})(), (async function* () {})(),
+  [][Symbol.iterator](), new M().entries(), new S().values(), ''[Symbol.iterator](), /a/g[Symbol.matchAll](''),
+  getPrototypeOf(Uint8Array), P.resolve(),
+];
+for (const k of ownKeys(G)) { if (k !== 'globalThis') { const d = getOwnPropertyDescriptor(G, k); if (d && 'value' in d) harden(d.value); } }
+for (const h of hidden) harden(h);
+
+// ---- entry points for the host ------------------------------------------------------------------------
+let namespaces = null;
+function describe(e) {
+  if (e instanceof E) {
+    const out = { name: Str(e.name), message: Str(e.message), stack: typeof e.stack === 'string' ? e.stack : '' };
+    if (e instanceof ToolError) { out.code = Str(e.code); if (e.details !== undefined) { try { out.details = parse(encode(e.details, 'details')); } catch (_) {} } }
+    else if (typeof e.code === 'string' && e.code === 'RESULT_INVALID') out.code = 'RESULT_INVALID';
+    return out;
+  }
+  let message;
+  try { message = typeof e === 'string' ? e : inspect(e, 1, new S()); } catch (_) { message = 'a non-error value was thrown'; }
+  return { name: 'Error', message: 'Uncaught ' + message, stack: '' };
+}
+function finish(ok, value) {
+  if (ok) {
+    let payload;
+    try { payload = encode(value, 'result'); }
+    catch (e) { hostDone(false, stringify({ name: 'ResultError', code: 'RESULT_INVALID', message: Str(e.message), stack: '' })); return; }
+    hostDone(true, payload);
+  } else {
+    hostDone(false, stringify(describe(value)));
+  }
+}
+return freeze({
+  start(seed, bindingsJson) {
+    rngState = seed | 0;
+    timeOrigin = dateNow();
+    const bindings = parse(bindingsJson);
+    const byNs = create(null);
+    for (const b of bindings) { if (!hasOwn(byNs, b.namespace)) byNs[b.namespace] = []; apply(arrayPush, byNs[b.namespace], [b.name]); }
+    if (!hasOwn(byNs, 'tools')) byNs.tools = [];
+    namespaces = keys(byNs);
+    for (const ns of namespaces) defineProperty(G, ns, { value: makeNamespace(ns, byNs[ns]), writable: false, enumerable: false, configurable: false });
+  },
+  run(fn) {
+    let p;
+    try { p = fn(); } catch (e) { finish(false, e); return; }
+    apply(promiseThen, p, [(v) => finish(true, v), (e) => finish(false, e)]);
+  },
+  deliver(id, ok, payload) {
+    const waiter = apply(mapGet, pending, [id]);
+    if (waiter !== undefined) {
+      apply(mapDelete, pending, [id]);
+      if (ok) waiter.resolve(decode(payload)); else waiter.reject(makeToolError(parse(payload)));
+      return;
+    }
+    const timer = apply(mapGet, timers, [id]);
+    if (timer !== undefined) {
+      apply(mapDelete, timers, [id]);
+      try { apply(timer.fn, undefined, timer.extra); } catch (e) { finish(false, e); }
+    }
+  },
+});
+})`;

@@ -1,0 +1,173 @@
+import type {
+  ExecutionLimits,
+  ExecutionRequest,
+  ExecutionResult,
+  HostCall,
+  HostOutcome,
+  LogEntry,
+  SerializedError,
+} from '../../spec/index.ts';
+import { decodeValue, encodeValue } from '../value-codec.ts';
+import type { FromWorker } from './protocol.ts';
+import type { SandboxWorker } from './sandbox-worker.ts';
+
+/** Grace after the deadline before a worker that does not answer is considered stuck and terminated. */
+export const STUCK_WORKER_GRACE_MS = 2_000;
+
+type Failure = SerializedError & { line?: number };
+
+/**
+ * The main-thread half of one execution: serves the guest's host calls with bounded concurrency, delivers
+ * outcomes in the order they settle, collects logs, and resolves exactly once.
+ */
+export class HostExecution {
+  private readonly logs: LogEntry[] = [];
+  private readonly controller = new AbortController();
+  private readonly queue: Extract<FromWorker, { type: 'call' }>[] = [];
+  private running = 0;
+  private overrideError: Failure | null = null;
+  private resolved = false;
+  private readonly startedAt = performance.now();
+  private readonly backstop: NodeJS.Timeout;
+  private readonly clock: () => number;
+
+  constructor(
+    readonly execId: number,
+    readonly worker: SandboxWorker,
+    readonly slot: number,
+    private readonly request: ExecutionRequest,
+    private readonly limits: ExecutionLimits,
+    private readonly resolve: (result: ExecutionResult) => void,
+    private readonly onStuck: (worker: SandboxWorker) => void,
+  ) {
+    this.clock = request.clock ?? Date.now;
+    this.backstop = setTimeout(() => {
+      this.overrideError ??= { code: 'TIMEOUT', name: 'Error', message: `the execution exceeded ${limits.timeoutMs} ms` };
+      this.onStuck(worker);
+    }, limits.timeoutMs + STUCK_WORKER_GRACE_MS);
+    this.backstop.unref();
+  }
+
+  readClock(): number {
+    return this.clock();
+  }
+
+  /** Interrupts the guest at once; the error reported is the one given here. */
+  abort(error: Failure): void {
+    if (this.resolved) return;
+    this.overrideError ??= error;
+    this.worker.interrupt(this.slot);
+    this.worker.send({ type: 'abort', execId: this.execId, code: error.code, message: error.message });
+    this.controller.abort(error);
+  }
+
+  onMessage(msg: Exclude<FromWorker, { type: 'ready' }>): void {
+    switch (msg.type) {
+      case 'call':
+        this.queue.push(msg);
+        this.pump();
+        break;
+      case 'log': {
+        const entry = { level: msg.level, message: msg.message };
+        this.logs.push(entry);
+        this.request.host.onLog?.(entry);
+        break;
+      }
+      case 'done':
+        this.finish(msg);
+        break;
+    }
+  }
+
+  /** The worker died under this execution. */
+  onWorkerLost(reason: string): void {
+    this.complete({
+      status: 'failed',
+      error: this.overrideError ?? { code: 'SANDBOX_CRASHED', name: 'Error', message: reason },
+      memoryBytes: 0,
+      toolCalls: 0,
+    });
+  }
+
+  private pump(): void {
+    while (this.running < this.limits.maxConcurrentToolCalls && !this.resolved) {
+      const msg = this.queue.shift();
+      if (!msg) return;
+      this.running += 1;
+      void this.serve(msg).finally(() => {
+        this.running -= 1;
+        this.pump();
+      });
+    }
+  }
+
+  private async serve(msg: Extract<FromWorker, { type: 'call' }>): Promise<void> {
+    const callId = `call-${msg.callId}`;
+    let outcome: HostOutcome;
+    try {
+      let call: HostCall;
+      if (msg.kind === 'timer') {
+        call = { kind: 'timer', callId, delayMs: Number(JSON.parse(msg.payload)) };
+      } else {
+        call = { kind: 'tool', callId, namespace: msg.namespace, name: msg.name, args: decodeValue(msg.payload) };
+      }
+      outcome = await this.request.host.call(call, this.controller.signal);
+    } catch (thrown) {
+      outcome = { ok: false, error: { code: 'TOOL_ERROR', name: 'ToolError', message: (thrown as Error)?.message ?? String(thrown) } };
+    }
+    if (this.resolved) return;
+    let ok = outcome.ok;
+    let payload: string;
+    if (outcome.ok) {
+      try {
+        payload = encodeValue(outcome.value, { root: 'result' });
+      } catch (e) {
+        ok = false;
+        payload = JSON.stringify({
+          code: 'TOOL_RESULT_INVALID',
+          name: 'ToolError',
+          message: `${msg.namespace}.${msg.name} returned a value that cannot reach the guest: ${(e as Error).message}`,
+        });
+      }
+    } else {
+      payload = JSON.stringify(outcome.error);
+    }
+    this.worker.send({ type: 'deliver', execId: this.execId, callId: msg.callId, ok, payload, clockMs: this.clock() });
+  }
+
+  private finish(msg: Extract<FromWorker, { type: 'done' }>): void {
+    if (msg.ok && !this.overrideError) {
+      let value: unknown;
+      try {
+        value = decodeValue(msg.payload);
+      } catch (e) {
+        this.complete({ status: 'failed', error: { code: 'RESULT_INVALID', name: 'Error', message: (e as Error).message }, ...msg.resources });
+        return;
+      }
+      this.complete({ status: 'succeeded', value, ...msg.resources });
+      return;
+    }
+    const error = this.overrideError ?? msg.error ?? { code: 'INTERNAL', name: 'Error', message: 'the execution failed' };
+    this.complete({ status: 'failed', error, ...msg.resources });
+  }
+
+  private complete(
+    outcome: ({ status: 'succeeded'; value: unknown } | { status: 'failed'; error: Failure }) & {
+      memoryBytes: number;
+      toolCalls: number;
+    },
+  ): void {
+    if (this.resolved) return;
+    this.resolved = true;
+    clearTimeout(this.backstop);
+    if (!this.controller.signal.aborted) this.controller.abort(new Error('the execution ended'));
+    const resources = {
+      wallMs: performance.now() - this.startedAt,
+      toolCalls: outcome.toolCalls,
+      memoryBytes: outcome.memoryBytes,
+    };
+    const logs = this.logs;
+    if (outcome.status === 'succeeded') this.resolve({ status: 'succeeded', value: outcome.value, logs, resources });
+    else this.resolve({ status: 'failed', error: outcome.error, logs, resources });
+  }
+}

@@ -1,0 +1,45 @@
+import type { ExecutionLimits, GuestLanguage, GuestToolBinding, LogLevel, SerializedError } from '../../spec/index.ts';
+
+/** Messages from the pool (main thread) to a sandbox worker. */
+export type ToWorker =
+  | {
+      type: 'start';
+      execId: number;
+      slot: number;
+      code: string;
+      language: GuestLanguage;
+      filename: string;
+      tools: readonly GuestToolBinding[];
+      limits: ExecutionLimits;
+      seed: number;
+      clockMs: number;
+    }
+  | { type: 'deliver'; execId: number; callId: number; ok: boolean; payload: string; clockMs: number }
+  | { type: 'abort'; execId: number; code: string; message: string };
+
+export interface WorkerResultResources {
+  memoryBytes: number;
+  toolCalls: number;
+}
+
+/** Messages from a sandbox worker to the pool. */
+export type FromWorker =
+  | { type: 'ready' }
+  | { type: 'call'; execId: number; callId: number; kind: 'tool' | 'timer'; namespace: string; name: string; payload: string }
+  | { type: 'log'; execId: number; level: LogLevel; message: string }
+  | {
+      type: 'done';
+      execId: number;
+      ok: boolean;
+      /** Tagged JSON of the result when ok. */
+      payload: string;
+      error: (SerializedError & { line?: number }) | null;
+      resources: WorkerResultResources;
+    };
+
+export interface WorkerInit {
+  /** One Int32 slot per concurrent execution; non-zero asks that execution to stop at once. */
+  interruptFlags: SharedArrayBuffer;
+  warmVms: number;
+  defaultMemoryBytes: number;
+}

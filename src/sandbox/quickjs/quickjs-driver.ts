@@ -1,0 +1,175 @@
+import { availableParallelism } from 'node:os';
+import { CodecallError, isCodecallError } from '../../errors/index.ts';
+import type {
+  ExecuteOptions,
+  ExecutionLimits,
+  ExecutionRequest,
+  ExecutionResult,
+  GuestLanguage,
+  SandboxDriver,
+} from '../../spec/index.ts';
+import { SANDBOX_DRIVER_API_VERSION } from '../../spec/index.ts';
+import { DEFAULT_LIMITS, resolveLimits } from '../limits.ts';
+import { HostExecution } from './host-execution.ts';
+import { SandboxWorker } from './sandbox-worker.ts';
+import type { WorkerListener } from './sandbox-worker.ts';
+
+export const DEFAULT_WARM_VMS_PER_WORKER = 4;
+
+export interface QuickJsDriverOptions {
+  /** Worker threads; default the number of CPUs. */
+  workers?: number;
+  /** Fresh VMs each worker keeps ready so an execution does not wait for instantiation. */
+  warmVmsPerWorker?: number;
+  /** Limits applied where a request does not set its own. */
+  defaultLimits?: Partial<ExecutionLimits>;
+  /** Heap for each worker thread's own JavaScript. */
+  workerHeapMb?: number;
+}
+
+/** The default sandbox: QuickJS compiled to WebAssembly, one fresh VM per execution, in worker threads. */
+export class QuickJsDriver implements SandboxDriver {
+  readonly name = 'quickjs';
+  readonly apiVersion = SANDBOX_DRIVER_API_VERSION;
+  readonly languages: readonly GuestLanguage[] = ['javascript', 'typescript'];
+  private readonly workers: SandboxWorker[] = [];
+  private readonly executions = new Map<number, HostExecution>();
+  private readonly defaults: ExecutionLimits;
+  private readonly size: number;
+  private readonly warmVms: number;
+  private readonly heapMb: number;
+  private nextExecId = 1;
+  private closed = false;
+  private readonly listener: WorkerListener = {
+    onMessage: (msg) => this.executions.get(msg.execId)?.onMessage(msg),
+    onExit: (worker, reason) => this.onWorkerExit(worker, reason),
+  };
+
+  constructor(options: QuickJsDriverOptions = {}) {
+    this.defaults = resolveLimits(options.defaultLimits, DEFAULT_LIMITS);
+    this.size = positiveInt('workers', options.workers ?? availableParallelism());
+    this.warmVms = Math.max(0, Math.floor(options.warmVmsPerWorker ?? DEFAULT_WARM_VMS_PER_WORKER));
+    this.heapMb = positiveInt('workerHeapMb', options.workerHeapMb ?? 256);
+    for (let i = 0; i < this.size; i++) this.workers.push(this.spawn());
+  }
+
+  /** Resolves when every worker has its warm VMs ready. */
+  async ready(): Promise<void> {
+    await Promise.all(this.workers.map((w) => w.ready));
+  }
+
+  execute(request: ExecutionRequest, options: ExecuteOptions = {}): Promise<ExecutionResult> {
+    if (this.closed) return Promise.reject(new CodecallError('POOL_CLOSED', 'the quickjs driver is closed'));
+    let limits: ExecutionLimits;
+    try {
+      limits = resolveLimits(request.limits, this.defaults);
+    } catch (e) {
+      return Promise.resolve(failedBeforeStart(isCodecallError(e) ? e.code : 'INVALID_ARGUMENT', (e as Error).message));
+    }
+    if (Buffer.byteLength(request.code) > limits.sourceBytes) {
+      return Promise.resolve(failedBeforeStart('SOURCE_TOO_LARGE', `the program is larger than ${limits.sourceBytes} bytes`));
+    }
+    if (!this.languages.includes(request.language)) {
+      return Promise.resolve(failedBeforeStart('INVALID_ARGUMENT', `the quickjs driver does not run ${request.language}`));
+    }
+    const signal = options.signal;
+    if (signal?.aborted) return Promise.resolve(failedBeforeStart(...abortReason(signal.reason)));
+
+    const worker = this.pick();
+    const slot = worker.takeSlot();
+    const execId = this.nextExecId++;
+    return new Promise<ExecutionResult>((resolve) => {
+      const onAbort = (): void => {
+        const [code, message] = abortReason(signal?.reason);
+        exec.abort({ code, name: 'Error', message });
+      };
+      const exec = new HostExecution(
+        execId,
+        worker,
+        slot,
+        request,
+        limits,
+        (result) => {
+          this.executions.delete(execId);
+          signal?.removeEventListener('abort', onAbort);
+          if (worker.alive) worker.releaseSlot(slot);
+          resolve(result);
+        },
+        (stuck) => void stuck.terminate(),
+      );
+      this.executions.set(execId, exec);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      worker.send({
+        type: 'start',
+        execId,
+        slot,
+        code: request.code,
+        language: request.language,
+        filename: request.filename ?? (request.language === 'typescript' ? 'program.ts' : 'program.js'),
+        tools: request.tools.map((t) => ({ namespace: t.namespace, name: t.name })),
+        limits,
+        seed: request.seed ?? Math.floor(Math.random() * 2 ** 31),
+        clockMs: exec.readClock(),
+      });
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const exec of this.executions.values()) exec.abort({ code: 'POOL_CLOSED', name: 'Error', message: 'the driver closed' });
+    await Promise.all(this.workers.map((w) => w.terminate()));
+  }
+
+  private spawn(): SandboxWorker {
+    return new SandboxWorker(
+      {
+        warmVms: this.warmVms,
+        defaultMemoryBytes: this.defaults.memoryBytes,
+        maxOldGenerationMb: this.heapMb,
+        stackSizeMb: 4,
+      },
+      this.listener,
+    );
+  }
+
+  private pick(): SandboxWorker {
+    let best: SandboxWorker | undefined;
+    for (const w of this.workers) {
+      if (w.alive && w.hasFreeSlot && (best === undefined || w.active < best.active)) best = w;
+    }
+    if (!best) throw new CodecallError('SANDBOX_UNAVAILABLE', 'every sandbox worker is at capacity', { retryable: true });
+    return best;
+  }
+
+  private onWorkerExit(worker: SandboxWorker, reason: string): void {
+    for (const exec of [...this.executions.values()]) {
+      if (exec.worker === worker) exec.onWorkerLost(reason);
+    }
+    const index = this.workers.indexOf(worker);
+    if (index >= 0 && !this.closed) this.workers[index] = this.spawn();
+  }
+}
+
+function positiveInt(field: string, value: number): number {
+  if (!Number.isInteger(value) || value <= 0) {
+    throw new CodecallError('INVALID_ARGUMENT', `${field} must be a positive integer`, { details: { field } });
+  }
+  return value;
+}
+
+function abortReason(reason: unknown): [string, string] {
+  const r = reason as { code?: unknown; message?: unknown } | undefined;
+  const code = typeof r?.code === 'string' ? r.code : 'INTERRUPTED';
+  const message = typeof r?.message === 'string' && r.message !== '' ? r.message : 'the execution was interrupted';
+  return [code, message];
+}
+
+function failedBeforeStart(code: string, message: string): ExecutionResult {
+  return {
+    status: 'failed',
+    error: { code, name: 'Error', message },
+    logs: [],
+    resources: { wallMs: 0, toolCalls: 0, memoryBytes: 0 },
+  };
+}

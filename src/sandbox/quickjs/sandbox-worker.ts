@@ -1,0 +1,111 @@
+import { Worker } from 'node:worker_threads';
+import type { FromWorker, ToWorker, WorkerInit } from './protocol.ts';
+
+/** Executions one worker can hold at once (one interrupt flag each). */
+export const SLOTS_PER_WORKER = 4096;
+
+export interface WorkerListener {
+  onMessage(msg: Exclude<FromWorker, { type: 'ready' }>): void;
+  /** The thread died or was terminated; every execution on it is gone. */
+  onExit(worker: SandboxWorker, reason: string): void;
+}
+
+export interface SandboxWorkerOptions {
+  warmVms: number;
+  defaultMemoryBytes: number;
+  /** Heap of the worker's own JavaScript (not the guests', which live in Wasm memory). */
+  maxOldGenerationMb: number;
+  stackSizeMb: number;
+}
+
+/** One sandbox thread, seen from the main thread: slots with interrupt flags, messages, and its death. */
+export class SandboxWorker {
+  readonly flags: Int32Array;
+  readonly ready: Promise<void>;
+  active = 0;
+  private readonly worker: Worker;
+  private readonly freeSlots: number[] = [];
+  private dead = false;
+
+  constructor(settings: SandboxWorkerOptions, listener: WorkerListener) {
+    const buffer = new SharedArrayBuffer(SLOTS_PER_WORKER * Int32Array.BYTES_PER_ELEMENT);
+    this.flags = new Int32Array(buffer);
+    for (let i = SLOTS_PER_WORKER - 1; i >= 0; i--) this.freeSlots.push(i);
+    const init: WorkerInit = {
+      interruptFlags: buffer,
+      warmVms: settings.warmVms,
+      defaultMemoryBytes: settings.defaultMemoryBytes,
+    };
+    // From source (tests, tsx) the worker entry is TypeScript: load it through tsx's loader.
+    const fromSource = import.meta.url.endsWith('.ts');
+    const entry = new URL(fromSource ? './worker-main.ts' : './worker-main.js', import.meta.url);
+    const options = {
+      workerData: init,
+      stdout: false,
+      stderr: false,
+      resourceLimits: { maxOldGenerationSizeMb: settings.maxOldGenerationMb, stackSizeMb: settings.stackSizeMb },
+    };
+    this.worker = fromSource
+      ? new Worker(
+          `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(entry.href)}); })`,
+          { ...options, eval: true },
+        )
+      : new Worker(entry, options);
+    this.worker.unref();
+    let markReady: () => void = () => undefined;
+    this.ready = new Promise((resolve) => (markReady = resolve));
+    this.worker.on('message', (msg: FromWorker) => {
+      if (msg.type === 'ready') markReady();
+      else listener.onMessage(msg);
+    });
+    this.worker.on('error', (err) => this.die(listener, `the sandbox worker failed: ${err.message}`));
+    this.worker.on('exit', (code) => {
+      markReady();
+      this.die(listener, `the sandbox worker exited with code ${code}`);
+    });
+  }
+
+  get alive(): boolean {
+    return !this.dead;
+  }
+
+  get hasFreeSlot(): boolean {
+    return this.freeSlots.length > 0;
+  }
+
+  takeSlot(): number {
+    const slot = this.freeSlots.pop();
+    if (slot === undefined) throw new Error('no free execution slot');
+    Atomics.store(this.flags, slot, 0);
+    this.active += 1;
+    // An idle pool must not keep the process alive; a busy one must.
+    if (this.active === 1) this.worker.ref();
+    return slot;
+  }
+
+  releaseSlot(slot: number): void {
+    Atomics.store(this.flags, slot, 0);
+    this.freeSlots.push(slot);
+    this.active -= 1;
+    if (this.active === 0) this.worker.unref();
+  }
+
+  /** Asks the execution in `slot` to stop at its next interrupt check, even inside a busy loop. */
+  interrupt(slot: number): void {
+    Atomics.store(this.flags, slot, 1);
+  }
+
+  send(msg: ToWorker): void {
+    if (!this.dead) this.worker.postMessage(msg);
+  }
+
+  terminate(): Promise<number> {
+    return this.worker.terminate();
+  }
+
+  private die(listener: WorkerListener, reason: string): void {
+    if (this.dead) return;
+    this.dead = true;
+    listener.onExit(this, reason);
+  }
+}

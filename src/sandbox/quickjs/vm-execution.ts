@@ -1,0 +1,264 @@
+import type { ErrorCode } from '../../errors/index.ts';
+import { isCodecallError } from '../../errors/index.ts';
+import type { ExecutionLimits, GuestToolBinding, LogLevel, SerializedError } from '../../spec/index.ts';
+import type { PreparedVm, VmGuestHooks } from './prepared-vm.ts';
+import type { FromWorker } from './protocol.ts';
+import { wrapProgram } from './transpile.ts';
+
+type Failure = SerializedError & { line?: number };
+
+const LOG_LEVELS = new Set<LogLevel>(['log', 'info', 'warn', 'error', 'debug']);
+
+export interface ExecutionStart {
+  code: string;
+  language: 'javascript' | 'typescript' | 'python';
+  filename: string;
+  tools: readonly GuestToolBinding[];
+  seed: number;
+  clockMs: number;
+}
+
+/** One execution inside one worker: drives its VM and turns every way it can end into one `done` message. */
+export class VmExecution implements VmGuestHooks {
+  private vm: PreparedVm | null = null;
+  private failure: Failure | null = null;
+  private success: string | null = null;
+  private finished = false;
+  private inGuest = false;
+  private nextCallId = 1;
+  private toolCalls = 0;
+  private logBytes = 0;
+  private peakMemory = 0;
+  private readonly deadline: number;
+  private readonly wallTimer: NodeJS.Timeout;
+
+  constructor(
+    readonly execId: number,
+    private readonly slot: number,
+    private readonly flags: Int32Array,
+    private readonly limits: ExecutionLimits,
+    private readonly filename: string,
+    private readonly post: (msg: FromWorker) => void,
+    private readonly onFinished: () => void,
+  ) {
+    this.deadline = performance.now() + limits.timeoutMs;
+    this.wallTimer = setTimeout(() => this.fail('TIMEOUT', `the execution exceeded ${limits.timeoutMs} ms`), limits.timeoutMs);
+  }
+
+  get isFinished(): boolean {
+    return this.finished;
+  }
+
+  /** Runs the program up to its first wait. The VM is owned (and disposed) by this execution from now on. */
+  begin(vm: PreparedVm, start: ExecutionStart): void {
+    if (this.finished || this.failure) {
+      vm.dispose();
+      this.settle();
+      return;
+    }
+    this.vm = vm;
+    let wrapped: string;
+    try {
+      wrapped = wrapProgram(start.code, start.language);
+    } catch (e) {
+      const line = isCodecallError(e) ? (e.details.line as number | undefined) : undefined;
+      this.failure = {
+        code: isCodecallError(e) ? e.code : 'SYNTAX_ERROR',
+        name: 'SyntaxError',
+        message: (e as Error).message,
+        ...(line === undefined ? {} : { line }),
+      };
+      this.settle();
+      return;
+    }
+    vm.clockMs = start.clockMs;
+    vm.hooks = this;
+    const q = vm.vm;
+    this.guest(() => {
+      const seed = q.newNumber(start.seed);
+      const bindings = q.newString(JSON.stringify(start.tools));
+      q.callFunction(vm.start, q.undefined, seed, bindings).dispose();
+      seed.dispose();
+      bindings.dispose();
+      const fn = q.evalCode(wrapped, this.filename);
+      q.callFunction(vm.run, q.undefined, fn).dispose();
+      fn.dispose();
+    });
+  }
+
+  deliver(callId: number, ok: boolean, payload: string, clockMs: number): void {
+    const vm = this.vm;
+    if (this.finished || vm === null) return;
+    vm.clockMs = clockMs;
+    const q = vm.vm;
+    this.guest(() => {
+      const id = q.newNumber(callId);
+      const body = q.newString(payload);
+      q.callFunction(vm.deliver, q.undefined, id, ok ? q.true : q.false, body).dispose();
+      id.dispose();
+      body.dispose();
+    });
+  }
+
+  /** Ends the execution with `code`: at once when idle, at the guest's next interrupt check otherwise. */
+  fail(code: string, message: string): void {
+    if (this.finished) return;
+    if (!this.failure && this.success === null) this.failure = { code, name: 'Error', message };
+    if (!this.inGuest) this.settle();
+  }
+
+  shouldInterrupt(): boolean {
+    return (
+      this.failure !== null ||
+      this.success !== null ||
+      Atomics.load(this.flags, this.slot) !== 0 ||
+      performance.now() > this.deadline
+    );
+  }
+
+  onCall(kind: string, namespace: string, name: string, payload: string): number {
+    if (this.finished || this.failure || this.success !== null) return 0;
+    this.toolCalls += 1;
+    if (this.toolCalls > this.limits.maxToolCalls) {
+      this.fail('TOOL_CALL_LIMIT', `the execution made more than ${this.limits.maxToolCalls} tool calls`);
+      return 0;
+    }
+    this.sampleMemory();
+    const callId = this.nextCallId++;
+    this.post({
+      type: 'call',
+      execId: this.execId,
+      callId,
+      kind: kind === 'timer' ? 'timer' : 'tool',
+      namespace,
+      name,
+      payload,
+    });
+    return callId;
+  }
+
+  onLog(level: string, message: string): void {
+    if (this.finished || this.failure) return;
+    this.logBytes += Buffer.byteLength(message) + 1;
+    if (this.logBytes > this.limits.outputBytes) {
+      this.fail('OUTPUT_LIMIT', `console output exceeded ${this.limits.outputBytes} bytes`);
+      return;
+    }
+    const lvl = LOG_LEVELS.has(level as LogLevel) ? (level as LogLevel) : 'log';
+    this.post({ type: 'log', execId: this.execId, level: lvl, message });
+  }
+
+  onDone(ok: boolean, payload: string): void {
+    if (this.finished || this.failure || this.success !== null) return;
+    if (ok) {
+      if (payload.length > this.limits.resultBytes) {
+        this.failure = { code: 'RESULT_LIMIT', name: 'Error', message: `the result exceeded ${this.limits.resultBytes} bytes` };
+      } else {
+        this.success = payload;
+      }
+      return;
+    }
+    this.failure = this.guestFailure(payload);
+  }
+
+  private guestFailure(payload: string): Failure {
+    let e: { name?: unknown; message?: unknown; code?: unknown; stack?: unknown; details?: unknown };
+    try {
+      e = JSON.parse(payload) as typeof e;
+    } catch {
+      e = {};
+    }
+    const name = typeof e.name === 'string' ? e.name : 'Error';
+    const line = this.lineOf(typeof e.stack === 'string' ? e.stack : '');
+    return {
+      code: typeof e.code === 'string' ? e.code : 'GUEST_ERROR',
+      name,
+      message: typeof e.message === 'string' ? e.message : 'the program failed',
+      ...(typeof e.details === 'object' && e.details !== null ? { details: e.details as Record<string, unknown> } : {}),
+      ...(line === undefined ? {} : { line }),
+    };
+  }
+
+  private lineOf(stack: string): number | undefined {
+    const escaped = this.filename.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const m = new RegExp(`${escaped}:(\\d+)`).exec(stack);
+    return m?.[1] === undefined ? undefined : Number(m[1]);
+  }
+
+  private guest(fn: () => void): void {
+    const vm = this.vm;
+    if (this.finished || vm === null) return;
+    this.inGuest = true;
+    try {
+      fn();
+      vm.vm.executePendingJobs();
+    } catch (thrown) {
+      this.classify(thrown);
+    } finally {
+      this.inGuest = false;
+    }
+    this.sampleMemory();
+    this.settle();
+  }
+
+  private classify(thrown: unknown): void {
+    if (this.failure || this.success !== null) return;
+    const err = thrown as { name?: string; message?: string; stack?: string };
+    const message = String(err?.message ?? thrown);
+    if (thrown instanceof RangeError && /call stack/i.test(message)) {
+      this.failure = { code: 'STACK_OVERFLOW', name: 'RangeError', message: 'Maximum call stack size exceeded' };
+    } else if (thrown instanceof Error && thrown.constructor.name === 'RuntimeError') {
+      // A WebAssembly trap.
+      this.failure = this.vm?.stackExhausted()
+        ? { code: 'STACK_OVERFLOW', name: 'RangeError', message: 'Maximum call stack size exceeded' }
+        : { code: 'SANDBOX_CRASHED', name: 'Error', message: `the VM trapped: ${message}` };
+    } else if (message === 'interrupted') {
+      const timedOut = performance.now() > this.deadline;
+      this.failure = timedOut
+        ? { code: 'TIMEOUT', name: 'Error', message: `the execution exceeded ${this.limits.timeoutMs} ms` }
+        : { code: 'INTERRUPTED', name: 'Error', message: 'the execution was interrupted' };
+    } else if (message === 'out of memory') {
+      this.failure = { code: 'MEMORY_LIMIT', name: 'Error', message: `the execution exceeded its memory limit of ${this.limits.memoryBytes} bytes` };
+    } else if (/stack overflow/i.test(message)) {
+      this.failure = { code: 'STACK_OVERFLOW', name: 'RangeError', message: 'Maximum call stack size exceeded' };
+    } else {
+      const name = typeof err?.name === 'string' ? err.name : 'Error';
+      const line = this.lineOf(typeof err?.stack === 'string' ? err.stack : '') ?? this.syntaxLine(message);
+      this.failure = {
+        code: (name === 'SyntaxError' ? 'SYNTAX_ERROR' : 'GUEST_ERROR') satisfies ErrorCode,
+        name,
+        message: `${name}: ${message}`,
+        ...(line === undefined ? {} : { line }),
+      };
+    }
+  }
+
+  private syntaxLine(message: string): number | undefined {
+    const m = /:(\d+):\d+/.exec(message);
+    return m?.[1] === undefined ? undefined : Number(m[1]);
+  }
+
+  private sampleMemory(): void {
+    if (!this.vm) return;
+    try {
+      this.peakMemory = Math.max(this.peakMemory, this.vm.vm.getAllocatedSize());
+    } catch {
+      // A trapped VM cannot report its size.
+    }
+  }
+
+  private settle(): void {
+    if (this.finished || this.inGuest) return;
+    if (!this.failure && this.success === null) return;
+    this.finished = true;
+    clearTimeout(this.wallTimer);
+    this.vm?.dispose();
+    const resources = { memoryBytes: this.peakMemory, toolCalls: this.toolCalls };
+    if (this.failure) {
+      this.post({ type: 'done', execId: this.execId, ok: false, payload: '', error: this.failure, resources });
+    } else {
+      this.post({ type: 'done', execId: this.execId, ok: true, payload: this.success ?? '', error: null, resources });
+    }
+    this.onFinished();
+  }
+}

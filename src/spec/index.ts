@@ -1,0 +1,3 @@
+export * from './json-schema.ts';
+export * from './tool.ts';
+export * from './sandbox.ts';

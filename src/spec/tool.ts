@@ -1,0 +1,39 @@
+import type { JsonSchema } from './json-schema.ts';
+
+/**
+ * What a tool does to the world, which decides what recovery may do with a call whose outcome was lost:
+ * `read` and `idempotent` are re-run, `keyed` is re-run with the same idempotency key, `unsafe` needs a human.
+ */
+export type ToolEffect = 'read' | 'idempotent' | 'keyed' | 'unsafe';
+
+export const TOOL_EFFECTS: readonly ToolEffect[] = ['read', 'idempotent', 'keyed', 'unsafe'];
+
+export interface ToolContext {
+  /** Aborted when the execution ends, is interrupted or cancelled. */
+  readonly signal: AbortSignal;
+  /** Identifies this call within its execution (`call-N`, N in issue order). */
+  readonly callId: string;
+  /** Stable key for `keyed` tools; set by the durable layer. */
+  readonly idempotencyKey?: string;
+}
+
+export type ApprovalPolicy = boolean | ((args: unknown) => boolean);
+
+/** A tool as the host holds it: schemas in JSON Schema form, an executor, and its declared effect. */
+export interface ToolDefinition {
+  /** The global object the guest reaches it through (default `tools`). */
+  readonly namespace: string;
+  readonly name: string;
+  readonly description: string;
+  readonly inputSchema: JsonSchema;
+  readonly outputSchema?: JsonSchema;
+  readonly effect: ToolEffect;
+  readonly requiresApproval: ApprovalPolicy;
+  execute(args: unknown, ctx: ToolContext): unknown;
+}
+
+/** The part of a tool the sandbox needs: where the guest finds it. */
+export interface GuestToolBinding {
+  readonly namespace: string;
+  readonly name: string;
+}

@@ -1,0 +1,77 @@
+import { z } from 'zod';
+import { CodecallError } from '../errors/index.ts';
+import type { ApprovalPolicy, JsonSchema, ToolContext, ToolDefinition, ToolEffect } from '../spec/index.ts';
+import { TOOL_EFFECTS } from '../spec/index.ts';
+
+export const DEFAULT_TOOL_NAMESPACE = 'tools';
+
+/** Names a guest must never be able to shadow or reach through a tool binding. */
+const RESERVED_NAMES = new Set([
+  '__proto__', 'constructor', 'prototype', 'toString', 'valueOf', 'hasOwnProperty', 'then',
+  'globalThis', 'Object', 'Function', 'Array', 'Promise', 'Math', 'JSON', 'Date', 'Reflect', 'Proxy',
+  'Symbol', 'Error', 'console', 'eval', 'undefined', 'NaN', 'Infinity', 'setTimeout', 'clearTimeout',
+  'input', 'final_answer', 'ToolError', 'NoSuchToolError', 'ToolRejectedError',
+]);
+const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+
+type SchemaInput = JsonSchema | z.ZodType;
+
+export interface DefineToolOptions<Args, Result> {
+  name: string;
+  description: string;
+  /** JSON Schema or a zod schema for the arguments. */
+  input?: SchemaInput;
+  output?: SchemaInput;
+  namespace?: string;
+  /** Default `unsafe`: the only safe assumption for a tool that declares nothing. */
+  effect?: ToolEffect;
+  requiresApproval?: ApprovalPolicy;
+  execute(args: Args, ctx: ToolContext): Result | Promise<Result>;
+}
+
+/** Defines a tool the guest can call as `await <namespace>.<name>(args)`. */
+export function defineTool<Args = Record<string, unknown>, Result = unknown>(
+  options: DefineToolOptions<Args, Result>,
+): ToolDefinition {
+  const namespace = options.namespace ?? DEFAULT_TOOL_NAMESPACE;
+  checkIdentifier('name', options.name);
+  checkIdentifier('namespace', namespace, namespace === DEFAULT_TOOL_NAMESPACE);
+  const effect = options.effect ?? 'unsafe';
+  if (!TOOL_EFFECTS.includes(effect)) {
+    throw new CodecallError('INVALID_ARGUMENT', `tool ${options.name}: effect must be one of ${TOOL_EFFECTS.join(', ')}`);
+  }
+  if (typeof options.execute !== 'function') {
+    throw new CodecallError('INVALID_ARGUMENT', `tool ${options.name}: execute must be a function`);
+  }
+  return Object.freeze({
+    namespace,
+    name: options.name,
+    description: options.description,
+    inputSchema: toJsonSchema(options.input ?? { type: 'object' }),
+    ...(options.output === undefined ? {} : { outputSchema: toJsonSchema(options.output) }),
+    effect,
+    requiresApproval: options.requiresApproval ?? false,
+    execute: (args: unknown, ctx: ToolContext) => options.execute(args as Args, ctx),
+  });
+}
+
+function checkIdentifier(what: string, value: unknown, allowReserved = false): void {
+  if (typeof value !== 'string' || !IDENTIFIER.test(value) || (!allowReserved && RESERVED_NAMES.has(value))) {
+    throw new CodecallError(
+      'INVALID_ARGUMENT',
+      `tool ${what} ${JSON.stringify(value)} must be a JavaScript identifier and not a reserved name`,
+      { details: { field: what } },
+    );
+  }
+}
+
+function toJsonSchema(schema: SchemaInput): JsonSchema {
+  if (schema instanceof z.ZodType) {
+    const { $schema: _drop, ...rest } = z.toJSONSchema(schema) as JsonSchema;
+    return rest;
+  }
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
+    throw new CodecallError('INVALID_ARGUMENT', 'a tool schema must be a JSON Schema object or a zod schema');
+  }
+  return schema;
+}

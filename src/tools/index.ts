@@ -1,0 +1,8 @@
+export { defineTool, DEFAULT_TOOL_NAMESPACE } from './define-tool.ts';
+export type { DefineToolOptions } from './define-tool.ts';
+export { ToolRegistry } from './tool-host.ts';
+export type { ToolHostOptions } from './tool-host.ts';
+export { SchemaValidator } from './schema-validator.ts';
+export { serializeToolError } from './tool-error.ts';
+export { runProgram } from './run-program.ts';
+export type { RunProgramOptions } from './run-program.ts';

@@ -1,0 +1,41 @@
+import type {
+  ExecutionLimits,
+  ExecutionResult,
+  GuestLanguage,
+  LogEntry,
+  SandboxDriver,
+  ToolDefinition,
+} from '../spec/index.ts';
+import { ToolRegistry } from './tool-host.ts';
+
+export interface RunProgramOptions {
+  driver: SandboxDriver;
+  code: string;
+  language?: GuestLanguage;
+  filename?: string;
+  tools?: readonly ToolDefinition[] | ToolRegistry;
+  limits?: Partial<ExecutionLimits>;
+  seed?: number;
+  clock?: () => number;
+  signal?: AbortSignal;
+  onLog?: (entry: LogEntry) => void;
+}
+
+/** Runs one program in a sandbox with the given tools served on the host. */
+export function runProgram(options: RunProgramOptions): Promise<ExecutionResult> {
+  const registry =
+    options.tools instanceof ToolRegistry ? options.tools : new ToolRegistry(options.tools ?? []);
+  return options.driver.execute(
+    {
+      code: options.code,
+      language: options.language ?? 'javascript',
+      tools: registry.bindings,
+      host: registry.host(options.onLog ? { onLog: options.onLog } : {}),
+      ...(options.filename === undefined ? {} : { filename: options.filename }),
+      ...(options.limits === undefined ? {} : { limits: options.limits }),
+      ...(options.seed === undefined ? {} : { seed: options.seed }),
+      ...(options.clock === undefined ? {} : { clock: options.clock }),
+    },
+    options.signal ? { signal: options.signal } : {},
+  );
+}

@@ -1,0 +1,106 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { CodecallError } from '../errors/index.ts';
+import type {
+  ExecutionHost,
+  GuestToolBinding,
+  HostCall,
+  HostOutcome,
+  LogEntry,
+  ToolDefinition,
+} from '../spec/index.ts';
+import { SchemaValidator } from './schema-validator.ts';
+import { serializeToolError } from './tool-error.ts';
+
+export interface ToolHostOptions {
+  onLog?: (entry: LogEntry) => void;
+  validator?: SchemaValidator;
+}
+
+/** A set of tools checked for duplicates, ready to serve executions. */
+export class ToolRegistry {
+  readonly bindings: readonly GuestToolBinding[];
+  private readonly byKey = new Map<string, ToolDefinition>();
+  private readonly validator: SchemaValidator;
+
+  constructor(tools: readonly ToolDefinition[], validator = new SchemaValidator()) {
+    this.validator = validator;
+    for (const tool of tools) {
+      const key = `${tool.namespace}.${tool.name}`;
+      if (this.byKey.has(key)) throw new CodecallError('INVALID_ARGUMENT', `tool ${key} is defined twice`);
+      validator.compile(tool.inputSchema);
+      if (tool.outputSchema) validator.compile(tool.outputSchema);
+      this.byKey.set(key, tool);
+    }
+    this.bindings = [...this.byKey.values()].map((t) => ({ namespace: t.namespace, name: t.name }));
+  }
+
+  get(namespace: string, name: string): ToolDefinition | undefined {
+    return this.byKey.get(`${namespace}.${name}`);
+  }
+
+  names(namespace: string): string[] {
+    return this.bindings.filter((b) => b.namespace === namespace).map((b) => b.name);
+  }
+
+  /** The host side of one execution: validates, runs the tool, and reports errors as data. */
+  host(options: ToolHostOptions = {}): ExecutionHost {
+    return {
+      call: (call, signal) => this.serve(call, signal),
+      ...(options.onLog ? { onLog: options.onLog } : {}),
+    };
+  }
+
+  private async serve(call: HostCall, signal: AbortSignal): Promise<HostOutcome> {
+    if (call.kind === 'timer') {
+      await sleep(call.delayMs, undefined, { signal }).catch(() => undefined);
+      return { ok: true, value: undefined };
+    }
+    const tool = this.get(call.namespace, call.name);
+    if (!tool) {
+      const available = this.names(call.namespace);
+      return {
+        ok: false,
+        error: {
+          code: 'NO_SUCH_TOOL',
+          name: 'NoSuchToolError',
+          message: `no tool ${call.namespace}.${call.name}; available: ${available.join(', ') || '(none)'}`,
+          details: { available },
+        },
+      };
+    }
+    const violation = this.validator.validate(tool.inputSchema, call.args);
+    if (violation) {
+      const where = violation.field === '' ? 'arguments' : `"${violation.field}"`;
+      return {
+        ok: false,
+        error: {
+          code: 'TOOL_VALIDATION',
+          name: 'ToolValidationError',
+          message: `invalid arguments for ${call.namespace}.${call.name}: ${where} ${violation.message}`,
+          details: { field: violation.field },
+        },
+      };
+    }
+    let value: unknown;
+    try {
+      value = await tool.execute(call.args, { signal, callId: call.callId });
+    } catch (thrown) {
+      return { ok: false, error: serializeToolError(thrown) };
+    }
+    if (tool.outputSchema) {
+      const bad = this.validator.validate(tool.outputSchema, value);
+      if (bad) {
+        return {
+          ok: false,
+          error: {
+            code: 'TOOL_RESULT_INVALID',
+            name: 'ToolError',
+            message: `${call.namespace}.${call.name} returned an invalid result: ${bad.field || 'value'} ${bad.message}`,
+            details: { field: bad.field },
+          },
+        };
+      }
+    }
+    return { ok: true, value };
+  }
+}
