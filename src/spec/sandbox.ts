@@ -105,6 +105,8 @@ export interface SandboxDriver {
   readonly name: string;
   readonly apiVersion: typeof SANDBOX_DRIVER_API_VERSION;
   readonly languages: readonly GuestLanguage[];
+  /** Resolves when the driver can start executions without paying its start-up (workers, warm pools). */
+  ready(): Promise<void>;
   execute(request: ExecutionRequest, options?: ExecuteOptions): Promise<ExecutionResult>;
   close(): Promise<void>;
 }

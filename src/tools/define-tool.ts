@@ -16,22 +16,25 @@ const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
 type SchemaInput = JsonSchema | z.ZodType;
 
-export interface DefineToolOptions<Args, Result> {
+/** Arguments as `execute` receives them: inferred from a zod schema, a plain record for JSON Schema. */
+export type ToolArgs<S> = S extends z.ZodType ? z.output<S> : Record<string, unknown>;
+
+export interface DefineToolOptions<S extends SchemaInput, Result> {
   name: string;
   description: string;
   /** JSON Schema or a zod schema for the arguments. */
-  input?: SchemaInput;
+  input?: S;
   output?: SchemaInput;
   namespace?: string;
   /** Default `unsafe`: the only safe assumption for a tool that declares nothing. */
   effect?: ToolEffect;
   requiresApproval?: ApprovalPolicy;
-  execute(args: Args, ctx: ToolContext): Result | Promise<Result>;
+  execute(args: ToolArgs<S>, ctx: ToolContext): Result | Promise<Result>;
 }
 
 /** Defines a tool the guest can call as `await <namespace>.<name>(args)`. */
-export function defineTool<Args = Record<string, unknown>, Result = unknown>(
-  options: DefineToolOptions<Args, Result>,
+export function defineTool<S extends SchemaInput = JsonSchema, Result = unknown>(
+  options: DefineToolOptions<S, Result>,
 ): ToolDefinition {
   const namespace = options.namespace ?? DEFAULT_TOOL_NAMESPACE;
   checkIdentifier('name', options.name);
@@ -51,7 +54,7 @@ export function defineTool<Args = Record<string, unknown>, Result = unknown>(
     ...(options.output === undefined ? {} : { outputSchema: toJsonSchema(options.output) }),
     effect,
     requiresApproval: options.requiresApproval ?? false,
-    execute: (args: unknown, ctx: ToolContext) => options.execute(args as Args, ctx),
+    execute: (args: unknown, ctx: ToolContext) => options.execute(args as ToolArgs<S>, ctx),
   });
 }
 

@@ -1,5 +1,5 @@
 export { defineTool, DEFAULT_TOOL_NAMESPACE } from './define-tool.ts';
-export type { DefineToolOptions } from './define-tool.ts';
+export type { DefineToolOptions, ToolArgs } from './define-tool.ts';
 export { ToolRegistry } from './tool-host.ts';
 export type { ToolHostOptions } from './tool-host.ts';
 export { SchemaValidator } from './schema-validator.ts';

@@ -1,0 +1,95 @@
+import { readFile } from 'node:fs/promises';
+import { extname } from 'node:path';
+import { inspect } from 'node:util';
+import { CodecallError } from '../errors/index.ts';
+import { createQuickJsDriver } from '../sandbox/index.ts';
+import type { ExecutionLimits, ExecutionResult, GuestLanguage, ToolDefinition } from '../spec/index.ts';
+import { runProgram } from '../tools/index.ts';
+import { toJsonView } from './json-view.ts';
+import { loadToolsModule } from './load-tools.ts';
+
+export interface ExecCommandOptions {
+  tools?: string;
+  timeout?: string;
+  memory?: string;
+  seed?: string;
+  json?: boolean;
+}
+
+export interface CliIo {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+}
+
+/** `codecall exec FILE`: runs a .js/.ts program in the quickjs sandbox; returns the exit code. */
+export async function execCommand(file: string, options: ExecCommandOptions, io: CliIo): Promise<number> {
+  const language: GuestLanguage = /\.[cm]?ts$/.test(extname(file)) ? 'typescript' : 'javascript';
+  let code: string;
+  try {
+    code = await readFile(file, 'utf8');
+  } catch {
+    throw new CodecallError('NOT_FOUND', `program not found: ${file}`);
+  }
+  const tools: ToolDefinition[] = options.tools ? await loadToolsModule(options.tools) : [];
+  const limits: Partial<ExecutionLimits> = {};
+  if (options.timeout !== undefined) limits.timeoutMs = positive('--timeout', options.timeout) * 1000;
+  if (options.memory !== undefined) limits.memoryBytes = positive('--memory', options.memory) * 1024 * 1024;
+  const seed = options.seed === undefined ? undefined : integer('--seed', options.seed);
+
+  const driver = createQuickJsDriver({ warmVmsPerWorker: 1 });
+  const controller = new AbortController();
+  const onSigint = (): void => controller.abort(new CodecallError('INTERRUPTED', 'interrupted by SIGINT'));
+  process.once('SIGINT', onSigint);
+  let result: ExecutionResult;
+  try {
+    await driver.ready();
+    result = await runProgram({
+      driver,
+      code,
+      language,
+      filename: file,
+      tools,
+      limits,
+      signal: controller.signal,
+      ...(seed === undefined ? {} : { seed }),
+      onLog: (entry) => io.stderr(`${entry.level === 'log' ? '' : `[${entry.level}] `}${entry.message}\n`),
+    });
+  } finally {
+    process.off('SIGINT', onSigint);
+    await driver.close();
+  }
+  if (options.json) {
+    io.stdout(
+      `${JSON.stringify({
+        status: result.status,
+        result: result.status === 'succeeded' ? toJsonView(result.value) : null,
+        logs: result.logs,
+        error: result.status === 'failed' ? { code: result.error.code, message: result.error.message } : null,
+        resources: {
+          wall_ms: Math.round(result.resources.wallMs),
+          tool_calls: result.resources.toolCalls,
+          memory_bytes: result.resources.memoryBytes,
+        },
+      })}\n`,
+    );
+  } else if (result.status === 'succeeded') {
+    io.stdout(`${inspect(result.value, { depth: 8, colors: false })}\n`);
+    io.stderr(`succeeded in ${Math.round(result.resources.wallMs)} ms, ${result.resources.toolCalls} tool calls\n`);
+  } else {
+    const where = result.error.line === undefined ? '' : ` (line ${result.error.line})`;
+    io.stderr(`failed: ${result.error.code}: ${result.error.message}${where}\n`);
+  }
+  return result.status === 'succeeded' ? 0 : 1;
+}
+
+function positive(flag: string, text: string): number {
+  const n = Number(text);
+  if (!Number.isFinite(n) || n <= 0) throw new CodecallError('INVALID_ARGUMENT', `${flag} must be a positive number`);
+  return n;
+}
+
+function integer(flag: string, text: string): number {
+  const n = Number(text);
+  if (!Number.isSafeInteger(n)) throw new CodecallError('INVALID_ARGUMENT', `${flag} must be an integer`);
+  return n;
+}
