@@ -4,7 +4,15 @@ import importX from 'eslint-plugin-import-x';
 export default tseslint.config(
   {
     // examples/ holds guest programs (run inside the sandbox, not type-checked as modules) besides tools.ts.
-    ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'bench/results/**', 'scratch/**', 'examples/**', '!examples/tools.ts'],
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      'coverage/**',
+      'bench/results/**',
+      'scratch/**',
+      'examples/**',
+      '!examples/tools.ts',
+    ],
   },
   ...tseslint.configs.recommendedTypeChecked,
   {

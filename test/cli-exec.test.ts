@@ -34,7 +34,8 @@ function lastJson(stdout: string): Record<string, unknown> {
 describe('codecall exec (the built CLI, as a child process)', () => {
   beforeAll(() => {
     // The CLI runs from dist/, which `npm install`/`npm ci` build through the prepare script.
-    if (!existsSync(join(root, 'dist/cli/main.js'))) throw new Error('dist/ is missing: run `npm run build` first');
+    if (!existsSync(join(root, 'dist/cli/main.js')))
+      throw new Error('dist/ is missing: run `npm run build` first');
   });
 
   it('runs examples/parallel.ts with the example tools', async () => {

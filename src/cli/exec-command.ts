@@ -74,7 +74,9 @@ export async function execCommand(file: string, options: ExecCommandOptions, io:
     );
   } else if (result.status === 'succeeded') {
     io.stdout(`${inspect(result.value, { depth: 8, colors: false })}\n`);
-    io.stderr(`succeeded in ${Math.round(result.resources.wallMs)} ms, ${result.resources.toolCalls} tool calls\n`);
+    io.stderr(
+      `succeeded in ${Math.round(result.resources.wallMs)} ms, ${result.resources.toolCalls} tool calls\n`,
+    );
   } else {
     const where = result.error.line === undefined ? '' : ` (line ${result.error.line})`;
     io.stderr(`failed: ${result.error.code}: ${result.error.message}${where}\n`);
@@ -84,7 +86,8 @@ export async function execCommand(file: string, options: ExecCommandOptions, io:
 
 function positive(flag: string, text: string): number {
   const n = Number(text);
-  if (!Number.isFinite(n) || n <= 0) throw new CodecallError('INVALID_ARGUMENT', `${flag} must be a positive number`);
+  if (!Number.isFinite(n) || n <= 0)
+    throw new CodecallError('INVALID_ARGUMENT', `${flag} must be a positive number`);
   return n;
 }
 

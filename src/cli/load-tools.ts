@@ -20,9 +20,13 @@ export async function loadToolsModule(path: string): Promise<ToolDefinition[]> {
       ? ((await tsImport(url, import.meta.url)) as { default?: unknown })
       : ((await import(url)) as { default?: unknown });
   } catch (cause) {
-    throw new CodecallError('INVALID_ARGUMENT', `could not load tools module ${path}: ${(cause as Error).message}`, {
-      cause,
-    });
+    throw new CodecallError(
+      'INVALID_ARGUMENT',
+      `could not load tools module ${path}: ${(cause as Error).message}`,
+      {
+        cause,
+      },
+    );
   }
   const exported = mod.default;
   const list = Array.isArray(exported)
@@ -38,8 +42,16 @@ export async function loadToolsModule(path: string): Promise<ToolDefinition[]> {
   }
   list.forEach((tool, i) => {
     const t = tool as Partial<ToolDefinition> | null;
-    if (!t || typeof t.name !== 'string' || typeof t.execute !== 'function' || typeof t.namespace !== 'string') {
-      throw new CodecallError('INVALID_ARGUMENT', `tools module ${path}: export #${i} is not a defineTool(...) result`);
+    if (
+      !t ||
+      typeof t.name !== 'string' ||
+      typeof t.execute !== 'function' ||
+      typeof t.namespace !== 'string'
+    ) {
+      throw new CodecallError(
+        'INVALID_ARGUMENT',
+        `tools module ${path}: export #${i} is not a defineTool(...) result`,
+      );
     }
   });
   return list as ToolDefinition[];

@@ -6,7 +6,10 @@ describe('value codec', () => {
     const value = {
       a: [1, 'x', null, undefined, true],
       d: new Date(1_700_000_000_000),
-      m: new Map<unknown, unknown>([['k', { deep: 1n }], [2, new Set([1, 2])]]),
+      m: new Map<unknown, unknown>([
+        ['k', { deep: 1n }],
+        [2, new Set([1, 2])],
+      ]),
       n: [NaN, Infinity, -Infinity, -0],
       u: undefined,
     };

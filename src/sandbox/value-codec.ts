@@ -57,9 +57,16 @@ export function encodeValue(value: unknown, options: EncodeOptions = {}): string
         return { [TAG]: 'd', v: Number.isNaN(t) ? null : t };
       }
       if (obj instanceof Map) {
-        return { [TAG]: 'm', v: [...obj].map(([k, x], i) => [walk(k, `${path}<key ${i}>`, depth + 1), walk(x, `${path}.get(${i})`, depth + 1)]) };
+        return {
+          [TAG]: 'm',
+          v: [...obj].map(([k, x], i) => [
+            walk(k, `${path}<key ${i}>`, depth + 1),
+            walk(x, `${path}.get(${i})`, depth + 1),
+          ]),
+        };
       }
-      if (obj instanceof Set) return { [TAG]: 's', v: [...obj].map((x, i) => walk(x, `${path}<item ${i}>`, depth + 1)) };
+      if (obj instanceof Set)
+        return { [TAG]: 's', v: [...obj].map((x, i) => walk(x, `${path}<item ${i}>`, depth + 1)) };
       if (Array.isArray(obj)) return obj.map((x, i) => walk(x, `${path}[${i}]`, depth + 1));
       if (obj instanceof Promise) return fail(path, 'a promise');
       if (ArrayBuffer.isView(obj) || obj instanceof ArrayBuffer) return fail(path, 'binary data');

@@ -47,7 +47,8 @@ export type HostCall =
     }
   | { readonly kind: 'timer'; readonly callId: string; readonly delayMs: number };
 
-export type HostOutcome = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: SerializedError };
+export type HostOutcome =
+  { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: SerializedError };
 
 /**
  * The host side of an execution. The driver delivers outcomes to the guest one at a time, in the order the

@@ -7,10 +7,37 @@ export const DEFAULT_TOOL_NAMESPACE = 'tools';
 
 /** Names a guest must never be able to shadow or reach through a tool binding. */
 const RESERVED_NAMES = new Set([
-  '__proto__', 'constructor', 'prototype', 'toString', 'valueOf', 'hasOwnProperty', 'then',
-  'globalThis', 'Object', 'Function', 'Array', 'Promise', 'Math', 'JSON', 'Date', 'Reflect', 'Proxy',
-  'Symbol', 'Error', 'console', 'eval', 'undefined', 'NaN', 'Infinity', 'setTimeout', 'clearTimeout',
-  'input', 'final_answer', 'ToolError', 'NoSuchToolError', 'ToolRejectedError',
+  '__proto__',
+  'constructor',
+  'prototype',
+  'toString',
+  'valueOf',
+  'hasOwnProperty',
+  'then',
+  'globalThis',
+  'Object',
+  'Function',
+  'Array',
+  'Promise',
+  'Math',
+  'JSON',
+  'Date',
+  'Reflect',
+  'Proxy',
+  'Symbol',
+  'Error',
+  'console',
+  'eval',
+  'undefined',
+  'NaN',
+  'Infinity',
+  'setTimeout',
+  'clearTimeout',
+  'input',
+  'final_answer',
+  'ToolError',
+  'NoSuchToolError',
+  'ToolRejectedError',
 ]);
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
@@ -41,7 +68,10 @@ export function defineTool<S extends SchemaInput = JsonSchema, Result = unknown>
   checkIdentifier('namespace', namespace, namespace === DEFAULT_TOOL_NAMESPACE);
   const effect = options.effect ?? 'unsafe';
   if (!TOOL_EFFECTS.includes(effect)) {
-    throw new CodecallError('INVALID_ARGUMENT', `tool ${options.name}: effect must be one of ${TOOL_EFFECTS.join(', ')}`);
+    throw new CodecallError(
+      'INVALID_ARGUMENT',
+      `tool ${options.name}: effect must be one of ${TOOL_EFFECTS.join(', ')}`,
+    );
   }
   if (typeof options.execute !== 'function') {
     throw new CodecallError('INVALID_ARGUMENT', `tool ${options.name}: execute must be a function`);

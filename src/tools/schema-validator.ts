@@ -32,7 +32,9 @@ export class SchemaValidator {
     try {
       fn = this.ajv.compile(rest);
     } catch (cause) {
-      throw new CodecallError('INVALID_ARGUMENT', `invalid JSON Schema: ${(cause as Error).message}`, { cause });
+      throw new CodecallError('INVALID_ARGUMENT', `invalid JSON Schema: ${(cause as Error).message}`, {
+        cause,
+      });
     }
     this.cache.set(schema, fn);
     return fn;

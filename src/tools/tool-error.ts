@@ -16,5 +16,9 @@ export function serializeToolError(thrown: unknown): SerializedError {
       name: 'ToolError',
     };
   }
-  return { code: 'TOOL_ERROR', message: typeof thrown === 'string' ? thrown : 'tool failed', name: 'ToolError' };
+  return {
+    code: 'TOOL_ERROR',
+    message: typeof thrown === 'string' ? thrown : 'tool failed',
+    name: 'ToolError',
+  };
 }

@@ -40,26 +40,47 @@ describe('defineTool', () => {
   });
 
   it('converts zod schemas to JSON Schema', () => {
-    const t = defineTool({ name: 'z', description: '', input: z.object({ q: z.string() }), execute: () => 1 });
-    expect(t.inputSchema).toMatchObject({ type: 'object', properties: { q: { type: 'string' } }, required: ['q'] });
+    const t = defineTool({
+      name: 'z',
+      description: '',
+      input: z.object({ q: z.string() }),
+      execute: () => 1,
+    });
+    expect(t.inputSchema).toMatchObject({
+      type: 'object',
+      properties: { q: { type: 'string' } },
+      required: ['q'],
+    });
   });
 
   it('refuses duplicate tools and invalid schemas', () => {
     const t = defineTool({ name: 'dup', description: '', execute: () => 1 });
     expect(() => new ToolRegistry([t, t])).toThrow(/defined twice/);
-    const bad = defineTool({ name: 'bad', description: '', input: { type: 'no-such-type' }, execute: () => 1 });
+    const bad = defineTool({
+      name: 'bad',
+      description: '',
+      input: { type: 'no-such-type' },
+      execute: () => 1,
+    });
     expect(() => new ToolRegistry([bad])).toThrow(/invalid JSON Schema/);
   });
 });
 
 describe('ToolRegistry host', () => {
   it('runs a valid call', async () => {
-    const out = await registry().host().call({ kind: 'tool', callId: 'call-1', namespace: 'tools', name: 'add', args: { a: 1, b: 2 } }, signal);
+    const out = await registry()
+      .host()
+      .call(
+        { kind: 'tool', callId: 'call-1', namespace: 'tools', name: 'add', args: { a: 1, b: 2 } },
+        signal,
+      );
     expect(out).toEqual({ ok: true, value: { sum: 3 } });
   });
 
   it('names the field of a schema violation', async () => {
-    const out = await registry().host().call({ kind: 'tool', callId: 'c', namespace: 'tools', name: 'add', args: { a: 1, b: 'x' } }, signal);
+    const out = await registry()
+      .host()
+      .call({ kind: 'tool', callId: 'c', namespace: 'tools', name: 'add', args: { a: 1, b: 'x' } }, signal);
     expect(out.ok).toBe(false);
     if (!out.ok) {
       expect(out.error.code).toBe('TOOL_VALIDATION');
@@ -69,13 +90,17 @@ describe('ToolRegistry host', () => {
   });
 
   it('reports a missing required field by name', async () => {
-    const out = await registry().host().call({ kind: 'tool', callId: 'c', namespace: 'tools', name: 'add', args: { a: 1 } }, signal);
+    const out = await registry()
+      .host()
+      .call({ kind: 'tool', callId: 'c', namespace: 'tools', name: 'add', args: { a: 1 } }, signal);
     expect(!out.ok && out.error.message).toContain('"b" is required');
   });
 
   it('lists the available tools for an unknown one, including prototype names', async () => {
     for (const name of ['nope', 'constructor', '__proto__', 'hasOwnProperty']) {
-      const out = await registry().host().call({ kind: 'tool', callId: 'c', namespace: 'tools', name, args: {} }, signal);
+      const out = await registry()
+        .host()
+        .call({ kind: 'tool', callId: 'c', namespace: 'tools', name, args: {} }, signal);
       expect(out.ok).toBe(false);
       if (!out.ok) {
         expect(out.error.code).toBe('NO_SUCH_TOOL');
@@ -85,12 +110,16 @@ describe('ToolRegistry host', () => {
   });
 
   it('passes a thrown error code and message without the stack', async () => {
-    const out = await registry().host().call({ kind: 'tool', callId: 'c', namespace: 'tools', name: 'fail', args: {} }, signal);
+    const out = await registry()
+      .host()
+      .call({ kind: 'tool', callId: 'c', namespace: 'tools', name: 'fail', args: {} }, signal);
     expect(out).toEqual({ ok: false, error: { code: 'E_BOOM', message: 'boom', name: 'ToolError' } });
   });
 
   it('checks results against the output schema', async () => {
-    const out = await registry().host().call({ kind: 'tool', callId: 'c', namespace: 'tools', name: 'liar', args: {} }, signal);
+    const out = await registry()
+      .host()
+      .call({ kind: 'tool', callId: 'c', namespace: 'tools', name: 'liar', args: {} }, signal);
     expect(!out.ok && out.error.code).toBe('TOOL_RESULT_INVALID');
   });
 });

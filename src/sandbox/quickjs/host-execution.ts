@@ -42,7 +42,11 @@ export class HostExecution {
   ) {
     this.clock = request.clock ?? Date.now;
     this.backstop = setTimeout(() => {
-      this.overrideError ??= { code: 'TIMEOUT', name: 'Error', message: `the execution exceeded ${limits.timeoutMs} ms` };
+      this.overrideError ??= {
+        code: 'TIMEOUT',
+        name: 'Error',
+        message: `the execution exceeded ${limits.timeoutMs} ms`,
+      };
       this.onStuck(worker);
     }, limits.timeoutMs + STUCK_WORKER_GRACE_MS);
     this.backstop.unref();
@@ -109,11 +113,24 @@ export class HostExecution {
       if (msg.kind === 'timer') {
         call = { kind: 'timer', callId, delayMs: Number(JSON.parse(msg.payload)) };
       } else {
-        call = { kind: 'tool', callId, namespace: msg.namespace, name: msg.name, args: decodeValue(msg.payload) };
+        call = {
+          kind: 'tool',
+          callId,
+          namespace: msg.namespace,
+          name: msg.name,
+          args: decodeValue(msg.payload),
+        };
       }
       outcome = await this.request.host.call(call, this.controller.signal);
     } catch (thrown) {
-      outcome = { ok: false, error: { code: 'TOOL_ERROR', name: 'ToolError', message: (thrown as Error)?.message ?? String(thrown) } };
+      outcome = {
+        ok: false,
+        error: {
+          code: 'TOOL_ERROR',
+          name: 'ToolError',
+          message: (thrown as Error)?.message ?? String(thrown),
+        },
+      };
     }
     if (this.resolved) return;
     let ok = outcome.ok;
@@ -132,7 +149,14 @@ export class HostExecution {
     } else {
       payload = JSON.stringify(outcome.error);
     }
-    this.worker.send({ type: 'deliver', execId: this.execId, callId: msg.callId, ok, payload, clockMs: this.clock() });
+    this.worker.send({
+      type: 'deliver',
+      execId: this.execId,
+      callId: msg.callId,
+      ok,
+      payload,
+      clockMs: this.clock(),
+    });
   }
 
   private finish(msg: Extract<FromWorker, { type: 'done' }>): void {
@@ -141,13 +165,18 @@ export class HostExecution {
       try {
         value = decodeValue(msg.payload);
       } catch (e) {
-        this.complete({ status: 'failed', error: { code: 'RESULT_INVALID', name: 'Error', message: (e as Error).message }, ...msg.resources });
+        this.complete({
+          status: 'failed',
+          error: { code: 'RESULT_INVALID', name: 'Error', message: (e as Error).message },
+          ...msg.resources,
+        });
         return;
       }
       this.complete({ status: 'succeeded', value, ...msg.resources });
       return;
     }
-    const error = this.overrideError ?? msg.error ?? { code: 'INTERNAL', name: 'Error', message: 'the execution failed' };
+    const error = this.overrideError ??
+      msg.error ?? { code: 'INTERNAL', name: 'Error', message: 'the execution failed' };
     this.complete({ status: 'failed', error, ...msg.resources });
   }
 
@@ -167,7 +196,8 @@ export class HostExecution {
       memoryBytes: outcome.memoryBytes,
     };
     const logs = this.logs;
-    if (outcome.status === 'succeeded') this.resolve({ status: 'succeeded', value: outcome.value, logs, resources });
+    if (outcome.status === 'succeeded')
+      this.resolve({ status: 'succeeded', value: outcome.value, logs, resources });
     else this.resolve({ status: 'failed', error: outcome.error, logs, resources });
   }
 }

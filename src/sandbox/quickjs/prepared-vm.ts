@@ -40,7 +40,11 @@ export class PreparedVm {
       interruptHandler: () => p.hooks?.shouldInterrupt() ?? false,
       wasi: (memory: { buffer: ArrayBuffer }) => ({
         clock_time_get(_id: number, _precision: bigint, resultPtr: number): number {
-          new DataView(memory.buffer).setBigUint64(resultPtr, BigInt(Math.floor(p.clockMs)) * 1_000_000n, true);
+          new DataView(memory.buffer).setBigUint64(
+            resultPtr,
+            BigInt(Math.floor(p.clockMs)) * 1_000_000n,
+            true,
+          );
           return 0;
         },
         random_get(ptr: number, len: number): number {
@@ -55,7 +59,8 @@ export class PreparedVm {
 
   private install(): void {
     const vm = this.vm;
-    const str = (h: JSValueHandle | undefined): string => (h !== undefined && vm.typeof(h) === 'string' ? h.toString() : '');
+    const str = (h: JSValueHandle | undefined): string =>
+      h !== undefined && vm.typeof(h) === 'string' ? h.toString() : '';
     const call = vm.newFunction('__cc_call', (...args) => {
       const id = this.hooks?.onCall(str(args[0]), str(args[1]), str(args[2]), str(args[3])) ?? 0;
       return vm.newNumber(id);

@@ -1,4 +1,10 @@
-import type { ExecutionLimits, GuestLanguage, GuestToolBinding, LogLevel, SerializedError } from '../../spec/index.ts';
+import type {
+  ExecutionLimits,
+  GuestLanguage,
+  GuestToolBinding,
+  LogLevel,
+  SerializedError,
+} from '../../spec/index.ts';
 
 /** Messages from the pool (main thread) to a sandbox worker. */
 export type ToWorker =
@@ -25,7 +31,15 @@ export interface WorkerResultResources {
 /** Messages from a sandbox worker to the pool. */
 export type FromWorker =
   | { type: 'ready' }
-  | { type: 'call'; execId: number; callId: number; kind: 'tool' | 'timer'; namespace: string; name: string; payload: string }
+  | {
+      type: 'call';
+      execId: number;
+      callId: number;
+      kind: 'tool' | 'timer';
+      namespace: string;
+      name: string;
+      payload: string;
+    }
   | { type: 'log'; execId: number; level: LogLevel; message: string }
   | {
       type: 'done';

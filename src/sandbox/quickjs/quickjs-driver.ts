@@ -64,13 +64,19 @@ export class QuickJsDriver implements SandboxDriver {
     try {
       limits = resolveLimits(request.limits, this.defaults);
     } catch (e) {
-      return Promise.resolve(failedBeforeStart(isCodecallError(e) ? e.code : 'INVALID_ARGUMENT', (e as Error).message));
+      return Promise.resolve(
+        failedBeforeStart(isCodecallError(e) ? e.code : 'INVALID_ARGUMENT', (e as Error).message),
+      );
     }
     if (Buffer.byteLength(request.code) > limits.sourceBytes) {
-      return Promise.resolve(failedBeforeStart('SOURCE_TOO_LARGE', `the program is larger than ${limits.sourceBytes} bytes`));
+      return Promise.resolve(
+        failedBeforeStart('SOURCE_TOO_LARGE', `the program is larger than ${limits.sourceBytes} bytes`),
+      );
     }
     if (!this.languages.includes(request.language)) {
-      return Promise.resolve(failedBeforeStart('INVALID_ARGUMENT', `the quickjs driver does not run ${request.language}`));
+      return Promise.resolve(
+        failedBeforeStart('INVALID_ARGUMENT', `the quickjs driver does not run ${request.language}`),
+      );
     }
     const signal = options.signal;
     if (signal?.aborted) return Promise.resolve(failedBeforeStart(...abortReason(signal.reason)));
@@ -117,7 +123,8 @@ export class QuickJsDriver implements SandboxDriver {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    for (const exec of this.executions.values()) exec.abort({ code: 'POOL_CLOSED', name: 'Error', message: 'the driver closed' });
+    for (const exec of this.executions.values())
+      exec.abort({ code: 'POOL_CLOSED', name: 'Error', message: 'the driver closed' });
     await Promise.all(this.workers.map((w) => w.terminate()));
   }
 
@@ -138,7 +145,10 @@ export class QuickJsDriver implements SandboxDriver {
     for (const w of this.workers) {
       if (w.alive && w.hasFreeSlot && (best === undefined || w.active < best.active)) best = w;
     }
-    if (!best) throw new CodecallError('SANDBOX_UNAVAILABLE', 'every sandbox worker is at capacity', { retryable: true });
+    if (!best)
+      throw new CodecallError('SANDBOX_UNAVAILABLE', 'every sandbox worker is at capacity', {
+        retryable: true,
+      });
     return best;
   }
 
@@ -153,7 +163,9 @@ export class QuickJsDriver implements SandboxDriver {
 
 function positiveInt(field: string, value: number): number {
   if (!Number.isInteger(value) || value <= 0) {
-    throw new CodecallError('INVALID_ARGUMENT', `${field} must be a positive integer`, { details: { field } });
+    throw new CodecallError('INVALID_ARGUMENT', `${field} must be a positive integer`, {
+      details: { field },
+    });
   }
   return value;
 }
@@ -161,7 +173,8 @@ function positiveInt(field: string, value: number): number {
 function abortReason(reason: unknown): [string, string] {
   const r = reason as { code?: unknown; message?: unknown } | undefined;
   const code = typeof r?.code === 'string' ? r.code : 'INTERRUPTED';
-  const message = typeof r?.message === 'string' && r.message !== '' ? r.message : 'the execution was interrupted';
+  const message =
+    typeof r?.message === 'string' && r.message !== '' ? r.message : 'the execution was interrupted';
   return [code, message];
 }
 

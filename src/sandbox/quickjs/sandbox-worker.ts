@@ -43,7 +43,10 @@ export class SandboxWorker {
       workerData: init,
       stdout: false,
       stderr: false,
-      resourceLimits: { maxOldGenerationSizeMb: settings.maxOldGenerationMb, stackSizeMb: settings.stackSizeMb },
+      resourceLimits: {
+        maxOldGenerationSizeMb: settings.maxOldGenerationMb,
+        stackSizeMb: settings.stackSizeMb,
+      },
     };
     this.worker = fromSource
       ? new Worker(

@@ -42,7 +42,10 @@ export class VmExecution implements VmGuestHooks {
     private readonly onFinished: () => void,
   ) {
     this.deadline = performance.now() + limits.timeoutMs;
-    this.wallTimer = setTimeout(() => this.fail('TIMEOUT', `the execution exceeded ${limits.timeoutMs} ms`), limits.timeoutMs);
+    this.wallTimer = setTimeout(
+      () => this.fail('TIMEOUT', `the execution exceeded ${limits.timeoutMs} ms`),
+      limits.timeoutMs,
+    );
   }
 
   get isFinished(): boolean {
@@ -152,7 +155,11 @@ export class VmExecution implements VmGuestHooks {
     if (this.finished || this.failure || this.success !== null) return;
     if (ok) {
       if (payload.length > this.limits.resultBytes) {
-        this.failure = { code: 'RESULT_LIMIT', name: 'Error', message: `the result exceeded ${this.limits.resultBytes} bytes` };
+        this.failure = {
+          code: 'RESULT_LIMIT',
+          name: 'Error',
+          message: `the result exceeded ${this.limits.resultBytes} bytes`,
+        };
       } else {
         this.success = payload;
       }
@@ -174,7 +181,9 @@ export class VmExecution implements VmGuestHooks {
       code: typeof e.code === 'string' ? e.code : 'GUEST_ERROR',
       name,
       message: typeof e.message === 'string' ? e.message : 'the program failed',
-      ...(typeof e.details === 'object' && e.details !== null ? { details: e.details as Record<string, unknown> } : {}),
+      ...(typeof e.details === 'object' && e.details !== null
+        ? { details: e.details as Record<string, unknown> }
+        : {}),
       ...(line === undefined ? {} : { line }),
     };
   }
@@ -206,7 +215,11 @@ export class VmExecution implements VmGuestHooks {
     const err = thrown as { name?: string; message?: string; stack?: string };
     const message = String(err?.message ?? thrown);
     if (thrown instanceof RangeError && /call stack/i.test(message)) {
-      this.failure = { code: 'STACK_OVERFLOW', name: 'RangeError', message: 'Maximum call stack size exceeded' };
+      this.failure = {
+        code: 'STACK_OVERFLOW',
+        name: 'RangeError',
+        message: 'Maximum call stack size exceeded',
+      };
     } else if (thrown instanceof Error && thrown.constructor.name === 'RuntimeError') {
       // A WebAssembly trap.
       this.failure = this.vm?.stackExhausted()
@@ -218,9 +231,17 @@ export class VmExecution implements VmGuestHooks {
         ? { code: 'TIMEOUT', name: 'Error', message: `the execution exceeded ${this.limits.timeoutMs} ms` }
         : { code: 'INTERRUPTED', name: 'Error', message: 'the execution was interrupted' };
     } else if (message === 'out of memory') {
-      this.failure = { code: 'MEMORY_LIMIT', name: 'Error', message: `the execution exceeded its memory limit of ${this.limits.memoryBytes} bytes` };
+      this.failure = {
+        code: 'MEMORY_LIMIT',
+        name: 'Error',
+        message: `the execution exceeded its memory limit of ${this.limits.memoryBytes} bytes`,
+      };
     } else if (/stack overflow/i.test(message)) {
-      this.failure = { code: 'STACK_OVERFLOW', name: 'RangeError', message: 'Maximum call stack size exceeded' };
+      this.failure = {
+        code: 'STACK_OVERFLOW',
+        name: 'RangeError',
+        message: 'Maximum call stack size exceeded',
+      };
     } else {
       const name = typeof err?.name === 'string' ? err.name : 'Error';
       const line = this.lineOf(typeof err?.stack === 'string' ? err.stack : '') ?? this.syntaxLine(message);
@@ -255,9 +276,23 @@ export class VmExecution implements VmGuestHooks {
     this.vm?.dispose();
     const resources = { memoryBytes: this.peakMemory, toolCalls: this.toolCalls };
     if (this.failure) {
-      this.post({ type: 'done', execId: this.execId, ok: false, payload: '', error: this.failure, resources });
+      this.post({
+        type: 'done',
+        execId: this.execId,
+        ok: false,
+        payload: '',
+        error: this.failure,
+        resources,
+      });
     } else {
-      this.post({ type: 'done', execId: this.execId, ok: true, payload: this.success ?? '', error: null, resources });
+      this.post({
+        type: 'done',
+        execId: this.execId,
+        ok: true,
+        payload: this.success ?? '',
+        error: null,
+        resources,
+      });
     }
     this.onFinished();
   }

@@ -14,8 +14,9 @@ const flags = new Int32Array(init.interruptFlags);
 const post = (msg: FromWorker): void => port.postMessage(msg);
 
 const wasmPath = createRequire(import.meta.url).resolve('quickjs-wasi/quickjs.wasm');
-const wasm = (globalThis as unknown as { WebAssembly: { compile(bytes: Uint8Array): Promise<QuickJsModule> } })
-  .WebAssembly;
+const wasm = (
+  globalThis as unknown as { WebAssembly: { compile(bytes: Uint8Array): Promise<QuickJsModule> } }
+).WebAssembly;
 const module = await wasm.compile(await readFile(wasmPath));
 
 const warm: Promise<PreparedVm>[] = [];
