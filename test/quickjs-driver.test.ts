@@ -1,0 +1,83 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createQuickJsDriver, defineTool, runProgram } from '../src/index.ts';
+import type { QuickJsDriver } from '../src/index.ts';
+
+// Behaviour specific to the quickjs driver's worker pool (the shared suites are in test/conformance).
+describe('quickjs driver pool', () => {
+  let driver: QuickJsDriver;
+  beforeAll(async () => {
+    driver = createQuickJsDriver({ workers: 2, warmVmsPerWorker: 2 });
+    await driver.ready();
+  });
+  afterAll(() => driver.close());
+
+  it('keeps the host event loop free while a guest spins', async () => {
+    let ticks = 0;
+    const timer = setInterval(() => (ticks += 1), 10);
+    const result = await runProgram({ driver, code: 'while (true) {}', limits: { timeoutMs: 400 } });
+    clearInterval(timer);
+    expect(result.status === 'failed' && result.error.code).toBe('TIMEOUT');
+    // A blocked loop would tick once or twice; a free one ticks about 40 times.
+    expect(ticks).toBeGreaterThan(10);
+  });
+
+  it('replaces a worker that dies and fails only the executions it held', async () => {
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const wait = defineTool({
+      name: 'wait',
+      description: '',
+      effect: 'read',
+      execute: () => gate.then(() => 'released'),
+    });
+    const held = [0, 1, 2, 3].map(() =>
+      runProgram({ driver, code: 'return await tools.wait()', tools: [wait] }),
+    );
+    await new Promise((r) => setTimeout(r, 300));
+    const workers = (driver as unknown as { workers: { terminate(): Promise<number> }[] }).workers;
+    await workers[0]?.terminate();
+    release();
+    const results = await Promise.all(held);
+    const crashed = results.filter((r) => r.status === 'failed' && r.error.code === 'SANDBOX_CRASHED');
+    const succeeded = results.filter((r) => r.status === 'succeeded' && r.value === 'released');
+    expect(crashed.length).toBeGreaterThan(0);
+    expect(succeeded.length).toBeGreaterThan(0);
+    expect(crashed.length + succeeded.length).toBe(4);
+    const after = await Promise.all([0, 1, 2, 3].map(() => runProgram({ driver, code: 'return 6 * 7' })));
+    expect(after.map((r) => r.status === 'succeeded' && r.value)).toEqual([42, 42, 42, 42]);
+  });
+
+  it('rejects limits that make no sense, naming the field', async () => {
+    const r = await runProgram({ driver, code: 'return 1', limits: { timeoutMs: -1 } });
+    expect(r.status === 'failed' && r.error).toMatchObject({ code: 'INVALID_ARGUMENT' });
+    expect(r.status === 'failed' && r.error.message).toContain('timeoutMs');
+  });
+
+  it('runs a request with a non-default memory limit in a fresh VM', async () => {
+    const small = await runProgram({
+      driver,
+      code: 'return new Uint8Array(8e6).length',
+      limits: { memoryBytes: 4 << 20 },
+    });
+    expect(small.status === 'failed' && small.error.code).toBe('MEMORY_LIMIT');
+    const big = await runProgram({
+      driver,
+      code: 'return new Uint8Array(8e6).length',
+      limits: { memoryBytes: 32 << 20 },
+    });
+    expect(big.status === 'succeeded' && big.value).toBe(8e6);
+  });
+});
+
+describe('quickjs driver lifecycle', () => {
+  it('fails running executions and refuses new ones once closed', async () => {
+    const driver = createQuickJsDriver({ workers: 1, warmVmsPerWorker: 1 });
+    await driver.ready();
+    const running = runProgram({ driver, code: 'while (true) {}' });
+    await new Promise((r) => setTimeout(r, 100));
+    await driver.close();
+    const r = await running;
+    expect(r.status === 'failed' && r.error.code).toBe('POOL_CLOSED');
+    await expect(runProgram({ driver, code: 'return 1' })).rejects.toMatchObject({ code: 'POOL_CLOSED' });
+  });
+});
