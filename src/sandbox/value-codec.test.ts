@@ -38,9 +38,18 @@ describe('value codec', () => {
     expect(() => encodeValue({ s: Symbol('x') })).toThrow(/value\.s: a symbol/);
   });
 
-  it('refuses nesting beyond the depth cap', () => {
+  it('round-trips deep nesting on the fast path and caps it on the slow one', () => {
     let deep: unknown = 1;
     for (let i = 0; i < 300; i++) deep = [deep];
-    expect(() => encodeValue(deep)).toThrow(/nesting deeper than 200/);
+    expect(decodeValue(encodeValue(deep))).toEqual(deep);
+    // A value that needs the slow path (here: a function at the bottom) is walked with a depth cap.
+    let bad: unknown = () => 1;
+    for (let i = 0; i < 300; i++) bad = [bad];
+    expect(() => encodeValue(bad)).toThrow(/nesting deeper than 200/);
+  });
+
+  it('takes the fast path for plain JSON and tags only what needs it', () => {
+    expect(encodeValue({ a: [1, 'x'] })).toBe('{"a":[1,"x"]}');
+    expect(encodeValue({ d: new Date(0) })).toBe('{"d":{"$cc":"d","v":0}}');
   });
 });

@@ -15,7 +15,58 @@ export interface EncodeOptions {
 
 const DEFAULT_MAX_DEPTH = 200;
 
+// Tags made by the fast path carry this prototype so the replacer passes them through unchanged.
+const TAG_PROTO: object = Object.freeze(Object.create(null) as object);
+
+function tagged(tag: string, v?: unknown): Record<string, unknown> {
+  const o = Object.create(TAG_PROTO) as Record<string, unknown>;
+  o[TAG] = tag;
+  if (v !== undefined) o.v = v;
+  return o;
+}
+
+class NeedsSlowPath extends Error {}
+
+function replacer(this: unknown, key: string, v: unknown): unknown {
+  switch (typeof v) {
+    case 'string': {
+      const raw = (this as Record<string, unknown>)[key];
+      if (raw instanceof Date) return tagged('d', Number.isNaN(raw.getTime()) ? null : raw.getTime());
+      return v;
+    }
+    case 'number':
+      if (Number.isFinite(v)) return Object.is(v, -0) ? tagged('n', '-0') : v;
+      return tagged('n', Number.isNaN(v) ? 'NaN' : v > 0 ? 'Infinity' : '-Infinity');
+    case 'boolean':
+      return v;
+    case 'undefined':
+      return tagged('u');
+    case 'bigint':
+      return tagged('b', v.toString());
+    case 'object': {
+      if (v === null || Array.isArray(v)) return v;
+      if (Object.getPrototypeOf(v) === TAG_PROTO) return { ...(v as Record<string, unknown>) };
+      if (v instanceof Map) return tagged('m', [...(v as Map<unknown, unknown>)]);
+      if (v instanceof Set) return tagged('s', [...(v as Set<unknown>)]);
+      if (v instanceof Promise || v instanceof ArrayBuffer || ArrayBuffer.isView(v)) throw new NeedsSlowPath();
+      if (Object.hasOwn(v, TAG)) return tagged('o', Object.entries(v));
+      return v;
+    }
+    default:
+      throw new NeedsSlowPath();
+  }
+}
+
 export function encodeValue(value: unknown, options: EncodeOptions = {}): string {
+  // Fast path: native JSON.stringify. Anything it cannot do goes to the walk, which names the path.
+  try {
+    return JSON.stringify(value, replacer);
+  } catch {
+    return slowEncode(value, options);
+  }
+}
+
+function slowEncode(value: unknown, options: EncodeOptions): string {
   const root = options.root ?? 'value';
   const maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
   const ancestors = new Set<object>();
@@ -86,7 +137,8 @@ export function encodeValue(value: unknown, options: EncodeOptions = {}): string
 }
 
 export function decodeValue(text: string): unknown {
-  return revive(JSON.parse(text) as unknown);
+  const parsed = JSON.parse(text) as unknown;
+  return text.includes(`"${TAG}"`) ? revive(parsed) : parsed;
 }
 
 // A walk rather than a JSON.parse reviver: a reviver deletes keys whose value revives to undefined.

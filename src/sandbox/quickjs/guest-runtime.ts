@@ -60,7 +60,36 @@ function cannotCross(path, what) {
   defineProperty(err, 'code', { value: 'RESULT_INVALID', enumerable: true });
   return err;
 }
+// Fast path: JSON.stringify (native) with a replacer that tags what JSON cannot hold. Our tags carry a private
+// prototype so the replacer passes them through. On any failure the slow walk below names the offending path.
+const TagProto = freeze(create(null));
+function tagged(tag, v) { const o = create(TagProto); o[TAG] = tag; if (v !== undefined) o.v = v; return o; }
+const arrayFrom = Array.from;
+function replacer(key, v) {
+  const t = typeof v;
+  if (t === 'object') {
+    if (v === null || isArray(v)) return v;
+    if (getPrototypeOf(v) === TagProto) { const plain = { [TAG]: v[TAG] }; if (hasOwn(v, 'v')) plain.v = v.v; return plain; }
+    if (v instanceof M) return tagged('m', arrayFrom(v));
+    if (v instanceof S) return tagged('s', arrayFrom(v));
+    if (v instanceof P || v instanceof ArrayBuffer || ArrayBuffer.isView(v)) throw new TE('slow');
+    if (hasOwn(v, TAG)) { const entries = []; for (const k of keys(v)) apply(arrayPush, entries, [[k, v[k]]]); return tagged('o', entries); }
+    return v;
+  }
+  if (t === 'string') { const raw = this[key]; return raw instanceof D ? tagged('d', (() => { const ms = apply(dateGetTime, raw, []); return isNaNFn(ms) ? null : ms; })()) : v; }
+  if (t === 'number') {
+    if (v - v === 0) return v === 0 && 1 / v < 0 ? tagged('n', '-0') : v;
+    return tagged('n', isNaNFn(v) ? 'NaN' : v > 0 ? 'Infinity' : '-Infinity');
+  }
+  if (t === 'boolean') return v;
+  if (t === 'undefined') return tagged('u');
+  if (t === 'bigint') return tagged('b', Str(v));
+  throw new TE('slow');
+}
 function encode(value, root) {
+  try { return stringify(value, replacer); } catch (_) { return slowEncode(value, root); }
+}
+function slowEncode(value, root) {
   const ancestors = new S();
   function walk(v, path, depth) {
     const t = typeof v;
@@ -131,7 +160,7 @@ function revive(v) {
   for (const k of keys(v)) define(out, k, revive(v[k]));
   return out;
 }
-function decode(text) { return revive(parse(text)); }
+function decode(text) { const v = parse(text); return text.indexOf('"$cc"') === -1 ? v : revive(v); }
 
 // ---- console ------------------------------------------------------------------------------------------
 function inspect(v, depth, seen) {

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { parentPort, workerData } from 'node:worker_threads';
-import { PreparedVm } from './prepared-vm.ts';
+import { PreparedVm, VmTemplate } from './prepared-vm.ts';
 import type { QuickJsModule } from './prepared-vm.ts';
 import type { FromWorker, ToWorker, WorkerInit } from './protocol.ts';
 import { VmExecution } from './vm-execution.ts';
@@ -17,14 +17,14 @@ const wasmPath = createRequire(import.meta.url).resolve('quickjs-wasi/quickjs.wa
 const wasm = (
   globalThis as unknown as { WebAssembly: { compile(bytes: Uint8Array): Promise<QuickJsModule> } }
 ).WebAssembly;
-const module = await wasm.compile(await readFile(wasmPath));
+const template = await VmTemplate.build(await wasm.compile(await readFile(wasmPath)));
 
 const warm: Promise<PreparedVm>[] = [];
 const executions = new Map<number, VmExecution>();
 
 function refill(): void {
   while (warm.length < init.warmVms) {
-    const vm = PreparedVm.create(module, init.defaultMemoryBytes);
+    const vm = PreparedVm.create(template, init.defaultMemoryBytes);
     vm.catch(() => undefined);
     warm.push(vm);
   }
@@ -36,7 +36,7 @@ function acquire(memoryBytes: number): Promise<PreparedVm> {
     setImmediate(refill);
     if (next) return next;
   }
-  return PreparedVm.create(module, memoryBytes);
+  return PreparedVm.create(template, memoryBytes);
 }
 
 async function start(msg: Extract<ToWorker, { type: 'start' }>): Promise<void> {
