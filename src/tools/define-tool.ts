@@ -5,8 +5,8 @@ import { TOOL_EFFECTS } from '../spec/index.ts';
 
 export const DEFAULT_TOOL_NAMESPACE = 'tools';
 
-/** Names a guest must never be able to shadow or reach through a tool binding. */
-const RESERVED_NAMES = new Set([
+/** Tool names that would confuse property lookup on the namespace object (or make it look like a promise). */
+const RESERVED_TOOL_NAMES = new Set([
   '__proto__',
   'constructor',
   'prototype',
@@ -14,30 +14,105 @@ const RESERVED_NAMES = new Set([
   'valueOf',
   'hasOwnProperty',
   'then',
+  'toJSON',
+]);
+
+/** Namespaces become guest globals: never a language or runtime global, nor a keyword. */
+const RESERVED_NAMESPACES = new Set([
+  ...RESERVED_TOOL_NAMES,
   'globalThis',
   'Object',
   'Function',
   'Array',
-  'Promise',
+  'Number',
+  'Boolean',
+  'String',
+  'Symbol',
+  'BigInt',
   'Math',
   'JSON',
   'Date',
+  'RegExp',
   'Reflect',
   'Proxy',
-  'Symbol',
+  'Promise',
+  'Map',
+  'Set',
+  'WeakMap',
+  'WeakSet',
+  'WeakRef',
   'Error',
-  'console',
+  'TypeError',
+  'RangeError',
+  'SyntaxError',
+  'ReferenceError',
+  'EvalError',
+  'URIError',
+  'AggregateError',
+  'InternalError',
+  'Iterator',
+  'ArrayBuffer',
+  'DataView',
+  'Intl',
+  'Atomics',
+  'SharedArrayBuffer',
   'eval',
   'undefined',
   'NaN',
   'Infinity',
+  'isNaN',
+  'isFinite',
+  'parseInt',
+  'parseFloat',
+  'console',
+  'performance',
   'setTimeout',
   'clearTimeout',
+  'queueMicrotask',
   'input',
   'final_answer',
   'ToolError',
   'NoSuchToolError',
+  'ToolValidationError',
   'ToolRejectedError',
+  'arguments',
+  'await',
+  'async',
+  'yield',
+  'let',
+  'var',
+  'const',
+  'function',
+  'class',
+  'return',
+  'this',
+  'new',
+  'delete',
+  'typeof',
+  'void',
+  'null',
+  'true',
+  'false',
+  'if',
+  'else',
+  'for',
+  'while',
+  'do',
+  'switch',
+  'case',
+  'break',
+  'continue',
+  'try',
+  'catch',
+  'finally',
+  'throw',
+  'import',
+  'export',
+  'default',
+  'with',
+  'in',
+  'instanceof',
+  'enum',
 ]);
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
@@ -64,8 +139,12 @@ export function defineTool<S extends SchemaInput = JsonSchema, Result = unknown>
   options: DefineToolOptions<S, Result>,
 ): ToolDefinition {
   const namespace = options.namespace ?? DEFAULT_TOOL_NAMESPACE;
-  checkIdentifier('name', options.name);
-  checkIdentifier('namespace', namespace, namespace === DEFAULT_TOOL_NAMESPACE);
+  checkIdentifier('name', options.name, RESERVED_TOOL_NAMES);
+  checkIdentifier(
+    'namespace',
+    namespace,
+    namespace === DEFAULT_TOOL_NAMESPACE ? new Set() : RESERVED_NAMESPACES,
+  );
   const effect = options.effect ?? 'unsafe';
   if (!TOOL_EFFECTS.includes(effect)) {
     throw new CodecallError(
@@ -88,8 +167,8 @@ export function defineTool<S extends SchemaInput = JsonSchema, Result = unknown>
   });
 }
 
-function checkIdentifier(what: string, value: unknown, allowReserved = false): void {
-  if (typeof value !== 'string' || !IDENTIFIER.test(value) || (!allowReserved && RESERVED_NAMES.has(value))) {
+function checkIdentifier(what: string, value: unknown, reserved: ReadonlySet<string>): void {
+  if (typeof value !== 'string' || !IDENTIFIER.test(value) || reserved.has(value)) {
     throw new CodecallError(
       'INVALID_ARGUMENT',
       `tool ${what} ${JSON.stringify(value)} must be a JavaScript identifier and not a reserved name`,

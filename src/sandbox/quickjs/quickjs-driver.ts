@@ -39,6 +39,7 @@ export class QuickJsDriver implements SandboxDriver {
   private readonly warmVms: number;
   private readonly heapMb: number;
   private nextExecId = 1;
+  private rotation = 0;
   private closed = false;
   private readonly listener: WorkerListener = {
     onMessage: (msg) => this.executions.get(msg.execId)?.onMessage(msg),
@@ -141,10 +142,15 @@ export class QuickJsDriver implements SandboxDriver {
   }
 
   private pick(): SandboxWorker {
+    // Fewest active executions wins; ties rotate, so a worker that just finished can refill its warm VMs
+    // while the next execution starts on another.
     let best: SandboxWorker | undefined;
-    for (const w of this.workers) {
-      if (w.alive && w.hasFreeSlot && (best === undefined || w.active < best.active)) best = w;
+    const n = this.workers.length;
+    for (let i = 0; i < n; i++) {
+      const w = this.workers[(this.rotation + i) % n];
+      if (w?.alive && w.hasFreeSlot && (best === undefined || w.active < best.active)) best = w;
     }
+    this.rotation = (this.rotation + 1) % n;
     if (!best)
       throw new CodecallError('SANDBOX_UNAVAILABLE', 'every sandbox worker is at capacity', {
         retryable: true,
