@@ -21,10 +21,24 @@ export interface RunProgramOptions {
   onLog?: (entry: LogEntry) => void;
 }
 
+// Registries are reused for the same tools array, so repeated runs do not re-check the tools.
+const registries = new WeakMap<readonly ToolDefinition[], ToolRegistry>();
+const NO_TOOLS: readonly ToolDefinition[] = [];
+
+function registryFor(tools: readonly ToolDefinition[] | ToolRegistry | undefined): ToolRegistry {
+  if (tools instanceof ToolRegistry) return tools;
+  const list = tools ?? NO_TOOLS;
+  let registry = registries.get(list);
+  if (!registry || registry.size !== list.length) {
+    registry = new ToolRegistry(list);
+    registries.set(list, registry);
+  }
+  return registry;
+}
+
 /** Runs one program in a sandbox with the given tools served on the host. */
 export function runProgram(options: RunProgramOptions): Promise<ExecutionResult> {
-  const registry =
-    options.tools instanceof ToolRegistry ? options.tools : new ToolRegistry(options.tools ?? []);
+  const registry = registryFor(options.tools);
   return options.driver.execute(
     {
       code: options.code,

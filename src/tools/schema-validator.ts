@@ -18,6 +18,9 @@ export class SchemaValidator {
   private readonly ajv: Ajv2020;
   private readonly cache = new WeakMap<JsonSchema, ValidateFunction>();
 
+  /** One process-wide instance: an Ajv instance is costly to create, and compiled schemas are cached per object. */
+  static readonly shared = new SchemaValidator();
+
   constructor() {
     this.ajv = new Ajv2020({ allErrors: false, strict: false, validateFormats: true });
     addFormats(this.ajv);

@@ -22,7 +22,7 @@ export class ToolRegistry {
   private readonly byKey = new Map<string, ToolDefinition>();
   private readonly validator: SchemaValidator;
 
-  constructor(tools: readonly ToolDefinition[], validator = new SchemaValidator()) {
+  constructor(tools: readonly ToolDefinition[], validator = SchemaValidator.shared) {
     this.validator = validator;
     for (const tool of tools) {
       const key = `${tool.namespace}.${tool.name}`;
@@ -32,6 +32,10 @@ export class ToolRegistry {
       this.byKey.set(key, tool);
     }
     this.bindings = [...this.byKey.values()].map((t) => ({ namespace: t.namespace, name: t.name }));
+  }
+
+  get size(): number {
+    return this.byKey.size;
   }
 
   get(namespace: string, name: string): ToolDefinition | undefined {

@@ -194,19 +194,20 @@ function logger(level) {
 const consoleObject = freeze({ log: logger('log'), info: logger('info'), warn: logger('warn'), error: logger('error'), debug: logger('debug') });
 
 // ---- tools --------------------------------------------------------------------------------------------
-function callTool(ns, name, args) {
+function callTool(index, ns, name, args) {
   return new P((resolve, reject) => {
     let payload;
     try { payload = encode(args === undefined ? {} : args, 'args'); }
     catch (e) { reject(new ToolValidationError('invalid arguments for ' + ns + '.' + name + ': ' + e.message, 'TOOL_VALIDATION')); return; }
-    const id = hostCall('tool', ns, name, payload);
+    const id = hostCall(index, payload);
     apply(mapSet, pending, [id, { resolve, reject }]);
   });
 }
-function makeNamespace(ns, names) {
+function makeNamespace(ns, names, indexes) {
   const target = create(null);
-  for (const name of names) {
-    const fn = { [name]: function (args) { return callTool(ns, name, args); } }[name];
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i], index = indexes[i];
+    const fn = { [name]: function (args) { return callTool(index, ns, name, args); } }[name];
     defineProperty(target, name, { value: freeze(fn), enumerable: true });
   }
   freeze(target);
@@ -233,7 +234,7 @@ function setTimeoutFn(fn, ms) {
   const extra = [];
   for (let i = 2; i < arguments.length; i++) apply(arrayPush, extra, [arguments[i]]);
   const delay = N(ms) > 0 ? N(ms) : 0;
-  const id = hostCall('timer', '', '', stringify(delay));
+  const id = hostCall(-1, stringify(delay));
   apply(mapSet, timers, [id, { fn, extra }]);
   return id;
 }
@@ -326,10 +327,15 @@ return freeze({
     timeOrigin = dateNow();
     const bindings = parse(bindingsJson);
     const byNs = create(null);
-    for (const b of bindings) { if (!hasOwn(byNs, b.namespace)) byNs[b.namespace] = []; apply(arrayPush, byNs[b.namespace], [b.name]); }
-    if (!hasOwn(byNs, 'tools')) byNs.tools = [];
+    for (let i = 0; i < bindings.length; i++) {
+      const b = bindings[i];
+      if (!hasOwn(byNs, b.namespace)) byNs[b.namespace] = { names: [], indexes: [] };
+      apply(arrayPush, byNs[b.namespace].names, [b.name]);
+      apply(arrayPush, byNs[b.namespace].indexes, [i]);
+    }
+    if (!hasOwn(byNs, 'tools')) byNs.tools = { names: [], indexes: [] };
     namespaces = keys(byNs);
-    for (const ns of namespaces) defineProperty(G, ns, { value: makeNamespace(ns, byNs[ns]), writable: false, enumerable: false, configurable: false });
+    for (const ns of namespaces) defineProperty(G, ns, { value: makeNamespace(ns, byNs[ns].names, byNs[ns].indexes), writable: false, enumerable: false, configurable: false });
   },
   run(fn) {
     let p;

@@ -110,16 +110,14 @@ export class HostExecution {
     let outcome: HostOutcome;
     try {
       let call: HostCall;
-      if (msg.kind === 'timer') {
+      const binding = this.request.tools[msg.tool];
+      if (msg.tool === -1) {
         call = { kind: 'timer', callId, delayMs: Number(JSON.parse(msg.payload)) };
+      } else if (binding) {
+        const args = decodeValue(msg.payload);
+        call = { kind: 'tool', callId, namespace: binding.namespace, name: binding.name, args };
       } else {
-        call = {
-          kind: 'tool',
-          callId,
-          namespace: msg.namespace,
-          name: msg.name,
-          args: decodeValue(msg.payload),
-        };
+        throw new Error(`the guest called unknown tool index ${msg.tool}`);
       }
       outcome = await this.request.host.call(call, this.controller.signal);
     } catch (thrown) {
@@ -143,7 +141,7 @@ export class HostExecution {
         payload = JSON.stringify({
           code: 'TOOL_RESULT_INVALID',
           name: 'ToolError',
-          message: `${msg.namespace}.${msg.name} returned a value that cannot reach the guest: ${(e as Error).message}`,
+          message: `${this.toolName(msg.tool)} returned a value that cannot reach the guest: ${(e as Error).message}`,
         });
       }
     } else {
@@ -157,6 +155,11 @@ export class HostExecution {
       payload,
       clockMs: this.clock(),
     });
+  }
+
+  private toolName(index: number): string {
+    const b = this.request.tools[index];
+    return b ? `${b.namespace}.${b.name}` : 'a timer';
   }
 
   private finish(msg: Extract<FromWorker, { type: 'done' }>): void {

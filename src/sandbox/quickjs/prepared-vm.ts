@@ -13,7 +13,8 @@ const RUNTIME_GLOBAL = '__cc_runtime';
 /** What a running execution offers the VM's host callbacks. */
 export interface VmGuestHooks {
   shouldInterrupt(): boolean;
-  onCall(kind: string, namespace: string, name: string, payload: string): number;
+  /** `tool` indexes the request's tool bindings; -1 is a timer. Returns the call id. */
+  onCall(tool: number, payload: string): number;
   onLog(level: string, message: string): void;
   onDone(ok: boolean, payload: string): void;
 }
@@ -82,10 +83,14 @@ export class PreparedVm {
 
   private attach(): void {
     const vm = this.vm;
+    // Only the guest runtime's closure holds these callbacks, so argument types are known; still, never
+    // convert a non-string (that could run guest code).
     const str = (h: JSValueHandle | undefined): string =>
       h !== undefined && vm.typeof(h) === 'string' ? h.toString() : '';
+    const num = (h: JSValueHandle | undefined): number =>
+      h !== undefined && vm.typeof(h) === 'number' ? h.toNumber() : NaN;
     vm.registerHostCallback('__cc_call', (...args) =>
-      vm.newNumber(this.hooks?.onCall(str(args[0]), str(args[1]), str(args[2]), str(args[3])) ?? 0),
+      vm.newNumber(this.hooks?.onCall(num(args[0]), str(args[1])) ?? 0),
     );
     vm.registerHostCallback('__cc_log', (...args) => {
       this.hooks?.onLog(str(args[0]), str(args[1]));

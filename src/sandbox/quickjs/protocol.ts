@@ -31,15 +31,8 @@ export interface WorkerResultResources {
 /** Messages from a sandbox worker to the pool. */
 export type FromWorker =
   | { type: 'ready' }
-  | {
-      type: 'call';
-      execId: number;
-      callId: number;
-      kind: 'tool' | 'timer';
-      namespace: string;
-      name: string;
-      payload: string;
-    }
+  /** `tool` indexes the request's tool bindings; -1 is a timer whose payload is the delay. */
+  | { type: 'call'; execId: number; callId: number; tool: number; payload: string }
   | { type: 'log'; execId: number; level: LogLevel; message: string }
   | {
       type: 'done';

@@ -119,7 +119,7 @@ export class VmExecution implements VmGuestHooks {
     );
   }
 
-  onCall(kind: string, namespace: string, name: string, payload: string): number {
+  onCall(tool: number, payload: string): number {
     if (this.finished || this.failure || this.success !== null) return 0;
     this.toolCalls += 1;
     if (this.toolCalls > this.limits.maxToolCalls) {
@@ -128,15 +128,7 @@ export class VmExecution implements VmGuestHooks {
     }
     this.sampleMemory();
     const callId = this.nextCallId++;
-    this.post({
-      type: 'call',
-      execId: this.execId,
-      callId,
-      kind: kind === 'timer' ? 'timer' : 'tool',
-      namespace,
-      name,
-      payload,
-    });
+    this.post({ type: 'call', execId: this.execId, callId, tool, payload });
     return callId;
   }
 
