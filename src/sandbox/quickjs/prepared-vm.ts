@@ -1,5 +1,7 @@
 import { QuickJS } from 'quickjs-wasi';
 import type { JSValueHandle, QuickJSOptions, Snapshot } from 'quickjs-wasi';
+import { computeDelta, restoreWithDelta } from './fast-restore.ts';
+import type { MemoryDelta } from './fast-restore.ts';
 import { GUEST_RUNTIME_SOURCE } from './guest-runtime.ts';
 
 /** A compiled quickjs.wasm `WebAssembly.Module` (the TypeScript lib for Node has no WebAssembly types). */
@@ -27,6 +29,7 @@ export class VmTemplate {
   private constructor(
     readonly module: QuickJsModule,
     readonly snapshot: Snapshot,
+    readonly delta: MemoryDelta | null,
   ) {}
 
   static async build(module: QuickJsModule): Promise<VmTemplate> {
@@ -38,7 +41,8 @@ export class VmTemplate {
       vm.setProp(vm.global, RUNTIME_GLOBAL, runtime);
       for (const h of [factory, runtime, ...callbacks]) h.dispose();
       vm.runGC();
-      return new VmTemplate(module, vm.snapshot());
+      const snapshot = vm.snapshot();
+      return new VmTemplate(module, snapshot, await computeDelta(module, snapshot));
     } finally {
       vm.dispose();
     }
@@ -76,7 +80,7 @@ export class PreparedVm {
         },
       }),
     };
-    p.vm = await QuickJS.restore(template.snapshot, options);
+    p.vm = await restoreWithDelta(template.snapshot, template.delta, options);
     p.attach();
     return p;
   }
