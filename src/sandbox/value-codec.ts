@@ -48,7 +48,8 @@ function replacer(this: unknown, key: string, v: unknown): unknown {
       if (Object.getPrototypeOf(v) === TAG_PROTO) return { ...(v as Record<string, unknown>) };
       if (v instanceof Map) return tagged('m', [...(v as Map<unknown, unknown>)]);
       if (v instanceof Set) return tagged('s', [...(v as Set<unknown>)]);
-      if (v instanceof Promise || v instanceof ArrayBuffer || ArrayBuffer.isView(v)) throw new NeedsSlowPath();
+      if (v instanceof Promise || v instanceof ArrayBuffer || ArrayBuffer.isView(v))
+        throw new NeedsSlowPath();
       if (Object.hasOwn(v, TAG)) return tagged('o', Object.entries(v));
       return v;
     }
@@ -69,7 +70,8 @@ function isPlainJson(value: unknown, budget: { n: number }): boolean {
     case 'object': {
       if (value === null) return true;
       if (Array.isArray(value)) {
-        for (let i = 0; i < value.length; i++) if (!(i in value) || !isPlainJson(value[i], budget)) return false;
+        for (let i = 0; i < value.length; i++)
+          if (!(i in value) || !isPlainJson(value[i], budget)) return false;
         return true;
       }
       const proto: unknown = Object.getPrototypeOf(value);
@@ -83,6 +85,15 @@ function isPlainJson(value: unknown, budget: { n: number }): boolean {
     default:
       return false;
   }
+}
+
+function hasToJson(v: unknown): v is { toJSON(): unknown } {
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    !(v instanceof Date) &&
+    typeof (v as { toJSON?: unknown }).toJSON === 'function'
+  );
 }
 
 export function encodeValue(value: unknown, options: EncodeOptions = {}): string {
@@ -107,7 +118,9 @@ function slowEncode(value: unknown, options: EncodeOptions): string {
     });
   };
 
-  const walk = (v: unknown, path: string, depth: number): unknown => {
+  const walk = (value: unknown, path: string, depth: number): unknown => {
+    // Like JSON.stringify (the fast path), honour a toJSON method; Date is tagged instead.
+    const v = hasToJson(value) ? value.toJSON() : value;
     switch (typeof v) {
       case 'string':
       case 'boolean':

@@ -39,7 +39,10 @@ function internals(): QuickJsInternals | null {
     : null;
 }
 
-async function instantiateBare(module: unknown, options: QuickJSOptions): Promise<{ vm: QuickJS; exports: VmExports }> {
+async function instantiateBare(
+  module: unknown,
+  options: QuickJSOptions,
+): Promise<{ vm: QuickJS; exports: VmExports }> {
   const Q = internals();
   if (!Q) throw new Error('quickjs-wasi internals are not available');
   const opts = Q.normalizeOptions(options);

@@ -92,6 +92,8 @@ function encode(value, root) {
 function slowEncode(value, root) {
   const ancestors = new S();
   function walk(v, path, depth) {
+    // Like JSON.stringify (the fast path), honour a toJSON method; Date is tagged instead.
+    if (typeof v === 'object' && v !== null && !(v instanceof D) && typeof v.toJSON === 'function') v = v.toJSON();
     const t = typeof v;
     if (t === 'string' || t === 'boolean') return v;
     if (t === 'number') {

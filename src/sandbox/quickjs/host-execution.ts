@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type {
   ExecutionLimits,
   ExecutionRequest,
@@ -41,6 +42,8 @@ export class HostExecution {
     private readonly onStuck: (worker: SandboxWorker) => void,
   ) {
     this.clock = request.clock ?? Date.now;
+    // Every tool call and timer of the execution listens on this one signal.
+    setMaxListeners(0, this.controller.signal);
     this.backstop = setTimeout(() => {
       this.overrideError ??= {
         code: 'TIMEOUT',
@@ -68,8 +71,12 @@ export class HostExecution {
   onMessage(msg: Exclude<FromWorker, { type: 'ready' }>): void {
     switch (msg.type) {
       case 'call':
-        this.queue.push(msg);
-        this.pump();
+        // Timers are not tool calls: they never wait for a concurrency slot.
+        if (msg.tool === -1) void this.serve(msg);
+        else {
+          this.queue.push(msg);
+          this.pump();
+        }
         break;
       case 'log': {
         const entry = { level: msg.level, message: msg.message };

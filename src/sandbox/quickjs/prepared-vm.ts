@@ -71,7 +71,11 @@ export class PreparedVm {
       interruptHandler: () => p.hooks?.shouldInterrupt() ?? false,
       wasi: (memory: { buffer: ArrayBuffer }) => ({
         clock_time_get(_id: number, _precision: bigint, resultPtr: number): number {
-          new DataView(memory.buffer).setBigUint64(resultPtr, BigInt(Math.floor(p.clockMs)) * 1_000_000n, true);
+          new DataView(memory.buffer).setBigUint64(
+            resultPtr,
+            BigInt(Math.floor(p.clockMs)) * 1_000_000n,
+            true,
+          );
           return 0;
         },
         random_get(ptr: number, len: number): number {

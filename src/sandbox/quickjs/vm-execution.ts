@@ -157,7 +157,23 @@ export class VmExecution implements VmGuestHooks {
       }
       return;
     }
-    this.failure = this.guestFailure(payload);
+    // Once the deadline passed or an interrupt was asked for, how the guest ended is moot: a promise job can
+    // turn QuickJS's uncatchable interrupt into an ordinary rejection, which must not read as a guest error.
+    this.failure = this.interruptFailure() ?? this.guestFailure(payload);
+  }
+
+  private interruptFailure(): Failure | null {
+    if (performance.now() > this.deadline) {
+      return {
+        code: 'TIMEOUT',
+        name: 'Error',
+        message: `the execution exceeded ${this.limits.timeoutMs} ms`,
+      };
+    }
+    if (Atomics.load(this.flags, this.slot) !== 0) {
+      return { code: 'INTERRUPTED', name: 'Error', message: 'the execution was interrupted' };
+    }
+    return null;
   }
 
   private guestFailure(payload: string): Failure {
@@ -218,10 +234,11 @@ export class VmExecution implements VmGuestHooks {
         ? { code: 'STACK_OVERFLOW', name: 'RangeError', message: 'Maximum call stack size exceeded' }
         : { code: 'SANDBOX_CRASHED', name: 'Error', message: `the VM trapped: ${message}` };
     } else if (message === 'interrupted') {
-      const timedOut = performance.now() > this.deadline;
-      this.failure = timedOut
-        ? { code: 'TIMEOUT', name: 'Error', message: `the execution exceeded ${this.limits.timeoutMs} ms` }
-        : { code: 'INTERRUPTED', name: 'Error', message: 'the execution was interrupted' };
+      this.failure = this.interruptFailure() ?? {
+        code: 'INTERRUPTED',
+        name: 'Error',
+        message: 'the execution was interrupted',
+      };
     } else if (message === 'out of memory') {
       this.failure = {
         code: 'MEMORY_LIMIT',

@@ -1,0 +1,31 @@
+import { describe } from 'vitest';
+import { registerConcurrencyCases } from './conformance-concurrency.ts';
+import { registerConsoleCases } from './conformance-console.ts';
+import { registerDeterminismCases } from './conformance-determinism.ts';
+import { registerInterruptionCases } from './conformance-interruption.ts';
+import { registerIsolationCases } from './conformance-isolation.ts';
+import { registerLimitCases } from './conformance-limits.ts';
+import { registerPoolCases } from './conformance-pool.ts';
+import { registerResultCases } from './conformance-results.ts';
+import { registerToolCases } from './conformance-tools.ts';
+import type { SuiteOptions } from './harness.ts';
+
+export type { SuiteOptions, SuiteLanguage } from './harness.ts';
+
+/**
+ * The behaviour every SandboxDriver must show, for one guest language. Each group gets its own driver.
+ * Cases carry one program per language; a case without a program for `language` is skipped, loudly.
+ */
+export function describeDriverConformance(options: SuiteOptions): void {
+  describe(`${options.name} driver conformance (${options.language})`, () => {
+    registerResultCases(options);
+    registerToolCases(options);
+    registerConsoleCases(options);
+    registerLimitCases(options);
+    registerDeterminismCases(options);
+    registerConcurrencyCases(options);
+    registerInterruptionCases(options);
+    registerIsolationCases(options);
+    registerPoolCases(options);
+  });
+}
