@@ -5,6 +5,7 @@ import { PreparedVm, VmTemplate } from './prepared-vm.ts';
 import type { QuickJsModule } from './prepared-vm.ts';
 import type { FromWorker, ToWorker, WorkerInit } from './protocol.ts';
 import { VmExecution } from './vm-execution.ts';
+import { keepQuickJsExport, stripWasmExports } from './wasm-exports.ts';
 
 // Entry point of a sandbox worker thread: keeps a few fresh VMs ready and runs executions in them.
 const port = parentPort;
@@ -17,7 +18,9 @@ const wasmPath = createRequire(import.meta.url).resolve('quickjs-wasi/quickjs.wa
 const wasm = (
   globalThis as unknown as { WebAssembly: { compile(bytes: Uint8Array): Promise<QuickJsModule> } }
 ).WebAssembly;
-const template = await VmTemplate.build(await wasm.compile(await readFile(wasmPath)));
+const template = await VmTemplate.build(
+  await wasm.compile(stripWasmExports(await readFile(wasmPath), keepQuickJsExport)),
+);
 
 const warm: Promise<PreparedVm>[] = [];
 const executions = new Map<number, VmExecution>();
