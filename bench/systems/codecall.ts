@@ -1,7 +1,7 @@
-import { createQuickJsDriver } from '../../src/sandbox/quickjs/index.ts';
-import type { ExecutionLimits, SandboxDriver } from '../../src/spec/index.ts';
-import { ToolRegistry, defineTool, runProgram } from '../../src/tools/index.ts';
-import type { RunProgramOptions } from '../../src/tools/index.ts';
+// The built package (dist/, what `npm install` produces and users run), not the TypeScript sources: from source
+// the sandbox workers would load through tsx's loader.
+import { ToolRegistry, createQuickJsDriver, defineTool, runProgram } from '../../dist/index.js';
+import type { ExecutionLimits, RunProgramOptions, SandboxDriver } from '../../dist/index.js';
 import { WORKERS } from '../config.ts';
 import { LIVE, TRIVIAL, toolLoop } from '../programs.ts';
 import { ExecutionFailed } from '../system.ts';

@@ -49,4 +49,6 @@ export interface WorkerInit {
   interruptFlags: SharedArrayBuffer;
   warmVms: number;
   defaultMemoryBytes: number;
+  /** How long a worker polls for a tool call's answer before sleeping; 0 disables polling. */
+  spinMicros: number;
 }

@@ -16,6 +16,7 @@ export interface SandboxWorkerOptions {
   /** Heap of the worker's own JavaScript (not the guests', which live in Wasm memory). */
   maxOldGenerationMb: number;
   stackSizeMb: number;
+  spinMicros: number;
 }
 
 /** One sandbox thread, seen from the main thread: slots with interrupt flags, messages, and its death. */
@@ -35,12 +36,15 @@ export class SandboxWorker {
       interruptFlags: buffer,
       warmVms: settings.warmVms,
       defaultMemoryBytes: settings.defaultMemoryBytes,
+      spinMicros: settings.spinMicros,
     };
     // From source (tests, tsx) the worker entry is TypeScript: load it through tsx's loader.
     const fromSource = import.meta.url.endsWith('.ts');
     const entry = new URL(fromSource ? './worker-main.ts' : './worker-main.js', import.meta.url);
     const options = {
       workerData: init,
+      // Never inherit the parent's flags (e.g. `--import tsx`, which would load a loader into every worker).
+      execArgv: [],
       stdout: false,
       stderr: false,
       resourceLimits: {

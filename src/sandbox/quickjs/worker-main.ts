@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import { PreparedVm, VmTemplate } from './prepared-vm.ts';
 import type { QuickJsModule } from './prepared-vm.ts';
 import type { FromWorker, ToWorker, WorkerInit } from './protocol.ts';
@@ -12,7 +12,13 @@ const port = parentPort;
 if (!port) throw new Error('worker-main must run in a worker thread');
 const init = workerData as WorkerInit;
 const flags = new Int32Array(init.interruptFlags);
-const post = (msg: FromWorker): void => port.postMessage(msg);
+// Tool calls posted to the host and not yet answered; while there are some, the worker polls briefly for the
+// answer instead of going to sleep (see dispatch below).
+let outstanding = 0;
+const post = (msg: FromWorker): void => {
+  if (msg.type === 'call' && msg.tool >= 0) outstanding += 1;
+  port.postMessage(msg);
+};
 
 const wasmPath = createRequire(import.meta.url).resolve('quickjs-wasi/quickjs.wasm');
 const wasm = (
@@ -57,18 +63,41 @@ async function start(msg: Extract<ToWorker, { type: 'start' }>): Promise<void> {
   exec.begin(vm, msg);
 }
 
-port.on('message', (msg: ToWorker) => {
+function dispatch(msg: ToWorker): void {
   switch (msg.type) {
     case 'start':
       void start(msg);
       break;
     case 'deliver':
+      if (outstanding > 0) outstanding -= 1;
       executions.get(msg.execId)?.deliver(msg.callId, msg.ok, msg.payload, msg.clockMs);
       break;
     case 'abort':
       executions.get(msg.execId)?.fail(msg.code, msg.message);
       break;
   }
+}
+
+/**
+ * Waking a sleeping thread costs ~50 us on this kind of VM, which dominated a tool-call round trip. While a tool
+ * call is outstanding the worker polls its port for up to `spinMicros`, so a quick tool's answer is picked up at
+ * once; a slow tool costs that much CPU once and the worker then sleeps as usual.
+ */
+function pollForAnswers(): void {
+  if (init.spinMicros <= 0) return;
+  let limit = performance.now() + init.spinMicros / 1000;
+  while (outstanding > 0 && performance.now() < limit) {
+    const received = receiveMessageOnPort(port as unknown as Parameters<typeof receiveMessageOnPort>[0]);
+    if (received) {
+      dispatch(received.message as ToWorker);
+      limit = performance.now() + init.spinMicros / 1000;
+    }
+  }
+}
+
+port.on('message', (msg: ToWorker) => {
+  dispatch(msg);
+  pollForAnswers();
 });
 
 refill();
