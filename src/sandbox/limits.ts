@@ -18,7 +18,8 @@ export const MIN_MEMORY_BYTES = 2 * 1024 * 1024;
 export function resolveLimits(
   overrides: Partial<ExecutionLimits> | undefined,
   defaults: Readonly<ExecutionLimits> = DEFAULT_LIMITS,
-): ExecutionLimits {
+): Readonly<ExecutionLimits> {
+  if (overrides === undefined) return defaults;
   const limits: ExecutionLimits = { ...defaults };
   for (const [key, value] of Object.entries(overrides ?? {})) {
     if (value === undefined) continue;

@@ -17,13 +17,17 @@ export const STUCK_WORKER_GRACE_MS = 2_000;
 
 type Failure = SerializedError & { line?: number };
 
+/** The abort reason tool signals see when their execution ends normally (one object: no stack per execution). */
+const EXECUTION_ENDED = Object.freeze(new Error('the execution ended'));
+
 /**
  * The main-thread half of one execution: serves the guest's host calls with bounded concurrency, delivers
  * outcomes in the order they settle, collects logs, and resolves exactly once.
  */
 export class HostExecution {
   private readonly logs: LogEntry[] = [];
-  private readonly controller = new AbortController();
+  /** Created with the first host call: most executions never need one. */
+  private controllerOrNull: AbortController | null = null;
   private readonly queue: Extract<FromWorker, { type: 'call' }>[] = [];
   private running = 0;
   private overrideError: Failure | null = null;
@@ -42,8 +46,6 @@ export class HostExecution {
     private readonly onStuck: (worker: SandboxWorker) => void,
   ) {
     this.clock = request.clock ?? Date.now;
-    // Every tool call and timer of the execution listens on this one signal.
-    setMaxListeners(0, this.controller.signal);
     this.backstop = setTimeout(() => {
       this.overrideError ??= {
         code: 'TIMEOUT',
@@ -53,6 +55,15 @@ export class HostExecution {
       this.onStuck(worker);
     }, limits.timeoutMs + STUCK_WORKER_GRACE_MS);
     this.backstop.unref();
+  }
+
+  private get controller(): AbortController {
+    if (!this.controllerOrNull) {
+      this.controllerOrNull = new AbortController();
+      // Every tool call and timer of the execution listens on this one signal.
+      setMaxListeners(0, this.controllerOrNull.signal);
+    }
+    return this.controllerOrNull;
   }
 
   readClock(): number {
@@ -199,7 +210,8 @@ export class HostExecution {
     if (this.resolved) return;
     this.resolved = true;
     clearTimeout(this.backstop);
-    if (!this.controller.signal.aborted) this.controller.abort(new Error('the execution ended'));
+    const controller = this.controllerOrNull;
+    if (controller && !controller.signal.aborted) controller.abort(EXECUTION_ENDED);
     const resources = {
       wallMs: performance.now() - this.startedAt,
       toolCalls: outcome.toolCalls,
