@@ -43,7 +43,12 @@ export class HostExecution {
     private readonly request: ExecutionRequest,
     private readonly limits: ExecutionLimits,
     private readonly resolve: (result: ExecutionResult) => void,
-    private readonly onStuck: (worker: SandboxWorker) => void,
+    private readonly hooks: {
+      /** The worker did not answer past the deadline. */
+      onStuck(worker: SandboxWorker): void;
+      /** Called after each delivery (the driver may poll for the guest's next message). */
+      afterDeliver(worker: SandboxWorker): void;
+    },
   ) {
     this.clock = request.clock ?? Date.now;
     this.backstop = setTimeout(() => {
@@ -52,7 +57,7 @@ export class HostExecution {
         name: 'Error',
         message: `the execution exceeded ${limits.timeoutMs} ms`,
       };
-      this.onStuck(worker);
+      this.hooks.onStuck(worker);
     }, limits.timeoutMs + STUCK_WORKER_GRACE_MS);
     this.backstop.unref();
   }
@@ -173,6 +178,7 @@ export class HostExecution {
       payload,
       clockMs: this.clock(),
     });
+    this.hooks.afterDeliver(this.worker);
   }
 
   private toolName(index: number): string {

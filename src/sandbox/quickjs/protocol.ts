@@ -1,3 +1,4 @@
+import type { MessagePort } from 'node:worker_threads';
 import type {
   ExecutionLimits,
   GuestLanguage,
@@ -45,6 +46,8 @@ export type FromWorker =
     };
 
 export interface WorkerInit {
+  /** The channel for every message in both directions. */
+  port: MessagePort;
   /** One Int32 slot per concurrent execution; non-zero asks that execution to stop at once. */
   interruptFlags: SharedArrayBuffer;
   warmVms: number;

@@ -30,7 +30,14 @@ export interface QuickJsDriverOptions {
    * thread wake-up latency on quick tools; 0 turns it off (less CPU when every tool is slow).
    */
   spinMicros?: number;
+  /**
+   * After delivering a tool outcome, how long the main thread waits for the guest's next message before
+   * returning to its event loop (default 100 us; only while no more executions run than there are workers).
+   */
+  mainSpinMicros?: number;
 }
+
+export const DEFAULT_MAIN_SPIN_MICROS = 100;
 
 export const DEFAULT_SPIN_MICROS = 250;
 
@@ -46,6 +53,7 @@ export class QuickJsDriver implements SandboxDriver {
   private readonly warmVms: number;
   private readonly heapMb: number;
   private readonly spinMicros: number;
+  private readonly mainSpinMicros: number;
   private nextExecId = 1;
   private rotation = 0;
   private closed = false;
@@ -60,6 +68,7 @@ export class QuickJsDriver implements SandboxDriver {
     this.warmVms = Math.max(0, Math.floor(options.warmVmsPerWorker ?? DEFAULT_WARM_VMS_PER_WORKER));
     this.heapMb = positiveInt('workerHeapMb', options.workerHeapMb ?? 256);
     this.spinMicros = Math.max(0, Math.floor(options.spinMicros ?? DEFAULT_SPIN_MICROS));
+    this.mainSpinMicros = Math.max(0, Math.floor(options.mainSpinMicros ?? DEFAULT_MAIN_SPIN_MICROS));
     for (let i = 0; i < this.size; i++) this.workers.push(this.spawn());
   }
 
@@ -111,7 +120,14 @@ export class QuickJsDriver implements SandboxDriver {
           if (worker.alive) worker.releaseSlot(slot);
           resolve(result);
         },
-        (stuck) => void stuck.terminate(),
+        {
+          onStuck: (stuck) => void stuck.terminate(),
+          afterDeliver: (w) => {
+            // Poll only while the pool is lightly loaded: then the main thread has nothing better to do.
+            if (this.mainSpinMicros > 0 && this.executions.size <= this.workers.length)
+              w.pollOnce(this.mainSpinMicros);
+          },
+        },
       );
       this.executions.set(execId, exec);
       signal?.addEventListener('abort', onAbort, { once: true });

@@ -1,4 +1,5 @@
-import { Worker } from 'node:worker_threads';
+import { MessageChannel, Worker, receiveMessageOnPort } from 'node:worker_threads';
+import type { MessagePort } from 'node:worker_threads';
 import type { FromWorker, ToWorker, WorkerInit } from './protocol.ts';
 
 /** Executions one worker can hold at once (one interrupt flag each). */
@@ -25,6 +26,10 @@ export class SandboxWorker {
   readonly ready: Promise<void>;
   active = 0;
   private readonly worker: Worker;
+  /** Our own channel (not the worker's built-in one) so the main thread can also poll it synchronously. */
+  private readonly port: MessagePort;
+  private readonly listener: WorkerListener;
+  private markReady: () => void = () => undefined;
   private readonly freeSlots: number[] = [];
   private dead = false;
 
@@ -32,7 +37,11 @@ export class SandboxWorker {
     const buffer = new SharedArrayBuffer(SLOTS_PER_WORKER * Int32Array.BYTES_PER_ELEMENT);
     this.flags = new Int32Array(buffer);
     for (let i = SLOTS_PER_WORKER - 1; i >= 0; i--) this.freeSlots.push(i);
+    const { port1, port2 } = new MessageChannel();
+    this.port = port1;
+    this.listener = listener;
     const init: WorkerInit = {
+      port: port2,
       interruptFlags: buffer,
       warmVms: settings.warmVms,
       defaultMemoryBytes: settings.defaultMemoryBytes,
@@ -43,6 +52,7 @@ export class SandboxWorker {
     const entry = new URL(fromSource ? './worker-main.ts' : './worker-main.js', import.meta.url);
     const options = {
       workerData: init,
+      transferList: [port2],
       // Never inherit the parent's flags (e.g. `--import tsx`, which would load a loader into every worker).
       execArgv: [],
       stdout: false,
@@ -59,15 +69,15 @@ export class SandboxWorker {
         )
       : new Worker(entry, options);
     this.worker.unref();
-    let markReady: () => void = () => undefined;
-    this.ready = new Promise((resolve) => (markReady = resolve));
-    this.worker.on('message', (msg: FromWorker) => {
-      if (msg.type === 'ready') markReady();
-      else listener.onMessage(msg);
+    this.ready = new Promise((resolve) => (this.markReady = resolve));
+    this.port.on('message', (msg: FromWorker) => this.handle(msg));
+    // Referenced until the worker is ready (someone may be awaiting `ready`), then only while busy.
+    void this.ready.then(() => {
+      if (this.active === 0) this.port.unref();
     });
     this.worker.on('error', (err) => this.die(listener, `the sandbox worker failed: ${err.message}`));
     this.worker.on('exit', (code) => {
-      markReady();
+      this.markReady();
       this.die(listener, `the sandbox worker exited with code ${code}`);
     });
   }
@@ -86,7 +96,10 @@ export class SandboxWorker {
     Atomics.store(this.flags, slot, 0);
     this.active += 1;
     // An idle pool must not keep the process alive; a busy one must.
-    if (this.active === 1) this.worker.ref();
+    if (this.active === 1) {
+      this.worker.ref();
+      this.port.ref();
+    }
     return slot;
   }
 
@@ -94,7 +107,10 @@ export class SandboxWorker {
     Atomics.store(this.flags, slot, 0);
     this.freeSlots.push(slot);
     this.active -= 1;
-    if (this.active === 0) this.worker.unref();
+    if (this.active === 0) {
+      this.worker.unref();
+      this.port.unref();
+    }
   }
 
   /** Asks the execution in `slot` to stop at its next interrupt check, even inside a busy loop. */
@@ -103,10 +119,31 @@ export class SandboxWorker {
   }
 
   send(msg: ToWorker): void {
-    if (!this.dead) this.worker.postMessage(msg);
+    if (!this.dead) this.port.postMessage(msg);
+  }
+
+  /**
+   * Waits up to `micros` for the worker's next message and handles it synchronously. Used right after a tool
+   * outcome is delivered: a guest that answers with its next call at once is served without waking this thread.
+   */
+  pollOnce(micros: number): void {
+    const limit = performance.now() + micros / 1000;
+    while (!this.dead && performance.now() < limit) {
+      const received = receiveMessageOnPort(this.port);
+      if (received) {
+        this.handle(received.message as FromWorker);
+        return;
+      }
+    }
+  }
+
+  private handle(msg: FromWorker): void {
+    if (msg.type === 'ready') this.markReady();
+    else this.listener.onMessage(msg);
   }
 
   terminate(): Promise<number> {
+    this.port.close();
     return this.worker.terminate();
   }
 

@@ -8,9 +8,9 @@ import { VmExecution } from './vm-execution.ts';
 import { keepQuickJsExport, stripWasmExports } from './wasm-exports.ts';
 
 // Entry point of a sandbox worker thread: keeps a few fresh VMs ready and runs executions in them.
-const port = parentPort;
-if (!port) throw new Error('worker-main must run in a worker thread');
+if (!parentPort) throw new Error('worker-main must run in a worker thread');
 const init = workerData as WorkerInit;
+const port = init.port;
 const flags = new Int32Array(init.interruptFlags);
 // Tool calls posted to the host and not yet answered; while there are some, the worker polls briefly for the
 // answer instead of going to sleep (see dispatch below).
@@ -87,7 +87,7 @@ function pollForAnswers(): void {
   if (init.spinMicros <= 0) return;
   let limit = performance.now() + init.spinMicros / 1000;
   while (outstanding > 0 && performance.now() < limit) {
-    const received = receiveMessageOnPort(port as unknown as Parameters<typeof receiveMessageOnPort>[0]);
+    const received = receiveMessageOnPort(port);
     if (received) {
       dispatch(received.message as ToWorker);
       limit = performance.now() + init.spinMicros / 1000;
