@@ -26,6 +26,20 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       'import-x/no-cycle': 'error',
+      // The layers of DESIGN.md: errors <- spec <- tools | sandbox <- cli. Drivers never import tools.
+      'import-x/no-restricted-paths': [
+        'error',
+        {
+          zones: [
+            { target: './src/errors', from: ['./src/spec', './src/tools', './src/sandbox', './src/cli'] },
+            { target: './src/spec', from: ['./src/tools', './src/sandbox', './src/cli'] },
+            { target: './src/tools', from: ['./src/sandbox', './src/cli'] },
+            { target: './src/sandbox', from: ['./src/tools', './src/cli'] },
+            // Guest-side code runs inside the sandbox and imports nothing from the host.
+            { target: './src/sandbox/quickjs/guest-runtime.ts', from: './src' },
+          ],
+        },
+      ],
     },
   },
   {
