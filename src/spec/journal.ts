@@ -1,0 +1,29 @@
+/**
+ * Journal entry types, in the order they typically appear. Data shapes are JSON objects; tool arguments and
+ * outcomes are kept as the tagged-JSON strings that crossed the sandbox boundary.
+ */
+export type JournalEntryType =
+  | 'task_input' // { code_hash, tools_hash, engine, seed }
+  | 'code_block' // { block, code }
+  | 'tool_intent' // { call_id, tool, args, idempotency_key }
+  | 'tool_outcome' // { call_id, ok, payload, clock }
+  | 'clock' // { clock }
+  | 'approval_request' // { approval_id, call_id, tool, args }
+  | 'approval_decision' // { approval_id, decision, actor, reason }
+  | 'input_request' // { name, timeout_seconds }
+  | 'input_provided' // { name, value }
+  | 'control'; // { action, actor, reason }
+
+export interface JournalEntryInput {
+  readonly type: JournalEntryType;
+  readonly data: Readonly<Record<string, unknown>>;
+}
+
+export interface JournalEntry extends JournalEntryInput {
+  readonly taskId: string;
+  /** 1, 2, 3, ... per task, gap-free. */
+  readonly seq: number;
+  /** Hex SHA-256 over (previous entry's checksum, seq, type, canonical JSON of data): a per-task hash chain. */
+  readonly checksum: string;
+  readonly createdAt: string;
+}

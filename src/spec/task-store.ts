@@ -1,0 +1,81 @@
+import type { JournalEntry, JournalEntryInput } from './journal.ts';
+import type { PauseReason, TaskError, TaskInput, TaskRecord, TaskStatus } from './task.ts';
+
+export interface StoreOptions {
+  readonly signal?: AbortSignal;
+}
+
+/** A worker's claim on a running task. Writes carrying a stale fencing token are refused with `FENCED`. */
+export interface Lease {
+  readonly taskId: string;
+  readonly owner: string;
+  readonly fencingToken: number;
+  /** Epoch ms. */
+  readonly expiresAt: number;
+}
+
+export interface TaskPatch {
+  readonly status?: TaskStatus;
+  readonly pauseReason?: PauseReason | null;
+  readonly result?: string | null;
+  readonly error?: TaskError | null;
+}
+
+export interface TaskFilter {
+  readonly status?: TaskStatus;
+  /** Default 50, at most 1000. */
+  readonly limit?: number;
+  /** Opaque, from a previous page's `nextCursor`. */
+  readonly cursor?: string;
+}
+
+/**
+ * Durable storage for tasks, their journals and leases. Every implementation (SQLite now, PostgreSQL later)
+ * passes test/conformance/task-store-conformance.ts. Errors are CodecallErrors: NOT_FOUND, FENCED,
+ * VERSION_CONFLICT, CHECKPOINT_CORRUPT, ILLEGAL_TRANSITION, STORE_CLOSED.
+ */
+export interface TaskStore {
+  /** Creates a `pending` task and its first journal entry (`task_input`), atomically. */
+  createTask(input: TaskInput, options?: StoreOptions & { id?: string; now?: number }): Promise<TaskRecord>;
+  getTask(id: string, options?: StoreOptions): Promise<TaskRecord | null>;
+  /** Oldest first. */
+  listTasks(
+    filter?: TaskFilter,
+    options?: StoreOptions,
+  ): Promise<{ tasks: TaskRecord[]; nextCursor: string | null }>;
+
+  /**
+   * Appends entries after the task's last one, atomically, chaining checksums. Refused with FENCED unless
+   * `fencingToken` is the task's current token (the lease holder's).
+   */
+  appendJournal(
+    taskId: string,
+    entries: readonly JournalEntryInput[],
+    options: StoreOptions & { fencingToken: number; now?: number },
+  ): Promise<JournalEntry[]>;
+  /** Entries with seq > afterSeq, verified: a broken checksum chain is CHECKPOINT_CORRUPT naming the seq. */
+  readJournal(taskId: string, options?: StoreOptions & { afterSeq?: number }): Promise<JournalEntry[]>;
+
+  /**
+   * Applies a patch. A status change must be legal per TASK_TRANSITIONS (ILLEGAL_TRANSITION otherwise, with the
+   * current status in details). Guarded by `fencingToken` (FENCED) or `expectedVersion` (VERSION_CONFLICT).
+   */
+  updateTask(
+    taskId: string,
+    patch: TaskPatch,
+    options: StoreOptions & ({ fencingToken: number } | { expectedVersion: number }) & { now?: number },
+  ): Promise<TaskRecord>;
+
+  /**
+   * Claims the oldest `pending` task, or a `running` one whose lease expired; sets it `running`, bumps its
+   * fencing token and attempts, and returns the lease. Null when there is nothing to claim. Two concurrent
+   * claimers never get the same task.
+   */
+  claimTask(owner: string, options: StoreOptions & { leaseMs: number; now?: number }): Promise<Lease | null>;
+  /** Extends a lease; FENCED if it was lost. */
+  renewLease(lease: Lease, options: StoreOptions & { leaseMs: number; now?: number }): Promise<Lease>;
+  /** Gives a lease up (the task keeps its status); a stale lease is ignored. */
+  releaseLease(lease: Lease, options?: StoreOptions): Promise<void>;
+
+  close(): Promise<void>;
+}

@@ -1,0 +1,60 @@
+import type { ExecutionLimits, GuestLanguage } from './sandbox.ts';
+
+export type TaskStatus = 'pending' | 'running' | 'paused' | 'succeeded' | 'failed' | 'cancelled';
+
+export type PauseReason =
+  'user_request' | 'approval_required' | 'awaiting_input' | 'needs_attention' | 'shutdown';
+
+export const TERMINAL_STATUSES: readonly TaskStatus[] = ['succeeded', 'failed', 'cancelled'];
+
+/** What may happen to a task; `transition()` (durable layer) maps (status, event) to the next status. */
+export type TaskEvent = 'start' | 'pause' | 'resume' | 'succeed' | 'fail' | 'cancel' | 'recover';
+
+/**
+ * The one transition table. A missing entry is an illegal transition. `recover` is a worker picking up a task
+ * whose lease expired (it was `running` when its worker died).
+ */
+export const TASK_TRANSITIONS: Readonly<Record<TaskStatus, Partial<Record<TaskEvent, TaskStatus>>>> = {
+  pending: { start: 'running', cancel: 'cancelled', fail: 'failed' },
+  running: { pause: 'paused', succeed: 'succeeded', fail: 'failed', cancel: 'cancelled', recover: 'running' },
+  paused: { resume: 'pending', cancel: 'cancelled', fail: 'failed' },
+  succeeded: {},
+  failed: {},
+  cancelled: {},
+};
+
+/** Exec mode: the caller supplies the program. (Agent mode, with an instruction, comes with the model layer.) */
+export interface CodeTaskInput {
+  readonly kind: 'code';
+  readonly code: string;
+  readonly language: GuestLanguage;
+  /** Seeds the guest's Math.random; fixed for the task's life so replays match. */
+  readonly seed: number;
+  readonly limits?: Partial<ExecutionLimits>;
+  /** Names of the tools the task may use (`namespace.name`); undefined means all. */
+  readonly tools?: readonly string[];
+  readonly metadata?: Readonly<Record<string, unknown>>;
+}
+
+export type TaskInput = CodeTaskInput;
+
+export interface TaskError {
+  readonly code: string;
+  readonly message: string;
+}
+
+export interface TaskRecord {
+  readonly id: string;
+  readonly status: TaskStatus;
+  readonly pauseReason: PauseReason | null;
+  readonly input: TaskInput;
+  /** Tagged JSON of the result (see sandbox/value-codec), once succeeded. */
+  readonly result: string | null;
+  readonly error: TaskError | null;
+  /** Times a worker has claimed the task (crash-loop detection). */
+  readonly attempts: number;
+  /** Bumped by every update; optimistic concurrency for writers without a lease. */
+  readonly version: number;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
