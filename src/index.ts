@@ -1,4 +1,5 @@
 export * from './errors/index.ts';
 export * from './spec/index.ts';
+export * from './codec/index.ts';
 export * from './tools/index.ts';
 export * from './sandbox/index.ts';

@@ -48,7 +48,7 @@ export interface TaskRecord {
   readonly status: TaskStatus;
   readonly pauseReason: PauseReason | null;
   readonly input: TaskInput;
-  /** Tagged JSON of the result (see sandbox/value-codec), once succeeded. */
+  /** Tagged JSON of the result (see codec/value-codec), once succeeded. */
   readonly result: string | null;
   readonly error: TaskError | null;
   /** Times a worker has claimed the task (crash-loop detection). */

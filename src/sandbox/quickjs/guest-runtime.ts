@@ -4,7 +4,7 @@
  *
  * Evaluating it yields a function that takes the three host callbacks (call, log, done) and returns
  * `{ start, run, deliver }`. The callbacks live only in this closure; nothing host-facing stays on the global.
- * Values cross as tagged JSON (see ../value-codec.ts, which this mirrors).
+ * Values cross as tagged JSON (see src/codec/value-codec.ts, which this mirrors).
  */
 export const GUEST_RUNTIME_SOURCE = String.raw`(function (hostCall, hostLog, hostDone) {
 'use strict';

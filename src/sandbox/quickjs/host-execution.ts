@@ -8,7 +8,7 @@ import type {
   LogEntry,
   SerializedError,
 } from '../../spec/index.ts';
-import { decodeValue, encodeValue } from '../value-codec.ts';
+import { decodeValue, encodeValue } from '../../codec/value-codec.ts';
 import type { FromWorker } from './protocol.ts';
 import type { SandboxWorker } from './sandbox-worker.ts';
 
