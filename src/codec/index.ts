@@ -1,2 +1,2 @@
-export { encodeValue, decodeValue, TAG } from './value-codec.ts';
+export { EncodedValue, encodeValue, decodeValue, TAG } from './value-codec.ts';
 export type { EncodeOptions } from './value-codec.ts';

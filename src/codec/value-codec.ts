@@ -96,7 +96,16 @@ function hasToJson(v: unknown): v is { toJSON(): unknown } {
   );
 }
 
+/**
+ * A value already in the wire format: encodeValue passes it through as is (no decode and re-encode), so a value
+ * served from a journal reaches the guest byte for byte as it was first delivered.
+ */
+export class EncodedValue {
+  constructor(readonly encoded: string) {}
+}
+
 export function encodeValue(value: unknown, options: EncodeOptions = {}): string {
+  if (value instanceof EncodedValue) return value.encoded;
   // Fastest path: plain JSON needs no replacer (V8's stringify is much faster without one).
   if (isPlainJson(value, { n: 1000 })) return JSON.stringify(value);
   // Fast path: native JSON.stringify with a replacer. Anything it cannot do goes to the walk, which names the path.

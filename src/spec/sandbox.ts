@@ -47,8 +47,13 @@ export type HostCall =
     }
   | { readonly kind: 'timer'; readonly callId: string; readonly delayMs: number };
 
-export type HostOutcome =
-  { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: SerializedError };
+export type HostOutcome = (
+  | { readonly ok: true; readonly value: unknown }
+  | { readonly ok: false; readonly error: SerializedError }
+) & {
+  /** The guest's clock from this delivery on (epoch ms); when absent the request's `clock` is read. */
+  readonly clock?: number;
+};
 
 /**
  * The host side of an execution. The driver delivers outcomes to the guest one at a time, in the order the

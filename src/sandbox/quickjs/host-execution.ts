@@ -176,7 +176,7 @@ export class HostExecution {
       callId: msg.callId,
       ok,
       payload,
-      clockMs: this.clock(),
+      clockMs: outcome.clock ?? this.clock(),
     });
     this.hooks.afterDeliver(this.worker);
   }

@@ -1,0 +1,189 @@
+import { EncodedValue, encodeValue } from '../codec/index.ts';
+import { CodecallError } from '../errors/index.ts';
+import type {
+  ExecutionHost,
+  HostCall,
+  HostOutcome,
+  JournalEntryInput,
+  LogEntry,
+  SerializedError,
+  ToolEffect,
+} from '../spec/index.ts';
+
+export interface JournalingHostOptions {
+  /** Runs the calls the journal has no outcome for. */
+  readonly live: ExecutionHost;
+  /** This execution's earlier `tool_intent` / `tool_outcome` entries, in journal order. */
+  readonly recorded: readonly JournalEntryInput[];
+  /** Makes entries durable; an outcome is delivered only after its entry is committed. */
+  append(entries: readonly JournalEntryInput[]): Promise<void>;
+  /** What a call does to the world; decides whether an interrupted call may run again. */
+  effectOf(call: HostCall): ToolEffect;
+  /** Epoch ms for live deliveries. */
+  clock(): number;
+  /** The execution cannot go on (divergence, an unsafe call in doubt): the runner aborts it with this error. */
+  onFatal(error: CodecallError): void;
+}
+
+interface Recorded {
+  readonly callId: string;
+  readonly outcome: HostOutcome;
+}
+
+const never = new Promise<HostOutcome>(() => undefined);
+
+/**
+ * The host side of a journaled execution. Recorded outcomes are served from the journal in their recorded
+ * delivery order (so `Promise.all` replays exactly); calls past the journal run live, with the intent committed
+ * before the tool runs and the outcome committed before the guest sees it. Live outcomes wait until every
+ * recorded one has been delivered.
+ */
+export class JournalingHost implements ExecutionHost {
+  private readonly intents = new Map<string, { tool: string; args: string }>();
+  private readonly outcomes: Recorded[] = [];
+  private readonly position = new Map<string, number>();
+  private readonly waiting = new Map<number, (outcome: HostOutcome) => void>();
+  private readonly drained: (() => void)[] = [];
+  private next = 0;
+  private drainScheduled = false;
+  private commits: Promise<void> = Promise.resolve();
+  readonly onLog?: (entry: LogEntry) => void;
+
+  constructor(private readonly options: JournalingHostOptions & { onLog?: (entry: LogEntry) => void }) {
+    if (options.onLog) this.onLog = options.onLog;
+    for (const entry of options.recorded) {
+      const d = entry.data as Record<string, unknown>;
+      const callId = String(d.call_id);
+      if (entry.type === 'tool_intent')
+        this.intents.set(callId, { tool: String(d.tool), args: String(d.args) });
+      if (entry.type === 'tool_outcome') {
+        this.position.set(callId, this.outcomes.length);
+        this.outcomes.push({ callId, outcome: toOutcome(d) });
+      }
+    }
+  }
+
+  /** True once every recorded outcome has been delivered: the execution is live from here. */
+  get replayDone(): boolean {
+    return this.next >= this.outcomes.length;
+  }
+
+  call(call: HostCall, signal: AbortSignal): Promise<HostOutcome> {
+    const tool = call.kind === 'timer' ? 'timer' : `${call.namespace}.${call.name}`;
+    const args = call.kind === 'timer' ? String(call.delayMs) : encodeValue(call.args, { root: 'args' });
+    const recorded = this.intents.get(call.callId);
+    if (recorded) {
+      if (recorded.tool !== tool || recorded.args !== args) {
+        return this.fatal(
+          'REPLAY_DIVERGENCE',
+          `${call.callId}: the journal has ${describe(recorded.tool, recorded.args)}, the program now calls ${describe(tool, args)}`,
+          { call_id: call.callId, journal: recorded, now: { tool, args } },
+        );
+      }
+      const pos = this.position.get(call.callId);
+      if (pos !== undefined) {
+        return new Promise((resolve) => {
+          this.waiting.set(pos, resolve);
+          this.scheduleDrain();
+        });
+      }
+      // The intent was committed but its outcome was lost (a crash while the call ran).
+      const effect = this.options.effectOf(call);
+      if (effect === 'unsafe') {
+        return this.fatal(
+          'NEEDS_ATTENTION',
+          `${call.callId}: ${tool} may or may not have run before the interruption and is not safe to repeat`,
+          { call_id: call.callId, tool, args },
+        );
+      }
+      return this.runLive(call, signal, false);
+    }
+    return this.runLive(call, signal, true);
+  }
+
+  private async runLive(call: HostCall, signal: AbortSignal, recordIntent: boolean): Promise<HostOutcome> {
+    if (recordIntent) {
+      const tool = call.kind === 'timer' ? 'timer' : `${call.namespace}.${call.name}`;
+      const args = call.kind === 'timer' ? String(call.delayMs) : encodeValue(call.args, { root: 'args' });
+      await this.commit([{ type: 'tool_intent', data: { call_id: call.callId, tool, args } }]);
+    }
+    const outcome = await this.options.live.call(call, signal);
+    await this.whenDrained();
+    const clock = this.options.clock();
+    let payload: string;
+    let ok = outcome.ok;
+    if (outcome.ok) {
+      try {
+        payload = encodeValue(outcome.value, { root: 'result' });
+      } catch (e) {
+        ok = false;
+        payload = JSON.stringify({
+          code: 'TOOL_RESULT_INVALID',
+          name: 'ToolError',
+          message: (e as Error).message,
+        });
+      }
+    } else {
+      payload = JSON.stringify(outcome.error);
+    }
+    await this.commit([{ type: 'tool_outcome', data: { call_id: call.callId, ok, payload, clock } }]);
+    return { ...toOutcome({ ok, payload }), clock };
+  }
+
+  /** Commits run one after another, so outcomes are journaled in the order they are delivered. */
+  private commit(entries: readonly JournalEntryInput[]): Promise<void> {
+    const done = this.commits.then(() => this.options.append(entries));
+    this.commits = done.catch(() => undefined);
+    return done;
+  }
+
+  /**
+   * Settles in a later task, never inside `call()`: a caller awaits the promise only after `call()` returns, and
+   * settling earlier would queue its continuation behind those of promises settled later (wrong order).
+   */
+  private scheduleDrain(): void {
+    if (this.drainScheduled) return;
+    this.drainScheduled = true;
+    setImmediate(() => {
+      this.drainScheduled = false;
+      this.drain();
+    });
+  }
+
+  private drain(): void {
+    for (;;) {
+      const resolve = this.waiting.get(this.next);
+      if (!resolve) break;
+      this.waiting.delete(this.next);
+      const recorded = this.outcomes[this.next];
+      this.next += 1;
+      if (recorded) resolve(recorded.outcome);
+    }
+    if (this.replayDone) for (const release of this.drained.splice(0)) release();
+  }
+
+  private whenDrained(): Promise<void> {
+    return this.replayDone ? Promise.resolve() : new Promise((resolve) => this.drained.push(resolve));
+  }
+
+  private fatal(
+    code: 'REPLAY_DIVERGENCE' | 'NEEDS_ATTENTION',
+    message: string,
+    details: Record<string, unknown>,
+  ) {
+    this.options.onFatal(new CodecallError(code, message, { details }));
+    return never;
+  }
+}
+
+function toOutcome(d: Record<string, unknown>): HostOutcome {
+  const payload = String(d.payload);
+  const clock = typeof d.clock === 'number' ? { clock: d.clock } : {};
+  if (d.ok === true) return { ok: true, value: new EncodedValue(payload), ...clock };
+  return { ok: false, error: JSON.parse(payload) as SerializedError, ...clock };
+}
+
+function describe(tool: string, args: string): string {
+  const shown = args.length > 120 ? `${args.slice(0, 117)}...` : args;
+  return tool === 'timer' ? `setTimeout(${shown} ms)` : `${tool}(${shown})`;
+}

@@ -1,0 +1,55 @@
+import type { CodecallError } from '../errors/index.ts';
+import type {
+  ExecutionHost,
+  ExecutionRequest,
+  ExecutionResult,
+  HostCall,
+  JournalEntryInput,
+  SandboxDriver,
+  ToolEffect,
+} from '../spec/index.ts';
+import { JournalingHost } from './journaling-host.ts';
+
+export interface RunJournaledOptions {
+  readonly driver: SandboxDriver;
+  /** The program, with everything but its host and clock (the journal supplies those). */
+  readonly request: Omit<ExecutionRequest, 'host' | 'clock'>;
+  /** Serves live tool calls (e.g. a ToolRegistry's host). */
+  readonly live: ExecutionHost;
+  readonly effectOf: (call: HostCall) => ToolEffect;
+  /** Earlier tool entries of this execution, in journal order (empty on a first run). */
+  readonly recorded: readonly JournalEntryInput[];
+  readonly append: (entries: readonly JournalEntryInput[]) => Promise<void>;
+  /** The guest's clock at start, fixed for the task (journaled by the caller). */
+  readonly startClock: number;
+  readonly clock?: () => number;
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * Runs (or re-runs) a program against its journal: recorded outcomes are replayed in order, the rest runs
+ * live and is journaled. Divergence and an unsafe call in doubt end the execution with their own codes.
+ */
+export async function runJournaled(options: RunJournaledOptions): Promise<ExecutionResult> {
+  const controller = new AbortController();
+  const forward = (): void => controller.abort(options.signal?.reason);
+  if (options.signal?.aborted) forward();
+  options.signal?.addEventListener('abort', forward, { once: true });
+  const host = new JournalingHost({
+    live: options.live,
+    recorded: options.recorded,
+    append: options.append,
+    effectOf: options.effectOf,
+    clock: options.clock ?? Date.now,
+    onFatal: (error: CodecallError) => controller.abort(error),
+    ...(options.live.onLog ? { onLog: options.live.onLog.bind(options.live) } : {}),
+  });
+  try {
+    return await options.driver.execute(
+      { ...options.request, host, clock: () => options.startClock },
+      { signal: controller.signal },
+    );
+  } finally {
+    options.signal?.removeEventListener('abort', forward);
+  }
+}
