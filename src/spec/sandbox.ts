@@ -48,8 +48,7 @@ export type HostCall =
   | { readonly kind: 'timer'; readonly callId: string; readonly delayMs: number };
 
 export type HostOutcome = (
-  | { readonly ok: true; readonly value: unknown }
-  | { readonly ok: false; readonly error: SerializedError }
+  { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: SerializedError }
 ) & {
   /** The guest's clock from this delivery on (epoch ms); when absent the request's `clock` is read. */
   readonly clock?: number;
