@@ -1,4 +1,6 @@
 export { JournalingHost } from './journaling-host.ts';
 export type { JournalingHostOptions } from './journaling-host.ts';
-export { runJournaled } from './run-journaled.ts';
+export { runJournaled, DEFAULT_SETTLE_MS } from './run-journaled.ts';
 export type { RunJournaledOptions } from './run-journaled.ts';
+export { TaskRunner, DEFAULT_LEASE_MS } from './task-runner.ts';
+export type { TaskRunnerOptions, RunnerTools } from './task-runner.ts';

@@ -46,6 +46,7 @@ export class JournalingHost implements ExecutionHost {
   private readonly drained: (() => void)[] = [];
   private next = 0;
   private drainScheduled = false;
+  private readonly inFlight = new Set<Promise<HostOutcome>>();
   private commits: Promise<void> = Promise.resolve();
   readonly onLog?: (entry: LogEntry) => void;
 
@@ -101,14 +102,40 @@ export class JournalingHost implements ExecutionHost {
     return this.runLive(call, signal, true);
   }
 
-  private async runLive(call: HostCall, signal: AbortSignal, recordIntent: boolean): Promise<HostOutcome> {
+  /**
+   * Resolves once every live call has journaled its outcome (or was given up), or after `timeoutMs`: an
+   * execution that was paused keeps the results of the calls that were already running.
+   */
+  async idle(timeoutMs: number): Promise<void> {
+    if (this.inFlight.size === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.allSettled([...this.inFlight]),
+      new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs))),
+    ]);
+    clearTimeout(timer);
+  }
+
+  private runLive(call: HostCall, signal: AbortSignal, recordIntent: boolean): Promise<HostOutcome> {
+    const running = this.live(call, signal, recordIntent);
+    this.inFlight.add(running);
+    void running.finally(() => this.inFlight.delete(running)).catch(() => undefined);
+    return running;
+  }
+
+  private async live(call: HostCall, signal: AbortSignal, recordIntent: boolean): Promise<HostOutcome> {
     if (recordIntent) {
       const tool = call.kind === 'timer' ? 'timer' : `${call.namespace}.${call.name}`;
       const args = call.kind === 'timer' ? String(call.delayMs) : encodeValue(call.args, { root: 'args' });
       await this.commit([{ type: 'tool_intent', data: { call_id: call.callId, tool, args } }]);
     }
     const outcome = await this.options.live.call(call, signal);
-    await this.whenDrained();
+    if (signal.aborted && !outcome.ok) {
+      // The execution ended (pause, cancel, timeout) and the tool gave up: nothing is known of its effect, so
+      // nothing is journaled; a resume re-runs it if its effect allows, or asks a human.
+      return outcome;
+    }
+    if (!signal.aborted) await this.whenDrained();
     const clock = this.options.clock();
     let payload: string;
     let ok = outcome.ok;

@@ -24,7 +24,11 @@ export interface RunJournaledOptions {
   readonly startClock: number;
   readonly clock?: () => number;
   readonly signal?: AbortSignal;
+  /** How long tool calls still running when the execution ends may take to journal their outcomes. */
+  readonly settleMs?: number;
 }
+
+export const DEFAULT_SETTLE_MS = 5_000;
 
 /**
  * Runs (or re-runs) a program against its journal: recorded outcomes are replayed in order, the rest runs
@@ -45,10 +49,12 @@ export async function runJournaled(options: RunJournaledOptions): Promise<Execut
     ...(options.live.onLog ? { onLog: options.live.onLog.bind(options.live) } : {}),
   });
   try {
-    return await options.driver.execute(
+    const result = await options.driver.execute(
       { ...options.request, host, clock: () => options.startClock },
       { signal: controller.signal },
     );
+    await host.idle(options.settleMs ?? DEFAULT_SETTLE_MS);
+    return result;
   } finally {
     options.signal?.removeEventListener('abort', forward);
   }

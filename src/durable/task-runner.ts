@@ -1,0 +1,168 @@
+import { encodeValue } from '../codec/index.ts';
+import { CodecallError, isCodecallError } from '../errors/index.ts';
+import type {
+  ExecutionHost,
+  ExecutionResult,
+  GuestToolBinding,
+  JournalEntry,
+  JournalEntryInput,
+  Lease,
+  SandboxDriver,
+  TaskRecord,
+  TaskStore,
+  ToolEffect,
+} from '../spec/index.ts';
+import { runJournaled } from './run-journaled.ts';
+
+export const DEFAULT_LEASE_MS = 15_000;
+
+/** The tools a runner serves (a ToolRegistry fits). */
+export interface RunnerTools {
+  readonly bindings: readonly GuestToolBinding[];
+  host(): ExecutionHost;
+  get(namespace: string, name: string): { readonly effect: ToolEffect } | undefined;
+}
+
+export interface TaskRunnerOptions {
+  readonly store: TaskStore;
+  readonly driver: SandboxDriver;
+  readonly tools: RunnerTools;
+  /** Identifies this runner in leases. */
+  readonly owner: string;
+  readonly leaseMs?: number;
+  readonly clock?: () => number;
+}
+
+const TOOL_ENTRIES = new Set(['tool_intent', 'tool_outcome']);
+
+/**
+ * Claims tasks from the store and runs them through the journal: a first run journals as it goes, a resumed or
+ * recovered task replays its journal and continues. Pause and cancel interrupt the sandbox at once; a paused task
+ * holds no VM and no lease.
+ */
+export class TaskRunner {
+  private readonly running = new Map<string, AbortController>();
+  private readonly leaseMs: number;
+  private readonly clock: () => number;
+
+  constructor(private readonly options: TaskRunnerOptions) {
+    this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+    this.clock = options.clock ?? Date.now;
+  }
+
+  /** Claims the next runnable task and runs it until it ends or pauses; null when there was none. */
+  async runNext(): Promise<TaskRecord | null> {
+    const lease = await this.options.store.claimTask(this.options.owner, { leaseMs: this.leaseMs });
+    return lease ? this.run(lease) : null;
+  }
+
+  /** Interrupts a task running here; it ends `paused` (user_request). */
+  pause(taskId: string): boolean {
+    return this.interrupt(taskId, new CodecallError('PAUSED', 'paused by request'));
+  }
+
+  /** Interrupts a task running here; it ends `cancelled`. */
+  cancel(taskId: string): boolean {
+    return this.interrupt(taskId, new CodecallError('CANCELLED', 'cancelled by request'));
+  }
+
+  private interrupt(taskId: string, reason: CodecallError): boolean {
+    const controller = this.running.get(taskId);
+    if (!controller) return false;
+    controller.abort(reason);
+    return true;
+  }
+
+  private async run(lease: Lease): Promise<TaskRecord> {
+    const { store } = this.options;
+    const fenced = { fencingToken: lease.fencingToken };
+    const controller = new AbortController();
+    this.running.set(lease.taskId, controller);
+    let current = lease;
+    const renew = setInterval(
+      () => {
+        store.renewLease(current, { leaseMs: this.leaseMs }).then(
+          (next) => (current = next),
+          (e: unknown) =>
+            controller.abort(isCodecallError(e) ? e : new CodecallError('FENCED', 'lost the lease')),
+        );
+      },
+      Math.max(10, Math.floor(this.leaseMs / 3)),
+    );
+    try {
+      const task = await store.getTask(lease.taskId);
+      if (!task) throw new CodecallError('NOT_FOUND', `task ${lease.taskId} vanished`);
+      let journal: JournalEntry[];
+      try {
+        journal = await store.readJournal(lease.taskId);
+      } catch (e) {
+        if (isCodecallError(e) && e.code === 'CHECKPOINT_CORRUPT') {
+          return await store.updateTask(lease.taskId, { status: 'failed', error: e.toJSON() }, fenced);
+        }
+        throw e;
+      }
+      // The guest's start clock is journaled once, so every replay starts at the same time.
+      const recordedClock = journal.find((e) => e.type === 'clock')?.data.clock;
+      const startClock = typeof recordedClock === 'number' ? recordedClock : this.clock();
+      if (typeof recordedClock !== 'number') {
+        await store.appendJournal(lease.taskId, [{ type: 'clock', data: { clock: startClock } }], fenced);
+      }
+      const result = await runJournaled({
+        driver: this.options.driver,
+        request: {
+          code: task.input.code,
+          language: task.input.language,
+          tools: this.options.tools.bindings,
+          seed: task.input.seed,
+          ...(task.input.limits ? { limits: task.input.limits } : {}),
+        },
+        live: this.options.tools.host(),
+        effectOf: (call) =>
+          call.kind === 'timer'
+            ? 'read'
+            : (this.options.tools.get(call.namespace, call.name)?.effect ?? 'unsafe'),
+        recorded: journal.filter((e) => TOOL_ENTRIES.has(e.type)),
+        append: async (entries: readonly JournalEntryInput[]) => {
+          await store.appendJournal(lease.taskId, entries, fenced);
+        },
+        startClock,
+        clock: this.clock,
+        signal: controller.signal,
+      });
+      return await this.settle(lease, result);
+    } finally {
+      clearInterval(renew);
+      this.running.delete(lease.taskId);
+      await store.releaseLease(current).catch(() => undefined);
+    }
+  }
+
+  private async settle(lease: Lease, result: ExecutionResult): Promise<TaskRecord> {
+    const { store } = this.options;
+    const fenced = { fencingToken: lease.fencingToken };
+    if (result.status === 'succeeded') {
+      return store.updateTask(
+        lease.taskId,
+        { status: 'succeeded', result: encodeValue(result.value) },
+        fenced,
+      );
+    }
+    const { code, message } = result.error;
+    switch (code) {
+      case 'PAUSED':
+        await store.appendJournal(lease.taskId, [{ type: 'control', data: { action: 'pause' } }], fenced);
+        return store.updateTask(lease.taskId, { status: 'paused', pauseReason: 'user_request' }, fenced);
+      case 'NEEDS_ATTENTION':
+        return store.updateTask(
+          lease.taskId,
+          { status: 'paused', pauseReason: 'needs_attention', error: { code, message } },
+          fenced,
+        );
+      case 'CANCELLED':
+        await store.appendJournal(lease.taskId, [{ type: 'control', data: { action: 'cancel' } }], fenced);
+        return store.updateTask(lease.taskId, { status: 'cancelled', error: { code, message } }, fenced);
+      default:
+        return store.updateTask(lease.taskId, { status: 'failed', error: { code, message } }, fenced);
+    }
+  }
+}
