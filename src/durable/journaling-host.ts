@@ -1,4 +1,4 @@
-import { EncodedValue, encodeValue } from '../codec/index.ts';
+import { EncodedValue, encodeOutcome, encodeValue } from '../codec/index.ts';
 import { CodecallError } from '../errors/index.ts';
 import type {
   ExecutionHost,
@@ -137,22 +137,10 @@ export class JournalingHost implements ExecutionHost {
     }
     if (!signal.aborted) await this.whenDrained();
     const clock = this.options.clock();
-    let payload: string;
-    let ok = outcome.ok;
-    if (outcome.ok) {
-      try {
-        payload = encodeValue(outcome.value, { root: 'result' });
-      } catch (e) {
-        ok = false;
-        payload = JSON.stringify({
-          code: 'TOOL_RESULT_INVALID',
-          name: 'ToolError',
-          message: (e as Error).message,
-        });
-      }
-    } else {
-      payload = JSON.stringify(outcome.error);
-    }
+    const { ok, payload } = encodeOutcome(
+      outcome,
+      call.kind === 'timer' ? 'a timer' : `${call.namespace}.${call.name}`,
+    );
     await this.commit([{ type: 'tool_outcome', data: { call_id: call.callId, ok, payload, clock } }]);
     return { ...toOutcome({ ok, payload }), clock };
   }

@@ -8,7 +8,7 @@ import type {
   LogEntry,
   SerializedError,
 } from '../../spec/index.ts';
-import { decodeValue, encodeValue } from '../../codec/value-codec.ts';
+import { decodeValue, encodeOutcome } from '../../codec/index.ts';
 import type { FromWorker } from './protocol.ts';
 import type { SandboxWorker } from './sandbox-worker.ts';
 
@@ -154,22 +154,7 @@ export class HostExecution {
       };
     }
     if (this.resolved) return;
-    let ok = outcome.ok;
-    let payload: string;
-    if (outcome.ok) {
-      try {
-        payload = encodeValue(outcome.value, { root: 'result' });
-      } catch (e) {
-        ok = false;
-        payload = JSON.stringify({
-          code: 'TOOL_RESULT_INVALID',
-          name: 'ToolError',
-          message: `${this.toolName(msg.tool)} returned a value that cannot reach the guest: ${(e as Error).message}`,
-        });
-      }
-    } else {
-      payload = JSON.stringify(outcome.error);
-    }
+    const { ok, payload } = encodeOutcome(outcome, this.toolName(msg.tool));
     this.worker.send({
       type: 'deliver',
       execId: this.execId,
