@@ -3,3 +3,4 @@ export * from './spec/index.ts';
 export * from './codec/index.ts';
 export * from './tools/index.ts';
 export * from './sandbox/index.ts';
+export * from './store/index.ts';

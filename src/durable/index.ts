@@ -4,3 +4,4 @@ export { runJournaled, DEFAULT_SETTLE_MS } from './run-journaled.ts';
 export type { RunJournaledOptions } from './run-journaled.ts';
 export { TaskRunner, DEFAULT_LEASE_MS } from './task-runner.ts';
 export type { TaskRunnerOptions, RunnerTools } from './task-runner.ts';
+export { transition, eventBetween, canTransitionTo, isTerminal } from './transition.ts';

@@ -1,0 +1,75 @@
+import type {
+  JournalEntry,
+  JournalEntryType,
+  PauseReason,
+  TaskRecord,
+  TaskStatus,
+} from '../../spec/index.ts';
+
+export interface TaskRow {
+  id: string;
+  status: TaskStatus;
+  pause_reason: PauseReason | null;
+  input: string;
+  result: string | null;
+  error: string | null;
+  attempts: number;
+  version: number;
+  lease_owner: string | null;
+  lease_expires_at: number | null;
+  fencing_token: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface JournalRow {
+  task_id: string;
+  seq: number;
+  type: JournalEntryType;
+  data: string;
+  checksum: string;
+  created_at: number;
+}
+
+export function toTaskRecord(row: TaskRow): TaskRecord {
+  return {
+    id: row.id,
+    status: row.status,
+    pauseReason: row.pause_reason,
+    input: JSON.parse(row.input) as TaskRecord['input'],
+    result: row.result,
+    error: row.error === null ? null : (JSON.parse(row.error) as TaskRecord['error']),
+    attempts: row.attempts,
+    version: row.version,
+    createdAt: new Date(row.created_at).toISOString(),
+    updatedAt: new Date(row.updated_at).toISOString(),
+  };
+}
+
+export function toJournalEntry(row: JournalRow, data: Record<string, unknown>): JournalEntry {
+  return {
+    taskId: row.task_id,
+    seq: row.seq,
+    type: row.type,
+    data,
+    checksum: row.checksum,
+    createdAt: new Date(row.created_at).toISOString(),
+  };
+}
+
+/** Opaque page cursor: the (created_at, id) of the last task returned. */
+export function encodeCursor(row: Pick<TaskRow, 'created_at' | 'id'>): string {
+  return Buffer.from(JSON.stringify([row.created_at, row.id])).toString('base64url');
+}
+
+export function decodeCursor(cursor: string): { createdAt: number; id: string } | null {
+  try {
+    const parsed: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (Array.isArray(parsed) && typeof parsed[0] === 'number' && typeof parsed[1] === 'string') {
+      return { createdAt: parsed[0], id: parsed[1] };
+    }
+  } catch {
+    // fall through: not a cursor we issued
+  }
+  return null;
+}

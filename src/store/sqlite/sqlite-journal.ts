@@ -1,0 +1,65 @@
+import type Database from 'better-sqlite3';
+import { CodecallError } from '../../errors/index.ts';
+import type { JournalEntry, JournalEntryInput } from '../../spec/index.ts';
+import { canonicalJson, journalChecksum } from '../journal-checksum.ts';
+import { verifyJournal } from '../verify-journal.ts';
+import { toJournalEntry } from './rows.ts';
+import type { JournalRow } from './rows.ts';
+
+/** Appends after the task's last entry, chaining checksums. Call inside a write transaction. */
+export function appendEntries(
+  db: Database.Database,
+  taskId: string,
+  entries: readonly JournalEntryInput[],
+  now: number,
+): JournalEntry[] {
+  const last = db
+    .prepare('SELECT seq, checksum FROM journal WHERE task_id = ? ORDER BY seq DESC LIMIT 1')
+    .get(taskId) as { seq: number; checksum: string } | undefined;
+  const insert = db.prepare(
+    'INSERT INTO journal (task_id, seq, type, data, checksum, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+  );
+  const out: JournalEntry[] = [];
+  let seq = last?.seq ?? 0;
+  let prev = last?.checksum ?? '';
+  for (const entry of entries) {
+    seq++;
+    if (entry.data === null || typeof entry.data !== 'object' || Array.isArray(entry.data)) {
+      throw new CodecallError('INVALID_ARGUMENT', 'Journal entry data must be a JSON object', {
+        details: { taskId, type: entry.type },
+      });
+    }
+    const text = canonicalJson(entry.data);
+    // Store and return exactly what was hashed, so a read-back verifies and equals the write.
+    const data = JSON.parse(text) as Record<string, unknown>;
+    const checksum = journalChecksum(prev, seq, entry.type, data);
+    insert.run(taskId, seq, entry.type, text, checksum, now);
+    out.push({ taskId, seq, type: entry.type, data, checksum, createdAt: new Date(now).toISOString() });
+    prev = checksum;
+  }
+  return out;
+}
+
+/** Entries with seq > afterSeq, chain-verified from the entry at afterSeq (or from seq 1). */
+export function readVerifiedJournal(db: Database.Database, taskId: string, afterSeq: number): JournalEntry[] {
+  let prev = '';
+  if (afterSeq > 0) {
+    // The entry at afterSeq anchors the chain; the caller verified it when it read it.
+    const anchor = db
+      .prepare('SELECT checksum FROM journal WHERE task_id = ? AND seq = ?')
+      .get(taskId, afterSeq) as { checksum: string } | undefined;
+    if (anchor === undefined) {
+      const later = db.prepare('SELECT 1 FROM journal WHERE task_id = ? AND seq > ?').get(taskId, afterSeq);
+      if (later === undefined) return [];
+      throw new CodecallError('CHECKPOINT_CORRUPT', `Journal of task ${taskId} is missing seq ${afterSeq}`, {
+        details: { taskId, seq: afterSeq },
+      });
+    }
+    prev = anchor.checksum;
+  }
+  const rows = db
+    .prepare('SELECT * FROM journal WHERE task_id = ? AND seq > ? ORDER BY seq')
+    .all(taskId, afterSeq) as JournalRow[];
+  const data = verifyJournal(taskId, rows, afterSeq + 1, prev);
+  return rows.map((row, i) => toJournalEntry(row, data[i] ?? {}));
+}

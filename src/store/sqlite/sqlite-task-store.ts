@@ -1,0 +1,280 @@
+import type Database from 'better-sqlite3';
+import { CodecallError } from '../../errors/index.ts';
+import type {
+  JournalEntry,
+  JournalEntryInput,
+  Lease,
+  StoreOptions,
+  TaskFilter,
+  TaskInput,
+  TaskPatch,
+  TaskRecord,
+  TaskStore,
+} from '../../spec/index.ts';
+import { canonicalJson, sha256Hex } from '../journal-checksum.ts';
+import { assertStatusChange } from '../status-change.ts';
+import { newTaskId } from '../task-id.ts';
+import { decodeCursor, encodeCursor, toTaskRecord } from './rows.ts';
+import type { TaskRow } from './rows.ts';
+import { toStoreError } from './sqlite-errors.ts';
+import { appendEntries, readVerifiedJournal } from './sqlite-journal.ts';
+
+const DEFAULT_LIMIT = 50;
+const MAX_LIMIT = 1000;
+
+/** TaskStore on one SQLite file (better-sqlite3: synchronous, so each method is one atomic step). */
+export class SqliteTaskStore implements TaskStore {
+  #db: Database.Database;
+  #closed = false;
+
+  constructor(db: Database.Database) {
+    this.#db = db;
+  }
+
+  createTask(
+    input: TaskInput,
+    options: StoreOptions & { id?: string; now?: number } = {},
+  ): Promise<TaskRecord> {
+    return this.#run(options.signal, () => {
+      const now = options.now ?? Date.now();
+      const id = options.id ?? newTaskId(now);
+      const db = this.#db;
+      return db
+        .transaction((): TaskRecord => {
+          if (db.prepare('SELECT 1 FROM tasks WHERE id = ?').get(id) !== undefined) {
+            throw new CodecallError('INVALID_ARGUMENT', `Task ${id} already exists`, {
+              details: { taskId: id },
+            });
+          }
+          db.prepare(
+            `INSERT INTO tasks (id, status, input, attempts, version, fencing_token, created_at, updated_at)
+             VALUES (?, 'pending', ?, 0, 1, 0, ?, ?)`,
+          ).run(id, JSON.stringify(input), now, now);
+          const data = {
+            code_hash: sha256Hex(input.code),
+            tools_hash: sha256Hex(canonicalJson(input.tools ?? null)),
+            language: input.language,
+            seed: input.seed,
+          };
+          appendEntries(db, id, [{ type: 'task_input', data }], now);
+          return toTaskRecord(this.#getRow(id));
+        })
+        .immediate();
+    });
+  }
+
+  getTask(id: string, options: StoreOptions = {}): Promise<TaskRecord | null> {
+    return this.#run(options.signal, () => {
+      const row = this.#db.prepare('SELECT * FROM tasks WHERE id = ?').get(id) as TaskRow | undefined;
+      return row === undefined ? null : toTaskRecord(row);
+    });
+  }
+
+  listTasks(
+    filter: TaskFilter = {},
+    options: StoreOptions = {},
+  ): Promise<{ tasks: TaskRecord[]; nextCursor: string | null }> {
+    return this.#run(options.signal, () => {
+      const limit = filter.limit ?? DEFAULT_LIMIT;
+      if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
+        throw new CodecallError('INVALID_ARGUMENT', `limit must be an integer from 1 to ${MAX_LIMIT}`, {
+          details: { limit },
+        });
+      }
+      const where: string[] = [];
+      const params: (string | number)[] = [];
+      if (filter.status !== undefined) {
+        where.push('status = ?');
+        params.push(filter.status);
+      }
+      if (filter.cursor !== undefined) {
+        const after = decodeCursor(filter.cursor);
+        if (after === null) throw new CodecallError('INVALID_ARGUMENT', 'Invalid cursor');
+        where.push('(created_at > ? OR (created_at = ? AND id > ?))');
+        params.push(after.createdAt, after.createdAt, after.id);
+      }
+      const sql = `SELECT * FROM tasks ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
+                   ORDER BY created_at, id LIMIT ?`;
+      const rows = this.#db.prepare(sql).all(...params, limit + 1) as TaskRow[];
+      const page = rows.slice(0, limit);
+      const last = page.at(-1);
+      return {
+        tasks: page.map(toTaskRecord),
+        nextCursor: rows.length > limit && last !== undefined ? encodeCursor(last) : null,
+      };
+    });
+  }
+
+  appendJournal(
+    taskId: string,
+    entries: readonly JournalEntryInput[],
+    options: StoreOptions & { fencingToken: number; now?: number },
+  ): Promise<JournalEntry[]> {
+    return this.#run(options.signal, () => {
+      const now = options.now ?? Date.now();
+      const db = this.#db;
+      return db
+        .transaction((): JournalEntry[] => {
+          this.#assertFenced(this.#getRow(taskId), options.fencingToken);
+          return appendEntries(db, taskId, entries, now);
+        })
+        .immediate();
+    });
+  }
+
+  readJournal(taskId: string, options: StoreOptions & { afterSeq?: number } = {}): Promise<JournalEntry[]> {
+    return this.#run(options.signal, () => {
+      const afterSeq = Math.max(0, options.afterSeq ?? 0);
+      const db = this.#db;
+      // One read transaction so the anchor and the rows after it come from the same snapshot.
+      return db.transaction((): JournalEntry[] => {
+        this.#getRow(taskId);
+        return readVerifiedJournal(db, taskId, afterSeq);
+      })();
+    });
+  }
+
+  updateTask(
+    taskId: string,
+    patch: TaskPatch,
+    options: StoreOptions & ({ fencingToken: number } | { expectedVersion: number }) & { now?: number },
+  ): Promise<TaskRecord> {
+    return this.#run(options.signal, () => {
+      const now = options.now ?? Date.now();
+      const db = this.#db;
+      return db
+        .transaction((): TaskRecord => {
+          const row = this.#getRow(taskId);
+          if ('fencingToken' in options) this.#assertFenced(row, options.fencingToken);
+          else if (row.version !== options.expectedVersion) {
+            throw new CodecallError('VERSION_CONFLICT', `Task ${taskId} is at version ${row.version}`, {
+              details: { taskId, version: row.version, expectedVersion: options.expectedVersion },
+            });
+          }
+          const status = patch.status ?? row.status;
+          assertStatusChange(taskId, row.status, status);
+          const changed = status !== row.status;
+          // Leaving `paused` drops its reason; leaving `running` drops the lease (the token stays, for fencing).
+          const pauseReason =
+            patch.pauseReason !== undefined
+              ? patch.pauseReason
+              : changed && status !== 'paused'
+                ? null
+                : row.pause_reason;
+          const keepLease = status === 'running';
+          db.prepare(
+            `UPDATE tasks SET status = ?, pause_reason = ?, result = ?, error = ?, version = version + 1,
+               lease_owner = ?, lease_expires_at = ?, updated_at = ? WHERE id = ?`,
+          ).run(
+            status,
+            pauseReason,
+            patch.result !== undefined ? patch.result : row.result,
+            patch.error !== undefined
+              ? patch.error === null
+                ? null
+                : JSON.stringify(patch.error)
+              : row.error,
+            keepLease ? row.lease_owner : null,
+            keepLease ? row.lease_expires_at : null,
+            now,
+            taskId,
+          );
+          return toTaskRecord(this.#getRow(taskId));
+        })
+        .immediate();
+    });
+  }
+
+  claimTask(owner: string, options: StoreOptions & { leaseMs: number; now?: number }): Promise<Lease | null> {
+    return this.#run(options.signal, () => {
+      const now = options.now ?? Date.now();
+      const db = this.#db;
+      // BEGIN IMMEDIATE takes the write lock before the SELECT, so two connections cannot pick the same row.
+      return db
+        .transaction((): Lease | null => {
+          const row = db
+            .prepare(
+              `SELECT id, fencing_token FROM tasks
+               WHERE status = 'pending'
+                  OR (status = 'running' AND (lease_expires_at IS NULL OR lease_expires_at <= ?))
+               ORDER BY created_at, id LIMIT 1`,
+            )
+            .get(now) as { id: string; fencing_token: number } | undefined;
+          if (row === undefined) return null;
+          const expiresAt = now + options.leaseMs;
+          const fencingToken = row.fencing_token + 1;
+          // pending -> running is `start`; running -> running is `recover`: both legal per TASK_TRANSITIONS.
+          db.prepare(
+            `UPDATE tasks SET status = 'running', attempts = attempts + 1, fencing_token = ?, version = version + 1,
+               lease_owner = ?, lease_expires_at = ?, updated_at = ? WHERE id = ?`,
+          ).run(fencingToken, owner, expiresAt, now, row.id);
+          return { taskId: row.id, owner, fencingToken, expiresAt };
+        })
+        .immediate();
+    });
+  }
+
+  renewLease(lease: Lease, options: StoreOptions & { leaseMs: number; now?: number }): Promise<Lease> {
+    return this.#run(options.signal, () => {
+      const now = options.now ?? Date.now();
+      const expiresAt = now + options.leaseMs;
+      const result = this.#db
+        .prepare(
+          `UPDATE tasks SET lease_expires_at = ? WHERE id = ? AND status = 'running' AND fencing_token = ?
+             AND lease_owner = ?`,
+        )
+        .run(expiresAt, lease.taskId, lease.fencingToken, lease.owner);
+      if (result.changes === 0) {
+        throw new CodecallError('FENCED', `Lease on task ${lease.taskId} was lost`, {
+          details: { taskId: lease.taskId, fencingToken: lease.fencingToken },
+        });
+      }
+      return { ...lease, expiresAt };
+    });
+  }
+
+  releaseLease(lease: Lease, options: StoreOptions = {}): Promise<void> {
+    return this.#run(options.signal, () => {
+      // A released running task is claimable at once (NULL expiry counts as expired).
+      this.#db
+        .prepare(
+          `UPDATE tasks SET lease_owner = NULL, lease_expires_at = NULL
+           WHERE id = ? AND fencing_token = ? AND lease_owner = ?`,
+        )
+        .run(lease.taskId, lease.fencingToken, lease.owner);
+    });
+  }
+
+  close(): Promise<void> {
+    if (!this.#closed) {
+      this.#closed = true;
+      this.#db.close();
+    }
+    return Promise.resolve();
+  }
+
+  #run<T>(signal: AbortSignal | undefined, fn: () => T): Promise<T> {
+    if (this.#closed) return Promise.reject(new CodecallError('STORE_CLOSED', 'The task store is closed'));
+    if (signal?.aborted)
+      return Promise.reject(new CodecallError('ABORTED', 'The store operation was aborted'));
+    try {
+      return Promise.resolve(fn());
+    } catch (error) {
+      return Promise.reject(toStoreError(error));
+    }
+  }
+
+  #getRow(id: string): TaskRow {
+    const row = this.#db.prepare('SELECT * FROM tasks WHERE id = ?').get(id) as TaskRow | undefined;
+    if (row === undefined) throw new CodecallError('NOT_FOUND', `No task ${id}`, { details: { taskId: id } });
+    return row;
+  }
+
+  #assertFenced(row: TaskRow, fencingToken: number): void {
+    if (row.fencing_token !== fencingToken) {
+      throw new CodecallError('FENCED', `Fencing token ${fencingToken} is stale for task ${row.id}`, {
+        details: { taskId: row.id, fencingToken, currentToken: row.fencing_token },
+      });
+    }
+  }
+}

@@ -1,0 +1,48 @@
+import { CodecallError } from '../errors/index.ts';
+import { journalChecksum } from './journal-checksum.ts';
+
+export interface StoredEntry {
+  readonly seq: number;
+  readonly type: string;
+  readonly data: string;
+  readonly checksum: string;
+}
+
+/**
+ * Walks stored entries in seq order from `firstSeq`, chaining from `prevChecksum`; returns the parsed data of
+ * each. The first gap, unparsable row or checksum mismatch is CHECKPOINT_CORRUPT naming that seq.
+ */
+export function verifyJournal(
+  taskId: string,
+  rows: readonly StoredEntry[],
+  firstSeq: number,
+  prevChecksum: string,
+): Record<string, unknown>[] {
+  const out: Record<string, unknown>[] = [];
+  let expectedSeq = firstSeq;
+  let prev = prevChecksum;
+  for (const row of rows) {
+    const corrupt = (why: string): CodecallError =>
+      new CodecallError(
+        'CHECKPOINT_CORRUPT',
+        `Journal of task ${taskId} is corrupt at seq ${expectedSeq}: ${why}`,
+        {
+          details: { taskId, seq: expectedSeq },
+        },
+      );
+    if (row.seq !== expectedSeq) throw corrupt('entry missing');
+    let data: unknown;
+    try {
+      data = JSON.parse(row.data);
+    } catch {
+      throw corrupt('data is not JSON');
+    }
+    if (data === null || typeof data !== 'object' || Array.isArray(data))
+      throw corrupt('data is not an object');
+    if (journalChecksum(prev, row.seq, row.type, data) !== row.checksum) throw corrupt('checksum mismatch');
+    out.push(data as Record<string, unknown>);
+    prev = row.checksum;
+    expectedSeq++;
+  }
+  return out;
+}

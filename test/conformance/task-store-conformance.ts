@@ -1,0 +1,331 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CodecallError } from '../../src/errors/index.ts';
+import type { CodeTaskInput, ErrorCode, TaskStore } from '../../src/index.ts';
+
+export interface TaskStoreConformanceOptions {
+  /** Damages the stored journal entry (taskId, seq) behind the store's back, if the implementation can. */
+  readonly corrupt?: (store: TaskStore, taskId: string, seq: number) => Promise<void>;
+}
+
+const T0 = Date.UTC(2026, 0, 1);
+const LEASE = 30_000;
+
+export function codeInput(code = 'return 1', seed = 7): CodeTaskInput {
+  return { kind: 'code', code, language: 'javascript', seed };
+}
+
+async function expectCode(promise: Promise<unknown>, code: ErrorCode): Promise<CodecallError> {
+  const error = await promise.then(
+    () => {
+      throw new Error(`expected ${code}, got a result`);
+    },
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(CodecallError);
+  expect((error as CodecallError).code).toBe(code);
+  return error as CodecallError;
+}
+
+/** The behaviour every TaskStore must show; each case gets a fresh, empty store. */
+export function describeTaskStoreConformance(
+  name: string,
+  createStore: () => Promise<TaskStore>,
+  options: TaskStoreConformanceOptions = {},
+): void {
+  describe(`${name} task store conformance`, () => {
+    let store: TaskStore;
+    beforeEach(async () => {
+      store = await createStore();
+    });
+    afterEach(async () => {
+      await store.close();
+    });
+
+    async function claimed(now = T0): Promise<{ id: string; token: number }> {
+      const task = await store.createTask(codeInput(), { now });
+      const lease = await store.claimTask('w1', { leaseMs: LEASE, now });
+      expect(lease?.taskId).toBe(task.id);
+      return { id: task.id, token: lease?.fencingToken ?? -1 };
+    }
+
+    describe('tasks', () => {
+      it('creates a pending task with a task_input entry and gets it back', async () => {
+        const task = await store.createTask(codeInput('return 2', 42), { now: T0 });
+        expect(task).toMatchObject({
+          status: 'pending',
+          pauseReason: null,
+          result: null,
+          error: null,
+          attempts: 0,
+        });
+        expect(task.id).toMatch(/^task_/);
+        expect(task.input).toEqual(codeInput('return 2', 42));
+        expect(task.createdAt).toBe(new Date(T0).toISOString());
+        expect(await store.getTask(task.id)).toEqual(task);
+        expect(await store.getTask('task_missing')).toBeNull();
+        const journal = await store.readJournal(task.id);
+        expect(journal.map((e) => [e.seq, e.type])).toEqual([[1, 'task_input']]);
+        expect(journal[0]?.data).toMatchObject({ seed: 42 });
+      });
+
+      it('honours a caller-chosen id and refuses a duplicate', async () => {
+        const task = await store.createTask(codeInput(), { id: 'task_custom' });
+        expect(task.id).toBe('task_custom');
+        await expectCode(store.createTask(codeInput(), { id: 'task_custom' }), 'INVALID_ARGUMENT');
+      });
+
+      it('lists oldest first, filters by status and pages with a cursor', async () => {
+        const ids: string[] = [];
+        for (let i = 0; i < 7; i++) ids.push((await store.createTask(codeInput(), { now: T0 + i })).id);
+        // Same created_at: ties are broken by id, still without gaps or repeats.
+        for (let i = 0; i < 3; i++) ids.push((await store.createTask(codeInput(), { now: T0 + 100 })).id);
+        const seen: string[] = [];
+        let cursor: string | undefined;
+        for (let page = 0; page < 10; page++) {
+          const result = await store.listTasks({ limit: 3, ...(cursor === undefined ? {} : { cursor }) });
+          seen.push(...result.tasks.map((t) => t.id));
+          if (result.nextCursor === null) break;
+          cursor = result.nextCursor;
+        }
+        expect(seen.slice(0, 7)).toEqual(ids.slice(0, 7));
+        expect(new Set(seen)).toEqual(new Set(ids));
+        expect(seen).toHaveLength(10);
+        await store.claimTask('w', { leaseMs: LEASE, now: T0 + 200 });
+        const running = await store.listTasks({ status: 'running' });
+        expect(running.tasks.map((t) => t.id)).toEqual([ids[0]]);
+        expect(running.nextCursor).toBeNull();
+        expect((await store.listTasks({ status: 'pending' })).tasks).toHaveLength(9);
+        await expectCode(store.listTasks({ limit: 1001 }), 'INVALID_ARGUMENT');
+        await expectCode(store.listTasks({ cursor: 'nonsense' }), 'INVALID_ARGUMENT');
+      });
+    });
+
+    describe('journal', () => {
+      it('appends gap-free seqs and reads them back, also after a seq', async () => {
+        const { id, token } = await claimed();
+        const first = await store.appendJournal(
+          id,
+          [
+            { type: 'code_block', data: { block: 0, code: 'x' } },
+            { type: 'tool_intent', data: { call_id: 'c1', tool: 'a.b', args: '[]' } },
+          ],
+          { fencingToken: token },
+        );
+        expect(first.map((e) => e.seq)).toEqual([2, 3]);
+        const second = await store.appendJournal(id, [{ type: 'clock', data: { clock: 5 } }], {
+          fencingToken: token,
+        });
+        expect(second.map((e) => e.seq)).toEqual([4]);
+        expect(await store.appendJournal(id, [], { fencingToken: token })).toEqual([]);
+        const all = await store.readJournal(id);
+        expect(all.map((e) => e.seq)).toEqual([1, 2, 3, 4]);
+        expect(all.slice(1)).toEqual([...first, ...second]);
+        expect((await store.readJournal(id, { afterSeq: 2 })).map((e) => e.seq)).toEqual([3, 4]);
+        expect(await store.readJournal(id, { afterSeq: 4 })).toEqual([]);
+        expect(await store.readJournal(id, { afterSeq: 99 })).toEqual([]);
+      });
+
+      it('chains checksums: each is hex SHA-256 and entries differ', async () => {
+        const { id, token } = await claimed();
+        await store.appendJournal(
+          id,
+          [
+            { type: 'clock', data: { clock: 1 } },
+            { type: 'clock', data: { clock: 1 } },
+          ],
+          { fencingToken: token },
+        );
+        const entries = await store.readJournal(id);
+        for (const entry of entries) expect(entry.checksum).toMatch(/^[0-9a-f]{64}$/);
+        expect(new Set(entries.map((e) => e.checksum)).size).toBe(entries.length);
+      });
+
+      it('stores data canonically: key order does not matter', async () => {
+        const { id, token } = await claimed();
+        const [a] = await store.appendJournal(id, [{ type: 'clock', data: { b: 1, a: { d: 2, c: 3 } } }], {
+          fencingToken: token,
+        });
+        const [read] = await store.readJournal(id, { afterSeq: 1 });
+        expect(read).toEqual(a);
+        expect(read?.data).toEqual({ a: { c: 3, d: 2 }, b: 1 });
+      });
+
+      it.runIf(options.corrupt !== undefined)(
+        'reports CHECKPOINT_CORRUPT at the first bad entry',
+        async () => {
+          const { id, token } = await claimed();
+          const entries = [1, 2, 3].map((clock) => ({ type: 'clock' as const, data: { clock } }));
+          await store.appendJournal(id, entries, { fencingToken: token });
+          await options.corrupt?.(store, id, 3);
+          const error = await expectCode(store.readJournal(id), 'CHECKPOINT_CORRUPT');
+          expect(error.details).toMatchObject({ taskId: id, seq: 3 });
+          expect((await store.readJournal(id, { afterSeq: 3 })).map((e) => e.seq)).toEqual([4]);
+          expect(
+            (await expectCode(store.readJournal(id, { afterSeq: 1 }), 'CHECKPOINT_CORRUPT')).details,
+          ).toMatchObject({ seq: 3 });
+        },
+      );
+
+      it('is NOT_FOUND for an unknown task', async () => {
+        await expectCode(store.readJournal('task_nope'), 'NOT_FOUND');
+        await expectCode(store.appendJournal('task_nope', [], { fencingToken: 1 }), 'NOT_FOUND');
+      });
+    });
+
+    describe('fencing and versions', () => {
+      it('refuses a stale fencing token on append, update and renew', async () => {
+        const { id, token } = await claimed();
+        const clock = [{ type: 'clock' as const, data: { clock: 1 } }];
+        await expectCode(store.appendJournal(id, clock, { fencingToken: token + 1 }), 'FENCED');
+        // The lease expires; another worker recovers the task and gets a newer token.
+        const stale = { taskId: id, owner: 'w1', fencingToken: token, expiresAt: T0 + LEASE };
+        const fresh = await store.claimTask('w2', { leaseMs: LEASE, now: T0 + LEASE + 1 });
+        expect(fresh?.fencingToken).toBeGreaterThan(token);
+        await expectCode(store.appendJournal(id, clock, { fencingToken: token }), 'FENCED');
+        await expectCode(store.updateTask(id, { status: 'succeeded' }, { fencingToken: token }), 'FENCED');
+        await expectCode(store.renewLease(stale, { leaseMs: LEASE }), 'FENCED');
+        const appended = await store.appendJournal(id, clock, { fencingToken: fresh?.fencingToken ?? -1 });
+        expect(appended[0]?.seq).toBe(2);
+      });
+
+      it('guards updates by expectedVersion and bumps the version', async () => {
+        const task = await store.createTask(codeInput());
+        const updated = await store.updateTask(
+          task.id,
+          { status: 'cancelled' },
+          { expectedVersion: task.version },
+        );
+        expect(updated.version).toBe(task.version + 1);
+        expect(updated.status).toBe('cancelled');
+        const error = await expectCode(
+          store.updateTask(task.id, { status: 'failed' }, { expectedVersion: task.version }),
+          'VERSION_CONFLICT',
+        );
+        expect(error.details).toMatchObject({ version: task.version + 1 });
+      });
+
+      it('refuses illegal transitions, naming the current status', async () => {
+        const task = await store.createTask(codeInput());
+        let error = await expectCode(
+          store.updateTask(task.id, { status: 'paused' }, { expectedVersion: task.version }),
+          'ILLEGAL_TRANSITION',
+        );
+        expect(error.details).toMatchObject({ status: 'pending' });
+        const { id, token } = await claimed(T0 + 1);
+        const done = await store.updateTask(
+          id,
+          { status: 'succeeded', result: '1' },
+          { fencingToken: token },
+        );
+        expect(done).toMatchObject({ status: 'succeeded', result: '1' });
+        error = await expectCode(
+          store.updateTask(id, { status: 'running' }, { fencingToken: token }),
+          'ILLEGAL_TRANSITION',
+        );
+        expect(error.details).toMatchObject({ status: 'succeeded' });
+      });
+
+      it('applies pause, resume and failure patches', async () => {
+        const { id, token } = await claimed();
+        const paused = await store.updateTask(
+          id,
+          { status: 'paused', pauseReason: 'approval_required' },
+          { fencingToken: token },
+        );
+        expect(paused.pauseReason).toBe('approval_required');
+        const resumed = await store.updateTask(
+          id,
+          { status: 'pending' },
+          { expectedVersion: paused.version },
+        );
+        expect(resumed).toMatchObject({ status: 'pending', pauseReason: null });
+        const lease = await store.claimTask('w2', { leaseMs: LEASE, now: T0 + 5 });
+        const failed = await store.updateTask(
+          id,
+          { status: 'failed', error: { code: 'GUEST_ERROR', message: 'boom' } },
+          { fencingToken: lease?.fencingToken ?? -1 },
+        );
+        expect(failed).toMatchObject({
+          status: 'failed',
+          attempts: 2,
+          error: { code: 'GUEST_ERROR', message: 'boom' },
+        });
+        expect(await store.getTask(id)).toEqual(failed);
+        await expectCode(store.updateTask('task_nope', {}, { expectedVersion: 1 }), 'NOT_FOUND');
+      });
+    });
+
+    describe('claims and leases', () => {
+      it('claims the oldest pending task first and returns null when there is none', async () => {
+        expect(await store.claimTask('w', { leaseMs: LEASE, now: T0 })).toBeNull();
+        const newer = await store.createTask(codeInput(), { now: T0 + 10 });
+        const older = await store.createTask(codeInput(), { now: T0 });
+        const first = await store.claimTask('w', { leaseMs: LEASE, now: T0 + 20 });
+        expect(first).toEqual({ taskId: older.id, owner: 'w', fencingToken: 1, expiresAt: T0 + 20 + LEASE });
+        expect((await store.claimTask('w', { leaseMs: LEASE, now: T0 + 20 }))?.taskId).toBe(newer.id);
+        expect(await store.claimTask('w', { leaseMs: LEASE, now: T0 + 20 })).toBeNull();
+        expect(await store.getTask(older.id)).toMatchObject({ status: 'running', attempts: 1 });
+      });
+
+      it('recovers a running task whose lease expired, keeping it running and counting attempts', async () => {
+        const { id, token } = await claimed();
+        expect(await store.claimTask('w2', { leaseMs: LEASE, now: T0 + LEASE - 1 })).toBeNull();
+        const recovered = await store.claimTask('w2', { leaseMs: LEASE, now: T0 + LEASE });
+        expect(recovered).toMatchObject({ taskId: id, owner: 'w2', fencingToken: token + 1 });
+        expect(await store.getTask(id)).toMatchObject({ status: 'running', attempts: 2 });
+      });
+
+      it('renews a lease, postponing expiry', async () => {
+        const task = await store.createTask(codeInput(), { now: T0 });
+        const lease = await store.claimTask('w1', { leaseMs: LEASE, now: T0 });
+        if (lease === null) throw new Error('no lease');
+        const renewed = await store.renewLease(lease, { leaseMs: LEASE, now: T0 + LEASE - 1 });
+        expect(renewed).toEqual({ ...lease, expiresAt: T0 + 2 * LEASE - 1 });
+        expect(await store.claimTask('w2', { leaseMs: LEASE, now: T0 + LEASE + 1 })).toBeNull();
+        expect((await store.claimTask('w2', { leaseMs: LEASE, now: T0 + 2 * LEASE }))?.taskId).toBe(task.id);
+      });
+
+      it('releases a lease: the task stays running and is claimable at once; a stale release is ignored', async () => {
+        const task = await store.createTask(codeInput(), { now: T0 });
+        const lease = await store.claimTask('w1', { leaseMs: LEASE, now: T0 });
+        if (lease === null) throw new Error('no lease');
+        await store.releaseLease(lease);
+        expect(await store.getTask(task.id)).toMatchObject({ status: 'running' });
+        await expectCode(store.renewLease(lease, { leaseMs: LEASE, now: T0 }), 'FENCED');
+        const next = await store.claimTask('w2', { leaseMs: LEASE, now: T0 + 1 });
+        expect(next).toMatchObject({ taskId: task.id, fencingToken: lease.fencingToken + 1 });
+        await store.releaseLease(lease);
+        expect(await store.claimTask('w3', { leaseMs: LEASE, now: T0 + 2 })).toBeNull();
+      });
+    });
+
+    describe('lifecycle', () => {
+      it('rejects ABORTED when the signal is already aborted', async () => {
+        const task = await store.createTask(codeInput());
+        const signal = AbortSignal.abort();
+        await expectCode(store.createTask(codeInput(), { signal }), 'ABORTED');
+        await expectCode(store.getTask(task.id, { signal }), 'ABORTED');
+        await expectCode(store.listTasks({}, { signal }), 'ABORTED');
+        await expectCode(store.readJournal(task.id, { signal }), 'ABORTED');
+        await expectCode(store.claimTask('w', { leaseMs: LEASE, signal }), 'ABORTED');
+        await expectCode(store.updateTask(task.id, {}, { expectedVersion: 1, signal }), 'ABORTED');
+        expect((await store.listTasks()).tasks).toHaveLength(1);
+      });
+
+      it('rejects every method with STORE_CLOSED after close', async () => {
+        const task = await store.createTask(codeInput());
+        const lease = { taskId: task.id, owner: 'w', fencingToken: 1, expiresAt: 0 };
+        await store.close();
+        await expectCode(store.createTask(codeInput()), 'STORE_CLOSED');
+        await expectCode(store.getTask(task.id), 'STORE_CLOSED');
+        await expectCode(store.listTasks(), 'STORE_CLOSED');
+        await expectCode(store.appendJournal(task.id, [], { fencingToken: 1 }), 'STORE_CLOSED');
+        await expectCode(store.readJournal(task.id), 'STORE_CLOSED');
+        await expectCode(store.updateTask(task.id, {}, { expectedVersion: 1 }), 'STORE_CLOSED');
+        await expectCode(store.claimTask('w', { leaseMs: LEASE }), 'STORE_CLOSED');
+        await expectCode(store.renewLease(lease, { leaseMs: LEASE }), 'STORE_CLOSED');
+        await expectCode(store.releaseLease(lease), 'STORE_CLOSED');
+      });
+    });
+  });
+}

@@ -1,0 +1,43 @@
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { CodecallError } from '../../src/errors/index.ts';
+import { migrate, MIGRATIONS, SCHEMA_VERSION } from '../../src/store/sqlite/migrations.ts';
+
+const tables = (db: Database.Database): string[] =>
+  (
+    db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as {
+      name: string;
+    }[]
+  ).map((r) => r.name);
+
+describe('SQLite migrations', () => {
+  it('applies every step once, then nothing', () => {
+    const db = new Database(':memory:');
+    expect(migrate(db)).toBe(SCHEMA_VERSION);
+    expect(migrate(db)).toBe(0);
+    expect(tables(db)).toEqual(['journal', 'schema_version', 'tasks']);
+    db.close();
+  });
+
+  it('applies only the steps a database lacks', () => {
+    const db = new Database(':memory:');
+    migrate(db, MIGRATIONS);
+    expect(migrate(db, [...MIGRATIONS, 'CREATE TABLE extra (x INTEGER)'])).toBe(1);
+    expect(db.prepare('SELECT version FROM schema_version').all()).toEqual([{ version: SCHEMA_VERSION + 1 }]);
+    db.close();
+  });
+
+  it('rolls a failing run back as a whole', () => {
+    const db = new Database(':memory:');
+    expect(() => migrate(db, [...MIGRATIONS, 'CREATE TABLE broken ('])).toThrow();
+    expect(tables(db)).toEqual([]);
+    db.close();
+  });
+
+  it('refuses a schema newer than it knows with STORE_ERROR', () => {
+    const db = new Database(':memory:');
+    migrate(db, [...MIGRATIONS, 'CREATE TABLE extra (x INTEGER)']);
+    expect(() => migrate(db)).toThrow(CodecallError);
+    db.close();
+  });
+});

@@ -1,0 +1,180 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CodecallError } from '../../src/errors/index.ts';
+import { createSqliteTaskStore, SCHEMA_VERSION } from '../../src/store/index.ts';
+import { codeInput, describeTaskStoreConformance } from '../conformance/task-store-conformance.ts';
+
+/** Starts a claim worker process; resolves `ready` once its store is open, `done` with the ids it claimed. */
+function startWorker(
+  path: string,
+  owner: string,
+): { ready: Promise<void>; go: () => void; done: Promise<string[]> } {
+  const child = spawn(process.execPath, [
+    '--import',
+    'tsx',
+    join(import.meta.dirname, 'claim-worker.ts'),
+    path,
+    owner,
+  ]);
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  const ready = new Promise<void>((resolve) => {
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      if (stderr.includes('ready')) resolve();
+    });
+  });
+  const done = once(child, 'exit').then(([code]) => {
+    if (code !== 0) throw new Error(`claim worker ${owner} exited ${String(code)}: ${stderr}`);
+    return JSON.parse(stdout) as string[];
+  });
+  return { ready, go: () => child.stdin.end('go'), done };
+}
+let dir = '';
+let fileCount = 0;
+const nextPath = (): string => join(dir, `store-${++fileCount}.db`);
+const paths = new Map<object, string>();
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'codecall-sqlite-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describeTaskStoreConformance(
+  'SQLite',
+  async () => {
+    const path = nextPath();
+    const store = await createSqliteTaskStore({ path });
+    paths.set(store, path);
+    return store;
+  },
+  {
+    // Edit the row through a second connection, as a bad disk or a stray tool would.
+    corrupt: (store, taskId, seq) => {
+      const db = new Database(paths.get(store) ?? '');
+      db.prepare('UPDATE journal SET data = ? WHERE task_id = ? AND seq = ?').run(
+        '{"clock":999}',
+        taskId,
+        seq,
+      );
+      db.close();
+      return Promise.resolve();
+    },
+  },
+);
+
+describeTaskStoreConformance('SQLite :memory:', () => createSqliteTaskStore({ path: ':memory:' }));
+
+describe('SQLite task store', () => {
+  it('keeps tasks and journals across close and reopen', async () => {
+    const path = nextPath();
+    const first = await createSqliteTaskStore({ path });
+    const task = await first.createTask(codeInput());
+    const lease = await first.claimTask('w', { leaseMs: 1000 });
+    await first.appendJournal(task.id, [{ type: 'clock', data: { clock: 1 } }], {
+      fencingToken: lease?.fencingToken ?? -1,
+    });
+    await first.close();
+    const second = await createSqliteTaskStore({ path });
+    expect(await second.getTask(task.id)).toMatchObject({ id: task.id, status: 'running', attempts: 1 });
+    expect((await second.readJournal(task.id)).map((e) => e.type)).toEqual(['task_input', 'clock']);
+    await second.close();
+  });
+
+  it('uses WAL and applies migrations once', async () => {
+    const path = nextPath();
+    await (await createSqliteTaskStore({ path })).close();
+    await (await createSqliteTaskStore({ path })).close();
+    const db = new Database(path, { readonly: true });
+    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(db.prepare('SELECT version FROM schema_version').all()).toEqual([{ version: SCHEMA_VERSION }]);
+    db.close();
+  });
+
+  it('refuses a database from a newer codecall', async () => {
+    const path = nextPath();
+    await (await createSqliteTaskStore({ path })).close();
+    const db = new Database(path);
+    db.prepare('UPDATE schema_version SET version = ?').run(SCHEMA_VERSION + 1);
+    db.close();
+    const error = await createSqliteTaskStore({ path }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CodecallError);
+    expect((error as CodecallError).code).toBe('STORE_ERROR');
+    expect((error as CodecallError).details).toMatchObject({ schemaVersion: SCHEMA_VERSION + 1 });
+  });
+
+  it('detects a deleted journal row as a gap', async () => {
+    const path = nextPath();
+    const store = await createSqliteTaskStore({ path });
+    const task = await store.createTask(codeInput());
+    const lease = await store.claimTask('w', { leaseMs: 1000 });
+    const clocks = [1, 2, 3].map((clock) => ({ type: 'clock' as const, data: { clock } }));
+    await store.appendJournal(task.id, clocks, { fencingToken: lease?.fencingToken ?? -1 });
+    const db = new Database(path);
+    db.prepare('DELETE FROM journal WHERE task_id = ? AND seq = 2').run(task.id);
+    db.close();
+    const error = await store.readJournal(task.id).catch((e: unknown) => e);
+    expect((error as CodecallError).code).toBe('CHECKPOINT_CORRUPT');
+    expect((error as CodecallError).details).toEqual({ taskId: task.id, seq: 2 });
+    await store.close();
+  });
+
+  it('maps a lock timeout to a retryable STORE_ERROR', async () => {
+    const path = nextPath();
+    const store = await createSqliteTaskStore({ path, busyTimeoutMs: 20 });
+    const other = new Database(path);
+    other.exec('BEGIN IMMEDIATE');
+    try {
+      const error = await store.claimTask('w', { leaseMs: 1000 }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(CodecallError);
+      expect(error).toMatchObject({
+        code: 'STORE_ERROR',
+        retryable: true,
+        details: { sqliteCode: 'SQLITE_BUSY' },
+      });
+    } finally {
+      other.exec('ROLLBACK');
+      other.close();
+      await store.close();
+    }
+  });
+
+  it('never hands one task to two connections', async () => {
+    const path = nextPath();
+    const a = await createSqliteTaskStore({ path });
+    const b = await createSqliteTaskStore({ path });
+    for (let i = 0; i < 20; i++) await a.createTask(codeInput(), { now: 1000 + i });
+    const got = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => (i % 2 === 0 ? a : b).claimTask(`w${i % 2}`, { leaseMs: 60_000 })),
+    );
+    const ids = got.flatMap((lease) => (lease === null ? [] : [lease.taskId]));
+    expect(ids).toHaveLength(20);
+    expect(new Set(ids).size).toBe(20);
+    await a.close();
+    await b.close();
+  });
+
+  it('never hands one task to two processes', async () => {
+    const path = nextPath();
+    const store = await createSqliteTaskStore({ path });
+    for (let i = 0; i < 50; i++) await store.createTask(codeInput(), { now: 1000 + i });
+    await store.close();
+    const workers = ['p1', 'p2'].map((owner) => startWorker(path, owner));
+    await Promise.all(workers.map((w) => w.ready));
+    for (const w of workers) w.go();
+    const claimed = await Promise.all(workers.map((w) => w.done));
+    // Both really took part (the worker pauses between claims), so this is a race, not a queue.
+    for (const ids of claimed) expect(ids.length).toBeGreaterThan(0);
+    const all = claimed.flat();
+    expect(all).toHaveLength(50);
+    expect(new Set(all).size).toBe(50);
+  }, 60_000);
+});
