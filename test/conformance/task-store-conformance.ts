@@ -150,6 +150,11 @@ export function describeTaskStoreConformance(
         expect(read?.data).toEqual({ a: { c: 3, d: 2 }, b: 1 });
       });
 
+      if (options.corrupt === undefined) {
+        console.warn(
+          `[task-store conformance] ${name}: skipping the corruption case: this store has no corrupt() hook`,
+        );
+      }
       it.runIf(options.corrupt !== undefined)(
         'reports CHECKPOINT_CORRUPT at the first bad entry',
         async () => {
