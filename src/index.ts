@@ -4,3 +4,4 @@ export * from './codec/index.ts';
 export * from './tools/index.ts';
 export * from './sandbox/index.ts';
 export * from './store/index.ts';
+export * from './durable/index.ts';
