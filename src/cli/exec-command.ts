@@ -5,8 +5,10 @@ import { CodecallError } from '../errors/index.ts';
 import { createQuickJsDriver } from '../sandbox/index.ts';
 import type { ExecutionLimits, ExecutionResult, GuestLanguage, ToolDefinition } from '../spec/index.ts';
 import { runProgram } from '../tools/index.ts';
+import { runStoredTask } from './durable-exec.ts';
 import { toJsonView } from './json-view.ts';
 import { loadToolsModule } from './load-tools.ts';
+import { openTaskDb } from './task-db.ts';
 
 export interface ExecCommandOptions {
   tools?: string;
@@ -14,6 +16,8 @@ export interface ExecCommandOptions {
   memory?: string;
   seed?: string;
   json?: boolean;
+  /** Run as a durable task stored in this SQLite file. */
+  db?: string;
 }
 
 export interface CliIo {
@@ -35,6 +39,24 @@ export async function execCommand(file: string, options: ExecCommandOptions, io:
   if (options.timeout !== undefined) limits.timeoutMs = positive('--timeout', options.timeout) * 1000;
   if (options.memory !== undefined) limits.memoryBytes = positive('--memory', options.memory) * 1024 * 1024;
   const seed = options.seed === undefined ? undefined : integer('--seed', options.seed);
+  if (options.db !== undefined) {
+    const store = await openTaskDb(options.db, false);
+    try {
+      const task = await store.createTask({
+        kind: 'code',
+        code,
+        language,
+        seed: seed ?? Math.floor(Math.random() * 2 ** 31),
+        ...(Object.keys(limits).length > 0 ? { limits } : {}),
+      });
+      return await runStoredTask(
+        { store, taskId: task.id, tools, dbPath: options.db, json: options.json === true },
+        io,
+      );
+    } finally {
+      await store.close();
+    }
+  }
 
   const driver = createQuickJsDriver({ warmVmsPerWorker: 1 });
   const controller = new AbortController();

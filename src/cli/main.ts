@@ -2,6 +2,8 @@ import { Command, CommanderError } from 'commander';
 import { isCodecallError } from '../errors/index.ts';
 import type { CliIo, ExecCommandOptions } from './exec-command.ts';
 import { execCommand } from './exec-command.ts';
+import type { TasksOptions } from './tasks-command.ts';
+import { tasksCancel, tasksList, tasksResume, tasksShow } from './tasks-command.ts';
 
 export const EXIT_USAGE = 2;
 
@@ -21,8 +23,47 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo): Prom
     .option('--memory <mb>', 'memory limit in MiB')
     .option('--seed <n>', 'seed for Math.random')
     .option('--json', 'print one JSON object on the last line of stdout')
+    .option('--db <path>', 'run as a durable task stored in this SQLite file (SIGINT pauses it)')
     .action(async (file: string, options: ExecCommandOptions) => {
       exitCode = await execCommand(file, options, io);
+    });
+  const tasks = program.command('tasks').description('inspect and control durable tasks in a SQLite file');
+  tasks
+    .command('list')
+    .description('list tasks, oldest first')
+    .requiredOption('--db <path>', 'the SQLite task database')
+    .option('--status <status>', 'only tasks with this status')
+    .option('--json', 'print one JSON object')
+    .action(async (options: TasksOptions & { status?: string }) => {
+      exitCode = await tasksList(options, io);
+    });
+  tasks
+    .command('show')
+    .description('show a task and its journal summary')
+    .argument('<id>', 'the task id')
+    .requiredOption('--db <path>', 'the SQLite task database')
+    .option('--json', 'print one JSON object')
+    .action(async (id: string, options: TasksOptions) => {
+      exitCode = await tasksShow(id, options, io);
+    });
+  tasks
+    .command('resume')
+    .description('resume a paused task and run it here, replaying its journal')
+    .argument('<id>', 'the task id')
+    .requiredOption('--db <path>', 'the SQLite task database')
+    .option('--tools <module>', 'a .js/.ts module whose default export is a list or record of tools')
+    .option('--json', 'print one JSON object on the last line of stdout')
+    .action(async (id: string, options: TasksOptions & { tools?: string }) => {
+      exitCode = await tasksResume(id, options, io);
+    });
+  tasks
+    .command('cancel')
+    .description('cancel a task that is not running')
+    .argument('<id>', 'the task id')
+    .requiredOption('--db <path>', 'the SQLite task database')
+    .option('--json', 'print one JSON object')
+    .action(async (id: string, options: TasksOptions) => {
+      exitCode = await tasksCancel(id, options, io);
     });
   try {
     await program.parseAsync([...argv]);

@@ -7,6 +7,7 @@ import type {
   JournalEntry,
   JournalEntryInput,
   Lease,
+  LogEntry,
   SandboxDriver,
   TaskRecord,
   TaskStore,
@@ -19,7 +20,8 @@ export const DEFAULT_LEASE_MS = 15_000;
 /** The tools a runner serves (a ToolRegistry fits). */
 export interface RunnerTools {
   readonly bindings: readonly GuestToolBinding[];
-  host(): ExecutionHost;
+  /** `onLog` is passed only when the runner has one. */
+  host(options?: { onLog?: (entry: LogEntry) => void }): ExecutionHost;
   get(namespace: string, name: string): { readonly effect: ToolEffect } | undefined;
 }
 
@@ -31,6 +33,8 @@ export interface TaskRunnerOptions {
   readonly owner: string;
   readonly leaseMs?: number;
   readonly clock?: () => number;
+  /** Receives the guest's console output (passed to `tools.host({ onLog })`). */
+  readonly onLog?: (entry: LogEntry) => void;
 }
 
 const TOOL_ENTRIES = new Set(['tool_intent', 'tool_outcome']);
@@ -53,6 +57,12 @@ export class TaskRunner {
   /** Claims the next runnable task and runs it until it ends or pauses; null when there was none. */
   async runNext(): Promise<TaskRecord | null> {
     const lease = await this.options.store.claimTask(this.options.owner, { leaseMs: this.leaseMs });
+    return lease ? this.run(lease) : null;
+  }
+
+  /** Claims this task (if it is runnable) and runs it until it ends or pauses; null when it was not claimable. */
+  async runTask(taskId: string): Promise<TaskRecord | null> {
+    const lease = await this.options.store.claimTask(this.options.owner, { leaseMs: this.leaseMs, taskId });
     return lease ? this.run(lease) : null;
   }
 
@@ -116,7 +126,9 @@ export class TaskRunner {
           seed: task.input.seed,
           ...(task.input.limits ? { limits: task.input.limits } : {}),
         },
-        live: this.options.tools.host(),
+        live: this.options.onLog
+          ? this.options.tools.host({ onLog: this.options.onLog })
+          : this.options.tools.host(),
         effectOf: (call) =>
           call.kind === 'timer'
             ? 'read'

@@ -69,9 +69,12 @@ export interface TaskStore {
   /**
    * Claims the oldest `pending` task, or a `running` one whose lease expired; sets it `running`, bumps its
    * fencing token and attempts, and returns the lease. Null when there is nothing to claim. Two concurrent
-   * claimers never get the same task.
+   * claimers never get the same task. With `taskId`, only that task is considered (same rules).
    */
-  claimTask(owner: string, options: StoreOptions & { leaseMs: number; now?: number }): Promise<Lease | null>;
+  claimTask(
+    owner: string,
+    options: StoreOptions & { leaseMs: number; now?: number; taskId?: string },
+  ): Promise<Lease | null>;
   /** Extends a lease; FENCED if it was lost. */
   renewLease(lease: Lease, options: StoreOptions & { leaseMs: number; now?: number }): Promise<Lease>;
   /** Gives a lease up (the task keeps its status); a stale lease is ignored. */

@@ -272,6 +272,16 @@ export function describeTaskStoreConformance(
         expect(await store.getTask(older.id)).toMatchObject({ status: 'running', attempts: 1 });
       });
 
+      it('claims only the named task with taskId, by the same rules', async () => {
+        const older = await store.createTask(codeInput(), { now: T0 });
+        const newer = await store.createTask(codeInput(), { now: T0 + 10 });
+        const lease = await store.claimTask('w', { leaseMs: LEASE, now: T0 + 20, taskId: newer.id });
+        expect(lease).toMatchObject({ taskId: newer.id, fencingToken: 1 });
+        expect(await store.claimTask('w', { leaseMs: LEASE, now: T0 + 20, taskId: newer.id })).toBeNull();
+        expect(await store.claimTask('w', { leaseMs: LEASE, now: T0 + 20, taskId: 'task_nope' })).toBeNull();
+        expect(await store.getTask(older.id)).toMatchObject({ status: 'pending' });
+      });
+
       it('recovers a running task whose lease expired, keeping it running and counting attempts', async () => {
         const { id, token } = await claimed();
         expect(await store.claimTask('w2', { leaseMs: LEASE, now: T0 + LEASE - 1 })).toBeNull();

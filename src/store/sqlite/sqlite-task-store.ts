@@ -185,21 +185,26 @@ export class SqliteTaskStore implements TaskStore {
     });
   }
 
-  claimTask(owner: string, options: StoreOptions & { leaseMs: number; now?: number }): Promise<Lease | null> {
+  claimTask(
+    owner: string,
+    options: StoreOptions & { leaseMs: number; now?: number; taskId?: string },
+  ): Promise<Lease | null> {
     return this.#run(options.signal, () => {
       const now = options.now ?? Date.now();
       const db = this.#db;
       // BEGIN IMMEDIATE takes the write lock before the SELECT, so two connections cannot pick the same row.
       return db
         .transaction((): Lease | null => {
+          const only = options.taskId === undefined ? '' : 'AND id = ?';
           const row = db
             .prepare(
               `SELECT id, fencing_token FROM tasks
-               WHERE status = 'pending'
-                  OR (status = 'running' AND (lease_expires_at IS NULL OR lease_expires_at <= ?))
+               WHERE (status = 'pending'
+                  OR (status = 'running' AND (lease_expires_at IS NULL OR lease_expires_at <= ?))) ${only}
                ORDER BY created_at, id LIMIT 1`,
             )
-            .get(now) as { id: string; fencing_token: number } | undefined;
+            .get(...(options.taskId === undefined ? [now] : [now, options.taskId])) as
+            { id: string; fencing_token: number } | undefined;
           if (row === undefined) return null;
           const expiresAt = now + options.leaseMs;
           const fencingToken = row.fencing_token + 1;
