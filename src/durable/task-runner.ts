@@ -13,6 +13,7 @@ import type {
   TaskStore,
   ToolEffect,
 } from '../spec/index.ts';
+import { DEFAULT_MAX_STALLED_ATTEMPTS, nextAttempt } from './crash-loop.ts';
 import { runJournaled } from './run-journaled.ts';
 
 export const DEFAULT_LEASE_MS = 15_000;
@@ -32,6 +33,8 @@ export interface TaskRunnerOptions {
   /** Identifies this runner in leases. */
   readonly owner: string;
   readonly leaseMs?: number;
+  /** Runs in a row that may die without progress before the task fails with CRASH_LOOP. */
+  readonly maxStalledAttempts?: number;
   readonly clock?: () => number;
   /** Receives the guest's console output (passed to `tools.host({ onLog })`). */
   readonly onLog?: (entry: LogEntry) => void;
@@ -47,10 +50,12 @@ const TOOL_ENTRIES = new Set(['tool_intent', 'tool_outcome']);
 export class TaskRunner {
   private readonly running = new Map<string, AbortController>();
   private readonly leaseMs: number;
+  private readonly maxStalledAttempts: number;
   private readonly clock: () => number;
 
   constructor(private readonly options: TaskRunnerOptions) {
     this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+    this.maxStalledAttempts = options.maxStalledAttempts ?? DEFAULT_MAX_STALLED_ATTEMPTS;
     this.clock = options.clock ?? Date.now;
   }
 
@@ -111,6 +116,15 @@ export class TaskRunner {
         }
         throw e;
       }
+      const attempt = nextAttempt(journal, this.maxStalledAttempts);
+      if ('error' in attempt) {
+        return await store.updateTask(
+          lease.taskId,
+          { status: 'failed', error: attempt.error.toJSON() },
+          fenced,
+        );
+      }
+      await store.appendJournal(lease.taskId, [attempt.entry], fenced);
       // The guest's start clock is journaled once, so every replay starts at the same time.
       const recordedClock = journal.find((e) => e.type === 'clock')?.data.clock;
       const startClock = typeof recordedClock === 'number' ? recordedClock : this.clock();
@@ -165,6 +179,11 @@ export class TaskRunner {
         await store.appendJournal(lease.taskId, [{ type: 'control', data: { action: 'pause' } }], fenced);
         return store.updateTask(lease.taskId, { status: 'paused', pauseReason: 'user_request' }, fenced);
       case 'NEEDS_ATTENTION':
+        await store.appendJournal(
+          lease.taskId,
+          [{ type: 'control', data: { action: 'needs_attention' } }],
+          fenced,
+        );
         return store.updateTask(
           lease.taskId,
           { status: 'paused', pauseReason: 'needs_attention', error: { code, message } },

@@ -82,7 +82,11 @@ describe('TaskRunner over SQLite (pause, resume, cancel)', () => {
 
     const journal = await store.readJournal(task.id);
     expect(journal.filter((e) => e.type === 'tool_outcome')).toHaveLength(8);
-    expect(journal.filter((e) => e.type === 'control').map((e) => e.data.action)).toEqual(['pause']);
+    expect(journal.filter((e) => e.type === 'control').map((e) => e.data.action)).toEqual([
+      'attempt',
+      'pause',
+      'attempt',
+    ]);
   });
 
   it('gives a resumed task the same random numbers and clock as an uninterrupted run', async () => {
