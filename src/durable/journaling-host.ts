@@ -21,6 +21,8 @@ export interface JournalingHostOptions {
   effectOf(call: HostCall): ToolEffect;
   /** Epoch ms for live deliveries. */
   clock(): number;
+  /** Prefix of the idempotency keys given to tool calls (`task:block`); the call id completes the key. */
+  readonly keyPrefix?: string;
   /** The execution cannot go on (divergence, an unsafe call in doubt): the runner aborts it with this error. */
   onFatal(error: CodecallError): void;
 }
@@ -124,12 +126,22 @@ export class JournalingHost implements ExecutionHost {
   }
 
   private async live(call: HostCall, signal: AbortSignal, recordIntent: boolean): Promise<HostOutcome> {
+    const key =
+      call.kind === 'tool' && this.options.keyPrefix ? `${this.options.keyPrefix}:${call.callId}` : undefined;
     if (recordIntent) {
       const tool = call.kind === 'timer' ? 'timer' : `${call.namespace}.${call.name}`;
       const args = call.kind === 'timer' ? String(call.delayMs) : encodeValue(call.args, { root: 'args' });
-      await this.commit([{ type: 'tool_intent', data: { call_id: call.callId, tool, args } }]);
+      const data = {
+        call_id: call.callId,
+        tool,
+        args,
+        ...(key === undefined ? {} : { idempotency_key: key }),
+      };
+      await this.commit([{ type: 'tool_intent', data }]);
     }
-    const outcome = await this.options.live.call(call, signal);
+    const keyed: HostCall =
+      call.kind === 'tool' && key !== undefined ? { ...call, idempotencyKey: key } : call;
+    const outcome = await this.options.live.call(keyed, signal);
     if (signal.aborted && !outcome.ok) {
       // The execution ended (pause, cancel, timeout) and the tool gave up: nothing is known of its effect, so
       // nothing is journaled; a resume re-runs it if its effect allows, or asks a human.

@@ -22,6 +22,8 @@ export interface RunJournaledOptions {
   readonly append: (entries: readonly JournalEntryInput[]) => Promise<void>;
   /** The guest's clock at start, fixed for the task (journaled by the caller). */
   readonly startClock: number;
+  /** Prefix of tool calls' idempotency keys (`task:block`). */
+  readonly keyPrefix?: string;
   readonly clock?: () => number;
   readonly signal?: AbortSignal;
   /** How long tool calls still running when the execution ends may take to journal their outcomes. */
@@ -46,6 +48,7 @@ export async function runJournaled(options: RunJournaledOptions): Promise<Execut
     effectOf: options.effectOf,
     clock: options.clock ?? Date.now,
     onFatal: (error: CodecallError) => controller.abort(error),
+    ...(options.keyPrefix === undefined ? {} : { keyPrefix: options.keyPrefix }),
     ...(options.live.onLog ? { onLog: options.live.onLog.bind(options.live) } : {}),
   });
   try {

@@ -152,6 +152,8 @@ export class TaskRunner {
           await store.appendJournal(lease.taskId, entries, fenced);
         },
         startClock,
+        // One code block per task in exec mode; agent steps will number their blocks.
+        keyPrefix: `${lease.taskId}:0`,
         clock: this.clock,
         signal: controller.signal,
       });

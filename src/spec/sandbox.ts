@@ -44,6 +44,8 @@ export type HostCall =
       readonly namespace: string;
       readonly name: string;
       readonly args: unknown;
+      /** Stable across replays and restarts (`task:block:call`); set by the durable layer. */
+      readonly idempotencyKey?: string;
     }
   | { readonly kind: 'timer'; readonly callId: string; readonly delayMs: number };
 

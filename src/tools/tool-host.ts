@@ -87,7 +87,11 @@ export class ToolRegistry {
     }
     let value: unknown;
     try {
-      value = await tool.execute(call.args, { signal, callId: call.callId });
+      value = await tool.execute(call.args, {
+        signal,
+        callId: call.callId,
+        ...(call.idempotencyKey === undefined ? {} : { idempotencyKey: call.idempotencyKey }),
+      });
     } catch (thrown) {
       return { ok: false, error: serializeToolError(thrown) };
     }
