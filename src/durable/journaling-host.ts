@@ -53,7 +53,10 @@ export class JournalingHost implements ExecutionHost {
   readonly onLog?: (entry: LogEntry) => void;
 
   constructor(private readonly options: JournalingHostOptions & { onLog?: (entry: LogEntry) => void }) {
-    if (options.onLog) this.onLog = options.onLog;
+    const onLog = options.onLog;
+    // Lines the program printed before the interruption were streamed then; during the replay they are not
+    // streamed again (the execution's own log still holds them all).
+    if (onLog) this.onLog = (entry) => (this.replayDone ? onLog(entry) : undefined);
     for (const entry of options.recorded) {
       const d = entry.data as Record<string, unknown>;
       const callId = String(d.call_id);

@@ -13,6 +13,7 @@ import type {
 
 const PROGRAM = `
 const started = Date.now();
+console.log('start');
 const rolls = [Math.random(), Math.random()];
 const [a, b, c] = await Promise.all([
   tools.work({ id: 'a', ms: 60 }),
@@ -64,10 +65,11 @@ describe('journaled execution and replay (quickjs)', () => {
 
   async function run(h: Harness, recorded: readonly JournalEntryInput[], code = PROGRAM) {
     const journal: JournalEntryInput[] = [];
+    const streamed: string[] = [];
     const result = await runJournaled({
       driver,
       request: { code, language: 'javascript', tools: h.registry.bindings, seed: 42 },
-      live: h.registry.host(),
+      live: h.registry.host({ onLog: (e) => streamed.push(e.message) }),
       effectOf: (call: HostCall) =>
         call.kind === 'timer' ? 'read' : (h.registry.get(call.namespace, call.name)?.effect ?? 'unsafe'),
       recorded,
@@ -78,7 +80,7 @@ describe('journaled execution and replay (quickjs)', () => {
       startClock: 1_700_000_000_000,
       clock,
     });
-    return { result, journal };
+    return { result, journal, streamed };
   }
 
   function value(result: ExecutionResult): unknown {
@@ -109,6 +111,9 @@ describe('journaled execution and replay (quickjs)', () => {
     expect(replay.journal).toEqual([]);
     expect(value(replay.result)).toEqual(value(original.result));
     expect(replay.result.logs).toEqual(original.result.logs);
+    // Lines printed before the last journaled outcome are not streamed again by the replay.
+    expect(original.streamed).toEqual(['start', 'seen 42']);
+    expect(replay.streamed).toEqual(['seen 42']);
   });
 
   it('replays Promise.all exactly after a crash with two of three outcomes journaled', async () => {
