@@ -2,3 +2,4 @@ export { EncodedValue, encodeValue, decodeValue, TAG } from './value-codec.ts';
 export type { EncodeOptions } from './value-codec.ts';
 export { encodeOutcome } from './encode-outcome.ts';
 export type { EncodedOutcome } from './encode-outcome.ts';
+export { canonicalJson } from './canonical-json.ts';

@@ -11,19 +11,19 @@ import type {
   SandboxDriver,
   TaskRecord,
   TaskStore,
-  ToolEffect,
 } from '../spec/index.ts';
 import { DEFAULT_MAX_STALLED_ATTEMPTS, nextAttempt } from './crash-loop.ts';
 import { runJournaled } from './run-journaled.ts';
+import { toolManifestHash } from './tool-manifest.ts';
+import type { ManifestTools } from './tool-manifest.ts';
 
 export const DEFAULT_LEASE_MS = 15_000;
 
 /** The tools a runner serves (a ToolRegistry fits). */
-export interface RunnerTools {
+export interface RunnerTools extends ManifestTools {
   readonly bindings: readonly GuestToolBinding[];
   /** `onLog` is passed only when the runner has one. */
   host(options?: { onLog?: (entry: LogEntry) => void }): ExecutionHost;
-  get(namespace: string, name: string): { readonly effect: ToolEffect } | undefined;
 }
 
 export interface TaskRunnerOptions {
@@ -33,6 +33,8 @@ export interface TaskRunnerOptions {
   /** Identifies this runner in leases. */
   readonly owner: string;
   readonly leaseMs?: number;
+  /** Resume tasks whose journal was written with other tools or another engine (default: pause them). */
+  readonly acceptChangedTools?: boolean;
   /** Runs in a row that may die without progress before the task fails with CRASH_LOOP. */
   readonly maxStalledAttempts?: number;
   readonly clock?: () => number;
@@ -125,6 +127,8 @@ export class TaskRunner {
         );
       }
       await store.appendJournal(lease.taskId, [attempt.entry], fenced);
+      const incompatible = await this.checkManifest(lease, journal);
+      if (incompatible) return incompatible;
       // The guest's start clock is journaled once, so every replay starts at the same time.
       const recordedClock = journal.find((e) => e.type === 'clock')?.data.clock;
       const startClock = typeof recordedClock === 'number' ? recordedClock : this.clock();
@@ -163,6 +167,46 @@ export class TaskRunner {
       this.running.delete(lease.taskId);
       await store.releaseLease(current).catch(() => undefined);
     }
+  }
+
+  /**
+   * The first run journals the tools and engine; a later run with other tools (names, schemas, effects) or
+   * another engine would replay against a different world, so the task pauses for a human unless
+   * `acceptChangedTools` says to go on.
+   */
+  private async checkManifest(lease: Lease, journal: readonly JournalEntry[]): Promise<TaskRecord | null> {
+    const { store } = this.options;
+    const fenced = { fencingToken: lease.fencingToken };
+    const now = { tools_hash: toolManifestHash(this.options.tools), engine: this.options.driver.engine };
+    const recorded = journal.find((e) => e.type === 'manifest')?.data;
+    if (!recorded) {
+      await store.appendJournal(lease.taskId, [{ type: 'manifest', data: now }], fenced);
+      return null;
+    }
+    if (recorded.tools_hash === now.tools_hash && recorded.engine === now.engine) return null;
+    const what =
+      recorded.engine === now.engine
+        ? 'the tools changed'
+        : `the engine changed (${String(recorded.engine)} -> ${now.engine})`;
+    if (this.options.acceptChangedTools) {
+      await store.appendJournal(
+        lease.taskId,
+        [{ type: 'manifest', data: { ...now, accepted: what } }],
+        fenced,
+      );
+      return null;
+    }
+    const message = `the journal was written with other tools or another engine: ${what}`;
+    await store.appendJournal(lease.taskId, [{ type: 'control', data: { action: 'incompatible' } }], fenced);
+    return store.updateTask(
+      lease.taskId,
+      {
+        status: 'paused',
+        pauseReason: 'needs_attention',
+        error: { code: 'INCOMPATIBLE_CHECKPOINT', message },
+      },
+      fenced,
+    );
   }
 
   private async settle(lease: Lease, result: ExecutionResult): Promise<TaskRecord> {

@@ -3,7 +3,8 @@
  * outcomes are kept as the tagged-JSON strings that crossed the sandbox boundary.
  */
 export type JournalEntryType =
-  | 'task_input' // { code_hash, tools_hash, engine, seed }
+  | 'task_input' // { code_hash, tools_hash, language, seed }
+  | 'manifest' // { tools_hash, engine }: the tools (names, schemas, effects) and engine the journal was written with
   | 'code_block' // { block, code }
   | 'tool_intent' // { call_id, tool, args, idempotency_key }
   | 'tool_outcome' // { call_id, ok, payload, clock }

@@ -111,6 +111,8 @@ export interface ExecuteOptions {
 export interface SandboxDriver {
   readonly name: string;
   readonly apiVersion: typeof SANDBOX_DRIVER_API_VERSION;
+  /** The engine and its version (e.g. `quickjs-wasi@3.7.0`); a journal is replayed only on the engine that wrote it. */
+  readonly engine: string;
   readonly languages: readonly GuestLanguage[];
   /** Resolves when the driver can start executions without paying its start-up (workers, warm pools). */
   ready(): Promise<void>;

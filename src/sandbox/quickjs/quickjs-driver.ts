@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { CodecallError, isCodecallError } from '../../errors/index.ts';
 import type {
@@ -45,6 +46,7 @@ export const DEFAULT_SPIN_MICROS = 250;
 export class QuickJsDriver implements SandboxDriver {
   readonly name = 'quickjs';
   readonly apiVersion = SANDBOX_DRIVER_API_VERSION;
+  readonly engine = `quickjs-wasi@${(createRequire(import.meta.url)('quickjs-wasi/package.json') as { version: string }).version}`;
   readonly languages: readonly GuestLanguage[] = ['javascript', 'typescript'];
   private readonly workers: SandboxWorker[] = [];
   private readonly executions = new Map<number, HostExecution>();

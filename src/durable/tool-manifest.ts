@@ -1,0 +1,29 @@
+import { createHash } from 'node:crypto';
+import { canonicalJson } from '../codec/index.ts';
+import type { GuestToolBinding, JsonSchema, ToolEffect } from '../spec/index.ts';
+
+export interface ManifestTools {
+  readonly bindings: readonly GuestToolBinding[];
+  get(
+    namespace: string,
+    name: string,
+  ):
+    | { readonly effect: ToolEffect; readonly inputSchema?: JsonSchema; readonly outputSchema?: JsonSchema }
+    | undefined;
+}
+
+/** A hash of what the guest can see and rely on: every tool's place, schemas and effect. */
+export function toolManifestHash(tools: ManifestTools): string {
+  const entries = tools.bindings
+    .map((b) => {
+      const def = tools.get(b.namespace, b.name);
+      return {
+        tool: `${b.namespace}.${b.name}`,
+        effect: def?.effect ?? null,
+        input: def?.inputSchema ?? null,
+        output: def?.outputSchema ?? null,
+      };
+    })
+    .sort((a, b) => (a.tool < b.tool ? -1 : a.tool > b.tool ? 1 : 0));
+  return createHash('sha256').update(canonicalJson(entries)).digest('hex');
+}
