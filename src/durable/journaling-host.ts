@@ -21,6 +21,10 @@ export interface JournalingHostOptions {
   effectOf(call: HostCall): ToolEffect;
   /** Epoch ms for live deliveries. */
   clock(): number;
+  /** Whether this call must be approved by a human before it runs. */
+  needsApproval?(call: HostCall): boolean;
+  /** A call waits for approval: the runner pauses the execution (after collecting the others of this turn). */
+  onApprovalRequired?(): void;
   /** Prefix of the idempotency keys given to tool calls (`task:block`); the call id completes the key. */
   readonly keyPrefix?: string;
   /** The execution cannot go on (divergence, an unsafe call in doubt): the runner aborts it with this error. */
@@ -49,6 +53,9 @@ export class JournalingHost implements ExecutionHost {
   private next = 0;
   private drainScheduled = false;
   private readonly inFlight = new Set<Promise<HostOutcome>>();
+  private readonly byCall = new Map<string, Promise<HostOutcome>>();
+  private readonly requested = new Set<string>();
+  private readonly decisions = new Map<string, { decision: string; reason: string }>();
   private commits: Promise<void> = Promise.resolve();
   readonly onLog?: (entry: LogEntry) => void;
 
@@ -62,6 +69,13 @@ export class JournalingHost implements ExecutionHost {
       const callId = String(d.call_id);
       if (entry.type === 'tool_intent')
         this.intents.set(callId, { tool: String(d.tool), args: String(d.args) });
+      if (entry.type === 'approval_request') this.requested.add(String(d.approval_id));
+      if (entry.type === 'approval_decision') {
+        this.decisions.set(String(d.approval_id), {
+          decision: String(d.decision),
+          reason: typeof d.reason === 'string' ? d.reason : '',
+        });
+      }
       if (entry.type === 'tool_outcome') {
         this.position.set(callId, this.outcomes.length);
         this.outcomes.push({ callId, outcome: toOutcome(d) });
@@ -93,6 +107,8 @@ export class JournalingHost implements ExecutionHost {
           this.scheduleDrain();
         });
       }
+      // A call that waited for approval has an intent and no outcome: it goes on to its decision.
+      if (this.requested.has(call.callId)) return this.runLive(call, signal, false);
       // The intent was committed but its outcome was lost (a crash while the call ran).
       const effect = this.options.effectOf(call);
       if (effect === 'unsafe') {
@@ -124,7 +140,13 @@ export class JournalingHost implements ExecutionHost {
   private runLive(call: HostCall, signal: AbortSignal, recordIntent: boolean): Promise<HostOutcome> {
     const running = this.live(call, signal, recordIntent);
     this.inFlight.add(running);
-    void running.finally(() => this.inFlight.delete(running)).catch(() => undefined);
+    this.byCall.set(call.callId, running);
+    void running
+      .finally(() => {
+        this.inFlight.delete(running);
+        this.byCall.delete(call.callId);
+      })
+      .catch(() => undefined);
     return running;
   }
 
@@ -142,9 +164,38 @@ export class JournalingHost implements ExecutionHost {
       };
       await this.commit([{ type: 'tool_intent', data }]);
     }
+    if (call.kind === 'tool' && this.options.needsApproval?.(call)) {
+      const decision = this.decisions.get(call.callId);
+      if (!decision) {
+        if (!this.requested.has(call.callId)) {
+          this.requested.add(call.callId);
+          const args = encodeValue(call.args, { root: 'args' });
+          const tool = `${call.namespace}.${call.name}`;
+          const data = { approval_id: call.callId, call_id: call.callId, tool, args };
+          await this.commit([{ type: 'approval_request', data }]);
+        }
+        // Waiting for a human is not work in flight: a pause need not wait for it.
+        const running = this.byCall.get(call.callId);
+        if (running) this.inFlight.delete(running);
+        this.options.onApprovalRequired?.();
+        return never;
+      }
+      if (decision.decision !== 'approve') {
+        const reason = decision.reason ? `: ${decision.reason}` : '';
+        const message = `${call.namespace}.${call.name} was rejected${reason}`;
+        const rejected: HostOutcome = {
+          ok: false,
+          error: { code: 'TOOL_REJECTED', name: 'ToolRejectedError', message },
+        };
+        return this.finishLive(call, signal, rejected);
+      }
+    }
     const keyed: HostCall =
       call.kind === 'tool' && key !== undefined ? { ...call, idempotencyKey: key } : call;
-    const outcome = await this.options.live.call(keyed, signal);
+    return this.finishLive(call, signal, await this.options.live.call(keyed, signal));
+  }
+
+  private async finishLive(call: HostCall, signal: AbortSignal, outcome: HostOutcome): Promise<HostOutcome> {
     if (signal.aborted && !outcome.ok) {
       // The execution ended (pause, cancel, timeout) and the tool gave up: nothing is known of its effect, so
       // nothing is journaled; a resume re-runs it if its effect allows, or asks a human.

@@ -1,4 +1,4 @@
-import type { CodecallError } from '../errors/index.ts';
+import { CodecallError } from '../errors/index.ts';
 import type {
   ExecutionHost,
   ExecutionRequest,
@@ -22,6 +22,8 @@ export interface RunJournaledOptions {
   readonly append: (entries: readonly JournalEntryInput[]) => Promise<void>;
   /** The guest's clock at start, fixed for the task (journaled by the caller). */
   readonly startClock: number;
+  /** Whether a call must wait for a human's approval; such a call pauses the execution (APPROVAL_REQUIRED). */
+  readonly needsApproval?: (call: HostCall) => boolean;
   /** Prefix of tool calls' idempotency keys (`task:block`). */
   readonly keyPrefix?: string;
   readonly clock?: () => number;
@@ -31,6 +33,8 @@ export interface RunJournaledOptions {
 }
 
 export const DEFAULT_SETTLE_MS = 5_000;
+/** How long requests for approval are collected after the first before the execution pauses. */
+export const APPROVAL_COLLECT_MS = 20;
 
 /**
  * Runs (or re-runs) a program against its journal: recorded outcomes are replayed in order, the rest runs
@@ -38,6 +42,7 @@ export const DEFAULT_SETTLE_MS = 5_000;
  */
 export async function runJournaled(options: RunJournaledOptions): Promise<ExecutionResult> {
   const controller = new AbortController();
+  let approvalTimer: NodeJS.Timeout | undefined;
   const forward = (): void => controller.abort(options.signal?.reason);
   if (options.signal?.aborted) forward();
   options.signal?.addEventListener('abort', forward, { once: true });
@@ -49,6 +54,14 @@ export async function runJournaled(options: RunJournaledOptions): Promise<Execut
     clock: options.clock ?? Date.now,
     onFatal: (error: CodecallError) => controller.abort(error),
     ...(options.keyPrefix === undefined ? {} : { keyPrefix: options.keyPrefix }),
+    ...(options.needsApproval ? { needsApproval: options.needsApproval } : {}),
+    onApprovalRequired: () => {
+      // Wait a moment so every request of the same guest turn (e.g. one Promise.all) is journaled, then pause.
+      approvalTimer ??= setTimeout(
+        () => controller.abort(new CodecallError('APPROVAL_REQUIRED', 'waiting for approval')),
+        APPROVAL_COLLECT_MS,
+      );
+    },
     ...(options.live.onLog ? { onLog: options.live.onLog.bind(options.live) } : {}),
   });
   try {
@@ -59,6 +72,7 @@ export async function runJournaled(options: RunJournaledOptions): Promise<Execut
     await host.idle(options.settleMs ?? DEFAULT_SETTLE_MS);
     return result;
   } finally {
+    clearTimeout(approvalTimer);
     options.signal?.removeEventListener('abort', forward);
   }
 }

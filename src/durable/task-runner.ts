@@ -42,7 +42,7 @@ export interface TaskRunnerOptions {
   readonly onLog?: (entry: LogEntry) => void;
 }
 
-const TOOL_ENTRIES = new Set(['tool_intent', 'tool_outcome']);
+const TOOL_ENTRIES = new Set(['tool_intent', 'tool_outcome', 'approval_request', 'approval_decision']);
 
 /**
  * Claims tasks from the store and runs them through the journal: a first run journals as it goes, a resumed or
@@ -71,6 +71,50 @@ export class TaskRunner {
   async runTask(taskId: string): Promise<TaskRecord | null> {
     const lease = await this.options.store.claimTask(this.options.owner, { leaseMs: this.leaseMs, taskId });
     return lease ? this.run(lease) : null;
+  }
+
+  /**
+   * Records decisions on a task paused for approval (each bound to the exact call it was asked for) and runs it
+   * on: approved calls run, rejected ones raise a catchable ToolRejectedError in the guest.
+   */
+  async decide(
+    taskId: string,
+    decisions: readonly { approvalId: string; decision: 'approve' | 'reject'; reason?: string }[],
+    actor: string,
+  ): Promise<TaskRecord | null> {
+    const { store } = this.options;
+    const task = await store.getTask(taskId);
+    if (!task) throw new CodecallError('NOT_FOUND', `no task ${taskId}`);
+    if (task.status !== 'paused' || task.pauseReason !== 'approval_required') {
+      throw new CodecallError('ILLEGAL_TRANSITION', `task ${taskId} is not waiting for approval`, {
+        details: { status: task.status, pause_reason: task.pauseReason },
+      });
+    }
+    const journal = await store.readJournal(taskId);
+    const pending = new Set(
+      journal.filter((e) => e.type === 'approval_request').map((e) => String(e.data.approval_id)),
+    );
+    for (const e of journal) if (e.type === 'approval_decision') pending.delete(String(e.data.approval_id));
+    for (const d of decisions) {
+      if (!pending.has(d.approvalId)) {
+        throw new CodecallError(
+          'INVALID_ARGUMENT',
+          `approval ${d.approvalId} is not pending on task ${taskId}`,
+          {
+            details: { pending: [...pending] },
+          },
+        );
+      }
+    }
+    await store.updateTask(taskId, { status: 'pending' }, { expectedVersion: task.version });
+    const lease = await store.claimTask(this.options.owner, { leaseMs: this.leaseMs, taskId });
+    if (!lease) return null;
+    const entries = decisions.map((d) => ({
+      type: 'approval_decision' as const,
+      data: { approval_id: d.approvalId, decision: d.decision, actor, reason: d.reason ?? '' },
+    }));
+    await store.appendJournal(taskId, entries, { fencingToken: lease.fencingToken });
+    return this.run(lease);
   }
 
   /** Interrupts a task running here; it ends `paused` (user_request). */
@@ -156,6 +200,11 @@ export class TaskRunner {
           await store.appendJournal(lease.taskId, entries, fenced);
         },
         startClock,
+        needsApproval: (call) => {
+          if (call.kind !== 'tool') return false;
+          const policy = this.options.tools.get(call.namespace, call.name)?.requiresApproval;
+          return typeof policy === 'function' ? policy(call.args) : policy === true;
+        },
         // One code block per task in exec mode; agent steps will number their blocks.
         keyPrefix: `${lease.taskId}:0`,
         clock: this.clock,
@@ -224,6 +273,13 @@ export class TaskRunner {
       case 'PAUSED':
         await store.appendJournal(lease.taskId, [{ type: 'control', data: { action: 'pause' } }], fenced);
         return store.updateTask(lease.taskId, { status: 'paused', pauseReason: 'user_request' }, fenced);
+      case 'APPROVAL_REQUIRED':
+        await store.appendJournal(
+          lease.taskId,
+          [{ type: 'control', data: { action: 'await_approval' } }],
+          fenced,
+        );
+        return store.updateTask(lease.taskId, { status: 'paused', pauseReason: 'approval_required' }, fenced);
       case 'NEEDS_ATTENTION':
         await store.appendJournal(
           lease.taskId,

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../codec/index.ts';
-import type { GuestToolBinding, JsonSchema, ToolEffect } from '../spec/index.ts';
+import type { ApprovalPolicy, GuestToolBinding, JsonSchema, ToolEffect } from '../spec/index.ts';
 
 export interface ManifestTools {
   readonly bindings: readonly GuestToolBinding[];
@@ -8,7 +8,12 @@ export interface ManifestTools {
     namespace: string,
     name: string,
   ):
-    | { readonly effect: ToolEffect; readonly inputSchema?: JsonSchema; readonly outputSchema?: JsonSchema }
+    | {
+        readonly effect: ToolEffect;
+        readonly inputSchema?: JsonSchema;
+        readonly outputSchema?: JsonSchema;
+        readonly requiresApproval?: ApprovalPolicy;
+      }
     | undefined;
 }
 
