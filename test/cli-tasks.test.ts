@@ -232,4 +232,73 @@ describe('codecall exec --db and codecall tasks (the built CLI, as child process
     expect(badDir.code).toBe(2);
     expect(badDir.stderr).toContain('cannot open task database');
   });
+
+  it('pauses for approval, shows the pending requests, and runs on after approve/reject', async () => {
+    await writeFile(
+      join(dir, 'approval-tools.js'),
+      `import { defineTool } from 'codecall';
+export default [
+  defineTool({
+    name: 'pay',
+    description: 'pays someone',
+    requiresApproval: (args) => args.amount > 100,
+    execute: (args) => 'paid ' + args.to,
+  }),
+];
+`,
+    );
+    await writeFile(
+      join(dir, 'pay.js'),
+      `const small = await tools.pay({ to: 'cafe', amount: 5 });
+const big = await Promise.allSettled([tools.pay({ to: 'landlord', amount: 900 }), tools.pay({ to: 'shop', amount: 300 })]);
+return [small, ...big.map((r) => r.status === 'fulfilled' ? r.value : r.reason.code)];
+`,
+    );
+    const tools = join(dir, 'approval-tools.js');
+    const first = await codecall(env, 'exec', join(dir, 'pay.js'), '--db', db, '--tools', tools, '--json');
+    expect(first.code).toBe(0);
+    const paused = lastJson(first.stdout);
+    expect(paused).toMatchObject({ status: 'paused', pause_reason: 'approval_required' });
+    expect(paused.pending_approvals).toEqual([
+      { id: 'call-2', tool: 'tools.pay', arguments: { to: 'landlord', amount: 900 } },
+      { id: 'call-3', tool: 'tools.pay', arguments: { to: 'shop', amount: 300 } },
+    ]);
+    const id = String(paused.task_id);
+    const approve = await codecall(
+      env,
+      'tasks',
+      'approve',
+      id,
+      'call-2',
+      '--db',
+      db,
+      '--tools',
+      tools,
+      '--json',
+    );
+    expect(approve.code).toBe(0);
+    expect(lastJson(approve.stdout)).toMatchObject({
+      status: 'paused',
+      pending_approvals: [{ id: 'call-3', tool: 'tools.pay', arguments: { to: 'shop', amount: 300 } }],
+    });
+    const reject = await codecall(
+      env,
+      'tasks',
+      'reject',
+      id,
+      'call-3',
+      '--reason',
+      'not this month',
+      '--db',
+      db,
+      '--tools',
+      tools,
+      '--json',
+    );
+    expect(reject.code).toBe(0);
+    expect(lastJson(reject.stdout)).toMatchObject({
+      status: 'succeeded',
+      result: ['paid cafe', 'paid landlord', 'TOOL_REJECTED'],
+    });
+  });
 });

@@ -1,10 +1,11 @@
 import { inspect } from 'node:util';
-import { TaskRunner } from '../durable/index.ts';
+import { pendingApprovals, TaskRunner } from '../durable/index.ts';
 import { CodecallError } from '../errors/index.ts';
 import { createQuickJsDriver } from '../sandbox/index.ts';
-import type { TaskRecord, TaskStore, ToolDefinition } from '../spec/index.ts';
+import type { JournalEntry, TaskRecord, TaskStore, ToolDefinition } from '../spec/index.ts';
 import { ToolRegistry } from '../tools/index.ts';
 import type { CliIo } from './exec-command.ts';
+import { toJsonView } from './json-view.ts';
 import { taskOutcomeJson, taskResult } from './task-view.ts';
 
 export interface RunStoredTaskOptions {
@@ -13,6 +14,9 @@ export interface RunStoredTaskOptions {
   readonly tools: readonly ToolDefinition[];
   readonly dbPath: string;
   readonly json: boolean;
+  /** Decisions to record before running on (`tasks approve` / `tasks reject`). */
+  readonly decisions?: readonly { approvalId: string; decision: 'approve' | 'reject'; reason?: string }[];
+  readonly actor?: string;
 }
 
 /**
@@ -38,7 +42,9 @@ export async function runStoredTask(options: RunStoredTaskOptions, io: CliIo): P
   let record: TaskRecord | null;
   try {
     await driver.ready();
-    record = await runner.runTask(taskId);
+    record = options.decisions
+      ? await runner.decide(taskId, options.decisions, options.actor ?? 'cli')
+      : await runner.runTask(taskId);
   } finally {
     process.off('SIGINT', onSigint);
     await driver.close();
@@ -50,13 +56,19 @@ export async function runStoredTask(options: RunStoredTaskOptions, io: CliIo): P
       `task ${taskId} could not be claimed (status ${current?.status ?? 'unknown'}); another worker may hold it`,
     );
   }
-  report(record, options, io);
+  const journal = record.status === 'paused' ? await store.readJournal(taskId) : undefined;
+  report(record, options, io, journal);
   return record.status === 'succeeded' || record.status === 'paused' ? 0 : 1;
 }
 
-function report(record: TaskRecord, options: RunStoredTaskOptions, io: CliIo): void {
+function report(
+  record: TaskRecord,
+  options: RunStoredTaskOptions,
+  io: CliIo,
+  journal: readonly JournalEntry[] | undefined,
+): void {
   if (options.json) {
-    io.stdout(`${JSON.stringify(taskOutcomeJson(record))}\n`);
+    io.stdout(`${JSON.stringify(taskOutcomeJson(record, journal))}\n`);
     return;
   }
   switch (record.status) {
@@ -65,6 +77,9 @@ function report(record: TaskRecord, options: RunStoredTaskOptions, io: CliIo): v
       io.stderr(`task ${record.id} succeeded\n`);
       break;
     case 'paused':
+      for (const a of journal ? pendingApprovals(journal) : []) {
+        io.stderr(`approval ${a.id}: ${a.tool}(${JSON.stringify(toJsonView(a.arguments))})\n`);
+      }
       io.stderr(
         `task ${record.id} paused (${record.pauseReason ?? 'unknown'}); resume with: ` +
           `codecall tasks resume ${record.id} --db ${options.dbPath}\n`,

@@ -3,7 +3,7 @@ import { isCodecallError } from '../errors/index.ts';
 import type { CliIo, ExecCommandOptions } from './exec-command.ts';
 import { execCommand } from './exec-command.ts';
 import type { TasksOptions } from './tasks-command.ts';
-import { tasksCancel, tasksList, tasksResume, tasksShow } from './tasks-command.ts';
+import { tasksCancel, tasksDecide, tasksList, tasksResume, tasksShow } from './tasks-command.ts';
 
 export const EXIT_USAGE = 2;
 
@@ -56,6 +56,27 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo): Prom
     .action(async (id: string, options: TasksOptions & { tools?: string }) => {
       exitCode = await tasksResume(id, options, io);
     });
+  for (const decision of ['approve', 'reject'] as const) {
+    tasks
+      .command(decision)
+      .description(`${decision} a pending approval (bound to that call) and run the task on here`)
+      .argument('<id>', 'the task id')
+      .argument('<approval_id>', 'the approval id (from `tasks show` or the paused output)')
+      .requiredOption('--db <path>', 'the SQLite task database')
+      .option('--tools <module>', 'a .js/.ts module whose default export is a list or record of tools')
+      .option('--reason <text>', 'why (journaled with the decision)')
+      .option('--actor <name>', 'who decides (default: cli:<user>)')
+      .option('--json', 'print one JSON object on the last line of stdout')
+      .action(
+        async (
+          id: string,
+          approvalId: string,
+          options: TasksOptions & { tools?: string; reason?: string; actor?: string },
+        ) => {
+          exitCode = await tasksDecide(id, approvalId, decision, options, io);
+        },
+      );
+  }
   tasks
     .command('cancel')
     .description('cancel a task that is not running')

@@ -1,5 +1,6 @@
 import { inspect } from 'node:util';
 import { decodeValue } from '../codec/index.ts';
+import { pendingApprovals } from '../durable/index.ts';
 import type { JournalEntry, TaskRecord } from '../spec/index.ts';
 import { toJsonView } from './json-view.ts';
 
@@ -9,12 +10,17 @@ export function taskResult(record: TaskRecord): unknown {
 }
 
 /** The JSON object `exec --db` and `tasks resume` print as their last stdout line. */
-export function taskOutcomeJson(record: TaskRecord): Record<string, unknown> {
+export function taskOutcomeJson(
+  record: TaskRecord,
+  journal?: readonly JournalEntry[],
+): Record<string, unknown> {
   return {
     task_id: record.id,
     status: record.status,
     pause_reason: record.pauseReason,
-    pending_approvals: [],
+    pending_approvals: journal
+      ? pendingApprovals(journal).map((a) => ({ id: a.id, tool: a.tool, arguments: toJsonView(a.arguments) }))
+      : [],
     result: record.result === null ? null : toJsonView(taskResult(record)),
     error: record.error === null ? null : { code: record.error.code, message: record.error.message },
   };
@@ -26,7 +32,7 @@ export function taskDetailJson(
   journal?: readonly JournalEntry[],
 ): Record<string, unknown> {
   return {
-    ...taskOutcomeJson(record),
+    ...taskOutcomeJson(record, journal),
     language: record.input.language,
     seed: record.input.seed,
     attempts: record.attempts,

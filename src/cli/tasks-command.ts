@@ -1,3 +1,4 @@
+import { userInfo } from 'node:os';
 import { CodecallError } from '../errors/index.ts';
 import type { TaskStatus, TaskStore } from '../spec/index.ts';
 import { TASK_TRANSITIONS } from '../spec/index.ts';
@@ -79,6 +80,35 @@ export async function tasksResume(
       await store.updateTask(id, { status: 'pending' }, { expectedVersion: task.version });
     }
     return runStoredTask({ store, taskId: id, tools, dbPath: options.db, json: options.json === true }, io);
+  });
+}
+
+/** `codecall tasks approve|reject ID APPROVAL_ID`: records the decision (bound to that call) and runs the task on. */
+export async function tasksDecide(
+  id: string,
+  approvalId: string,
+  decision: 'approve' | 'reject',
+  options: TasksOptions & { tools?: string; reason?: string; actor?: string },
+  io: CliIo,
+): Promise<number> {
+  const tools = options.tools ? await loadToolsModule(options.tools) : [];
+  return withStore(options.db, async (store) => {
+    await mustGet(store, id);
+    const decisions = [
+      { approvalId, decision, ...(options.reason === undefined ? {} : { reason: options.reason }) },
+    ];
+    return runStoredTask(
+      {
+        store,
+        taskId: id,
+        tools,
+        dbPath: options.db,
+        json: options.json === true,
+        decisions,
+        actor: options.actor ?? `cli:${userInfo().username}`,
+      },
+      io,
+    );
   });
 }
 

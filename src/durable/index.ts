@@ -8,3 +8,5 @@ export { transition, eventBetween, canTransitionTo, isTerminal } from './transit
 export { nextAttempt, DEFAULT_MAX_STALLED_ATTEMPTS } from './crash-loop.ts';
 export { toolManifestHash } from './tool-manifest.ts';
 export type { ManifestTools } from './tool-manifest.ts';
+export { pendingApprovals } from './pending-approvals.ts';
+export type { PendingApproval } from './pending-approvals.ts';
