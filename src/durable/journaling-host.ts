@@ -55,6 +55,8 @@ export class JournalingHost implements ExecutionHost {
   private readonly inFlight = new Set<Promise<HostOutcome>>();
   private readonly byCall = new Map<string, Promise<HostOutcome>>();
   private readonly requested = new Set<string>();
+  /** Approved calls that began running: after a crash their effect decides, as for any lost call. */
+  private readonly started = new Set<string>();
   private readonly decisions = new Map<string, { decision: string; reason: string }>();
   private commits: Promise<void> = Promise.resolve();
   readonly onLog?: (entry: LogEntry) => void;
@@ -70,6 +72,8 @@ export class JournalingHost implements ExecutionHost {
       if (entry.type === 'tool_intent')
         this.intents.set(callId, { tool: String(d.tool), args: String(d.args) });
       if (entry.type === 'approval_request') this.requested.add(String(d.approval_id));
+      if (entry.type === 'control' && d.action === 'approved_call_started')
+        this.started.add(String(d.call_id));
       if (entry.type === 'approval_decision') {
         this.decisions.set(String(d.approval_id), {
           decision: String(d.decision),
@@ -107,8 +111,10 @@ export class JournalingHost implements ExecutionHost {
           this.scheduleDrain();
         });
       }
-      // A call that waited for approval has an intent and no outcome: it goes on to its decision.
-      if (this.requested.has(call.callId)) return this.runLive(call, signal, false);
+      // A call that waited for approval has an intent and no outcome: it goes on to its decision, unless it was
+      // approved and had started running (then it is a lost call like any other).
+      if (this.requested.has(call.callId) && !this.started.has(call.callId))
+        return this.runLive(call, signal, false);
       // The intent was committed but its outcome was lost (a crash while the call ran).
       const effect = this.options.effectOf(call);
       if (effect === 'unsafe') {
@@ -189,6 +195,12 @@ export class JournalingHost implements ExecutionHost {
         };
         return this.finishLive(call, signal, rejected);
       }
+    }
+    if (this.requested.has(call.callId)) {
+      this.started.add(call.callId);
+      await this.commit([
+        { type: 'control', data: { action: 'approved_call_started', call_id: call.callId } },
+      ]);
     }
     const keyed: HostCall =
       call.kind === 'tool' && key !== undefined ? { ...call, idempotencyKey: key } : call;

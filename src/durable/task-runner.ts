@@ -42,7 +42,14 @@ export interface TaskRunnerOptions {
   readonly onLog?: (entry: LogEntry) => void;
 }
 
-const TOOL_ENTRIES = new Set(['tool_intent', 'tool_outcome', 'approval_request', 'approval_decision']);
+/** The journal entries a replay needs. */
+const TOOL_ENTRIES = new Set([
+  'tool_intent',
+  'tool_outcome',
+  'approval_request',
+  'approval_decision',
+  'control',
+]);
 
 /**
  * Claims tasks from the store and runs them through the journal: a first run journals as it goes, a resumed or

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeValue } from '../../src/codec/index.ts';
-import { TaskRunner } from '../../src/durable/index.ts';
+import { runJournaled, TaskRunner } from '../../src/durable/index.ts';
 import { createQuickJsDriver, defineTool, ToolRegistry } from '../../src/index.ts';
-import type { QuickJsDriver, TaskStore } from '../../src/index.ts';
+import type { JournalEntryInput, QuickJsDriver, TaskStore } from '../../src/index.ts';
 import { createSqliteTaskStore } from '../../src/store/index.ts';
 
 const PROGRAM = `
@@ -101,5 +101,59 @@ describe('approvals', () => {
   it('refuses decisions on a task that is not waiting for approval', async () => {
     const task = await store.createTask({ kind: 'code', code: 'return 1', language: 'javascript', seed: 1 });
     await expect(runner.decide(task.id, [], 'ops')).rejects.toMatchObject({ code: 'ILLEGAL_TRANSITION' });
+  });
+
+  it('treats an approved unsafe call that had started when its worker died as lost (needs attention)', async () => {
+    const runs: string[] = [];
+    const pay = defineTool({
+      name: 'pay',
+      description: 'pays',
+      effect: 'unsafe',
+      requiresApproval: true,
+      execute: () => {
+        runs.push('pay');
+        return 'paid';
+      },
+    });
+    const registry = new ToolRegistry([pay]);
+    const base: JournalEntryInput[] = [
+      { type: 'tool_intent', data: { call_id: 'call-1', tool: 'tools.pay', args: '{}' } },
+      {
+        type: 'approval_request',
+        data: { approval_id: 'call-1', call_id: 'call-1', tool: 'tools.pay', args: '{}' },
+      },
+      {
+        type: 'approval_decision',
+        data: { approval_id: 'call-1', decision: 'approve', actor: 'ops', reason: '' },
+      },
+    ];
+    const attempt = (recorded: JournalEntryInput[]) =>
+      runJournaled({
+        driver,
+        request: {
+          code: 'return await tools.pay({})',
+          language: 'javascript',
+          tools: registry.bindings,
+          seed: 1,
+        },
+        live: registry.host(),
+        effectOf: () => 'unsafe',
+        needsApproval: () => true,
+        recorded,
+        append: () => Promise.resolve(),
+        startClock: 0,
+      });
+    // Approved, never started: it runs now.
+    const fresh = await attempt(base);
+    expect(fresh.status === 'succeeded' && fresh.value).toBe('paid');
+    expect(runs).toEqual(['pay']);
+    // Approved and started, outcome lost: it may have paid already, so a human decides.
+    const started: JournalEntryInput = {
+      type: 'control',
+      data: { action: 'approved_call_started', call_id: 'call-1' },
+    };
+    const lost = await attempt([...base, started]);
+    expect(lost.status === 'failed' && lost.error.code).toBe('NEEDS_ATTENTION');
+    expect(runs).toEqual(['pay']);
   });
 });
