@@ -93,8 +93,7 @@ export class JournalingHost implements ExecutionHost {
   }
 
   call(call: HostCall, signal: AbortSignal): Promise<HostOutcome> {
-    const tool = call.kind === 'timer' ? 'timer' : `${call.namespace}.${call.name}`;
-    const args = call.kind === 'timer' ? String(call.delayMs) : encodeValue(call.args, { root: 'args' });
+    const { tool, args } = wireForm(call);
     const recorded = this.intents.get(call.callId);
     if (recorded) {
       if (recorded.tool !== tool || recorded.args !== args) {
@@ -114,7 +113,7 @@ export class JournalingHost implements ExecutionHost {
       // A call that waited for approval has an intent and no outcome: it goes on to its decision, unless it was
       // approved and had started running (then it is a lost call like any other).
       if (this.requested.has(call.callId) && !this.started.has(call.callId))
-        return this.runLive(call, signal, false);
+        return this.runLive(call, signal, null);
       // The intent was committed but its outcome was lost (a crash while the call ran).
       const effect = this.options.effectOf(call);
       if (effect === 'unsafe') {
@@ -124,9 +123,9 @@ export class JournalingHost implements ExecutionHost {
           { call_id: call.callId, tool, args },
         );
       }
-      return this.runLive(call, signal, false);
+      return this.runLive(call, signal, null);
     }
-    return this.runLive(call, signal, true);
+    return this.runLive(call, signal, { tool, args });
   }
 
   /**
@@ -143,8 +142,9 @@ export class JournalingHost implements ExecutionHost {
     clearTimeout(timer);
   }
 
-  private runLive(call: HostCall, signal: AbortSignal, recordIntent: boolean): Promise<HostOutcome> {
-    const running = this.live(call, signal, recordIntent);
+  /** `intent` is journaled first unless the journal already has it (null). */
+  private runLive(call: HostCall, signal: AbortSignal, intent: Wire | null): Promise<HostOutcome> {
+    const running = this.live(call, signal, intent);
     this.inFlight.add(running);
     this.byCall.set(call.callId, running);
     void running
@@ -156,16 +156,14 @@ export class JournalingHost implements ExecutionHost {
     return running;
   }
 
-  private async live(call: HostCall, signal: AbortSignal, recordIntent: boolean): Promise<HostOutcome> {
+  private async live(call: HostCall, signal: AbortSignal, intent: Wire | null): Promise<HostOutcome> {
     const key =
       call.kind === 'tool' && this.options.keyPrefix ? `${this.options.keyPrefix}:${call.callId}` : undefined;
-    if (recordIntent) {
-      const tool = call.kind === 'timer' ? 'timer' : `${call.namespace}.${call.name}`;
-      const args = call.kind === 'timer' ? String(call.delayMs) : encodeValue(call.args, { root: 'args' });
+    if (intent) {
       const data = {
         call_id: call.callId,
-        tool,
-        args,
+        tool: intent.tool,
+        args: intent.args,
         ...(key === undefined ? {} : { idempotency_key: key }),
       };
       await this.commit([{ type: 'tool_intent', data }]);
@@ -175,8 +173,7 @@ export class JournalingHost implements ExecutionHost {
       if (!decision) {
         if (!this.requested.has(call.callId)) {
           this.requested.add(call.callId);
-          const args = encodeValue(call.args, { root: 'args' });
-          const tool = `${call.namespace}.${call.name}`;
+          const { tool, args } = wireForm(call);
           const data = { approval_id: call.callId, call_id: call.callId, tool, args };
           await this.commit([{ type: 'approval_request', data }]);
         }
@@ -267,6 +264,20 @@ export class JournalingHost implements ExecutionHost {
     this.options.onFatal(new CodecallError(code, message, { details }));
     return never;
   }
+}
+
+interface Wire {
+  readonly tool: string;
+  readonly args: string;
+}
+
+/** How a call is named and its arguments written in the journal; the driver's wire text when it has one. */
+function wireForm(call: HostCall): Wire {
+  if (call.kind === 'timer') return { tool: 'timer', args: String(call.delayMs) };
+  return {
+    tool: `${call.namespace}.${call.name}`,
+    args: call.argsJson ?? encodeValue(call.args, { root: 'args' }),
+  };
 }
 
 function toOutcome(d: Record<string, unknown>): HostOutcome {

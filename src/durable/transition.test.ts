@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CodecallError } from '../errors/index.ts';
-import { TASK_TRANSITIONS } from '../spec/index.ts';
+import { eventBetween, isTerminal, TASK_TRANSITIONS } from '../spec/index.ts';
 import type { TaskEvent, TaskStatus } from '../spec/index.ts';
-import { canTransitionTo, eventBetween, isTerminal, transition } from './transition.ts';
+import { canTransitionTo, transition } from './transition.ts';
 
 const STATUSES: TaskStatus[] = ['pending', 'running', 'paused', 'succeeded', 'failed', 'cancelled'];
 const EVENTS: TaskEvent[] = ['start', 'pause', 'resume', 'succeed', 'fail', 'cancel', 'recover'];

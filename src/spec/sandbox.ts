@@ -44,6 +44,8 @@ export type HostCall =
       readonly namespace: string;
       readonly name: string;
       readonly args: unknown;
+      /** The arguments as they crossed the sandbox boundary (tagged JSON), when the driver has them. */
+      readonly argsJson?: string;
       /** Stable across replays and restarts (`task:block:call`); set by the durable layer. */
       readonly idempotencyKey?: string;
     }

@@ -23,6 +23,18 @@ export const TASK_TRANSITIONS: Readonly<Record<TaskStatus, Partial<Record<TaskEv
   cancelled: {},
 };
 
+/** The first event leading from `from` to `to`, or null when the table has none. */
+export function eventBetween(from: TaskStatus, to: TaskStatus): TaskEvent | null {
+  for (const [event, next] of Object.entries(TASK_TRANSITIONS[from])) {
+    if (next === to) return event as TaskEvent;
+  }
+  return null;
+}
+
+export function isTerminal(status: TaskStatus): boolean {
+  return TERMINAL_STATUSES.includes(status);
+}
+
 /** Exec mode: the caller supplies the program. (Agent mode, with an instruction, comes with the model layer.) */
 export interface CodeTaskInput {
   readonly kind: 'code';

@@ -83,6 +83,13 @@ export function defineGroup(options: SuiteOptions, title: string, register: (gro
   describe(title, () => {
     let driver: SandboxDriver | undefined;
     const skipped: string[] = [];
+    // A case with no program in the suite's language is skipped, named as such, and listed in a warning. The
+    // quickjs driver has a program for every case, so nothing is skipped today; the Python driver (issue 6) adds
+    // its programs case by case and these skips track which are still missing.
+    const skipMissing = (name: string): void => {
+      skipped.push(name);
+      it.skip(`${name} [no ${options.language} program yet]`, () => undefined);
+    };
     beforeAll(async () => {
       driver = await options.createDriver();
       // Warm the pool (a few at once, so every worker starts) so behaviour timings exclude cold start.
@@ -122,20 +129,12 @@ export function defineGroup(options: SuiteOptions, title: string, register: (gro
       },
       program(name, programs, body, timeoutMs) {
         const p = programs[language];
-        if (p === undefined) {
-          skipped.push(name);
-          it.skip(`${name} [no ${language} program yet]`, () => undefined);
-          return;
-        }
+        if (p === undefined) return skipMissing(name);
         it(name, () => body(toSource(p)), timeoutMs);
       },
       programs(name, programs, body, timeoutMs) {
         const set = programs[language];
-        if (set === undefined) {
-          skipped.push(name);
-          it.skip(`${name} [no ${language} program yet]`, () => undefined);
-          return;
-        }
+        if (set === undefined) return skipMissing(name);
         const sources = Object.fromEntries(
           Object.entries<Program>(set).map(([k, p]) => [k, toSource(p)]),
         ) as Record<keyof typeof set, Source>;

@@ -3,7 +3,7 @@
 import { appendFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TaskRunner } from '../../src/durable/index.ts';
-import { createQuickJsDriver, defineTool, ToolRegistry } from '../../src/index.ts';
+import { createQuickJsDriver, defineTool, isTerminal, ToolRegistry } from '../../src/index.ts';
 import { createSqliteTaskStore } from '../../src/store/index.ts';
 
 const [dbPath, effectsPath, owner] = process.argv.slice(2);
@@ -34,8 +34,7 @@ for (;;) {
   const ran = await runner.runNext();
   if (ran) continue;
   const { tasks } = await store.listTasks({ limit: 1000 });
-  if (tasks.every((t) => t.status === 'succeeded' || t.status === 'failed' || t.status === 'cancelled'))
-    break;
+  if (tasks.every((t) => isTerminal(t.status))) break;
   await sleep(50); // a crashed predecessor's lease has not expired yet
 }
 await store.close();

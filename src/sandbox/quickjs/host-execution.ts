@@ -138,7 +138,14 @@ export class HostExecution {
         call = { kind: 'timer', callId, delayMs: Number(JSON.parse(msg.payload)) };
       } else if (binding) {
         const args = decodeValue(msg.payload);
-        call = { kind: 'tool', callId, namespace: binding.namespace, name: binding.name, args };
+        call = {
+          kind: 'tool',
+          callId,
+          namespace: binding.namespace,
+          name: binding.name,
+          args,
+          argsJson: msg.payload,
+        };
       } else {
         throw new Error(`the guest called unknown tool index ${msg.tool}`);
       }
