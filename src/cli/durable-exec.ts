@@ -5,7 +5,7 @@ import { createQuickJsDriver } from '../sandbox/index.ts';
 import type { JournalEntry, TaskRecord, TaskStore, ToolDefinition } from '../spec/index.ts';
 import { ToolRegistry } from '../tools/index.ts';
 import type { CliIo } from './exec-command.ts';
-import { toJsonView } from './json-view.ts';
+import { toJsonView } from '../codec/index.ts';
 import { taskOutcomeJson, taskResult } from './task-view.ts';
 
 export interface RunStoredTaskOptions {

@@ -6,7 +6,7 @@ import { createQuickJsDriver } from '../sandbox/index.ts';
 import type { ExecutionLimits, ExecutionResult, GuestLanguage, ToolDefinition } from '../spec/index.ts';
 import { runProgram } from '../tools/index.ts';
 import { runStoredTask } from './durable-exec.ts';
-import { toJsonView } from './json-view.ts';
+import { toJsonView } from '../codec/index.ts';
 import { loadToolsModule } from './load-tools.ts';
 import { openTaskDb } from './task-db.ts';
 

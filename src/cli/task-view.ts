@@ -2,7 +2,7 @@ import { inspect } from 'node:util';
 import { decodeValue } from '../codec/index.ts';
 import { pendingApprovals } from '../durable/index.ts';
 import type { JournalEntry, TaskRecord } from '../spec/index.ts';
-import { toJsonView } from './json-view.ts';
+import { toJsonView } from '../codec/index.ts';
 
 /** The decoded result of a succeeded task (undefined otherwise). */
 export function taskResult(record: TaskRecord): unknown {

@@ -3,3 +3,4 @@ export type { EncodeOptions } from './value-codec.ts';
 export { encodeOutcome } from './encode-outcome.ts';
 export type { EncodedOutcome } from './encode-outcome.ts';
 export { canonicalJson } from './canonical-json.ts';
+export { toJsonView } from './json-view.ts';

@@ -2,7 +2,7 @@ export { JournalingHost } from './journaling-host.ts';
 export type { JournalingHostOptions } from './journaling-host.ts';
 export { runJournaled, DEFAULT_SETTLE_MS } from './run-journaled.ts';
 export type { RunJournaledOptions } from './run-journaled.ts';
-export { TaskRunner, DEFAULT_LEASE_MS } from './task-runner.ts';
+export { TaskRunner, DEFAULT_LEASE_MS, DEFAULT_CONTROL_POLL_MS } from './task-runner.ts';
 export type { TaskRunnerOptions, RunnerTools } from './task-runner.ts';
 export { transition, canTransitionTo } from './transition.ts';
 export { nextAttempt, DEFAULT_MAX_STALLED_ATTEMPTS } from './crash-loop.ts';
@@ -10,3 +10,20 @@ export { toolManifestHash } from './tool-manifest.ts';
 export type { ManifestTools } from './tool-manifest.ts';
 export { pendingApprovals } from './pending-approvals.ts';
 export type { PendingApproval } from './pending-approvals.ts';
+export { createRuntime, DEFAULT_CONCURRENCY, DEFAULT_POLL_MS } from './create-runtime.ts';
+export type { Runtime, RuntimeOptions, SubmitInput, ActorOptions } from './create-runtime.ts';
+export type { RuntimeEvent } from './runtime-event.ts';
+export { taskView } from './task-view.ts';
+export type { TaskView } from './task-view.ts';
+export { INPUT_WAIT_BINDING } from './journaling-host.ts';
+export { pendingInputs, attentionCall, nextWake } from './journal-state.ts';
+export type { PendingInput, AttentionCall } from './journal-state.ts';
+export {
+  decideApprovals,
+  provideInput,
+  resolveAttention,
+  resumePaused,
+  timeOutInputs,
+} from './paused-actions.ts';
+export type { ApprovalDecision, AttentionDecision, PausedAction } from './paused-actions.ts';
+export { settleRun, addResources } from './settle-run.ts';

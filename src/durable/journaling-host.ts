@@ -25,6 +25,8 @@ export interface JournalingHostOptions {
   needsApproval?(call: HostCall): boolean;
   /** A call waits for approval: the runner pauses the execution (after collecting the others of this turn). */
   onApprovalRequired?(): void;
+  /** The guest waits for external input (`input.wait`): the runner pauses the execution, as for approvals. */
+  onInputRequired?(): void;
   /** Prefix of the idempotency keys given to tool calls (`task:block`); the call id completes the key. */
   readonly keyPrefix?: string;
   /** The execution cannot go on (divergence, an unsafe call in doubt): the runner aborts it with this error. */
@@ -58,6 +60,11 @@ export class JournalingHost implements ExecutionHost {
   /** Approved calls that began running: after a crash their effect decides, as for any lost call. */
   private readonly started = new Set<string>();
   private readonly decisions = new Map<string, { decision: string; reason: string }>();
+  /** Input waits asked for, and the answers (a value's tagged JSON, or null for a timeout) by call id. */
+  private readonly inputRequested = new Set<string>();
+  private readonly inputs = new Map<string, string | null>();
+  /** A human's decision on a lost unsafe call; spent once the retried call starts. */
+  private readonly attention = new Map<string, { action: string; payload: string | null }>();
   private commits: Promise<void> = Promise.resolve();
   readonly onLog?: (entry: LogEntry) => void;
 
@@ -74,6 +81,14 @@ export class JournalingHost implements ExecutionHost {
       if (entry.type === 'approval_request') this.requested.add(String(d.approval_id));
       if (entry.type === 'control' && d.action === 'approved_call_started')
         this.started.add(String(d.call_id));
+      if (entry.type === 'input_request') this.inputRequested.add(callId);
+      if (entry.type === 'input_provided') this.inputs.set(callId, String(d.value));
+      if (entry.type === 'input_timeout') this.inputs.set(callId, null);
+      if (entry.type === 'attention_decision') {
+        const payload = typeof d.payload === 'string' ? d.payload : null;
+        this.attention.set(callId, { action: String(d.action), payload });
+      }
+      if (entry.type === 'control' && d.action === 'retry_started') this.attention.delete(callId);
       if (entry.type === 'approval_decision') {
         this.decisions.set(String(d.approval_id), {
           decision: String(d.decision),
@@ -114,7 +129,18 @@ export class JournalingHost implements ExecutionHost {
       // approved and had started running (then it is a lost call like any other).
       if (this.requested.has(call.callId) && !this.started.has(call.callId))
         return this.runLive(call, signal, null);
+      // Waiting for input has no effect on the world: it simply waits again (or takes its answer).
+      if (isInputWait(call)) return this.runLive(call, signal, null);
       // The intent was committed but its outcome was lost (a crash while the call ran).
+      const decided = this.attention.get(call.callId);
+      if (decided?.action === 'skip') {
+        const value = new EncodedValue(decided.payload ?? encodeValue(null));
+        return this.runLive(call, signal, null, { ok: true, value });
+      }
+      if (decided?.action === 'retry') {
+        this.attention.delete(call.callId);
+        return this.runLive(call, signal, null, undefined, true);
+      }
       const effect = this.options.effectOf(call);
       if (effect === 'unsafe') {
         return this.fatal(
@@ -142,9 +168,24 @@ export class JournalingHost implements ExecutionHost {
     clearTimeout(timer);
   }
 
-  /** `intent` is journaled first unless the journal already has it (null). */
-  private runLive(call: HostCall, signal: AbortSignal, intent: Wire | null): Promise<HostOutcome> {
-    const running = this.live(call, signal, intent);
+  /**
+   * `intent` is journaled first unless the journal already has it (null). `given` is an outcome decided by a
+   * human (a skipped call); `retry` journals that a human's retry started, so a crash during it asks again.
+   */
+  private runLive(
+    call: HostCall,
+    signal: AbortSignal,
+    intent: Wire | null,
+    given?: HostOutcome,
+    retry = false,
+  ): Promise<HostOutcome> {
+    const running = given
+      ? this.finishLive(call, signal, given)
+      : retry
+        ? this.commit([{ type: 'control', data: { action: 'retry_started', call_id: call.callId } }]).then(
+            () => this.live(call, signal, intent),
+          )
+        : this.live(call, signal, intent);
     this.inFlight.add(running);
     this.byCall.set(call.callId, running);
     void running
@@ -168,6 +209,7 @@ export class JournalingHost implements ExecutionHost {
       };
       await this.commit([{ type: 'tool_intent', data }]);
     }
+    if (isInputWait(call)) return this.waitForInput(call, signal);
     if (call.kind === 'tool' && this.options.needsApproval?.(call)) {
       const decision = this.decisions.get(call.callId);
       if (!decision) {
@@ -202,6 +244,36 @@ export class JournalingHost implements ExecutionHost {
     const keyed: HostCall =
       call.kind === 'tool' && key !== undefined ? { ...call, idempotencyKey: key } : call;
     return this.finishLive(call, signal, await this.options.live.call(keyed, signal));
+  }
+
+  /** `input.wait(name, { timeoutSeconds })`: the answer once journaled, else a journaled request and a pause. */
+  private async waitForInput(call: HostCall & { kind: 'tool' }, signal: AbortSignal): Promise<HostOutcome> {
+    if (this.inputs.has(call.callId)) {
+      const value = this.inputs.get(call.callId);
+      const outcome: HostOutcome =
+        typeof value === 'string'
+          ? { ok: true, value: new EncodedValue(value) }
+          : { ok: false, error: inputTimeoutError(call.args) };
+      return this.finishLive(call, signal, outcome);
+    }
+    const request = parseInputWait(call.args);
+    if ('error' in request) return this.finishLive(call, signal, { ok: false, error: request.error });
+    if (!this.inputRequested.has(call.callId)) {
+      this.inputRequested.add(call.callId);
+      const deadline =
+        request.timeoutSeconds === null ? null : this.options.clock() + request.timeoutSeconds * 1000;
+      const data = {
+        call_id: call.callId,
+        name: request.name,
+        timeout_seconds: request.timeoutSeconds,
+        deadline,
+      };
+      await this.commit([{ type: 'input_request', data }]);
+    }
+    const running = this.byCall.get(call.callId);
+    if (running) this.inFlight.delete(running);
+    this.options.onInputRequired?.();
+    return never;
   }
 
   private async finishLive(call: HostCall, signal: AbortSignal, outcome: HostOutcome): Promise<HostOutcome> {
@@ -264,6 +336,46 @@ export class JournalingHost implements ExecutionHost {
     this.options.onFatal(new CodecallError(code, message, { details }));
     return never;
   }
+}
+
+/** Where the guest finds `input.wait`; the runner adds this binding to every durable task. */
+export const INPUT_WAIT_BINDING = { namespace: 'input', name: 'wait', params: ['name', 'options'] } as const;
+
+function isInputWait(call: HostCall): call is HostCall & { kind: 'tool' } {
+  return (
+    call.kind === 'tool' &&
+    call.namespace === INPUT_WAIT_BINDING.namespace &&
+    call.name === INPUT_WAIT_BINDING.name
+  );
+}
+
+function parseInputWait(
+  args: unknown,
+): { name: string; timeoutSeconds: number | null } | { error: SerializedError } {
+  const a = (args ?? {}) as { name?: unknown; options?: unknown };
+  const invalid = (message: string) => ({
+    error: { code: 'TOOL_VALIDATION', name: 'ToolValidationError', message: `input.wait: ${message}` },
+  });
+  if (typeof a.name !== 'string' || a.name.length === 0 || a.name.length > 200) {
+    return invalid('the first argument must be a name (a non-empty string of at most 200 characters)');
+  }
+  const options = (a.options ?? {}) as { timeoutSeconds?: unknown };
+  if (typeof options !== 'object') return invalid('the second argument must be an options object');
+  const t = options.timeoutSeconds;
+  if (t === undefined || t === null) return { name: a.name, timeoutSeconds: null };
+  if (typeof t !== 'number' || !Number.isFinite(t) || t <= 0) {
+    return invalid('timeoutSeconds must be a positive number');
+  }
+  return { name: a.name, timeoutSeconds: t };
+}
+
+function inputTimeoutError(args: unknown): SerializedError {
+  const name = String((args as { name?: unknown } | null)?.name);
+  return {
+    code: 'INPUT_TIMEOUT',
+    name: 'InputTimeoutError',
+    message: `no input "${name}" arrived before the wait timed out`,
+  };
 }
 
 interface Wire {

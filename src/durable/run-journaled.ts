@@ -43,6 +43,14 @@ export const APPROVAL_COLLECT_MS = 20;
 export async function runJournaled(options: RunJournaledOptions): Promise<ExecutionResult> {
   const controller = new AbortController();
   let approvalTimer: NodeJS.Timeout | undefined;
+  let approval = false;
+  let fatal: CodecallError | undefined;
+  const pauseForHumans = (): void =>
+    controller.abort(
+      approval
+        ? new CodecallError('APPROVAL_REQUIRED', 'waiting for approval')
+        : new CodecallError('AWAITING_INPUT', 'waiting for input'),
+    );
   const forward = (): void => controller.abort(options.signal?.reason);
   if (options.signal?.aborted) forward();
   options.signal?.addEventListener('abort', forward, { once: true });
@@ -52,15 +60,20 @@ export async function runJournaled(options: RunJournaledOptions): Promise<Execut
     append: options.append,
     effectOf: options.effectOf,
     clock: options.clock ?? Date.now,
-    onFatal: (error: CodecallError) => controller.abort(error),
+    onFatal: (error: CodecallError) => {
+      fatal ??= error;
+      controller.abort(error);
+    },
     ...(options.keyPrefix === undefined ? {} : { keyPrefix: options.keyPrefix }),
     ...(options.needsApproval ? { needsApproval: options.needsApproval } : {}),
+    // Wait a moment so every request of the same guest turn (e.g. one Promise.all) is journaled, then pause;
+    // approvals first: a task waiting for both is shown as waiting for approval.
     onApprovalRequired: () => {
-      // Wait a moment so every request of the same guest turn (e.g. one Promise.all) is journaled, then pause.
-      approvalTimer ??= setTimeout(
-        () => controller.abort(new CodecallError('APPROVAL_REQUIRED', 'waiting for approval')),
-        APPROVAL_COLLECT_MS,
-      );
+      approval = true;
+      approvalTimer ??= setTimeout(pauseForHumans, APPROVAL_COLLECT_MS);
+    },
+    onInputRequired: () => {
+      approvalTimer ??= setTimeout(pauseForHumans, APPROVAL_COLLECT_MS);
     },
     ...(options.live.onLog ? { onLog: options.live.onLog.bind(options.live) } : {}),
   });
@@ -70,6 +83,11 @@ export async function runJournaled(options: RunJournaledOptions): Promise<Execut
       { signal: controller.signal },
     );
     await host.idle(options.settleMs ?? DEFAULT_SETTLE_MS);
+    // The driver keeps an abort reason's code and message; the details (which call diverged) come from here.
+    if (result.status === 'failed' && fatal && result.error.code === fatal.code) {
+      const details = fatal.details as Record<string, unknown> | undefined;
+      return { ...result, error: { ...result.error, ...(details ? { details } : {}) } };
+    }
     return result;
   } finally {
     clearTimeout(approvalTimer);

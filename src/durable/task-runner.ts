@@ -1,8 +1,6 @@
-import { encodeValue } from '../codec/index.ts';
 import { CodecallError, isCodecallError } from '../errors/index.ts';
 import type {
   ExecutionHost,
-  ExecutionResult,
   GuestToolBinding,
   JournalEntry,
   JournalEntryInput,
@@ -13,11 +11,18 @@ import type {
   TaskStore,
 } from '../spec/index.ts';
 import { DEFAULT_MAX_STALLED_ATTEMPTS, nextAttempt } from './crash-loop.ts';
+import { INPUT_WAIT_BINDING } from './journaling-host.ts';
+import { decideApprovals } from './paused-actions.ts';
+import type { ApprovalDecision } from './paused-actions.ts';
 import { runJournaled } from './run-journaled.ts';
+import type { RuntimeEvent } from './runtime-event.ts';
+import { settleRun } from './settle-run.ts';
 import { toolManifestHash } from './tool-manifest.ts';
 import type { ManifestTools } from './tool-manifest.ts';
 
 export const DEFAULT_LEASE_MS = 15_000;
+/** How often a runner asks the store for pause/cancel requests made by other processes. */
+export const DEFAULT_CONTROL_POLL_MS = 50;
 
 /** The tools a runner serves (a ToolRegistry fits). */
 export interface RunnerTools extends ManifestTools {
@@ -28,7 +33,9 @@ export interface RunnerTools extends ManifestTools {
 
 export interface TaskRunnerOptions {
   readonly store: TaskStore;
-  readonly driver: SandboxDriver;
+  /** One driver, or several: a task runs on the first that speaks its language. */
+  readonly driver?: SandboxDriver;
+  readonly drivers?: readonly SandboxDriver[];
   readonly tools: RunnerTools;
   /** Identifies this runner in leases. */
   readonly owner: string;
@@ -37,41 +44,76 @@ export interface TaskRunnerOptions {
   readonly acceptChangedTools?: boolean;
   /** Runs in a row that may die without progress before the task fails with CRASH_LOOP. */
   readonly maxStalledAttempts?: number;
+  readonly controlPollMs?: number;
   readonly clock?: () => number;
   /** Receives the guest's console output (passed to `tools.host({ onLog })`). */
   readonly onLog?: (entry: LogEntry) => void;
+  /** Status changes, log lines and journal entries of the tasks this runner runs. */
+  readonly onEvent?: (event: RuntimeEvent) => void;
 }
 
 /** The journal entries a replay needs. */
-const TOOL_ENTRIES = new Set([
+const REPLAY_ENTRIES = new Set([
   'tool_intent',
   'tool_outcome',
   'approval_request',
   'approval_decision',
+  'input_request',
+  'input_provided',
+  'input_timeout',
+  'attention_decision',
   'control',
 ]);
 
 /**
  * Claims tasks from the store and runs them through the journal: a first run journals as it goes, a resumed or
- * recovered task replays its journal and continues. Pause and cancel interrupt the sandbox at once; a paused task
- * holds no VM and no lease.
+ * recovered task replays its journal and continues. Pause and cancel interrupt the sandbox at once (also when
+ * asked from another process, through the store); a paused task holds no VM and no lease.
  */
 export class TaskRunner {
   private readonly running = new Map<string, AbortController>();
+  private readonly actors = new Map<string, string>();
   private readonly leaseMs: number;
   private readonly maxStalledAttempts: number;
   private readonly clock: () => number;
+  private readonly drivers: readonly SandboxDriver[];
+  private readonly bindings: readonly GuestToolBinding[];
+  private controlPoll: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: TaskRunnerOptions) {
     this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
     this.maxStalledAttempts = options.maxStalledAttempts ?? DEFAULT_MAX_STALLED_ATTEMPTS;
     this.clock = options.clock ?? Date.now;
+    this.drivers = options.drivers ?? (options.driver ? [options.driver] : []);
+    if (this.drivers.length === 0) throw new CodecallError('INVALID_CONFIG', 'a TaskRunner needs a driver');
+    if (options.tools.bindings.some((b) => b.namespace === INPUT_WAIT_BINDING.namespace)) {
+      throw new CodecallError(
+        'INVALID_CONFIG',
+        `the namespace "${INPUT_WAIT_BINDING.namespace}" is reserved for input.wait; rename the tool's namespace`,
+      );
+    }
+    this.bindings = [...options.tools.bindings, INPUT_WAIT_BINDING];
+  }
+
+  /** Tasks running in this runner now. */
+  get active(): number {
+    return this.running.size;
+  }
+
+  has(taskId: string): boolean {
+    return this.running.has(taskId);
   }
 
   /** Claims the next runnable task and runs it until it ends or pauses; null when there was none. */
   async runNext(): Promise<TaskRecord | null> {
     const lease = await this.options.store.claimTask(this.options.owner, { leaseMs: this.leaseMs });
     return lease ? this.run(lease) : null;
+  }
+
+  /** Claims the next runnable task and starts it; `done` settles when it ends or pauses. Null when none. */
+  async startNext(): Promise<{ taskId: string; done: Promise<TaskRecord> } | null> {
+    const lease = await this.options.store.claimTask(this.options.owner, { leaseMs: this.leaseMs });
+    return lease ? { taskId: lease.taskId, done: this.run(lease) } : null;
   }
 
   /** Claims this task (if it is runnable) and runs it until it ends or pauses; null when it was not claimable. */
@@ -86,59 +128,71 @@ export class TaskRunner {
    */
   async decide(
     taskId: string,
-    decisions: readonly { approvalId: string; decision: 'approve' | 'reject'; reason?: string }[],
+    decisions: readonly ApprovalDecision[],
     actor: string,
   ): Promise<TaskRecord | null> {
     const { store } = this.options;
     const task = await store.getTask(taskId);
     if (!task) throw new CodecallError('NOT_FOUND', `no task ${taskId}`);
-    if (task.status !== 'paused' || task.pauseReason !== 'approval_required') {
-      throw new CodecallError('ILLEGAL_TRANSITION', `task ${taskId} is not waiting for approval`, {
-        details: { status: task.status, pause_reason: task.pauseReason },
-      });
-    }
-    const journal = await store.readJournal(taskId);
-    const pending = new Set(
-      journal.filter((e) => e.type === 'approval_request').map((e) => String(e.data.approval_id)),
-    );
-    for (const e of journal) if (e.type === 'approval_decision') pending.delete(String(e.data.approval_id));
-    for (const d of decisions) {
-      if (!pending.has(d.approvalId)) {
-        throw new CodecallError(
-          'INVALID_ARGUMENT',
-          `approval ${d.approvalId} is not pending on task ${taskId}`,
-          {
-            details: { pending: [...pending] },
-          },
-        );
-      }
-    }
-    await store.updateTask(taskId, { status: 'pending' }, { expectedVersion: task.version });
-    const lease = await store.claimTask(this.options.owner, { leaseMs: this.leaseMs, taskId });
-    if (!lease) return null;
-    const entries = decisions.map((d) => ({
-      type: 'approval_decision' as const,
-      data: { approval_id: d.approvalId, decision: d.decision, actor, reason: d.reason ?? '' },
-    }));
-    await store.appendJournal(taskId, entries, { fencingToken: lease.fencingToken });
-    return this.run(lease);
+    const action = decideApprovals(task, await store.readJournal(taskId), decisions, actor);
+    await store.updateTask(taskId, action.patch, { expectedVersion: task.version, append: action.append });
+    return this.runTask(taskId);
   }
 
   /** Interrupts a task running here; it ends `paused` (user_request). */
-  pause(taskId: string): boolean {
-    return this.interrupt(taskId, new CodecallError('PAUSED', 'paused by request'));
+  pause(taskId: string, actor?: string): boolean {
+    return this.interrupt(taskId, new CodecallError('PAUSED', 'paused by request'), actor);
   }
 
   /** Interrupts a task running here; it ends `cancelled`. */
-  cancel(taskId: string): boolean {
-    return this.interrupt(taskId, new CodecallError('CANCELLED', 'cancelled by request'));
+  cancel(taskId: string, actor?: string): boolean {
+    return this.interrupt(taskId, new CodecallError('CANCELLED', 'cancelled by request'), actor);
   }
 
-  private interrupt(taskId: string, reason: CodecallError): boolean {
+  /** Interrupts every task running here; they end `paused` (shutdown) and resume on the next start. */
+  shutdown(): void {
+    for (const id of this.running.keys()) {
+      this.interrupt(id, new CodecallError('SHUTDOWN', 'paused for shutdown'));
+    }
+  }
+
+  private interrupt(taskId: string, reason: CodecallError, actor?: string): boolean {
     const controller = this.running.get(taskId);
     if (!controller) return false;
-    controller.abort(reason);
+    if (actor !== undefined) this.actors.set(taskId, actor);
+    // A cancel is never downgraded by a later pause.
+    const previous = controller.signal.reason as { code?: string } | undefined;
+    if (!controller.signal.aborted || previous?.code !== 'CANCELLED') controller.abort(reason);
     return true;
+  }
+
+  private emit(event: RuntimeEvent): void {
+    try {
+      this.options.onEvent?.(event);
+    } catch {
+      // A listener's failure is its own; the task goes on.
+    }
+  }
+
+  private startControlPoll(): void {
+    if (this.controlPoll) return;
+    this.controlPoll = setInterval(() => {
+      if (this.running.size === 0) {
+        clearInterval(this.controlPoll);
+        this.controlPoll = undefined;
+        return;
+      }
+      this.options.store.listControlRequests(this.options.owner).then(
+        (requests) => {
+          for (const r of requests) {
+            if (r.action === 'cancel') this.cancel(r.taskId);
+            else this.pause(r.taskId);
+          }
+        },
+        () => undefined, // a closed or busy store: the next poll tries again
+      );
+    }, this.options.controlPollMs ?? DEFAULT_CONTROL_POLL_MS);
+    this.controlPoll.unref();
   }
 
   private async run(lease: Lease): Promise<TaskRecord> {
@@ -146,6 +200,8 @@ export class TaskRunner {
     const fenced = { fencingToken: lease.fencingToken };
     const controller = new AbortController();
     this.running.set(lease.taskId, controller);
+    this.startControlPoll();
+    this.emit({ type: 'status', taskId: lease.taskId, status: 'running', pauseReason: null });
     let current = lease;
     const renew = setInterval(
       () => {
@@ -157,86 +213,127 @@ export class TaskRunner {
       },
       Math.max(10, Math.floor(this.leaseMs / 3)),
     );
+    const append = async (entries: readonly JournalEntryInput[]): Promise<void> => {
+      const written = await store.appendJournal(lease.taskId, entries, fenced);
+      if (this.options.onEvent) this.emit({ type: 'journal', taskId: lease.taskId, entries: written });
+    };
     try {
-      const task = await store.getTask(lease.taskId);
-      if (!task) throw new CodecallError('NOT_FOUND', `task ${lease.taskId} vanished`);
-      let journal: JournalEntry[];
-      try {
-        journal = await store.readJournal(lease.taskId);
-      } catch (e) {
-        if (isCodecallError(e) && e.code === 'CHECKPOINT_CORRUPT') {
-          return await store.updateTask(lease.taskId, { status: 'failed', error: e.toJSON() }, fenced);
-        }
-        throw e;
-      }
-      const attempt = nextAttempt(journal, this.maxStalledAttempts);
-      if ('error' in attempt) {
-        return await store.updateTask(
-          lease.taskId,
-          { status: 'failed', error: attempt.error.toJSON() },
-          fenced,
-        );
-      }
-      await store.appendJournal(lease.taskId, [attempt.entry], fenced);
-      const incompatible = await this.checkManifest(lease, journal);
-      if (incompatible) return incompatible;
-      // The guest's start clock is journaled once, so every replay starts at the same time.
-      const recordedClock = journal.find((e) => e.type === 'clock')?.data.clock;
-      const startClock = typeof recordedClock === 'number' ? recordedClock : this.clock();
-      if (typeof recordedClock !== 'number') {
-        await store.appendJournal(lease.taskId, [{ type: 'clock', data: { clock: startClock } }], fenced);
-      }
-      const result = await runJournaled({
-        driver: this.options.driver,
-        request: {
-          code: task.input.code,
-          language: task.input.language,
-          tools: this.options.tools.bindings,
-          seed: task.input.seed,
-          ...(task.input.limits ? { limits: task.input.limits } : {}),
-        },
-        live: this.options.onLog
-          ? this.options.tools.host({ onLog: this.options.onLog })
-          : this.options.tools.host(),
-        effectOf: (call) =>
-          call.kind === 'timer'
-            ? 'read'
-            : (this.options.tools.get(call.namespace, call.name)?.effect ?? 'unsafe'),
-        recorded: journal.filter((e) => TOOL_ENTRIES.has(e.type)),
-        append: async (entries: readonly JournalEntryInput[]) => {
-          await store.appendJournal(lease.taskId, entries, fenced);
-        },
-        startClock,
-        needsApproval: (call) => {
-          if (call.kind !== 'tool') return false;
-          const policy = this.options.tools.get(call.namespace, call.name)?.requiresApproval;
-          return typeof policy === 'function' ? policy(call.args) : policy === true;
-        },
-        // One code block per task in exec mode; agent steps will number their blocks.
-        keyPrefix: `${lease.taskId}:0`,
-        clock: this.clock,
-        signal: controller.signal,
+      const ended = await this.runClaimed(lease, controller, append);
+      this.emit({
+        type: 'status',
+        taskId: ended.id,
+        status: ended.status,
+        pauseReason: ended.pauseReason,
       });
-      return await this.settle(lease, result);
+      return ended;
     } finally {
       clearInterval(renew);
       this.running.delete(lease.taskId);
+      this.actors.delete(lease.taskId);
       await store.releaseLease(current).catch(() => undefined);
     }
+  }
+
+  private async runClaimed(
+    lease: Lease,
+    controller: AbortController,
+    append: (entries: readonly JournalEntryInput[]) => Promise<void>,
+  ): Promise<TaskRecord> {
+    const { store } = this.options;
+    const fenced = { fencingToken: lease.fencingToken };
+    const task = await store.getTask(lease.taskId);
+    if (!task) throw new CodecallError('NOT_FOUND', `task ${lease.taskId} vanished`);
+    // A request made while the task was queued or between runs takes effect at once.
+    if (task.requestedAction === 'cancel') controller.abort(new CodecallError('CANCELLED', 'cancelled'));
+    else if (task.requestedAction === 'pause') controller.abort(new CodecallError('PAUSED', 'paused'));
+    let journal: JournalEntry[];
+    try {
+      journal = await store.readJournal(lease.taskId);
+    } catch (e) {
+      if (isCodecallError(e) && e.code === 'CHECKPOINT_CORRUPT') {
+        return await store.updateTask(lease.taskId, { status: 'failed', error: e.toJSON() }, fenced);
+      }
+      throw e;
+    }
+    const fail = (error: CodecallError) =>
+      store.updateTask(lease.taskId, { status: 'failed', error: error.toJSON() }, fenced);
+    const driver = this.drivers.find((d) => d.languages.includes(task.input.language));
+    if (!driver) {
+      return fail(
+        new CodecallError('SANDBOX_UNAVAILABLE', `no sandbox driver here runs ${task.input.language}`, {
+          details: { drivers: this.drivers.map((d) => d.name) },
+        }),
+      );
+    }
+    const attempt = nextAttempt(journal, this.maxStalledAttempts);
+    if ('error' in attempt) return fail(attempt.error);
+    await append([attempt.entry]);
+    const incompatible = await this.checkManifest(lease, journal, driver, append);
+    if (incompatible) return incompatible;
+    // The guest's start clock is journaled once, so every replay starts at the same time.
+    const recordedClock = journal.find((e) => e.type === 'clock')?.data.clock;
+    const startClock = typeof recordedClock === 'number' ? recordedClock : this.clock();
+    if (typeof recordedClock !== 'number') await append([{ type: 'clock', data: { clock: startClock } }]);
+    const onLog = this.logSink(lease.taskId);
+    const result = await runJournaled({
+      driver,
+      request: {
+        code: task.input.code,
+        language: task.input.language,
+        tools: this.bindings,
+        seed: task.input.seed,
+        ...(task.input.limits ? { limits: task.input.limits } : {}),
+      },
+      live: onLog ? this.options.tools.host({ onLog }) : this.options.tools.host(),
+      effectOf: (call) =>
+        call.kind === 'timer'
+          ? 'read'
+          : (this.options.tools.get(call.namespace, call.name)?.effect ?? 'unsafe'),
+      recorded: journal.filter((e) => REPLAY_ENTRIES.has(e.type)),
+      append,
+      startClock,
+      needsApproval: (call) => {
+        if (call.kind !== 'tool') return false;
+        const policy = this.options.tools.get(call.namespace, call.name)?.requiresApproval;
+        return typeof policy === 'function' ? policy(call.args) : policy === true;
+      },
+      // One code block per task in exec mode; agent steps will number their blocks.
+      keyPrefix: `${lease.taskId}:0`,
+      clock: this.clock,
+      signal: controller.signal,
+    });
+    const actor = this.actors.get(lease.taskId);
+    return settleRun({ store, lease, task, result, ...(actor === undefined ? {} : { actor }) });
+  }
+
+  private logSink(taskId: string): ((entry: LogEntry) => void) | undefined {
+    const { onLog, onEvent } = this.options;
+    if (!onLog && !onEvent) return undefined;
+    return (entry) => {
+      onLog?.(entry);
+      if (onEvent) this.emit({ type: 'log', taskId, level: entry.level, message: entry.message });
+    };
   }
 
   /**
    * The first run journals the tools and engine; a later run with other tools (names, schemas, effects) or
    * another engine would replay against a different world, so the task pauses for a human unless
-   * `acceptChangedTools` says to go on.
+   * `acceptChangedTools` (or a human's journaled `accept_changed_tools`) says to go on.
    */
-  private async checkManifest(lease: Lease, journal: readonly JournalEntry[]): Promise<TaskRecord | null> {
-    const { store } = this.options;
-    const fenced = { fencingToken: lease.fencingToken };
-    const now = { tools_hash: toolManifestHash(this.options.tools), engine: this.options.driver.engine };
-    const recorded = journal.find((e) => e.type === 'manifest')?.data;
+  private async checkManifest(
+    lease: Lease,
+    journal: readonly JournalEntry[],
+    driver: SandboxDriver,
+    append: (entries: readonly JournalEntryInput[]) => Promise<void>,
+  ): Promise<TaskRecord | null> {
+    const now = { tools_hash: toolManifestHash(this.options.tools), engine: driver.engine };
+    let manifestAt = -1;
+    for (let i = journal.length - 1; i >= 0 && manifestAt < 0; i--) {
+      if (journal[i]?.type === 'manifest') manifestAt = i;
+    }
+    const recorded = journal[manifestAt]?.data;
     if (!recorded) {
-      await store.appendJournal(lease.taskId, [{ type: 'manifest', data: now }], fenced);
+      await append([{ type: 'manifest', data: now }]);
       return null;
     }
     if (recorded.tools_hash === now.tools_hash && recorded.engine === now.engine) return null;
@@ -244,65 +341,25 @@ export class TaskRunner {
       recorded.engine === now.engine
         ? 'the tools changed'
         : `the engine changed (${String(recorded.engine)} -> ${now.engine})`;
-    if (this.options.acceptChangedTools) {
-      await store.appendJournal(
-        lease.taskId,
-        [{ type: 'manifest', data: { ...now, accepted: what } }],
-        fenced,
-      );
+    const accepted = journal
+      .slice(manifestAt + 1)
+      .some((e) => e.type === 'control' && e.data.action === 'accept_changed_tools');
+    if (this.options.acceptChangedTools || accepted) {
+      await append([{ type: 'manifest', data: { ...now, accepted: what } }]);
       return null;
     }
     const message = `the journal was written with other tools or another engine: ${what}`;
-    await store.appendJournal(lease.taskId, [{ type: 'control', data: { action: 'incompatible' } }], fenced);
-    return store.updateTask(
+    return this.options.store.updateTask(
       lease.taskId,
       {
         status: 'paused',
         pauseReason: 'needs_attention',
         error: { code: 'INCOMPATIBLE_CHECKPOINT', message },
       },
-      fenced,
+      {
+        fencingToken: lease.fencingToken,
+        append: [{ type: 'control', data: { action: 'incompatible' } }],
+      },
     );
-  }
-
-  private async settle(lease: Lease, result: ExecutionResult): Promise<TaskRecord> {
-    const { store } = this.options;
-    const fenced = { fencingToken: lease.fencingToken };
-    if (result.status === 'succeeded') {
-      return store.updateTask(
-        lease.taskId,
-        { status: 'succeeded', result: encodeValue(result.value) },
-        fenced,
-      );
-    }
-    const { code, message } = result.error;
-    switch (code) {
-      case 'PAUSED':
-        await store.appendJournal(lease.taskId, [{ type: 'control', data: { action: 'pause' } }], fenced);
-        return store.updateTask(lease.taskId, { status: 'paused', pauseReason: 'user_request' }, fenced);
-      case 'APPROVAL_REQUIRED':
-        await store.appendJournal(
-          lease.taskId,
-          [{ type: 'control', data: { action: 'await_approval' } }],
-          fenced,
-        );
-        return store.updateTask(lease.taskId, { status: 'paused', pauseReason: 'approval_required' }, fenced);
-      case 'NEEDS_ATTENTION':
-        await store.appendJournal(
-          lease.taskId,
-          [{ type: 'control', data: { action: 'needs_attention' } }],
-          fenced,
-        );
-        return store.updateTask(
-          lease.taskId,
-          { status: 'paused', pauseReason: 'needs_attention', error: { code, message } },
-          fenced,
-        );
-      case 'CANCELLED':
-        await store.appendJournal(lease.taskId, [{ type: 'control', data: { action: 'cancel' } }], fenced);
-        return store.updateTask(lease.taskId, { status: 'cancelled', error: { code, message } }, fenced);
-      default:
-        return store.updateTask(lease.taskId, { status: 'failed', error: { code, message } }, fenced);
-    }
   }
 }

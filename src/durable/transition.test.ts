@@ -27,13 +27,15 @@ describe('transition', () => {
     expect(caught).toBeInstanceOf(CodecallError);
     expect((caught as CodecallError).code).toBe('ILLEGAL_TRANSITION');
     expect((caught as CodecallError).details).toEqual({ status: 'succeeded', event: 'start' });
-    expect(() => transition('pending', 'pause')).toThrow(CodecallError);
+    expect(() => transition('pending', 'succeed')).toThrow(CodecallError);
+    expect(transition('pending', 'pause')).toBe('paused'); // a queued task can be held back
   });
 
   it('finds the event between two statuses', () => {
     expect(eventBetween('pending', 'running')).toBe('start');
     expect(eventBetween('paused', 'pending')).toBe('resume');
-    expect(eventBetween('pending', 'paused')).toBeNull();
+    expect(eventBetween('pending', 'paused')).toBe('pause');
+    expect(eventBetween('paused', 'running')).toBeNull();
     expect(canTransitionTo('running', 'failed')).toBe(true);
     expect(canTransitionTo('cancelled', 'pending')).toBe(false);
   });

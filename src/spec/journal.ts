@@ -11,8 +11,10 @@ export type JournalEntryType =
   | 'clock' // { clock }
   | 'approval_request' // { approval_id, call_id, tool, args }
   | 'approval_decision' // { approval_id, decision, actor, reason }
-  | 'input_request' // { name, timeout_seconds }
-  | 'input_provided' // { name, value }
+  | 'input_request' // { call_id, name, timeout_seconds, deadline }
+  | 'input_provided' // { call_id, name, value, actor }
+  | 'input_timeout' // { call_id, name }
+  | 'attention_decision' // { call_id, action: retry | skip | fail, payload?, actor, reason }
   | 'control'; // { action, actor, reason }
 
 export interface JournalEntryInput {

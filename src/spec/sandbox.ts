@@ -83,6 +83,8 @@ export interface ExecutionRequest {
 
 export interface ExecutionResources {
   readonly wallMs: number;
+  /** Time spent inside the guest's interpreter (its computing, not its waiting), when the driver measures it. */
+  readonly cpuMs?: number;
   readonly toolCalls: number;
   readonly memoryBytes: number;
 }

@@ -1,5 +1,14 @@
 import type { JournalEntry, JournalEntryInput } from './journal.ts';
-import type { PauseReason, TaskError, TaskInput, TaskRecord, TaskStatus } from './task.ts';
+import type { LogEntry } from './sandbox.ts';
+import type {
+  ControlRequest,
+  PauseReason,
+  TaskError,
+  TaskInput,
+  TaskRecord,
+  TaskResources,
+  TaskStatus,
+} from './task.ts';
 
 export interface StoreOptions {
   readonly signal?: AbortSignal;
@@ -19,10 +28,15 @@ export interface TaskPatch {
   readonly pauseReason?: PauseReason | null;
   readonly result?: string | null;
   readonly error?: TaskError | null;
+  readonly executionLog?: readonly LogEntry[] | null;
+  readonly resources?: TaskResources | null;
+  readonly wakeAt?: number | null;
 }
 
 export interface TaskFilter {
   readonly status?: TaskStatus;
+  /** Only paused tasks whose `wakeAt` is at or before this epoch ms. */
+  readonly dueBefore?: number;
   /** Default 50, at most 1000. */
   readonly limit?: number;
   /** Opaque, from a previous page's `nextCursor`. */
@@ -63,7 +77,12 @@ export interface TaskStore {
   updateTask(
     taskId: string,
     patch: TaskPatch,
-    options: StoreOptions & ({ fencingToken: number } | { expectedVersion: number }) & { now?: number },
+    options: StoreOptions &
+      ({ fencingToken: number } | { expectedVersion: number }) & {
+        now?: number;
+        /** Journal entries appended in the same transaction (e.g. a decision taken while the task was paused). */
+        append?: readonly JournalEntryInput[];
+      },
   ): Promise<TaskRecord>;
 
   /**
@@ -75,6 +94,16 @@ export interface TaskStore {
     owner: string,
     options: StoreOptions & { leaseMs: number; now?: number; taskId?: string },
   ): Promise<Lease | null>;
+  /**
+   * Asks the runner of a `running` task to pause or cancel it (ILLEGAL_TRANSITION for any other status; a
+   * cancel is not downgraded to a pause). Cleared when the task leaves `running`.
+   */
+  requestControl(taskId: string, action: ControlRequest, options?: StoreOptions): Promise<TaskRecord>;
+  /** Requests waiting for the tasks this owner holds leases on. */
+  listControlRequests(
+    owner: string,
+    options?: StoreOptions,
+  ): Promise<{ taskId: string; action: ControlRequest }[]>;
   /** Extends a lease; FENCED if it was lost. */
   renewLease(lease: Lease, options: StoreOptions & { leaseMs: number; now?: number }): Promise<Lease>;
   /** Gives a lease up (the task keeps its status); a stale lease is ignored. */

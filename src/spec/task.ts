@@ -1,4 +1,4 @@
-import type { ExecutionLimits, GuestLanguage } from './sandbox.ts';
+import type { ExecutionLimits, GuestLanguage, LogEntry } from './sandbox.ts';
 
 export type TaskStatus = 'pending' | 'running' | 'paused' | 'succeeded' | 'failed' | 'cancelled';
 
@@ -15,7 +15,7 @@ export type TaskEvent = 'start' | 'pause' | 'resume' | 'succeed' | 'fail' | 'can
  * whose lease expired (it was `running` when its worker died).
  */
 export const TASK_TRANSITIONS: Readonly<Record<TaskStatus, Partial<Record<TaskEvent, TaskStatus>>>> = {
-  pending: { start: 'running', cancel: 'cancelled', fail: 'failed' },
+  pending: { start: 'running', pause: 'paused', cancel: 'cancelled', fail: 'failed' },
   running: { pause: 'paused', succeed: 'succeeded', fail: 'failed', cancel: 'cancelled', recover: 'running' },
   paused: { resume: 'pending', cancel: 'cancelled', fail: 'failed' },
   succeeded: {},
@@ -55,6 +55,19 @@ export interface TaskError {
   readonly message: string;
 }
 
+/** Resources a task used, summed over its runs (a replay re-runs the program, so it counts again). */
+export interface TaskResources {
+  /** Time the guest spent computing (inside the VM), over all runs. */
+  readonly cpuMs: number;
+  readonly wallMs: number;
+  /** The largest heap any run reached. */
+  readonly memoryBytes: number;
+  readonly toolCalls: number;
+}
+
+/** A control action asked of a task running elsewhere; its runner polls for it. */
+export type ControlRequest = 'pause' | 'cancel';
+
 export interface TaskRecord {
   readonly id: string;
   readonly status: TaskStatus;
@@ -63,6 +76,13 @@ export interface TaskRecord {
   /** Tagged JSON of the result (see codec/value-codec), once succeeded. */
   readonly result: string | null;
   readonly error: TaskError | null;
+  /** The console output of the last run (a replay prints it all again), once the task has run. */
+  readonly executionLog: readonly LogEntry[] | null;
+  readonly resources: TaskResources | null;
+  /** Set while a pause or cancel asked by another process waits for the task's runner. */
+  readonly requestedAction: ControlRequest | null;
+  /** Epoch ms at which a paused task must be woken (an input wait timing out); null when never. */
+  readonly wakeAt: number | null;
   /** Times a worker has claimed the task (crash-loop detection). */
   readonly attempts: number;
   /** Bumped by every update; optimistic concurrency for writers without a lease. */

@@ -36,4 +36,9 @@ export interface ToolDefinition {
 export interface GuestToolBinding {
   readonly namespace: string;
   readonly name: string;
+  /**
+   * When set, the guest function takes positional arguments, packed into one object by these names
+   * (`input.wait(name, options)` -> `{ name, options }`); otherwise it takes one argument object.
+   */
+  readonly params?: readonly string[];
 }

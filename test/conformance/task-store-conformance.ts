@@ -212,7 +212,7 @@ export function describeTaskStoreConformance(
       it('refuses illegal transitions, naming the current status', async () => {
         const task = await store.createTask(codeInput());
         let error = await expectCode(
-          store.updateTask(task.id, { status: 'paused' }, { expectedVersion: task.version }),
+          store.updateTask(task.id, { status: 'succeeded' }, { expectedVersion: task.version }),
           'ILLEGAL_TRANSITION',
         );
         expect(error.details).toMatchObject({ status: 'pending' });

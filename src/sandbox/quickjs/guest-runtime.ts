@@ -45,10 +45,11 @@ class ToolError extends E {
 class NoSuchToolError extends ToolError {}
 class ToolValidationError extends ToolError {}
 class ToolRejectedError extends ToolError {}
-for (const C of [ToolError, NoSuchToolError, ToolValidationError, ToolRejectedError]) {
+class InputTimeoutError extends ToolError {}
+for (const C of [ToolError, NoSuchToolError, ToolValidationError, ToolRejectedError, InputTimeoutError]) {
   defineProperty(C.prototype, 'name', { value: C.name, writable: true, enumerable: false, configurable: true });
 }
-const errorClasses = { ToolError, NoSuchToolError, ToolValidationError, ToolRejectedError };
+const errorClasses = { ToolError, NoSuchToolError, ToolValidationError, ToolRejectedError, InputTimeoutError };
 function makeToolError(e) {
   const C = hasOwn(errorClasses, e.name) ? errorClasses[e.name] : ToolError;
   return new C(Str(e.message), Str(e.code), e.details);
@@ -205,11 +206,18 @@ function callTool(index, ns, name, args) {
     apply(mapSet, pending, [id, { resolve, reject }]);
   });
 }
-function makeNamespace(ns, names, indexes) {
+function makeNamespace(ns, names, indexes, params) {
   const target = create(null);
   for (let i = 0; i < names.length; i++) {
-    const name = names[i], index = indexes[i];
-    const fn = { [name]: function (args) { return callTool(index, ns, name, args); } }[name];
+    const name = names[i], index = indexes[i], positional = params[i];
+    // Positional parameters (e.g. input.wait(name, options)) are packed into one argument object.
+    const fn = positional === null
+      ? { [name]: function (args) { return callTool(index, ns, name, args); } }[name]
+      : { [name]: function () {
+          const packed = {};
+          for (let j = 0; j < positional.length; j++) if (arguments[j] !== undefined) packed[positional[j]] = arguments[j];
+          return callTool(index, ns, name, packed);
+        } }[name];
     defineProperty(target, name, { value: freeze(fn), enumerable: true });
   }
   freeze(target);
@@ -258,7 +266,7 @@ const performanceObject = freeze({ now() { return dateNow() - timeOrigin; }, get
 // ---- the global surface -------------------------------------------------------------------------------
 for (const name of ['SharedArrayBuffer', 'Atomics', 'WeakRef', 'FinalizationRegistry', 'WebAssembly']) delete G[name];
 defineProperty(Math, 'random', { value: random, writable: false, enumerable: false, configurable: false });
-const globals = { console: consoleObject, performance: performanceObject, setTimeout: setTimeoutFn, clearTimeout: clearTimeoutFn, ToolError, NoSuchToolError, ToolValidationError, ToolRejectedError };
+const globals = { console: consoleObject, performance: performanceObject, setTimeout: setTimeoutFn, clearTimeout: clearTimeoutFn, ToolError, NoSuchToolError, ToolValidationError, ToolRejectedError, InputTimeoutError };
 for (const k of keys(globals)) defineProperty(G, k, { value: globals[k], writable: true, enumerable: false, configurable: true });
 
 // ---- freeze the intrinsics ----------------------------------------------------------------------------
@@ -331,13 +339,14 @@ return freeze({
     const byNs = create(null);
     for (let i = 0; i < bindings.length; i++) {
       const b = bindings[i];
-      if (!hasOwn(byNs, b.namespace)) byNs[b.namespace] = { names: [], indexes: [] };
+      if (!hasOwn(byNs, b.namespace)) byNs[b.namespace] = { names: [], indexes: [], params: [] };
       apply(arrayPush, byNs[b.namespace].names, [b.name]);
       apply(arrayPush, byNs[b.namespace].indexes, [i]);
+      apply(arrayPush, byNs[b.namespace].params, [b.params === undefined ? null : b.params]);
     }
-    if (!hasOwn(byNs, 'tools')) byNs.tools = { names: [], indexes: [] };
+    if (!hasOwn(byNs, 'tools')) byNs.tools = { names: [], indexes: [], params: [] };
     namespaces = keys(byNs);
-    for (const ns of namespaces) defineProperty(G, ns, { value: makeNamespace(ns, byNs[ns].names, byNs[ns].indexes), writable: false, enumerable: false, configurable: false });
+    for (const ns of namespaces) defineProperty(G, ns, { value: makeNamespace(ns, byNs[ns].names, byNs[ns].indexes, byNs[ns].params), writable: false, enumerable: false, configurable: false });
   },
   run(fn) {
     let p;

@@ -140,7 +140,11 @@ export class QuickJsDriver implements SandboxDriver {
         code: request.code,
         language: request.language,
         filename: request.filename ?? (request.language === 'typescript' ? 'program.ts' : 'program.js'),
-        tools: request.tools.map((t) => ({ namespace: t.namespace, name: t.name })),
+        tools: request.tools.map((t) => ({
+          namespace: t.namespace,
+          name: t.name,
+          ...(t.params ? { params: [...t.params] } : {}),
+        })),
         limits,
         seed: request.seed ?? Math.floor(Math.random() * 2 ** 31),
         clockMs: exec.readClock(),

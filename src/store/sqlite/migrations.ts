@@ -31,6 +31,15 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (task_id, seq)
   ) STRICT, WITHOUT ROWID;
   `,
+  // 2: what a run leaves behind for the task view, control requests from other processes, wake-ups.
+  `
+  ALTER TABLE tasks ADD COLUMN execution_log TEXT;
+  ALTER TABLE tasks ADD COLUMN resources TEXT;
+  ALTER TABLE tasks ADD COLUMN requested_action TEXT CHECK (requested_action IN ('pause', 'cancel'));
+  ALTER TABLE tasks ADD COLUMN wake_at INTEGER;
+  CREATE INDEX tasks_by_wake ON tasks (wake_at) WHERE wake_at IS NOT NULL;
+  CREATE INDEX tasks_by_requested ON tasks (lease_owner) WHERE requested_action IS NOT NULL;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -1,4 +1,5 @@
 import type {
+  ControlRequest,
   JournalEntry,
   JournalEntryType,
   PauseReason,
@@ -20,6 +21,10 @@ export interface TaskRow {
   fencing_token: number;
   created_at: number;
   updated_at: number;
+  execution_log: string | null;
+  resources: string | null;
+  requested_action: ControlRequest | null;
+  wake_at: number | null;
 }
 
 export interface JournalRow {
@@ -39,6 +44,11 @@ export function toTaskRecord(row: TaskRow): TaskRecord {
     input: JSON.parse(row.input) as TaskRecord['input'],
     result: row.result,
     error: row.error === null ? null : (JSON.parse(row.error) as TaskRecord['error']),
+    executionLog:
+      row.execution_log === null ? null : (JSON.parse(row.execution_log) as TaskRecord['executionLog']),
+    resources: row.resources === null ? null : (JSON.parse(row.resources) as TaskRecord['resources']),
+    requestedAction: row.requested_action,
+    wakeAt: row.wake_at,
     attempts: row.attempts,
     version: row.version,
     createdAt: new Date(row.created_at).toISOString(),

@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { CodecallError } from '../../errors/index.ts';
 import type {
+  ControlRequest,
   JournalEntry,
   JournalEntryInput,
   Lease,
@@ -87,6 +88,10 @@ export class SqliteTaskStore implements TaskStore {
         where.push('status = ?');
         params.push(filter.status);
       }
+      if (filter.dueBefore !== undefined) {
+        where.push("status = 'paused' AND wake_at IS NOT NULL AND wake_at <= ?");
+        params.push(filter.dueBefore);
+      }
       if (filter.cursor !== undefined) {
         const after = decodeCursor(filter.cursor);
         if (after === null) throw new CodecallError('INVALID_ARGUMENT', 'Invalid cursor');
@@ -137,7 +142,11 @@ export class SqliteTaskStore implements TaskStore {
   updateTask(
     taskId: string,
     patch: TaskPatch,
-    options: StoreOptions & ({ fencingToken: number } | { expectedVersion: number }) & { now?: number },
+    options: StoreOptions &
+      ({ fencingToken: number } | { expectedVersion: number }) & {
+        now?: number;
+        append?: readonly JournalEntryInput[];
+      },
   ): Promise<TaskRecord> {
     return this.#run(options.signal, () => {
       const now = options.now ?? Date.now();
@@ -162,23 +171,27 @@ export class SqliteTaskStore implements TaskStore {
                 ? null
                 : row.pause_reason;
           const keepLease = status === 'running';
+          // A wake-up belongs to a pause; a control request to the run it was meant for.
+          const wakeAt = patch.wakeAt !== undefined ? patch.wakeAt : status === 'paused' ? row.wake_at : null;
           db.prepare(
-            `UPDATE tasks SET status = ?, pause_reason = ?, result = ?, error = ?, version = version + 1,
-               lease_owner = ?, lease_expires_at = ?, updated_at = ? WHERE id = ?`,
+            `UPDATE tasks SET status = ?, pause_reason = ?, result = ?, error = ?, execution_log = ?, resources = ?,
+               requested_action = ?, wake_at = ?, version = version + 1, lease_owner = ?, lease_expires_at = ?,
+               updated_at = ? WHERE id = ?`,
           ).run(
             status,
             pauseReason,
             patch.result !== undefined ? patch.result : row.result,
-            patch.error !== undefined
-              ? patch.error === null
-                ? null
-                : JSON.stringify(patch.error)
-              : row.error,
+            jsonPatch(patch.error, row.error),
+            jsonPatch(patch.executionLog, row.execution_log),
+            jsonPatch(patch.resources, row.resources),
+            keepLease ? row.requested_action : null,
+            wakeAt,
             keepLease ? row.lease_owner : null,
             keepLease ? row.lease_expires_at : null,
             now,
             taskId,
           );
+          if (options.append && options.append.length > 0) appendEntries(db, taskId, options.append, now);
           return toTaskRecord(this.#getRow(taskId));
         })
         .immediate();
@@ -216,6 +229,41 @@ export class SqliteTaskStore implements TaskStore {
           return { taskId: row.id, owner, fencingToken, expiresAt };
         })
         .immediate();
+    });
+  }
+
+  requestControl(taskId: string, action: ControlRequest, options: StoreOptions = {}): Promise<TaskRecord> {
+    return this.#run(options.signal, () => {
+      const db = this.#db;
+      return db
+        .transaction((): TaskRecord => {
+          const row = this.#getRow(taskId);
+          if (row.status !== 'running') {
+            throw new CodecallError('ILLEGAL_TRANSITION', `Task ${taskId} is ${row.status}, not running`, {
+              details: { taskId, status: row.status },
+            });
+          }
+          if (row.requested_action !== 'cancel') {
+            db.prepare('UPDATE tasks SET requested_action = ? WHERE id = ?').run(action, taskId);
+          }
+          return toTaskRecord(this.#getRow(taskId));
+        })
+        .immediate();
+    });
+  }
+
+  listControlRequests(
+    owner: string,
+    options: StoreOptions = {},
+  ): Promise<{ taskId: string; action: ControlRequest }[]> {
+    return this.#run(options.signal, () => {
+      const rows = this.#db
+        .prepare(
+          `SELECT id, requested_action FROM tasks
+           WHERE lease_owner = ? AND requested_action IS NOT NULL AND status = 'running'`,
+        )
+        .all(owner) as { id: string; requested_action: ControlRequest }[];
+      return rows.map((r) => ({ taskId: r.id, action: r.requested_action }));
     });
   }
 
@@ -282,4 +330,10 @@ export class SqliteTaskStore implements TaskStore {
       });
     }
   }
+}
+
+/** A patched JSON column: undefined keeps the stored text, null clears it. */
+function jsonPatch(value: unknown, stored: string | null): string | null {
+  if (value === undefined) return stored;
+  return value === null ? null : JSON.stringify(value);
 }

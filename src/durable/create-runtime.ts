@@ -1,0 +1,439 @@
+import { randomInt } from 'node:crypto';
+import { CodecallError, isCodecallError } from '../errors/index.ts';
+import type {
+  ExecutionLimits,
+  GuestLanguage,
+  SandboxDriver,
+  TaskRecord,
+  TaskStatus,
+  TaskStore,
+} from '../spec/index.ts';
+import { isTerminal } from '../spec/index.ts';
+import {
+  decideApprovals,
+  provideInput,
+  resolveAttention,
+  resumePaused,
+  timeOutInputs,
+} from './paused-actions.ts';
+import type { ApprovalDecision, AttentionDecision, PausedAction } from './paused-actions.ts';
+import type { RuntimeEvent } from './runtime-event.ts';
+import { TaskRunner } from './task-runner.ts';
+import type { RunnerTools } from './task-runner.ts';
+import { taskView } from './task-view.ts';
+import type { TaskView } from './task-view.ts';
+
+export const DEFAULT_CONCURRENCY = 4;
+/** How often a started runtime looks for work it was not told about (other processes, expired leases, wake-ups). */
+export const DEFAULT_POLL_MS = 250;
+
+export interface RuntimeOptions {
+  readonly store: TaskStore;
+  readonly drivers: readonly SandboxDriver[];
+  readonly tools: RunnerTools;
+  /** Identifies this runtime in leases (default: `runtime-<pid>-<random>`). */
+  readonly owner?: string;
+  /** Tasks run at once by `start()`'s loop. */
+  readonly concurrency?: number;
+  readonly leaseMs?: number;
+  readonly pollMs?: number;
+  readonly acceptChangedTools?: boolean;
+  readonly maxStalledAttempts?: number;
+  readonly clock?: () => number;
+}
+
+export interface SubmitInput {
+  readonly code: string;
+  readonly language?: GuestLanguage;
+  readonly seed?: number;
+  readonly limits?: Partial<ExecutionLimits>;
+  readonly tools?: readonly string[];
+  readonly metadata?: Readonly<Record<string, unknown>>;
+  readonly id?: string;
+}
+
+export interface ActorOptions {
+  /** Who acts (journaled with the action). */
+  readonly actor?: string;
+  readonly reason?: string;
+}
+
+export interface Runtime {
+  submit(input: SubmitInput): Promise<TaskView>;
+  get(taskId: string): Promise<TaskView | null>;
+  list(filter?: {
+    status?: TaskStatus;
+    limit?: number;
+    cursor?: string;
+  }): Promise<{ tasks: TaskView[]; next_cursor: string | null }>;
+  /** Runs this task here until it ends or pauses (without `start()`; e.g. a CLI). */
+  run(taskId: string, options?: { signal?: AbortSignal }): Promise<TaskView>;
+  /** Resolves once the task is paused or has ended (`until: 'terminal'`: once it has ended). */
+  wait(taskId: string, options?: { until?: 'settled' | 'terminal'; signal?: AbortSignal }): Promise<TaskView>;
+  pause(taskId: string, options?: ActorOptions): Promise<TaskView>;
+  resume(taskId: string, options?: ActorOptions & { force?: boolean }): Promise<TaskView>;
+  cancel(taskId: string, options?: ActorOptions): Promise<TaskView>;
+  decide(taskId: string, decisions: readonly ApprovalDecision[], options?: ActorOptions): Promise<TaskView>;
+  provideInput(taskId: string, name: string, value: unknown, options?: ActorOptions): Promise<TaskView>;
+  resolveAttention(taskId: string, decision: AttentionDecision, options?: ActorOptions): Promise<TaskView>;
+  /** Events of one task ('*' for all); returns the unsubscribe function. */
+  subscribe(taskId: string, listener: (event: RuntimeEvent) => void): () => void;
+  /** Starts the loop that claims runnable tasks (pending, recovered, woken) up to `concurrency`. */
+  start(): void;
+  /** Stops claiming; with `pauseRunning`, running tasks pause (`shutdown`) and resume on the next start. */
+  close(options?: { pauseRunning?: boolean }): Promise<void>;
+}
+
+/** The durable runtime: submit tasks, run them through the journal, steer them, watch them. */
+export function createRuntime(options: RuntimeOptions): Runtime {
+  return new DurableRuntime(options);
+}
+
+class DurableRuntime implements Runtime {
+  private readonly store: TaskStore;
+  private readonly runner: TaskRunner;
+  private readonly listeners = new Map<string, Set<(event: RuntimeEvent) => void>>();
+  private readonly runs = new Map<string, Promise<TaskRecord | null>>();
+  private readonly concurrency: number;
+  private readonly pollMs: number;
+  private readonly clock: () => number;
+  private started = false;
+  private closed = false;
+  private timer: NodeJS.Timeout | undefined;
+  private filling = false;
+
+  constructor(options: RuntimeOptions) {
+    this.store = options.store;
+    this.concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
+    this.pollMs = options.pollMs ?? DEFAULT_POLL_MS;
+    this.clock = options.clock ?? Date.now;
+    this.runner = new TaskRunner({
+      store: options.store,
+      drivers: options.drivers,
+      tools: options.tools,
+      owner: options.owner ?? `runtime-${process.pid}-${randomInt(1e9).toString(36)}`,
+      ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
+      ...(options.acceptChangedTools === undefined ? {} : { acceptChangedTools: options.acceptChangedTools }),
+      ...(options.maxStalledAttempts === undefined ? {} : { maxStalledAttempts: options.maxStalledAttempts }),
+      clock: this.clock,
+      onEvent: (event) => this.emit(event),
+    });
+  }
+
+  async submit(input: SubmitInput): Promise<TaskView> {
+    this.assertOpen();
+    if (typeof input.code !== 'string' || input.code.length === 0) {
+      throw new CodecallError('INVALID_ARGUMENT', 'code must be a non-empty string');
+    }
+    const record = await this.store.createTask(
+      {
+        kind: 'code',
+        code: input.code,
+        language: input.language ?? 'javascript',
+        seed: input.seed ?? randomInt(2 ** 31),
+        ...(input.limits ? { limits: input.limits } : {}),
+        ...(input.tools ? { tools: input.tools } : {}),
+        ...(input.metadata ? { metadata: input.metadata } : {}),
+      },
+      input.id === undefined ? {} : { id: input.id },
+    );
+    this.emit({ type: 'status', taskId: record.id, status: 'pending', pauseReason: null });
+    this.kick();
+    return taskView(record);
+  }
+
+  async get(taskId: string): Promise<TaskView | null> {
+    const record = await this.store.getTask(taskId);
+    return record ? taskView(record, await this.store.readJournal(taskId)) : null;
+  }
+
+  async list(
+    filter: { status?: TaskStatus; limit?: number; cursor?: string } = {},
+  ): Promise<{ tasks: TaskView[]; next_cursor: string | null }> {
+    const page = await this.store.listTasks(filter);
+    const tasks = await Promise.all(
+      page.tasks.map(async (t) =>
+        // A paused task's view needs its journal (what it waits for); others do not.
+        t.status === 'paused' ? taskView(t, await this.store.readJournal(t.id)) : taskView(t),
+      ),
+    );
+    return { tasks, next_cursor: page.nextCursor };
+  }
+
+  async run(taskId: string, options: { signal?: AbortSignal } = {}): Promise<TaskView> {
+    this.assertOpen();
+    const onAbort = (): void => void this.runner.pause(taskId, 'signal');
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      const ended = await this.track(taskId, this.runner.runTask(taskId));
+      if (!ended) {
+        const current = await this.mustGet(taskId);
+        throw new CodecallError(
+          'ILLEGAL_TRANSITION',
+          `task ${taskId} could not be claimed (it is ${current.status}${current.status === 'running' ? ' in another worker' : ''})`,
+          { details: { status: current.status, pause_reason: current.pauseReason } },
+        );
+      }
+      return this.viewOf(ended);
+    } finally {
+      options.signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  async wait(
+    taskId: string,
+    options: { until?: 'settled' | 'terminal'; signal?: AbortSignal } = {},
+  ): Promise<TaskView> {
+    const done = (r: TaskRecord): boolean =>
+      isTerminal(r.status) || (options.until !== 'terminal' && r.status === 'paused');
+    for (;;) {
+      if (options.signal?.aborted) throw new CodecallError('ABORTED', 'stopped waiting');
+      const record = await this.mustGet(taskId);
+      if (done(record)) return this.viewOf(record);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(finish, this.pollMs);
+        const off = this.subscribe(taskId, (e) => {
+          if (e.type === 'status') finish();
+        });
+        options.signal?.addEventListener('abort', finish, { once: true });
+        function finish(): void {
+          clearTimeout(timer);
+          off();
+          resolve();
+        }
+      });
+    }
+  }
+
+  async pause(taskId: string, options: ActorOptions = {}): Promise<TaskView> {
+    const actor = options.actor ?? 'api';
+    for (let tries = 0; ; tries++) {
+      const task = await this.mustGet(taskId);
+      if (task.status === 'running') {
+        if (this.runner.pause(taskId, actor)) return this.afterRun(taskId);
+        await this.store.requestControl(taskId, 'pause');
+        return this.viewOf(await this.mustGet(taskId));
+      }
+      if (task.status !== 'pending') {
+        throw new CodecallError(
+          'ILLEGAL_TRANSITION',
+          `task ${taskId} is ${task.status}; only a pending or running task pauses`,
+          {
+            details: { status: task.status, pause_reason: task.pauseReason },
+          },
+        );
+      }
+      const paused = await this.apply(
+        task,
+        {
+          patch: { status: 'paused', pauseReason: 'user_request' },
+          append: [{ type: 'control', data: { action: 'pause', actor } }],
+        },
+        tries,
+      );
+      if (paused) return paused;
+    }
+  }
+
+  async resume(taskId: string, options: ActorOptions & { force?: boolean } = {}): Promise<TaskView> {
+    return this.onPaused(taskId, (task) =>
+      resumePaused(task, options.actor ?? 'api', options.force === true),
+    );
+  }
+
+  async cancel(taskId: string, options: ActorOptions = {}): Promise<TaskView> {
+    const actor = options.actor ?? 'api';
+    for (let tries = 0; ; tries++) {
+      const task = await this.mustGet(taskId);
+      if (isTerminal(task.status)) {
+        throw new CodecallError(
+          'ILLEGAL_TRANSITION',
+          `task ${taskId} has already ${task.status === 'cancelled' ? 'been cancelled' : task.status}`,
+          {
+            details: { status: task.status },
+          },
+        );
+      }
+      if (task.status === 'running') {
+        if (this.runner.cancel(taskId, actor)) return this.afterRun(taskId);
+        await this.store.requestControl(taskId, 'cancel');
+        // Nobody holds the lease (its worker died): take it and cancel here.
+        const ended = await this.track(taskId, this.runner.runTask(taskId));
+        return this.viewOf(ended ?? (await this.mustGet(taskId)));
+      }
+      const message = `cancelled by ${actor}${options.reason ? `: ${options.reason}` : ''}`;
+      const cancelled = await this.apply(
+        task,
+        {
+          patch: { status: 'cancelled', error: { code: 'CANCELLED', message }, wakeAt: null },
+          append: [{ type: 'control', data: { action: 'cancel', actor, reason: options.reason ?? '' } }],
+        },
+        tries,
+      );
+      if (cancelled) return cancelled;
+    }
+  }
+
+  decide(
+    taskId: string,
+    decisions: readonly ApprovalDecision[],
+    options: ActorOptions = {},
+  ): Promise<TaskView> {
+    return this.onPaused(taskId, (task, journal) =>
+      decideApprovals(task, journal, decisions, options.actor ?? 'api'),
+    );
+  }
+
+  provideInput(taskId: string, name: string, value: unknown, options: ActorOptions = {}): Promise<TaskView> {
+    return this.onPaused(taskId, (task, journal) =>
+      provideInput(task, journal, name, value, options.actor ?? 'api'),
+    );
+  }
+
+  resolveAttention(
+    taskId: string,
+    decision: AttentionDecision,
+    options: ActorOptions = {},
+  ): Promise<TaskView> {
+    const withReason = options.reason === undefined ? decision : { reason: options.reason, ...decision };
+    return this.onPaused(taskId, (task, journal) =>
+      resolveAttention(task, journal, withReason, options.actor ?? 'api'),
+    );
+  }
+
+  subscribe(taskId: string, listener: (event: RuntimeEvent) => void): () => void {
+    let set = this.listeners.get(taskId);
+    if (!set) this.listeners.set(taskId, (set = new Set()));
+    set.add(listener);
+    return () => {
+      set.delete(listener);
+      if (set.size === 0 && this.listeners.get(taskId) === set) this.listeners.delete(taskId);
+    };
+  }
+
+  start(): void {
+    this.assertOpen();
+    if (this.started) return;
+    this.started = true;
+    this.timer = setInterval(() => this.kick(true), this.pollMs);
+    this.kick(true);
+  }
+
+  async close(options: { pauseRunning?: boolean } = {}): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    clearInterval(this.timer);
+    if (options.pauseRunning) this.runner.shutdown();
+    await Promise.allSettled([...this.runs.values()]);
+  }
+
+  // ---- internals ----
+
+  /** Applies a human's action to a paused task in one transaction, then lets it run (here, when started). */
+  private async onPaused(
+    taskId: string,
+    build: (task: TaskRecord, journal: Awaited<ReturnType<TaskStore['readJournal']>>) => PausedAction,
+  ): Promise<TaskView> {
+    for (let tries = 0; ; tries++) {
+      const task = await this.mustGet(taskId);
+      const action = build(task, await this.store.readJournal(taskId));
+      const view = await this.apply(task, action, tries);
+      if (view) {
+        this.kick();
+        return view;
+      }
+    }
+  }
+
+  /** Null when the task changed meanwhile (try again with a fresh read); gives up after a few tries. */
+  private async apply(task: TaskRecord, action: PausedAction, tries: number): Promise<TaskView | null> {
+    try {
+      const updated = await this.store.updateTask(task.id, action.patch, {
+        expectedVersion: task.version,
+        append: action.append,
+      });
+      if (updated.status !== task.status) {
+        this.emit({
+          type: 'status',
+          taskId: task.id,
+          status: updated.status,
+          pauseReason: updated.pauseReason,
+        });
+      }
+      return this.viewOf(updated);
+    } catch (e) {
+      if (isCodecallError(e) && e.code === 'VERSION_CONFLICT' && tries < 5) return null;
+      throw e;
+    }
+  }
+
+  private async afterRun(taskId: string): Promise<TaskView> {
+    await this.runs.get(taskId);
+    return this.viewOf(await this.mustGet(taskId));
+  }
+
+  private track(taskId: string, run: Promise<TaskRecord | null>): Promise<TaskRecord | null> {
+    this.runs.set(taskId, run);
+    const forget = (): void => {
+      if (this.runs.get(taskId) === run) this.runs.delete(taskId);
+      this.kick();
+    };
+    run.then(forget, forget);
+    return run;
+  }
+
+  /** Fills free slots with runnable tasks; with `sweep`, first wakes paused tasks whose input wait timed out. */
+  private kick(sweep = false): void {
+    if (!this.started || this.closed) return;
+    if (this.filling) return;
+    this.filling = true;
+    void (async () => {
+      try {
+        if (sweep) await this.wakeDue();
+        while (!this.closed && this.runs.size < this.concurrency) {
+          const next = await this.runner.startNext();
+          if (!next) break;
+          this.track(next.taskId, next.done).catch(() => undefined);
+        }
+      } catch {
+        // A busy or closing store: the next poll tries again.
+      } finally {
+        this.filling = false;
+      }
+    })();
+  }
+
+  private async wakeDue(): Promise<void> {
+    const { tasks } = await this.store.listTasks({ dueBefore: this.clock(), limit: 100 });
+    for (const task of tasks) {
+      const action = timeOutInputs(task, await this.store.readJournal(task.id), this.clock());
+      if (action) await this.apply(task, action, 99).catch(() => null);
+    }
+  }
+
+  private emit(event: RuntimeEvent): void {
+    for (const key of [event.taskId, '*']) {
+      for (const listener of this.listeners.get(key) ?? []) {
+        try {
+          listener(event);
+        } catch {
+          // A subscriber's failure is its own.
+        }
+      }
+    }
+  }
+
+  private async viewOf(record: TaskRecord): Promise<TaskView> {
+    return taskView(record, await this.store.readJournal(record.id));
+  }
+
+  private async mustGet(taskId: string): Promise<TaskRecord> {
+    const task = await this.store.getTask(taskId);
+    if (!task) throw new CodecallError('NOT_FOUND', `no task ${taskId}`, { details: { task_id: taskId } });
+    return task;
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new CodecallError('STORE_CLOSED', 'the runtime is closed');
+  }
+}

@@ -1,0 +1,67 @@
+import { decodeValue } from '../codec/index.ts';
+import type { JournalEntry } from '../spec/index.ts';
+
+/** An `input.wait` the host has not answered yet. */
+export interface PendingInput {
+  readonly callId: string;
+  readonly name: string;
+  /** Epoch ms after which the wait fails with INPUT_TIMEOUT; null waits forever. */
+  readonly deadline: number | null;
+}
+
+/** The lost unsafe call a paused `needs_attention` task waits on a human for. */
+export interface AttentionCall {
+  readonly callId: string;
+  readonly tool: string;
+  readonly arguments: unknown;
+}
+
+/** Input waits in the journal without an answer (provided or timed out), oldest first. */
+export function pendingInputs(journal: readonly JournalEntry[]): PendingInput[] {
+  const answered = new Set(
+    journal
+      .filter((e) => e.type === 'input_provided' || e.type === 'input_timeout')
+      .map((e) => String(e.data.call_id)),
+  );
+  return journal
+    .filter((e) => e.type === 'input_request' && !answered.has(String(e.data.call_id)))
+    .map((e) => ({
+      callId: String(e.data.call_id),
+      name: String(e.data.name),
+      deadline: typeof e.data.deadline === 'number' ? e.data.deadline : null,
+    }));
+}
+
+/** The earliest deadline among pending input waits, or null. */
+export function nextWake(journal: readonly JournalEntry[]): number | null {
+  let wake: number | null = null;
+  for (const p of pendingInputs(journal)) {
+    if (p.deadline !== null && (wake === null || p.deadline < wake)) wake = p.deadline;
+  }
+  return wake;
+}
+
+/** The call of the last `needs_attention` pause, unless a decision on it was journaled since. */
+export function attentionCall(journal: readonly JournalEntry[]): AttentionCall | null {
+  for (let i = journal.length - 1; i >= 0; i--) {
+    const e = journal[i];
+    if (e?.type === 'attention_decision') return null;
+    if (e?.type === 'control' && e.data.action === 'incompatible') return null;
+    if (e?.type === 'control' && e.data.action === 'needs_attention') {
+      if (typeof e.data.call_id !== 'string') return null;
+      return {
+        callId: e.data.call_id,
+        tool: String(e.data.tool),
+        arguments: typeof e.data.args === 'string' ? decodeValue(e.data.args) : null,
+      };
+    }
+  }
+  return null;
+}
+
+/** Completed tool calls (outcomes journaled), for progress. */
+export function completedCalls(journal: readonly JournalEntry[]): number {
+  let n = 0;
+  for (const e of journal) if (e.type === 'tool_outcome') n++;
+  return n;
+}

@@ -1,0 +1,190 @@
+import { encodeValue } from '../codec/index.ts';
+import { CodecallError } from '../errors/index.ts';
+import type { JournalEntry, JournalEntryInput, PauseReason, TaskPatch, TaskRecord } from '../spec/index.ts';
+import { attentionCall, pendingInputs } from './journal-state.ts';
+import { pendingApprovals } from './pending-approvals.ts';
+
+/** What a human's action on a paused task writes: journal entries and the patch, applied in one transaction. */
+export interface PausedAction {
+  readonly patch: TaskPatch;
+  readonly append: JournalEntryInput[];
+}
+
+export interface ApprovalDecision {
+  readonly approvalId: string;
+  readonly decision: 'approve' | 'reject';
+  readonly reason?: string;
+}
+
+export interface AttentionDecision {
+  /** `retry` runs the call again; `skip` takes `result` as its outcome; `fail` ends the task. */
+  readonly action: 'retry' | 'skip' | 'fail';
+  readonly result?: unknown;
+  readonly reason?: string;
+}
+
+const toPending: TaskPatch = { status: 'pending', wakeAt: null, error: null };
+
+function mustBePaused(task: TaskRecord, reasons: readonly PauseReason[], what: string): void {
+  if (task.status !== 'paused' || task.pauseReason === null || !reasons.includes(task.pauseReason)) {
+    const now = task.status === 'paused' ? `paused (${task.pauseReason ?? '?'})` : task.status;
+    throw new CodecallError('ILLEGAL_TRANSITION', `task ${task.id} is ${now}; ${what}`, {
+      details: { status: task.status, pause_reason: task.pauseReason },
+    });
+  }
+}
+
+/** Decisions on pending approvals, each bound to the call (and so the exact arguments) it was asked for. */
+export function decideApprovals(
+  task: TaskRecord,
+  journal: readonly JournalEntry[],
+  decisions: readonly ApprovalDecision[],
+  actor: string,
+): PausedAction {
+  mustBePaused(task, ['approval_required'], 'only a task waiting for approval takes decisions');
+  if (decisions.length === 0) throw new CodecallError('INVALID_ARGUMENT', 'no decisions given');
+  const pending = new Set(pendingApprovals(journal).map((a) => a.id));
+  for (const d of decisions) {
+    if (!pending.has(d.approvalId)) {
+      throw new CodecallError(
+        'INVALID_ARGUMENT',
+        `approval ${d.approvalId} is not pending on task ${task.id}`,
+        {
+          details: { pending: [...pending] },
+        },
+      );
+    }
+    if (d.decision !== 'approve' && d.decision !== 'reject') {
+      throw new CodecallError('INVALID_ARGUMENT', 'decision must be "approve" or "reject"');
+    }
+  }
+  const append = decisions.map((d) => ({
+    type: 'approval_decision' as const,
+    data: { approval_id: d.approvalId, decision: d.decision, actor, reason: d.reason ?? '' },
+  }));
+  return { patch: toPending, append };
+}
+
+/** Answers the oldest pending `input.wait` of this name with a JSON value. */
+export function provideInput(
+  task: TaskRecord,
+  journal: readonly JournalEntry[],
+  name: string,
+  value: unknown,
+  actor: string,
+): PausedAction {
+  if (task.status !== 'paused') {
+    throw new CodecallError(
+      'ILLEGAL_TRANSITION',
+      `task ${task.id} is ${task.status}, not waiting for input`,
+      {
+        details: { status: task.status, pause_reason: task.pauseReason },
+      },
+    );
+  }
+  const pending = pendingInputs(journal);
+  const wait = pending.find((p) => p.name === name);
+  if (!wait) {
+    throw new CodecallError('INVALID_ARGUMENT', `task ${task.id} is not waiting for input "${name}"`, {
+      details: { waiting_for: pending.map((p) => p.name) },
+    });
+  }
+  let encoded: string;
+  try {
+    encoded = encodeValue(JSON.parse(JSON.stringify(value ?? null)) as unknown, { root: 'value' });
+  } catch (e) {
+    throw new CodecallError('INVALID_ARGUMENT', `input "${name}" must be a JSON value`, { cause: e });
+  }
+  const append = [
+    { type: 'input_provided' as const, data: { call_id: wait.callId, name, value: encoded, actor } },
+  ];
+  // Like approvals, an answer runs the task on at once (a wait still open pauses it again); a task paused for
+  // another reason keeps that pause and takes the answer when it resumes.
+  return { patch: task.pauseReason === 'awaiting_input' ? toPending : {}, append };
+}
+
+/** Input waits whose deadline passed: each fails in the guest with INPUT_TIMEOUT. Null when none is due. */
+export function timeOutInputs(
+  task: TaskRecord,
+  journal: readonly JournalEntry[],
+  now: number,
+): PausedAction | null {
+  if (task.status !== 'paused') return null;
+  const due = pendingInputs(journal).filter((p) => p.deadline !== null && p.deadline <= now);
+  if (due.length === 0) return null;
+  const append = due.map((p) => ({
+    type: 'input_timeout' as const,
+    data: { call_id: p.callId, name: p.name },
+  }));
+  return { patch: task.pauseReason === 'awaiting_input' ? toPending : { wakeAt: null }, append };
+}
+
+/** A human's decision on a task paused with needs_attention (a lost unsafe call, or changed tools). */
+export function resolveAttention(
+  task: TaskRecord,
+  journal: readonly JournalEntry[],
+  decision: AttentionDecision,
+  actor: string,
+): PausedAction {
+  mustBePaused(task, ['needs_attention'], 'there is nothing to resolve');
+  const reason = decision.reason ?? '';
+  if (decision.action === 'fail') {
+    const message = `failed by ${actor} after needing attention${reason ? `: ${reason}` : ''}`;
+    return {
+      patch: { status: 'failed', error: { code: task.error?.code ?? 'NEEDS_ATTENTION', message } },
+      append: [{ type: 'control', data: { action: 'fail', actor, reason } }],
+    };
+  }
+  const call = attentionCall(journal);
+  if (!call) {
+    // Changed tools or engine: `retry` accepts them, `skip` has no call to skip.
+    if (decision.action === 'skip') {
+      throw new CodecallError('INVALID_ARGUMENT', `task ${task.id} has no call to skip; retry or fail`);
+    }
+    return {
+      patch: toPending,
+      append: [{ type: 'control', data: { action: 'accept_changed_tools', actor, reason } }],
+    };
+  }
+  if (decision.action !== 'retry' && decision.action !== 'skip') {
+    throw new CodecallError('INVALID_ARGUMENT', 'action must be "retry", "skip" or "fail"');
+  }
+  let payload: string | undefined;
+  if (decision.action === 'skip') {
+    try {
+      payload = encodeValue(JSON.parse(JSON.stringify(decision.result ?? null)) as unknown, {
+        root: 'result',
+      });
+    } catch (e) {
+      throw new CodecallError('INVALID_ARGUMENT', 'the result of a skipped call must be a JSON value', {
+        cause: e,
+      });
+    }
+  }
+  const data = {
+    call_id: call.callId,
+    action: decision.action,
+    ...(payload === undefined ? {} : { payload }),
+    actor,
+    reason,
+  };
+  return { patch: toPending, append: [{ type: 'attention_decision', data }] };
+}
+
+/** `resume` of a task paused by request or shutdown; other pauses wait on a decision, not a resume. */
+export function resumePaused(task: TaskRecord, actor: string, force = false): PausedAction {
+  if (force && task.status === 'paused' && task.pauseReason === 'needs_attention') {
+    return {
+      patch: toPending,
+      append: [{ type: 'control', data: { action: 'accept_changed_tools', actor, reason: 'forced resume' } }],
+    };
+  }
+  const hint: Record<string, string> = {
+    approval_required: 'approve or reject its pending approvals',
+    awaiting_input: 'provide the input it waits for',
+    needs_attention: 'resolve it (retry, skip or fail), or resume with force to accept changed tools',
+  };
+  const why = task.pauseReason === null ? undefined : hint[task.pauseReason];
+  mustBePaused(task, ['user_request', 'shutdown'], why ?? 'only a paused task resumes');
+  return { patch: toPending, append: [{ type: 'control', data: { action: 'resume', actor } }] };
+}

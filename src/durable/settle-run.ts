@@ -1,0 +1,96 @@
+import { encodeValue } from '../codec/index.ts';
+import type {
+  ExecutionResult,
+  JournalEntryInput,
+  Lease,
+  TaskPatch,
+  TaskRecord,
+  TaskResources,
+  TaskStore,
+} from '../spec/index.ts';
+import { nextWake } from './journal-state.ts';
+
+/** The most log lines a task record keeps (the guest's own OUTPUT_LIMIT bounds their bytes). */
+export const MAX_KEPT_LOG_LINES = 10_000;
+
+/** Resources over all runs: CPU and wall time add up (a replay computes again), memory is the peak. */
+export function addResources(previous: TaskResources | null, run: ExecutionResult): TaskResources {
+  const r = run.resources;
+  return {
+    cpuMs: (previous?.cpuMs ?? 0) + (r.cpuMs ?? 0),
+    wallMs: (previous?.wallMs ?? 0) + r.wallMs,
+    memoryBytes: Math.max(previous?.memoryBytes ?? 0, r.memoryBytes),
+    toolCalls: Math.max(previous?.toolCalls ?? 0, r.toolCalls),
+  };
+}
+
+export interface SettleOptions {
+  readonly store: TaskStore;
+  readonly lease: Lease;
+  readonly task: TaskRecord;
+  readonly result: ExecutionResult;
+  /** Who asked for the pause or cancel that ended the run, when one did. */
+  readonly actor?: string;
+}
+
+/** Ends a run: journals why it stopped and moves the task to its next status with what the run left. */
+export async function settleRun(options: SettleOptions): Promise<TaskRecord> {
+  const { store, lease, task, result } = options;
+  const fenced = { fencingToken: lease.fencingToken };
+  const kept: TaskPatch = {
+    executionLog: result.logs.slice(0, MAX_KEPT_LOG_LINES),
+    resources: addResources(task.resources, result),
+  };
+  const control = (data: Record<string, unknown>): JournalEntryInput[] => [
+    { type: 'control', data: options.actor ? { ...data, actor: options.actor } : data },
+  ];
+  if (result.status === 'succeeded') {
+    return store.updateTask(
+      lease.taskId,
+      { ...kept, status: 'succeeded', result: encodeValue(result.value), error: null },
+      fenced,
+    );
+  }
+  const { code, message } = result.error;
+  const details = result.error.details ?? {};
+  switch (code) {
+    case 'PAUSED':
+    case 'SHUTDOWN':
+      return store.updateTask(
+        lease.taskId,
+        { ...kept, status: 'paused', pauseReason: code === 'PAUSED' ? 'user_request' : 'shutdown' },
+        { ...fenced, append: control({ action: 'pause' }) },
+      );
+    case 'APPROVAL_REQUIRED':
+    case 'AWAITING_INPUT': {
+      await store.appendJournal(
+        lease.taskId,
+        control({ action: code === 'APPROVAL_REQUIRED' ? 'await_approval' : 'await_input' }),
+        fenced,
+      );
+      const wakeAt = nextWake(await store.readJournal(lease.taskId));
+      const pauseReason = code === 'APPROVAL_REQUIRED' ? 'approval_required' : 'awaiting_input';
+      return store.updateTask(lease.taskId, { ...kept, status: 'paused', pauseReason, wakeAt }, fenced);
+    }
+    case 'NEEDS_ATTENTION': {
+      const call = {
+        call_id: details.call_id ?? null,
+        tool: details.tool ?? null,
+        args: details.args ?? null,
+      };
+      return store.updateTask(
+        lease.taskId,
+        { ...kept, status: 'paused', pauseReason: 'needs_attention', error: { code, message } },
+        { ...fenced, append: control({ action: 'needs_attention', ...call }) },
+      );
+    }
+    case 'CANCELLED':
+      return store.updateTask(
+        lease.taskId,
+        { ...kept, status: 'cancelled', error: { code, message } },
+        { ...fenced, append: control({ action: 'cancel' }) },
+      );
+    default:
+      return store.updateTask(lease.taskId, { ...kept, status: 'failed', error: { code, message } }, fenced);
+  }
+}
