@@ -260,6 +260,75 @@ export function describeTaskStoreConformance(
       });
     });
 
+    describe('run records, control requests and wake-ups', () => {
+      it("keeps a run's log and resources, and journals with an update in one step", async () => {
+        const { id, token } = await claimed();
+        const log = [{ level: 'log' as const, message: 'hi' }];
+        const resources = { cpuMs: 3, wallMs: 9, memoryBytes: 1024, toolCalls: 2 };
+        const done = await store.updateTask(
+          id,
+          { status: 'succeeded', result: '1', executionLog: log, resources },
+          { fencingToken: token, append: [{ type: 'control', data: { action: 'done' } }] },
+        );
+        expect(done).toMatchObject({ executionLog: log, resources, requestedAction: null, wakeAt: null });
+        expect(await store.getTask(id)).toEqual(done);
+        expect((await store.readJournal(id)).at(-1)).toMatchObject({
+          type: 'control',
+          data: { action: 'done' },
+        });
+      });
+
+      it('writes neither the patch nor the entries when the guard fails', async () => {
+        const { id } = await claimed();
+        const before = await store.readJournal(id);
+        await expectCode(
+          store.updateTask(
+            id,
+            { status: 'failed' },
+            { fencingToken: 99, append: [{ type: 'control', data: {} }] },
+          ),
+          'FENCED',
+        );
+        expect(await store.readJournal(id)).toHaveLength(before.length);
+        expect((await store.getTask(id))?.status).toBe('running');
+      });
+
+      it('records a pause or cancel request for a running task until it leaves running', async () => {
+        const { id, token } = await claimed();
+        const pending = await store.createTask(codeInput(), { now: T0 + 1 });
+        await expectCode(store.requestControl(pending.id, 'pause'), 'ILLEGAL_TRANSITION');
+        expect((await store.requestControl(id, 'pause')).requestedAction).toBe('pause');
+        expect((await store.requestControl(id, 'cancel')).requestedAction).toBe('cancel');
+        // A cancel is not downgraded by a later pause.
+        expect((await store.requestControl(id, 'pause')).requestedAction).toBe('cancel');
+        expect(await store.listControlRequests('w1')).toEqual([{ taskId: id, action: 'cancel' }]);
+        expect(await store.listControlRequests('someone-else')).toEqual([]);
+        const cancelled = await store.updateTask(id, { status: 'cancelled' }, { fencingToken: token });
+        expect(cancelled.requestedAction).toBeNull();
+        expect(await store.listControlRequests('w1')).toEqual([]);
+        await expectCode(store.requestControl('task_nope', 'pause'), 'NOT_FOUND');
+      });
+
+      it('lists paused tasks due to wake up, and forgets the wake-up when the task leaves paused', async () => {
+        const { id, token } = await claimed();
+        const paused = await store.updateTask(
+          id,
+          { status: 'paused', pauseReason: 'awaiting_input', wakeAt: T0 + 100 },
+          { fencingToken: token },
+        );
+        expect(paused.wakeAt).toBe(T0 + 100);
+        expect((await store.listTasks({ dueBefore: T0 + 99 })).tasks).toEqual([]);
+        expect((await store.listTasks({ dueBefore: T0 + 100 })).tasks.map((t) => t.id)).toEqual([id]);
+        const resumed = await store.updateTask(
+          id,
+          { status: 'pending' },
+          { expectedVersion: paused.version },
+        );
+        expect(resumed.wakeAt).toBeNull();
+        expect((await store.listTasks({ dueBefore: T0 + 1000 })).tasks).toEqual([]);
+      });
+    });
+
     describe('claims and leases', () => {
       it('claims the oldest pending task first and returns null when there is none', async () => {
         expect(await store.claimTask('w', { leaseMs: LEASE, now: T0 })).toBeNull();

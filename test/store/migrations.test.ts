@@ -27,6 +27,19 @@ describe('SQLite migrations', () => {
     db.close();
   });
 
+  it('upgrades a version 1 database with tasks in it, keeping them', () => {
+    const db = new Database(':memory:');
+    migrate(db, MIGRATIONS.slice(0, 1));
+    db.prepare(
+      `INSERT INTO tasks (id, status, input, created_at, updated_at) VALUES ('t1', 'paused', '{}', 1, 1)`,
+    ).run();
+    expect(migrate(db)).toBe(SCHEMA_VERSION - 1);
+    expect(
+      db.prepare('SELECT id, status, execution_log, requested_action, wake_at FROM tasks').all(),
+    ).toEqual([{ id: 't1', status: 'paused', execution_log: null, requested_action: null, wake_at: null }]);
+    db.close();
+  });
+
   it('rolls a failing run back as a whole', () => {
     const db = new Database(':memory:');
     expect(() => migrate(db, [...MIGRATIONS, 'CREATE TABLE broken ('])).toThrow();
