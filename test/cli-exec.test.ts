@@ -1,41 +1,15 @@
-import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { assertBuilt, codecall as codecallWith, lastJson } from './cli-fixture.ts';
 
-const run = promisify(execFile);
-const root = new URL('..', import.meta.url).pathname;
-const bin = join(root, 'bin/codecall.js');
-
-interface CliRun {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-async function codecall(...args: string[]): Promise<CliRun> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [bin, ...args], { cwd: root, timeout: 60_000 });
-    return { code: 0, stdout, stderr };
-  } catch (e) {
-    const err = e as { code?: number; stdout?: string; stderr?: string };
-    return { code: err.code ?? -1, stdout: err.stdout ?? '', stderr: err.stderr ?? '' };
-  }
-}
-
-function lastJson(stdout: string): Record<string, unknown> {
-  const lines = stdout.trim().split('\n');
-  return JSON.parse(lines[lines.length - 1] ?? '') as Record<string, unknown>;
-}
+const codecall = (...args: string[]) => codecallWith({}, ...args);
 
 describe('codecall exec (the built CLI, as a child process)', () => {
   beforeAll(() => {
     // The CLI runs from dist/, which `npm install`/`npm ci` build through the prepare script.
-    if (!existsSync(join(root, 'dist/cli/main.js')))
-      throw new Error('dist/ is missing: run `npm run build` first');
+    assertBuilt();
   });
 
   it('runs examples/parallel.ts with the example tools', async () => {

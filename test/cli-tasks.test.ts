@@ -1,38 +1,8 @@
-import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-
-const run = promisify(execFile);
-const root = new URL('..', import.meta.url).pathname;
-const bin = join(root, 'bin/codecall.js');
-
-interface CliRun {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-async function codecall(env: Record<string, string>, ...args: string[]): Promise<CliRun> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [bin, ...args], {
-      cwd: root,
-      timeout: 60_000,
-      env: { ...process.env, ...env },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (e) {
-    const err = e as { code?: number; stdout?: string; stderr?: string };
-    return { code: err.code ?? -1, stdout: err.stdout ?? '', stderr: err.stderr ?? '' };
-  }
-}
-
-function lastJson(stdout: string): Record<string, unknown> {
-  const lines = stdout.trim().split('\n');
-  return JSON.parse(lines[lines.length - 1] ?? '') as Record<string, unknown>;
-}
+import { assertBuilt, codecall, lastJson, root, startCodecall } from './cli-fixture.ts';
 
 // The tools module lives inside the repo (test-results/ is gitignored) so `import ... from 'codecall'` resolves
 // to the built package by self-reference.
@@ -67,8 +37,7 @@ describe('codecall exec --db and codecall tasks (the built CLI, as child process
   let env: Record<string, string>;
 
   beforeAll(async () => {
-    if (!existsSync(join(root, 'dist/cli/main.js')))
-      throw new Error('dist/ is missing: run `npm run build` first');
+    assertBuilt();
     await mkdir(join(root, 'test-results'), { recursive: true });
     dir = await mkdtemp(join(root, 'test-results', 'cli-tasks-'));
     db = join(dir, 'tasks.db');
@@ -98,7 +67,7 @@ describe('codecall exec --db and codecall tasks (the built CLI, as child process
       status: 'succeeded',
       pause_reason: null,
       pending_approvals: [],
-      result: { n: 42 },
+      result: { output: { n: 42 }, execution_log: [{ level: 'log', message: 'hello' }] },
       error: null,
     });
     expect(out.task_id).toMatch(/^task_/);
@@ -107,20 +76,24 @@ describe('codecall exec --db and codecall tasks (the built CLI, as child process
     const show = await codecall(env, 'tasks', 'show', succeededId, '--db', db, '--json');
     expect(show.code).toBe(0);
     const view = lastJson(show.stdout);
-    expect(view).toMatchObject({ task_id: succeededId, status: 'succeeded', result: { n: 42 } });
-    expect(view.journal_entries).toBeGreaterThan(0);
-    expect(view.last_checkpoint_seq).toBe(view.journal_entries);
+    expect(view).toMatchObject({ task_id: succeededId, status: 'succeeded', result: { output: { n: 42 } } });
+    const progress = view.progress as { journal_entries: number };
+    expect(progress.journal_entries).toBeGreaterThan(0);
+    expect(view.checkpoint_id).toBe(`${succeededId}:${progress.journal_entries}`);
   });
 
   it('pauses on SIGINT, then resumes from another process without repeating completed tool calls', async () => {
-    const child = spawn(
-      process.execPath,
-      [bin, 'exec', join(dir, 'loop.js'), '--db', db, '--tools', join(dir, 'tools.js'), '--json'],
-      { cwd: root, env: { ...process.env, ...env } },
+    const w = startCodecall(
+      env,
+      'exec',
+      join(dir, 'loop.js'),
+      '--db',
+      db,
+      '--tools',
+      join(dir, 'tools.js'),
+      '--json',
     );
-    let stdout = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const { child, exited } = w;
     // Interrupt once a few tool calls have run.
     for (let i = 0; i < 300; i++) {
       const done = await readFile(sideEffects, 'utf8').catch(() => '');
@@ -129,8 +102,8 @@ describe('codecall exec --db and codecall tasks (the built CLI, as child process
     }
     child.kill('SIGINT');
     expect(await exited).toBe(0);
-    const paused = lastJson(stdout);
-    expect(paused).toMatchObject({ status: 'paused', pause_reason: 'user_request', result: null });
+    const paused = lastJson(w.stdout());
+    expect(paused).toMatchObject({ status: 'paused', pause_reason: 'user_request', resumable: true });
     pausedId = paused.task_id as string;
     const before = (await readFile(sideEffects, 'utf8')).trim().split('\n');
     expect(before.length).toBeLessThan(8);
@@ -150,7 +123,7 @@ describe('codecall exec --db and codecall tasks (the built CLI, as child process
     expect(lastJson(resumed.stdout)).toMatchObject({
       task_id: pausedId,
       status: 'succeeded',
-      result: [0, 2, 4, 6, 8, 10, 12, 14],
+      result: { output: [0, 2, 4, 6, 8, 10, 12, 14] },
     });
     // Every step ran exactly once across both processes.
     const calls = (await readFile(sideEffects, 'utf8')).trim().split('\n');
@@ -158,23 +131,18 @@ describe('codecall exec --db and codecall tasks (the built CLI, as child process
   });
 
   it('pauses a second run on SIGINT after its first tool call (used by the cancel test)', async () => {
-    const child = spawn(
-      process.execPath,
-      [bin, 'exec', join(dir, 'loop.js'), '--db', db, '--tools', join(dir, 'tools.js'), '--json'],
-      { cwd: root, env: { ...process.env, SIDE_EFFECT_FILE: join(dir, 'other-side-effects.txt') } },
+    const w = startCodecall(
+      { SIDE_EFFECT_FILE: join(dir, 'other-side-effects.txt') },
+      ...['exec', join(dir, 'loop.js'), '--db', db, '--tools', join(dir, 'tools.js'), '--json'],
     );
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const { child, exited } = w;
     for (let i = 0; i < 300 && !existsSync(join(dir, 'other-side-effects.txt')); i++) {
       await new Promise((r) => setTimeout(r, 20));
     }
     child.kill('SIGINT');
     expect(await exited).toBe(0);
-    expect(stderr).toContain('paus');
-    const out = lastJson(stdout);
+    expect(w.stderr()).toContain('paus');
+    const out = lastJson(w.stdout());
     expect(out).toMatchObject({ status: 'paused', pause_reason: 'user_request' });
     pausedForCancel = out.task_id as string;
   });
@@ -264,23 +232,22 @@ return [small, ...big.map((r) => r.status === 'fulfilled' ? r.value : r.reason.c
       { id: 'call-3', tool: 'tools.pay', arguments: { to: 'shop', amount: 300 } },
     ]);
     const id = String(paused.task_id);
-    const approve = await codecall(
-      env,
-      'tasks',
-      'approve',
-      id,
-      'call-2',
-      '--db',
-      db,
-      '--tools',
-      tools,
-      '--json',
-    );
+    const approve = await codecall(env, 'tasks', 'approve', id, 'call-2', '--db', db, '--json');
     expect(approve.code).toBe(0);
+    // Recorded, not run: the task is runnable, and call-3 still waits.
     expect(lastJson(approve.stdout)).toMatchObject({
-      status: 'paused',
+      status: 'pending',
       pending_approvals: [{ id: 'call-3', tool: 'tools.pay', arguments: { to: 'shop', amount: 300 } }],
     });
+    const resumed = await codecall(env, 'tasks', 'resume', id, '--db', db, '--tools', tools, '--json');
+    expect(lastJson(resumed.stdout)).toMatchObject({
+      status: 'paused',
+      pause_reason: 'approval_required',
+      pending_approvals: [{ id: 'call-3' }],
+    });
+    const noReason = await codecall(env, 'tasks', 'reject', id, 'call-3', '--db', db);
+    expect(noReason.code).toBe(2);
+    expect(noReason.stderr).toContain('--reason');
     const reject = await codecall(
       env,
       'tasks',
@@ -293,12 +260,13 @@ return [small, ...big.map((r) => r.status === 'fulfilled' ? r.value : r.reason.c
       db,
       '--tools',
       tools,
+      '--resume',
       '--json',
     );
     expect(reject.code).toBe(0);
     expect(lastJson(reject.stdout)).toMatchObject({
       status: 'succeeded',
-      result: ['paid cafe', 'paid landlord', 'TOOL_REJECTED'],
+      result: { output: ['paid cafe', 'paid landlord', 'TOOL_REJECTED'] },
     });
   });
 });

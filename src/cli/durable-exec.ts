@@ -1,94 +1,86 @@
 import { inspect } from 'node:util';
-import { pendingApprovals, TaskRunner } from '../durable/index.ts';
-import { CodecallError } from '../errors/index.ts';
-import { createQuickJsDriver } from '../sandbox/index.ts';
-import type { JournalEntry, TaskRecord, TaskStore, ToolDefinition } from '../spec/index.ts';
-import { ToolRegistry } from '../tools/index.ts';
+import type { Runtime, TaskView } from '../durable/index.ts';
 import type { CliIo } from './exec-command.ts';
-import { toJsonView } from '../codec/index.ts';
-import { taskOutcomeJson, taskResult } from './task-view.ts';
 
-export interface RunStoredTaskOptions {
-  readonly store: TaskStore;
+export interface RunHereOptions {
+  readonly runtime: Runtime;
   readonly taskId: string;
-  readonly tools: readonly ToolDefinition[];
   readonly dbPath: string;
   readonly json: boolean;
-  /** Decisions to record before running on (`tasks approve` / `tasks reject`). */
-  readonly decisions?: readonly { approvalId: string; decision: 'approve' | 'reject'; reason?: string }[];
-  readonly actor?: string;
 }
 
 /**
- * Runs one stored task in this process with a TaskRunner until it ends or pauses, streaming the guest's console
- * to stderr. SIGINT pauses the task (it stays resumable) instead of killing the process. Exit code: 0 for
- * succeeded or paused, 1 for failed or cancelled.
+ * Runs one stored task in this process until it ends or pauses, streaming the guest's console to stderr. SIGINT
+ * pauses the task (it stays resumable) instead of killing the process. Exit code: 0 for succeeded or paused,
+ * 1 for failed or cancelled.
  */
-export async function runStoredTask(options: RunStoredTaskOptions, io: CliIo): Promise<number> {
-  const { store, taskId } = options;
-  const driver = createQuickJsDriver({ warmVmsPerWorker: 1 });
-  const runner = new TaskRunner({
-    store,
-    driver,
-    tools: new ToolRegistry(options.tools),
-    owner: `cli-${process.pid}`,
-    onLog: (entry) => io.stderr(`${entry.level === 'log' ? '' : `[${entry.level}] `}${entry.message}\n`),
-  });
+export async function runTaskHere(options: RunHereOptions, io: CliIo): Promise<number> {
+  const { runtime, taskId } = options;
+  const controller = new AbortController();
   const onSigint = (): void => {
     io.stderr(`pausing task ${taskId} (SIGINT)\n`);
-    runner.pause(taskId);
+    controller.abort();
   };
+  const off = runtime.subscribe(taskId, (e) => {
+    if (e.type === 'log') io.stderr(`${e.level === 'log' ? '' : `[${e.level}] `}${e.message}\n`);
+  });
   process.once('SIGINT', onSigint);
-  let record: TaskRecord | null;
+  let view: TaskView;
   try {
-    await driver.ready();
-    record = options.decisions
-      ? await runner.decide(taskId, options.decisions, options.actor ?? 'cli')
-      : await runner.runTask(taskId);
+    view = await runtime.run(taskId, { signal: controller.signal });
   } finally {
     process.off('SIGINT', onSigint);
-    await driver.close();
+    off();
   }
-  if (record === null) {
-    const current = await store.getTask(taskId);
-    throw new CodecallError(
-      'VERSION_CONFLICT',
-      `task ${taskId} could not be claimed (status ${current?.status ?? 'unknown'}); another worker may hold it`,
-    );
-  }
-  const journal = record.status === 'paused' ? await store.readJournal(taskId) : undefined;
-  report(record, options, io, journal);
-  return record.status === 'succeeded' || record.status === 'paused' ? 0 : 1;
+  reportView(view, options, io);
+  return view.status === 'succeeded' || view.status === 'paused' ? 0 : 1;
 }
 
-function report(
-  record: TaskRecord,
-  options: RunStoredTaskOptions,
-  io: CliIo,
-  journal: readonly JournalEntry[] | undefined,
-): void {
+/** The last stdout line with --json (the task view), or a human summary on stderr. */
+export function reportView(view: TaskView, options: { json: boolean; dbPath: string }, io: CliIo): void {
   if (options.json) {
-    io.stdout(`${JSON.stringify(taskOutcomeJson(record, journal))}\n`);
+    io.stdout(`${JSON.stringify(view)}\n`);
     return;
   }
-  switch (record.status) {
+  const db = `--db ${options.dbPath}`;
+  switch (view.status) {
     case 'succeeded':
-      io.stdout(`${inspect(taskResult(record), { depth: 8, colors: false })}\n`);
-      io.stderr(`task ${record.id} succeeded\n`);
+      io.stdout(`${inspect(view.result?.output, { depth: 8, colors: false })}\n`);
+      io.stderr(`task ${view.task_id} succeeded\n`);
       break;
     case 'paused':
-      for (const a of journal ? pendingApprovals(journal) : []) {
-        io.stderr(`approval ${a.id}: ${a.tool}(${JSON.stringify(toJsonView(a.arguments))})\n`);
+      for (const a of view.pending_approvals) {
+        io.stderr(`approval ${a.id}: ${a.tool}(${JSON.stringify(a.arguments)})\n`);
       }
-      io.stderr(
-        `task ${record.id} paused (${record.pauseReason ?? 'unknown'}); resume with: ` +
-          `codecall tasks resume ${record.id} --db ${options.dbPath}\n`,
-      );
+      for (const i of view.pending_inputs) {
+        io.stderr(`waiting for input "${i.name}"${i.deadline ? ` until ${i.deadline}` : ''}\n`);
+      }
+      if (view.attention) {
+        io.stderr(
+          `needs attention: ${view.attention.tool}(${JSON.stringify(view.attention.arguments)}) may or may not have run\n`,
+        );
+      }
+      io.stderr(`task ${view.task_id} paused (${view.pause_reason ?? 'unknown'}); ${nextStep(view, db)}\n`);
       break;
     default:
       io.stderr(
-        `task ${record.id} ${record.status}` +
-          `${record.error ? `: ${record.error.code}: ${record.error.message}` : ''}\n`,
+        `task ${view.task_id} ${view.status}${view.error ? `: ${view.error.code}: ${view.error.message}` : ''}\n`,
       );
+  }
+}
+
+function nextStep(view: TaskView, db: string): string {
+  const id = view.task_id;
+  switch (view.pause_reason) {
+    case 'approval_required':
+      return `decide with: codecall tasks approve|reject ${id} APPROVAL_ID ${db} --resume`;
+    case 'awaiting_input':
+      return `answer with: codecall tasks input ${id} NAME JSON ${db} --resume`;
+    case 'needs_attention':
+      return view.attention
+        ? `decide with: codecall tasks resolve ${id} retry|skip|fail [--result JSON] ${db} --resume`
+        : `accept the changed tools with: codecall tasks resume ${id} ${db} --force, or fail it with: codecall tasks resolve ${id} fail ${db}`;
+    default:
+      return `resume with: codecall tasks resume ${id} ${db}`;
   }
 }

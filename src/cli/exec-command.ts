@@ -5,10 +5,10 @@ import { CodecallError } from '../errors/index.ts';
 import { createQuickJsDriver } from '../sandbox/index.ts';
 import type { ExecutionLimits, ExecutionResult, GuestLanguage, ToolDefinition } from '../spec/index.ts';
 import { runProgram } from '../tools/index.ts';
-import { runStoredTask } from './durable-exec.ts';
+import { runTaskHere } from './durable-exec.ts';
 import { toJsonView } from '../codec/index.ts';
 import { loadToolsModule } from './load-tools.ts';
-import { openTaskDb } from './task-db.ts';
+import { withCliRuntime } from './task-runtime.ts';
 
 export interface ExecCommandOptions {
   tools?: string;
@@ -34,30 +34,27 @@ export async function execCommand(file: string, options: ExecCommandOptions, io:
   } catch {
     throw new CodecallError('NOT_FOUND', `program not found: ${file}`);
   }
-  const tools: ToolDefinition[] = options.tools ? await loadToolsModule(options.tools) : [];
   const limits: Partial<ExecutionLimits> = {};
   if (options.timeout !== undefined) limits.timeoutMs = positive('--timeout', options.timeout) * 1000;
   if (options.memory !== undefined) limits.memoryBytes = positive('--memory', options.memory) * 1024 * 1024;
   const seed = options.seed === undefined ? undefined : integer('--seed', options.seed);
   if (options.db !== undefined) {
-    const store = await openTaskDb(options.db, false);
-    try {
-      const task = await store.createTask({
-        kind: 'code',
-        code,
-        language,
-        seed: seed ?? Math.floor(Math.random() * 2 ** 31),
-        ...(Object.keys(limits).length > 0 ? { limits } : {}),
-      });
-      return await runStoredTask(
-        { store, taskId: task.id, tools, dbPath: options.db, json: options.json === true },
-        io,
-      );
-    } finally {
-      await store.close();
-    }
+    const dbPath = options.db;
+    return withCliRuntime(
+      { db: dbPath, mustExist: false, runs: true, tools: options.tools },
+      async ({ runtime }) => {
+        const task = await runtime.submit({
+          code,
+          language,
+          ...(seed === undefined ? {} : { seed }),
+          ...(Object.keys(limits).length > 0 ? { limits } : {}),
+        });
+        return runTaskHere({ runtime, taskId: task.task_id, dbPath, json: options.json === true }, io);
+      },
+    );
   }
 
+  const tools: ToolDefinition[] = options.tools ? await loadToolsModule(options.tools) : [];
   const driver = createQuickJsDriver({ warmVmsPerWorker: 1 });
   const controller = new AbortController();
   const onSigint = (): void => controller.abort(new CodecallError('INTERRUPTED', 'interrupted by SIGINT'));

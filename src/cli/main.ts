@@ -1,9 +1,18 @@
 import { Command, CommanderError } from 'commander';
-import { isCodecallError } from '../errors/index.ts';
+import { CodecallError, isCodecallError } from '../errors/index.ts';
 import type { CliIo, ExecCommandOptions } from './exec-command.ts';
 import { execCommand } from './exec-command.ts';
-import type { TasksOptions } from './tasks-command.ts';
-import { tasksCancel, tasksDecide, tasksList, tasksResume, tasksShow } from './tasks-command.ts';
+import type { RunOnOptions, TasksOptions } from './tasks-command.ts';
+import {
+  tasksCancel,
+  tasksDecide,
+  tasksInput,
+  tasksList,
+  tasksPause,
+  tasksResolve,
+  tasksResume,
+  tasksShow,
+} from './tasks-command.ts';
 
 export const EXIT_USAGE = 2;
 
@@ -48,42 +57,79 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo): Prom
     });
   tasks
     .command('resume')
-    .description('resume a paused task and run it here, replaying its journal')
+    .description('resume a paused task (or run a pending one) here, replaying its journal')
     .argument('<id>', 'the task id')
     .requiredOption('--db <path>', 'the SQLite task database')
     .option('--tools <module>', 'a .js/.ts module whose default export is a list or record of tools')
-    .option('--json', 'print one JSON object on the last line of stdout')
-    .action(async (id: string, options: TasksOptions & { tools?: string }) => {
-      exitCode = await tasksResume(id, options, io);
-    });
-  for (const decision of ['approve', 'reject'] as const) {
-    tasks
-      .command(decision)
-      .description(`${decision} a pending approval (bound to that call) and run the task on here`)
-      .argument('<id>', 'the task id')
-      .argument('<approval_id>', 'the approval id (from `tasks show` or the paused output)')
-      .requiredOption('--db <path>', 'the SQLite task database')
-      .option('--tools <module>', 'a .js/.ts module whose default export is a list or record of tools')
-      .option('--reason <text>', 'why (journaled with the decision)')
-      .option('--actor <name>', 'who decides (default: cli:<user>)')
-      .option('--json', 'print one JSON object on the last line of stdout')
-      .action(
-        async (
-          id: string,
-          approvalId: string,
-          options: TasksOptions & { tools?: string; reason?: string; actor?: string },
-        ) => {
-          exitCode = await tasksDecide(id, approvalId, decision, options, io);
-        },
-      );
-  }
+    .option('--force', 'accept tools or an engine that changed since the task was journaled')
+    .option('--actor <name>', 'who resumes (default: cli:<user>)')
+    .option('--json', 'print the task view as JSON on the last line of stdout')
+    .action(
+      async (id: string, options: TasksOptions & { tools?: string; force?: boolean; actor?: string }) => {
+        exitCode = await tasksResume(id, options, io);
+      },
+    );
   tasks
-    .command('cancel')
-    .description('cancel a task that is not running')
+    .command('pause')
+    .description('pause a task: a queued one at once, a running one (in any process) at its next poll')
     .argument('<id>', 'the task id')
     .requiredOption('--db <path>', 'the SQLite task database')
-    .option('--json', 'print one JSON object')
-    .action(async (id: string, options: TasksOptions) => {
+    .option('--actor <name>', 'who pauses (default: cli:<user>)')
+    .option('--json', 'print the task view as JSON')
+    .action(async (id: string, options: TasksOptions & { actor?: string }) => {
+      exitCode = await tasksPause(id, options, io);
+    });
+  const runOn = (cmd: Command): Command =>
+    cmd
+      .requiredOption('--db <path>', 'the SQLite task database')
+      .option('--resume', 'run the task on here afterwards')
+      .option('--tools <module>', 'the tools module (with --resume)')
+      .option('--reason <text>', 'why (journaled with the decision)')
+      .option('--actor <name>', 'who decides (default: cli:<user>)')
+      .option('--json', 'print the task view as JSON on the last line of stdout');
+  for (const decision of ['approve', 'reject'] as const) {
+    runOn(
+      tasks
+        .command(decision)
+        .description(`${decision} a pending approval (bound to that exact call); --resume runs the task on`)
+        .argument('<id>', 'the task id')
+        .argument('<approval_id>', 'the approval id (from `tasks show` or the paused output)'),
+    ).action(async (id: string, approvalId: string, options: RunOnOptions) => {
+      if (decision === 'reject' && options.reason === undefined) {
+        throw new CodecallError('INVALID_ARGUMENT', 'reject needs --reason (the program sees it)');
+      }
+      exitCode = await tasksDecide(id, approvalId, decision, options, io);
+    });
+  }
+  runOn(
+    tasks
+      .command('input')
+      .description('answer the input.wait(name) a task waits on with a JSON value; --resume runs it on')
+      .argument('<id>', 'the task id')
+      .argument('<name>', 'the name the program waits on')
+      .argument('<json>', 'the value, as JSON'),
+  ).action(async (id: string, name: string, json: string, options: RunOnOptions) => {
+    exitCode = await tasksInput(id, name, json, options, io);
+  });
+  runOn(
+    tasks
+      .command('resolve')
+      .description('decide on a task that needs attention: retry the call, skip it with --result, or fail')
+      .argument('<id>', 'the task id')
+      .argument('<action>', 'retry | skip | fail')
+      .option('--result <json>', 'with skip: the outcome the program sees for the call'),
+  ).action(async (id: string, action: string, options: RunOnOptions & { result?: string }) => {
+    exitCode = await tasksResolve(id, action, options, io);
+  });
+  tasks
+    .command('cancel')
+    .description('cancel a task that has not ended (a running one in any process too)')
+    .argument('<id>', 'the task id')
+    .requiredOption('--db <path>', 'the SQLite task database')
+    .option('--reason <text>', 'why (journaled)')
+    .option('--actor <name>', 'who cancels (default: cli:<user>)')
+    .option('--json', 'print the task view as JSON')
+    .action(async (id: string, options: TasksOptions & { actor?: string; reason?: string }) => {
       exitCode = await tasksCancel(id, options, io);
     });
   try {

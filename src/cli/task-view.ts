@@ -1,69 +1,42 @@
 import { inspect } from 'node:util';
-import { decodeValue } from '../codec/index.ts';
-import { pendingApprovals } from '../durable/index.ts';
-import type { JournalEntry, TaskRecord } from '../spec/index.ts';
-import { toJsonView } from '../codec/index.ts';
-
-/** The decoded result of a succeeded task (undefined otherwise). */
-export function taskResult(record: TaskRecord): unknown {
-  return record.result === null ? undefined : decodeValue(record.result);
-}
-
-/** The JSON object `exec --db` and `tasks resume` print as their last stdout line. */
-export function taskOutcomeJson(
-  record: TaskRecord,
-  journal?: readonly JournalEntry[],
-): Record<string, unknown> {
-  return {
-    task_id: record.id,
-    status: record.status,
-    pause_reason: record.pauseReason,
-    pending_approvals: journal
-      ? pendingApprovals(journal).map((a) => ({ id: a.id, tool: a.tool, arguments: toJsonView(a.arguments) }))
-      : [],
-    result: record.result === null ? null : toJsonView(taskResult(record)),
-    error: record.error === null ? null : { code: record.error.code, message: record.error.message },
-  };
-}
-
-/** `tasks show`/`tasks list --json`: the outcome plus bookkeeping, and the journal summary when given. */
-export function taskDetailJson(
-  record: TaskRecord,
-  journal?: readonly JournalEntry[],
-): Record<string, unknown> {
-  return {
-    ...taskOutcomeJson(record, journal),
-    language: record.input.language,
-    seed: record.input.seed,
-    attempts: record.attempts,
-    version: record.version,
-    created_at: record.createdAt,
-    updated_at: record.updatedAt,
-    ...(journal ? { journal_entries: journal.length, last_checkpoint_seq: journal.at(-1)?.seq ?? null } : {}),
-  };
-}
+import type { TaskView } from '../durable/index.ts';
 
 /** One line per task for `tasks list`. */
-export function taskLine(record: TaskRecord): string {
-  const reason = record.pauseReason === null ? '' : ` (${record.pauseReason})`;
-  return `${record.id}  ${record.status}${reason}  ${record.createdAt}`;
+export function taskLine(view: TaskView): string {
+  const reason = view.pause_reason === null ? '' : ` (${view.pause_reason})`;
+  return `${view.task_id}  ${view.status}${reason}  ${view.created_at}`;
 }
 
 /** Human-readable `tasks show`. */
-export function taskDetailText(record: TaskRecord, journal: readonly JournalEntry[]): string {
+export function taskDetailText(view: TaskView): string {
   const lines = [
-    `id:          ${record.id}`,
-    `status:      ${record.status}${record.pauseReason === null ? '' : ` (${record.pauseReason})`}`,
-    `language:    ${record.input.language}`,
-    `seed:        ${record.input.seed}`,
-    `attempts:    ${record.attempts}`,
-    `version:     ${record.version}`,
-    `created:     ${record.createdAt}`,
-    `updated:     ${record.updatedAt}`,
-    `journal:     ${journal.length} entries, last seq ${journal.at(-1)?.seq ?? '-'}`,
+    `id:          ${view.task_id}`,
+    `status:      ${view.status}${view.pause_reason === null ? '' : ` (${view.pause_reason})`}`,
+    `language:    ${view.language}`,
+    `attempts:    ${view.attempts}`,
+    `created:     ${view.created_at}`,
+    `updated:     ${view.updated_at}`,
+    `checkpoint:  ${view.checkpoint_id ?? '-'}`,
+    `progress:    ${view.progress.tool_calls_completed} tool calls completed, ${view.progress.journal_entries} journal entries`,
   ];
-  if (record.error !== null) lines.push(`error:       ${record.error.code}: ${record.error.message}`);
-  if (record.result !== null)
-    lines.push(`result:      ${inspect(taskResult(record), { depth: 8, colors: false })}`);
+  for (const a of view.pending_approvals) {
+    lines.push(`approval:    ${a.id} ${a.tool}(${JSON.stringify(a.arguments)})`);
+  }
+  for (const i of view.pending_inputs) {
+    lines.push(`input:       "${i.name}"${i.deadline ? ` until ${i.deadline}` : ''}`);
+  }
+  if (view.attention) {
+    lines.push(`attention:   ${view.attention.tool}(${JSON.stringify(view.attention.arguments)})`);
+  }
+  if (view.error !== null) lines.push(`error:       ${view.error.code}: ${view.error.message}`);
+  if (view.result !== null) {
+    const r = view.result.resources_used;
+    lines.push(
+      `resources:   ${r.cpu_time_s} s CPU, ${r.wall_time_s} s wall, ${r.memory_mb} MB, ${r.tool_calls} tool calls`,
+    );
+    if (view.status === 'succeeded') {
+      lines.push(`result:      ${inspect(view.result.output, { depth: 8, colors: false })}`);
+    }
+  }
   return `${lines.join('\n')}\n`;
 }

@@ -1,33 +1,30 @@
 import { userInfo } from 'node:os';
+import type { Runtime, TaskView } from '../durable/index.ts';
 import { CodecallError } from '../errors/index.ts';
-import type { TaskStatus, TaskStore } from '../spec/index.ts';
+import type { TaskStatus } from '../spec/index.ts';
 import { TASK_TRANSITIONS } from '../spec/index.ts';
-import { runStoredTask } from './durable-exec.ts';
+import { reportView, runTaskHere } from './durable-exec.ts';
 import type { CliIo } from './exec-command.ts';
-import { loadToolsModule } from './load-tools.ts';
-import { openTaskDb } from './task-db.ts';
-import { taskDetailJson, taskDetailText, taskLine } from './task-view.ts';
+import { withCliRuntime } from './task-runtime.ts';
+import { taskDetailText, taskLine } from './task-view.ts';
 
 export interface TasksOptions {
   db: string;
   json?: boolean;
 }
 
-const STATUSES = Object.keys(TASK_TRANSITIONS) as TaskStatus[];
-
-async function withStore<T>(path: string, fn: (store: TaskStore) => Promise<T>): Promise<T> {
-  const store = await openTaskDb(path, true);
-  try {
-    return await fn(store);
-  } finally {
-    await store.close();
-  }
+/** Options of the commands that may run the task on here afterwards. */
+export interface RunOnOptions extends TasksOptions {
+  tools?: string;
+  resume?: boolean;
+  actor?: string;
+  reason?: string;
 }
 
-async function mustGet(store: TaskStore, id: string) {
-  const task = await store.getTask(id);
-  if (!task) throw new CodecallError('NOT_FOUND', `no task ${id}`, { details: { taskId: id } });
-  return task;
+const STATUSES = Object.keys(TASK_TRANSITIONS) as TaskStatus[];
+
+function actorOf(options: { actor?: string }): string {
+  return options.actor ?? `cli:${userInfo().username}`;
 }
 
 /** `codecall tasks list`: every task (oldest first), optionally of one status. */
@@ -36,101 +33,178 @@ export async function tasksList(options: TasksOptions & { status?: string }, io:
   if (status !== undefined && !STATUSES.includes(status as TaskStatus)) {
     throw new CodecallError('INVALID_ARGUMENT', `--status must be one of ${STATUSES.join(', ')}`);
   }
-  return withStore(options.db, async (store) => {
-    const tasks = [];
+  return withCliRuntime({ db: options.db, mustExist: true, runs: false }, async ({ runtime }) => {
+    const tasks: TaskView[] = [];
     let cursor: string | null = null;
     do {
-      const page: Awaited<ReturnType<TaskStore['listTasks']>> = await store.listTasks({
+      const page: Awaited<ReturnType<Runtime['list']>> = await runtime.list({
         limit: 1000,
         ...(status === undefined ? {} : { status: status as TaskStatus }),
         ...(cursor === null ? {} : { cursor }),
       });
       tasks.push(...page.tasks);
-      cursor = page.nextCursor;
+      cursor = page.next_cursor;
     } while (cursor !== null);
-    if (options.json) io.stdout(`${JSON.stringify({ tasks: tasks.map((t) => taskDetailJson(t)) })}\n`);
+    if (options.json) io.stdout(`${JSON.stringify({ tasks })}\n`);
     else for (const t of tasks) io.stdout(`${taskLine(t)}\n`);
     return 0;
   });
 }
 
-/** `codecall tasks show ID`: the task, its journal length and last seq. */
+/** `codecall tasks show ID`: the task view. */
 export async function tasksShow(id: string, options: TasksOptions, io: CliIo): Promise<number> {
-  return withStore(options.db, async (store) => {
-    const task = await mustGet(store, id);
-    const journal = await store.readJournal(id);
-    io.stdout(
-      options.json ? `${JSON.stringify(taskDetailJson(task, journal))}\n` : taskDetailText(task, journal),
-    );
+  return withCliRuntime({ db: options.db, mustExist: true, runs: false }, async ({ runtime }) => {
+    const view = await runtime.get(id);
+    if (!view) throw new CodecallError('NOT_FOUND', `no task ${id}`, { details: { task_id: id } });
+    io.stdout(options.json ? `${JSON.stringify(view)}\n` : taskDetailText(view));
     return 0;
   });
 }
 
-/** `codecall tasks resume ID`: paused -> pending, then runs it here by replaying its journal. */
+/**
+ * `codecall tasks resume ID`: a paused task becomes runnable and runs here by replaying its journal; a pending
+ * task (or a running one whose worker died) runs here as it is.
+ */
 export async function tasksResume(
   id: string,
-  options: TasksOptions & { tools?: string },
+  options: TasksOptions & { tools?: string; force?: boolean; actor?: string },
   io: CliIo,
 ): Promise<number> {
-  const tools = options.tools ? await loadToolsModule(options.tools) : [];
-  return withStore(options.db, async (store) => {
-    const task = await mustGet(store, id);
-    // A pending task (or a running one whose worker died) is claimable as is; anything else must be paused.
-    if (task.status !== 'pending' && task.status !== 'running') {
-      await store.updateTask(id, { status: 'pending' }, { expectedVersion: task.version });
+  return withCliRuntime(
+    { db: options.db, mustExist: true, runs: true, tools: options.tools },
+    async ({ runtime }) => {
+      const view = await mustGet(runtime, id);
+      if (view.status === 'paused') {
+        await runtime.resume(id, { actor: actorOf(options), force: options.force === true });
+      }
+      return runTaskHere({ runtime, taskId: id, dbPath: options.db, json: options.json === true }, io);
+    },
+  );
+}
+
+/** `codecall tasks pause ID`: a queued task pauses at once; a running one when its runner sees the request. */
+export async function tasksPause(
+  id: string,
+  options: TasksOptions & { actor?: string },
+  io: CliIo,
+): Promise<number> {
+  return withCliRuntime({ db: options.db, mustExist: true, runs: false }, async ({ runtime }) => {
+    let view = await runtime.pause(id, { actor: actorOf(options) });
+    if (view.status === 'running') {
+      io.stderr(`pause requested; waiting for the process running task ${id}\n`);
+      view = await runtime.wait(id, { signal: AbortSignal.timeout(10_000) }).catch(() => view);
     }
-    return runStoredTask({ store, taskId: id, tools, dbPath: options.db, json: options.json === true }, io);
+    reportView(view, { json: options.json === true, dbPath: options.db }, io);
+    return 0;
   });
 }
 
-/** `codecall tasks approve|reject ID APPROVAL_ID`: records the decision (bound to that call) and runs the task on. */
-export async function tasksDecide(
+/** `codecall tasks cancel ID`: ends any task that has not ended; a running one's tool calls are aborted. */
+export async function tasksCancel(
+  id: string,
+  options: TasksOptions & { actor?: string; reason?: string },
+  io: CliIo,
+): Promise<number> {
+  return withCliRuntime({ db: options.db, mustExist: true, runs: false }, async ({ runtime }) => {
+    let view = await runtime.cancel(id, {
+      actor: actorOf(options),
+      ...(options.reason === undefined ? {} : { reason: options.reason }),
+    });
+    if (view.status === 'running') {
+      io.stderr(`cancel requested; waiting for the process running task ${id}\n`);
+      view = await runtime.wait(id, { signal: AbortSignal.timeout(10_000) }).catch(() => view);
+    }
+    if (options.json) io.stdout(`${JSON.stringify(view)}\n`);
+    else io.stderr(`task ${id} ${view.status === 'cancelled' ? 'cancelled' : `is ${view.status}`}\n`);
+    return 0;
+  });
+}
+
+/** Applies a human's action to a paused task; with --resume, runs it on here. */
+async function actOnPaused(
+  id: string,
+  options: RunOnOptions,
+  io: CliIo,
+  act: (runtime: Runtime) => Promise<TaskView>,
+): Promise<number> {
+  const runs = options.resume === true;
+  return withCliRuntime(
+    { db: options.db, mustExist: true, runs, tools: options.tools },
+    async ({ runtime }) => {
+      const view = await act(runtime);
+      if (runs && view.status === 'pending') {
+        return runTaskHere({ runtime, taskId: id, dbPath: options.db, json: options.json === true }, io);
+      }
+      if (options.json) io.stdout(`${JSON.stringify(view)}\n`);
+      else if (view.status === 'pending') {
+        io.stderr(`recorded; run it on with: codecall tasks resume ${id} --db ${options.db}\n`);
+      } else reportView(view, { json: false, dbPath: options.db }, io);
+      return view.status === 'failed' ? 1 : 0;
+    },
+  );
+}
+
+/** `codecall tasks approve|reject ID APPROVAL_ID`: records the decision (bound to that call). */
+export function tasksDecide(
   id: string,
   approvalId: string,
   decision: 'approve' | 'reject',
-  options: TasksOptions & { tools?: string; reason?: string; actor?: string },
+  options: RunOnOptions,
   io: CliIo,
 ): Promise<number> {
-  const tools = options.tools ? await loadToolsModule(options.tools) : [];
-  return withStore(options.db, async (store) => {
-    await mustGet(store, id);
-    const decisions = [
-      { approvalId, decision, ...(options.reason === undefined ? {} : { reason: options.reason }) },
-    ];
-    return runStoredTask(
-      {
-        store,
-        taskId: id,
-        tools,
-        dbPath: options.db,
-        json: options.json === true,
-        decisions,
-        actor: options.actor ?? `cli:${userInfo().username}`,
-      },
-      io,
-    );
-  });
+  const reason = options.reason === undefined ? {} : { reason: options.reason };
+  return actOnPaused(id, options, io, (runtime) =>
+    runtime.decide(id, [{ approvalId, decision, ...reason }], { actor: actorOf(options) }),
+  );
 }
 
-/** `codecall tasks cancel ID`: cancels a task that is not running in this process. */
-export async function tasksCancel(id: string, options: TasksOptions, io: CliIo): Promise<number> {
-  return withStore(options.db, async (store) => {
-    const task = await mustGet(store, id);
-    if (task.status === 'running') {
-      // Its worker holds a lease and would keep running; stop it there (SIGINT pauses it), then cancel.
-      throw new CodecallError(
-        'ILLEGAL_TRANSITION',
-        `task ${id} is running in another process; interrupt it there (SIGINT pauses it), then cancel`,
-        { details: { taskId: id, status: task.status } },
-      );
-    }
-    const cancelled = await store.updateTask(
+/** `codecall tasks input ID NAME JSON`: answers the task's `input.wait(NAME)`. */
+export function tasksInput(
+  id: string,
+  name: string,
+  json: string,
+  options: RunOnOptions,
+  io: CliIo,
+): Promise<number> {
+  const value = parseJson(json, 'the input value');
+  return actOnPaused(id, options, io, (runtime) =>
+    runtime.provideInput(id, name, value, { actor: actorOf(options) }),
+  );
+}
+
+/** `codecall tasks resolve ID retry|skip|fail`: a human's decision on a task that needs attention. */
+export function tasksResolve(
+  id: string,
+  action: string,
+  options: RunOnOptions & { result?: string },
+  io: CliIo,
+): Promise<number> {
+  if (action !== 'retry' && action !== 'skip' && action !== 'fail') {
+    throw new CodecallError('INVALID_ARGUMENT', 'the action must be retry, skip or fail');
+  }
+  if (action === 'skip' && options.result === undefined) {
+    throw new CodecallError('INVALID_ARGUMENT', 'skip needs --result JSON: the outcome the program will see');
+  }
+  const result = options.result === undefined ? {} : { result: parseJson(options.result, '--result') };
+  return actOnPaused(id, options, io, (runtime) =>
+    runtime.resolveAttention(
       id,
-      { status: 'cancelled', error: { code: 'CANCELLED', message: 'cancelled from the CLI' } },
-      { expectedVersion: task.version },
-    );
-    if (options.json) io.stdout(`${JSON.stringify(taskDetailJson(cancelled))}\n`);
-    else io.stderr(`task ${id} cancelled\n`);
-    return 0;
-  });
+      { action, ...result },
+      { actor: actorOf(options), ...(options.reason === undefined ? {} : { reason: options.reason }) },
+    ),
+  );
+}
+
+async function mustGet(runtime: Runtime, id: string): Promise<TaskView> {
+  const view = await runtime.get(id);
+  if (!view) throw new CodecallError('NOT_FOUND', `no task ${id}`, { details: { task_id: id } });
+  return view;
+}
+
+function parseJson(text: string, what: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new CodecallError('INVALID_ARGUMENT', `${what} must be JSON (for a string, quote it: '"text"')`);
+  }
 }

@@ -29,6 +29,7 @@ export const DEFAULT_POLL_MS = 250;
 
 export interface RuntimeOptions {
   readonly store: TaskStore;
+  /** Empty for a runtime that only steers tasks (a CLI command that runs nothing). */
   readonly drivers: readonly SandboxDriver[];
   readonly tools: RunnerTools;
   /** Identifies this runtime in leases (default: `runtime-<pid>-<random>`). */
@@ -91,6 +92,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
 
 class DurableRuntime implements Runtime {
   private readonly store: TaskStore;
+  private readonly drivers: readonly SandboxDriver[];
   private readonly runner: TaskRunner;
   private readonly listeners = new Map<string, Set<(event: RuntimeEvent) => void>>();
   private readonly runs = new Map<string, Promise<TaskRecord | null>>();
@@ -104,6 +106,7 @@ class DurableRuntime implements Runtime {
 
   constructor(options: RuntimeOptions) {
     this.store = options.store;
+    this.drivers = options.drivers;
     this.concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
     this.pollMs = options.pollMs ?? DEFAULT_POLL_MS;
     this.clock = options.clock ?? Date.now;
@@ -162,6 +165,7 @@ class DurableRuntime implements Runtime {
 
   async run(taskId: string, options: { signal?: AbortSignal } = {}): Promise<TaskView> {
     this.assertOpen();
+    this.assertCanRun();
     const onAbort = (): void => void this.runner.pause(taskId, 'signal');
     options.signal?.addEventListener('abort', onAbort, { once: true });
     try {
@@ -313,6 +317,7 @@ class DurableRuntime implements Runtime {
 
   start(): void {
     this.assertOpen();
+    this.assertCanRun();
     if (this.started) return;
     this.started = true;
     this.timer = setInterval(() => this.kick(true), this.pollMs);
@@ -431,6 +436,12 @@ class DurableRuntime implements Runtime {
     const task = await this.store.getTask(taskId);
     if (!task) throw new CodecallError('NOT_FOUND', `no task ${taskId}`, { details: { task_id: taskId } });
     return task;
+  }
+
+  private assertCanRun(): void {
+    if (this.drivers.length === 0) {
+      throw new CodecallError('INVALID_CONFIG', 'this runtime has no sandbox driver, so it cannot run tasks');
+    }
   }
 
   private assertOpen(): void {

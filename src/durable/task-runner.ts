@@ -84,8 +84,8 @@ export class TaskRunner {
     this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
     this.maxStalledAttempts = options.maxStalledAttempts ?? DEFAULT_MAX_STALLED_ATTEMPTS;
     this.clock = options.clock ?? Date.now;
+    // Without drivers a runner can still settle requests (a cancel of a task whose worker died), not run code.
     this.drivers = options.drivers ?? (options.driver ? [options.driver] : []);
-    if (this.drivers.length === 0) throw new CodecallError('INVALID_CONFIG', 'a TaskRunner needs a driver');
     if (options.tools.bindings.some((b) => b.namespace === INPUT_WAIT_BINDING.namespace)) {
       throw new CodecallError(
         'INVALID_CONFIG',
@@ -243,9 +243,17 @@ export class TaskRunner {
     const fenced = { fencingToken: lease.fencingToken };
     const task = await store.getTask(lease.taskId);
     if (!task) throw new CodecallError('NOT_FOUND', `task ${lease.taskId} vanished`);
-    // A request made while the task was queued or between runs takes effect at once.
-    if (task.requestedAction === 'cancel') controller.abort(new CodecallError('CANCELLED', 'cancelled'));
-    else if (task.requestedAction === 'pause') controller.abort(new CodecallError('PAUSED', 'paused'));
+    // A request made for a run whose worker died takes effect without running anything.
+    if (task.requestedAction !== null) {
+      const cancel = task.requestedAction === 'cancel';
+      return store.updateTask(
+        lease.taskId,
+        cancel
+          ? { status: 'cancelled', error: { code: 'CANCELLED', message: 'cancelled by request' } }
+          : { status: 'paused', pauseReason: 'user_request' },
+        { ...fenced, append: [{ type: 'control', data: { action: cancel ? 'cancel' : 'pause' } }] },
+      );
+    }
     let journal: JournalEntry[];
     try {
       journal = await store.readJournal(lease.taskId);

@@ -1,0 +1,55 @@
+import { createRuntime } from '../durable/index.ts';
+import type { Runtime } from '../durable/index.ts';
+import { createQuickJsDriver } from '../sandbox/index.ts';
+import type { SandboxDriver, TaskStore } from '../spec/index.ts';
+import { ToolRegistry } from '../tools/index.ts';
+import { loadToolsModule } from './load-tools.ts';
+import { openTaskDb } from './task-db.ts';
+
+export interface CliRuntime {
+  readonly runtime: Runtime;
+  readonly store: TaskStore;
+  close(): Promise<void>;
+}
+
+/**
+ * A runtime over the --db file for one CLI command. Only a command that runs code (`runs`) starts a sandbox
+ * driver and loads the tools; the others just steer tasks through the store.
+ */
+export async function openCliRuntime(options: {
+  db: string;
+  mustExist: boolean;
+  runs: boolean;
+  tools?: string | undefined;
+}): Promise<CliRuntime> {
+  const tools = options.runs && options.tools ? await loadToolsModule(options.tools) : [];
+  const store = await openTaskDb(options.db, options.mustExist);
+  const drivers: SandboxDriver[] = options.runs ? [createQuickJsDriver({ warmVmsPerWorker: 1 })] : [];
+  const runtime = createRuntime({
+    store,
+    drivers,
+    tools: new ToolRegistry(tools),
+    owner: `cli-${process.pid}`,
+  });
+  return {
+    runtime,
+    store,
+    async close() {
+      await runtime.close();
+      await Promise.all(drivers.map((d) => d.close()));
+      await store.close();
+    },
+  };
+}
+
+export async function withCliRuntime<T>(
+  options: Parameters<typeof openCliRuntime>[0],
+  fn: (cli: CliRuntime) => Promise<T>,
+): Promise<T> {
+  const cli = await openCliRuntime(options);
+  try {
+    return await fn(cli);
+  } finally {
+    await cli.close();
+  }
+}
