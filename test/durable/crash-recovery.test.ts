@@ -37,9 +37,16 @@ function startWorker(db: string, effects: string, owner: string) {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  let onReady: () => void = () => undefined;
+  // The worker says `ready` once its store and sandbox are up, so a kill lands in its work, not its start-up
+  // (which a loaded machine stretches past any fixed delay).
+  const ready = new Promise<void>((resolve) => (onReady = resolve));
+  child.stderr.on('data', (d: Buffer) => {
+    stderr += d.toString();
+    if (stderr.includes('ready\n')) onReady();
+  });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, exited, stderr: () => stderr };
+  return { child, exited, ready, stderr: () => stderr };
 }
 
 describe('crash recovery with real processes and SIGKILL', () => {
@@ -71,10 +78,13 @@ describe('crash recovery with real processes and SIGKILL', () => {
     let kills = 0;
     for (let round = 0; round < 40; round++) {
       const w = startWorker(db, effects, `worker-${round}`);
-      const killAfter = 400 + Math.floor(random() * 900); // process start-up is ~400 ms of this
+      const killAfter = Math.floor(random() * 250);
       const outcome = await Promise.race([
         w.exited.then((code) => ({ exited: code })),
-        new Promise<{ exited: undefined }>((r) => setTimeout(() => r({ exited: undefined }), killAfter)),
+        w.ready.then(
+          () =>
+            new Promise<{ exited: undefined }>((r) => setTimeout(() => r({ exited: undefined }), killAfter)),
+        ),
       ]);
       if (outcome.exited !== undefined) {
         expect(outcome.exited, w.stderr()).toBe(0);

@@ -30,6 +30,8 @@ const effect = defineTool({
 const store = await createSqliteTaskStore({ path: dbPath });
 const driver = createQuickJsDriver({ workers: 1, warmVmsPerWorker: 1 });
 const runner = new TaskRunner({ store, driver, tools: new ToolRegistry([effect]), owner, leaseMs: 300 });
+await driver.ready();
+process.stderr.write('ready\n');
 for (;;) {
   const ran = await runner.runNext();
   if (ran) continue;
