@@ -147,7 +147,7 @@ class DurableRuntime implements Runtime {
 
   async get(taskId: string): Promise<TaskView | null> {
     const record = await this.store.getTask(taskId);
-    return record ? taskView(record, await this.store.readJournal(taskId)) : null;
+    return record ? this.viewOf(record) : null;
   }
 
   async list(
@@ -157,7 +157,7 @@ class DurableRuntime implements Runtime {
     const tasks = await Promise.all(
       page.tasks.map(async (t) =>
         // A paused task's view needs its journal (what it waits for); others do not.
-        t.status === 'paused' ? taskView(t, await this.store.readJournal(t.id)) : taskView(t),
+        t.status === 'paused' ? this.viewOf(t) : taskView(t),
       ),
     );
     return { tasks, next_cursor: page.nextCursor };
@@ -411,8 +411,13 @@ class DurableRuntime implements Runtime {
   private async wakeDue(): Promise<void> {
     const { tasks } = await this.store.listTasks({ dueBefore: this.clock(), limit: 100 });
     for (const task of tasks) {
-      const action = timeOutInputs(task, await this.store.readJournal(task.id), this.clock());
-      if (action) await this.apply(task, action, 99).catch(() => null);
+      // One task's trouble (a damaged journal, a concurrent change) must not hold back the others' wake-ups.
+      try {
+        const action = timeOutInputs(task, await this.store.readJournal(task.id), this.clock());
+        if (action) await this.apply(task, action, 99);
+      } catch {
+        continue;
+      }
     }
   }
 
@@ -428,8 +433,14 @@ class DurableRuntime implements Runtime {
     }
   }
 
+  /** A task whose journal is damaged is still shown (failed, CHECKPOINT_CORRUPT), without the journal's parts. */
   private async viewOf(record: TaskRecord): Promise<TaskView> {
-    return taskView(record, await this.store.readJournal(record.id));
+    try {
+      return taskView(record, await this.store.readJournal(record.id));
+    } catch (e) {
+      if (isCodecallError(e) && e.code === 'CHECKPOINT_CORRUPT') return taskView(record);
+      throw e;
+    }
   }
 
   private async mustGet(taskId: string): Promise<TaskRecord> {

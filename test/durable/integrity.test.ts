@@ -1,0 +1,88 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createRuntime } from '../../src/durable/index.ts';
+import type { Runtime } from '../../src/durable/index.ts';
+import { createQuickJsDriver, defineTool, ToolRegistry } from '../../src/index.ts';
+import type { QuickJsDriver, TaskStore } from '../../src/index.ts';
+import { createSqliteTaskStore } from '../../src/store/index.ts';
+
+// A damaged or diverging journal fails only its own task, with its own code; the other tasks go on.
+
+describe('journal integrity through the runtime', () => {
+  let driver: QuickJsDriver;
+  let dir: string;
+  let path: string;
+  let store: TaskStore;
+  let runtime: Runtime;
+
+  beforeAll(async () => {
+    driver = createQuickJsDriver({ workers: 1, warmVmsPerWorker: 1 });
+    dir = await mkdtemp(join(tmpdir(), 'codecall-integrity-'));
+    path = join(dir, 'tasks.db');
+    store = await createSqliteTaskStore({ path });
+    const tools = new ToolRegistry([
+      defineTool({ name: 'echo', description: 'echoes', effect: 'read', execute: (a) => a }),
+    ]);
+    runtime = createRuntime({ store, drivers: [driver], tools, pollMs: 50 });
+  });
+  afterAll(async () => {
+    await runtime.close();
+    await store.close();
+    await driver.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const program =
+    'const a = await tools.echo({ n: 1 }); const b = await tools.echo({ n: 2 }); return [a.n, b.n];';
+
+  it('fails a task whose journal was tampered with (CHECKPOINT_CORRUPT) and runs its neighbour', async () => {
+    const damaged = await runtime.submit({ code: program });
+    const healthy = await runtime.submit({ code: program });
+    for (const id of [damaged.task_id, healthy.task_id]) {
+      await expect(runtime.run(id)).resolves.toMatchObject({ status: 'succeeded' });
+    }
+    // Both are made to run again from their journals; one journal entry is edited behind the store's back.
+    const raw = new Database(path);
+    const row = raw
+      .prepare(
+        "SELECT seq, data FROM journal WHERE task_id = ? AND type = 'tool_outcome' ORDER BY seq LIMIT 1",
+      )
+      .get(damaged.task_id) as { seq: number; data: string };
+    const forged = row.data.replace('\\"n\\":1', '\\"n\\":7');
+    expect(forged).not.toBe(row.data);
+    raw
+      .prepare('UPDATE journal SET data = ? WHERE task_id = ? AND seq = ?')
+      .run(forged, damaged.task_id, row.seq);
+    raw
+      .prepare("UPDATE tasks SET status = 'pending', version = version + 1 WHERE id IN (?, ?)")
+      .run(damaged.task_id, healthy.task_id);
+    raw.close();
+    const bad = await runtime.run(damaged.task_id);
+    expect(bad).toMatchObject({ status: 'failed', error: { code: 'CHECKPOINT_CORRUPT' } });
+    const good = await runtime.run(healthy.task_id);
+    expect(good).toMatchObject({ status: 'succeeded', result: { output: [1, 2] } });
+  });
+
+  it('fails with REPLAY_DIVERGENCE naming the first differing call when the program no longer matches', async () => {
+    const task = await store.createTask({ kind: 'code', code: program, language: 'javascript', seed: 1 });
+    const lease = await store.claimTask('old-worker', { leaseMs: 60_000, taskId: task.id });
+    await store.appendJournal(
+      task.id,
+      [
+        { type: 'tool_intent', data: { call_id: 'call-1', tool: 'tools.echo', args: '{"n":99}' } },
+        { type: 'tool_outcome', data: { call_id: 'call-1', ok: true, payload: '{"n":99}', clock: 0 } },
+      ],
+      { fencingToken: lease!.fencingToken },
+    );
+    await store.releaseLease(lease!);
+    const view = await runtime.run(task.id);
+    expect(view.status).toBe('failed');
+    expect(view.error?.code).toBe('REPLAY_DIVERGENCE');
+    expect(view.error?.message).toContain('call-1');
+    expect(view.error?.message).toContain('{"n":99}');
+    expect(view.error?.message).toContain('{"n":1}');
+  });
+});
