@@ -321,7 +321,11 @@ class DurableRuntime implements Runtime {
     if (this.started) return;
     this.started = true;
     this.timer = setInterval(() => this.kick(true), this.pollMs);
-    this.kick(true);
+    // Tasks paused by a graceful shutdown go on by themselves when a runtime starts again.
+    this.resumeAfterShutdown().then(
+      () => this.kick(true),
+      () => this.kick(true),
+    );
   }
 
   async close(options: { pauseRunning?: boolean } = {}): Promise<void> {
@@ -406,6 +410,22 @@ class DurableRuntime implements Runtime {
         this.filling = false;
       }
     })();
+  }
+
+  private async resumeAfterShutdown(): Promise<void> {
+    let cursor: string | null = null;
+    do {
+      const page: Awaited<ReturnType<TaskStore['listTasks']>> = await this.store.listTasks({
+        status: 'paused',
+        limit: 1000,
+        ...(cursor === null ? {} : { cursor }),
+      });
+      for (const task of page.tasks) {
+        if (task.pauseReason !== 'shutdown') continue;
+        await this.apply(task, resumePaused(task, 'startup'), 99).catch(() => null);
+      }
+      cursor = page.nextCursor;
+    } while (cursor !== null && !this.closed);
   }
 
   private async wakeDue(): Promise<void> {

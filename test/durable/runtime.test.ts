@@ -195,6 +195,86 @@ describe('createRuntime', () => {
   });
 });
 
+describe('createRuntime: restarts', () => {
+  let driver: QuickJsDriver;
+  let dir: string;
+  let store: TaskStore;
+  const ran: number[] = [];
+  let release: () => void = () => undefined;
+
+  beforeAll(async () => {
+    driver = createQuickJsDriver({ workers: 1, warmVmsPerWorker: 1 });
+    dir = await mkdtemp(join(tmpdir(), 'codecall-restart-'));
+    store = await createSqliteTaskStore({ path: join(dir, 'tasks.db') });
+  });
+  afterAll(async () => {
+    await store.close();
+    await driver.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const tools = new ToolRegistry([
+    defineTool({
+      name: 'step',
+      description: 'records i; i = 2 waits for release (or an abort)',
+      effect: 'idempotent',
+      execute: (a, ctx) => {
+        const { i } = a as { i: number };
+        ran.push(i);
+        if (i !== 2) return i;
+        return new Promise((resolve, reject) => {
+          release = () => resolve(i);
+          ctx.signal.addEventListener('abort', () => reject(new Error('aborted')));
+        });
+      },
+    }),
+  ]);
+  const program =
+    'const out = []; for (let i = 0; i < 4; i++) out.push(await tools.step({ i })); return out;';
+
+  it('pauses running tasks at a graceful shutdown; the next start resumes them by replay', async () => {
+    const first = createRuntime({ store, drivers: [driver], tools, pollMs: 50 });
+    first.start();
+    const t = await first.submit({ code: program });
+    await waitFor(() => Promise.resolve(ran.includes(2)));
+    await first.close({ pauseRunning: true });
+    expect(await store.getTask(t.task_id)).toMatchObject({ status: 'paused', pauseReason: 'shutdown' });
+
+    ran.length = 0;
+    const second = createRuntime({ store, drivers: [driver], tools, pollMs: 50 });
+    second.start();
+    await waitFor(() => Promise.resolve(ran.includes(2)));
+    release();
+    const done = await second.wait(t.task_id, { until: 'terminal' });
+    await second.close();
+    expect(done).toMatchObject({ status: 'succeeded', result: { output: [0, 1, 2, 3] } });
+    // Steps 0 and 1 were journaled before the shutdown and are not run again; 2 was in flight and is.
+    expect(ran).toEqual([2, 3]);
+  });
+
+  it('recovers a task whose worker died (lease expired) on start', async () => {
+    ran.length = 0;
+    const task = await store.createTask({ kind: 'code', code: program, language: 'javascript', seed: 3 });
+    const lease = await store.claimTask('dead', { leaseMs: 100, taskId: task.id });
+    await store.appendJournal(
+      task.id,
+      [
+        { type: 'tool_intent', data: { call_id: 'call-1', tool: 'tools.step', args: '{"i":0}' } },
+        { type: 'tool_outcome', data: { call_id: 'call-1', ok: true, payload: '0', clock: 0 } },
+      ],
+      { fencingToken: lease!.fencingToken },
+    );
+    const runtime = createRuntime({ store, drivers: [driver], tools, pollMs: 50 });
+    runtime.start();
+    await waitFor(() => Promise.resolve(ran.includes(2)));
+    release();
+    const done = await runtime.wait(task.id, { until: 'terminal' });
+    await runtime.close();
+    expect(done).toMatchObject({ status: 'succeeded', result: { output: [0, 1, 2, 3] }, attempts: 2 });
+    expect(ran).toEqual([1, 2, 3]);
+  });
+});
+
 describe('createRuntime: needs attention', () => {
   let driver: QuickJsDriver;
   let dir: string;
