@@ -1,28 +1,22 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRuntime } from '../../src/durable/index.ts';
 import type { Runtime } from '../../src/durable/index.ts';
-import { createQuickJsDriver, defineTool, ToolRegistry } from '../../src/index.ts';
+import { defineTool, ToolRegistry } from '../../src/index.ts';
 import type { QuickJsDriver, TaskStore } from '../../src/index.ts';
-import { createSqliteTaskStore } from '../../src/store/index.ts';
+import { journalAsDeadWorker, useDurableFixture } from './fixture.ts';
 
 // A damaged or diverging journal fails only its own task, with its own code; the other tasks go on.
 
 describe('journal integrity through the runtime', () => {
+  const fx = useDurableFixture('integrity');
   let driver: QuickJsDriver;
-  let dir: string;
   let path: string;
   let store: TaskStore;
   let runtime: Runtime;
 
-  beforeAll(async () => {
-    driver = createQuickJsDriver({ workers: 1, warmVmsPerWorker: 1 });
-    dir = await mkdtemp(join(tmpdir(), 'codecall-integrity-'));
-    path = join(dir, 'tasks.db');
-    store = await createSqliteTaskStore({ path });
+  beforeAll(() => {
+    ({ driver, store, path } = fx);
     const tools = new ToolRegistry([
       defineTool({ name: 'echo', description: 'echoes', effect: 'read', execute: (a) => a }),
     ]);
@@ -30,9 +24,6 @@ describe('journal integrity through the runtime', () => {
   });
   afterAll(async () => {
     await runtime.close();
-    await store.close();
-    await driver.close();
-    await rm(dir, { recursive: true, force: true });
   });
 
   const program =
@@ -68,16 +59,15 @@ describe('journal integrity through the runtime', () => {
 
   it('fails with REPLAY_DIVERGENCE naming the first differing call when the program no longer matches', async () => {
     const task = await store.createTask({ kind: 'code', code: program, language: 'javascript', seed: 1 });
-    const lease = await store.claimTask('old-worker', { leaseMs: 60_000, taskId: task.id });
-    await store.appendJournal(
+    await journalAsDeadWorker(
+      store,
       task.id,
       [
         { type: 'tool_intent', data: { call_id: 'call-1', tool: 'tools.echo', args: '{"n":99}' } },
         { type: 'tool_outcome', data: { call_id: 'call-1', ok: true, payload: '{"n":99}', clock: 0 } },
       ],
-      { fencingToken: lease!.fencingToken },
+      { owner: 'old-worker', leaseMs: 60_000 },
     );
-    await store.releaseLease(lease!);
     const view = await runtime.run(task.id);
     expect(view.status).toBe('failed');
     expect(view.error?.code).toBe('REPLAY_DIVERGENCE');

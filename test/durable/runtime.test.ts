@@ -1,27 +1,22 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRuntime } from '../../src/durable/index.ts';
 import type { Runtime, RuntimeEvent } from '../../src/durable/index.ts';
-import { createQuickJsDriver, defineTool, ToolRegistry } from '../../src/index.ts';
+import { defineTool, ToolRegistry } from '../../src/index.ts';
 import type { QuickJsDriver, TaskStore } from '../../src/index.ts';
-import { createSqliteTaskStore } from '../../src/store/index.ts';
+import { journalAsDeadWorker, useDurableFixture } from './fixture.ts';
 
 // The library API over a real SQLite file and the real quickjs driver: submit, watch, steer.
 
 describe('createRuntime', () => {
+  const fx = useDurableFixture('runtime');
   let driver: QuickJsDriver;
-  let dir: string;
   let store: TaskStore;
   let runtime: Runtime;
   const ran: string[] = [];
   let aborted = 0;
 
-  beforeAll(async () => {
-    driver = createQuickJsDriver({ workers: 1, warmVmsPerWorker: 1 });
-    dir = await mkdtemp(join(tmpdir(), 'codecall-runtime-'));
-    store = await createSqliteTaskStore({ path: join(dir, 'tasks.db') });
+  beforeAll(() => {
+    ({ driver, store } = fx);
     const tools = new ToolRegistry([
       defineTool({
         name: 'add',
@@ -60,9 +55,6 @@ describe('createRuntime', () => {
   });
   afterAll(async () => {
     await runtime.close();
-    await store.close();
-    await driver.close();
-    await rm(dir, { recursive: true, force: true });
   });
 
   it('runs a submitted task and shows it with the service field names', async () => {
@@ -196,21 +188,14 @@ describe('createRuntime', () => {
 });
 
 describe('createRuntime: restarts', () => {
+  const fx = useDurableFixture('restart');
   let driver: QuickJsDriver;
-  let dir: string;
   let store: TaskStore;
   const ran: number[] = [];
   let release: () => void = () => undefined;
 
-  beforeAll(async () => {
-    driver = createQuickJsDriver({ workers: 1, warmVmsPerWorker: 1 });
-    dir = await mkdtemp(join(tmpdir(), 'codecall-restart-'));
-    store = await createSqliteTaskStore({ path: join(dir, 'tasks.db') });
-  });
-  afterAll(async () => {
-    await store.close();
-    await driver.close();
-    await rm(dir, { recursive: true, force: true });
+  beforeAll(() => {
+    ({ driver, store } = fx);
   });
 
   const tools = new ToolRegistry([
@@ -255,14 +240,14 @@ describe('createRuntime: restarts', () => {
   it('recovers a task whose worker died (lease expired) on start', async () => {
     ran.length = 0;
     const task = await store.createTask({ kind: 'code', code: program, language: 'javascript', seed: 3 });
-    const lease = await store.claimTask('dead', { leaseMs: 100, taskId: task.id });
-    await store.appendJournal(
+    await journalAsDeadWorker(
+      store,
       task.id,
       [
         { type: 'tool_intent', data: { call_id: 'call-1', tool: 'tools.step', args: '{"i":0}' } },
         { type: 'tool_outcome', data: { call_id: 'call-1', ok: true, payload: '0', clock: 0 } },
       ],
-      { fencingToken: lease!.fencingToken },
+      { owner: 'dead', leaseMs: 100, keepLease: true },
     );
     const runtime = createRuntime({ store, drivers: [driver], tools, pollMs: 50 });
     runtime.start();
@@ -276,16 +261,14 @@ describe('createRuntime: restarts', () => {
 });
 
 describe('createRuntime: needs attention', () => {
+  const fx = useDurableFixture('attention');
   let driver: QuickJsDriver;
-  let dir: string;
   let store: TaskStore;
   let runtime: Runtime;
   const sent: string[] = [];
 
-  beforeAll(async () => {
-    driver = createQuickJsDriver({ workers: 1, warmVmsPerWorker: 1 });
-    dir = await mkdtemp(join(tmpdir(), 'codecall-attention-'));
-    store = await createSqliteTaskStore({ path: join(dir, 'tasks.db') });
+  beforeAll(() => {
+    ({ driver, store } = fx);
     const tools = new ToolRegistry([
       defineTool({
         name: 'send',
@@ -301,9 +284,6 @@ describe('createRuntime: needs attention', () => {
   });
   afterAll(async () => {
     await runtime.close();
-    await store.close();
-    await driver.close();
-    await rm(dir, { recursive: true, force: true });
   });
 
   /** A task whose worker "died" while `send` ran: the intent is journaled, the outcome is not. */
@@ -314,8 +294,8 @@ describe('createRuntime: needs attention', () => {
       language: 'javascript',
       seed: 1,
     });
-    const lease = await store.claimTask('dead-worker', { leaseMs: 60_000, taskId: task.id });
-    await store.appendJournal(
+    await journalAsDeadWorker(
+      store,
       task.id,
       [
         {
@@ -323,9 +303,8 @@ describe('createRuntime: needs attention', () => {
           data: { call_id: 'call-1', tool: 'tools.send', args: JSON.stringify({ to }) },
         },
       ],
-      { fencingToken: lease!.fencingToken },
+      { owner: 'dead-worker', leaseMs: 60_000 },
     );
-    await store.releaseLease(lease!);
     const view = await runtime.run(task.id);
     expect(view).toMatchObject({
       status: 'paused',
@@ -362,13 +341,12 @@ describe('createRuntime: needs attention', () => {
     const id = await lostUnsafeCall('again@x');
     await runtime.resolveAttention(id, { action: 'retry' });
     // The retry started (journaled, as the runner does before calling the tool), then its worker died.
-    const lease = await store.claimTask('dead-again', { leaseMs: 60_000, taskId: id });
-    await store.appendJournal(
+    await journalAsDeadWorker(
+      store,
       id,
       [{ type: 'control', data: { action: 'retry_started', call_id: 'call-1' } }],
-      { fencingToken: lease!.fencingToken },
+      { owner: 'dead-again', leaseMs: 60_000 },
     );
-    await store.releaseLease(lease!);
     const again = await runtime.run(id);
     expect(again).toMatchObject({ status: 'paused', pause_reason: 'needs_attention' });
     expect(sent).not.toContain('again@x');
