@@ -150,6 +150,35 @@ describe('codecall tasks pause|cancel|input|resolve across processes', () => {
     expect(lastJson(answered.stdout)).toMatchObject({ status: 'succeeded', result: { output: 'hello Ada' } });
   });
 
+  it('runs examples/refund.ts: pauses for the large refund, approved from another process', async () => {
+    const tools = ['--tools', 'examples/refund-tools.ts'];
+    const first = await codecall({}, 'exec', 'examples/refund.ts', '--db', db, ...tools, '--json');
+    const paused = lastJson(first.stdout);
+    expect(paused).toMatchObject({
+      status: 'paused',
+      pause_reason: 'approval_required',
+      pending_approvals: [{ tool: 'tools.refund', arguments: { id: 'A101', amount: 240 } }],
+    });
+    const approval = (paused.pending_approvals as { id: string }[])[0]?.id ?? '';
+    const id = String(paused.task_id);
+    const done = await codecall(
+      {},
+      'tasks',
+      'approve',
+      id,
+      approval,
+      '--db',
+      db,
+      '--resume',
+      ...tools,
+      '--json',
+    );
+    expect(lastJson(done.stdout)).toMatchObject({
+      status: 'succeeded',
+      result: { output: ['A100: refunded 30', 'A101: refunded 240', 'A102: refunded 12'] },
+    });
+  });
+
   it('pauses for attention when the tools changed; resume --force accepts them, resolve fail ends it', async () => {
     const ids: string[] = [];
     for (let i = 0; i < 2; i++) {
