@@ -56,6 +56,7 @@ export class JournalingHost implements ExecutionHost {
   private drainScheduled = false;
   private readonly inFlight = new Set<Promise<HostOutcome>>();
   private readonly byCall = new Map<string, Promise<HostOutcome>>();
+  private readonly parked = new Set<string>();
   private readonly requested = new Set<string>();
   /** Approved calls that began running: after a crash their effect decides, as for any lost call. */
   private readonly started = new Set<string>();
@@ -127,8 +128,9 @@ export class JournalingHost implements ExecutionHost {
       }
       // A call that waited for approval has an intent and no outcome: it goes on to its decision, unless it was
       // approved and had started running (then it is a lost call like any other).
-      if (this.requested.has(call.callId) && !this.started.has(call.callId))
-        return this.runLive(call, signal, null);
+      // A call that waits (or waited) for approval cannot have run before it was approved and started.
+      const gated = this.requested.has(call.callId) || this.options.needsApproval?.(call) === true;
+      if (gated && !this.started.has(call.callId)) return this.runLive(call, signal, null);
       // Waiting for input has no effect on the world: it simply waits again (or takes its answer).
       if (isInputWait(call)) return this.runLive(call, signal, null);
       // The intent was committed but its outcome was lost (a crash while the call ran).
@@ -188,6 +190,8 @@ export class JournalingHost implements ExecutionHost {
         : this.live(call, signal, intent);
     this.inFlight.add(running);
     this.byCall.set(call.callId, running);
+    // It may already have parked itself (waiting for a human) before it was registered here.
+    if (this.parked.has(call.callId)) this.inFlight.delete(running);
     void running
       .finally(() => {
         this.inFlight.delete(running);
@@ -220,8 +224,7 @@ export class JournalingHost implements ExecutionHost {
           await this.commit([{ type: 'approval_request', data }]);
         }
         // Waiting for a human is not work in flight: a pause need not wait for it.
-        const running = this.byCall.get(call.callId);
-        if (running) this.inFlight.delete(running);
+        this.park(call.callId);
         this.options.onApprovalRequired?.();
         return never;
       }
@@ -270,8 +273,7 @@ export class JournalingHost implements ExecutionHost {
       };
       await this.commit([{ type: 'input_request', data }]);
     }
-    const running = this.byCall.get(call.callId);
-    if (running) this.inFlight.delete(running);
+    this.park(call.callId);
     this.options.onInputRequired?.();
     return never;
   }
@@ -290,6 +292,13 @@ export class JournalingHost implements ExecutionHost {
     );
     await this.commit([{ type: 'tool_outcome', data: { call_id: call.callId, ok, payload, clock } }]);
     return { ...toOutcome({ ok, payload }), clock };
+  }
+
+  /** A call waiting for a human is not work in flight: `idle()` (and so a pause) does not wait for it. */
+  private park(callId: string): void {
+    this.parked.add(callId);
+    const running = this.byCall.get(callId);
+    if (running) this.inFlight.delete(running);
   }
 
   /** Commits run one after another, so outcomes are journaled in the order they are delivered. */

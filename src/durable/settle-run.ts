@@ -35,6 +35,22 @@ export interface SettleOptions {
 
 /** Ends a run: journals why it stopped and moves the task to its next status with what the run left. */
 export async function settleRun(options: SettleOptions): Promise<TaskRecord> {
+  const ended = await settle(options);
+  if (
+    ended.status === 'cancelled' &&
+    options.result.status === 'failed' &&
+    options.result.error.code !== 'CANCELLED'
+  ) {
+    // The store turned the pause into the cancel that was requested meanwhile; the journal says so too.
+    const data = { action: 'cancel', reason: 'requested while running' };
+    await options.store.appendJournal(ended.id, [{ type: 'control', data }], {
+      fencingToken: options.lease.fencingToken,
+    });
+  }
+  return ended;
+}
+
+async function settle(options: SettleOptions): Promise<TaskRecord> {
   const { store, lease, task, result } = options;
   const fenced = { fencingToken: lease.fencingToken };
   const kept: TaskPatch = {

@@ -72,7 +72,8 @@ export interface TaskStore {
 
   /**
    * Applies a patch. A status change must be legal per TASK_TRANSITIONS (ILLEGAL_TRANSITION otherwise, with the
-   * current status in details). Guarded by `fencingToken` (FENCED) or `expectedVersion` (VERSION_CONFLICT).
+   * current status in details). A running task with a requested cancel that is patched to `paused` ends
+   * `cancelled` instead (error CANCELLED): the cancel was accepted while it ran and must not be lost. Guarded by `fencingToken` (FENCED) or `expectedVersion` (VERSION_CONFLICT).
    */
   updateTask(
     taskId: string,

@@ -309,6 +309,17 @@ export function describeTaskStoreConformance(
         await expectCode(store.requestControl('task_nope', 'pause'), 'NOT_FOUND');
       });
 
+      it('turns the pause of a running task with a requested cancel into cancelled', async () => {
+        const { id, token } = await claimed();
+        await store.requestControl(id, 'cancel');
+        const ended = await store.updateTask(
+          id,
+          { status: 'paused', pauseReason: 'approval_required' },
+          { fencingToken: token },
+        );
+        expect(ended).toMatchObject({ status: 'cancelled', pauseReason: null, error: { code: 'CANCELLED' } });
+      });
+
       it('lists paused tasks due to wake up, and forgets the wake-up when the task leaves paused', async () => {
         const { id, token } = await claimed();
         const paused = await store.updateTask(

@@ -160,12 +160,17 @@ export class SqliteTaskStore implements TaskStore {
               details: { taskId, version: row.version, expectedVersion: options.expectedVersion },
             });
           }
-          const status = patch.status ?? row.status;
+          let status = patch.status ?? row.status;
           assertStatusChange(taskId, row.status, status);
+          // A cancel asked of the running task wins over the pause its run ends in (approval, input, ...).
+          const cancelWins =
+            row.status === 'running' && status === 'paused' && row.requested_action === 'cancel';
+          if (cancelWins) status = 'cancelled';
           const changed = status !== row.status;
           // Leaving `paused` drops its reason; leaving `running` drops the lease (the token stays, for fencing).
-          const pauseReason =
-            patch.pauseReason !== undefined
+          const pauseReason = cancelWins
+            ? null
+            : patch.pauseReason !== undefined
               ? patch.pauseReason
               : changed && status !== 'paused'
                 ? null
@@ -181,7 +186,9 @@ export class SqliteTaskStore implements TaskStore {
             status,
             pauseReason,
             patch.result !== undefined ? patch.result : row.result,
-            jsonPatch(patch.error, row.error),
+            cancelWins
+              ? JSON.stringify({ code: 'CANCELLED', message: 'cancelled by request' })
+              : jsonPatch(patch.error, row.error),
             jsonPatch(patch.executionLog, row.execution_log),
             jsonPatch(patch.resources, row.resources),
             keepLease ? row.requested_action : null,
