@@ -17,6 +17,7 @@ import { newTaskId } from '../task-id.ts';
 import { decodeCursor, encodeCursor, toTaskRecord } from './rows.ts';
 import type { TaskRow } from './rows.ts';
 import { toStoreError } from './sqlite-errors.ts';
+import { prepared } from './statement-cache.ts';
 import { appendEntries, readVerifiedJournal } from './sqlite-journal.ts';
 
 const DEFAULT_LIMIT = 50;
@@ -270,7 +271,7 @@ export class SqliteTaskStore implements TaskStore {
   }
 
   #getRow(id: string): TaskRow {
-    const row = this.#db.prepare('SELECT * FROM tasks WHERE id = ?').get(id) as TaskRow | undefined;
+    const row = prepared(this.#db, 'SELECT * FROM tasks WHERE id = ?').get(id) as TaskRow | undefined;
     if (row === undefined) throw new CodecallError('NOT_FOUND', `No task ${id}`, { details: { taskId: id } });
     return row;
   }
