@@ -16,6 +16,7 @@ import { assertStatusChange } from '../status-change.ts';
 import { newTaskId } from '../task-id.ts';
 import { decodeCursor, encodeCursor, toTaskRecord } from './rows.ts';
 import type { TaskRow } from './rows.ts';
+import { GroupCommit } from './group-commit.ts';
 import { toStoreError } from './sqlite-errors.ts';
 import { prepared } from './statement-cache.ts';
 import { appendEntries, readVerifiedJournal } from './sqlite-journal.ts';
@@ -23,13 +24,19 @@ import { appendEntries, readVerifiedJournal } from './sqlite-journal.ts';
 const DEFAULT_LIMIT = 50;
 const MAX_LIMIT = 1000;
 
-/** TaskStore on one SQLite file (better-sqlite3: synchronous, so each method is one atomic step). */
+/**
+ * TaskStore on one SQLite file (better-sqlite3: synchronous, so each method is one atomic step). Journal appends
+ * are group-committed (ADR 0009): those of one event-loop turn share one transaction and one fsync. Every other
+ * method first commits the appends queued before it, so operations take effect in the order they were called.
+ */
 export class SqliteTaskStore implements TaskStore {
   #db: Database.Database;
+  #appends: GroupCommit;
   #closed = false;
 
   constructor(db: Database.Database) {
     this.#db = db;
+    this.#appends = new GroupCommit(db);
   }
 
   createTask(
@@ -111,16 +118,13 @@ export class SqliteTaskStore implements TaskStore {
     entries: readonly JournalEntryInput[],
     options: StoreOptions & { fencingToken: number; now?: number },
   ): Promise<JournalEntry[]> {
-    return this.#run(options.signal, () => {
-      const now = options.now ?? Date.now();
-      const db = this.#db;
-      return db
-        .transaction((): JournalEntry[] => {
-          this.#assertFenced(this.#getRow(taskId), options.fencingToken);
-          return appendEntries(db, taskId, entries, now);
-        })
-        .immediate();
-    });
+    const refused = this.#refuse(options.signal);
+    if (refused) return refused;
+    const now = options.now ?? Date.now();
+    return this.#appends.enqueue((): JournalEntry[] => {
+      this.#assertFenced(this.#getRow(taskId), options.fencingToken);
+      return appendEntries(this.#db, taskId, entries, now);
+    }, options.signal);
   }
 
   readJournal(taskId: string, options: StoreOptions & { afterSeq?: number } = {}): Promise<JournalEntry[]> {
@@ -251,23 +255,32 @@ export class SqliteTaskStore implements TaskStore {
     });
   }
 
+  /** Commits the appends still queued (their promises settle as usual), then closes the file. */
   close(): Promise<void> {
     if (!this.#closed) {
       this.#closed = true;
+      this.#appends.flush();
       this.#db.close();
     }
     return Promise.resolve();
   }
 
   #run<T>(signal: AbortSignal | undefined, fn: () => T): Promise<T> {
-    if (this.#closed) return Promise.reject(new CodecallError('STORE_CLOSED', 'The task store is closed'));
-    if (signal?.aborted)
-      return Promise.reject(new CodecallError('ABORTED', 'The store operation was aborted'));
+    const refused = this.#refuse(signal);
+    if (refused) return refused;
+    this.#appends.flush();
     try {
       return Promise.resolve(fn());
     } catch (error) {
       return Promise.reject(toStoreError(error));
     }
+  }
+
+  #refuse(signal: AbortSignal | undefined): Promise<never> | undefined {
+    if (this.#closed) return Promise.reject(new CodecallError('STORE_CLOSED', 'The task store is closed'));
+    if (signal?.aborted)
+      return Promise.reject(new CodecallError('ABORTED', 'The store operation was aborted'));
+    return undefined;
   }
 
   #getRow(id: string): TaskRow {
