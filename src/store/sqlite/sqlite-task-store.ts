@@ -122,7 +122,7 @@ export class SqliteTaskStore implements TaskStore {
     if (refused) return refused;
     const now = options.now ?? Date.now();
     return this.#appends.enqueue((): JournalEntry[] => {
-      this.#assertFenced(this.#getRow(taskId), options.fencingToken);
+      this.#assertFenced(this.#getToken(taskId), options.fencingToken);
       return appendEntries(this.#db, taskId, entries, now);
     }, options.signal);
   }
@@ -289,7 +289,15 @@ export class SqliteTaskStore implements TaskStore {
     return row;
   }
 
-  #assertFenced(row: TaskRow, fencingToken: number): void {
+  /** The fencing check of a journal append reads only the token, not the task's input. */
+  #getToken(id: string): Pick<TaskRow, 'id' | 'fencing_token'> {
+    const row = prepared(this.#db, 'SELECT id, fencing_token FROM tasks WHERE id = ?').get(id) as
+      Pick<TaskRow, 'id' | 'fencing_token'> | undefined;
+    if (row === undefined) throw new CodecallError('NOT_FOUND', `No task ${id}`, { details: { taskId: id } });
+    return row;
+  }
+
+  #assertFenced(row: Pick<TaskRow, 'id' | 'fencing_token'>, fencingToken: number): void {
     if (row.fencing_token !== fencingToken) {
       throw new CodecallError('FENCED', `Fencing token ${fencingToken} is stale for task ${row.id}`, {
         details: { taskId: row.id, fencingToken, currentToken: row.fencing_token },
