@@ -1,5 +1,5 @@
 import { EncodedValue, encodeOutcome, encodeValue } from '../codec/index.ts';
-import { CodecallError } from '../errors/index.ts';
+import { CodecallError, toCodecallError } from '../errors/index.ts';
 import type {
   ExecutionHost,
   HostCall,
@@ -66,7 +66,13 @@ export class JournalingHost implements ExecutionHost {
   private readonly inputs = new Map<string, string | null>();
   /** A human's decision on a lost unsafe call; spent once the retried call starts. */
   private readonly attention = new Map<string, { action: string; payload: string | null }>();
-  private commits: Promise<void> = Promise.resolve();
+  /** Entries waiting for the next append, with their callers; `appending` while an append is in flight. */
+  private readonly queued: {
+    entries: readonly JournalEntryInput[];
+    resolve: () => void;
+    reject: (error: Error) => void;
+  }[] = [];
+  private appending = false;
   readonly onLog?: (entry: LogEntry) => void;
 
   constructor(private readonly options: JournalingHostOptions & { onLog?: (entry: LogEntry) => void }) {
@@ -301,11 +307,32 @@ export class JournalingHost implements ExecutionHost {
     if (running) this.inFlight.delete(running);
   }
 
-  /** Commits run one after another, so outcomes are journaled in the order they are delivered. */
+  /**
+   * Appends run one after another, in the order commit() was called, so outcomes are journaled in the order they
+   * are delivered. Entries queued while an append is in flight go together in the next one; each caller settles
+   * when the append holding its entries does.
+   */
   private commit(entries: readonly JournalEntryInput[]): Promise<void> {
-    const done = this.commits.then(() => this.options.append(entries));
-    this.commits = done.catch(() => undefined);
-    return done;
+    return new Promise((resolve, reject) => {
+      this.queued.push({ entries, resolve, reject });
+      if (!this.appending) void this.appendQueued();
+    });
+  }
+
+  private async appendQueued(): Promise<void> {
+    this.appending = true;
+    await Promise.resolve(); // the commits of this same turn join the first append
+    while (this.queued.length > 0) {
+      const batch = this.queued.splice(0);
+      try {
+        await this.options.append(batch.flatMap((c) => c.entries));
+        for (const c of batch) c.resolve();
+      } catch (error) {
+        const failure = error instanceof Error ? error : toCodecallError(error, 'STORE_ERROR');
+        for (const c of batch) c.reject(failure);
+      }
+    }
+    this.appending = false;
   }
 
   /**

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, journalChecksum } from './journal-checksum.ts';
+import { canonicalJson, journalChecksum, journalChecksumOfText } from './journal-checksum.ts';
 
 describe('journal checksums', () => {
   it('canonical JSON sorts keys recursively and keeps array order', () => {
@@ -16,5 +16,15 @@ describe('journal checksums', () => {
     expect(first).toBe(expected);
     expect(journalChecksum('', 1, 'clock', { a: 1, b: 2 })).toBe(first);
     expect(journalChecksum(first, 2, 'clock', { a: 1, b: 2 })).not.toBe(first);
+  });
+
+  it('hashes canonical text like the data it encodes', () => {
+    const data = { b: [1, { d: 'x', c: -0 }], a: 'é\u2028' };
+    expect(journalChecksumOfText('p', 3, 'clock', canonicalJson(data))).toBe(
+      journalChecksum('p', 3, 'clock', data),
+    );
+    expect(journalChecksumOfText('p', 3, 'clock', '{"a":1}')).not.toBe(
+      journalChecksum('p', 3, 'clock', { a: 2 }),
+    );
   });
 });

@@ -147,6 +147,87 @@ describe('SQLite task store', () => {
     }
   });
 
+  it('commits appends still queued at close, and they are there after reopening', async () => {
+    const path = nextPath();
+    const first = await createSqliteTaskStore({ path });
+    const task = await first.createTask(codeInput());
+    const lease = await first.claimTask('w', { leaseMs: 1000 });
+    const fencingToken = lease?.fencingToken ?? -1;
+    const pending = [1, 2, 3].map((clock) =>
+      first.appendJournal(task.id, [{ type: 'clock', data: { clock } }], { fencingToken }),
+    );
+    await first.close();
+    expect((await Promise.all(pending)).map((entries) => entries[0]?.seq)).toEqual([2, 3, 4]);
+    const second = await createSqliteTaskStore({ path });
+    expect((await second.readJournal(task.id)).map((e) => e.data.clock)).toEqual([undefined, 1, 2, 3]);
+    await second.close();
+  });
+
+  it('runs operations in call order: a read after an unawaited append sees it', async () => {
+    const store = await createSqliteTaskStore({ path: nextPath() });
+    const task = await store.createTask(codeInput());
+    const lease = await store.claimTask('w', { leaseMs: 1000 });
+    const fencingToken = lease?.fencingToken ?? -1;
+    const appended = store.appendJournal(task.id, [{ type: 'clock', data: { clock: 1 } }], { fencingToken });
+    const read = store.readJournal(task.id);
+    // The lease is given up after the append was called, so the append still carries a valid token.
+    const done = store.updateTask(task.id, { status: 'succeeded' }, { fencingToken });
+    expect((await read).map((e) => e.type)).toEqual(['task_input', 'clock']);
+    expect((await appended)[0]?.seq).toBe(2);
+    expect((await done).status).toBe('succeeded');
+    await store.close();
+  });
+
+  it('rejects an append aborted before its batch is flushed, writing nothing', async () => {
+    const store = await createSqliteTaskStore({ path: nextPath() });
+    const task = await store.createTask(codeInput());
+    const lease = await store.claimTask('w', { leaseMs: 1000 });
+    const controller = new AbortController();
+    const aborted = store.appendJournal(task.id, [{ type: 'clock', data: { clock: 1 } }], {
+      fencingToken: lease?.fencingToken ?? -1,
+      signal: controller.signal,
+    });
+    controller.abort();
+    const error = await aborted.catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'ABORTED' });
+    expect((await store.readJournal(task.id)).map((e) => e.type)).toEqual(['task_input']);
+    await store.close();
+  });
+
+  it('rejects every append of a batch with a retryable STORE_ERROR when the lock is held elsewhere', async () => {
+    const path = nextPath();
+    const store = await createSqliteTaskStore({ path, busyTimeoutMs: 20 });
+    const task = await store.createTask(codeInput());
+    const lease = await store.claimTask('w', { leaseMs: 1000 });
+    const fencingToken = lease?.fencingToken ?? -1;
+    const other = new Database(path);
+    other.exec('BEGIN IMMEDIATE');
+    let results: PromiseSettledResult<unknown>[];
+    try {
+      results = await Promise.allSettled(
+        [1, 2, 3].map((clock) =>
+          store.appendJournal(task.id, [{ type: 'clock', data: { clock } }], { fencingToken }),
+        ),
+      );
+    } finally {
+      other.exec('ROLLBACK');
+      other.close();
+    }
+    for (const r of results) {
+      expect(r.status).toBe('rejected');
+      expect((r as PromiseRejectedResult).reason).toMatchObject({
+        code: 'STORE_ERROR',
+        retryable: true,
+        details: { sqliteCode: 'SQLITE_BUSY' },
+      });
+    }
+    const retried = await store.appendJournal(task.id, [{ type: 'clock', data: { clock: 4 } }], {
+      fencingToken,
+    });
+    expect(retried[0]?.seq).toBe(2);
+    await store.close();
+  });
+
   it('never hands one task to two connections', async () => {
     const path = nextPath();
     const a = await createSqliteTaskStore({ path });

@@ -1,43 +1,51 @@
 import type Database from 'better-sqlite3';
 import { CodecallError } from '../../errors/index.ts';
 import type { JournalEntry, JournalEntryInput } from '../../spec/index.ts';
-import { canonicalJson, journalChecksum } from '../journal-checksum.ts';
+import { canonicalJson, journalChecksumOfText } from '../journal-checksum.ts';
 import { verifyJournal } from '../verify-journal.ts';
 import { toJournalEntry } from './rows.ts';
+import { prepared } from './statement-cache.ts';
 import type { JournalRow } from './rows.ts';
 
-/** Appends after the task's last entry, chaining checksums. Call inside a write transaction. */
+/**
+ * Appends after the task's last entry, chaining checksums. Call inside a write transaction. Every entry is
+ * checked before the first is written, so a bad one writes nothing.
+ */
 export function appendEntries(
   db: Database.Database,
   taskId: string,
   entries: readonly JournalEntryInput[],
   now: number,
 ): JournalEntry[] {
-  const last = db
-    .prepare('SELECT seq, checksum FROM journal WHERE task_id = ? ORDER BY seq DESC LIMIT 1')
-    .get(taskId) as { seq: number; checksum: string } | undefined;
-  const insert = db.prepare(
-    'INSERT INTO journal (task_id, seq, type, data, checksum, created_at) VALUES (?, ?, ?, ?, ?, ?)',
-  );
-  const out: JournalEntry[] = [];
-  let seq = last?.seq ?? 0;
-  let prev = last?.checksum ?? '';
-  for (const entry of entries) {
-    seq++;
+  const texts = entries.map((entry) => {
     if (entry.data === null || typeof entry.data !== 'object' || Array.isArray(entry.data)) {
       throw new CodecallError('INVALID_ARGUMENT', 'Journal entry data must be a JSON object', {
         details: { taskId, type: entry.type },
       });
     }
-    const text = canonicalJson(entry.data);
+    return canonicalJson(entry.data);
+  });
+  const last = prepared(
+    db,
+    'SELECT seq, checksum FROM journal WHERE task_id = ? ORDER BY seq DESC LIMIT 1',
+  ).get(taskId) as { seq: number; checksum: string } | undefined;
+  const insert = prepared(
+    db,
+    'INSERT INTO journal (task_id, seq, type, data, checksum, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+  );
+  const createdAt = new Date(now).toISOString();
+  let seq = last?.seq ?? 0;
+  let prev = last?.checksum ?? '';
+  return entries.map((entry, i): JournalEntry => {
+    seq++;
+    const text = texts[i] ?? '{}';
     // Store and return exactly what was hashed, so a read-back verifies and equals the write.
     const data = JSON.parse(text) as Record<string, unknown>;
-    const checksum = journalChecksum(prev, seq, entry.type, data);
+    const checksum = journalChecksumOfText(prev, seq, entry.type, text);
     insert.run(taskId, seq, entry.type, text, checksum, now);
-    out.push({ taskId, seq, type: entry.type, data, checksum, createdAt: new Date(now).toISOString() });
     prev = checksum;
-  }
-  return out;
+    return { taskId, seq, type: entry.type, data, checksum, createdAt };
+  });
 }
 
 /** Entries with seq > afterSeq, chain-verified from the entry at afterSeq (or from seq 1). */

@@ -17,19 +17,27 @@ import { assertStatusChange } from '../status-change.ts';
 import { newTaskId } from '../task-id.ts';
 import { decodeCursor, encodeCursor, toTaskRecord } from './rows.ts';
 import type { TaskRow } from './rows.ts';
+import { GroupCommit } from './group-commit.ts';
 import { toStoreError } from './sqlite-errors.ts';
+import { prepared } from './statement-cache.ts';
 import { appendEntries, readVerifiedJournal } from './sqlite-journal.ts';
 
 const DEFAULT_LIMIT = 50;
 const MAX_LIMIT = 1000;
 
-/** TaskStore on one SQLite file (better-sqlite3: synchronous, so each method is one atomic step). */
+/**
+ * TaskStore on one SQLite file (better-sqlite3: synchronous, so each method is one atomic step). Journal appends
+ * are group-committed (ADR 0009): those of one event-loop turn share one transaction and one fsync. Every other
+ * method first commits the appends queued before it, so operations take effect in the order they were called.
+ */
 export class SqliteTaskStore implements TaskStore {
   #db: Database.Database;
+  #appends: GroupCommit;
   #closed = false;
 
   constructor(db: Database.Database) {
     this.#db = db;
+    this.#appends = new GroupCommit(db);
   }
 
   createTask(
@@ -115,16 +123,13 @@ export class SqliteTaskStore implements TaskStore {
     entries: readonly JournalEntryInput[],
     options: StoreOptions & { fencingToken: number; now?: number },
   ): Promise<JournalEntry[]> {
-    return this.#run(options.signal, () => {
-      const now = options.now ?? Date.now();
-      const db = this.#db;
-      return db
-        .transaction((): JournalEntry[] => {
-          this.#assertFenced(this.#getRow(taskId), options.fencingToken);
-          return appendEntries(db, taskId, entries, now);
-        })
-        .immediate();
-    });
+    const refused = this.#refuse(options.signal);
+    if (refused) return refused;
+    const now = options.now ?? Date.now();
+    return this.#appends.enqueue((): JournalEntry[] => {
+      this.#assertFenced(this.#getToken(taskId), options.fencingToken);
+      return appendEntries(this.#db, taskId, entries, now);
+    }, options.signal);
   }
 
   readJournal(taskId: string, options: StoreOptions & { afterSeq?: number } = {}): Promise<JournalEntry[]> {
@@ -305,18 +310,20 @@ export class SqliteTaskStore implements TaskStore {
     });
   }
 
+  /** Commits the appends still queued (their promises settle as usual), then closes the file. */
   close(): Promise<void> {
     if (!this.#closed) {
       this.#closed = true;
+      this.#appends.flush();
       this.#db.close();
     }
     return Promise.resolve();
   }
 
   #run<T>(signal: AbortSignal | undefined, fn: () => T): Promise<T> {
-    if (this.#closed) return Promise.reject(new CodecallError('STORE_CLOSED', 'The task store is closed'));
-    if (signal?.aborted)
-      return Promise.reject(new CodecallError('ABORTED', 'The store operation was aborted'));
+    const refused = this.#refuse(signal);
+    if (refused) return refused;
+    this.#appends.flush();
     try {
       return Promise.resolve(fn());
     } catch (error) {
@@ -324,13 +331,28 @@ export class SqliteTaskStore implements TaskStore {
     }
   }
 
+  #refuse(signal: AbortSignal | undefined): Promise<never> | undefined {
+    if (this.#closed) return Promise.reject(new CodecallError('STORE_CLOSED', 'The task store is closed'));
+    if (signal?.aborted)
+      return Promise.reject(new CodecallError('ABORTED', 'The store operation was aborted'));
+    return undefined;
+  }
+
   #getRow(id: string): TaskRow {
-    const row = this.#db.prepare('SELECT * FROM tasks WHERE id = ?').get(id) as TaskRow | undefined;
+    const row = prepared(this.#db, 'SELECT * FROM tasks WHERE id = ?').get(id) as TaskRow | undefined;
     if (row === undefined) throw new CodecallError('NOT_FOUND', `No task ${id}`, { details: { taskId: id } });
     return row;
   }
 
-  #assertFenced(row: TaskRow, fencingToken: number): void {
+  /** The fencing check of a journal append reads only the token, not the task's input. */
+  #getToken(id: string): Pick<TaskRow, 'id' | 'fencing_token'> {
+    const row = prepared(this.#db, 'SELECT id, fencing_token FROM tasks WHERE id = ?').get(id) as
+      Pick<TaskRow, 'id' | 'fencing_token'> | undefined;
+    if (row === undefined) throw new CodecallError('NOT_FOUND', `No task ${id}`, { details: { taskId: id } });
+    return row;
+  }
+
+  #assertFenced(row: Pick<TaskRow, 'id' | 'fencing_token'>, fencingToken: number): void {
     if (row.fencing_token !== fencingToken) {
       throw new CodecallError('FENCED', `Fencing token ${fencingToken} is stale for task ${row.id}`, {
         details: { taskId: row.id, fencingToken, currentToken: row.fencing_token },

@@ -1,0 +1,126 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CodecallError } from '../errors/index.ts';
+import type { HostCall, JournalEntryInput, Lease, TaskStore } from '../spec/index.ts';
+import { createSqliteTaskStore } from '../store/index.ts';
+import { defineTool, ToolRegistry } from '../tools/index.ts';
+import { JournalingHost } from './journaling-host.ts';
+
+// How JournalingHost commits: one task's concurrent calls share appends, in the order they were committed.
+
+const work = defineTool({
+  name: 'work',
+  description: 'answers after `ms` milliseconds',
+  input: { type: 'object', properties: { i: { type: 'number' }, ms: { type: 'number' } } },
+  effect: 'read',
+  async execute(args) {
+    const { i, ms } = args as { i: number; ms: number };
+    await new Promise((resolve) => setTimeout(resolve, ms));
+    return { i };
+  },
+});
+const registry = new ToolRegistry([work]);
+
+const call = (i: number, ms: number): HostCall => ({
+  kind: 'tool',
+  callId: `c${i}`,
+  namespace: 'tools',
+  name: 'work',
+  args: { i, ms },
+});
+
+describe('JournalingHost commits', () => {
+  let dir = '';
+  let store: TaskStore;
+  let lease: Lease;
+  let appends: number[];
+
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'codecall-host-commit-'));
+    store = await createSqliteTaskStore({ path: join(dir, 'tasks.db') });
+    await store.createTask({ kind: 'code', code: 'return 1', language: 'javascript', seed: 1 });
+    const claimed = await store.claimTask('w', { leaseMs: 60_000 });
+    if (!claimed) throw new Error('no lease');
+    lease = claimed;
+    appends = [];
+  });
+  afterEach(async () => {
+    await store.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  function host(append?: (entries: readonly JournalEntryInput[]) => Promise<void>): JournalingHost {
+    return new JournalingHost({
+      live: registry.host(),
+      recorded: [],
+      append:
+        append ??
+        (async (entries) => {
+          appends.push(entries.length);
+          await store.appendJournal(lease.taskId, entries, { fencingToken: lease.fencingToken });
+        }),
+      effectOf: () => 'read',
+      clock: () => 1_700_000_000_000,
+      onFatal: (error) => {
+        throw error;
+      },
+    });
+  }
+
+  it('coalesces overlapping commits into fewer appends, journaling in delivery order', async () => {
+    const h = host();
+    const signal = new AbortController().signal;
+    const delivered: string[] = [];
+    // As a driver does for one Promise.all of 100 calls: all issued at once; they finish in a shuffled order,
+    // many in the same timer tick.
+    const calls = Array.from({ length: 100 }, (_, i) => {
+      const c = call(i, (i * 37) % 11);
+      return h.call(c, signal).then((outcome) => {
+        delivered.push(c.callId);
+        return outcome;
+      });
+    });
+    const outcomes = await Promise.all(calls);
+    for (const outcome of outcomes) expect(outcome).toMatchObject({ ok: true });
+
+    const journal = (await store.readJournal(lease.taskId)).slice(1);
+    expect(journal).toHaveLength(200);
+    // Intents in call order (all 100 went together in the first append), outcomes in delivery order.
+    const intents = journal.filter((e) => e.type === 'tool_intent').map((e) => e.data.call_id);
+    const outcomeOrder = journal.filter((e) => e.type === 'tool_outcome').map((e) => e.data.call_id);
+    expect(intents).toEqual(calls.map((_, i) => `c${i}`));
+    expect(outcomeOrder).toEqual(delivered);
+    expect(new Set(delivered).size).toBe(100);
+    expect(delivered).not.toEqual(intents); // the shuffle really reordered them
+    expect(appends[0]).toBe(100);
+    expect(appends.reduce((a, b) => a + b, 0)).toBe(200);
+    expect(appends.length).toBeLessThan(200 / 4);
+  });
+
+  it('rejects exactly the callers whose append failed; later commits go on', async () => {
+    let failNext = 0;
+    const batches: string[][] = [];
+    const h = host(async (entries) => {
+      batches.push(entries.map((e) => String(e.data.call_id)));
+      if (failNext > 0) {
+        failNext -= 1;
+        throw new CodecallError('STORE_ERROR', 'disk full');
+      }
+      await store.appendJournal(lease.taskId, entries, { fencingToken: lease.fencingToken });
+    });
+    const signal = new AbortController().signal;
+    failNext = 1; // the first append (both intents) fails
+    const failed = await Promise.allSettled([h.call(call(1, 0), signal), h.call(call(2, 0), signal)]);
+    expect(failed.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+    expect((failed[0] as PromiseRejectedResult).reason).toMatchObject({ code: 'STORE_ERROR' });
+    expect(batches).toEqual([['c1', 'c2']]);
+    expect(await h.call(call(3, 0), signal)).toMatchObject({ ok: true });
+    const journal = (await store.readJournal(lease.taskId)).slice(1);
+    expect(journal.map((e) => [e.type, e.data.call_id])).toEqual([
+      ['tool_intent', 'c3'],
+      ['tool_outcome', 'c3'],
+    ]);
+  });
+});
