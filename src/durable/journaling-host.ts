@@ -57,6 +57,8 @@ export class JournalingHost implements ExecutionHost {
   private readonly inFlight = new Set<Promise<HostOutcome>>();
   private readonly byCall = new Map<string, Promise<HostOutcome>>();
   private readonly parked = new Set<string>();
+  /** Calls whose execution ended after their intent was journaled and before the tool started. */
+  private readonly notStarted = new Set<string>();
   private readonly requested = new Set<string>();
   /** Approved calls that began running: after a crash their effect decides, as for any lost call. */
   private readonly started = new Set<string>();
@@ -96,6 +98,7 @@ export class JournalingHost implements ExecutionHost {
         this.attention.set(callId, { action: String(d.action), payload });
       }
       if (entry.type === 'control' && d.action === 'retry_started') this.attention.delete(callId);
+      if (entry.type === 'control' && d.action === 'not_started') this.notStarted.add(callId);
       if (entry.type === 'approval_decision') {
         this.decisions.set(String(d.approval_id), {
           decision: String(d.decision),
@@ -137,6 +140,7 @@ export class JournalingHost implements ExecutionHost {
       // A call that waits (or waited) for approval cannot have run before it was approved and started.
       const gated = this.requested.has(call.callId) || this.options.needsApproval?.(call) === true;
       if (gated && !this.started.has(call.callId)) return this.runLive(call, signal, null);
+      if (this.notStarted.has(call.callId)) return this.runLive(call, signal, null);
       // Waiting for input has no effect on the world: it simply waits again (or takes its answer).
       if (isInputWait(call)) return this.runLive(call, signal, null);
       // The intent was committed but its outcome was lost (a crash while the call ran).
@@ -249,6 +253,12 @@ export class JournalingHost implements ExecutionHost {
       await this.commit([
         { type: 'control', data: { action: 'approved_call_started', call_id: call.callId } },
       ]);
+    }
+    if (signal.aborted && call.kind === 'tool') {
+      // The execution ended (a pause) between the intent's commit and the tool's start: say that it never ran,
+      // so a resume may run it whatever its effect.
+      await this.commit([{ type: 'control', data: { action: 'not_started', call_id: call.callId } }]);
+      return { ok: false, error: { code: 'INTERRUPTED', name: 'Error', message: 'not started' } };
     }
     const keyed: HostCall =
       call.kind === 'tool' && key !== undefined ? { ...call, idempotencyKey: key } : call;

@@ -73,4 +73,33 @@ describe('regressions found by the state-machine property', () => {
     expect(paid).not.toContainEqual({ n: 3 });
     expect(after).toMatchObject({ status: 'paused', pauseReason: 'approval_required' });
   });
+
+  it("a pause between an unsafe call's intent and its start does not make the call need attention", async () => {
+    const sent: string[] = [];
+    const send = defineTool({
+      name: 'send',
+      description: 'unsafe',
+      effect: 'unsafe',
+      execute: (a) => {
+        sent.push((a as { to: string }).to);
+        return 'sent';
+      },
+    });
+    const runtime = createRuntime({ store: fx.store, drivers: [fx.driver], tools: new ToolRegistry([send]) });
+    const t = await runtime.submit({ code: "return await tools.send({ to: 'x' });" });
+    // Pause the moment the intent is committed: the tool has not started yet.
+    const off = runtime.subscribe(t.task_id, (e) => {
+      if (e.type === 'journal' && e.entries.some((x) => x.type === 'tool_intent'))
+        void runtime.pause(t.task_id);
+    });
+    const paused = await runtime.run(t.task_id);
+    off();
+    expect(paused).toMatchObject({ status: 'paused', pause_reason: 'user_request' });
+    expect(sent).toEqual([]);
+    await runtime.resume(t.task_id);
+    const done = await runtime.run(t.task_id);
+    expect(done).toMatchObject({ status: 'succeeded', result: { output: 'sent' } });
+    expect(sent).toEqual(['x']);
+    await runtime.close();
+  });
 });
