@@ -34,12 +34,15 @@ const worker = join(root, 'test/durable/crash-worker.ts');
 function startWorker(db: string, effects: string, owner: string) {
   const child = spawn(process.execPath, ['--import', 'tsx', worker, db, effects, owner], {
     cwd: root,
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, exited, stderr: () => stderr };
+  const ready = new Promise<void>((resolve) =>
+    child.stdout.on('data', (d: Buffer) => d.toString().includes('ready') && resolve()),
+  );
+  return { child, exited, ready, stderr: () => stderr };
 }
 
 describe('crash recovery with real processes and SIGKILL', () => {
@@ -71,7 +74,10 @@ describe('crash recovery with real processes and SIGKILL', () => {
     let kills = 0;
     for (let round = 0; round < 40; round++) {
       const w = startWorker(db, effects, `worker-${round}`);
-      const killAfter = 400 + Math.floor(random() * 900); // process start-up is ~400 ms of this
+      // Timed from the worker's start-up (0.4-1 s, depending on the machine's load), not from its spawn: a kill
+      // before it runs anything would only count towards CRASH_LOOP.
+      const killAfter = Math.floor(random() * 600);
+      await Promise.race([w.ready, w.exited]);
       const outcome = await Promise.race([
         w.exited.then((code) => ({ exited: code })),
         new Promise<{ exited: undefined }>((r) => setTimeout(() => r({ exited: undefined }), killAfter)),

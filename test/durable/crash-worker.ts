@@ -30,6 +30,9 @@ const effect = defineTool({
 const store = await createSqliteTaskStore({ path: dbPath });
 const driver = createQuickJsDriver({ workers: 1, warmVmsPerWorker: 1 });
 const runner = new TaskRunner({ store, driver, tools: new ToolRegistry([effect]), owner, leaseMs: 300 });
+await driver.ready();
+// The parent times its kill from here: killing a process that is still starting up tests nothing.
+process.stdout.write('ready\n');
 for (;;) {
   const ran = await runner.runNext();
   if (ran) continue;
