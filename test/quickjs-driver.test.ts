@@ -53,6 +53,23 @@ describe('quickjs driver pool', () => {
     expect(r.status === 'failed' && r.error.message).toContain('timeoutMs');
   });
 
+  it('refuses a replay script with a call id it never issues or a repeated one', async () => {
+    const step = { callId: 'call-1', tool: 'tools.echo', args: '{}', ok: true, payload: '1', clock: 0 };
+    const execute = (replay: (typeof step)[]) =>
+      driver.execute({
+        code: 'return 1',
+        language: 'javascript',
+        tools: [],
+        host: { call: () => Promise.reject(new Error('no host calls expected')) },
+        replay,
+      });
+    for (const replay of [[{ ...step, callId: 'tool-1' }], [step, { ...step }]]) {
+      const r = await execute(replay);
+      expect(r.status === 'failed' && r.error.code).toBe('INVALID_ARGUMENT');
+    }
+    expect((await execute([step])).status).toBe('succeeded');
+  });
+
   it('runs a request with a non-default memory limit in a fresh VM', async () => {
     const small = await runProgram({
       driver,

@@ -53,6 +53,8 @@ export class JournalingHost implements ExecutionHost {
   private readonly waiting = new Map<number, (outcome: HostOutcome) => void>();
   private readonly drained: (() => void)[] = [];
   private next = 0;
+  /** The driver served the recorded outcomes from a replay script and has handed over the last one. */
+  private scriptDone = false;
   private drainScheduled = false;
   private readonly inFlight = new Set<Promise<HostOutcome>>();
   private readonly byCall = new Map<string, Promise<HostOutcome>>();
@@ -114,7 +116,16 @@ export class JournalingHost implements ExecutionHost {
 
   /** True once every recorded outcome has been delivered: the execution is live from here. */
   get replayDone(): boolean {
-    return this.next >= this.outcomes.length;
+    return this.scriptDone || this.next >= this.outcomes.length;
+  }
+
+  /**
+   * The driver served the recorded outcomes itself (`ExecutionRequest.replay`): the execution is live from here.
+   * Calls it did not serve still come to `call()`: divergent ones (checked against the intents) and lost ones.
+   */
+  onReplayDone(): void {
+    this.scriptDone = true;
+    for (const release of this.drained.splice(0)) release();
   }
 
   call(call: HostCall, signal: AbortSignal): Promise<HostOutcome> {

@@ -9,6 +9,7 @@ import type {
   ToolEffect,
 } from '../spec/index.ts';
 import { JournalingHost } from './journaling-host.ts';
+import { buildReplayScript } from './replay-script.ts';
 
 export interface RunJournaledOptions {
   readonly driver: SandboxDriver;
@@ -77,9 +78,18 @@ export async function runJournaled(options: RunJournaledOptions): Promise<Execut
     },
     ...(options.live.onLog ? { onLog: options.live.onLog.bind(options.live) } : {}),
   });
+  // A driver that serves the recorded outcomes itself saves a host round trip per replayed call (ADR 0010).
+  const replay = options.driver.supportsReplayScript
+    ? buildReplayScript(options.recorded, options.startClock)
+    : null;
   try {
     const result = await options.driver.execute(
-      { ...options.request, host, clock: () => options.startClock },
+      {
+        ...options.request,
+        host,
+        clock: () => options.startClock,
+        ...(replay && replay.length > 0 ? { replay } : {}),
+      },
       { signal: controller.signal },
     );
     await host.idle(options.settleMs ?? DEFAULT_SETTLE_MS);

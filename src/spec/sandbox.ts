@@ -65,6 +65,29 @@ export type HostOutcome = (
 export interface ExecutionHost {
   call(call: HostCall, signal: AbortSignal): Promise<HostOutcome>;
   onLog?(entry: LogEntry): void;
+  /**
+   * Called once when the request has a `replay` script, as the driver hands the script's last outcome to the
+   * guest (at start when the script is empty): every log line and call the host receives after it is live.
+   * Not called when the execution ends before the script is through.
+   */
+  onReplayDone?(): void;
+}
+
+/**
+ * One recorded call of a replay script (see `ExecutionRequest.replay`), in the journal's wire form.
+ */
+export interface ReplayStep {
+  /** The id the driver gave the call (`HostCall.callId`). */
+  readonly callId: string;
+  /** `namespace.name` of a tool, or `timer`. */
+  readonly tool: string;
+  /** A tool's arguments as the driver's wire text (`HostCall.argsJson`); a timer's delay as `String(delayMs)`. */
+  readonly args: string;
+  readonly ok: boolean;
+  /** Tagged JSON of the value when `ok`, else the JSON of a `SerializedError`. */
+  readonly payload: string;
+  /** The guest's clock (epoch ms) from this delivery on. */
+  readonly clock: number;
 }
 
 export interface ExecutionRequest {
@@ -79,6 +102,18 @@ export interface ExecutionRequest {
   readonly seed?: number;
   /** Epoch milliseconds the guest sees; read at start and at each delivery. Default `Date.now`. */
   readonly clock?: () => number;
+  /**
+   * Recorded outcomes the driver serves itself, without asking the host (a driver without
+   * `supportsReplayScript` ignores this and the host is asked as usual). Steps are in delivery order. A guest
+   * call whose id is a step's `callId` and whose `tool` and `args` equal the step's is answered by that step;
+   * the outcome at position k is delivered once positions < k have been and its call has been issued. A step
+   * whose call is issued with another tool or other arguments is dropped and that call goes to the host. Every
+   * other call goes to `host.call` as usual, but host outcomes are delivered only after the whole script (they
+   * come later in delivery order). A scripted delivery sets the guest clock to the step's `clock` and counts
+   * like any call (`maxToolCalls`, `resources.toolCalls`); it takes no `maxConcurrentToolCalls` slot (nothing
+   * runs on the host). Call ids are unique.
+   */
+  readonly replay?: readonly ReplayStep[];
 }
 
 export interface ExecutionResources {
@@ -118,6 +153,8 @@ export interface SandboxDriver {
   /** The engine and its version (e.g. `quickjs-wasi@3.7.0`); a journal is replayed only on the engine that wrote it. */
   readonly engine: string;
   readonly languages: readonly GuestLanguage[];
+  /** Serves `ExecutionRequest.replay` itself (inside the sandbox's thread or process); without it, no script. */
+  readonly supportsReplayScript?: boolean;
   /** Resolves when the driver can start executions without paying its start-up (workers, warm pools). */
   ready(): Promise<void>;
   execute(request: ExecutionRequest, options?: ExecuteOptions): Promise<ExecutionResult>;

@@ -6,6 +6,7 @@ import { registerInterruptionCases } from './conformance-interruption.ts';
 import { registerIsolationCases } from './conformance-isolation.ts';
 import { registerLimitCases } from './conformance-limits.ts';
 import { registerPoolCases } from './conformance-pool.ts';
+import { registerReplayCases } from './conformance-replay.ts';
 import { registerResultCases } from './conformance-results.ts';
 import { registerToolCases } from './conformance-tools.ts';
 import type { SuiteOptions } from './harness.ts';
@@ -27,5 +28,6 @@ export function describeDriverConformance(options: SuiteOptions): void {
     registerInterruptionCases(options);
     registerIsolationCases(options);
     registerPoolCases(options);
+    registerReplayCases(options);
   });
 }

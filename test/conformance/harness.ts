@@ -75,13 +75,27 @@ export interface Group {
   expectHealthy(): Promise<void>;
 }
 
+/** A capability a group's cases need; a driver without it has the whole group skipped, with the reason printed. */
+export interface GroupRequirement {
+  readonly capable: (driver: SandboxDriver) => boolean;
+  /** Printed and attached to each skipped case, e.g. "the driver does not serve replay scripts". */
+  readonly reason: string;
+}
+
 /**
  * Registers one `describe` with its own driver (created in beforeAll, closed in afterAll). A case without a
- * program for the suite's language is registered with `it.skip`, and the group prints once why.
+ * program for the suite's language is registered with `it.skip`, and the group prints once why. With
+ * `requires`, every case is skipped at run time when the driver lacks the capability, and the group says so.
  */
-export function defineGroup(options: SuiteOptions, title: string, register: (group: Group) => void): void {
+export function defineGroup(
+  options: SuiteOptions,
+  title: string,
+  register: (group: Group) => void,
+  requires?: GroupRequirement,
+): void {
   describe(title, () => {
     let driver: SandboxDriver | undefined;
+    let incapable = false;
     const skipped: string[] = [];
     // A case with no program in the suite's language is skipped, named as such, and listed in a warning. The
     // quickjs driver has a program for every case, so nothing is skipped today; the Python driver (issue 6) adds
@@ -92,6 +106,13 @@ export function defineGroup(options: SuiteOptions, title: string, register: (gro
     };
     beforeAll(async () => {
       driver = await options.createDriver();
+      if (requires && !requires.capable(driver)) {
+        incapable = true;
+        console.warn(
+          `[conformance] ${options.name}: every case in "${title}" is skipped: ${requires.reason}`,
+        );
+        return;
+      }
       // Warm the pool (a few at once, so every worker starts) so behaviour timings exclude cold start.
       const code = HEALTH[options.language];
       if (code !== undefined) {
@@ -107,6 +128,10 @@ export function defineGroup(options: SuiteOptions, title: string, register: (gro
     const language = options.language;
     const toSource = (p: Program): Source =>
       typeof p === 'string' ? { code: p, language } : { code: p.code, language: p.language };
+    const unlessIncapable =
+      (body: () => Promise<void>) =>
+      (ctx: { skip(note?: string): never }): Promise<void> =>
+        incapable ? ctx.skip(requires?.reason) : body();
     const group: Group = {
       options,
       language,
@@ -130,7 +155,11 @@ export function defineGroup(options: SuiteOptions, title: string, register: (gro
       program(name, programs, body, timeoutMs) {
         const p = programs[language];
         if (p === undefined) return skipMissing(name);
-        it(name, () => body(toSource(p)), timeoutMs);
+        it(
+          name,
+          unlessIncapable(() => body(toSource(p))),
+          timeoutMs,
+        );
       },
       programs(name, programs, body, timeoutMs) {
         const set = programs[language];
@@ -138,10 +167,14 @@ export function defineGroup(options: SuiteOptions, title: string, register: (gro
         const sources = Object.fromEntries(
           Object.entries<Program>(set).map(([k, p]) => [k, toSource(p)]),
         ) as Record<keyof typeof set, Source>;
-        it(name, () => body(sources), timeoutMs);
+        it(
+          name,
+          unlessIncapable(() => body(sources)),
+          timeoutMs,
+        );
       },
       test(name, body, timeoutMs) {
-        it(name, body, timeoutMs);
+        it(name, unlessIncapable(body), timeoutMs);
       },
       async expectHealthy() {
         const code = HEALTH[language];

@@ -127,6 +127,25 @@ describe('SQLite task store', () => {
     await store.close();
   });
 
+  it('verifies rows by their stored text, and rows rewritten in an equal non-canonical form by their data', async () => {
+    const path = nextPath();
+    const store = await createSqliteTaskStore({ path });
+    const task = await store.createTask(codeInput());
+    const lease = await store.claimTask('w', { leaseMs: 1000 });
+    const entries = [{ type: 'tool_outcome' as const, data: { call_id: 'call-1', ok: true, payload: '1' } }];
+    await store.appendJournal(task.id, entries, { fencingToken: lease?.fencingToken ?? -1 });
+    const db = new Database(path);
+    const rewrite = db.prepare('UPDATE journal SET data = ? WHERE task_id = ? AND seq = 2');
+    // Same data, other key order and spacing (as a dump and reload might leave it): still verifies.
+    rewrite.run('{ "payload": "1", "ok": true, "call_id": "call-1" }', task.id);
+    expect((await store.readJournal(task.id))[1]?.data).toEqual(entries[0]?.data);
+    rewrite.run('{"call_id":"call-1","ok":false,"payload":"1"}', task.id);
+    db.close();
+    const error = await store.readJournal(task.id).catch((e: unknown) => e);
+    expect((error as CodecallError).code).toBe('CHECKPOINT_CORRUPT');
+    await store.close();
+  });
+
   it('maps a lock timeout to a retryable STORE_ERROR', async () => {
     const path = nextPath();
     const store = await createSqliteTaskStore({ path, busyTimeoutMs: 20 });

@@ -11,6 +11,7 @@ import type {
 import { decodeValue, encodeOutcome } from '../../codec/index.ts';
 import type { FromWorker } from './protocol.ts';
 import type { SandboxWorker } from './sandbox-worker.ts';
+import { callIdText } from './worker-replay.ts';
 
 /** Grace after the deadline before a worker that does not answer is considered stuck and terminated. */
 export const STUCK_WORKER_GRACE_MS = 2_000;
@@ -100,6 +101,9 @@ export class HostExecution {
         this.request.host.onLog?.(entry);
         break;
       }
+      case 'replayDone':
+        this.request.host.onReplayDone?.();
+        break;
       case 'done':
         this.finish(msg);
         break;
@@ -129,7 +133,7 @@ export class HostExecution {
   }
 
   private async serve(msg: Extract<FromWorker, { type: 'call' }>): Promise<void> {
-    const callId = `call-${msg.callId}`;
+    const callId = callIdText(msg.callId);
     let outcome: HostOutcome;
     try {
       let call: HostCall;

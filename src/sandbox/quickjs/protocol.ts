@@ -1,4 +1,5 @@
 import type { MessagePort } from 'node:worker_threads';
+import type { WorkerReplayStep } from './worker-replay.ts';
 import type {
   ExecutionLimits,
   GuestLanguage,
@@ -20,6 +21,8 @@ export type ToWorker =
       limits: ExecutionLimits;
       seed: number;
       clockMs: number;
+      /** Outcomes the worker serves itself (ExecutionRequest.replay), in delivery order. */
+      replay?: WorkerReplayStep[];
     }
   | { type: 'deliver'; execId: number; callId: number; ok: boolean; payload: string; clockMs: number }
   | { type: 'abort'; execId: number; code: string; message: string };
@@ -35,6 +38,8 @@ export type FromWorker =
   /** `tool` indexes the request's tool bindings; -1 is a timer whose payload is the delay. */
   | { type: 'call'; execId: number; callId: number; tool: number; payload: string }
   | { type: 'log'; execId: number; level: LogLevel; message: string }
+  /** The replay script's last outcome is being delivered: what follows is live. */
+  | { type: 'replayDone'; execId: number }
   | {
       type: 'done';
       execId: number;

@@ -14,6 +14,7 @@ import { DEFAULT_LIMITS, resolveLimits } from '../limits.ts';
 import { HostExecution } from './host-execution.ts';
 import { SandboxWorker } from './sandbox-worker.ts';
 import type { WorkerListener } from './sandbox-worker.ts';
+import { toWorkerSteps } from './worker-replay.ts';
 
 export const DEFAULT_WARM_VMS_PER_WORKER = 4;
 
@@ -48,6 +49,8 @@ export class QuickJsDriver implements SandboxDriver {
   readonly apiVersion = SANDBOX_DRIVER_API_VERSION;
   readonly engine = `quickjs-wasi@${(createRequire(import.meta.url)('quickjs-wasi/package.json') as { version: string }).version}`;
   readonly languages: readonly GuestLanguage[] = ['javascript', 'typescript'];
+  /** Replay scripts are served inside the worker thread: no main-thread round trip per recorded call. */
+  readonly supportsReplayScript = true;
   private readonly workers: SandboxWorker[] = [];
   private readonly executions = new Map<number, HostExecution>();
   private readonly defaults: ExecutionLimits;
@@ -99,6 +102,8 @@ export class QuickJsDriver implements SandboxDriver {
         failedBeforeStart('INVALID_ARGUMENT', `the quickjs driver does not run ${request.language}`),
       );
     }
+    const replay = request.replay ? toWorkerSteps(request.replay) : undefined;
+    if (typeof replay === 'string') return Promise.resolve(failedBeforeStart('INVALID_ARGUMENT', replay));
     const signal = options.signal;
     if (signal?.aborted) return Promise.resolve(failedBeforeStart(...abortReason(signal.reason)));
 
@@ -148,6 +153,7 @@ export class QuickJsDriver implements SandboxDriver {
         limits,
         seed: request.seed ?? Math.floor(Math.random() * 2 ** 31),
         clockMs: exec.readClock(),
+        ...(replay ? { replay } : {}),
       });
     });
   }

@@ -4,6 +4,8 @@ import type { ExecutionLimits, GuestToolBinding, LogLevel, SerializedError } fro
 import type { PreparedVm, VmGuestHooks } from './prepared-vm.ts';
 import type { FromWorker } from './protocol.ts';
 import { wrapProgram } from './transpile.ts';
+import { WorkerReplay } from './worker-replay.ts';
+import type { ReplaySink, WorkerReplayStep } from './worker-replay.ts';
 
 type Failure = SerializedError & { line?: number };
 
@@ -16,11 +18,13 @@ export interface ExecutionStart {
   tools: readonly GuestToolBinding[];
   seed: number;
   clockMs: number;
+  replay?: WorkerReplayStep[];
 }
 
 /** One execution inside one worker: drives its VM and turns every way it can end into one `done` message. */
-export class VmExecution implements VmGuestHooks {
+export class VmExecution implements VmGuestHooks, ReplaySink {
   private vm: PreparedVm | null = null;
+  private replay: WorkerReplay | null = null;
   private failure: Failure | null = null;
   private success: string | null = null;
   private finished = false;
@@ -52,6 +56,10 @@ export class VmExecution implements VmGuestHooks {
     return this.finished;
   }
 
+  get ended(): boolean {
+    return this.finished || this.failure !== null || this.success !== null;
+  }
+
   /** Runs the program up to its first wait. The VM is owned (and disposed) by this execution from now on. */
   begin(vm: PreparedVm, start: ExecutionStart): void {
     if (this.finished || this.failure) {
@@ -76,6 +84,11 @@ export class VmExecution implements VmGuestHooks {
     }
     vm.clockMs = start.clockMs;
     vm.hooks = this;
+    if (start.replay) {
+      const names = start.tools.map((t) => `${t.namespace}.${t.name}`);
+      this.replay = new WorkerReplay(start.replay, names);
+      this.replay.pump(this); // an empty script is through before the program starts
+    }
     const q = vm.vm;
     this.guest(() => {
       const seed = q.newNumber(start.seed);
@@ -89,7 +102,13 @@ export class VmExecution implements VmGuestHooks {
     });
   }
 
+  /** A host outcome; while a replay script runs it waits for the script's end. */
   deliver(callId: number, ok: boolean, payload: string, clockMs: number): void {
+    if (this.replay?.hold(callId, ok, payload, clockMs)) return;
+    this.deliverNow(callId, ok, payload, clockMs);
+  }
+
+  deliverNow(callId: number, ok: boolean, payload: string, clockMs: number): void {
     const vm = this.vm;
     if (this.finished || vm === null) return;
     vm.clockMs = clockMs;
@@ -101,6 +120,10 @@ export class VmExecution implements VmGuestHooks {
       id.dispose();
       body.dispose();
     });
+  }
+
+  announceReplayDone(): void {
+    this.post({ type: 'replayDone', execId: this.execId });
   }
 
   /** Ends the execution with `code`: at once when idle, at the guest's next interrupt check otherwise. */
@@ -128,6 +151,7 @@ export class VmExecution implements VmGuestHooks {
     }
     this.sampleMemory();
     const callId = this.nextCallId++;
+    if (this.replay?.claim(callId, tool, payload)) return callId; // answered by the script after this turn
     this.post({ type: 'call', execId: this.execId, callId, tool, payload });
     return callId;
   }
@@ -215,6 +239,7 @@ export class VmExecution implements VmGuestHooks {
       this.inGuest = false;
     }
     this.sampleMemory();
+    this.replay?.pump(this);
     this.settle();
   }
 
