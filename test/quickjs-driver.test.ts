@@ -21,6 +21,21 @@ describe('quickjs driver pool', () => {
     expect(ticks).toBeGreaterThan(10);
   });
 
+  it('reports the time spent computing inside the guest apart from the time spent waiting', async () => {
+    const nap = defineTool({
+      name: 'nap',
+      description: '',
+      effect: 'read',
+      execute: () => new Promise((r) => setTimeout(() => r('ok'), 300)),
+    });
+    const waiting = await runProgram({ driver, code: 'return await tools.nap()', tools: [nap] });
+    const spinning = await runProgram({ driver, code: 'let n = 0; while (n < 3e6) n++; return n;' });
+    expect(waiting.resources.wallMs).toBeGreaterThan(290);
+    expect(waiting.resources.cpuMs).toBeLessThan(100);
+    expect(spinning.resources.cpuMs).toBeGreaterThan(5);
+    expect(spinning.resources.cpuMs).toBeLessThanOrEqual(spinning.resources.wallMs);
+  });
+
   it('replaces a worker that dies and fails only the executions it held', async () => {
     let release: () => void = () => undefined;
     const gate = new Promise<void>((resolve) => (release = resolve));

@@ -173,6 +173,8 @@ describe('createRuntime', () => {
     await runtime.resume(t.task_id, { actor: 'ops' });
     const done = await runtime.wait(t.task_id, { until: 'terminal' });
     expect(done).toMatchObject({ status: 'succeeded', result: { output: 10 + 3e6 } });
+    // The loop ran in two runs (the replay computes again); both count as CPU time.
+    expect(done.result?.resources_used.cpu_time_s).toBeGreaterThan(0.005);
   });
 
   it('pauses and cancels a queued task without running it', async () => {

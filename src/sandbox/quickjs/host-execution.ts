@@ -207,6 +207,7 @@ export class HostExecution {
     outcome: ({ status: 'succeeded'; value: unknown } | { status: 'failed'; error: Failure }) & {
       memoryBytes: number;
       toolCalls: number;
+      cpuMs?: number;
     },
   ): void {
     if (this.resolved) return;
@@ -218,6 +219,7 @@ export class HostExecution {
       wallMs: performance.now() - this.startedAt,
       toolCalls: outcome.toolCalls,
       memoryBytes: outcome.memoryBytes,
+      ...(outcome.cpuMs === undefined ? {} : { cpuMs: outcome.cpuMs }),
     };
     const logs = this.logs;
     if (outcome.status === 'succeeded')

@@ -30,6 +30,8 @@ export type ToWorker =
 export interface WorkerResultResources {
   memoryBytes: number;
   toolCalls: number;
+  /** Time spent inside the interpreter. */
+  cpuMs: number;
 }
 
 /** Messages from a sandbox worker to the pool. */

@@ -33,6 +33,7 @@ export class VmExecution implements VmGuestHooks, ReplaySink {
   private toolCalls = 0;
   private logBytes = 0;
   private peakMemory = 0;
+  private guestMs = 0;
   private readonly deadline: number;
   private readonly wallTimer: NodeJS.Timeout;
 
@@ -230,6 +231,7 @@ export class VmExecution implements VmGuestHooks, ReplaySink {
     const vm = this.vm;
     if (this.finished || vm === null) return;
     this.inGuest = true;
+    const entered = performance.now();
     try {
       fn();
       vm.vm.executePendingJobs();
@@ -237,6 +239,8 @@ export class VmExecution implements VmGuestHooks, ReplaySink {
       this.classify(thrown);
     } finally {
       this.inGuest = false;
+      // Time inside the interpreter, on this worker's thread: the guest's computing, not its waiting.
+      this.guestMs += performance.now() - entered;
     }
     this.sampleMemory();
     this.replay?.pump(this);
@@ -308,7 +312,7 @@ export class VmExecution implements VmGuestHooks, ReplaySink {
     this.finished = true;
     clearTimeout(this.wallTimer);
     this.vm?.dispose();
-    const resources = { memoryBytes: this.peakMemory, toolCalls: this.toolCalls };
+    const resources = { memoryBytes: this.peakMemory, toolCalls: this.toolCalls, cpuMs: this.guestMs };
     if (this.failure) {
       this.post({
         type: 'done',
