@@ -15,7 +15,7 @@ export type { Runtime, RuntimeOptions, SubmitInput, ActorOptions } from './creat
 export type { RuntimeEvent } from './runtime-event.ts';
 export { taskView } from './task-view.ts';
 export type { TaskView } from './task-view.ts';
-export { INPUT_WAIT_BINDING } from './journaling-host.ts';
+export { INPUT_WAIT_BINDING } from './input-wait.ts';
 export { pendingInputs, attentionCall, nextWake } from './journal-state.ts';
 export type { PendingInput, AttentionCall } from './journal-state.ts';
 export {

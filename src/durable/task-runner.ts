@@ -11,7 +11,7 @@ import type {
   TaskStore,
 } from '../spec/index.ts';
 import { DEFAULT_MAX_STALLED_ATTEMPTS, nextAttempt } from './crash-loop.ts';
-import { INPUT_WAIT_BINDING } from './journaling-host.ts';
+import { INPUT_WAIT_BINDING } from './input-wait.ts';
 import { decideApprovals } from './paused-actions.ts';
 import type { ApprovalDecision } from './paused-actions.ts';
 import { runJournaled } from './run-journaled.ts';
