@@ -1,13 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { CodecallError, isCodecallError } from '../errors/index.ts';
-import type {
-  ExecutionLimits,
-  GuestLanguage,
-  SandboxDriver,
-  TaskRecord,
-  TaskStatus,
-  TaskStore,
-} from '../spec/index.ts';
+import type { SandboxDriver, TaskRecord, TaskStatus, TaskStore } from '../spec/index.ts';
 import { isTerminal } from '../spec/index.ts';
 import {
   decideApprovals,
@@ -18,72 +11,14 @@ import {
 } from './paused-actions.ts';
 import type { ApprovalDecision, AttentionDecision, PausedAction } from './paused-actions.ts';
 import type { RuntimeEvent } from './runtime-event.ts';
+import type { ActorOptions, Runtime, RuntimeOptions, SubmitInput } from './runtime-types.ts';
 import { TaskRunner } from './task-runner.ts';
-import type { RunnerTools } from './task-runner.ts';
 import { taskView } from './task-view.ts';
 import type { TaskView } from './task-view.ts';
 
 export const DEFAULT_CONCURRENCY = 4;
 /** How often a started runtime looks for work it was not told about (other processes, expired leases, wake-ups). */
 export const DEFAULT_POLL_MS = 250;
-
-export interface RuntimeOptions {
-  readonly store: TaskStore;
-  /** Empty for a runtime that only steers tasks (a CLI command that runs nothing). */
-  readonly drivers: readonly SandboxDriver[];
-  readonly tools: RunnerTools;
-  /** Identifies this runtime in leases (default: `runtime-<pid>-<random>`). */
-  readonly owner?: string;
-  /** Tasks run at once by `start()`'s loop. */
-  readonly concurrency?: number;
-  readonly leaseMs?: number;
-  readonly pollMs?: number;
-  readonly acceptChangedTools?: boolean;
-  readonly maxStalledAttempts?: number;
-  readonly clock?: () => number;
-}
-
-export interface SubmitInput {
-  readonly code: string;
-  readonly language?: GuestLanguage;
-  readonly seed?: number;
-  readonly limits?: Partial<ExecutionLimits>;
-  readonly tools?: readonly string[];
-  readonly metadata?: Readonly<Record<string, unknown>>;
-  readonly id?: string;
-}
-
-export interface ActorOptions {
-  /** Who acts (journaled with the action). */
-  readonly actor?: string;
-  readonly reason?: string;
-}
-
-export interface Runtime {
-  submit(input: SubmitInput): Promise<TaskView>;
-  get(taskId: string): Promise<TaskView | null>;
-  list(filter?: {
-    status?: TaskStatus;
-    limit?: number;
-    cursor?: string;
-  }): Promise<{ tasks: TaskView[]; next_cursor: string | null }>;
-  /** Runs this task here until it ends or pauses (without `start()`; e.g. a CLI). */
-  run(taskId: string, options?: { signal?: AbortSignal }): Promise<TaskView>;
-  /** Resolves once the task is paused or has ended (`until: 'terminal'`: once it has ended). */
-  wait(taskId: string, options?: { until?: 'settled' | 'terminal'; signal?: AbortSignal }): Promise<TaskView>;
-  pause(taskId: string, options?: ActorOptions): Promise<TaskView>;
-  resume(taskId: string, options?: ActorOptions & { force?: boolean }): Promise<TaskView>;
-  cancel(taskId: string, options?: ActorOptions): Promise<TaskView>;
-  decide(taskId: string, decisions: readonly ApprovalDecision[], options?: ActorOptions): Promise<TaskView>;
-  provideInput(taskId: string, name: string, value: unknown, options?: ActorOptions): Promise<TaskView>;
-  resolveAttention(taskId: string, decision: AttentionDecision, options?: ActorOptions): Promise<TaskView>;
-  /** Events of one task ('*' for all); returns the unsubscribe function. */
-  subscribe(taskId: string, listener: (event: RuntimeEvent) => void): () => void;
-  /** Starts the loop that claims runnable tasks (pending, recovered, woken) up to `concurrency`. */
-  start(): void;
-  /** Stops claiming; with `pauseRunning`, running tasks pause (`shutdown`) and resume on the next start. */
-  close(options?: { pauseRunning?: boolean }): Promise<void>;
-}
 
 /** The durable runtime: submit tasks, run them through the journal, steer them, watch them. */
 export function createRuntime(options: RuntimeOptions): Runtime {

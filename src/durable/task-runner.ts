@@ -17,7 +17,7 @@ import type { ApprovalDecision } from './paused-actions.ts';
 import { runJournaled } from './run-journaled.ts';
 import type { RuntimeEvent } from './runtime-event.ts';
 import { settleRun } from './settle-run.ts';
-import { toolManifestHash } from './tool-manifest.ts';
+import { checkManifest } from './manifest-check.ts';
 import type { ManifestTools } from './tool-manifest.ts';
 
 export const DEFAULT_LEASE_MS = 15_000;
@@ -276,7 +276,15 @@ export class TaskRunner {
     const attempt = nextAttempt(journal, this.maxStalledAttempts);
     if ('error' in attempt) return fail(attempt.error);
     await append([attempt.entry]);
-    const incompatible = await this.checkManifest(lease, journal, driver, append);
+    const incompatible = await checkManifest({
+      store,
+      lease,
+      journal,
+      engine: driver.engine,
+      tools: this.options.tools,
+      acceptChangedTools: this.options.acceptChangedTools === true,
+      append,
+    });
     if (incompatible) return incompatible;
     // The guest's start clock is journaled once, so every replay starts at the same time.
     const recordedClock = journal.find((e) => e.type === 'clock')?.data.clock;
@@ -321,53 +329,5 @@ export class TaskRunner {
       onLog?.(entry);
       if (onEvent) this.emit({ type: 'log', taskId, level: entry.level, message: entry.message });
     };
-  }
-
-  /**
-   * The first run journals the tools and engine; a later run with other tools (names, schemas, effects) or
-   * another engine would replay against a different world, so the task pauses for a human unless
-   * `acceptChangedTools` (or a human's journaled `accept_changed_tools`) says to go on.
-   */
-  private async checkManifest(
-    lease: Lease,
-    journal: readonly JournalEntry[],
-    driver: SandboxDriver,
-    append: (entries: readonly JournalEntryInput[]) => Promise<void>,
-  ): Promise<TaskRecord | null> {
-    const now = { tools_hash: toolManifestHash(this.options.tools), engine: driver.engine };
-    let manifestAt = -1;
-    for (let i = journal.length - 1; i >= 0 && manifestAt < 0; i--) {
-      if (journal[i]?.type === 'manifest') manifestAt = i;
-    }
-    const recorded = journal[manifestAt]?.data;
-    if (!recorded) {
-      await append([{ type: 'manifest', data: now }]);
-      return null;
-    }
-    if (recorded.tools_hash === now.tools_hash && recorded.engine === now.engine) return null;
-    const what =
-      recorded.engine === now.engine
-        ? 'the tools changed'
-        : `the engine changed (${String(recorded.engine)} -> ${now.engine})`;
-    const accepted = journal
-      .slice(manifestAt + 1)
-      .some((e) => e.type === 'control' && e.data.action === 'accept_changed_tools');
-    if (this.options.acceptChangedTools || accepted) {
-      await append([{ type: 'manifest', data: { ...now, accepted: what } }]);
-      return null;
-    }
-    const message = `the journal was written with other tools or another engine: ${what}`;
-    return this.options.store.updateTask(
-      lease.taskId,
-      {
-        status: 'paused',
-        pauseReason: 'needs_attention',
-        error: { code: 'INCOMPATIBLE_CHECKPOINT', message },
-      },
-      {
-        fencingToken: lease.fencingToken,
-        append: [{ type: 'control', data: { action: 'incompatible' } }],
-      },
-    );
   }
 }
