@@ -56,9 +56,13 @@ export function toTaskRecord(row: TaskRow): TaskRecord {
   };
 }
 
-export function toJournalEntry(row: JournalRow, data: Record<string, unknown>): JournalEntry {
+export function toJournalEntry(
+  taskId: string,
+  row: Omit<JournalRow, 'task_id'>,
+  data: Record<string, unknown>,
+): JournalEntry {
   return {
-    taskId: row.task_id,
+    taskId,
     seq: row.seq,
     type: row.type,
     data,
