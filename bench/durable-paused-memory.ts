@@ -1,9 +1,11 @@
 // Memory of paused tasks (issue 3: 10,000 paused tasks add at most 50 MB to the process). Every task really
-// pauses through the TaskRunner: it makes one tool call, then calls `hold`, which asks the runner to pause it
-// and waits until it is aborted. Reads process RSS and V8's heapUsed after a full GC, before and after.
-// `--control` runs the same tasks to the end instead (hold answers at once): what running them costs, paused or
-// not. Runs the built package (dist/).
-// Usage: npm run build && node --expose-gc --import tsx bench/durable-paused-memory.ts [--control]
+// pauses through the TaskRunner after one completed tool call. Reads process RSS (all threads) and the main
+// thread's V8 heapUsed after full GCs, before and after. One mode per process:
+//   --pause=request   (default) the second call, `hold`, asks runner.pause() and waits until it is aborted
+//   --pause=approval  the second call, `confirm`, has requiresApproval: true (the task pauses approval_required)
+//   --control         the same program runs to the end (`hold` answers at once): what running them costs
+// Runs the built package (dist/).
+// Usage: npm run build && node --expose-gc --import tsx bench/durable-paused-memory.ts [--pause=approval|--control]
 import { statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -27,8 +29,10 @@ const TASKS = Number(process.env.BENCH_PAUSED_TASKS ?? (QUICK ? 1_000 : 10_000))
 const BATCH = Number(process.env.BENCH_PAUSED_BATCH ?? 200);
 const TARGET_MB = 50;
 const CONTROL = process.argv.includes('--control');
+const APPROVAL = process.argv.includes('--pause=approval');
 const ENDS_AS = CONTROL ? 'succeeded' : 'paused';
-const PROGRAM = `const a = await tools.echo({ n: 1 }); const b = await tools.hold(); return [a, b];`;
+const PAUSE_REASON = APPROVAL ? 'approval_required' : 'user_request';
+const PROGRAM = `const a = await tools.echo({ n: 1 }); const b = await tools.${APPROVAL ? 'confirm' : 'hold'}({ n: 2 }); return [a, b];`;
 
 /** `gc` whether or not node was started with --expose-gc. */
 function exposeGc(): () => void {
@@ -78,10 +82,18 @@ const hold = defineTool({
           });
         }),
 });
+// Never runs here: the task pauses for approval before it would.
+const confirm = defineTool({
+  name: 'confirm',
+  description: '',
+  effect: 'unsafe',
+  requiresApproval: true,
+  execute: () => 'confirmed',
+});
 const runner = new TaskRunner({
   store,
   driver,
-  tools: new ToolRegistry([echo, hold]),
+  tools: new ToolRegistry([echo, hold, confirm]),
   owner: 'bench',
   leaseMs: 30_000,
 });
@@ -97,7 +109,7 @@ async function runMany(n: number): Promise<void> {
       }),
     );
     for (const t of ended) {
-      if (t?.status !== ENDS_AS || (!CONTROL && t.pauseReason !== 'user_request')) {
+      if (t?.status !== ENDS_AS || (!CONTROL && t.pauseReason !== PAUSE_REASON)) {
         throw new Error(`expected ${ENDS_AS}, got ${t?.status} ${JSON.stringify(t?.error)}`);
       }
     }
@@ -140,7 +152,7 @@ const fileBytes = ['', '-wal'].reduce((n, suffix) => {
     return n;
   }
 }, 0);
-const label = CONTROL ? 'completed tasks (control)' : 'paused tasks';
+const label = CONTROL ? 'completed tasks (control)' : `paused tasks (${PAUSE_REASON})`;
 console.log(
   `${label}: ${TASKS} ${ENDS_AS} through the TaskRunner (${BATCH} at a time) in ${seconds.toFixed(1)} s, ` +
     `${Math.round(TASKS / seconds)}/s; SQLite file + WAL ${mb(fileBytes)} MiB${others}`,
@@ -156,7 +168,7 @@ if (!CONTROL) {
   const target = (TASKS / 10_000) * TARGET_MB * 1e6;
   const scaled = TASKS === 10_000 ? '' : ` (scaled to ${TASKS} tasks)`;
   console.log(
-    `paused tasks: target ≤ ${TARGET_MB} MB per 10,000${scaled}: RSS ${rssAdded <= target ? 'met' : 'NOT met'}, ` +
+    `${label}: target ≤ ${TARGET_MB} MB per 10,000${scaled}: RSS ${rssAdded <= target ? 'met' : 'NOT met'}, ` +
       `heapUsed ${heapAdded <= target ? 'met' : 'NOT met'}; compare with --control (the same tasks run to the end)`,
   );
 }
