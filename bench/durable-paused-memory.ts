@@ -62,7 +62,10 @@ async function settled(): Promise<Reading> {
 const dir = await mkdtemp(join(tmpdir(), 'codecall-bench-paused-'));
 const dbPath = join(dir, 'tasks.db');
 const store: TaskStore = await createSqliteTaskStore({ path: dbPath });
-const driver = createQuickJsDriver({ workers: 2 });
+// BENCH_WORKER_HEAP_MB caps each sandbox worker's own V8 heap (default 256): a smaller cap makes the workers
+// collect sooner, which shows how much of the RSS added is their uncollected garbage.
+const workerHeapMb = process.env.BENCH_WORKER_HEAP_MB ? Number(process.env.BENCH_WORKER_HEAP_MB) : undefined;
+const driver = createQuickJsDriver({ workers: 2, ...(workerHeapMb ? { workerHeapMb } : {}) });
 await driver.ready();
 const echo = defineTool({ name: 'echo', description: '', effect: 'read', execute: (a) => a });
 // Asks the runner to pause this call's task, then waits until the pause aborts it (as a well-behaved tool does).
@@ -152,7 +155,9 @@ const fileBytes = ['', '-wal'].reduce((n, suffix) => {
     return n;
   }
 }, 0);
-const label = CONTROL ? 'completed tasks (control)' : `paused tasks (${PAUSE_REASON})`;
+const label =
+  (CONTROL ? 'completed tasks (control)' : `paused tasks (${PAUSE_REASON})`) +
+  (workerHeapMb ? `, workerHeapMb ${workerHeapMb}` : '');
 console.log(
   `${label}: ${TASKS} ${ENDS_AS} through the TaskRunner (${BATCH} at a time) in ${seconds.toFixed(1)} s, ` +
     `${Math.round(TASKS / seconds)}/s; SQLite file + WAL ${mb(fileBytes)} MiB${others}`,
