@@ -1,0 +1,172 @@
+// Resume after N completed tool calls: codecall's journal replay against `run` 2.1.5's continuation replay.
+// The same program in both: N sequential `await tools.echo({ i })`, then `await tools.hold()`, then `return 1`.
+//
+// - codecall: the task pauses (runner.pause) while `hold` runs; timed from `runTask` of the paused task to
+//   `succeeded`: claim, journal read, replay of N outcomes in a fresh VM, `hold` live, result committed.
+// - run: `hold` calls `interrupt()`, so the run ends `interrupted` with a signed continuation whose ledger holds
+//   the N completed calls. Timed from `runner.run({ continuation, resolutions })` to `completed`: the token
+//   verified and decoded, the N calls served from its ledger in a fresh VM, `hold` reinvoked with the resolution.
+//
+// The two are the same operation, with one difference the output states: codecall reads its state from a
+// SQLite journal and commits the result (synchronous=FULL); run's state is the token the caller hands back, and
+// run stores nothing. Runs the built package (dist/). Usage: npm run build && node --import tsx bench/durable-resume-vs-run.ts
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createRunner, getHostFunctionContext, setMaxWorkers } from 'run';
+import type { HostFunctions } from 'run';
+import {
+  createQuickJsDriver,
+  createSqliteTaskStore,
+  defineTool,
+  TaskRunner,
+  ToolRegistry,
+} from '../dist/index.js';
+import type { TaskStore } from '../dist/index.js';
+import { interference, machineTicks, processTicks } from './machine.ts';
+import { percentile } from './stats.ts';
+
+const QUICK = process.env.BENCH_QUICK === '1';
+const SAMPLES = QUICK ? 2 : 7;
+const WORKERS = 2;
+const CALLS = [0, 100, 1000];
+
+const program = (calls: number): string =>
+  `for (let i = 0; i < ${calls}; i++) await tools.echo({ i }); await tools.hold(); return 1;`;
+
+// codecall: one SQLite store, one driver, one runner for every sample.
+const dir = await mkdtemp(join(tmpdir(), 'codecall-bench-resume-vs-run-'));
+const store: TaskStore = await createSqliteTaskStore({ path: join(dir, 'tasks.db') });
+const driver = createQuickJsDriver({ workers: WORKERS });
+await driver.ready();
+let holding = true;
+const echo = defineTool({ name: 'echo', description: '', effect: 'read', execute: (a) => a });
+// Waits until aborted (as a well-behaved tool does when its execution is paused), unless holding is off.
+const hold = defineTool({
+  name: 'hold',
+  description: '',
+  effect: 'read',
+  execute: (_args, ctx) =>
+    holding
+      ? new Promise<string>((_resolve, reject) =>
+          ctx.signal.addEventListener('abort', () => reject(new Error('aborted'))),
+        )
+      : 'released',
+});
+const codecall = new TaskRunner({
+  store,
+  driver,
+  tools: new ToolRegistry([echo, hold]),
+  owner: 'bench',
+  leaseMs: 30_000,
+});
+
+async function codecallResume(calls: number): Promise<{ ms: number; entries: number; readMs: number }> {
+  const task = await store.createTask({
+    kind: 'code',
+    code: program(calls),
+    language: 'javascript',
+    seed: 1,
+  });
+  const running = codecall.runTask(task.id);
+  while ((await store.readJournal(task.id)).filter((e) => e.type === 'tool_intent').length < calls + 1) {
+    await sleep(2);
+  }
+  codecall.pause(task.id);
+  await running;
+  const paused = await store.getTask(task.id);
+  if (paused?.status !== 'paused') throw new Error(`codecall: expected paused, got ${paused?.status}`);
+  await store.updateTask(task.id, { status: 'pending' }, { expectedVersion: paused.version });
+  const reading = performance.now();
+  const entries = (await store.readJournal(task.id)).length; // what the resume reads first (checksums verified)
+  const readMs = performance.now() - reading;
+  holding = false;
+  const started = performance.now();
+  const done = await codecall.runTask(task.id);
+  const ms = performance.now() - started;
+  holding = true;
+  if (done?.status !== 'succeeded') throw new Error(`codecall: resume ended ${done?.status}`);
+  return { ms, entries, readMs };
+}
+
+// run: one long-lived runner with a signing secret (needed for continuations), 2 workers like codecall.
+setMaxWorkers(WORKERS);
+const run = createRunner({ continuationSecret: randomBytes(32), limits: { timeoutMs: 60_000 } });
+const hostFunctions: HostFunctions = {
+  tools: {
+    echo: (args: never) => args,
+    hold: () => {
+      const context = getHostFunctionContext();
+      // interrupt() throws, so the first call ends here; the resumed run reinvokes it with the resolution.
+      return context.resume === undefined ? context.interrupt({ kind: 'hold' }) : context.resume.resolution;
+    },
+  },
+};
+
+async function runResume(calls: number): Promise<{ ms: number; tokenBytes: number }> {
+  const source = program(calls);
+  // maxBridgeRequests (default 256) counts replayed calls too.
+  const limits = { maxBridgeRequests: calls + 16 };
+  const first = await run.run({ source, hostFunctions, limits });
+  if (first.status !== 'interrupted') throw new Error(`run: expected interrupted, got ${first.status}`);
+  const token = first.continuation;
+  const resolutions = first.interruptions.map((x) => ({ interruptionId: x.id, value: 'released' }));
+  const started = performance.now();
+  const done = await run.run({ source, hostFunctions, limits, continuation: token, resolutions });
+  const ms = performance.now() - started;
+  if (done.status !== 'completed' || done.value !== 1) throw new Error(`run: resume ended ${done.status}`);
+  return { ms, tokenBytes: Buffer.byteLength(token) };
+}
+
+// Warm-up: JIT, both worker pools, run's TypeScript transpile cache for every source.
+for (const calls of CALLS) {
+  await codecallResume(calls);
+  await runResume(calls);
+}
+const started = performance.now();
+const [machine0, self0] = [machineTicks(), processTicks(false)];
+const p50 = (xs: number[]): number =>
+  percentile(
+    [...xs].sort((a, b) => a - b),
+    50,
+  );
+const fmt = (ms: number): string => `${ms.toFixed(1)} ms`;
+for (const calls of CALLS) {
+  const ours: number[] = [];
+  const theirs: number[] = [];
+  const reads: number[] = [];
+  let entries = 0;
+  let tokenBytes = 0;
+  for (let i = 0; i < SAMPLES; i++) {
+    // Alternate, so drift on the shared machine hits both alike.
+    const a = await codecallResume(calls);
+    const b = await runResume(calls);
+    ours.push(a.ms);
+    theirs.push(b.ms);
+    reads.push(a.readMs);
+    entries = a.entries;
+    tokenBytes = b.tokenBytes;
+  }
+  console.log(
+    `resume after ${calls} completed calls: codecall p50 ${fmt(p50(ours))} (journal: ${entries} entries in SQLite, read in ${fmt(p50(reads))}), ` +
+      `run continuation p50 ${fmt(p50(theirs))} (token: ${(tokenBytes / 1024).toFixed(1)} KiB, stored by the caller); ` +
+      `codecall / run ${(p50(ours) / p50(theirs)).toFixed(2)}`,
+  );
+}
+console.log(
+  'resume vs run: the same operation on both sides (replay N completed calls from recorded state in a fresh VM, ' +
+    'run the interrupted call, finish); codecall also claims a lease and commits the result with fsync, run stores nothing',
+);
+const [machine1, self1] = [machineTicks(), processTicks(false)];
+if (machine0 && machine1 && self0 !== null && self1 !== null) {
+  const share = interference(machine0, machine1, self1 - self0, performance.now() - started).otherCpuShare;
+  console.log(
+    `resume vs run: other processes took ${(100 * share).toFixed(0)}% of the CPU during the samples`,
+  );
+}
+setMaxWorkers(undefined);
+await store.close();
+await driver.close();
+await rm(dir, { recursive: true, force: true });
