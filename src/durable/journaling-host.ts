@@ -37,7 +37,13 @@ export interface JournalingHostOptions {
   onFatal(error: CodecallError): void;
 }
 
-const never = new Promise<HostOutcome>(() => undefined);
+/**
+ * A promise that never settles, fresh per call: a shared one would collect a reaction from every waiting call and
+ * keep each execution's state reachable forever (~9 KiB per paused task).
+ */
+function never(): Promise<HostOutcome> {
+  return new Promise<HostOutcome>(() => undefined);
+}
 
 /**
  * The host side of a journaled execution. Recorded outcomes are served from the journal in their recorded
@@ -201,7 +207,7 @@ export class JournalingHost implements ExecutionHost {
         // Waiting for a human is not work in flight: a pause need not wait for it.
         this.park(call.callId);
         this.options.onApprovalRequired?.();
-        return never;
+        return never();
       }
       if (decision.decision !== 'approve') {
         const reason = decision.reason ? `: ${decision.reason}` : '';
@@ -256,7 +262,7 @@ export class JournalingHost implements ExecutionHost {
     }
     this.park(call.callId);
     this.options.onInputRequired?.();
-    return never;
+    return never();
   }
 
   private async finishLive(call: HostCall, signal: AbortSignal, outcome: HostOutcome): Promise<HostOutcome> {
@@ -321,6 +327,6 @@ export class JournalingHost implements ExecutionHost {
     details: Record<string, unknown>,
   ) {
     this.options.onFatal(new CodecallError(code, message, { details }));
-    return never;
+    return never();
   }
 }
