@@ -25,7 +25,7 @@ export interface QuickJsDriverOptions {
   warmVmsPerWorker?: number;
   /** Limits applied where a request does not set its own. */
   defaultLimits?: Partial<ExecutionLimits>;
-  /** Heap for each worker thread's own JavaScript. */
+  /** Heap for each worker thread's own JavaScript (default 128 MiB; guests' memory is outside it). */
   workerHeapMb?: number;
   /**
    * How long a worker polls for a tool call's answer before sleeping (default 250 us). Polling avoids the
@@ -44,6 +44,13 @@ export const DEFAULT_MAIN_SPIN_MICROS = 100;
 export const DEFAULT_SPIN_MICROS = 250;
 
 /** The default sandbox: QuickJS compiled to WebAssembly, one fresh VM per execution, in worker threads. */
+/**
+ * Old-generation heap of a worker thread. Guests live in Wasm memory outside it; what it holds is the host side of
+ * executions. A smaller heap makes V8 collect dropped VMs sooner: at 256 MiB, 10,000 executions left ~50-70 MiB of
+ * garbage in RSS; at 128 MiB ~30 MiB (docs/benchmarks.md).
+ */
+export const DEFAULT_WORKER_HEAP_MB = 128;
+
 export class QuickJsDriver implements SandboxDriver {
   readonly name = 'quickjs';
   readonly apiVersion = SANDBOX_DRIVER_API_VERSION;
@@ -71,7 +78,7 @@ export class QuickJsDriver implements SandboxDriver {
     this.defaults = resolveLimits(options.defaultLimits, DEFAULT_LIMITS);
     this.size = positiveInt('workers', options.workers ?? availableParallelism());
     this.warmVms = Math.max(0, Math.floor(options.warmVmsPerWorker ?? DEFAULT_WARM_VMS_PER_WORKER));
-    this.heapMb = positiveInt('workerHeapMb', options.workerHeapMb ?? 256);
+    this.heapMb = positiveInt('workerHeapMb', options.workerHeapMb ?? DEFAULT_WORKER_HEAP_MB);
     this.spinMicros = Math.max(0, Math.floor(options.spinMicros ?? DEFAULT_SPIN_MICROS));
     this.mainSpinMicros = Math.max(0, Math.floor(options.mainSpinMicros ?? DEFAULT_MAIN_SPIN_MICROS));
     for (let i = 0; i < this.size; i++) this.workers.push(this.spawn());
