@@ -43,8 +43,20 @@ export const DRIVE_INPUT = 42;
 /** Longer than a lease and a few polls: whatever would still move a task has had its chance. */
 export const STAY_MS = 300;
 
-/** Approves, answers, resumes and retries until every task has ended (or DRIVE_MS passed). */
-export async function driveToEnd(world: World, log: RunLog): Promise<void> {
+/** How the final drive decides what is still open. */
+export interface DrivePolicy {
+  /** The unsafe calls (by `n`) it rejects; it approves the others. */
+  readonly reject: readonly number[];
+  /** What it decides for a call in doubt (needs_attention). */
+  readonly attention: 'retry' | 'skip';
+}
+
+/** Decides, answers, resumes and resolves until every task has ended (or DRIVE_MS passed). */
+export async function driveToEnd(
+  world: World,
+  log: RunLog,
+  policy: DrivePolicy = { reject: [], attention: 'retry' },
+): Promise<void> {
   const rt = world.via(0);
   const end = Date.now() + DRIVE_MS;
   for (let round = 0; ; round++) {
@@ -59,14 +71,17 @@ export async function driveToEnd(world: World, log: RunLog): Promise<void> {
       log.trace.push(`drive ${model.id} ${v.pause_reason ?? '-'}`);
       switch (v.pause_reason) {
         case 'approval_required': {
-          const ids = v.pending_approvals.map((a) => a.id);
-          if (ids.length === 0) throw new Error(`${model.id} waits for approval with none pending`);
-          await rt.decide(
-            model.id,
-            ids.map((approvalId) => ({ approvalId, decision: 'approve' as const })),
-            who,
-          );
-          for (const id of ids) model.decisions.set(id, 'approve');
+          if (v.pending_approvals.length === 0) {
+            throw new Error(`${model.id} waits for approval with none pending`);
+          }
+          const decisions = v.pending_approvals.map((a) => ({
+            approvalId: a.id,
+            decision: policy.reject.includes((a.arguments as { n: number }).n)
+              ? ('reject' as const)
+              : ('approve' as const),
+          }));
+          await rt.decide(model.id, decisions, who);
+          for (const d of decisions) model.decisions.set(d.approvalId, d.decision);
           break;
         }
         case 'awaiting_input':
@@ -77,7 +92,10 @@ export async function driveToEnd(world: World, log: RunLog): Promise<void> {
           model.input = DRIVE_INPUT;
           break;
         case 'needs_attention':
-          await rt.resolveAttention(model.id, { action: 'retry' }, who);
+          if (policy.attention === 'skip') {
+            await rt.resolveAttention(model.id, { action: 'skip', result: SKIPPED }, who);
+            model.skips.push(who.actor);
+          } else await rt.resolveAttention(model.id, { action: 'retry' }, who);
           break;
         default:
           await rt.resume(model.id, who);
@@ -101,11 +119,12 @@ export async function driveToEnd(world: World, log: RunLog): Promise<void> {
 
 /** The result an uninterrupted run with the same decisions returns (`roll` comes from the reference run). */
 export function expectedResult(model: TaskModel, journal: readonly JournalEntry[], roll: number): unknown {
+  // The call ids of the unsafe calls (approval ids are call ids), from their intents.
   const callOf = new Map<number, string>();
   for (const e of journal) {
-    if (e.type !== 'approval_request') continue;
+    if (e.type !== 'tool_intent' || e.data.tool !== 'tools.unsafe') continue;
     const { n } = decodeValue(String(e.data.args)) as { n: number };
-    callOf.set(n, String(e.data.approval_id));
+    callOf.set(n, String(e.data.call_id));
   }
   const skipped = new Set(
     journal
@@ -113,11 +132,12 @@ export function expectedResult(model: TaskModel, journal: readonly JournalEntry[
       .map((e) => String(e.data.call_id)),
   );
   const calls = [1, 2].map((n) => {
-    const id = callOf.get(n) ?? `(no approval request for ${n})`;
+    const id = callOf.get(n) ?? `(no intent for ${n})`;
+    // A skip (of a call in doubt) gives the call its result, whatever was decided before.
+    if (skipped.has(id)) return SKIPPED;
     const decision = model.decisions.get(id);
     if (decision === undefined) return `(undecided ${id})`;
-    if (decision === 'reject') return 'ToolRejectedError:TOOL_REJECTED';
-    return skipped.has(id) ? SKIPPED : `unsafe:${n}`;
+    return decision === 'reject' ? 'ToolRejectedError:TOOL_REJECTED' : `unsafe:${n}`;
   });
   const x = model.input;
   return {

@@ -8,6 +8,7 @@ import { createQuickJsDriver } from '../../src/index.ts';
 import type { QuickJsDriver } from '../../src/index.ts';
 import { applyAction } from './state-machine-actions.ts';
 import { checkEnds, checkWrites, driveToEnd, expectedResult } from './state-machine-checks.ts';
+import type { DrivePolicy } from './state-machine-checks.ts';
 import { actionArb } from './state-machine-model.ts';
 import type { Action, RunLog } from './state-machine-model.ts';
 import { World } from './state-machine-world.ts';
@@ -68,7 +69,7 @@ describe('durable task state machine (property)', () => {
     await rm(root, { recursive: true, force: true });
   });
 
-  async function run(actions: readonly Action[]): Promise<void> {
+  async function run(actions: readonly Action[], policy: DrivePolicy): Promise<void> {
     const dir = await mkdtemp(join(root, 'run-'));
     const world = await World.open(dir, driver, 2);
     const log: RunLog = { tasks: [], refusals: [], trace: [] };
@@ -77,7 +78,7 @@ describe('durable task state machine (property)', () => {
       const all: Action[] = [{ kind: 'submit', via: 0 }, ...actions];
       for (const [i, action] of all.entries()) await applyAction(world, log, action, i);
       times.push(performance.now());
-      await driveToEnd(world, log);
+      await driveToEnd(world, log, policy);
       times.push(performance.now());
       await checkEnds(world, log, roll);
       times.push(performance.now());
@@ -100,14 +101,17 @@ describe('durable task state machine (property)', () => {
   it('writes only legal transitions and ends every task exactly once, as the decisions say', async () => {
     const started = performance.now();
     let ran = 0;
-    const property = fc.asyncProperty(
-      fc.array(actionArb, { minLength: 3, maxLength: 20 }),
-      async (actions) => {
-        if (BUDGET_MS > 0 && performance.now() - started > BUDGET_MS) return;
-        ran++;
-        await run(actions);
-      },
-    );
+    const actionsArb = fc.array(actionArb, { minLength: 3, maxLength: 20 });
+    // How the final drive decides what is still open: which unsafe calls (by `n`) it rejects; retry or skip.
+    const policyArb = fc.record({
+      reject: fc.subarray([1, 2]),
+      attention: fc.constantFrom('retry' as const, 'skip' as const),
+    });
+    const property = fc.asyncProperty(actionsArb, policyArb, async (actions, policy) => {
+      if (BUDGET_MS > 0 && performance.now() - started > BUDGET_MS) return;
+      ran++;
+      await run(actions, policy);
+    });
     await fc.assert(property, {
       numRuns: NUM_RUNS,
       ...(SEED === undefined ? {} : { seed: SEED }),
