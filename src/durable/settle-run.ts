@@ -35,20 +35,20 @@ export interface SettleOptions {
 
 /** Ends a run: journals why it stopped and moves the task to its next status with what the run left. */
 export async function settleRun(options: SettleOptions): Promise<TaskRecord> {
-  const ended = await settle(options);
-  if (
-    ended.status === 'cancelled' &&
-    options.result.status === 'failed' &&
-    options.result.error.code !== 'CANCELLED'
-  ) {
-    // The store turned the pause into the cancel that was requested meanwhile; the journal says so too.
-    const data = { action: 'cancel', reason: 'requested while running' };
-    await options.store.appendJournal(ended.id, [{ type: 'control', data }], {
-      fencingToken: options.lease.fencingToken,
-    });
+  const { result } = options;
+  if (result.status === 'failed' && PAUSES.has(result.error.code)) {
+    // A cancel asked of this run from elsewhere (and not yet seen by the control poll) wins over its pause. The
+    // store enforces the same in the update itself, for a request that lands after this read.
+    const current = await options.store.getTask(options.lease.taskId);
+    if (current?.requestedAction === 'cancel') {
+      const error = { code: 'CANCELLED', name: 'Error', message: 'cancelled by request' };
+      return settle({ ...options, result: { ...result, error } });
+    }
   }
-  return ended;
+  return settle(options);
 }
+
+const PAUSES = new Set(['PAUSED', 'SHUTDOWN', 'APPROVAL_REQUIRED', 'AWAITING_INPUT', 'NEEDS_ATTENTION']);
 
 async function settle(options: SettleOptions): Promise<TaskRecord> {
   const { store, lease, task, result } = options;

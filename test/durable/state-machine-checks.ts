@@ -10,35 +10,8 @@ import type { World } from './state-machine-world.ts';
 
 // Ending a property run: every task is driven to an end, then the run's record is checked.
 
-/**
- * Bugs in src/ this property found, tolerated for now so the suite stays green: each occurrence is printed as a
- * warning instead of failing the run. PROPERTY_STRICT=1 fails on them. Delete an entry once its bug is fixed.
- * (Deterministic reproductions: test/durable/known-bugs.test.ts.)
- */
-const STRICT = process.env.PROPERTY_STRICT === '1';
-export const KNOWN_BUGS = {
-  /**
-   * A cancel accepted while the task runs (in another runtime: `requestControl`; in this one: after the run has
-   * already ended in a pause) is dropped when the run ends in a pause (approval, input): the store clears
-   * `requested_action` on leaving `running` and settleRun writes the pause. The task later runs on.
-   */
-  lostCancel: !STRICT,
-  /**
-   * Re-pausing for an approval or input that was already requested (a replayed wait) takes the whole 5 s settle
-   * window (DEFAULT_SETTLE_MS): JournalingHost.live reaches its wait without an await, before runLive has put
-   * the call in `byCall`, so the never-settling call stays in `inFlight` and `host.idle` waits it out.
-   */
-  slowRepause: !STRICT,
-  /**
-   * A crash after an approval-gated call's intent was journaled but before its approval_request was pauses the
-   * task with needs_attention ("may or may not have run"), although the call cannot have run: JournalingHost.call
-   * treats an intent without outcome and without approval_request as a lost call, before looking at its approval.
-   */
-  falseAttention: !STRICT,
-};
-
 /** How long every task may take to end once driven (a healthy run needs well under a second per pause). */
-export const DRIVE_MS = KNOWN_BUGS.slowRepause ? 40_000 : 5_000;
+export const DRIVE_MS = 5_000;
 export const DRIVE_INPUT = 42;
 /** Longer than a lease and a few polls: whatever would still move a task has had its chance. */
 export const STAY_MS = 300;
@@ -225,11 +198,7 @@ function checkJournal(id: string, journal: readonly JournalEntry[], log: RunLog)
     }
     // Every unsafe tool here needs approval, so a call in doubt is one that was approved (or retried) and started.
     if (e.type === 'control' && e.data.action === 'needs_attention' && !started.has(callId)) {
-      knownBug(
-        'falseAttention',
-        log,
-        `${id}: needs attention for ${callId} (seq ${e.seq}), which never started`,
-      );
+      throw new Error(`${id}: needs attention for ${callId} (seq ${e.seq}), which never started`);
     }
   }
   const actors = new Set(journal.map((e) => e.data.actor).filter((a) => typeof a === 'string'));
@@ -281,19 +250,10 @@ export function checkWrites(world: World, log: RunLog): void {
     for (const c of model.cancels) {
       const next = writes.find((w) => w.seq > c.at && w.status !== null && w.status !== 'running');
       if (next && !isTerminal(next.status!)) {
-        knownBug(
-          'lostCancel',
-          log,
+        throw new Error(
           `${id}: cancel accepted (returned ${c.returned}) at write ${c.at}, but the task then went ${next.status} (write ${next.seq}, by ${next.by}) instead of ending`,
         );
       }
     }
   }
-}
-
-function knownBug(bug: keyof typeof KNOWN_BUGS, log: RunLog, message: string): void {
-  if (!KNOWN_BUGS[bug]) throw new Error(message);
-  console.warn(
-    `known bug ${bug} (tolerated; PROPERTY_STRICT=1 fails on it): ${message}\n  trace:\n    ${log.trace.join('\n    ')}`,
-  );
 }
