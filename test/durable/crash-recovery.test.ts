@@ -1,10 +1,10 @@
-import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeValue } from '../../src/codec/index.ts';
 import { createSqliteTaskStore } from '../../src/store/index.ts';
+import { rng, startCrashWorker } from './crash-fixture.ts';
 
 // Real crashes: a worker process is SIGKILLed at seeded random moments, again and again, and a new one recovers
 // the tasks from the SQLite file by replay. Every task must end as an uninterrupted run would, and no completed
@@ -17,36 +17,8 @@ const more = await Promise.all([6, 7, 8].map((i) => tools.effect({ task: '${task
 return { sum: [...results, ...more].reduce((n, r) => n + r.square, 0), roll: Math.floor(Math.random() * 1e6) };
 `;
 
-/** mulberry32, so a failing run can be repeated from its seed. */
-function rng(seed: number): () => number {
-  let s = seed;
-  return () => {
-    s = (s + 0x6d2b79f5) | 0;
-    let t = Math.imul(s ^ (s >>> 15), s | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const root = new URL('../..', import.meta.url).pathname;
-const worker = join(root, 'test/durable/crash-worker.ts');
-
 function startWorker(db: string, effects: string, owner: string) {
-  const child = spawn(process.execPath, ['--import', 'tsx', worker, db, effects, owner], {
-    cwd: root,
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let stderr = '';
-  let onReady: () => void = () => undefined;
-  // The worker says `ready` once its store and sandbox are up, so a kill lands in its work, not its start-up
-  // (which a loaded machine stretches past any fixed delay).
-  const ready = new Promise<void>((resolve) => (onReady = resolve));
-  child.stderr.on('data', (d: Buffer) => {
-    stderr += d.toString();
-    if (stderr.includes('ready\n')) onReady();
-  });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, exited, ready, stderr: () => stderr };
+  return startCrashWorker('crash-worker.ts', [db, effects, owner]);
 }
 
 describe('crash recovery with real processes and SIGKILL', () => {

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeValue } from '../../src/codec/index.ts';
 import type { JournalEntry, TaskStore } from '../../src/index.ts';
 import { createSqliteTaskStore } from '../../src/store/index.ts';
+import { rng, startCrashWorker } from './crash-fixture.ts';
 
 // Promise.all replay across a real crash: a worker process runs `Promise.all` of three tool calls that finish in a
 // seeded random order, and is SIGKILLed once exactly two outcomes are journaled (the third call blocks). A new
@@ -25,17 +25,6 @@ const results = await Promise.all([0, 1, 2].map(async (i) => {
 return { results, seen, roll: Math.floor(Math.random() * 1e9) };
 `;
 
-/** mulberry32, so a failing run can be repeated from its seed. */
-function rng(seed: number): () => number {
-  let s = seed;
-  return () => {
-    s = (s + 0x6d2b79f5) | 0;
-    let t = Math.imul(s ^ (s >>> 15), s | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Delays far enough apart (>= 120 ms) that the completion order is the order of the delays, even on a busy box. */
 function delaysFor(seed: number): number[] {
   const random = rng(seed);
@@ -47,16 +36,8 @@ function delaysFor(seed: number): number[] {
   return slots.map((slot) => 20 + slot * 150 + Math.floor(random() * 30));
 }
 
-const root = new URL('../..', import.meta.url).pathname;
-const worker = join(root, 'test/durable/crash-worker-promise-all.ts');
-
 function startWorker(db: string, effects: string, owner: string, block?: string) {
-  const args = ['--import', 'tsx', worker, db, effects, owner, ...(block ? [block] : [])];
-  const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, exited, stderr: () => stderr };
+  return startCrashWorker('crash-worker-promise-all.ts', [db, effects, owner, ...(block ? [block] : [])]);
 }
 
 const outcomesOf = (journal: readonly JournalEntry[]) => journal.filter((e) => e.type === 'tool_outcome');

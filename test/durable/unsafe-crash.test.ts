@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { appendFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeValue } from '../../src/codec/index.ts';
 import type { TaskStore } from '../../src/index.ts';
 import { createSqliteTaskStore } from '../../src/store/index.ts';
+import { rng, startCrashWorker } from './crash-fixture.ts';
 
 // Only a call in flight at a kill may run twice, and never an `unsafe` one. Worker processes running tasks that
 // mix an idempotent tool (`stock`) and an unsafe one (`charge`) are SIGKILLed at seeded random moments, round
@@ -34,34 +34,8 @@ const TASKS_PER_SCENARIO = 9;
 const SCENARIOS = 2;
 const MAX_ROUNDS = 40;
 
-/** mulberry32, so a failing run can be repeated from its seed. */
-function rng(seed: number): () => number {
-  let s = seed;
-  return () => {
-    s = (s + 0x6d2b79f5) | 0;
-    let t = Math.imul(s ^ (s >>> 15), s | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const root = new URL('../..', import.meta.url).pathname;
-const worker = join(root, 'test/durable/crash-worker-unsafe.ts');
-
 function startWorker(db: string, effects: string, owner: string) {
-  const child = spawn(process.execPath, ['--import', 'tsx', worker, db, effects, owner], {
-    cwd: root,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const ready = new Promise<void>((resolve) =>
-    child.stdout.on('data', (d: Buffer) => {
-      if (d.toString().includes('ready')) resolve();
-    }),
-  );
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, ready, exited, stderr: () => stderr };
+  return startCrashWorker('crash-worker-unsafe.ts', [db, effects, owner]);
 }
 
 /** A call is named by what it does (`TASK TOOL I`), as in the side-effect log. */
