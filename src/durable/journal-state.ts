@@ -1,5 +1,7 @@
+import { createHash } from 'node:crypto';
 import { decodeValue } from '../codec/index.ts';
-import type { JournalEntry } from '../spec/index.ts';
+import { CodecallError } from '../errors/index.ts';
+import type { JournalEntry, TaskRecord } from '../spec/index.ts';
 
 /** An `input.wait` the host has not answered yet. */
 export interface PendingInput {
@@ -64,4 +66,28 @@ export function completedCalls(journal: readonly JournalEntry[]): number {
   let n = 0;
   for (const e of journal) if (e.type === 'tool_outcome') n++;
   return n;
+}
+
+/**
+ * The task's stored program must be the one its journal was started with (the `task_input` entry is in the
+ * checksum chain; the task row is not): a changed program would replay against another's outcomes.
+ */
+export function checkTaskInput(task: TaskRecord, journal: readonly JournalEntry[]): CodecallError | null {
+  const recorded = journal.find((e) => e.type === 'task_input')?.data;
+  if (!recorded) return null;
+  const codeHash = codeHashOf(task);
+  const same =
+    recorded.code_hash === codeHash &&
+    recorded.language === task.input.language &&
+    recorded.seed === task.input.seed;
+  if (same) return null;
+  return new CodecallError(
+    'CHECKPOINT_CORRUPT',
+    `task ${task.id}: its stored program (code, language or seed) does not match the one its journal started with`,
+    { details: { task_id: task.id, seq: 1 } },
+  );
+}
+
+export function codeHashOf(task: TaskRecord): string {
+  return createHash('sha256').update(task.input.code).digest('hex');
 }

@@ -11,6 +11,7 @@ import type {
   TaskStore,
 } from '../spec/index.ts';
 import { DEFAULT_MAX_STALLED_ATTEMPTS, nextAttempt } from './crash-loop.ts';
+import { checkTaskInput, codeHashOf } from './journal-state.ts';
 import { INPUT_WAIT_BINDING } from './input-wait.ts';
 import { decideApprovals } from './paused-actions.ts';
 import type { ApprovalDecision } from './paused-actions.ts';
@@ -273,9 +274,14 @@ export class TaskRunner {
         }),
       );
     }
+    const mismatch = checkTaskInput(task, journal);
+    if (mismatch) return fail(mismatch);
     const attempt = nextAttempt(journal, this.maxStalledAttempts);
     if ('error' in attempt) return fail(attempt.error);
-    await append([attempt.entry]);
+    // Exec mode runs one code block, the task's program; agent steps will journal one block each.
+    const firstRun = !journal.some((e) => e.type === 'code_block');
+    const block = { type: 'code_block' as const, data: { block: 0, code_hash: codeHashOf(task) } };
+    await append(firstRun ? [block, attempt.entry] : [attempt.entry]);
     const incompatible = await checkManifest({
       store,
       lease,

@@ -3,9 +3,9 @@
  * outcomes are kept as the tagged-JSON strings that crossed the sandbox boundary.
  */
 export type JournalEntryType =
-  | 'task_input' // { code_hash, tools_hash, language, seed }
+  | 'task_input' // { code_hash, tools_hash, language, seed, limits }
   | 'manifest' // { tools_hash, engine }: the tools (names, schemas, effects) and engine the journal was written with
-  | 'code_block' // { block, code }
+  | 'code_block' // { block, code_hash }
   | 'tool_intent' // { call_id, tool, args, idempotency_key }
   | 'tool_outcome' // { call_id, ok, payload, clock }
   | 'clock' // { clock }

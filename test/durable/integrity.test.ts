@@ -57,6 +57,24 @@ describe('journal integrity through the runtime', () => {
     expect(good).toMatchObject({ status: 'succeeded', result: { output: [1, 2] } });
   });
 
+  it('fails a task whose stored program no longer matches its journal (CHECKPOINT_CORRUPT)', async () => {
+    const t = await runtime.submit({ code: program });
+    await expect(runtime.run(t.task_id)).resolves.toMatchObject({ status: 'succeeded' });
+    const journal = await store.readJournal(t.task_id);
+    expect(journal.map((e) => e.type)).toContain('code_block');
+    const raw = new Database(path);
+    const row = raw.prepare('SELECT input FROM tasks WHERE id = ?').get(t.task_id) as { input: string };
+    const input = JSON.parse(row.input) as { code: string };
+    input.code = input.code.replace('n: 2', 'n: 3');
+    raw
+      .prepare("UPDATE tasks SET input = ?, status = 'pending', version = version + 1 WHERE id = ?")
+      .run(JSON.stringify(input), t.task_id);
+    raw.close();
+    const view = await runtime.run(t.task_id);
+    expect(view).toMatchObject({ status: 'failed', error: { code: 'CHECKPOINT_CORRUPT' } });
+    expect(view.error?.message).toContain('does not match');
+  });
+
   it('fails with REPLAY_DIVERGENCE naming the first differing call when the program no longer matches', async () => {
     const task = await store.createTask({ kind: 'code', code: program, language: 'javascript', seed: 1 });
     await journalAsDeadWorker(

@@ -64,6 +64,7 @@ export class SqliteTaskStore implements TaskStore {
             tools_hash: sha256Hex(canonicalJson(input.tools ?? null)),
             language: input.language,
             seed: input.seed,
+            limits: input.limits ?? null,
           };
           appendEntries(db, id, [{ type: 'task_input', data }], now);
           return toTaskRecord(this.#getRow(id));
