@@ -66,6 +66,10 @@ export function createCodecallSystem(options: CodecallSystemOptions = {}): Bench
       const created = createQuickJsDriver({
         workers: WORKERS,
         ...(options.warmVmsPerWorker === undefined ? {} : { warmVmsPerWorker: options.warmVmsPerWorker }),
+        // BENCH_WORKER_HEAP_MB compares worker heap sizes (default: the driver's own).
+        ...(process.env.BENCH_WORKER_HEAP_MB
+          ? { workerHeapMb: Number(process.env.BENCH_WORKER_HEAP_MB) }
+          : {}),
       });
       driver = created;
       const ready = (created as { ready?: () => Promise<void> }).ready;
