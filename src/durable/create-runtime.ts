@@ -2,16 +2,12 @@ import { randomInt } from 'node:crypto';
 import { CodecallError, isCodecallError } from '../errors/index.ts';
 import type { SandboxDriver, TaskRecord, TaskStatus, TaskStore } from '../spec/index.ts';
 import { isTerminal } from '../spec/index.ts';
-import {
-  decideApprovals,
-  provideInput,
-  resolveAttention,
-  resumePaused,
-  timeOutInputs,
-} from './paused-actions.ts';
+import { decideApprovals, provideInput, resolveAttention, resumePaused } from './paused-actions.ts';
 import type { ApprovalDecision, AttentionDecision, PausedAction } from './paused-actions.ts';
 import type { RuntimeEvent } from './runtime-event.ts';
 import type { ActorOptions, Runtime, RuntimeOptions, SubmitInput } from './runtime-types.ts';
+import { EventHub } from './event-hub.ts';
+import { resumeAfterShutdown, wakeDue } from './runtime-sweeps.ts';
 import { TaskRunner } from './task-runner.ts';
 import { taskView } from './task-view.ts';
 import type { TaskView } from './task-view.ts';
@@ -29,7 +25,7 @@ class DurableRuntime implements Runtime {
   private readonly store: TaskStore;
   private readonly drivers: readonly SandboxDriver[];
   private readonly runner: TaskRunner;
-  private readonly listeners = new Map<string, Set<(event: RuntimeEvent) => void>>();
+  private readonly events = new EventHub<RuntimeEvent>();
   private readonly runs = new Map<string, Promise<TaskRecord | null>>();
   private readonly concurrency: number;
   private readonly pollMs: number;
@@ -54,7 +50,7 @@ class DurableRuntime implements Runtime {
       ...(options.acceptChangedTools === undefined ? {} : { acceptChangedTools: options.acceptChangedTools }),
       ...(options.maxStalledAttempts === undefined ? {} : { maxStalledAttempts: options.maxStalledAttempts }),
       clock: this.clock,
-      onEvent: (event) => this.emit(event),
+      onEvent: (event) => this.events.emit(event),
     });
   }
 
@@ -75,7 +71,7 @@ class DurableRuntime implements Runtime {
       },
       input.id === undefined ? {} : { id: input.id },
     );
-    this.emit({ type: 'status', taskId: record.id, status: 'pending', pauseReason: null });
+    this.events.emit({ type: 'status', taskId: record.id, status: 'pending', pauseReason: null });
     this.kick();
     return taskView(record);
   }
@@ -241,13 +237,7 @@ class DurableRuntime implements Runtime {
   }
 
   subscribe(taskId: string, listener: (event: RuntimeEvent) => void): () => void {
-    let set = this.listeners.get(taskId);
-    if (!set) this.listeners.set(taskId, (set = new Set()));
-    set.add(listener);
-    return () => {
-      set.delete(listener);
-      if (set.size === 0 && this.listeners.get(taskId) === set) this.listeners.delete(taskId);
-    };
+    return this.events.subscribe(taskId, listener);
   }
 
   start(): void {
@@ -257,7 +247,11 @@ class DurableRuntime implements Runtime {
     this.started = true;
     this.timer = setInterval(() => this.kick(true), this.pollMs);
     // Tasks paused by a graceful shutdown go on by themselves when a runtime starts again.
-    this.resumeAfterShutdown().then(
+    resumeAfterShutdown(
+      this.store,
+      (task, action) => this.apply(task, action, 99),
+      () => this.closed,
+    ).then(
       () => this.kick(true),
       () => this.kick(true),
     );
@@ -297,7 +291,7 @@ class DurableRuntime implements Runtime {
         append: action.append,
       });
       if (updated.status !== task.status) {
-        this.emit({
+        this.events.emit({
           type: 'status',
           taskId: task.id,
           status: updated.status,
@@ -333,7 +327,7 @@ class DurableRuntime implements Runtime {
     this.filling = true;
     void (async () => {
       try {
-        if (sweep) await this.wakeDue();
+        if (sweep) await wakeDue(this.store, this.clock, (task, action) => this.apply(task, action, 99));
         while (!this.closed && this.runs.size < this.concurrency) {
           const next = await this.runner.startNext();
           if (!next) break;
@@ -345,47 +339,6 @@ class DurableRuntime implements Runtime {
         this.filling = false;
       }
     })();
-  }
-
-  private async resumeAfterShutdown(): Promise<void> {
-    let cursor: string | null = null;
-    do {
-      const page: Awaited<ReturnType<TaskStore['listTasks']>> = await this.store.listTasks({
-        status: 'paused',
-        limit: 1000,
-        ...(cursor === null ? {} : { cursor }),
-      });
-      for (const task of page.tasks) {
-        if (task.pauseReason !== 'shutdown') continue;
-        await this.apply(task, resumePaused(task, 'startup'), 99).catch(() => null);
-      }
-      cursor = page.nextCursor;
-    } while (cursor !== null && !this.closed);
-  }
-
-  private async wakeDue(): Promise<void> {
-    const { tasks } = await this.store.listTasks({ dueBefore: this.clock(), limit: 100 });
-    for (const task of tasks) {
-      // One task's trouble (a damaged journal, a concurrent change) must not hold back the others' wake-ups.
-      try {
-        const action = timeOutInputs(task, await this.store.readJournal(task.id), this.clock());
-        if (action) await this.apply(task, action, 99);
-      } catch {
-        continue;
-      }
-    }
-  }
-
-  private emit(event: RuntimeEvent): void {
-    for (const key of [event.taskId, '*']) {
-      for (const listener of this.listeners.get(key) ?? []) {
-        try {
-          listener(event);
-        } catch {
-          // A subscriber's failure is its own.
-        }
-      }
-    }
   }
 
   /** A task whose journal is damaged is still shown (failed, CHECKPOINT_CORRUPT), without the journal's parts. */

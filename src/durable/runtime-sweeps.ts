@@ -1,0 +1,41 @@
+import type { TaskRecord, TaskStore } from '../spec/index.ts';
+import { resumePaused, timeOutInputs } from './paused-actions.ts';
+import type { PausedAction } from './paused-actions.ts';
+
+/** Applies an action to a task as the runtime does (version-guarded, journal and patch in one transaction). */
+export type ApplyAction = (task: TaskRecord, action: PausedAction) => Promise<unknown>;
+
+/** Tasks paused by a graceful shutdown go on by themselves when a runtime starts again. */
+export async function resumeAfterShutdown(
+  store: TaskStore,
+  apply: ApplyAction,
+  stopped: () => boolean,
+): Promise<void> {
+  let cursor: string | null = null;
+  do {
+    const page: Awaited<ReturnType<TaskStore['listTasks']>> = await store.listTasks({
+      status: 'paused',
+      limit: 1000,
+      ...(cursor === null ? {} : { cursor }),
+    });
+    for (const task of page.tasks) {
+      if (task.pauseReason !== 'shutdown') continue;
+      await apply(task, resumePaused(task, 'startup')).catch(() => null);
+    }
+    cursor = page.nextCursor;
+  } while (cursor !== null && !stopped());
+}
+
+/** Paused tasks whose input wait timed out: journals the timeouts and makes them runnable. */
+export async function wakeDue(store: TaskStore, clock: () => number, apply: ApplyAction): Promise<void> {
+  const { tasks } = await store.listTasks({ dueBefore: clock(), limit: 100 });
+  for (const task of tasks) {
+    // One task's trouble (a damaged journal, a concurrent change) must not hold back the others' wake-ups.
+    try {
+      const action = timeOutInputs(task, await store.readJournal(task.id), clock());
+      if (action) await apply(task, action);
+    } catch {
+      continue;
+    }
+  }
+}
