@@ -13,11 +13,11 @@ import type {
   TaskStore,
 } from '../../spec/index.ts';
 import { canonicalJson, sha256Hex } from '../journal-checksum.ts';
-import { assertStatusChange } from '../status-change.ts';
 import { newTaskId } from '../task-id.ts';
 import { decodeCursor, encodeCursor, toTaskRecord } from './rows.ts';
 import type { TaskRow } from './rows.ts';
 import { GroupCommit } from './group-commit.ts';
+import { patchedColumns } from './patched-columns.ts';
 import { toStoreError } from './sqlite-errors.ts';
 import { prepared } from './statement-cache.ts';
 import { appendEntries, readVerifiedJournal } from './sqlite-journal.ts';
@@ -166,41 +166,22 @@ export class SqliteTaskStore implements TaskStore {
               details: { taskId, version: row.version, expectedVersion: options.expectedVersion },
             });
           }
-          let status = patch.status ?? row.status;
-          assertStatusChange(taskId, row.status, status);
-          // A cancel asked of the running task wins over the pause its run ends in (approval, input, ...).
-          const cancelWins =
-            row.status === 'running' && status === 'paused' && row.requested_action === 'cancel';
-          if (cancelWins) status = 'cancelled';
-          const changed = status !== row.status;
-          // Leaving `paused` drops its reason; leaving `running` drops the lease (the token stays, for fencing).
-          const pauseReason = cancelWins
-            ? null
-            : patch.pauseReason !== undefined
-              ? patch.pauseReason
-              : changed && status !== 'paused'
-                ? null
-                : row.pause_reason;
-          const keepLease = status === 'running';
-          // A wake-up belongs to a pause; a control request to the run it was meant for.
-          const wakeAt = patch.wakeAt !== undefined ? patch.wakeAt : status === 'paused' ? row.wake_at : null;
+          const next = patchedColumns(row, patch);
           db.prepare(
             `UPDATE tasks SET status = ?, pause_reason = ?, result = ?, error = ?, execution_log = ?, resources = ?,
                requested_action = ?, wake_at = ?, version = version + 1, lease_owner = ?, lease_expires_at = ?,
                updated_at = ? WHERE id = ?`,
           ).run(
-            status,
-            pauseReason,
-            patch.result !== undefined ? patch.result : row.result,
-            cancelWins
-              ? JSON.stringify({ code: 'CANCELLED', message: 'cancelled by request' })
-              : jsonPatch(patch.error, row.error),
-            jsonPatch(patch.executionLog, row.execution_log),
-            jsonPatch(patch.resources, row.resources),
-            keepLease ? row.requested_action : null,
-            wakeAt,
-            keepLease ? row.lease_owner : null,
-            keepLease ? row.lease_expires_at : null,
+            next.status,
+            next.pause_reason,
+            next.result,
+            next.error,
+            next.execution_log,
+            next.resources,
+            next.requested_action,
+            next.wake_at,
+            next.lease_owner,
+            next.lease_expires_at,
             now,
             taskId,
           );
@@ -360,10 +341,4 @@ export class SqliteTaskStore implements TaskStore {
       });
     }
   }
-}
-
-/** A patched JSON column: undefined keeps the stored text, null clears it. */
-function jsonPatch(value: unknown, stored: string | null): string | null {
-  if (value === undefined) return stored;
-  return value === null ? null : JSON.stringify(value);
 }
