@@ -1,3 +1,4 @@
+import { isCodecallError } from '../errors/index.ts';
 import type { TaskRecord, TaskStore } from '../spec/index.ts';
 import { resumePaused, timeOutInputs } from './paused-actions.ts';
 import type { PausedAction } from './paused-actions.ts';
@@ -30,12 +31,17 @@ export async function resumeAfterShutdown(
 export async function wakeDue(store: TaskStore, clock: () => number, apply: ApplyAction): Promise<void> {
   const { tasks } = await store.listTasks({ dueBefore: clock(), limit: 100 });
   for (const task of tasks) {
-    // One task's trouble (a damaged journal, a concurrent change) must not hold back the others' wake-ups.
+    // One task's trouble (a concurrent change) must not hold back the others' wake-ups.
     try {
       const action = timeOutInputs(task, await store.readJournal(task.id), clock());
       if (action) await apply(task, action);
-    } catch {
-      continue;
+    } catch (e) {
+      // A damaged journal fails its task, which so leaves the due list instead of coming back every poll.
+      if (isCodecallError(e) && e.code === 'CHECKPOINT_CORRUPT') {
+        await apply(task, { patch: { status: 'failed', error: e.toJSON(), wakeAt: null }, append: [] }).catch(
+          () => undefined,
+        );
+      }
     }
   }
 }

@@ -80,6 +80,7 @@ export class TaskRunner {
   private readonly drivers: readonly SandboxDriver[];
   private readonly bindings: readonly GuestToolBinding[];
   private controlPoll: NodeJS.Timeout | undefined;
+  private ready: Promise<unknown> | undefined;
 
   constructor(private readonly options: TaskRunnerOptions) {
     this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
@@ -107,18 +108,21 @@ export class TaskRunner {
 
   /** Claims the next runnable task and runs it until it ends or pauses; null when there was none. */
   async runNext(): Promise<TaskRecord | null> {
+    await this.driversReady();
     const lease = await this.options.store.claimTask(this.options.owner, { leaseMs: this.leaseMs });
     return lease ? this.run(lease) : null;
   }
 
   /** Claims the next runnable task and starts it; `done` settles when it ends or pauses. Null when none. */
   async startNext(): Promise<{ taskId: string; done: Promise<TaskRecord> } | null> {
+    await this.driversReady();
     const lease = await this.options.store.claimTask(this.options.owner, { leaseMs: this.leaseMs });
     return lease ? { taskId: lease.taskId, done: this.run(lease) } : null;
   }
 
   /** Claims this task (if it is runnable) and runs it until it ends or pauses; null when it was not claimable. */
   async runTask(taskId: string): Promise<TaskRecord | null> {
+    await this.driversReady();
     const lease = await this.options.store.claimTask(this.options.owner, { leaseMs: this.leaseMs, taskId });
     return lease ? this.run(lease) : null;
   }
@@ -138,6 +142,15 @@ export class TaskRunner {
     const action = decideApprovals(task, await store.readJournal(taskId), decisions, actor);
     await store.updateTask(taskId, action.patch, { expectedVersion: task.version, append: action.append });
     return this.runTask(taskId);
+  }
+
+  /**
+   * Claims wait until the sandboxes can run: a worker that dies while still starting must not have taken a lease
+   * (and counted a stalled run towards CRASH_LOOP) for a task it never began.
+   */
+  private driversReady(): Promise<unknown> {
+    this.ready ??= Promise.all(this.drivers.map((d) => d.ready()));
+    return this.ready;
   }
 
   /** Interrupts a task running here; it ends `paused` (user_request). */

@@ -75,6 +75,26 @@ describe('journal integrity through the runtime', () => {
     expect(view.error?.message).toContain('does not match');
   });
 
+  it('fails a task waiting for input whose journal was damaged when its wait times out', async () => {
+    const sweeper = createRuntime({ store, drivers: [driver], tools: new ToolRegistry([]), pollMs: 50 });
+    sweeper.start();
+    try {
+      const t = await sweeper.submit({ code: "return await input.wait('x', { timeoutSeconds: 0.3 });" });
+      expect(await sweeper.wait(t.task_id)).toMatchObject({ pause_reason: 'awaiting_input' });
+      const raw = new Database(path);
+      raw
+        .prepare(
+          "UPDATE journal SET data = replace(data, 'javascript', 'typescript') WHERE task_id = ? AND seq = 1",
+        )
+        .run(t.task_id);
+      raw.close();
+      const done = await sweeper.wait(t.task_id, { until: 'terminal', signal: AbortSignal.timeout(10_000) });
+      expect(done).toMatchObject({ status: 'failed', error: { code: 'CHECKPOINT_CORRUPT' } });
+    } finally {
+      await sweeper.close();
+    }
+  });
+
   it('fails with REPLAY_DIVERGENCE naming the first differing call when the program no longer matches', async () => {
     const task = await store.createTask({ kind: 'code', code: program, language: 'javascript', seed: 1 });
     await journalAsDeadWorker(
