@@ -257,12 +257,27 @@ class DurableRuntime implements Runtime {
     );
   }
 
-  async close(options: { pauseRunning?: boolean } = {}): Promise<void> {
+  async close(options: { pauseRunning?: boolean; timeoutMs?: number } = {}): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     clearInterval(this.timer);
     if (options.pauseRunning) this.runner.shutdown();
-    await Promise.allSettled([...this.runs.values()]);
+    const ended = Promise.allSettled([...this.runs.values()]);
+    if (options.timeoutMs === undefined) {
+      await ended;
+      return;
+    }
+    // Tasks still running at the deadline pause (`shutdown`) and resume on the next start.
+    let timer: NodeJS.Timeout | undefined;
+    const late = await Promise.race([
+      ended.then(() => false),
+      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), options.timeoutMs))),
+    ]);
+    clearTimeout(timer);
+    if (late) {
+      this.runner.shutdown();
+      await ended;
+    }
   }
 
   // ---- internals ----

@@ -58,6 +58,9 @@ export interface Runtime {
   subscribe(taskId: string, listener: (event: RuntimeEvent) => void): () => void;
   /** Starts the loop that claims runnable tasks (pending, recovered, woken) up to `concurrency`. */
   start(): void;
-  /** Stops claiming; with `pauseRunning`, running tasks pause (`shutdown`) and resume on the next start. */
-  close(options?: { pauseRunning?: boolean }): Promise<void>;
+  /**
+   * Stops claiming and waits for the running tasks: with `pauseRunning` they pause (`shutdown`) at once, with
+   * `timeoutMs` those still running then do; they resume on the next start.
+   */
+  close(options?: { pauseRunning?: boolean; timeoutMs?: number }): Promise<void>;
 }

@@ -239,6 +239,23 @@ describe('createRuntime: restarts', () => {
     expect(ran).toEqual([2, 3]);
   });
 
+  it('pauses what still runs when a close times out', async () => {
+    ran.length = 0;
+    const runtime = createRuntime({ store, drivers: [driver], tools, pollMs: 50 });
+    runtime.start();
+    const t = await runtime.submit({ code: program });
+    await waitFor(() => Promise.resolve(ran.includes(2)));
+    const started = performance.now();
+    await runtime.close({ timeoutMs: 100 });
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(await store.getTask(t.task_id)).toMatchObject({ status: 'paused', pauseReason: 'shutdown' });
+    await store.updateTask(
+      t.task_id,
+      { status: 'cancelled' },
+      { expectedVersion: (await store.getTask(t.task_id))!.version },
+    );
+  });
+
   it('recovers a task whose worker died (lease expired) on start', async () => {
     ran.length = 0;
     const task = await store.createTask({ kind: 'code', code: program, language: 'javascript', seed: 3 });
