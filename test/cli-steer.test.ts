@@ -177,6 +177,13 @@ describe('codecall tasks pause|cancel|input|resolve across processes', () => {
       status: 'succeeded',
       result: { output: ['A100: refunded 30', 'A101: refunded 240', 'A102: refunded 12'] },
     });
+    const shown = await codecall({}, 'tasks', 'show', id, '--db', db, '--journal', '--json');
+    const journal = lastJson(shown.stdout).journal as { type: string; data: Record<string, unknown> }[];
+    expect(journal.find((e) => e.type === 'approval_decision')?.data).toMatchObject({
+      approval_id: approval,
+      decision: 'approve',
+    });
+    expect(journal.filter((e) => e.type === 'tool_outcome')).toHaveLength(6);
   });
 
   it('pauses for attention when the tools changed; resume --force accepts them, resolve fail ends it', async () => {

@@ -48,11 +48,12 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo): Prom
     });
   tasks
     .command('show')
-    .description('show a task and its journal summary')
+    .description('show a task (the task view); --journal lists its journal entries too')
     .argument('<id>', 'the task id')
     .requiredOption('--db <path>', 'the SQLite task database')
+    .option('--journal', 'also list the journal entries (verified against their checksums)')
     .option('--json', 'print one JSON object')
-    .action(async (id: string, options: TasksOptions) => {
+    .action(async (id: string, options: TasksOptions & { journal?: boolean }) => {
       exitCode = await tasksShow(id, options, io);
     });
   tasks

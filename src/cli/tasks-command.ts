@@ -51,12 +51,29 @@ export async function tasksList(options: TasksOptions & { status?: string }, io:
   });
 }
 
-/** `codecall tasks show ID`: the task view. */
-export async function tasksShow(id: string, options: TasksOptions, io: CliIo): Promise<number> {
-  return withCliRuntime({ db: options.db, mustExist: true, runs: false }, async ({ runtime }) => {
+/** `codecall tasks show ID`: the task view; with --journal, its journal entries too. */
+export async function tasksShow(
+  id: string,
+  options: TasksOptions & { journal?: boolean },
+  io: CliIo,
+): Promise<number> {
+  return withCliRuntime({ db: options.db, mustExist: true, runs: false }, async ({ runtime, store }) => {
     const view = await runtime.get(id);
     if (!view) throw new CodecallError('NOT_FOUND', `no task ${id}`, { details: { task_id: id } });
-    io.stdout(options.json ? `${JSON.stringify(view)}\n` : taskDetailText(view));
+    const journal = options.journal ? await store.readJournal(id) : null;
+    if (options.json) {
+      const entries = journal?.map((e) => ({
+        seq: e.seq,
+        type: e.type,
+        data: e.data,
+        created_at: e.createdAt,
+      }));
+      io.stdout(`${JSON.stringify(entries ? { ...view, journal: entries } : view)}\n`);
+      return 0;
+    }
+    io.stdout(taskDetailText(view));
+    for (const e of journal ?? [])
+      io.stdout(`${String(e.seq).padStart(5)}  ${e.type.padEnd(18)} ${JSON.stringify(e.data)}\n`);
     return 0;
   });
 }
