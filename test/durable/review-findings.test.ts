@@ -1,0 +1,128 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { describe, expect, it } from 'vitest';
+import { createRuntime, TaskRunner } from '../../src/durable/index.ts';
+import { defineTool, ToolRegistry } from '../../src/index.ts';
+import { createSqliteTaskStore } from '../../src/store/index.ts';
+import { useDurableFixture } from './fixture.ts';
+
+// Review findings: each `it.fails` is a bug; the test asserts the correct behaviour (see its comment).
+
+async function until(check: () => Promise<boolean> | boolean, ms = 5_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error('timed out waiting');
+    await sleep(2);
+  }
+}
+
+describe('review findings', () => {
+  const fx = useDurableFixture('review-findings');
+
+  // Correct: an unsafe call that was journaled `not_started` (a pause between its intent and its start) and then
+  // started on resume must never run a second time. After a crash during that second run the task must pause
+  // with needs_attention. Bug: JournalMemory.notStarted is never cleared (journal-memory.ts:61) and running the
+  // call journals no "started" marker (journaling-host.ts:114 -> live()), so every later recovery re-runs it.
+  it.fails('an unsafe call resumed after not_started never runs twice after a crash', async () => {
+    const sent: string[] = [];
+    let crash: (() => Promise<void>) | undefined;
+    const send = defineTool({
+      name: 'send',
+      description: 'unsafe',
+      effect: 'unsafe',
+      execute: async (a) => {
+        sent.push((a as { to: string }).to);
+        // The worker running this call dies before the outcome is journaled.
+        if (crash) await crash();
+        return 'sent';
+      },
+    });
+    const tools = new ToolRegistry([send]);
+    const runtime = createRuntime({ store: fx.store, drivers: [fx.driver], tools });
+    const t = await runtime.submit({ code: "return await tools.send({ to: 'x' });" });
+    const off = runtime.subscribe(t.task_id, (e) => {
+      if (e.type === 'journal' && e.entries.some((x) => x.type === 'tool_intent')) void runtime.pause(t.task_id);
+    });
+    await expect(runtime.run(t.task_id)).resolves.toMatchObject({ status: 'paused' });
+    off();
+    expect(sent).toEqual([]);
+    const journal = await fx.store.readJournal(t.task_id);
+    expect(journal.some((e) => e.type === 'control' && e.data.action === 'not_started')).toBe(true);
+    await runtime.resume(t.task_id);
+    await runtime.close();
+
+    // Worker B (its own connection) runs the call, then "dies": its store goes away before the outcome is written.
+    const other = await createSqliteTaskStore({ path: fx.path });
+    crash = () => other.close();
+    const b = new TaskRunner({ store: other, driver: fx.driver, tools, owner: 'B', leaseMs: 200 });
+    await b.runTask(t.task_id).catch(() => undefined);
+    expect(sent).toEqual(['x']);
+    crash = undefined;
+    await sleep(300); // B's lease expires
+
+    const c = new TaskRunner({ store: fx.store, driver: fx.driver, tools, owner: 'C' });
+    const after = await c.runTask(t.task_id);
+    expect(sent).toEqual(['x']); // bug: ['x', 'x']
+    expect(after).toMatchObject({ status: 'paused', pauseReason: 'needs_attention' });
+  });
+
+  // Correct: a cancel accepted by runtime.cancel() while the task is still winding down from a pause (a tool call
+  // in flight is being given time to finish) must win: the task ends cancelled. Bug: TaskRunner.interrupt()
+  // (task-runner.ts:179) calls abort() on an already-aborted controller, which is a no-op, so the PAUSED reason
+  // stays and the cancel is silently dropped; cancel() resolves with a paused task.
+  it.fails('a cancel right after a pause of a running task in this runtime is not lost', async () => {
+    let started = false;
+    const work = defineTool({
+      name: 'work',
+      description: 'takes a while and ignores the abort signal',
+      effect: 'read',
+      execute: async () => {
+        started = true;
+        await sleep(300);
+        return 'done';
+      },
+    });
+    const runtime = createRuntime({ store: fx.store, drivers: [fx.driver], tools: new ToolRegistry([work]) });
+    const t = await runtime.submit({ code: 'return await tools.work({});' });
+    const run = runtime.run(t.task_id);
+    await until(() => started);
+    const paused = runtime.pause(t.task_id);
+    const cancelled = await runtime.cancel(t.task_id);
+    await paused;
+    await run;
+    expect(cancelled).toMatchObject({ status: 'cancelled' }); // bug: paused (user_request)
+    expect((await fx.store.getTask(t.task_id))?.status).toBe('cancelled');
+    await runtime.close();
+  });
+
+  // Correct: a cancel accepted while the run is winding down into an approval pause must win (ADR 0011: cancel wins
+  // over a pause). Bug: runJournaled's own controller is already aborted with APPROVAL_REQUIRED, so the runner's
+  // CANCELLED reason never reaches the result (run-journaled.ts:55 forward() is a no-op), and settleRun only
+  // looks at the store's requested_action (settle-run.ts:148), which an in-process cancel never sets.
+  it.fails('a cancel while the run winds down into an approval pause is not lost', async () => {
+    const pay = defineTool({
+      name: 'pay',
+      description: 'needs approval',
+      effect: 'unsafe',
+      requiresApproval: true,
+      execute: () => 'paid',
+    });
+    const work = defineTool({
+      name: 'work',
+      description: 'takes a while and ignores the abort signal',
+      effect: 'read',
+      execute: async () => {
+        await sleep(400);
+        return 'done';
+      },
+    });
+    const runtime = createRuntime({ store: fx.store, drivers: [fx.driver], tools: new ToolRegistry([pay, work]) });
+    const t = await runtime.submit({ code: 'return await Promise.all([tools.pay({}), tools.work({})]);' });
+    const run = runtime.run(t.task_id);
+    await until(async () => (await fx.store.readJournal(t.task_id)).some((e) => e.type === 'approval_request'));
+    await sleep(60); // past APPROVAL_COLLECT_MS: the run now waits for `work` before it pauses
+    const cancelled = await runtime.cancel(t.task_id);
+    await run;
+    expect(cancelled).toMatchObject({ status: 'cancelled' }); // bug: paused (approval_required)
+    await runtime.close();
+  });
+});
