@@ -126,3 +126,61 @@ describe('review findings', () => {
     await runtime.close();
   });
 });
+
+describe('review findings: input-wait deadlines', () => {
+  const fx = useDurableFixture('review-findings-wake');
+
+  // Correct: answering an input wait of a task paused for approval (allowed: the patch keeps the pause) must clear
+  // (or recompute) the task's wake_at; a wake-up that has nothing to time out must leave the due list. Bug:
+  // provideInput's patch is {} when pause_reason != awaiting_input (paused-actions.ts:103), so wake_at stays;
+  // wakeDue (runtime-sweeps.ts:222) then finds the task due at every poll, timeOutInputs returns null and nothing
+  // clears it. Such tasks are listed first (oldest) under the LIMIT 100, so 100 of them starve every later task's
+  // input timeout forever (while their approvals wait).
+  it.fails('tasks whose answered input wait is still "due" do not starve other tasks of their timeouts', async () => {
+    const { store } = fx;
+    const tools = new ToolRegistry([]);
+    const api = createRuntime({ store, drivers: [fx.driver], tools, pollMs: 20 });
+    const deadline = Date.now() + 150;
+    const craft = async (pauseReason: 'approval_required' | 'awaiting_input'): Promise<string> => {
+      // What a run of `await Promise.all([input.wait('x', { timeoutSeconds }), tools.pay({})])` leaves.
+      const t = await store.createTask({ kind: 'code', code: 'return 1;', language: 'javascript', seed: 1 });
+      const lease = await store.claimTask('crafter', { leaseMs: 60_000, taskId: t.id });
+      if (!lease) throw new Error('not claimable');
+      const fenced = { fencingToken: lease.fencingToken };
+      await store.appendJournal(
+        t.id,
+        [
+          { type: 'tool_intent', data: { call_id: 'call-1', tool: 'input.wait', args: '{"name":"x"}' } },
+          { type: 'input_request', data: { call_id: 'call-1', name: 'x', timeout_seconds: 0.15, deadline } },
+          ...(pauseReason === 'approval_required'
+            ? [
+                { type: 'tool_intent' as const, data: { call_id: 'call-2', tool: 'tools.pay', args: '{}' } },
+                {
+                  type: 'approval_request' as const,
+                  data: { approval_id: 'call-2', call_id: 'call-2', tool: 'tools.pay', args: '{}' },
+                },
+              ]
+            : []),
+        ],
+        fenced,
+      );
+      await store.updateTask(t.id, { status: 'paused', pauseReason, wakeAt: deadline }, fenced);
+      return t.id;
+    };
+    for (let i = 0; i < 100; i++) {
+      const id = await craft('approval_required');
+      await api.provideInput(id, 'x', 1); // answered; the task still waits for its approval
+    }
+    await sleep(5);
+    const victim = await craft('awaiting_input');
+    await sleep(Math.max(0, deadline - Date.now()) + 10);
+    api.start();
+    try {
+      await sleep(1_000);
+      const journal = await store.readJournal(victim);
+      expect(journal.some((e) => e.type === 'input_timeout')).toBe(true); // bug: never journaled
+    } finally {
+      await api.close();
+    }
+  });
+});
