@@ -184,3 +184,90 @@ describe('review findings: input-wait deadlines', () => {
     }
   });
 });
+
+describe('review findings: decisions, inputs and close', () => {
+  const fx = useDurableFixture('review-findings-misc');
+  const pay = defineTool({
+    name: 'pay',
+    description: 'needs approval',
+    effect: 'unsafe',
+    requiresApproval: true,
+    execute: () => 'paid',
+  });
+
+  // Correct: one decide() call that carries two contradictory decisions for the same approval is rejected with
+  // INVALID_ARGUMENT (nothing journaled). Bug: decideApprovals (paused-actions.ts:47) checks each id against the
+  // pending set but never against the other decisions of the batch, so both approval_decision entries are
+  // journaled and the replay silently takes the last one (journal-memory.ts:38).
+  it.fails('decide() rejects two decisions for the same approval in one call', async () => {
+    const runtime = createRuntime({ store: fx.store, drivers: [fx.driver], tools: new ToolRegistry([pay]) });
+    try {
+      const t = await runtime.submit({ code: 'return await tools.pay({ n: 1 });' });
+      await expect(runtime.run(t.task_id)).resolves.toMatchObject({ pause_reason: 'approval_required' });
+      await expect(
+        runtime.decide(t.task_id, [
+          { approvalId: 'call-1', decision: 'approve' },
+          { approvalId: 'call-1', decision: 'reject' },
+        ]),
+      ).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    } finally {
+      await runtime.close();
+    }
+  });
+
+  // Correct: provideInput with a value that is not JSON (NaN, Infinity) is refused with INVALID_ARGUMENT, as a
+  // function or a BigInt is. Bug: provideInput (paused-actions.ts:94) round-trips through JSON.stringify, which
+  // turns NaN into null, so the guest silently receives null.
+  it.fails('provideInput refuses NaN instead of delivering null', async () => {
+    const runtime = createRuntime({ store: fx.store, drivers: [fx.driver], tools: new ToolRegistry([]) });
+    try {
+      const t = await runtime.submit({ code: "return await input.wait('n');" });
+      await expect(runtime.run(t.task_id)).resolves.toMatchObject({ pause_reason: 'awaiting_input' });
+      await expect(runtime.provideInput(t.task_id, 'n', Number.NaN)).rejects.toMatchObject({
+        code: 'INVALID_ARGUMENT',
+      });
+    } finally {
+      await runtime.close();
+    }
+  });
+});
+
+describe('review findings: close', () => {
+  const fx = useDurableFixture('review-findings-close');
+
+  // Correct: once close() has resolved, this runtime runs nothing: a claim that was in progress at close() either
+  // does not happen or is waited for. Bug: kick()'s loop (create-runtime.ts:327-330) checks `closed` before
+  // startNext(), which then awaits the drivers' readiness and claims anyway; close() only awaited the runs it had
+  // seen, so the task is claimed and run after close() returned (here it is still `running`, leased by a runtime
+  // the caller believes closed; closing the store/driver next strands or fails it).
+  it.fails('close() during start-up does not leave a task claimed behind it', async () => {
+    const { createQuickJsDriver } = await import('../../src/index.ts');
+    const fresh = createQuickJsDriver({ workers: 1, warmVmsPerWorker: 1 });
+    const slow = defineTool({
+      name: 'slow',
+      description: 'takes a while',
+      effect: 'read',
+      execute: async () => {
+        await sleep(300);
+        return 1;
+      },
+    });
+    const runtime = createRuntime({
+      store: fx.store,
+      drivers: [fresh],
+      tools: new ToolRegistry([slow]),
+      pollMs: 10,
+    });
+    try {
+      const t = await runtime.submit({ code: 'return await tools.slow({});' });
+      runtime.start();
+      await sleep(15); // the first poll now waits for the fresh driver to be ready
+      await runtime.close();
+      await sleep(500);
+      const after = await fx.store.getTask(t.task_id);
+      expect(after).toMatchObject({ status: 'pending', attempts: 0 }); // bug: running or succeeded (claimed and run after close)
+    } finally {
+      await fresh.close();
+    }
+  });
+});
