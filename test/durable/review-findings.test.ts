@@ -232,6 +232,52 @@ describe('review findings: decisions, inputs and close', () => {
   });
 });
 
+describe('review findings: submit validation', () => {
+  const fx = useDurableFixture('review-findings-submit');
+  const rec = defineTool({ name: 'rec', description: 'records', effect: 'read', execute: () => 1 });
+
+  // Correct: a seed that cannot be stored as given (NaN, Infinity) is refused by submit() with INVALID_ARGUMENT,
+  // or the seed actually used is the one stored, so a replay is deterministic. Bug: submit (create-runtime.ts:63)
+  // takes any `seed`; the row stores NaN as null and every run's sandbox then picks its own seed, so the first
+  // resume after a pause fails with REPLAY_DIVERGENCE (Math.random differs).
+  it.fails('a NaN seed is refused or replays deterministically (never REPLAY_DIVERGENCE)', async () => {
+    const runtime = createRuntime({ store: fx.store, drivers: [fx.driver], tools: new ToolRegistry([rec]) });
+    try {
+      let t;
+      try {
+        t = await runtime.submit({
+          code: "const a = Math.random(); await tools.rec({ a }); await input.wait('go'); return a;",
+          seed: Number.NaN,
+        });
+      } catch (e) {
+        expect(e).toMatchObject({ code: 'INVALID_ARGUMENT' });
+        return;
+      }
+      await expect(runtime.run(t.task_id)).resolves.toMatchObject({ pause_reason: 'awaiting_input' });
+      await runtime.provideInput(t.task_id, 'go', 1);
+      const done = await runtime.run(t.task_id);
+      expect(done.error?.code).not.toBe('REPLAY_DIVERGENCE'); // bug: REPLAY_DIVERGENCE
+      expect(done.status).toBe('succeeded');
+    } finally {
+      await runtime.close();
+    }
+  });
+
+  // Correct: metadata that is not JSON (a BigInt) is the caller's mistake: INVALID_ARGUMENT. Bug: it reaches
+  // JSON.stringify inside the SQLite store (sqlite-task-store.ts:61) and surfaces as STORE_ERROR, a server-side
+  // failure code (a 500 at the service).
+  it.fails('submit() with non-JSON metadata fails with INVALID_ARGUMENT, not STORE_ERROR', async () => {
+    const runtime = createRuntime({ store: fx.store, drivers: [fx.driver], tools: new ToolRegistry([rec]) });
+    try {
+      await expect(
+        runtime.submit({ code: 'return 1;', metadata: { n: 10n } }),
+      ).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' }); // bug: STORE_ERROR
+    } finally {
+      await runtime.close();
+    }
+  });
+});
+
 describe('review findings: close', () => {
   const fx = useDurableFixture('review-findings-close');
 
