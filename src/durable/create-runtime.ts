@@ -8,6 +8,7 @@ import type { RuntimeEvent } from './runtime-event.ts';
 import type { ActorOptions, Runtime, RuntimeOptions, SubmitInput } from './runtime-types.ts';
 import { EventHub } from './event-hub.ts';
 import { resumeAfterShutdown, wakeDue } from './runtime-sweeps.ts';
+import { toTaskInput } from './submit-input.ts';
 import { TaskRunner } from './task-runner.ts';
 import { taskView } from './task-view.ts';
 import type { TaskView } from './task-view.ts';
@@ -33,7 +34,8 @@ class DurableRuntime implements Runtime {
   private started = false;
   private closed = false;
   private timer: NodeJS.Timeout | undefined;
-  private filling = false;
+  /** The fill in progress (claims under way), which close() waits for. */
+  private filling: Promise<void> | undefined;
 
   constructor(options: RuntimeOptions) {
     this.store = options.store;
@@ -56,19 +58,8 @@ class DurableRuntime implements Runtime {
 
   async submit(input: SubmitInput): Promise<TaskView> {
     this.assertOpen();
-    if (typeof input.code !== 'string' || input.code.length === 0) {
-      throw new CodecallError('INVALID_ARGUMENT', 'code must be a non-empty string');
-    }
     const record = await this.store.createTask(
-      {
-        kind: 'code',
-        code: input.code,
-        language: input.language ?? 'javascript',
-        seed: input.seed ?? randomInt(2 ** 31),
-        ...(input.limits ? { limits: input.limits } : {}),
-        ...(input.tools ? { tools: input.tools } : {}),
-        ...(input.metadata ? { metadata: input.metadata } : {}),
-      },
+      toTaskInput(input),
       input.id === undefined ? {} : { id: input.id },
     );
     this.events.emit({ type: 'status', taskId: record.id, status: 'pending', pauseReason: null });
@@ -261,6 +252,7 @@ class DurableRuntime implements Runtime {
     if (this.closed) return;
     this.closed = true;
     clearInterval(this.timer);
+    await this.filling;
     if (options.pauseRunning) this.runner.shutdown();
     const ended = Promise.allSettled([...this.runs.values()]);
     if (options.timeoutMs === undefined) {
@@ -339,19 +331,19 @@ class DurableRuntime implements Runtime {
   private kick(sweep = false): void {
     if (!this.started || this.closed) return;
     if (this.filling) return;
-    this.filling = true;
-    void (async () => {
+    this.filling = (async () => {
       try {
         if (sweep) await wakeDue(this.store, this.clock, (task, action) => this.apply(task, action, 99));
         while (!this.closed && this.runs.size < this.concurrency) {
-          const next = await this.runner.startNext();
+          // Checked again once the sandboxes are ready: a runtime closed meanwhile claims nothing.
+          const next = await this.runner.startNext({ shouldClaim: () => !this.closed });
           if (!next) break;
           this.track(next.taskId, next.done).catch(() => undefined);
         }
       } catch {
         // A busy or closing store: the next poll tries again.
       } finally {
-        this.filling = false;
+        this.filling = undefined;
       }
     })();
   }

@@ -57,7 +57,12 @@ export class JournalMemory {
           break;
         case 'control':
           if (d.action === 'approved_call_started') this.started.add(callId);
-          if (d.action === 'retry_started') this.attention.delete(callId);
+          // A lost call that a human chose to retry, or one that never started, began running again: a crash
+          // from here leaves it in doubt like any other.
+          if (d.action === 'retry_started') {
+            this.attention.delete(callId);
+            this.notStarted.delete(callId);
+          }
           if (d.action === 'not_started') this.notStarted.add(callId);
           break;
         default:

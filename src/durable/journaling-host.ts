@@ -111,7 +111,7 @@ export class JournalingHost implements ExecutionHost {
       // A call that waits (or waited) for approval cannot have run before it was approved and started.
       const gated = this.memory.requested.has(call.callId) || this.options.needsApproval?.(call) === true;
       if (gated && !this.memory.started.has(call.callId)) return this.runLive(call, signal, null);
-      if (this.memory.notStarted.has(call.callId)) return this.runLive(call, signal, null);
+      if (this.memory.notStarted.has(call.callId)) return this.runLive(call, signal, null, undefined, true);
       // Waiting for input has no effect on the world: it simply waits again (or takes its answer).
       if (isInputWait(call)) return this.runLive(call, signal, null);
       // The intent was committed but its outcome was lost (a crash while the call ran).

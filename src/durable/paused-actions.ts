@@ -1,7 +1,9 @@
 import { encodeValue } from '../codec/index.ts';
+import { assertJsonValue } from './json-value.ts';
 import { CodecallError } from '../errors/index.ts';
 import type { JournalEntry, JournalEntryInput, PauseReason, TaskPatch, TaskRecord } from '../spec/index.ts';
 import { attentionCall, pendingInputs } from './journal-state.ts';
+import type { PendingInput } from './journal-state.ts';
 import { pendingApprovals } from './pending-approvals.ts';
 
 /** What a human's action on a paused task writes: journal entries and the patch, applied in one transaction. */
@@ -44,7 +46,18 @@ export function decideApprovals(
   mustBePaused(task, ['approval_required'], 'only a task waiting for approval takes decisions');
   if (decisions.length === 0) throw new CodecallError('INVALID_ARGUMENT', 'no decisions given');
   const pending = new Set(pendingApprovals(journal).map((a) => a.id));
+  const seen = new Set<string>();
   for (const d of decisions) {
+    if (seen.has(d.approvalId)) {
+      throw new CodecallError(
+        'INVALID_ARGUMENT',
+        `approval ${d.approvalId} is decided twice in one request`,
+        {
+          details: { approval_id: d.approvalId },
+        },
+      );
+    }
+    seen.add(d.approvalId);
     if (!pending.has(d.approvalId)) {
       throw new CodecallError(
         'INVALID_ARGUMENT',
@@ -89,18 +102,14 @@ export function provideInput(
       details: { waiting_for: pending.map((p) => p.name) },
     });
   }
-  let encoded: string;
-  try {
-    encoded = encodeValue(JSON.parse(JSON.stringify(value ?? null)) as unknown, { root: 'value' });
-  } catch (e) {
-    throw new CodecallError('INVALID_ARGUMENT', `input "${name}" must be a JSON value`, { cause: e });
-  }
+  const encoded = encodeValue(assertJsonValue(value, `input "${name}"`), { root: 'value' });
   const append = [
     { type: 'input_provided' as const, data: { call_id: wait.callId, name, value: encoded, actor } },
   ];
   // Like approvals, an answer runs the task on at once (a wait still open pauses it again); a task paused for
-  // another reason keeps that pause and takes the answer when it resumes.
-  return { patch: task.pauseReason === 'awaiting_input' ? toPending : {}, append };
+  // another reason keeps that pause and takes the answer when it resumes, waking only for the waits still open.
+  if (task.pauseReason === 'awaiting_input') return { patch: toPending, append };
+  return { patch: { wakeAt: earliest(pending.filter((p) => p.callId !== wait.callId)) }, append };
 }
 
 /** Input waits whose deadline passed: each fails in the guest with INPUT_TIMEOUT. Null when none is due. */
@@ -110,13 +119,18 @@ export function timeOutInputs(
   now: number,
 ): PausedAction | null {
   if (task.status !== 'paused') return null;
-  const due = pendingInputs(journal).filter((p) => p.deadline !== null && p.deadline <= now);
-  if (due.length === 0) return null;
+  const pending = pendingInputs(journal);
+  const due = pending.filter((p) => p.deadline !== null && p.deadline <= now);
+  const later = earliest(pending.filter((p) => !due.includes(p)));
+  if (due.length === 0) {
+    // Nothing due after all (answered meanwhile): set the wake-up right, so the task leaves the due list.
+    return later === task.wakeAt ? null : { patch: { wakeAt: later }, append: [] };
+  }
   const append = due.map((p) => ({
     type: 'input_timeout' as const,
     data: { call_id: p.callId, name: p.name },
   }));
-  return { patch: task.pauseReason === 'awaiting_input' ? toPending : { wakeAt: null }, append };
+  return { patch: task.pauseReason === 'awaiting_input' ? toPending : { wakeAt: later }, append };
 }
 
 /** A human's decision on a task paused with needs_attention (a lost unsafe call, or changed tools). */
@@ -149,18 +163,12 @@ export function resolveAttention(
   if (decision.action !== 'retry' && decision.action !== 'skip') {
     throw new CodecallError('INVALID_ARGUMENT', 'action must be "retry", "skip" or "fail"');
   }
-  let payload: string | undefined;
-  if (decision.action === 'skip') {
-    try {
-      payload = encodeValue(JSON.parse(JSON.stringify(decision.result ?? null)) as unknown, {
-        root: 'result',
-      });
-    } catch (e) {
-      throw new CodecallError('INVALID_ARGUMENT', 'the result of a skipped call must be a JSON value', {
-        cause: e,
-      });
-    }
-  }
+  const payload =
+    decision.action === 'skip'
+      ? encodeValue(assertJsonValue(decision.result ?? null, 'the result of a skipped call'), {
+          root: 'result',
+        })
+      : undefined;
   const data = {
     call_id: call.callId,
     action: decision.action,
@@ -187,4 +195,11 @@ export function resumePaused(task: TaskRecord, actor: string, force = false): Pa
   const why = task.pauseReason === null ? undefined : hint[task.pauseReason];
   mustBePaused(task, ['user_request', 'shutdown'], why ?? 'only a paused task resumes');
   return { patch: toPending, append: [{ type: 'control', data: { action: 'resume', actor } }] };
+}
+
+/** The earliest deadline among these waits, or null. */
+function earliest(waits: readonly PendingInput[]): number | null {
+  let at: number | null = null;
+  for (const w of waits) if (w.deadline !== null && (at === null || w.deadline < at)) at = w.deadline;
+  return at;
 }

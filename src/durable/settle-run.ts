@@ -31,6 +31,8 @@ export interface SettleOptions {
   readonly result: ExecutionResult;
   /** Who asked for the pause or cancel that ended the run, when one did. */
   readonly actor?: string;
+  /** This runner was asked to cancel the task: a pause the run ended in becomes the cancel. */
+  readonly cancelled?: boolean;
 }
 
 /** Ends a run: journals why it stopped and moves the task to its next status with what the run left. */
@@ -39,8 +41,8 @@ export async function settleRun(options: SettleOptions): Promise<TaskRecord> {
   if (result.status === 'failed' && PAUSES.has(result.error.code)) {
     // A cancel asked of this run from elsewhere (and not yet seen by the control poll) wins over its pause. The
     // store enforces the same in the update itself, for a request that lands after this read.
-    const current = await options.store.getTask(options.lease.taskId);
-    if (current?.requestedAction === 'cancel') {
+    const current = options.cancelled ? null : await options.store.getTask(options.lease.taskId);
+    if (options.cancelled || current?.requestedAction === 'cancel') {
       const error = { code: 'CANCELLED', name: 'Error', message: 'cancelled by request' };
       return settle({ ...options, result: { ...result, error } });
     }

@@ -74,6 +74,8 @@ const REPLAY_ENTRIES = new Set([
 export class TaskRunner {
   private readonly running = new Map<string, AbortController>();
   private readonly actors = new Map<string, string>();
+  /** Tasks running here that were asked to cancel. */
+  private readonly cancels = new Set<string>();
   private readonly leaseMs: number;
   private readonly maxStalledAttempts: number;
   private readonly clock: () => number;
@@ -114,8 +116,11 @@ export class TaskRunner {
   }
 
   /** Claims the next runnable task and starts it; `done` settles when it ends or pauses. Null when none. */
-  async startNext(): Promise<{ taskId: string; done: Promise<TaskRecord> } | null> {
+  async startNext(
+    options: { shouldClaim?: () => boolean } = {},
+  ): Promise<{ taskId: string; done: Promise<TaskRecord> } | null> {
     await this.driversReady();
+    if (options.shouldClaim && !options.shouldClaim()) return null;
     const lease = await this.options.store.claimTask(this.options.owner, { leaseMs: this.leaseMs });
     return lease ? { taskId: lease.taskId, done: this.run(lease) } : null;
   }
@@ -174,9 +179,10 @@ export class TaskRunner {
     const controller = this.running.get(taskId);
     if (!controller) return false;
     if (actor !== undefined) this.actors.set(taskId, actor);
-    // A cancel is never downgraded by a later pause.
-    const previous = controller.signal.reason as { code?: string } | undefined;
-    if (!controller.signal.aborted || previous?.code !== 'CANCELLED') controller.abort(reason);
+    // A cancel wins over any pause, whichever came first (an abort of an aborted signal changes nothing, so it is
+    // remembered apart from the signal and settling honours it).
+    if (reason.code === 'CANCELLED') this.cancels.add(taskId);
+    controller.abort(reason);
     return true;
   }
 
@@ -244,6 +250,7 @@ export class TaskRunner {
       clearInterval(renew);
       this.running.delete(lease.taskId);
       this.actors.delete(lease.taskId);
+      this.cancels.delete(lease.taskId);
       await store.releaseLease(current).catch(() => undefined);
     }
   }
@@ -338,7 +345,14 @@ export class TaskRunner {
       signal: controller.signal,
     });
     const actor = this.actors.get(lease.taskId);
-    return settleRun({ store, lease, task, result, ...(actor === undefined ? {} : { actor }) });
+    return settleRun({
+      store,
+      lease,
+      task,
+      result,
+      cancelled: this.cancels.has(lease.taskId),
+      ...(actor === undefined ? {} : { actor }),
+    });
   }
 
   private logSink(taskId: string): ((entry: LogEntry) => void) | undefined {

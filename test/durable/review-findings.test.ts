@@ -5,7 +5,8 @@ import { defineTool, ToolRegistry } from '../../src/index.ts';
 import { createSqliteTaskStore } from '../../src/store/index.ts';
 import { useDurableFixture } from './fixture.ts';
 
-// Review findings: each `it.fails` is a bug; the test asserts the correct behaviour (see its comment).
+// Bugs a review found (each comment says what is correct and what went wrong before the fix); each test now
+// asserts the correct behaviour.
 
 async function until(check: () => Promise<boolean> | boolean, ms = 5_000): Promise<void> {
   const end = Date.now() + ms;
@@ -22,7 +23,7 @@ describe('review findings', () => {
   // started on resume must never run a second time. After a crash during that second run the task must pause
   // with needs_attention. Bug: JournalMemory.notStarted is never cleared (journal-memory.ts:61) and running the
   // call journals no "started" marker (journaling-host.ts:114 -> live()), so every later recovery re-runs it.
-  it.fails('an unsafe call resumed after not_started never runs twice after a crash', async () => {
+  it('an unsafe call resumed after not_started never runs twice after a crash', async () => {
     const sent: string[] = [];
     let crash: (() => Promise<void>) | undefined;
     const send = defineTool({
@@ -40,7 +41,8 @@ describe('review findings', () => {
     const runtime = createRuntime({ store: fx.store, drivers: [fx.driver], tools });
     const t = await runtime.submit({ code: "return await tools.send({ to: 'x' });" });
     const off = runtime.subscribe(t.task_id, (e) => {
-      if (e.type === 'journal' && e.entries.some((x) => x.type === 'tool_intent')) void runtime.pause(t.task_id);
+      if (e.type === 'journal' && e.entries.some((x) => x.type === 'tool_intent'))
+        void runtime.pause(t.task_id);
     });
     await expect(runtime.run(t.task_id)).resolves.toMatchObject({ status: 'paused' });
     off();
@@ -69,7 +71,7 @@ describe('review findings', () => {
   // in flight is being given time to finish) must win: the task ends cancelled. Bug: TaskRunner.interrupt()
   // (task-runner.ts:179) calls abort() on an already-aborted controller, which is a no-op, so the PAUSED reason
   // stays and the cancel is silently dropped; cancel() resolves with a paused task.
-  it.fails('a cancel right after a pause of a running task in this runtime is not lost', async () => {
+  it('a cancel right after a pause of a running task in this runtime is not lost', async () => {
     let started = false;
     const work = defineTool({
       name: 'work',
@@ -98,7 +100,7 @@ describe('review findings', () => {
   // over a pause). Bug: runJournaled's own controller is already aborted with APPROVAL_REQUIRED, so the runner's
   // CANCELLED reason never reaches the result (run-journaled.ts:55 forward() is a no-op), and settleRun only
   // looks at the store's requested_action (settle-run.ts:148), which an in-process cancel never sets.
-  it.fails('a cancel while the run winds down into an approval pause is not lost', async () => {
+  it('a cancel while the run winds down into an approval pause is not lost', async () => {
     const pay = defineTool({
       name: 'pay',
       description: 'needs approval',
@@ -115,10 +117,16 @@ describe('review findings', () => {
         return 'done';
       },
     });
-    const runtime = createRuntime({ store: fx.store, drivers: [fx.driver], tools: new ToolRegistry([pay, work]) });
+    const runtime = createRuntime({
+      store: fx.store,
+      drivers: [fx.driver],
+      tools: new ToolRegistry([pay, work]),
+    });
     const t = await runtime.submit({ code: 'return await Promise.all([tools.pay({}), tools.work({})]);' });
     const run = runtime.run(t.task_id);
-    await until(async () => (await fx.store.readJournal(t.task_id)).some((e) => e.type === 'approval_request'));
+    await until(async () =>
+      (await fx.store.readJournal(t.task_id)).some((e) => e.type === 'approval_request'),
+    );
     await sleep(60); // past APPROVAL_COLLECT_MS: the run now waits for `work` before it pauses
     const cancelled = await runtime.cancel(t.task_id);
     await run;
@@ -136,7 +144,7 @@ describe('review findings: input-wait deadlines', () => {
   // wakeDue (runtime-sweeps.ts:222) then finds the task due at every poll, timeOutInputs returns null and nothing
   // clears it. Such tasks are listed first (oldest) under the LIMIT 100, so 100 of them starve every later task's
   // input timeout forever (while their approvals wait).
-  it.fails('tasks whose answered input wait is still "due" do not starve other tasks of their timeouts', async () => {
+  it('tasks whose answered input wait is still "due" do not starve other tasks of their timeouts', async () => {
     const { store } = fx;
     const tools = new ToolRegistry([]);
     const api = createRuntime({ store, drivers: [fx.driver], tools, pollMs: 20 });
@@ -199,7 +207,7 @@ describe('review findings: decisions, inputs and close', () => {
   // INVALID_ARGUMENT (nothing journaled). Bug: decideApprovals (paused-actions.ts:47) checks each id against the
   // pending set but never against the other decisions of the batch, so both approval_decision entries are
   // journaled and the replay silently takes the last one (journal-memory.ts:38).
-  it.fails('decide() rejects two decisions for the same approval in one call', async () => {
+  it('decide() rejects two decisions for the same approval in one call', async () => {
     const runtime = createRuntime({ store: fx.store, drivers: [fx.driver], tools: new ToolRegistry([pay]) });
     try {
       const t = await runtime.submit({ code: 'return await tools.pay({ n: 1 });' });
@@ -218,7 +226,7 @@ describe('review findings: decisions, inputs and close', () => {
   // Correct: provideInput with a value that is not JSON (NaN, Infinity) is refused with INVALID_ARGUMENT, as a
   // function or a BigInt is. Bug: provideInput (paused-actions.ts:94) round-trips through JSON.stringify, which
   // turns NaN into null, so the guest silently receives null.
-  it.fails('provideInput refuses NaN instead of delivering null', async () => {
+  it('provideInput refuses NaN instead of delivering null', async () => {
     const runtime = createRuntime({ store: fx.store, drivers: [fx.driver], tools: new ToolRegistry([]) });
     try {
       const t = await runtime.submit({ code: "return await input.wait('n');" });
@@ -240,7 +248,7 @@ describe('review findings: submit validation', () => {
   // or the seed actually used is the one stored, so a replay is deterministic. Bug: submit (create-runtime.ts:63)
   // takes any `seed`; the row stores NaN as null and every run's sandbox then picks its own seed, so the first
   // resume after a pause fails with REPLAY_DIVERGENCE (Math.random differs).
-  it.fails('a NaN seed is refused or replays deterministically (never REPLAY_DIVERGENCE)', async () => {
+  it('a NaN seed is refused or replays deterministically (never REPLAY_DIVERGENCE)', async () => {
     const runtime = createRuntime({ store: fx.store, drivers: [fx.driver], tools: new ToolRegistry([rec]) });
     try {
       let t;
@@ -266,12 +274,12 @@ describe('review findings: submit validation', () => {
   // Correct: metadata that is not JSON (a BigInt) is the caller's mistake: INVALID_ARGUMENT. Bug: it reaches
   // JSON.stringify inside the SQLite store (sqlite-task-store.ts:61) and surfaces as STORE_ERROR, a server-side
   // failure code (a 500 at the service).
-  it.fails('submit() with non-JSON metadata fails with INVALID_ARGUMENT, not STORE_ERROR', async () => {
+  it('submit() with non-JSON metadata fails with INVALID_ARGUMENT, not STORE_ERROR', async () => {
     const runtime = createRuntime({ store: fx.store, drivers: [fx.driver], tools: new ToolRegistry([rec]) });
     try {
-      await expect(
-        runtime.submit({ code: 'return 1;', metadata: { n: 10n } }),
-      ).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' }); // bug: STORE_ERROR
+      await expect(runtime.submit({ code: 'return 1;', metadata: { n: 10n } })).rejects.toMatchObject({
+        code: 'INVALID_ARGUMENT',
+      }); // bug: STORE_ERROR
     } finally {
       await runtime.close();
     }
@@ -286,7 +294,7 @@ describe('review findings: close', () => {
   // startNext(), which then awaits the drivers' readiness and claims anyway; close() only awaited the runs it had
   // seen, so the task is claimed and run after close() returned (here it is still `running`, leased by a runtime
   // the caller believes closed; closing the store/driver next strands or fails it).
-  it.fails('close() during start-up does not leave a task claimed behind it', async () => {
+  it('close() during start-up does not leave a task claimed behind it', async () => {
     const { createQuickJsDriver } = await import('../../src/index.ts');
     const fresh = createQuickJsDriver({ workers: 1, warmVmsPerWorker: 1 });
     const slow = defineTool({
