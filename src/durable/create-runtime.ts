@@ -96,7 +96,7 @@ class DurableRuntime implements Runtime {
         const current = await this.mustGet(taskId);
         throw new CodecallError(
           'ILLEGAL_TRANSITION',
-          `task ${taskId} could not be claimed (it is ${current.status}${current.status === 'running' ? ' in another worker' : ''})`,
+          `task ${taskId} could not be claimed (it is ${current.status}${current.status !== 'running' ? '' : this.runner.has(taskId) ? ' here already' : ' in another worker'})`,
           { details: { status: current.status, pause_reason: current.pauseReason } },
         );
       }

@@ -298,10 +298,6 @@ export class TaskRunner {
     if (mismatch) return fail(mismatch);
     const attempt = nextAttempt(journal, this.maxStalledAttempts);
     if ('error' in attempt) return fail(attempt.error);
-    // Exec mode runs one code block, the task's program; agent steps will journal one block each.
-    const firstRun = !journal.some((e) => e.type === 'code_block');
-    const block = { type: 'code_block' as const, data: { block: 0, code_hash: codeHashOf(task) } };
-    await append(firstRun ? [block, attempt.entry] : [attempt.entry]);
     const incompatible = await checkManifest({
       store,
       lease,
@@ -312,10 +308,17 @@ export class TaskRunner {
       append,
     });
     if (incompatible) return incompatible;
-    // The guest's start clock is journaled once, so every replay starts at the same time.
+    // The guest's start clock is journaled once, so every replay starts at the same time; exec mode runs one code
+    // block, the task's program (agent steps will journal one block each). The attempt comes last: whatever this
+    // run journals after it is progress (crash-loop.ts).
     const recordedClock = journal.find((e) => e.type === 'clock')?.data.clock;
     const startClock = typeof recordedClock === 'number' ? recordedClock : this.clock();
-    if (typeof recordedClock !== 'number') await append([{ type: 'clock', data: { clock: startClock } }]);
+    const setup: JournalEntryInput[] = [];
+    if (typeof recordedClock !== 'number') setup.push({ type: 'clock', data: { clock: startClock } });
+    if (!journal.some((e) => e.type === 'code_block')) {
+      setup.push({ type: 'code_block', data: { block: 0, code_hash: codeHashOf(task) } });
+    }
+    await append([...setup, attempt.entry]);
     const onLog = this.logSink(lease.taskId);
     const result = await runJournaled({
       driver,
