@@ -5,3 +5,4 @@ export * from './tools/index.ts';
 export * from './sandbox/index.ts';
 export * from './store/index.ts';
 export * from './durable/index.ts';
+export * from './http/index.ts';

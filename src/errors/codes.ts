@@ -1,6 +1,8 @@
 /** Every stable error code codecall emits, with its HTTP status (the one table that maps them). */
 export const ERROR_CODES = {
   BAD_REQUEST: 400,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
   INVALID_ARGUMENT: 400,
   INVALID_CONFIG: 400,
   SYNTAX_ERROR: 400,

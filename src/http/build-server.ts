@@ -1,0 +1,29 @@
+import Fastify from 'fastify';
+import type { FastifyInstance } from 'fastify';
+import type { Runtime } from '../durable/index.ts';
+import { errorHandler, sendError } from './error-reply.ts';
+import { registerTaskRoutes } from './task-routes.ts';
+
+export interface ServerOptions {
+  readonly runtime: Runtime;
+  /** Largest request body (default 1 MiB). */
+  readonly bodyLimit?: number;
+}
+
+/** The HTTP API (fastify) over a durable runtime; `inject` serves tests without a socket. */
+export function buildServer(options: ServerOptions): FastifyInstance {
+  const app = Fastify({
+    bodyLimit: options.bodyLimit ?? 1024 * 1024,
+    logger: false,
+    // Strict bodies: a number is not silently a string, an unknown field is an error (not dropped).
+    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false } },
+  });
+  app.setErrorHandler(errorHandler);
+  app.setNotFoundHandler((request, reply) =>
+    sendError(reply, 404, 'NOT_FOUND', `no route ${request.method} ${request.url}`),
+  );
+  app.get('/healthz', () => ({ status: 'ok' }));
+  app.get('/readyz', () => ({ status: 'ready' }));
+  registerTaskRoutes(app, options.runtime);
+  return app;
+}

@@ -1,0 +1,44 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { httpStatusFor, isCodecallError } from '../errors/index.ts';
+
+/** Every error body is `{ error: { code, message, details } }`; bad input is never a 500. */
+export function sendError(
+  reply: FastifyReply,
+  status: number,
+  code: string,
+  message: string,
+  details: Record<string, unknown> = {},
+): FastifyReply {
+  return reply.status(status).send({ error: { code, message, details } });
+}
+
+/** Maps what a route threw (CodecallError, fastify's validation and parsing errors) to the envelope. */
+export function errorHandler(
+  error: FastifyError,
+  _request: FastifyRequest,
+  reply: FastifyReply,
+): FastifyReply {
+  if (isCodecallError(error)) {
+    return sendError(reply, httpStatusFor(error.code), error.code, error.message, error.details);
+  }
+  if (error.validation) {
+    const first = error.validation[0];
+    const path = `${error.validationContext ?? 'body'}${first?.instancePath ?? ''}`;
+    const missing = (first?.params as { missingProperty?: string } | undefined)?.missingProperty;
+    const field = (missing ? `${path}/${missing}` : path).replace(/^body\//, '').replace(/\//g, '.');
+    return sendError(reply, 400, 'BAD_REQUEST', `${field || 'body'}: ${first?.message ?? 'invalid'}`, {
+      field,
+    });
+  }
+  if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+    return sendError(reply, 413, 'PAYLOAD_TOO_LARGE', 'the request body is too large');
+  }
+  if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+    return sendError(reply, 415, 'UNSUPPORTED_MEDIA_TYPE', 'send the body as application/json');
+  }
+  if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
+    // Malformed JSON, an empty body where one is needed, ...
+    return sendError(reply, error.statusCode, 'BAD_REQUEST', error.message);
+  }
+  return sendError(reply, 500, 'INTERNAL', 'internal error');
+}

@@ -1,0 +1,2 @@
+export { buildServer } from './build-server.ts';
+export type { ServerOptions } from './build-server.ts';
