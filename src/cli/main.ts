@@ -2,6 +2,8 @@ import { Command, CommanderError } from 'commander';
 import { CodecallError, isCodecallError } from '../errors/index.ts';
 import type { CliIo, ExecCommandOptions } from './exec-command.ts';
 import { execCommand } from './exec-command.ts';
+import { DEFAULT_DB, serveCommand } from './serve-command.ts';
+import type { ServeOptions } from './serve-command.ts';
 import type { RunOnOptions, TasksOptions } from './tasks-command.ts';
 import {
   tasksCancel,
@@ -35,6 +37,17 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo): Prom
     .option('--db <path>', 'run as a durable task stored in this SQLite file (SIGINT pauses it)')
     .action(async (file: string, options: ExecCommandOptions) => {
       exitCode = await execCommand(file, options, io);
+    });
+  program
+    .command('serve')
+    .description('serve the task API (embedded defaults: an SQLite file under ./data, the quickjs sandbox)')
+    .option('--port <n>', 'TCP port (0: any free one)', '8080')
+    .option('--host <host>', 'interface to listen on', '127.0.0.1')
+    .option('--db <path>', 'the SQLite task database', DEFAULT_DB)
+    .option('--tools <module>', 'a .js/.ts module whose default export is a list or record of tools')
+    .option('--concurrency <n>', 'tasks run at once', '4')
+    .action(async (options: ServeOptions) => {
+      exitCode = await serveCommand(options, io);
     });
   const tasks = program.command('tasks').description('inspect and control durable tasks in a SQLite file');
   tasks

@@ -1,0 +1,65 @@
+import { mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { createRuntime } from '../durable/index.ts';
+import { CodecallError } from '../errors/index.ts';
+import { buildServer } from '../http/index.ts';
+import { createQuickJsDriver } from '../sandbox/index.ts';
+import { ToolRegistry } from '../tools/index.ts';
+import type { CliIo } from './exec-command.ts';
+import { loadToolsModule } from './load-tools.ts';
+import { openTaskDb } from './task-db.ts';
+
+export interface ServeOptions {
+  port?: string;
+  host?: string;
+  db?: string;
+  tools?: string;
+  concurrency?: string;
+}
+
+export const DEFAULT_DB = 'data/codecall.db';
+
+/**
+ * `codecall serve`: the task API on embedded defaults (an SQLite file under ./data, the quickjs driver). SIGTERM
+ * or SIGINT stops accepting, pauses running tasks (`shutdown`) and exits; they resume on the next start.
+ */
+export async function serveCommand(options: ServeOptions, io: CliIo): Promise<number> {
+  const port = integer('--port', options.port ?? '8080', 0, 65_535);
+  const concurrency = integer('--concurrency', options.concurrency ?? '4', 1, 10_000);
+  const host = options.host ?? '127.0.0.1';
+  const dbPath = options.db ?? DEFAULT_DB;
+  const tools = options.tools ? await loadToolsModule(options.tools) : [];
+  await mkdir(dirname(dbPath), { recursive: true });
+  const store = await openTaskDb(dbPath, false);
+  const driver = createQuickJsDriver();
+  const runtime = createRuntime({ store, drivers: [driver], tools: new ToolRegistry(tools), concurrency });
+  const app = buildServer({ runtime });
+  await driver.ready();
+  runtime.start();
+  const address = await app.listen({ port, host });
+  io.stderr(
+    `codecall serving on ${address} (db ${dbPath}, ${tools.length} tools, concurrency ${concurrency})\n`,
+  );
+  const stopped = new Promise<void>((resolve) => {
+    const stop = (signal: string): void => {
+      io.stderr(`${signal}: pausing running tasks and stopping\n`);
+      resolve();
+    };
+    process.once('SIGTERM', () => stop('SIGTERM'));
+    process.once('SIGINT', () => stop('SIGINT'));
+  });
+  await stopped;
+  await app.close();
+  await runtime.close({ pauseRunning: true });
+  await driver.close();
+  await store.close();
+  return 0;
+}
+
+function integer(flag: string, text: string, min: number, max: number): number {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < min || n > max) {
+    throw new CodecallError('INVALID_ARGUMENT', `${flag} must be an integer from ${min} to ${max}`);
+  }
+  return n;
+}
