@@ -33,7 +33,7 @@ export async function serveCommand(options: ServeOptions, io: CliIo): Promise<nu
   const store = await openTaskDb(dbPath, false);
   const driver = createQuickJsDriver();
   const runtime = createRuntime({ store, drivers: [driver], tools: new ToolRegistry(tools), concurrency });
-  const app = buildServer({ runtime });
+  const app = buildServer({ runtime, store });
   await driver.ready();
   runtime.start();
   const address = await app.listen({ port, host });

@@ -1,11 +1,14 @@
 import Fastify from 'fastify';
 import type { FastifyInstance } from 'fastify';
 import type { Runtime } from '../durable/index.ts';
+import type { TaskStore } from '../spec/index.ts';
 import { errorHandler, sendError } from './error-reply.ts';
 import { registerTaskRoutes } from './task-routes.ts';
 
 export interface ServerOptions {
   readonly runtime: Runtime;
+  /** The runtime's store, for the journal views. */
+  readonly store: TaskStore;
   /** Largest request body (default 1 MiB). */
   readonly bodyLimit?: number;
 }
@@ -24,6 +27,6 @@ export function buildServer(options: ServerOptions): FastifyInstance {
   );
   app.get('/healthz', () => ({ status: 'ok' }));
   app.get('/readyz', () => ({ status: 'ready' }));
-  registerTaskRoutes(app, options.runtime);
+  registerTaskRoutes(app, options.runtime, options.store);
   return app;
 }

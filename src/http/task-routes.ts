@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Runtime } from '../durable/index.ts';
 import { CodecallError } from '../errors/index.ts';
 import { TASK_TRANSITIONS } from '../spec/index.ts';
-import type { GuestLanguage, TaskStatus } from '../spec/index.ts';
+import type { GuestLanguage, TaskStatus, TaskStore } from '../spec/index.ts';
 
 const STATUSES = Object.keys(TASK_TRANSITIONS);
 const id = { type: 'string', minLength: 1, maxLength: 128 } as const;
@@ -38,7 +38,7 @@ interface CreateBody {
 }
 
 /** The task endpoints of /api/v1 over a durable runtime (auth, batches, events and webhooks come later). */
-export function registerTaskRoutes(app: FastifyInstance, runtime: Runtime): void {
+export function registerTaskRoutes(app: FastifyInstance, runtime: Runtime, store: TaskStore): void {
   app.post<{ Body: CreateBody }>(
     '/api/v1/tasks',
     { schema: { body: createBody } },
@@ -95,6 +95,37 @@ export function registerTaskRoutes(app: FastifyInstance, runtime: Runtime): void
       const view = await runtime.get(request.params.id);
       if (!view) throw new CodecallError('NOT_FOUND', `no task ${request.params.id}`);
       return view;
+    },
+  );
+
+  app.get<{ Params: { id: string }; Querystring: { after?: string; limit?: string } }>(
+    '/api/v1/tasks/:id/events',
+    {
+      schema: {
+        params: { type: 'object', properties: { id } },
+        querystring: {
+          type: 'object',
+          additionalProperties: false,
+          properties: {
+            after: { type: 'string', pattern: '^[0-9]{1,12}$' },
+            limit: { type: 'string', pattern: '^[0-9]{1,4}$' },
+          },
+        },
+      },
+    },
+    async (request) => {
+      const taskId = request.params.id;
+      const limit = Number(request.query.limit ?? 100);
+      if (limit < 1 || limit > 1000)
+        throw new CodecallError('INVALID_ARGUMENT', 'limit must be from 1 to 1000');
+      if (!(await store.getTask(taskId))) throw new CodecallError('NOT_FOUND', `no task ${taskId}`);
+      // The journal, verified, from after the given seq: the task's audit trail of what happened and who acted.
+      const entries = await store.readJournal(taskId, { afterSeq: Number(request.query.after ?? 0) });
+      const page = entries.slice(0, limit);
+      return {
+        events: page.map((e) => ({ seq: e.seq, type: e.type, data: e.data, created_at: e.createdAt })),
+        next_after: entries.length > limit ? (page.at(-1)?.seq ?? null) : null,
+      };
     },
   );
 

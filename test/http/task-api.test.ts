@@ -24,7 +24,7 @@ describe('HTTP task API', () => {
     ]);
     runtime = createRuntime({ store: fx.store, drivers: [fx.driver], tools, pollMs: 20 });
     runtime.start();
-    app = buildServer({ runtime, bodyLimit: 64 * 1024 });
+    app = buildServer({ runtime, store: fx.store, bodyLimit: 64 * 1024 });
     await app.ready();
   });
   afterAll(async () => {
@@ -90,6 +90,23 @@ describe('HTTP task API', () => {
     });
     expect(ok.statusCode).toBe(200);
     expect(await until(task_id, 'succeeded')).toMatchObject({ result: { output: 'paid 500' } });
+    const events = (await app.inject({ url: `/api/v1/tasks/${task_id}/events` })).json<{
+      events: { seq: number; type: string; data: Record<string, unknown> }[];
+      next_after: number | null;
+    }>();
+    expect(events.events.map((e) => e.seq)).toEqual(events.events.map((_, i) => i + 1));
+    expect(events.events.find((e) => e.type === 'approval_decision')?.data).toMatchObject({
+      actor: 'api',
+      decision: 'approve',
+      reason: 'ok',
+    });
+    const page = (await app.inject({ url: `/api/v1/tasks/${task_id}/events?after=2&limit=2` })).json<{
+      events: { seq: number }[];
+      next_after: number;
+    }>();
+    expect(page.events.map((e) => e.seq)).toEqual([3, 4]);
+    expect(page.next_after).toBe(4);
+    expect((await app.inject({ url: '/api/v1/tasks/task_nope/events' })).statusCode).toBe(404);
   });
 
   it('takes input and control actions; an illegal transition is 409 with the current status', async () => {
