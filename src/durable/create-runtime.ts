@@ -56,12 +56,15 @@ class DurableRuntime implements Runtime {
     });
   }
 
-  async submit(input: SubmitInput): Promise<TaskView> {
+  async submit(
+    input: SubmitInput,
+    options: { idempotency?: { readonly key: string; readonly requestHash: string } } = {},
+  ): Promise<TaskView> {
     this.assertOpen();
-    const record = await this.store.createTask(
-      toTaskInput(input),
-      input.id === undefined ? {} : { id: input.id },
-    );
+    const record = await this.store.createTask(toTaskInput(input), {
+      ...(input.id === undefined ? {} : { id: input.id }),
+      ...(options.idempotency ? { idempotency: options.idempotency } : {}),
+    });
     this.events.emit({ type: 'status', taskId: record.id, status: 'pending', pauseReason: null });
     this.kick();
     return taskView(record);

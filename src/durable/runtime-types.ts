@@ -37,7 +37,11 @@ export interface ActorOptions {
 }
 
 export interface Runtime {
-  submit(input: SubmitInput): Promise<TaskView>;
+  /** With `idempotency`, the same key and request give back the task the first call created. */
+  submit(
+    input: SubmitInput,
+    options?: { idempotency?: { readonly key: string; readonly requestHash: string } },
+  ): Promise<TaskView>;
   get(taskId: string): Promise<TaskView | null>;
   list(filter?: {
     status?: TaskStatus;

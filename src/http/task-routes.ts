@@ -1,4 +1,6 @@
+import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
+import { canonicalJson } from '../codec/index.ts';
 import type { Runtime } from '../durable/index.ts';
 import { CodecallError } from '../errors/index.ts';
 import { TASK_TRANSITIONS } from '../spec/index.ts';
@@ -49,17 +51,29 @@ export function registerTaskRoutes(app: FastifyInstance, runtime: Runtime, store
         ...(c?.timeout_seconds === undefined ? {} : { timeoutMs: c.timeout_seconds * 1000 }),
         ...(c?.max_memory_mb === undefined ? {} : { memoryBytes: Math.round(c.max_memory_mb * 1024 * 1024) }),
       };
-      const view = await runtime.submit({
-        code: b.code,
-        ...(b.language ? { language: b.language } : {}),
-        ...(b.seed === undefined ? {} : { seed: b.seed }),
-        ...(b.tools ? { tools: b.tools } : {}),
-        ...(b.metadata ? { metadata: b.metadata } : {}),
-        ...(Object.keys(limits).length > 0 ? { limits } : {}),
-      });
+      const key = request.headers['idempotency-key'];
+      if (Array.isArray(key) || (key !== undefined && (key.length === 0 || key.length > 255))) {
+        throw new CodecallError('BAD_REQUEST', 'Idempotency-Key must be one value of 1-255 characters', {
+          details: { field: 'Idempotency-Key' },
+        });
+      }
+      const idempotency =
+        key === undefined ? {} : { idempotency: { key, requestHash: sha256(canonicalJson(request.body)) } };
+      const view = await runtime.submit(
+        {
+          code: b.code,
+          ...(b.language ? { language: b.language } : {}),
+          ...(b.seed === undefined ? {} : { seed: b.seed }),
+          ...(b.tools ? { tools: b.tools } : {}),
+          ...(b.metadata ? { metadata: b.metadata } : {}),
+          ...(Object.keys(limits).length > 0 ? { limits } : {}),
+        },
+        idempotency,
+      );
+      // The response of creation; a repeat with the same key and body gets the same one.
       return reply
         .status(201)
-        .send({ task_id: view.task_id, status: view.status, created_at: view.created_at });
+        .send({ task_id: view.task_id, status: 'pending', created_at: view.created_at });
     },
   );
 
@@ -200,4 +214,8 @@ export function registerTaskRoutes(app: FastifyInstance, runtime: Runtime, store
     async (request) =>
       runtime.provideInput(request.params.id, request.body.name, request.body.value, { actor: 'api' }),
   );
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
 }

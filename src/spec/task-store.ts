@@ -49,8 +49,19 @@ export interface TaskFilter {
  * VERSION_CONFLICT, CHECKPOINT_CORRUPT, ILLEGAL_TRANSITION, STORE_CLOSED.
  */
 export interface TaskStore {
-  /** Creates a `pending` task and its first journal entry (`task_input`), atomically. */
-  createTask(input: TaskInput, options?: StoreOptions & { id?: string; now?: number }): Promise<TaskRecord>;
+  /**
+   * Creates a `pending` task and its first journal entry (`task_input`), atomically. With `idempotency`, a key
+   * already used for the same request (`requestHash`) returns the task it created; for another request it is
+   * IDEMPOTENCY_CONFLICT.
+   */
+  createTask(
+    input: TaskInput,
+    options?: StoreOptions & {
+      id?: string;
+      now?: number;
+      idempotency?: { readonly key: string; readonly requestHash: string };
+    },
+  ): Promise<TaskRecord>;
   getTask(id: string, options?: StoreOptions): Promise<TaskRecord | null>;
   /** Oldest first. */
   listTasks(

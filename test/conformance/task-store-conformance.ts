@@ -68,6 +68,23 @@ export function describeTaskStoreConformance(
         expect(journal[0]?.data).toMatchObject({ seed: 42 });
       });
 
+      it('creates once per idempotency key and request; another request with the key is refused', async () => {
+        const idempotency = { key: 'k-1', requestHash: 'h-1' };
+        const first = await store.createTask(codeInput(), { now: T0, idempotency });
+        const again = await store.createTask(codeInput(), { now: T0 + 5, idempotency });
+        expect(again).toEqual(first);
+        expect((await store.listTasks()).tasks).toHaveLength(1);
+        const error = await expectCode(
+          store.createTask(codeInput('return 2'), { idempotency: { key: 'k-1', requestHash: 'h-2' } }),
+          'IDEMPOTENCY_CONFLICT',
+        );
+        expect(error.details).toMatchObject({ task_id: first.id });
+        const other = await store.createTask(codeInput(), {
+          idempotency: { key: 'k-2', requestHash: 'h-1' },
+        });
+        expect(other.id).not.toBe(first.id);
+      });
+
       it('honours a caller-chosen id and refuses a duplicate', async () => {
         const task = await store.createTask(codeInput(), { id: 'task_custom' });
         expect(task.id).toBe('task_custom');

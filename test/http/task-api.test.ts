@@ -136,6 +136,26 @@ describe('HTTP task API', () => {
     expect(cancel.json()).toMatchObject({ error: { details: { status: 'succeeded' } } });
   });
 
+  it('honours Idempotency-Key: same key and body -> the same response; another body -> 422', async () => {
+    const send = (key: string, code: string) =>
+      app.inject({
+        method: 'POST',
+        url: '/api/v1/tasks',
+        headers: { 'idempotency-key': key },
+        payload: { code },
+      });
+    const first = await send('order-7', 'return 7');
+    const again = await send('order-7', 'return 7');
+    expect(first.statusCode).toBe(201);
+    expect(again.statusCode).toBe(201);
+    expect(again.json()).toEqual(first.json());
+    const conflict = await send('order-7', 'return 8');
+    expect(conflict.statusCode).toBe(422);
+    expect(conflict.json()).toMatchObject({ error: { code: 'IDEMPOTENCY_CONFLICT' } });
+    const tooLong = await send('k'.repeat(300), 'return 7');
+    expect(tooLong.statusCode).toBe(400);
+  });
+
   it('answers bad input with a coded error, never a 500', async () => {
     const cases: [string, number, string, string?][] = [
       ['{"code": 1}', 400, 'BAD_REQUEST', 'code'],

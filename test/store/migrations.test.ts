@@ -15,7 +15,7 @@ describe('SQLite migrations', () => {
     const db = new Database(':memory:');
     expect(migrate(db)).toBe(SCHEMA_VERSION);
     expect(migrate(db)).toBe(0);
-    expect(tables(db)).toEqual(['journal', 'schema_version', 'tasks']);
+    expect(tables(db)).toEqual(['idempotency_keys', 'journal', 'schema_version', 'tasks']);
     db.close();
   });
 

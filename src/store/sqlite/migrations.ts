@@ -40,6 +40,15 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX tasks_by_wake ON tasks (wake_at) WHERE wake_at IS NOT NULL;
   CREATE INDEX tasks_by_requested ON tasks (lease_owner) WHERE requested_action IS NOT NULL;
   `,
+  // 3: Idempotency-Key of task creation: the key, the request it was first used for, and the task it made.
+  `
+  CREATE TABLE idempotency_keys (
+    key TEXT PRIMARY KEY,
+    request_hash TEXT NOT NULL,
+    task_id TEXT NOT NULL REFERENCES tasks (id) ON DELETE CASCADE,
+    created_at INTEGER NOT NULL
+  ) STRICT;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

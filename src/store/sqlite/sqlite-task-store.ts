@@ -42,14 +42,32 @@ export class SqliteTaskStore implements TaskStore {
 
   createTask(
     input: TaskInput,
-    options: StoreOptions & { id?: string; now?: number } = {},
+    options: StoreOptions & {
+      id?: string;
+      now?: number;
+      idempotency?: { readonly key: string; readonly requestHash: string };
+    } = {},
   ): Promise<TaskRecord> {
     return this.#run(options.signal, () => {
       const now = options.now ?? Date.now();
       const id = options.id ?? newTaskId(now);
       const db = this.#db;
+      const idem = options.idempotency;
       return db
         .transaction((): TaskRecord => {
+          if (idem) {
+            const used = db
+              .prepare('SELECT request_hash, task_id FROM idempotency_keys WHERE key = ?')
+              .get(idem.key) as { request_hash: string; task_id: string } | undefined;
+            if (used && used.request_hash !== idem.requestHash) {
+              throw new CodecallError(
+                'IDEMPOTENCY_CONFLICT',
+                'this Idempotency-Key was already used for a different request',
+                { details: { task_id: used.task_id } },
+              );
+            }
+            if (used) return toTaskRecord(this.#getRow(used.task_id));
+          }
           if (db.prepare('SELECT 1 FROM tasks WHERE id = ?').get(id) !== undefined) {
             throw new CodecallError('INVALID_ARGUMENT', `Task ${id} already exists`, {
               details: { taskId: id },
@@ -67,6 +85,11 @@ export class SqliteTaskStore implements TaskStore {
             limits: input.limits ?? null,
           };
           appendEntries(db, id, [{ type: 'task_input', data }], now);
+          if (idem) {
+            db.prepare(
+              'INSERT INTO idempotency_keys (key, request_hash, task_id, created_at) VALUES (?, ?, ?, ?)',
+            ).run(idem.key, idem.requestHash, id, now);
+          }
           return toTaskRecord(this.#getRow(id));
         })
         .immediate();
