@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Runtime } from '../durable/index.ts';
 import type { TaskStore } from '../spec/index.ts';
 import { errorHandler, sendError } from './error-reply.ts';
+import { registerStreamRoute } from './stream-route.ts';
 import { registerTaskRoutes } from './task-routes.ts';
 
 export interface ServerOptions {
@@ -28,5 +29,6 @@ export function buildServer(options: ServerOptions): FastifyInstance {
   app.get('/healthz', () => ({ status: 'ok' }));
   app.get('/readyz', () => ({ status: 'ready' }));
   registerTaskRoutes(app, options.runtime, options.store);
+  registerStreamRoute(app, options.runtime);
   return app;
 }

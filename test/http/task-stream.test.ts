@@ -1,0 +1,90 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createRuntime } from '../../src/durable/index.ts';
+import type { Runtime } from '../../src/durable/index.ts';
+import { buildServer } from '../../src/http/index.ts';
+import { defineTool, ToolRegistry } from '../../src/index.ts';
+import { useDurableFixture } from '../durable/fixture.ts';
+
+// The task event stream over a real socket on loopback: Server-Sent Events from the first view to the end.
+
+describe('GET /api/v1/tasks/{id}/stream', () => {
+  const fx = useDurableFixture('http-stream');
+  let runtime: Runtime;
+  let app: ReturnType<typeof buildServer>;
+  let base = '';
+  let release: () => void = () => undefined;
+
+  beforeAll(async () => {
+    const tools = new ToolRegistry([
+      defineTool({
+        name: 'gate',
+        description: 'waits for the test',
+        effect: 'read',
+        execute: () => new Promise((resolve) => (release = () => resolve('open'))),
+      }),
+    ]);
+    runtime = createRuntime({ store: fx.store, drivers: [fx.driver], tools, pollMs: 20 });
+    runtime.start();
+    app = buildServer({ runtime, store: fx.store });
+    base = await app.listen({ port: 0, host: '127.0.0.1' });
+  });
+  afterAll(async () => {
+    await app.close();
+    await runtime.close();
+  });
+
+  it('streams the view, journal entries, logs and status changes, and ends after the task ends', async () => {
+    const created = await fetch(`${base}/api/v1/tasks`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        code: "console.log('before'); const g = await tools.gate({}); console.log(g); return g;",
+      }),
+    });
+    const { task_id } = (await created.json()) as { task_id: string };
+    const res = await fetch(`${base}/api/v1/tasks/${task_id}/stream`);
+    expect(res.headers.get('content-type')).toContain('text/event-stream');
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = '';
+    const events: { event: string; data: unknown }[] = [];
+    const read = async (): Promise<void> => {
+      for (;;) {
+        const chunk = (await reader.read()) as { done: boolean; value?: Uint8Array };
+        const { done, value } = chunk;
+        if (done) return;
+        text += decoder.decode(value, { stream: true });
+        let cut: number;
+        while ((cut = text.indexOf('\n\n')) >= 0) {
+          const block = text.slice(0, cut);
+          text = text.slice(cut + 2);
+          const event = /^event: (.*)$/m.exec(block)?.[1];
+          const data = /^data: (.*)$/m.exec(block)?.[1];
+          if (event && data) events.push({ event, data: JSON.parse(data) as unknown });
+          if (events.some((e) => e.event === 'journal')) release();
+        }
+      }
+    };
+    await read(); // returns when the server ends the stream
+    const names = events.map((e) => e.event);
+    expect(names[0]).toBe('view');
+    expect(names).toContain('journal');
+    expect(
+      events.filter((e) => e.event === 'log').map((e) => (e.data as { message: string }).message),
+    ).toContain('open');
+    const last = events.at(-1);
+    expect(last?.event).toBe('status');
+    expect(last?.data).toMatchObject({ task_id, status: 'succeeded', result: { output: 'open' } });
+    const intents = events
+      .filter((e) => e.event === 'journal')
+      .flatMap((e) => e.data as { type: string; data: { tool?: string } }[])
+      .filter((x) => x.type === 'tool_intent');
+    expect(intents.map((x) => x.data.tool)).toEqual(['tools.gate']);
+  });
+
+  it('is a coded 404 for an unknown task', async () => {
+    const res = await fetch(`${base}/api/v1/tasks/task_nope/stream`);
+    expect(res.status).toBe(404);
+    expect(await res.json()).toMatchObject({ error: { code: 'NOT_FOUND' } });
+  });
+});
