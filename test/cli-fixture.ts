@@ -1,6 +1,7 @@
 // Runs the built CLI (dist/, built by `npm ci`/`npm install` through the prepare script) as child processes.
 import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 
@@ -56,4 +57,14 @@ export async function until(check: () => Promise<boolean> | boolean, timeoutMs =
     if (Date.now() > end) throw new Error('timed out waiting');
     await new Promise((r) => setTimeout(r, 20));
   }
+}
+
+/**
+ * A fresh directory for one CLI test file, inside the repo (test-results/ is gitignored) so that a tools module
+ * written there resolves `import ... from 'codecall'` to the built package by self-reference. Checks dist/ first.
+ */
+export async function cliTestDir(prefix: string): Promise<string> {
+  assertBuilt();
+  await mkdir(join(root, 'test-results'), { recursive: true });
+  return mkdtemp(join(root, 'test-results', `${prefix}-`));
 }

@@ -1,8 +1,8 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSqliteTaskStore } from '../src/store/index.ts';
-import { assertBuilt, root, startCodecall, until } from './cli-fixture.ts';
+import { cliTestDir, startCodecall, until } from './cli-fixture.ts';
 
 // `codecall serve` as a real process on a loopback port: tasks over HTTP, and a graceful SIGTERM that pauses a
 // running task (`shutdown`) which the next start resumes.
@@ -27,9 +27,7 @@ describe('codecall serve', () => {
   let db: string;
   let tools: string;
   beforeAll(async () => {
-    assertBuilt();
-    await mkdir(join(root, 'test-results'), { recursive: true });
-    dir = await mkdtemp(join(root, 'test-results', 'cli-serve-'));
+    dir = await cliTestDir('cli-serve');
     db = join(dir, 'tasks.db');
     tools = join(dir, 'tools.js');
     await writeFile(tools, TOOLS);

@@ -1,8 +1,8 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSqliteTaskStore } from '../src/store/index.ts';
-import { assertBuilt, codecall, lastJson, root, startCodecall, until } from './cli-fixture.ts';
+import { cliTestDir, codecall, lastJson, startCodecall, until } from './cli-fixture.ts';
 
 // Steering durable tasks from other processes: every command is its own `codecall` process on one SQLite file.
 
@@ -41,9 +41,7 @@ describe('codecall tasks pause|cancel|input|resolve across processes', () => {
   let tools: string;
 
   beforeAll(async () => {
-    assertBuilt();
-    await mkdir(join(root, 'test-results'), { recursive: true });
-    dir = await mkdtemp(join(root, 'test-results', 'cli-steer-'));
+    dir = await cliTestDir('cli-steer');
     db = join(dir, 'tasks.db');
     tools = join(dir, 'tools.js');
     await writeFile(tools, TOOLS);

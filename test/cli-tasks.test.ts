@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { assertBuilt, codecall, lastJson, root, startCodecall } from './cli-fixture.ts';
+import { cliTestDir, codecall, lastJson, startCodecall } from './cli-fixture.ts';
 
 // The tools module lives inside the repo (test-results/ is gitignored) so `import ... from 'codecall'` resolves
 // to the built package by self-reference.
@@ -37,9 +37,7 @@ describe('codecall exec --db and codecall tasks (the built CLI, as child process
   let env: Record<string, string>;
 
   beforeAll(async () => {
-    assertBuilt();
-    await mkdir(join(root, 'test-results'), { recursive: true });
-    dir = await mkdtemp(join(root, 'test-results', 'cli-tasks-'));
+    dir = await cliTestDir('cli-tasks');
     db = join(dir, 'tasks.db');
     sideEffects = join(dir, 'side-effects.txt');
     env = { SIDE_EFFECT_FILE: sideEffects };
