@@ -14,17 +14,11 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { createRunner, getHostFunctionContext, setMaxWorkers } from 'run';
 import type { HostFunctions } from 'run';
-import {
-  createQuickJsDriver,
-  createSqliteTaskStore,
-  defineTool,
-  TaskRunner,
-  ToolRegistry,
-} from '../dist/index.js';
+import { createQuickJsDriver, createSqliteTaskStore } from '../dist/index.js';
 import type { TaskStore } from '../dist/index.js';
+import { createResumeBench, resumeProgram } from './durable-resume.ts';
 import { interference, machineTicks, processTicks } from './machine.ts';
 import { percentile } from './stats.ts';
 
@@ -33,63 +27,15 @@ const SAMPLES = QUICK ? 2 : 7;
 const WORKERS = 2;
 const CALLS = [0, 100, 1000];
 
-const program = (calls: number): string =>
-  `for (let i = 0; i < ${calls}; i++) await tools.echo({ i }); await tools.hold(); return 1;`;
+const program = resumeProgram;
 
 // codecall: one SQLite store, one driver, one runner for every sample.
 const dir = await mkdtemp(join(tmpdir(), 'codecall-bench-resume-vs-run-'));
 const store: TaskStore = await createSqliteTaskStore({ path: join(dir, 'tasks.db') });
 const driver = createQuickJsDriver({ workers: WORKERS });
 await driver.ready();
-let holding = true;
-const echo = defineTool({ name: 'echo', description: '', effect: 'read', execute: (a) => a });
-// Waits until aborted (as a well-behaved tool does when its execution is paused), unless holding is off.
-const hold = defineTool({
-  name: 'hold',
-  description: '',
-  effect: 'read',
-  execute: (_args, ctx) =>
-    holding
-      ? new Promise<string>((_resolve, reject) =>
-          ctx.signal.addEventListener('abort', () => reject(new Error('aborted'))),
-        )
-      : 'released',
-});
-const codecall = new TaskRunner({
-  store,
-  driver,
-  tools: new ToolRegistry([echo, hold]),
-  owner: 'bench',
-  leaseMs: 30_000,
-});
-
-async function codecallResume(calls: number): Promise<{ ms: number; entries: number; readMs: number }> {
-  const task = await store.createTask({
-    kind: 'code',
-    code: program(calls),
-    language: 'javascript',
-    seed: 1,
-  });
-  const running = codecall.runTask(task.id);
-  while ((await store.readJournal(task.id)).filter((e) => e.type === 'tool_intent').length < calls + 1) {
-    await sleep(2);
-  }
-  codecall.pause(task.id);
-  await running;
-  const paused = await store.getTask(task.id);
-  if (paused?.status !== 'paused') throw new Error(`codecall: expected paused, got ${paused?.status}`);
-  await store.updateTask(task.id, { status: 'pending' }, { expectedVersion: paused.version });
-  const reading = performance.now();
-  const entries = (await store.readJournal(task.id)).length; // what the resume reads first (checksums verified)
-  const readMs = performance.now() - reading;
-  holding = false;
-  const started = performance.now();
-  const done = await codecall.runTask(task.id);
-  const ms = performance.now() - started;
-  holding = true;
-  if (done?.status !== 'succeeded') throw new Error(`codecall: resume ended ${done?.status}`);
-  return { ms, entries, readMs };
-}
+const resumes = createResumeBench(store, driver);
+const codecallResume = (calls: number) => resumes.resume(calls, { measureRead: true });
 
 // run: one long-lived runner with a signing secret (needed for continuations), 2 workers like codecall.
 setMaxWorkers(WORKERS);

@@ -4,14 +4,9 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  createQuickJsDriver,
-  createSqliteTaskStore,
-  defineTool,
-  TaskRunner,
-  ToolRegistry,
-} from '../dist/index.js';
+import { createQuickJsDriver, createSqliteTaskStore } from '../dist/index.js';
 import type { Lease, TaskStore } from '../dist/index.js';
+import { createResumeBench } from './durable-resume.ts';
 import { median, percentile } from './stats.ts';
 
 const QUICK = process.env.BENCH_QUICK === '1';
@@ -19,24 +14,8 @@ const dir = await mkdtemp(join(tmpdir(), 'codecall-bench-durable-'));
 const store: TaskStore = await createSqliteTaskStore({ path: join(dir, 'tasks.db') });
 const driver = createQuickJsDriver({ workers: 2 });
 await driver.ready();
-let holding = true;
-const echo = defineTool({ name: 'echo', description: '', effect: 'read', execute: (a) => a });
-// Waits until aborted (as a well-behaved tool does when its execution is paused), unless holding is off. A pause
-// may land before the tool starts (its intent is being committed), so an already aborted signal counts too.
-const hold = defineTool({
-  name: 'hold',
-  description: '',
-  effect: 'read',
-  execute: (_args, ctx) =>
-    holding
-      ? new Promise<string>((_resolve, reject) => {
-          if (ctx.signal.aborted) reject(new Error('aborted'));
-          ctx.signal.addEventListener('abort', () => reject(new Error('aborted')));
-        })
-      : 'released',
-});
-const tools = new ToolRegistry([echo, hold]);
-const runner = new TaskRunner({ store, driver, tools, owner: 'bench', leaseMs: 30_000 });
+const resumes = createResumeBench(store, driver);
+const { runner } = resumes;
 
 const TARGET_APPENDS_PER_SECOND = 20_000;
 const ENTRY = {
@@ -78,23 +57,7 @@ async function appendsPerSecond(tasks: number, perTask: number): Promise<number>
 
 /** A task paused after `calls` journaled tool calls; returns the time `runTask` takes to finish it by replay. */
 async function resumeLatency(calls: number): Promise<number> {
-  const code = `for (let i = 0; i < ${calls}; i++) await tools.echo({ i }); await tools.hold(); return 1;`;
-  const task = await store.createTask({ kind: 'code', code, language: 'javascript', seed: 1 });
-  const running = runner.runTask(task.id);
-  while ((await store.readJournal(task.id)).filter((e) => e.type === 'tool_intent').length < calls + 1) {
-    await new Promise((r) => setTimeout(r, 2));
-  }
-  runner.pause(task.id);
-  await running;
-  const paused = await store.getTask(task.id);
-  if (paused?.status !== 'paused') throw new Error(`expected paused, got ${paused?.status}`);
-  await store.updateTask(task.id, { status: 'pending' }, { expectedVersion: paused.version });
-  holding = false;
-  const started = performance.now();
-  const done = await runner.runTask(task.id); // replays `calls` outcomes, then runs `hold` live
-  holding = true;
-  if (done?.status !== 'succeeded') throw new Error(`resume ended ${done?.status}`);
-  return performance.now() - started;
+  return (await resumes.resume(calls)).ms;
 }
 
 async function pauseLatency(spin: boolean): Promise<number> {

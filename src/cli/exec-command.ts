@@ -8,6 +8,7 @@ import { runProgram } from '../tools/index.ts';
 import { runTaskHere } from './durable-exec.ts';
 import { toJsonView } from '../codec/index.ts';
 import { loadToolsModule } from './load-tools.ts';
+import { integerOption, positiveOption } from './number-options.ts';
 import { withCliRuntime } from './task-runtime.ts';
 
 export interface ExecCommandOptions {
@@ -35,9 +36,10 @@ export async function execCommand(file: string, options: ExecCommandOptions, io:
     throw new CodecallError('NOT_FOUND', `program not found: ${file}`);
   }
   const limits: Partial<ExecutionLimits> = {};
-  if (options.timeout !== undefined) limits.timeoutMs = positive('--timeout', options.timeout) * 1000;
-  if (options.memory !== undefined) limits.memoryBytes = positive('--memory', options.memory) * 1024 * 1024;
-  const seed = options.seed === undefined ? undefined : integer('--seed', options.seed);
+  if (options.timeout !== undefined) limits.timeoutMs = positiveOption('--timeout', options.timeout) * 1000;
+  if (options.memory !== undefined)
+    limits.memoryBytes = positiveOption('--memory', options.memory) * 1024 * 1024;
+  const seed = options.seed === undefined ? undefined : integerOption('--seed', options.seed);
   if (options.db !== undefined) {
     const dbPath = options.db;
     return withCliRuntime(
@@ -101,17 +103,4 @@ export async function execCommand(file: string, options: ExecCommandOptions, io:
     io.stderr(`failed: ${result.error.code}: ${result.error.message}${where}\n`);
   }
   return result.status === 'succeeded' ? 0 : 1;
-}
-
-function positive(flag: string, text: string): number {
-  const n = Number(text);
-  if (!Number.isFinite(n) || n <= 0)
-    throw new CodecallError('INVALID_ARGUMENT', `${flag} must be a positive number`);
-  return n;
-}
-
-function integer(flag: string, text: string): number {
-  const n = Number(text);
-  if (!Number.isSafeInteger(n)) throw new CodecallError('INVALID_ARGUMENT', `${flag} must be an integer`);
-  return n;
 }

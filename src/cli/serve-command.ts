@@ -1,12 +1,12 @@
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { createRuntime } from '../durable/index.ts';
-import { CodecallError } from '../errors/index.ts';
 import { buildServer } from '../http/index.ts';
 import { createQuickJsDriver } from '../sandbox/index.ts';
 import { ToolRegistry } from '../tools/index.ts';
 import type { CliIo } from './exec-command.ts';
 import { loadToolsModule } from './load-tools.ts';
+import { integerOption } from './number-options.ts';
 import { openTaskDb } from './task-db.ts';
 
 export interface ServeOptions {
@@ -24,8 +24,8 @@ export const DEFAULT_DB = 'data/codecall.db';
  * or SIGINT stops accepting, pauses running tasks (`shutdown`) and exits; they resume on the next start.
  */
 export async function serveCommand(options: ServeOptions, io: CliIo): Promise<number> {
-  const port = integer('--port', options.port ?? '8080', 0, 65_535);
-  const concurrency = integer('--concurrency', options.concurrency ?? '4', 1, 10_000);
+  const port = integerOption('--port', options.port ?? '8080', { min: 0, max: 65_535 });
+  const concurrency = integerOption('--concurrency', options.concurrency ?? '4', { min: 1, max: 10_000 });
   const host = options.host ?? '127.0.0.1';
   const dbPath = options.db ?? DEFAULT_DB;
   const tools = options.tools ? await loadToolsModule(options.tools) : [];
@@ -54,12 +54,4 @@ export async function serveCommand(options: ServeOptions, io: CliIo): Promise<nu
   await driver.close();
   await store.close();
   return 0;
-}
-
-function integer(flag: string, text: string, min: number, max: number): number {
-  const n = Number(text);
-  if (!Number.isInteger(n) || n < min || n > max) {
-    throw new CodecallError('INVALID_ARGUMENT', `${flag} must be an integer from ${min} to ${max}`);
-  }
-  return n;
 }

@@ -58,8 +58,7 @@ export async function tasksShow(
   io: CliIo,
 ): Promise<number> {
   return withCliRuntime({ db: options.db, mustExist: true, runs: false }, async ({ runtime, store }) => {
-    const view = await runtime.get(id);
-    if (!view) throw new CodecallError('NOT_FOUND', `no task ${id}`, { details: { task_id: id } });
+    const view = await mustGet(runtime, id);
     const journal = options.journal ? await store.readJournal(id) : null;
     if (options.json) {
       const entries = journal?.map((e) => ({

@@ -4,3 +4,4 @@ export { encodeOutcome } from './encode-outcome.ts';
 export type { EncodedOutcome } from './encode-outcome.ts';
 export { canonicalJson } from './canonical-json.ts';
 export { toJsonView } from './json-view.ts';
+export { sha256Hex } from './sha256.ts';

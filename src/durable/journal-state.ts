@@ -1,5 +1,4 @@
-import { createHash } from 'node:crypto';
-import { decodeValue } from '../codec/index.ts';
+import { decodeValue, sha256Hex } from '../codec/index.ts';
 import { CodecallError } from '../errors/index.ts';
 import type { JournalEntry, TaskRecord } from '../spec/index.ts';
 
@@ -34,13 +33,16 @@ export function pendingInputs(journal: readonly JournalEntry[]): PendingInput[] 
     }));
 }
 
+/** The earliest deadline among these waits, or null. */
+export function earliestDeadline(waits: readonly PendingInput[]): number | null {
+  let at: number | null = null;
+  for (const w of waits) if (w.deadline !== null && (at === null || w.deadline < at)) at = w.deadline;
+  return at;
+}
+
 /** The earliest deadline among pending input waits, or null. */
 export function nextWake(journal: readonly JournalEntry[]): number | null {
-  let wake: number | null = null;
-  for (const p of pendingInputs(journal)) {
-    if (p.deadline !== null && (wake === null || p.deadline < wake)) wake = p.deadline;
-  }
-  return wake;
+  return earliestDeadline(pendingInputs(journal));
 }
 
 /** The call of the last `needs_attention` pause, unless a decision on it was journaled since. */
@@ -72,10 +74,13 @@ export function completedCalls(journal: readonly JournalEntry[]): number {
  * The task's stored program must be the one its journal was started with (the `task_input` entry is in the
  * checksum chain; the task row is not): a changed program would replay against another's outcomes.
  */
-export function checkTaskInput(task: TaskRecord, journal: readonly JournalEntry[]): CodecallError | null {
+export function checkTaskInput(
+  task: TaskRecord,
+  journal: readonly JournalEntry[],
+  codeHash: string,
+): CodecallError | null {
   const recorded = journal.find((e) => e.type === 'task_input')?.data;
   if (!recorded) return null;
-  const codeHash = codeHashOf(task);
   const same =
     recorded.code_hash === codeHash &&
     recorded.language === task.input.language &&
@@ -88,6 +93,7 @@ export function checkTaskInput(task: TaskRecord, journal: readonly JournalEntry[
   );
 }
 
+/** The hash `task_input` and `code_block` entries carry (the store's createTask writes the same). */
 export function codeHashOf(task: TaskRecord): string {
-  return createHash('sha256').update(task.input.code).digest('hex');
+  return sha256Hex(task.input.code);
 }

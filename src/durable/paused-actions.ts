@@ -2,8 +2,7 @@ import { encodeValue } from '../codec/index.ts';
 import { assertJsonValue } from './json-value.ts';
 import { CodecallError } from '../errors/index.ts';
 import type { JournalEntry, JournalEntryInput, PauseReason, TaskPatch, TaskRecord } from '../spec/index.ts';
-import { attentionCall, pendingInputs } from './journal-state.ts';
-import type { PendingInput } from './journal-state.ts';
+import { attentionCall, earliestDeadline, pendingInputs } from './journal-state.ts';
 import { pendingApprovals } from './pending-approvals.ts';
 
 /** What a human's action on a paused task writes: journal entries and the patch, applied in one transaction. */
@@ -109,7 +108,7 @@ export function provideInput(
   // Like approvals, an answer runs the task on at once (a wait still open pauses it again); a task paused for
   // another reason keeps that pause and takes the answer when it resumes, waking only for the waits still open.
   if (task.pauseReason === 'awaiting_input') return { patch: toPending, append };
-  return { patch: { wakeAt: earliest(pending.filter((p) => p.callId !== wait.callId)) }, append };
+  return { patch: { wakeAt: earliestDeadline(pending.filter((p) => p.callId !== wait.callId)) }, append };
 }
 
 /** Input waits whose deadline passed: each fails in the guest with INPUT_TIMEOUT. Null when none is due. */
@@ -121,7 +120,7 @@ export function timeOutInputs(
   if (task.status !== 'paused') return null;
   const pending = pendingInputs(journal);
   const due = pending.filter((p) => p.deadline !== null && p.deadline <= now);
-  const later = earliest(pending.filter((p) => !due.includes(p)));
+  const later = earliestDeadline(pending.filter((p) => !due.includes(p)));
   if (due.length === 0) {
     // Nothing due after all (answered meanwhile): set the wake-up right, so the task leaves the due list.
     return later === task.wakeAt ? null : { patch: { wakeAt: later }, append: [] };
@@ -195,11 +194,4 @@ export function resumePaused(task: TaskRecord, actor: string, force = false): Pa
   const why = task.pauseReason === null ? undefined : hint[task.pauseReason];
   mustBePaused(task, ['user_request', 'shutdown'], why ?? 'only a paused task resumes');
   return { patch: toPending, append: [{ type: 'control', data: { action: 'resume', actor } }] };
-}
-
-/** The earliest deadline among these waits, or null. */
-function earliest(waits: readonly PendingInput[]): number | null {
-  let at: number | null = null;
-  for (const w of waits) if (w.deadline !== null && (at === null || w.deadline < at)) at = w.deadline;
-  return at;
 }

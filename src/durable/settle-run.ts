@@ -33,6 +33,8 @@ export interface SettleOptions {
   readonly actor?: string;
   /** This runner was asked to cancel the task: a pause the run ended in becomes the cancel. */
   readonly cancelled?: boolean;
+  /** The journal holds input waits (so a pause may need a wake-up time); without them it is not read again. */
+  readonly inputRequested?: boolean;
 }
 
 /** Ends a run: journals why it stopped and moves the task to its next status with what the run left. */
@@ -81,14 +83,13 @@ async function settle(options: SettleOptions): Promise<TaskRecord> {
       );
     case 'APPROVAL_REQUIRED':
     case 'AWAITING_INPUT': {
-      await store.appendJournal(
+      const wakeAt = options.inputRequested ? nextWake(await store.readJournal(lease.taskId)) : null;
+      const approval = code === 'APPROVAL_REQUIRED';
+      return store.updateTask(
         lease.taskId,
-        control({ action: code === 'APPROVAL_REQUIRED' ? 'await_approval' : 'await_input' }),
-        fenced,
+        { ...kept, status: 'paused', pauseReason: approval ? 'approval_required' : 'awaiting_input', wakeAt },
+        { ...fenced, append: control({ action: approval ? 'await_approval' : 'await_input' }) },
       );
-      const wakeAt = nextWake(await store.readJournal(lease.taskId));
-      const pauseReason = code === 'APPROVAL_REQUIRED' ? 'approval_required' : 'awaiting_input';
-      return store.updateTask(lease.taskId, { ...kept, status: 'paused', pauseReason, wakeAt }, fenced);
     }
     case 'NEEDS_ATTENTION': {
       const call = {

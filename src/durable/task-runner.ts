@@ -275,17 +275,15 @@ export class TaskRunner {
         { ...fenced, append: [{ type: 'control', data: { action: cancel ? 'cancel' : 'pause' } }] },
       );
     }
+    const fail = (error: CodecallError) =>
+      store.updateTask(lease.taskId, { status: 'failed', error: error.toJSON() }, fenced);
     let journal: JournalEntry[];
     try {
       journal = await store.readJournal(lease.taskId);
     } catch (e) {
-      if (isCodecallError(e) && e.code === 'CHECKPOINT_CORRUPT') {
-        return await store.updateTask(lease.taskId, { status: 'failed', error: e.toJSON() }, fenced);
-      }
+      if (isCodecallError(e) && e.code === 'CHECKPOINT_CORRUPT') return await fail(e);
       throw e;
     }
-    const fail = (error: CodecallError) =>
-      store.updateTask(lease.taskId, { status: 'failed', error: error.toJSON() }, fenced);
     const driver = this.drivers.find((d) => d.languages.includes(task.input.language));
     if (!driver) {
       return fail(
@@ -294,7 +292,8 @@ export class TaskRunner {
         }),
       );
     }
-    const mismatch = checkTaskInput(task, journal);
+    const codeHash = codeHashOf(task);
+    const mismatch = checkTaskInput(task, journal, codeHash);
     if (mismatch) return fail(mismatch);
     const attempt = nextAttempt(journal, this.maxStalledAttempts);
     if ('error' in attempt) return fail(attempt.error);
@@ -316,9 +315,15 @@ export class TaskRunner {
     const setup: JournalEntryInput[] = [];
     if (typeof recordedClock !== 'number') setup.push({ type: 'clock', data: { clock: startClock } });
     if (!journal.some((e) => e.type === 'code_block')) {
-      setup.push({ type: 'code_block', data: { block: 0, code_hash: codeHashOf(task) } });
+      setup.push({ type: 'code_block', data: { block: 0, code_hash: codeHash } });
     }
     await append([...setup, attempt.entry]);
+    // Whether a pause must look for input deadlines (settleRun reads the journal again only then).
+    let inputRequested = journal.some((e) => e.type === 'input_request');
+    const appendRun = (entries: readonly JournalEntryInput[]): Promise<void> => {
+      if (!inputRequested) inputRequested = entries.some((e) => e.type === 'input_request');
+      return append(entries);
+    };
     const onLog = this.logSink(lease.taskId);
     const result = await runJournaled({
       driver,
@@ -335,7 +340,7 @@ export class TaskRunner {
           ? 'read'
           : (this.options.tools.get(call.namespace, call.name)?.effect ?? 'unsafe'),
       recorded: journal.filter((e) => REPLAY_ENTRIES.has(e.type)),
-      append,
+      append: appendRun,
       startClock,
       needsApproval: (call) => {
         if (call.kind !== 'tool') return false;
@@ -354,6 +359,7 @@ export class TaskRunner {
       task,
       result,
       cancelled: this.cancels.has(lease.taskId),
+      inputRequested,
       ...(actor === undefined ? {} : { actor }),
     });
   }

@@ -1,5 +1,4 @@
-import { createHash } from 'node:crypto';
-import { canonicalJson } from '../codec/index.ts';
+import { canonicalJson, sha256Hex } from '../codec/index.ts';
 import type { ApprovalPolicy, GuestToolBinding, JsonSchema, ToolEffect } from '../spec/index.ts';
 
 export interface ManifestTools {
@@ -30,5 +29,5 @@ export function toolManifestHash(tools: ManifestTools): string {
       };
     })
     .sort((a, b) => (a.tool < b.tool ? -1 : a.tool > b.tool ? 1 : 0));
-  return createHash('sha256').update(canonicalJson(entries)).digest('hex');
+  return sha256Hex(canonicalJson(entries));
 }

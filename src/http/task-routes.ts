@@ -1,6 +1,5 @@
-import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { canonicalJson } from '../codec/index.ts';
+import { canonicalJson, sha256Hex } from '../codec/index.ts';
 import type { Runtime } from '../durable/index.ts';
 import { CodecallError } from '../errors/index.ts';
 import { TASK_TRANSITIONS } from '../spec/index.ts';
@@ -58,7 +57,9 @@ export function registerTaskRoutes(app: FastifyInstance, runtime: Runtime, store
         });
       }
       const idempotency =
-        key === undefined ? {} : { idempotency: { key, requestHash: sha256(canonicalJson(request.body)) } };
+        key === undefined
+          ? {}
+          : { idempotency: { key, requestHash: sha256Hex(canonicalJson(request.body)) } };
       const view = await runtime.submit(
         {
           code: b.code,
@@ -214,8 +215,4 @@ export function registerTaskRoutes(app: FastifyInstance, runtime: Runtime, store
     async (request) =>
       runtime.provideInput(request.params.id, request.body.name, request.body.value, { actor: 'api' }),
   );
-}
-
-function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
 }

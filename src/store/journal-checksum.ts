@@ -1,14 +1,6 @@
-import * as crypto from 'node:crypto';
-import { canonicalJson } from '../codec/index.ts';
+import { canonicalJson, sha256Hex } from '../codec/index.ts';
 
-export { canonicalJson };
-
-// One-shot `crypto.hash` (Node >= 20.12) is ~2.5x faster than a Hash object for the short texts journals hash.
-const oneShot = (crypto as { hash?: (algorithm: string, data: string, encoding: 'hex') => string }).hash;
-
-export function sha256Hex(text: string): string {
-  return oneShot ? oneShot('sha256', text, 'hex') : crypto.createHash('sha256').update(text).digest('hex');
-}
+export { canonicalJson, sha256Hex };
 
 /** One link of a task's journal hash chain; `prevChecksum` is '' for seq 1. */
 export function journalChecksum(prevChecksum: string, seq: number, type: string, data: unknown): string {

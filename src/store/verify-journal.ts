@@ -1,5 +1,5 @@
 import { CodecallError } from '../errors/index.ts';
-import { journalChecksum, sha256Hex } from './journal-checksum.ts';
+import { journalChecksum, journalChecksumOfText } from './journal-checksum.ts';
 
 export interface StoredEntry {
   readonly seq: number;
@@ -41,7 +41,7 @@ export function verifyJournal(
       throw corrupt('data is not an object');
     // Stores keep the canonical text that was hashed, so hashing it as stored verifies the entry without
     // re-canonicalizing its data (most of a resume's read time); other text gets the full check.
-    const asStored = sha256Hex(`${prev}\n${row.seq}\n${row.type}\n${row.data}`) === row.checksum;
+    const asStored = journalChecksumOfText(prev, row.seq, row.type, row.data) === row.checksum;
     if (!asStored && journalChecksum(prev, row.seq, row.type, data) !== row.checksum)
       throw corrupt('checksum mismatch');
     out.push(data as Record<string, unknown>);

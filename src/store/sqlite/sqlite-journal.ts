@@ -66,11 +66,10 @@ export function readVerifiedJournal(db: Database.Database, taskId: string, after
     prev = anchor.checksum;
   }
   // Only the columns the entries need (not the task id on every row): the read is most of a resume's store time.
-  const rows = db
-    .prepare(
-      'SELECT seq, type, data, checksum, created_at FROM journal WHERE task_id = ? AND seq > ? ORDER BY seq',
-    )
-    .all(taskId, afterSeq) as Omit<JournalRow, 'task_id'>[];
+  const rows = prepared(
+    db,
+    'SELECT seq, type, data, checksum, created_at FROM journal WHERE task_id = ? AND seq > ? ORDER BY seq',
+  ).all(taskId, afterSeq) as Omit<JournalRow, 'task_id'>[];
   const data = verifyJournal(taskId, rows, afterSeq + 1, prev);
   return rows.map((row, i) => toJournalEntry(taskId, row, data[i] ?? {}));
 }

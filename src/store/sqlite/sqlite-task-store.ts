@@ -98,7 +98,7 @@ export class SqliteTaskStore implements TaskStore {
 
   getTask(id: string, options: StoreOptions = {}): Promise<TaskRecord | null> {
     return this.#run(options.signal, () => {
-      const row = this.#db.prepare('SELECT * FROM tasks WHERE id = ?').get(id) as TaskRow | undefined;
+      const row = this.#findRow(id);
       return row === undefined ? null : toTaskRecord(row);
     });
   }
@@ -274,12 +274,11 @@ export class SqliteTaskStore implements TaskStore {
     options: StoreOptions = {},
   ): Promise<{ taskId: string; action: ControlRequest }[]> {
     return this.#run(options.signal, () => {
-      const rows = this.#db
-        .prepare(
-          `SELECT id, requested_action FROM tasks
+      const rows = prepared(
+        this.#db,
+        `SELECT id, requested_action FROM tasks
            WHERE lease_owner = ? AND requested_action IS NOT NULL AND status = 'running'`,
-        )
-        .all(owner) as { id: string; requested_action: ControlRequest }[];
+      ).all(owner) as { id: string; requested_action: ControlRequest }[];
       return rows.map((r) => ({ taskId: r.id, action: r.requested_action }));
     });
   }
@@ -288,12 +287,11 @@ export class SqliteTaskStore implements TaskStore {
     return this.#run(options.signal, () => {
       const now = options.now ?? Date.now();
       const expiresAt = now + options.leaseMs;
-      const result = this.#db
-        .prepare(
-          `UPDATE tasks SET lease_expires_at = ? WHERE id = ? AND status = 'running' AND fencing_token = ?
+      const result = prepared(
+        this.#db,
+        `UPDATE tasks SET lease_expires_at = ? WHERE id = ? AND status = 'running' AND fencing_token = ?
              AND lease_owner = ?`,
-        )
-        .run(expiresAt, lease.taskId, lease.fencingToken, lease.owner);
+      ).run(expiresAt, lease.taskId, lease.fencingToken, lease.owner);
       if (result.changes === 0) {
         throw new CodecallError('FENCED', `Lease on task ${lease.taskId} was lost`, {
           details: { taskId: lease.taskId, fencingToken: lease.fencingToken },
@@ -306,12 +304,11 @@ export class SqliteTaskStore implements TaskStore {
   releaseLease(lease: Lease, options: StoreOptions = {}): Promise<void> {
     return this.#run(options.signal, () => {
       // A released running task is claimable at once (NULL expiry counts as expired).
-      this.#db
-        .prepare(
-          `UPDATE tasks SET lease_owner = NULL, lease_expires_at = NULL
+      prepared(
+        this.#db,
+        `UPDATE tasks SET lease_owner = NULL, lease_expires_at = NULL
            WHERE id = ? AND fencing_token = ? AND lease_owner = ?`,
-        )
-        .run(lease.taskId, lease.fencingToken, lease.owner);
+      ).run(lease.taskId, lease.fencingToken, lease.owner);
     });
   }
 
@@ -343,8 +340,13 @@ export class SqliteTaskStore implements TaskStore {
     return undefined;
   }
 
+  /** Every task read goes through one cached statement (runners read their task on each claim and pause). */
+  #findRow(id: string): TaskRow | undefined {
+    return prepared(this.#db, 'SELECT * FROM tasks WHERE id = ?').get(id) as TaskRow | undefined;
+  }
+
   #getRow(id: string): TaskRow {
-    const row = prepared(this.#db, 'SELECT * FROM tasks WHERE id = ?').get(id) as TaskRow | undefined;
+    const row = this.#findRow(id);
     if (row === undefined) throw new CodecallError('NOT_FOUND', `No task ${id}`, { details: { taskId: id } });
     return row;
   }

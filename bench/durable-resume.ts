@@ -1,0 +1,80 @@
+// The resume measurement shared by bench/durable.ts and bench/durable-resume-vs-run.ts: a task pauses while its
+// last call (`hold`) runs after `calls` journaled ones; timed from `runTask` of the paused task to `succeeded`
+// (claim, journal read, replay of `calls` outcomes in a fresh VM, `hold` live, result committed).
+import { defineTool, TaskRunner, ToolRegistry } from '../dist/index.js';
+import type { SandboxDriver, TaskStore } from '../dist/index.js';
+
+export const resumeProgram = (calls: number): string =>
+  `for (let i = 0; i < ${calls}; i++) await tools.echo({ i }); await tools.hold(); return 1;`;
+
+export interface ResumeBench {
+  readonly runner: TaskRunner;
+  /** Lets `hold` wait for an abort (true: a pause) or answer at once (false: the resumed run finishes). */
+  holding: boolean;
+  /** One sample; with `measureRead`, also the journal read the resume starts with, timed apart from it. */
+  resume(
+    calls: number,
+    options?: { measureRead?: boolean },
+  ): Promise<{ ms: number; entries: number; readMs: number }>;
+}
+
+export function createResumeBench(store: TaskStore, driver: SandboxDriver): ResumeBench {
+  const echo = defineTool({ name: 'echo', description: '', effect: 'read', execute: (a) => a });
+  // Waits until aborted (as a well-behaved tool does when its execution is paused), unless holding is off. A
+  // pause may land before the tool starts (its intent is being committed), so an already aborted signal counts.
+  const hold = defineTool({
+    name: 'hold',
+    description: '',
+    effect: 'read',
+    execute: (_args, ctx) =>
+      bench.holding
+        ? new Promise<string>((_resolve, reject) => {
+            if (ctx.signal.aborted) reject(new Error('aborted'));
+            ctx.signal.addEventListener('abort', () => reject(new Error('aborted')));
+          })
+        : 'released',
+  });
+  const runner = new TaskRunner({
+    store,
+    driver,
+    tools: new ToolRegistry([echo, hold]),
+    owner: 'bench',
+    leaseMs: 30_000,
+  });
+  const bench: ResumeBench = {
+    runner,
+    holding: true,
+    async resume(calls, options = {}) {
+      const task = await store.createTask({
+        kind: 'code',
+        code: resumeProgram(calls),
+        language: 'javascript',
+        seed: 1,
+      });
+      const running = runner.runTask(task.id);
+      while ((await store.readJournal(task.id)).filter((e) => e.type === 'tool_intent').length < calls + 1) {
+        await new Promise((r) => setTimeout(r, 2));
+      }
+      runner.pause(task.id);
+      await running;
+      const paused = await store.getTask(task.id);
+      if (paused?.status !== 'paused') throw new Error(`expected paused, got ${paused?.status}`);
+      await store.updateTask(task.id, { status: 'pending' }, { expectedVersion: paused.version });
+      let entries = 0;
+      let readMs = 0;
+      if (options.measureRead) {
+        const reading = performance.now();
+        entries = (await store.readJournal(task.id)).length; // what the resume reads first (checksums verified)
+        readMs = performance.now() - reading;
+      }
+      bench.holding = false;
+      const started = performance.now();
+      const done = await runner.runTask(task.id); // replays `calls` outcomes, then runs `hold` live
+      const ms = performance.now() - started;
+      bench.holding = true;
+      if (done?.status !== 'succeeded') throw new Error(`resume ended ${done?.status}`);
+      return { ms, entries, readMs };
+    },
+  };
+  return bench;
+}
