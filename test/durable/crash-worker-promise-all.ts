@@ -4,8 +4,9 @@
 import { appendFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TaskRunner } from '../../src/durable/index.ts';
-import { createQuickJsDriver, defineTool, isTerminal, ToolRegistry } from '../../src/index.ts';
+import { createQuickJsDriver, defineTool, ToolRegistry } from '../../src/index.ts';
 import { createSqliteTaskStore } from '../../src/store/index.ts';
+import { runUntilSettled } from './crash-worker-loop.ts';
 
 const [dbPath, effectsPath, owner, block] = process.argv.slice(2);
 if (!dbPath || !effectsPath || !owner)
@@ -36,12 +37,6 @@ const work = defineTool({
 const store = await createSqliteTaskStore({ path: dbPath });
 const driver = createQuickJsDriver({ workers: 1, warmVmsPerWorker: 1 });
 const runner = new TaskRunner({ store, driver, tools: new ToolRegistry([work]), owner, leaseMs: 300 });
-for (;;) {
-  const ran = await runner.runNext();
-  if (ran) continue;
-  const { tasks } = await store.listTasks({ limit: 1000 });
-  if (tasks.every((t) => isTerminal(t.status))) break;
-  await sleep(50); // a crashed predecessor's lease has not expired yet
-}
+await runUntilSettled(runner, store);
 await store.close();
 await driver.close();

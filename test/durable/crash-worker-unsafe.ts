@@ -6,7 +6,9 @@ import { appendFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TaskRunner } from '../../src/durable/index.ts';
 import { createQuickJsDriver, defineTool, isTerminal, ToolRegistry } from '../../src/index.ts';
+import type { TaskStatus } from '../../src/index.ts';
 import { createSqliteTaskStore } from '../../src/store/index.ts';
+import { runUntilSettled } from './crash-worker-loop.ts';
 
 const [dbPath, effectsPath, owner] = process.argv.slice(2);
 if (!dbPath || !effectsPath || !owner) throw new Error('usage: crash-worker-unsafe DB EFFECTS OWNER');
@@ -62,18 +64,8 @@ const runner = new TaskRunner({
 });
 process.stdout.write('ready\n');
 
-const settled = async (): Promise<boolean> => {
-  const { tasks } = await store.listTasks({ limit: 1000 });
-  return tasks.every((t) => isTerminal(t.status) || t.status === 'paused');
-};
-const lane = async (): Promise<void> => {
-  for (;;) {
-    const ran = await runner.runNext();
-    if (ran) continue;
-    if (await settled()) return;
-    await sleep(50); // a killed predecessor's lease has not expired yet
-  }
-};
-await Promise.all([lane(), lane(), lane()]);
+// Three lanes, so tasks run side by side; a task paused for attention counts as settled here.
+const settled = (status: TaskStatus): boolean => status === 'paused' || isTerminal(status);
+await Promise.all([0, 1, 2].map(() => runUntilSettled(runner, store, settled)));
 await store.close();
 await driver.close();
