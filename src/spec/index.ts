@@ -4,3 +4,4 @@ export * from './sandbox.ts';
 export * from './task.ts';
 export * from './journal.ts';
 export * from './task-store.ts';
+export * from './service-store.ts';

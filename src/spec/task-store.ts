@@ -3,6 +3,7 @@ import type { LogEntry } from './sandbox.ts';
 import type {
   ControlRequest,
   PauseReason,
+  TaskAttributes,
   TaskError,
   TaskInput,
   TaskRecord,
@@ -31,10 +32,43 @@ export interface TaskPatch {
   readonly executionLog?: readonly LogEntry[] | null;
   readonly resources?: TaskResources | null;
   readonly wakeAt?: number | null;
+  /** With `status: 'pending'` from running: a retry, not claimed before this epoch ms. */
+  readonly runAfter?: number | null;
+  readonly retries?: number;
 }
+
+/** A batch of tasks accepted together (`createBatch`), with the current count of its tasks per status. */
+export interface BatchRecord {
+  readonly id: string;
+  readonly tenant: string;
+  readonly callbackUrl: string | null;
+  readonly size: number;
+  readonly counts: Readonly<Record<TaskStatus, number>>;
+  readonly taskIds: readonly string[];
+  readonly createdAt: string;
+  /** When its last task ended. */
+  readonly completedAt: string | null;
+}
+
+/** A link of a task's audit log: status changes with their actor, chained like the journal. */
+export interface AuditEntry {
+  readonly taskId: string;
+  readonly seq: number;
+  /** `created` { tenant, actor }, `status` { from, to, pause_reason, error_code, actor, journal_seq }. */
+  readonly type: string;
+  readonly data: Readonly<Record<string, unknown>>;
+  /** SHA-256 over (previous checksum, seq, type, canonical data), as in the journal. */
+  readonly checksum: string;
+  readonly createdAt: string;
+}
+
+export type NewTaskAttributes = Partial<TaskAttributes>;
 
 export interface TaskFilter {
   readonly status?: TaskStatus;
+  readonly tenant?: string;
+  readonly sessionId?: string;
+  readonly batchId?: string;
   /** Only paused tasks whose `wakeAt` is at or before this epoch ms. */
   readonly dueBefore?: number;
   /** Default 50, at most 1000. */
@@ -60,8 +94,28 @@ export interface TaskStore {
       id?: string;
       now?: number;
       idempotency?: { readonly key: string; readonly requestHash: string };
+      attributes?: NewTaskAttributes;
+      /** Recorded in the audit log (default `system`). */
+      actor?: string;
     },
   ): Promise<TaskRecord>;
+  /**
+   * Creates a batch and all its tasks in one transaction: all or none. Each task's tenant is the batch's; the
+   * batch's `callbackUrl` gets `batch.completed` once every task has ended.
+   */
+  createBatch(
+    tasks: readonly { readonly input: TaskInput; readonly attributes?: NewTaskAttributes }[],
+    options: StoreOptions & {
+      tenant: string;
+      callbackUrl?: string | null;
+      id?: string;
+      now?: number;
+      actor?: string;
+    },
+  ): Promise<{ batch: BatchRecord; tasks: TaskRecord[] }>;
+  getBatch(id: string, options?: StoreOptions): Promise<BatchRecord | null>;
+  /** The task's audit log, verified like the journal (CHECKPOINT_CORRUPT names the broken seq). */
+  readAudit(taskId: string, options?: StoreOptions & { afterSeq?: number }): Promise<AuditEntry[]>;
   getTask(id: string, options?: StoreOptions): Promise<TaskRecord | null>;
   /** Oldest first. */
   listTasks(
@@ -94,17 +148,20 @@ export interface TaskStore {
         now?: number;
         /** Journal entries appended in the same transaction (e.g. a decision taken while the task was paused). */
         append?: readonly JournalEntryInput[];
+        /** Who made a status change, for the audit log (default: the lease owner, or `system`). */
+        actor?: string;
       },
   ): Promise<TaskRecord>;
 
   /**
-   * Claims the oldest `pending` task, or a `running` one whose lease expired; sets it `running`, bumps its
-   * fencing token and attempts, and returns the lease. Null when there is nothing to claim. Two concurrent
-   * claimers never get the same task. With `taskId`, only that task is considered (same rules).
+   * Claims the `pending` task of highest priority, oldest first (not one whose `runAfter` is still ahead, nor one
+   * whose tenant already runs `maxPerTenant` tasks), or a `running` one whose lease expired; sets it `running`,
+   * bumps its fencing token and attempts, and returns the lease. Null when there is nothing to claim. Two
+   * concurrent claimers never get the same task. With `taskId`, only that task is considered (same rules).
    */
   claimTask(
     owner: string,
-    options: StoreOptions & { leaseMs: number; now?: number; taskId?: string },
+    options: StoreOptions & { leaseMs: number; now?: number; taskId?: string; maxPerTenant?: number },
   ): Promise<Lease | null>;
   /**
    * Asks the runner of a `running` task to pause or cancel it (ILLEGAL_TRANSITION for any other status; a

@@ -8,15 +8,23 @@ export type PauseReason =
 export const TERMINAL_STATUSES: readonly TaskStatus[] = ['succeeded', 'failed', 'cancelled'];
 
 /** What may happen to a task; `transition()` (durable layer) maps (status, event) to the next status. */
-export type TaskEvent = 'start' | 'pause' | 'resume' | 'succeed' | 'fail' | 'cancel' | 'recover';
+export type TaskEvent = 'start' | 'pause' | 'resume' | 'succeed' | 'fail' | 'cancel' | 'recover' | 'retry';
 
 /**
  * The one transition table. A missing entry is an illegal transition. `recover` is a worker picking up a task
- * whose lease expired (it was `running` when its worker died).
+ * whose lease expired (it was `running` when its worker died); `retry` queues a task again after a failure of the
+ * infrastructure (not of its program), after a backoff (`runAfter`).
  */
 export const TASK_TRANSITIONS: Readonly<Record<TaskStatus, Partial<Record<TaskEvent, TaskStatus>>>> = {
   pending: { start: 'running', pause: 'paused', cancel: 'cancelled', fail: 'failed' },
-  running: { pause: 'paused', succeed: 'succeeded', fail: 'failed', cancel: 'cancelled', recover: 'running' },
+  running: {
+    pause: 'paused',
+    succeed: 'succeeded',
+    fail: 'failed',
+    cancel: 'cancelled',
+    recover: 'running',
+    retry: 'pending',
+  },
   paused: { resume: 'pending', cancel: 'cancelled', fail: 'failed' },
   succeeded: {},
   failed: {},
@@ -68,8 +76,29 @@ export interface TaskResources {
 /** A control action asked of a task running elsewhere; its runner polls for it. */
 export type ControlRequest = 'pause' | 'cancel';
 
-export interface TaskRecord {
+/** Where a task belongs and how the queue treats it; set at creation (the program itself is the `input`). */
+export interface TaskAttributes {
+  /** Owner of the task: only keys of this tenant (or an admin) see it. Default `default`. */
+  readonly tenant: string;
+  readonly sessionId: string | null;
+  /** Higher runs first; FIFO within one priority. Default 0. */
+  readonly priority: number;
+  /** Where webhooks about the task go (a trigger fills the outbox in the status change's transaction). */
+  readonly callbackUrl: string | null;
+  /** Times a failure of the infrastructure (not of the program) is retried. Default 0. */
+  readonly maxRetries: number;
+  /** Epoch ms after which the task fails with DEADLINE_EXCEEDED instead of running on. */
+  readonly deadlineAt: number | null;
+}
+
+export interface TaskRecord extends TaskAttributes {
   readonly id: string;
+  /** The batch the task was submitted in. */
+  readonly batchId: string | null;
+  /** Infrastructure retries used so far. */
+  readonly retries: number;
+  /** Epoch ms before which a queued task is not claimed (a retry's backoff). */
+  readonly runAfter: number | null;
   readonly status: TaskStatus;
   readonly pauseReason: PauseReason | null;
   readonly input: TaskInput;

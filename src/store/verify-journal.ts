@@ -17,6 +17,7 @@ export function verifyJournal(
   rows: readonly StoredEntry[],
   firstSeq: number,
   prevChecksum: string,
+  log: 'journal' | 'audit' = 'journal',
 ): Record<string, unknown>[] {
   const out: Record<string, unknown>[] = [];
   let expectedSeq = firstSeq;
@@ -25,10 +26,8 @@ export function verifyJournal(
     const corrupt = (why: string): CodecallError =>
       new CodecallError(
         'CHECKPOINT_CORRUPT',
-        `Journal of task ${taskId} is corrupt at seq ${expectedSeq}: ${why}`,
-        {
-          details: { taskId, seq: expectedSeq },
-        },
+        `${log === 'journal' ? 'Journal' : 'Audit log'} of task ${taskId} is corrupt at seq ${expectedSeq}: ${why}`,
+        { details: { taskId, seq: expectedSeq, log } },
       );
     if (row.seq !== expectedSeq) throw corrupt('entry missing');
     let data: unknown;

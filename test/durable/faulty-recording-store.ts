@@ -94,6 +94,21 @@ export class FaultyRecordingStore implements TaskStore {
     );
   }
 
+  createBatch(...args: Parameters<TaskStore['createBatch']>): ReturnType<TaskStore['createBatch']> {
+    return this.write(
+      () => this.inner.createBatch(...args),
+      () => undefined,
+    );
+  }
+
+  getBatch(...args: Parameters<TaskStore['getBatch']>): ReturnType<TaskStore['getBatch']> {
+    return this.read(() => this.inner.getBatch(...args));
+  }
+
+  readAudit(...args: Parameters<TaskStore['readAudit']>): ReturnType<TaskStore['readAudit']> {
+    return this.read(() => this.inner.readAudit(...args));
+  }
+
   getTask(id: string, options?: StoreOptions): Promise<TaskRecord | null> {
     return this.read(() => this.inner.getTask(id, options));
   }

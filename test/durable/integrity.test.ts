@@ -1,4 +1,4 @@
-import Database from 'better-sqlite3';
+import { openForTampering } from '../store/tamper.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRuntime } from '../../src/durable/index.ts';
 import type { Runtime } from '../../src/durable/index.ts';
@@ -36,7 +36,7 @@ describe('journal integrity through the runtime', () => {
       await expect(runtime.run(id)).resolves.toMatchObject({ status: 'succeeded' });
     }
     // Both are made to run again from their journals; one journal entry is edited behind the store's back.
-    const raw = new Database(path);
+    const raw = openForTampering(path);
     const row = raw
       .prepare(
         "SELECT seq, data FROM journal WHERE task_id = ? AND type = 'tool_outcome' ORDER BY seq LIMIT 1",
@@ -62,7 +62,7 @@ describe('journal integrity through the runtime', () => {
     await expect(runtime.run(t.task_id)).resolves.toMatchObject({ status: 'succeeded' });
     const journal = await store.readJournal(t.task_id);
     expect(journal.map((e) => e.type)).toContain('code_block');
-    const raw = new Database(path);
+    const raw = openForTampering(path);
     const row = raw.prepare('SELECT input FROM tasks WHERE id = ?').get(t.task_id) as { input: string };
     const input = JSON.parse(row.input) as { code: string };
     input.code = input.code.replace('n: 2', 'n: 3');
@@ -81,7 +81,7 @@ describe('journal integrity through the runtime', () => {
     try {
       const t = await sweeper.submit({ code: "return await input.wait('x', { timeoutSeconds: 0.3 });" });
       expect(await sweeper.wait(t.task_id)).toMatchObject({ pause_reason: 'awaiting_input' });
-      const raw = new Database(path);
+      const raw = openForTampering(path);
       raw
         .prepare(
           "UPDATE journal SET data = replace(data, 'javascript', 'typescript') WHERE task_id = ? AND seq = 1",

@@ -15,7 +15,16 @@ describe('SQLite migrations', () => {
     const db = new Database(':memory:');
     expect(migrate(db)).toBe(SCHEMA_VERSION);
     expect(migrate(db)).toBe(0);
-    expect(tables(db)).toEqual(['idempotency_keys', 'journal', 'schema_version', 'tasks']);
+    expect(tables(db)).toEqual([
+      'api_keys',
+      'audit_log',
+      'batches',
+      'idempotency_keys',
+      'journal',
+      'schema_version',
+      'tasks',
+      'webhook_outbox',
+    ]);
     db.close();
   });
 

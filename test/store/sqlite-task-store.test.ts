@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CodecallError } from '../../src/errors/index.ts';
 import { createSqliteTaskStore, SCHEMA_VERSION } from '../../src/store/index.ts';
 import { codeInput, describeTaskStoreConformance } from '../conformance/task-store-conformance.ts';
+import { openForTampering } from './tamper.ts';
 
 /** Starts a claim worker process; resolves `ready` once its store is open, `done` with the ids it claimed. */
 function startWorker(
@@ -59,7 +60,7 @@ describeTaskStoreConformance(
   {
     // Edit the row through a second connection, as a bad disk or a stray tool would.
     corrupt: (store, taskId, seq) => {
-      const db = new Database(paths.get(store) ?? '');
+      const db = openForTampering(paths.get(store) ?? '');
       db.prepare('UPDATE journal SET data = ? WHERE task_id = ? AND seq = ?').run(
         '{"clock":999}',
         taskId,
@@ -102,7 +103,7 @@ describe('SQLite task store', () => {
   it('refuses a database from a newer codecall', async () => {
     const path = nextPath();
     await (await createSqliteTaskStore({ path })).close();
-    const db = new Database(path);
+    const db = openForTampering(path);
     db.prepare('UPDATE schema_version SET version = ?').run(SCHEMA_VERSION + 1);
     db.close();
     const error = await createSqliteTaskStore({ path }).catch((e: unknown) => e);
@@ -118,12 +119,12 @@ describe('SQLite task store', () => {
     const lease = await store.claimTask('w', { leaseMs: 1000 });
     const clocks = [1, 2, 3].map((clock) => ({ type: 'clock' as const, data: { clock } }));
     await store.appendJournal(task.id, clocks, { fencingToken: lease?.fencingToken ?? -1 });
-    const db = new Database(path);
+    const db = openForTampering(path);
     db.prepare('DELETE FROM journal WHERE task_id = ? AND seq = 2').run(task.id);
     db.close();
     const error = await store.readJournal(task.id).catch((e: unknown) => e);
     expect((error as CodecallError).code).toBe('CHECKPOINT_CORRUPT');
-    expect((error as CodecallError).details).toEqual({ taskId: task.id, seq: 2 });
+    expect((error as CodecallError).details).toEqual({ taskId: task.id, seq: 2, log: 'journal' });
     await store.close();
   });
 
@@ -134,7 +135,7 @@ describe('SQLite task store', () => {
     const lease = await store.claimTask('w', { leaseMs: 1000 });
     const entries = [{ type: 'tool_outcome' as const, data: { call_id: 'call-1', ok: true, payload: '1' } }];
     await store.appendJournal(task.id, entries, { fencingToken: lease?.fencingToken ?? -1 });
-    const db = new Database(path);
+    const db = openForTampering(path);
     const rewrite = db.prepare('UPDATE journal SET data = ? WHERE task_id = ? AND seq = 2');
     // Same data, other key order and spacing (as a dump and reload might leave it): still verifies.
     rewrite.run('{ "payload": "1", "ok": true, "call_id": "call-1" }', task.id);

@@ -49,6 +49,98 @@ export const MIGRATIONS: readonly string[] = [
     created_at INTEGER NOT NULL
   ) STRICT;
   `,
+  // 4: the service. Where a task belongs (tenant, session, batch) and how the queue treats it (priority, retries,
+  // deadline); batches; API keys (hashed); the webhook outbox, filled by triggers in the transaction of the status
+  // change it reports; the per-task hash-chained audit log; journal and audit log made append-only.
+  `
+  ALTER TABLE tasks ADD COLUMN tenant TEXT NOT NULL DEFAULT 'default';
+  ALTER TABLE tasks ADD COLUMN session_id TEXT;
+  ALTER TABLE tasks ADD COLUMN batch_id TEXT;
+  ALTER TABLE tasks ADD COLUMN priority INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE tasks ADD COLUMN callback_url TEXT;
+  ALTER TABLE tasks ADD COLUMN max_retries INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE tasks ADD COLUMN retries INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE tasks ADD COLUMN run_after INTEGER;
+  ALTER TABLE tasks ADD COLUMN deadline_at INTEGER;
+  CREATE INDEX tasks_claim ON tasks (status, priority DESC, created_at, id);
+  CREATE INDEX tasks_by_tenant ON tasks (tenant, created_at, id);
+  CREATE INDEX tasks_by_tenant_status ON tasks (tenant, status);
+  CREATE INDEX tasks_by_session ON tasks (tenant, session_id, created_at, id) WHERE session_id IS NOT NULL;
+  CREATE INDEX tasks_by_batch ON tasks (batch_id, status) WHERE batch_id IS NOT NULL;
+  CREATE TABLE batches (
+    id TEXT PRIMARY KEY,
+    tenant TEXT NOT NULL,
+    callback_url TEXT,
+    size INTEGER NOT NULL,
+    created_at INTEGER NOT NULL,
+    completed_at INTEGER
+  ) STRICT;
+  CREATE TABLE api_keys (
+    id TEXT PRIMARY KEY,
+    key_hash TEXT NOT NULL UNIQUE,
+    tenant TEXT NOT NULL,
+    role TEXT NOT NULL CHECK (role IN ('admin', 'member')),
+    name TEXT,
+    created_at INTEGER NOT NULL,
+    revoked_at INTEGER
+  ) STRICT;
+  CREATE TABLE webhook_outbox (
+    id TEXT PRIMARY KEY,
+    event TEXT NOT NULL,
+    task_id TEXT,
+    batch_id TEXT,
+    url TEXT NOT NULL,
+    snapshot TEXT NOT NULL,
+    body TEXT,
+    state TEXT NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'delivered', 'failed')),
+    attempts INTEGER NOT NULL DEFAULT 0,
+    next_attempt_at INTEGER NOT NULL,
+    last_error TEXT,
+    created_at INTEGER NOT NULL,
+    finished_at INTEGER
+  ) STRICT;
+  CREATE INDEX webhook_outbox_due ON webhook_outbox (next_attempt_at) WHERE state = 'pending';
+  CREATE TRIGGER webhook_task_event AFTER UPDATE OF status ON tasks
+    WHEN NEW.callback_url IS NOT NULL AND NEW.status <> OLD.status
+      AND (NEW.status IN ('succeeded', 'failed', 'cancelled')
+        OR (NEW.status = 'paused' AND coalesce(NEW.pause_reason, '') <> 'shutdown'))
+  BEGIN
+    INSERT INTO webhook_outbox (id, event, task_id, batch_id, url, snapshot, next_attempt_at, created_at)
+    VALUES ('msg_' || lower(hex(randomblob(12))), 'task.' || NEW.status, NEW.id, NEW.batch_id, NEW.callback_url,
+      json_object('status', NEW.status, 'pause_reason', NEW.pause_reason, 'error', json(NEW.error),
+        'result', NEW.result, 'at', NEW.updated_at),
+      NEW.updated_at, NEW.updated_at);
+  END;
+  CREATE TRIGGER webhook_batch_completed AFTER UPDATE OF status ON tasks
+    WHEN NEW.batch_id IS NOT NULL AND NEW.status IN ('succeeded', 'failed', 'cancelled')
+      AND NOT EXISTS (SELECT 1 FROM tasks t WHERE t.batch_id = NEW.batch_id
+        AND t.status NOT IN ('succeeded', 'failed', 'cancelled'))
+      AND EXISTS (SELECT 1 FROM batches b WHERE b.id = NEW.batch_id AND b.completed_at IS NULL)
+  BEGIN
+    UPDATE batches SET completed_at = NEW.updated_at WHERE id = NEW.batch_id;
+    INSERT INTO webhook_outbox (id, event, batch_id, url, snapshot, next_attempt_at, created_at)
+    SELECT 'msg_' || lower(hex(randomblob(12))), 'batch.completed', b.id, b.callback_url,
+      json_object('at', NEW.updated_at), NEW.updated_at, NEW.updated_at
+    FROM batches b WHERE b.id = NEW.batch_id AND b.callback_url IS NOT NULL;
+  END;
+  CREATE TABLE audit_log (
+    task_id TEXT NOT NULL REFERENCES tasks (id) ON DELETE CASCADE,
+    seq INTEGER NOT NULL CHECK (seq > 0),
+    type TEXT NOT NULL,
+    data TEXT NOT NULL,
+    checksum TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    PRIMARY KEY (task_id, seq)
+  ) STRICT, WITHOUT ROWID;
+  CREATE TRIGGER journal_no_update BEFORE UPDATE ON journal
+    BEGIN SELECT RAISE(ABORT, 'the journal is append-only'); END;
+  CREATE TRIGGER journal_no_delete BEFORE DELETE ON journal
+    BEGIN SELECT RAISE(ABORT, 'the journal is append-only'); END;
+  CREATE TRIGGER audit_no_update BEFORE UPDATE ON audit_log
+    BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
+  CREATE TRIGGER audit_no_delete BEFORE DELETE ON audit_log
+    BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

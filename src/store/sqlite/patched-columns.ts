@@ -14,6 +14,8 @@ export type PatchedColumns = Pick<
   | 'wake_at'
   | 'lease_owner'
   | 'lease_expires_at'
+  | 'run_after'
+  | 'retries'
 >;
 
 /** The columns a patch leaves a task with; ILLEGAL_TRANSITION for a status change the table does not allow. */
@@ -47,6 +49,9 @@ export function patchedColumns(row: TaskRow, patch: TaskPatch): PatchedColumns {
     wake_at: patch.wakeAt !== undefined ? patch.wakeAt : status === 'paused' ? row.wake_at : null,
     lease_owner: keepLease ? row.lease_owner : null,
     lease_expires_at: keepLease ? row.lease_expires_at : null,
+    // A backoff belongs to the retry it delays.
+    run_after: patch.runAfter !== undefined ? patch.runAfter : status === 'pending' ? row.run_after : null,
+    retries: patch.retries ?? row.retries,
   };
 }
 

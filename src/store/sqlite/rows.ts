@@ -25,6 +25,15 @@ export interface TaskRow {
   resources: string | null;
   requested_action: ControlRequest | null;
   wake_at: number | null;
+  tenant: string;
+  session_id: string | null;
+  batch_id: string | null;
+  priority: number;
+  callback_url: string | null;
+  max_retries: number;
+  retries: number;
+  run_after: number | null;
+  deadline_at: number | null;
 }
 
 export interface JournalRow {
@@ -51,6 +60,15 @@ export function toTaskRecord(row: TaskRow): TaskRecord {
     wakeAt: row.wake_at,
     attempts: row.attempts,
     version: row.version,
+    tenant: row.tenant,
+    sessionId: row.session_id,
+    batchId: row.batch_id,
+    priority: row.priority,
+    callbackUrl: row.callback_url,
+    maxRetries: row.max_retries,
+    retries: row.retries,
+    runAfter: row.run_after,
+    deadlineAt: row.deadline_at,
     createdAt: new Date(row.created_at).toISOString(),
     updatedAt: new Date(row.updated_at).toISOString(),
   };

@@ -1,7 +1,16 @@
 import type Database from 'better-sqlite3';
 import { CodecallError } from '../../errors/index.ts';
 import type {
+  ApiKeyRecord,
+  AuditEntry,
+  BatchRecord,
   ControlRequest,
+  KeyRole,
+  NewTaskAttributes,
+  ServiceStore,
+  WebhookAttempt,
+  WebhookCounts,
+  WebhookMessage,
   JournalEntry,
   JournalEntryInput,
   Lease,
@@ -12,7 +21,6 @@ import type {
   TaskRecord,
   TaskStore,
 } from '../../spec/index.ts';
-import { canonicalJson, sha256Hex } from '../journal-checksum.ts';
 import { newTaskId } from '../task-id.ts';
 import { decodeCursor, encodeCursor, toTaskRecord } from './rows.ts';
 import type { TaskRow } from './rows.ts';
@@ -21,6 +29,10 @@ import { patchedColumns } from './patched-columns.ts';
 import { toStoreError } from './sqlite-errors.ts';
 import { prepared } from './statement-cache.ts';
 import { appendEntries, readVerifiedJournal } from './sqlite-journal.ts';
+import { auditStatus, readVerifiedAudit } from './sqlite-audit.ts';
+import { insertBatch, readBatch } from './sqlite-batches.ts';
+import { insertTask } from './sqlite-insert-task.ts';
+import * as service from './sqlite-service.ts';
 
 const DEFAULT_LIMIT = 50;
 const MAX_LIMIT = 1000;
@@ -30,7 +42,7 @@ const MAX_LIMIT = 1000;
  * are group-committed (ADR 0009): those of one event-loop turn share one transaction and one fsync. Every other
  * method first commits the appends queued before it, so operations take effect in the order they were called.
  */
-export class SqliteTaskStore implements TaskStore {
+export class SqliteTaskStore implements TaskStore, ServiceStore {
   #db: Database.Database;
   #appends: GroupCommit;
   #closed = false;
@@ -46,6 +58,8 @@ export class SqliteTaskStore implements TaskStore {
       id?: string;
       now?: number;
       idempotency?: { readonly key: string; readonly requestHash: string };
+      attributes?: NewTaskAttributes;
+      actor?: string;
     } = {},
   ): Promise<TaskRecord> {
     return this.#run(options.signal, () => {
@@ -68,23 +82,17 @@ export class SqliteTaskStore implements TaskStore {
             }
             if (used) return toTaskRecord(this.#getRow(used.task_id));
           }
-          if (db.prepare('SELECT 1 FROM tasks WHERE id = ?').get(id) !== undefined) {
-            throw new CodecallError('INVALID_ARGUMENT', `Task ${id} already exists`, {
-              details: { taskId: id },
-            });
-          }
-          db.prepare(
-            `INSERT INTO tasks (id, status, input, attempts, version, fencing_token, created_at, updated_at)
-             VALUES (?, 'pending', ?, 0, 1, 0, ?, ?)`,
-          ).run(id, JSON.stringify(input), now, now);
-          const data = {
-            code_hash: sha256Hex(input.code),
-            tools_hash: sha256Hex(canonicalJson(input.tools ?? null)),
-            language: input.language,
-            seed: input.seed,
-            limits: input.limits ?? null,
-          };
-          appendEntries(db, id, [{ type: 'task_input', data }], now);
+          insertTask(
+            db,
+            {
+              id,
+              input,
+              attributes: options.attributes ?? {},
+              batchId: null,
+              actor: options.actor ?? 'system',
+            },
+            now,
+          );
           if (idem) {
             db.prepare(
               'INSERT INTO idempotency_keys (key, request_hash, task_id, created_at) VALUES (?, ?, ?, ?)',
@@ -94,6 +102,68 @@ export class SqliteTaskStore implements TaskStore {
         })
         .immediate();
     });
+  }
+
+  createBatch(
+    tasks: readonly { readonly input: TaskInput; readonly attributes?: NewTaskAttributes }[],
+    options: StoreOptions & {
+      tenant: string;
+      callbackUrl?: string | null;
+      id?: string;
+      now?: number;
+      actor?: string;
+    },
+  ): Promise<{ batch: BatchRecord; tasks: TaskRecord[] }> {
+    return this.#run(options.signal, () => {
+      const now = options.now ?? Date.now();
+      const batchId = options.id ?? `batch_${newTaskId(now).replace(/^task_/, '')}`;
+      const db = this.#db;
+      return db
+        .transaction(() => {
+          insertBatch(
+            db,
+            {
+              id: batchId,
+              tenant: options.tenant,
+              callbackUrl: options.callbackUrl ?? null,
+              size: tasks.length,
+            },
+            now,
+          );
+          const ids = tasks.map((t) => {
+            const id = newTaskId(now);
+            insertTask(
+              db,
+              {
+                id,
+                input: t.input,
+                attributes: { ...t.attributes, tenant: options.tenant },
+                batchId,
+                actor: options.actor ?? 'system',
+              },
+              now,
+            );
+            return id;
+          });
+          const batch = readBatch(db, batchId);
+          if (batch === null) throw new CodecallError('STORE_ERROR', `Batch ${batchId} vanished`);
+          return { batch, tasks: ids.map((id) => toTaskRecord(this.#getRow(id))) };
+        })
+        .immediate();
+    });
+  }
+
+  getBatch(id: string, options: StoreOptions = {}): Promise<BatchRecord | null> {
+    return this.#run(options.signal, () => readBatch(this.#db, id));
+  }
+
+  readAudit(taskId: string, options: StoreOptions & { afterSeq?: number } = {}): Promise<AuditEntry[]> {
+    return this.#run(options.signal, () =>
+      this.#db.transaction((): AuditEntry[] => {
+        this.#getRow(taskId);
+        return readVerifiedAudit(this.#db, taskId, Math.max(0, options.afterSeq ?? 0));
+      })(),
+    );
   }
 
   getTask(id: string, options: StoreOptions = {}): Promise<TaskRecord | null> {
@@ -119,6 +189,16 @@ export class SqliteTaskStore implements TaskStore {
       if (filter.status !== undefined) {
         where.push('status = ?');
         params.push(filter.status);
+      }
+      for (const [column, value] of [
+        ['tenant', filter.tenant],
+        ['session_id', filter.sessionId],
+        ['batch_id', filter.batchId],
+      ] as const) {
+        if (value !== undefined) {
+          where.push(`${column} = ?`);
+          params.push(value);
+        }
       }
       if (filter.dueBefore !== undefined) {
         where.push("status = 'paused' AND wake_at IS NOT NULL AND wake_at <= ?");
@@ -175,6 +255,7 @@ export class SqliteTaskStore implements TaskStore {
       ({ fencingToken: number } | { expectedVersion: number }) & {
         now?: number;
         append?: readonly JournalEntryInput[];
+        actor?: string;
       },
   ): Promise<TaskRecord> {
     return this.#run(options.signal, () => {
@@ -190,10 +271,11 @@ export class SqliteTaskStore implements TaskStore {
             });
           }
           const next = patchedColumns(row, patch);
-          db.prepare(
+          prepared(
+            db,
             `UPDATE tasks SET status = ?, pause_reason = ?, result = ?, error = ?, execution_log = ?, resources = ?,
                requested_action = ?, wake_at = ?, version = version + 1, lease_owner = ?, lease_expires_at = ?,
-               updated_at = ? WHERE id = ?`,
+               run_after = ?, retries = ?, updated_at = ? WHERE id = ?`,
           ).run(
             next.status,
             next.pause_reason,
@@ -205,10 +287,27 @@ export class SqliteTaskStore implements TaskStore {
             next.wake_at,
             next.lease_owner,
             next.lease_expires_at,
+            next.run_after,
+            next.retries,
             now,
             taskId,
           );
           if (options.append && options.append.length > 0) appendEntries(db, taskId, options.append, now);
+          if (next.status !== row.status) {
+            const error = next.error === null ? null : (JSON.parse(next.error) as { code?: string });
+            auditStatus(
+              db,
+              taskId,
+              {
+                from: row.status,
+                to: next.status,
+                pauseReason: next.pause_reason,
+                errorCode: error?.code ?? null,
+                actor: options.actor ?? row.lease_owner ?? 'system',
+              },
+              now,
+            );
+          }
           return toTaskRecord(this.#getRow(taskId));
         })
         .immediate();
@@ -217,7 +316,7 @@ export class SqliteTaskStore implements TaskStore {
 
   claimTask(
     owner: string,
-    options: StoreOptions & { leaseMs: number; now?: number; taskId?: string },
+    options: StoreOptions & { leaseMs: number; now?: number; taskId?: string; maxPerTenant?: number },
   ): Promise<Lease | null> {
     return this.#run(options.signal, () => {
       const now = options.now ?? Date.now();
@@ -226,23 +325,40 @@ export class SqliteTaskStore implements TaskStore {
       return db
         .transaction((): Lease | null => {
           const only = options.taskId === undefined ? '' : 'AND id = ?';
-          const row = db
-            .prepare(
-              `SELECT id, fencing_token FROM tasks
-               WHERE (status = 'pending'
-                  OR (status = 'running' AND (lease_expires_at IS NULL OR lease_expires_at <= ?))) ${only}
+          const cap = options.maxPerTenant;
+          // Recovery first (a task whose worker died keeps its tenant's slot), then the queue in priority order.
+          const row = (prepared(
+            db,
+            `SELECT id, status, fencing_token FROM tasks
+               WHERE status = 'running' AND (lease_expires_at IS NULL OR lease_expires_at <= ?) ${only}
                ORDER BY created_at, id LIMIT 1`,
-            )
-            .get(...(options.taskId === undefined ? [now] : [now, options.taskId])) as
-            { id: string; fencing_token: number } | undefined;
+          ).get(...(options.taskId === undefined ? [now] : [now, options.taskId])) ??
+            prepared(
+              db,
+              `SELECT id, status, fencing_token FROM tasks AS t
+               WHERE status = 'pending' AND (run_after IS NULL OR run_after <= ?) ${only}
+                 ${cap === undefined ? '' : "AND (SELECT count(*) FROM tasks r WHERE r.tenant = t.tenant AND r.status = 'running') < ?"}
+               ORDER BY status, priority DESC, created_at, id LIMIT 1`,
+            ).get(
+              now,
+              ...(options.taskId === undefined ? [] : [options.taskId]),
+              ...(cap === undefined ? [] : [cap]),
+            )) as { id: string; status: string; fencing_token: number } | undefined;
           if (row === undefined) return null;
           const expiresAt = now + options.leaseMs;
           const fencingToken = row.fencing_token + 1;
           // pending -> running is `start`; running -> running is `recover`: both legal per TASK_TRANSITIONS.
-          db.prepare(
+          prepared(
+            db,
             `UPDATE tasks SET status = 'running', attempts = attempts + 1, fencing_token = ?, version = version + 1,
-               lease_owner = ?, lease_expires_at = ?, updated_at = ? WHERE id = ?`,
+               lease_owner = ?, lease_expires_at = ?, run_after = NULL, updated_at = ? WHERE id = ?`,
           ).run(fencingToken, owner, expiresAt, now, row.id);
+          auditStatus(
+            db,
+            row.id,
+            { from: row.status, to: 'running', pauseReason: null, errorCode: null, actor: owner },
+            now,
+          );
           return { taskId: row.id, owner, fencingToken, expiresAt };
         })
         .immediate();
@@ -310,6 +426,47 @@ export class SqliteTaskStore implements TaskStore {
            WHERE id = ? AND fencing_token = ? AND lease_owner = ?`,
       ).run(lease.taskId, lease.fencingToken, lease.owner);
     });
+  }
+
+  createApiKey(
+    key: { id: string; keyHash: string; tenant: string; role: KeyRole; name?: string | null },
+    options: StoreOptions & { now?: number } = {},
+  ): Promise<ApiKeyRecord> {
+    return this.#run(options.signal, () => service.insertApiKey(this.#db, key, options.now ?? Date.now()));
+  }
+
+  findApiKey(keyHash: string, options: StoreOptions = {}): Promise<ApiKeyRecord | null> {
+    return this.#run(options.signal, () => service.findApiKey(this.#db, keyHash));
+  }
+
+  listApiKeys(options: StoreOptions = {}): Promise<ApiKeyRecord[]> {
+    return this.#run(options.signal, () => service.listApiKeys(this.#db));
+  }
+
+  revokeApiKey(id: string, options: StoreOptions & { now?: number } = {}): Promise<ApiKeyRecord> {
+    return this.#run(options.signal, () => service.revokeApiKey(this.#db, id, options.now ?? Date.now()));
+  }
+
+  dueWebhooks(options: StoreOptions & { now: number; limit: number }): Promise<WebhookMessage[]> {
+    return this.#run(options.signal, () => service.dueWebhooks(this.#db, options.now, options.limit));
+  }
+
+  recordWebhookAttempt(
+    id: string,
+    attempt: WebhookAttempt & { readonly body: string },
+    options: StoreOptions & { now?: number } = {},
+  ): Promise<void> {
+    return this.#run(options.signal, () =>
+      service.recordWebhookAttempt(this.#db, id, attempt, options.now ?? Date.now()),
+    );
+  }
+
+  webhookCounts(options: StoreOptions = {}): Promise<WebhookCounts> {
+    return this.#run(options.signal, () => service.webhookCounts(this.#db));
+  }
+
+  nextWebhookAt(options: StoreOptions = {}): Promise<number | null> {
+    return this.#run(options.signal, () => service.nextWebhookAt(this.#db));
   }
 
   /** Commits the appends still queued (their promises settle as usual), then closes the file. */

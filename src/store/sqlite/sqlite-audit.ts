@@ -1,0 +1,80 @@
+import type Database from 'better-sqlite3';
+import type { AuditEntry } from '../../spec/index.ts';
+import { canonicalJson, journalChecksumOfText } from '../journal-checksum.ts';
+import { verifyJournal } from '../verify-journal.ts';
+import { prepared } from './statement-cache.ts';
+
+interface AuditRow {
+  seq: number;
+  type: string;
+  data: string;
+  checksum: string;
+  created_at: number;
+}
+
+/** Appends one link to a task's audit log, chained like the journal. Call inside a write transaction. */
+export function appendAudit(
+  db: Database.Database,
+  taskId: string,
+  type: string,
+  data: Record<string, unknown>,
+  now: number,
+): void {
+  const last = prepared(
+    db,
+    'SELECT seq, checksum FROM audit_log WHERE task_id = ? ORDER BY seq DESC LIMIT 1',
+  ).get(taskId) as { seq: number; checksum: string } | undefined;
+  const seq = (last?.seq ?? 0) + 1;
+  const text = canonicalJson(data);
+  const checksum = journalChecksumOfText(last?.checksum ?? '', seq, type, text);
+  prepared(
+    db,
+    'INSERT INTO audit_log (task_id, seq, type, data, checksum, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+  ).run(taskId, seq, type, text, checksum, now);
+}
+
+/** The audit log's status link: what changed, who changed it, and how far the journal was then. */
+export function auditStatus(
+  db: Database.Database,
+  taskId: string,
+  change: { from: string; to: string; pauseReason: string | null; errorCode: string | null; actor: string },
+  now: number,
+): void {
+  const head = prepared(db, 'SELECT max(seq) AS seq FROM journal WHERE task_id = ?').get(taskId) as {
+    seq: number | null;
+  };
+  appendAudit(
+    db,
+    taskId,
+    'status',
+    {
+      from: change.from,
+      to: change.to,
+      pause_reason: change.pauseReason,
+      error_code: change.errorCode,
+      actor: change.actor,
+      journal_seq: head.seq ?? 0,
+    },
+    now,
+  );
+}
+
+/** Entries with seq > afterSeq, the chain verified from seq 1 (CHECKPOINT_CORRUPT names a broken link). */
+export function readVerifiedAudit(db: Database.Database, taskId: string, afterSeq: number): AuditEntry[] {
+  const rows = prepared(
+    db,
+    'SELECT seq, type, data, checksum, created_at FROM audit_log WHERE task_id = ? ORDER BY seq',
+  ).all(taskId) as AuditRow[];
+  // The audit log has the journal's shape: gap-free seqs, chained checksums, JSON objects.
+  const data = verifyJournal(taskId, rows, 1, '', 'audit');
+  return rows
+    .map((row, i) => ({
+      taskId,
+      seq: row.seq,
+      type: row.type,
+      data: data[i] ?? {},
+      checksum: row.checksum,
+      createdAt: new Date(row.created_at).toISOString(),
+    }))
+    .filter((e) => e.seq > afterSeq);
+}

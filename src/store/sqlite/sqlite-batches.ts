@@ -1,0 +1,55 @@
+import type Database from 'better-sqlite3';
+import type { BatchRecord, TaskStatus } from '../../spec/index.ts';
+import { prepared } from './statement-cache.ts';
+
+interface BatchRow {
+  id: string;
+  tenant: string;
+  callback_url: string | null;
+  size: number;
+  created_at: number;
+  completed_at: number | null;
+}
+
+export function insertBatch(
+  db: Database.Database,
+  batch: { id: string; tenant: string; callbackUrl: string | null; size: number },
+  now: number,
+): void {
+  prepared(db, 'INSERT INTO batches (id, tenant, callback_url, size, created_at) VALUES (?, ?, ?, ?, ?)').run(
+    batch.id,
+    batch.tenant,
+    batch.callbackUrl,
+    batch.size,
+    now,
+  );
+}
+
+/** The batch with its tasks' ids (in submission order) and a count per status. */
+export function readBatch(db: Database.Database, id: string): BatchRecord | null {
+  const row = prepared(db, 'SELECT * FROM batches WHERE id = ?').get(id) as BatchRow | undefined;
+  if (row === undefined) return null;
+  const tasks = prepared(
+    db,
+    'SELECT id, status FROM tasks WHERE batch_id = ? ORDER BY created_at, rowid',
+  ).all(id) as { id: string; status: TaskStatus }[];
+  const counts: Record<TaskStatus, number> = {
+    pending: 0,
+    running: 0,
+    paused: 0,
+    succeeded: 0,
+    failed: 0,
+    cancelled: 0,
+  };
+  for (const t of tasks) counts[t.status]++;
+  return {
+    id: row.id,
+    tenant: row.tenant,
+    callbackUrl: row.callback_url,
+    size: row.size,
+    counts,
+    taskIds: tasks.map((t) => t.id),
+    createdAt: new Date(row.created_at).toISOString(),
+    completedAt: row.completed_at === null ? null : new Date(row.completed_at).toISOString(),
+  };
+}

@@ -1,0 +1,134 @@
+import type Database from 'better-sqlite3';
+import { CodecallError } from '../../errors/index.ts';
+import type {
+  ApiKeyRecord,
+  KeyRole,
+  WebhookAttempt,
+  WebhookCounts,
+  WebhookEvent,
+  WebhookMessage,
+} from '../../spec/index.ts';
+import { prepared } from './statement-cache.ts';
+
+interface KeyRow {
+  id: string;
+  tenant: string;
+  role: KeyRole;
+  name: string | null;
+  created_at: number;
+  revoked_at: number | null;
+}
+
+interface OutboxRow {
+  id: string;
+  event: WebhookEvent;
+  task_id: string | null;
+  batch_id: string | null;
+  url: string;
+  snapshot: string;
+  body: string | null;
+  attempts: number;
+  next_attempt_at: number;
+  created_at: number;
+}
+
+const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
+
+function toKey(row: KeyRow): ApiKeyRecord {
+  return {
+    id: row.id,
+    tenant: row.tenant,
+    role: row.role,
+    name: row.name,
+    createdAt: new Date(row.created_at).toISOString(),
+    revokedAt: iso(row.revoked_at),
+  };
+}
+
+export function insertApiKey(
+  db: Database.Database,
+  key: { id: string; keyHash: string; tenant: string; role: KeyRole; name?: string | null },
+  now: number,
+): ApiKeyRecord {
+  prepared(
+    db,
+    'INSERT INTO api_keys (id, key_hash, tenant, role, name, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+  ).run(key.id, key.keyHash, key.tenant, key.role, key.name ?? null, now);
+  return toKey(prepared(db, 'SELECT * FROM api_keys WHERE id = ?').get(key.id) as KeyRow);
+}
+
+export function findApiKey(db: Database.Database, keyHash: string): ApiKeyRecord | null {
+  const row = prepared(db, 'SELECT * FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL').get(
+    keyHash,
+  ) as KeyRow | undefined;
+  return row === undefined ? null : toKey(row);
+}
+
+export function listApiKeys(db: Database.Database): ApiKeyRecord[] {
+  return (prepared(db, 'SELECT * FROM api_keys ORDER BY created_at, id').all() as KeyRow[]).map(toKey);
+}
+
+export function revokeApiKey(db: Database.Database, id: string, now: number): ApiKeyRecord {
+  prepared(db, 'UPDATE api_keys SET revoked_at = coalesce(revoked_at, ?) WHERE id = ?').run(now, id);
+  const row = prepared(db, 'SELECT * FROM api_keys WHERE id = ?').get(id) as KeyRow | undefined;
+  if (row === undefined) throw new CodecallError('NOT_FOUND', `No API key ${id}`, { details: { keyId: id } });
+  return toKey(row);
+}
+
+export function dueWebhooks(db: Database.Database, now: number, limit: number): WebhookMessage[] {
+  const rows = prepared(
+    db,
+    `SELECT id, event, task_id, batch_id, url, snapshot, body, attempts, next_attempt_at, created_at
+       FROM webhook_outbox WHERE state = 'pending' AND next_attempt_at <= ?
+       ORDER BY next_attempt_at, created_at, id LIMIT ?`,
+  ).all(now, limit) as OutboxRow[];
+  return rows.map((r) => ({
+    id: r.id,
+    event: r.event,
+    taskId: r.task_id,
+    batchId: r.batch_id,
+    url: r.url,
+    snapshot: JSON.parse(r.snapshot) as Record<string, unknown>,
+    body: r.body,
+    attempts: r.attempts,
+    nextAttemptAt: r.next_attempt_at,
+    createdAt: r.created_at,
+  }));
+}
+
+export function recordWebhookAttempt(
+  db: Database.Database,
+  id: string,
+  attempt: WebhookAttempt & { readonly body: string },
+  now: number,
+): void {
+  const state = attempt.outcome === 'retry' ? 'pending' : attempt.outcome;
+  const next = attempt.outcome === 'retry' ? attempt.nextAttemptAt : now;
+  const error = attempt.outcome === 'delivered' ? null : attempt.error;
+  const result = prepared(
+    db,
+    `UPDATE webhook_outbox SET body = coalesce(body, ?), attempts = attempts + 1, state = ?, next_attempt_at = ?,
+       last_error = ?, finished_at = ? WHERE id = ? AND state = 'pending'`,
+  ).run(attempt.body, state, next, error, state === 'pending' ? null : now, id);
+  if (result.changes === 0) {
+    throw new CodecallError('NOT_FOUND', `No pending webhook ${id}`, { details: { webhookId: id } });
+  }
+}
+
+export function webhookCounts(db: Database.Database): WebhookCounts {
+  const counts = { pending: 0, delivered: 0, failed: 0 };
+  const rows = prepared(db, 'SELECT state, count(*) AS n FROM webhook_outbox GROUP BY state').all() as {
+    state: keyof WebhookCounts;
+    n: number;
+  }[];
+  for (const r of rows) counts[r.state] = r.n;
+  return counts;
+}
+
+export function nextWebhookAt(db: Database.Database): number | null {
+  const row = prepared(
+    db,
+    "SELECT min(next_attempt_at) AS at FROM webhook_outbox WHERE state = 'pending'",
+  ).get() as { at: number | null };
+  return row.at;
+}
