@@ -5,10 +5,18 @@ import { isTerminal } from '../spec/index.ts';
 import { decideApprovals, provideInput, resolveAttention, resumePaused } from './paused-actions.ts';
 import type { ApprovalDecision, AttentionDecision, PausedAction } from './paused-actions.ts';
 import type { RuntimeEvent } from './runtime-event.ts';
-import type { ActorOptions, Runtime, RuntimeOptions, SubmitInput } from './runtime-types.ts';
+import type {
+  ActorOptions,
+  BatchView,
+  ListFilter,
+  Runtime,
+  RuntimeOptions,
+  SubmitInput,
+} from './runtime-types.ts';
 import { EventHub } from './event-hub.ts';
 import { resumeAfterShutdown, wakeDue } from './runtime-sweeps.ts';
-import { toTaskInput } from './submit-input.ts';
+import { toTaskAttributes, toTaskInput } from './submit-input.ts';
+import { batchView } from './batch-view.ts';
 import { TaskRunner } from './task-runner.ts';
 import { taskView } from './task-view.ts';
 import type { TaskView } from './task-view.ts';
@@ -51,6 +59,8 @@ class DurableRuntime implements Runtime {
       ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
       ...(options.acceptChangedTools === undefined ? {} : { acceptChangedTools: options.acceptChangedTools }),
       ...(options.maxStalledAttempts === undefined ? {} : { maxStalledAttempts: options.maxStalledAttempts }),
+      ...(options.tenantConcurrency === undefined ? {} : { maxPerTenant: options.tenantConcurrency }),
+      ...(options.retryBaseMs === undefined ? {} : { retryBaseMs: options.retryBaseMs }),
       clock: this.clock,
       onEvent: (event) => this.events.emit(event),
     });
@@ -58,16 +68,56 @@ class DurableRuntime implements Runtime {
 
   async submit(
     input: SubmitInput,
-    options: { idempotency?: { readonly key: string; readonly requestHash: string } } = {},
+    options: { idempotency?: { readonly key: string; readonly requestHash: string }; actor?: string } = {},
   ): Promise<TaskView> {
     this.assertOpen();
     const record = await this.store.createTask(toTaskInput(input), {
+      attributes: toTaskAttributes(input),
       ...(input.id === undefined ? {} : { id: input.id }),
       ...(options.idempotency ? { idempotency: options.idempotency } : {}),
+      ...(options.actor === undefined ? {} : { actor: options.actor }),
     });
     this.events.emit({ type: 'status', taskId: record.id, status: 'pending', pauseReason: null });
     this.kick();
     return taskView(record);
+  }
+
+  async submitBatch(
+    inputs: readonly SubmitInput[],
+    options: { tenant?: string; callbackUrl?: string; actor?: string } = {},
+  ): Promise<BatchView> {
+    this.assertOpen();
+    const tenant = options.tenant ?? 'default';
+    const tasks = inputs.map((input, i) => {
+      try {
+        return { input: toTaskInput(input), attributes: toTaskAttributes({ ...input, tenant }) };
+      } catch (e) {
+        // Name the task in the batch, so the caller can fix that one.
+        if (isCodecallError(e) && typeof e.details?.field === 'string') {
+          const field = `tasks[${i}].${e.details.field}`;
+          throw new CodecallError(e.code, `${field}: ${e.message}`, { details: { ...e.details, field } });
+        }
+        throw e;
+      }
+    });
+    const callback = toTaskAttributes({
+      code: '',
+      ...(options.callbackUrl ? { callbackUrl: options.callbackUrl } : {}),
+    });
+    const { batch, tasks: records } = await this.store.createBatch(tasks, {
+      tenant,
+      callbackUrl: callback.callbackUrl ?? null,
+      ...(options.actor === undefined ? {} : { actor: options.actor }),
+    });
+    for (const r of records)
+      this.events.emit({ type: 'status', taskId: r.id, status: 'pending', pauseReason: null });
+    this.kick();
+    return batchView(batch);
+  }
+
+  async getBatch(batchId: string): Promise<BatchView | null> {
+    const batch = await this.store.getBatch(batchId);
+    return batch ? batchView(batch) : null;
   }
 
   async get(taskId: string): Promise<TaskView | null> {
@@ -75,9 +125,7 @@ class DurableRuntime implements Runtime {
     return record ? this.viewOf(record) : null;
   }
 
-  async list(
-    filter: { status?: TaskStatus; limit?: number; cursor?: string } = {},
-  ): Promise<{ tasks: TaskView[]; next_cursor: string | null }> {
+  async list(filter: ListFilter = {}): Promise<{ tasks: TaskView[]; next_cursor: string | null }> {
     const page = await this.store.listTasks(filter);
     const tasks = await Promise.all(
       page.tasks.map(async (t) =>
@@ -159,15 +207,15 @@ class DurableRuntime implements Runtime {
           append: [{ type: 'control', data: { action: 'pause', actor } }],
         },
         tries,
+        actor,
       );
       if (paused) return paused;
     }
   }
 
   async resume(taskId: string, options: ActorOptions & { force?: boolean } = {}): Promise<TaskView> {
-    return this.onPaused(taskId, (task) =>
-      resumePaused(task, options.actor ?? 'api', options.force === true),
-    );
+    const actor = options.actor ?? 'api';
+    return this.onPaused(taskId, actor, (task) => resumePaused(task, actor, options.force === true));
   }
 
   async cancel(taskId: string, options: ActorOptions = {}): Promise<TaskView> {
@@ -198,6 +246,7 @@ class DurableRuntime implements Runtime {
           append: [{ type: 'control', data: { action: 'cancel', actor, reason: options.reason ?? '' } }],
         },
         tries,
+        actor,
       );
       if (cancelled) return cancelled;
     }
@@ -208,15 +257,13 @@ class DurableRuntime implements Runtime {
     decisions: readonly ApprovalDecision[],
     options: ActorOptions = {},
   ): Promise<TaskView> {
-    return this.onPaused(taskId, (task, journal) =>
-      decideApprovals(task, journal, decisions, options.actor ?? 'api'),
-    );
+    const actor = options.actor ?? 'api';
+    return this.onPaused(taskId, actor, (task, journal) => decideApprovals(task, journal, decisions, actor));
   }
 
   provideInput(taskId: string, name: string, value: unknown, options: ActorOptions = {}): Promise<TaskView> {
-    return this.onPaused(taskId, (task, journal) =>
-      provideInput(task, journal, name, value, options.actor ?? 'api'),
-    );
+    const actor = options.actor ?? 'api';
+    return this.onPaused(taskId, actor, (task, journal) => provideInput(task, journal, name, value, actor));
   }
 
   resolveAttention(
@@ -225,8 +272,9 @@ class DurableRuntime implements Runtime {
     options: ActorOptions = {},
   ): Promise<TaskView> {
     const withReason = options.reason === undefined ? decision : { reason: options.reason, ...decision };
-    return this.onPaused(taskId, (task, journal) =>
-      resolveAttention(task, journal, withReason, options.actor ?? 'api'),
+    const actor = options.actor ?? 'api';
+    return this.onPaused(taskId, actor, (task, journal) =>
+      resolveAttention(task, journal, withReason, actor),
     );
   }
 
@@ -280,12 +328,13 @@ class DurableRuntime implements Runtime {
   /** Applies a human's action to a paused task in one transaction, then lets it run (here, when started). */
   private async onPaused(
     taskId: string,
+    actor: string,
     build: (task: TaskRecord, journal: Awaited<ReturnType<TaskStore['readJournal']>>) => PausedAction,
   ): Promise<TaskView> {
     for (let tries = 0; ; tries++) {
       const task = await this.mustGet(taskId);
       const action = build(task, await this.store.readJournal(taskId));
-      const view = await this.apply(task, action, tries);
+      const view = await this.apply(task, action, tries, actor);
       if (view) {
         this.kick();
         return view;
@@ -294,11 +343,17 @@ class DurableRuntime implements Runtime {
   }
 
   /** Null when the task changed meanwhile (try again with a fresh read); gives up after a few tries. */
-  private async apply(task: TaskRecord, action: PausedAction, tries: number): Promise<TaskView | null> {
+  private async apply(
+    task: TaskRecord,
+    action: PausedAction,
+    tries: number,
+    actor?: string,
+  ): Promise<TaskView | null> {
     try {
       const updated = await this.store.updateTask(task.id, action.patch, {
         expectedVersion: task.version,
         append: action.append,
+        ...(actor === undefined ? {} : { actor }),
       });
       if (updated.status !== task.status) {
         this.events.emit({

@@ -1,4 +1,11 @@
-import type { ExecutionLimits, GuestLanguage, SandboxDriver, TaskStatus, TaskStore } from '../spec/index.ts';
+import type {
+  ExecutionLimits,
+  GuestLanguage,
+  SandboxDriver,
+  TaskConstraints,
+  TaskStatus,
+  TaskStore,
+} from '../spec/index.ts';
 import type { ApprovalDecision, AttentionDecision } from './paused-actions.ts';
 import type { RuntimeEvent } from './runtime-event.ts';
 import type { RunnerTools } from './task-runner.ts';
@@ -17,6 +24,10 @@ export interface RuntimeOptions {
   readonly pollMs?: number;
   readonly acceptChangedTools?: boolean;
   readonly maxStalledAttempts?: number;
+  /** Tasks of one tenant running at once, over every runtime on the store (default: no cap). */
+  readonly tenantConcurrency?: number;
+  /** First backoff of an infrastructure retry (doubles per retry, with full jitter; default 1000 ms). */
+  readonly retryBaseMs?: number;
   readonly clock?: () => number;
 }
 
@@ -27,7 +38,38 @@ export interface SubmitInput {
   readonly limits?: Partial<ExecutionLimits>;
   readonly tools?: readonly string[];
   readonly metadata?: Readonly<Record<string, unknown>>;
+  readonly constraints?: TaskConstraints;
   readonly id?: string;
+  /** Default `default`. */
+  readonly tenant?: string;
+  readonly sessionId?: string;
+  /** Higher runs first (-100..100, default 0). */
+  readonly priority?: number;
+  readonly callbackUrl?: string;
+  /** Retries of infrastructure failures (0..10, default 0). */
+  readonly maxRetries?: number;
+  /** Epoch ms after which the task fails with DEADLINE_EXCEEDED. */
+  readonly deadlineAt?: number;
+}
+
+export interface BatchView {
+  readonly batch_id: string;
+  readonly tenant: string;
+  readonly size: number;
+  readonly counts: Readonly<Record<TaskStatus, number>>;
+  readonly task_ids: readonly string[];
+  readonly callback_url: string | null;
+  readonly created_at: string;
+  readonly completed_at: string | null;
+}
+
+export interface ListFilter {
+  readonly status?: TaskStatus;
+  readonly tenant?: string;
+  readonly sessionId?: string;
+  readonly batchId?: string;
+  readonly limit?: number;
+  readonly cursor?: string;
 }
 
 export interface ActorOptions {
@@ -40,14 +82,16 @@ export interface Runtime {
   /** With `idempotency`, the same key and request give back the task the first call created. */
   submit(
     input: SubmitInput,
-    options?: { idempotency?: { readonly key: string; readonly requestHash: string } },
+    options?: { idempotency?: { readonly key: string; readonly requestHash: string }; actor?: string },
   ): Promise<TaskView>;
+  /** Accepts every task or none (the first invalid one is INVALID_ARGUMENT naming `tasks[i].field`). */
+  submitBatch(
+    inputs: readonly SubmitInput[],
+    options: { tenant?: string; callbackUrl?: string; actor?: string },
+  ): Promise<BatchView>;
+  getBatch(batchId: string): Promise<BatchView | null>;
   get(taskId: string): Promise<TaskView | null>;
-  list(filter?: {
-    status?: TaskStatus;
-    limit?: number;
-    cursor?: string;
-  }): Promise<{ tasks: TaskView[]; next_cursor: string | null }>;
+  list(filter?: ListFilter): Promise<{ tasks: TaskView[]; next_cursor: string | null }>;
   /** Runs this task here until it ends or pauses (without `start()`; e.g. a CLI). */
   run(taskId: string, options?: { signal?: AbortSignal }): Promise<TaskView>;
   /** Resolves once the task is paused or has ended (`until: 'terminal'`: once it has ended). */

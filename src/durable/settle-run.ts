@@ -35,7 +35,21 @@ export interface SettleOptions {
   readonly cancelled?: boolean;
   /** The journal holds input waits (so a pause may need a wake-up time); without them it is not read again. */
   readonly inputRequested?: boolean;
+  /** The backoff before infrastructure retry number `retries + 1`. */
+  readonly retryDelayMs?: (retries: number) => number;
+  readonly clock?: () => number;
 }
+
+/**
+ * Failures of the machinery, not of the program: a run that ends in one is retried (the task queues again and
+ * replays its journal) while the task has retries left. A guest's own error, limit or timeout is never retried.
+ */
+export const RETRYABLE_CODES: ReadonlySet<string> = new Set([
+  'SANDBOX_CRASHED',
+  'SANDBOX_UNAVAILABLE',
+  'POOL_CLOSED',
+  'STORE_ERROR',
+]);
 
 /** Ends a run: journals why it stopped and moves the task to its next status with what the run left. */
 export async function settleRun(options: SettleOptions): Promise<TaskRecord> {
@@ -56,7 +70,8 @@ const PAUSES = new Set(['PAUSED', 'SHUTDOWN', 'APPROVAL_REQUIRED', 'AWAITING_INP
 
 async function settle(options: SettleOptions): Promise<TaskRecord> {
   const { store, lease, task, result } = options;
-  const fenced = { fencingToken: lease.fencingToken };
+  // The audit log names who ended the run (a pause or cancel asked by someone), else the lease owner.
+  const fenced = { fencingToken: lease.fencingToken, ...(options.actor ? { actor: options.actor } : {}) };
   const kept: TaskPatch = {
     executionLog: result.logs.slice(0, MAX_KEPT_LOG_LINES),
     resources: addResources(task.resources, result),
@@ -110,6 +125,18 @@ async function settle(options: SettleOptions): Promise<TaskRecord> {
         { ...fenced, append: control({ action: 'cancel' }) },
       );
     default:
+      if (RETRYABLE_CODES.has(code) && task.retries < task.maxRetries) {
+        const now = (options.clock ?? Date.now)();
+        const runAfter = now + (options.retryDelayMs?.(task.retries) ?? 0);
+        return store.updateTask(
+          lease.taskId,
+          { ...kept, status: 'pending', runAfter, retries: task.retries + 1, error: { code, message } },
+          {
+            ...fenced,
+            append: control({ action: 'retry', code, retry: task.retries + 1, run_after: runAfter }),
+          },
+        );
+      }
       return store.updateTask(lease.taskId, { ...kept, status: 'failed', error: { code, message } }, fenced);
   }
 }

@@ -1,21 +1,55 @@
 import { randomInt } from 'node:crypto';
 import { CodecallError } from '../errors/index.ts';
 import { resolveLimits } from '../sandbox/index.ts';
-import type { CodeTaskInput, GuestLanguage } from '../spec/index.ts';
+import type { CodeTaskInput, GuestLanguage, NewTaskAttributes } from '../spec/index.ts';
 import { assertJsonValue } from './json-value.ts';
 import type { SubmitInput } from './runtime-types.ts';
 
 const LANGUAGES: readonly GuestLanguage[] = ['javascript', 'typescript', 'python'];
 const TASK_ID = /^[A-Za-z0-9_.:-]{1,128}$/;
+const NAME = /^[A-Za-z0-9_.:-]{1,128}$/;
+
+function invalid(field: string, message: string): never {
+  throw new CodecallError('INVALID_ARGUMENT', `${field} ${message}`, { details: { field } });
+}
+
+/** Where the task belongs and how the queue treats it, checked like the program. */
+export function toTaskAttributes(input: SubmitInput): NewTaskAttributes {
+  const int = (field: string, v: unknown, min: number, max: number): number => {
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) {
+      invalid(field, `must be an integer from ${min} to ${max}`);
+    }
+    return v;
+  };
+  if (input.tenant !== undefined && !(typeof input.tenant === 'string' && NAME.test(input.tenant))) {
+    invalid('tenant', 'must be 1-128 letters, digits or _ . : -');
+  }
+  if (input.sessionId !== undefined && !(typeof input.sessionId === 'string' && NAME.test(input.sessionId))) {
+    invalid('session_id', 'must be 1-128 letters, digits or _ . : -');
+  }
+  if (input.callbackUrl !== undefined) {
+    if (typeof input.callbackUrl !== 'string' || !URL.canParse(input.callbackUrl)) {
+      invalid('callback_url', 'must be an absolute URL');
+    }
+  }
+  return {
+    ...(input.tenant === undefined ? {} : { tenant: input.tenant }),
+    ...(input.sessionId === undefined ? {} : { sessionId: input.sessionId }),
+    ...(input.priority === undefined ? {} : { priority: int('priority', input.priority, -100, 100) }),
+    ...(input.callbackUrl === undefined ? {} : { callbackUrl: input.callbackUrl }),
+    ...(input.maxRetries === undefined ? {} : { maxRetries: int('max_retries', input.maxRetries, 0, 10) }),
+    ...(input.deadlineAt === undefined
+      ? {}
+      : { deadlineAt: int('deadline', input.deadlineAt, 0, Number.MAX_SAFE_INTEGER) }),
+  };
+}
 
 /**
  * Checks what a caller submits before anything is stored, so bad input is INVALID_ARGUMENT naming the field,
  * never a store error or a task that fails (or diverges) later: the seed must replay, the limits must hold.
  */
 export function toTaskInput(input: SubmitInput): CodeTaskInput {
-  const bad = (field: string, message: string): never => {
-    throw new CodecallError('INVALID_ARGUMENT', `${field} ${message}`, { details: { field } });
-  };
+  const bad = invalid;
   if (typeof input.code !== 'string' || input.code.length === 0) bad('code', 'must be a non-empty string');
   const language = input.language ?? 'javascript';
   if (!LANGUAGES.includes(language)) bad('language', `must be one of ${LANGUAGES.join(', ')}`);
@@ -32,6 +66,23 @@ export function toTaskInput(input: SubmitInput): CodeTaskInput {
     }
     assertJsonValue(input.metadata, 'metadata');
   }
+  const c = input.constraints;
+  if (c !== undefined) {
+    const names = (field: string, v: unknown): void => {
+      if (v !== undefined && !(Array.isArray(v) && v.every((x) => typeof x === 'string' && x.length > 0))) {
+        bad(`tool_constraints.${field}`, 'must be a list of names');
+      }
+    };
+    names('allowed_libraries', c.allowedLibraries);
+    names('blocked_commands', c.blockedCommands);
+    // quickjs programs reach nothing but their tools; a task must not believe it has a network.
+    if (c.networkAccess === true && language !== 'python') {
+      bad(
+        'tool_constraints.network_access',
+        `cannot be true: ${language} programs have no network (use a tool)`,
+      );
+    }
+  }
   if (input.id !== undefined && !TASK_ID.test(input.id)) {
     bad('id', 'must be 1-128 letters, digits or _ . : -');
   }
@@ -43,5 +94,6 @@ export function toTaskInput(input: SubmitInput): CodeTaskInput {
     ...(input.limits ? { limits: input.limits } : {}),
     ...(input.tools ? { tools: input.tools } : {}),
     ...(input.metadata ? { metadata: input.metadata } : {}),
+    ...(c && Object.keys(c).length > 0 ? { constraints: c } : {}),
   };
 }

@@ -46,11 +46,30 @@ export interface TaskRunnerOptions {
   /** Runs in a row that may die without progress before the task fails with CRASH_LOOP. */
   readonly maxStalledAttempts?: number;
   readonly controlPollMs?: number;
+  /** Tasks of one tenant running at once (over every runner on the store). */
+  readonly maxPerTenant?: number;
+  /** First backoff of an infrastructure retry. */
+  readonly retryBaseMs?: number;
   readonly clock?: () => number;
   /** Receives the guest's console output (passed to `tools.host({ onLog })`). */
   readonly onLog?: (entry: LogEntry) => void;
   /** Status changes, log lines and journal entries of the tasks this runner runs. */
   readonly onEvent?: (event: RuntimeEvent) => void;
+}
+
+export const DEFAULT_RETRY_BASE_MS = 1000;
+const MAX_RETRY_DELAY_MS = 5 * 60_000;
+
+/** Exponential backoff with full jitter: a uniform wait up to base * 2^retries (capped). */
+function retryDelay(retries: number, baseMs: number): number {
+  return Math.floor(Math.random() * Math.min(MAX_RETRY_DELAY_MS, baseMs * 2 ** retries));
+}
+
+function deadlineExceeded(task: TaskRecord): CodecallError {
+  const at = task.deadlineAt === null ? 'its deadline' : new Date(task.deadlineAt).toISOString();
+  return new CodecallError('DEADLINE_EXCEEDED', `task ${task.id} passed its deadline (${at})`, {
+    details: { deadline: at },
+  });
 }
 
 /** The journal entries a replay needs. */
@@ -111,7 +130,7 @@ export class TaskRunner {
   /** Claims the next runnable task and runs it until it ends or pauses; null when there was none. */
   async runNext(): Promise<TaskRecord | null> {
     await this.driversReady();
-    const lease = await this.options.store.claimTask(this.options.owner, { leaseMs: this.leaseMs });
+    const lease = await this.options.store.claimTask(this.options.owner, this.claimOptions());
     return lease ? this.run(lease) : null;
   }
 
@@ -121,7 +140,7 @@ export class TaskRunner {
   ): Promise<{ taskId: string; done: Promise<TaskRecord> } | null> {
     await this.driversReady();
     if (options.shouldClaim && !options.shouldClaim()) return null;
-    const lease = await this.options.store.claimTask(this.options.owner, { leaseMs: this.leaseMs });
+    const lease = await this.options.store.claimTask(this.options.owner, this.claimOptions());
     return lease ? { taskId: lease.taskId, done: this.run(lease) } : null;
   }
 
@@ -145,8 +164,17 @@ export class TaskRunner {
     const task = await store.getTask(taskId);
     if (!task) throw new CodecallError('NOT_FOUND', `no task ${taskId}`);
     const action = decideApprovals(task, await store.readJournal(taskId), decisions, actor);
-    await store.updateTask(taskId, action.patch, { expectedVersion: task.version, append: action.append });
+    await store.updateTask(taskId, action.patch, {
+      expectedVersion: task.version,
+      append: action.append,
+      actor,
+    });
     return this.runTask(taskId);
+  }
+
+  private claimOptions(): { leaseMs: number; now: number; maxPerTenant?: number } {
+    const cap = this.options.maxPerTenant;
+    return { leaseMs: this.leaseMs, now: this.clock(), ...(cap === undefined ? {} : { maxPerTenant: cap }) };
   }
 
   /**
@@ -277,6 +305,7 @@ export class TaskRunner {
     }
     const fail = (error: CodecallError) =>
       store.updateTask(lease.taskId, { status: 'failed', error: error.toJSON() }, fenced);
+    if (task.deadlineAt !== null && this.clock() >= task.deadlineAt) return fail(deadlineExceeded(task));
     let journal: JournalEntry[];
     try {
       journal = await store.readJournal(lease.taskId);
@@ -325,6 +354,14 @@ export class TaskRunner {
       return append(entries);
     };
     const onLog = this.logSink(lease.taskId);
+    // The deadline interrupts the run like a cancel; the task fails with DEADLINE_EXCEEDED.
+    const deadline =
+      task.deadlineAt === null
+        ? undefined
+        : setTimeout(
+            () => controller.abort(deadlineExceeded(task)),
+            Math.max(0, task.deadlineAt - this.clock()),
+          );
     const result = await runJournaled({
       driver,
       request: {
@@ -351,7 +388,7 @@ export class TaskRunner {
       keyPrefix: `${lease.taskId}:0`,
       clock: this.clock,
       signal: controller.signal,
-    });
+    }).finally(() => clearTimeout(deadline));
     const actor = this.actors.get(lease.taskId);
     return settleRun({
       store,
@@ -361,6 +398,8 @@ export class TaskRunner {
       cancelled: this.cancels.has(lease.taskId),
       inputRequested,
       ...(actor === undefined ? {} : { actor }),
+      retryDelayMs: (retries) => retryDelay(retries, this.options.retryBaseMs ?? DEFAULT_RETRY_BASE_MS),
+      clock: this.clock,
     });
   }
 

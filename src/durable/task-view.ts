@@ -33,6 +33,15 @@ export interface TaskView {
   readonly language: string;
   readonly metadata: Readonly<Record<string, unknown>> | null;
   readonly attempts: number;
+  readonly tenant: string;
+  readonly session_id: string | null;
+  readonly batch_id: string | null;
+  readonly priority: number;
+  readonly callback_url: string | null;
+  readonly max_retries: number;
+  /** Infrastructure retries used. */
+  readonly retries: number;
+  readonly deadline: string | null;
   readonly created_at: string;
   readonly updated_at: string;
 }
@@ -84,6 +93,14 @@ export function taskView(record: TaskRecord, journal?: readonly JournalEntry[]):
     language: record.input.language,
     metadata: record.input.metadata ?? null,
     attempts: record.attempts,
+    tenant: record.tenant,
+    session_id: record.sessionId,
+    batch_id: record.batchId,
+    priority: record.priority,
+    callback_url: record.callbackUrl,
+    max_retries: record.maxRetries,
+    retries: record.retries,
+    deadline: record.deadlineAt === null ? null : new Date(record.deadlineAt).toISOString(),
     created_at: record.createdAt,
     updated_at: record.updatedAt,
   };

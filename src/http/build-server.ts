@@ -1,9 +1,15 @@
 import Fastify from 'fastify';
 import type { FastifyInstance } from 'fastify';
 import type { Runtime } from '../durable/index.ts';
+import { CodecallError } from '../errors/index.ts';
 import type { TaskStore } from '../spec/index.ts';
+import { registerAuth } from './auth-hook.ts';
+import { registerBatchRoutes } from './batch-routes.ts';
+import { registerControlRoutes } from './control-routes.ts';
 import { errorHandler, sendError } from './error-reply.ts';
+import type { Authenticate } from './principal.ts';
 import { registerStreamRoute } from './stream-route.ts';
+import type { CallbackCheck } from './submit-body.ts';
 import { registerTaskRoutes } from './task-routes.ts';
 
 export interface ServerOptions {
@@ -12,7 +18,21 @@ export interface ServerOptions {
   readonly store: TaskStore;
   /** Largest request body (default 1 MiB). */
   readonly bodyLimit?: number;
+  /** Resolves API keys; without it every caller is the admin of tenant `default` (library use, no-auth mode). */
+  readonly authenticate?: Authenticate;
+  /** Refuses callback URLs the service will not deliver to (default: none are accepted). */
+  readonly checkCallback?: CallbackCheck;
 }
+
+const noCallbacks: CallbackCheck = (_url, field) => {
+  throw new CodecallError(
+    'WEBHOOK_TARGET_REFUSED',
+    `${field}: this server sends no webhooks (no signing secret)`,
+    {
+      details: { field },
+    },
+  );
+};
 
 /** The HTTP API (fastify) over a durable runtime; `inject` serves tests without a socket. */
 export function buildServer(options: ServerOptions): FastifyInstance {
@@ -28,7 +48,11 @@ export function buildServer(options: ServerOptions): FastifyInstance {
   );
   app.get('/healthz', () => ({ status: 'ok' }));
   app.get('/readyz', () => ({ status: 'ready' }));
-  registerTaskRoutes(app, options.runtime, options.store);
-  registerStreamRoute(app, options.runtime);
+  registerAuth(app, options.authenticate);
+  const checkCallback = options.checkCallback ?? noCallbacks;
+  registerTaskRoutes(app, { runtime: options.runtime, store: options.store, checkCallback });
+  registerBatchRoutes(app, options.runtime, checkCallback);
+  registerControlRoutes(app, options.runtime, options.store);
+  registerStreamRoute(app, options.runtime, options.store);
   return app;
 }

@@ -19,6 +19,7 @@ export function errorHandler(
   reply: FastifyReply,
 ): FastifyReply {
   if (isCodecallError(error)) {
+    if (error.code === 'UNAUTHORIZED') void reply.header('www-authenticate', 'Bearer');
     return sendError(reply, httpStatusFor(error.code), error.code, error.message, error.details);
   }
   if (error.validation) {

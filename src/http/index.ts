@@ -1,2 +1,5 @@
 export { buildServer } from './build-server.ts';
 export type { ServerOptions } from './build-server.ts';
+export { ANONYMOUS_ADMIN, canSee } from './principal.ts';
+export type { Authenticate, Principal } from './principal.ts';
+export type { CallbackCheck } from './submit-body.ts';

@@ -2,6 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import type { Runtime, RuntimeEvent } from '../durable/index.ts';
 import { CodecallError } from '../errors/index.ts';
 import { isTerminal } from '../spec/index.ts';
+import type { TaskStore } from '../spec/index.ts';
+import { visibleTask } from './task-routes.ts';
 
 const HEARTBEAT_MS = 15_000;
 
@@ -10,9 +12,10 @@ const HEARTBEAT_MS = 15_000;
  * changes (with the new view), log lines and journal entries (tool calls, outcomes, decisions) as they happen;
  * the stream ends after the task's end. Events come from this process's runtime.
  */
-export function registerStreamRoute(app: FastifyInstance, runtime: Runtime): void {
+export function registerStreamRoute(app: FastifyInstance, runtime: Runtime, store: TaskStore): void {
   app.get<{ Params: { id: string } }>('/api/v1/tasks/:id/stream', async (request, reply) => {
     const taskId = request.params.id;
+    await visibleTask(store, request, taskId);
     const first = await runtime.get(taskId);
     if (!first) throw new CodecallError('NOT_FOUND', `no task ${taskId}`);
     reply.hijack();

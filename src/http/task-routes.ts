@@ -1,76 +1,63 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { canonicalJson, sha256Hex } from '../codec/index.ts';
 import type { Runtime } from '../durable/index.ts';
 import { CodecallError } from '../errors/index.ts';
-import { TASK_TRANSITIONS } from '../spec/index.ts';
-import type { GuestLanguage, TaskStatus, TaskStore } from '../spec/index.ts';
+import type { TaskStatus, TaskStore } from '../spec/index.ts';
+import { mergedEvents } from './task-events.ts';
+import { canSee } from './principal.ts';
+import { toSubmitInput } from './submit-body.ts';
+import type { CallbackCheck } from './submit-body.ts';
+import { idSchema, pageQuery, STATUSES, taskBodySchema } from './task-schemas.ts';
+import type { TaskBody } from './task-schemas.ts';
 
-const STATUSES = Object.keys(TASK_TRANSITIONS);
-const id = { type: 'string', minLength: 1, maxLength: 128 } as const;
+const params = { type: 'object', properties: { id: idSchema } } as const;
 
-const createBody = {
-  type: 'object',
-  required: ['code'],
-  additionalProperties: false,
-  properties: {
-    code: { type: 'string', minLength: 1 },
-    language: { type: 'string', enum: ['javascript', 'typescript', 'python'] },
-    seed: { type: 'integer' },
-    tools: { type: 'array', items: { type: 'string' } },
-    metadata: { type: 'object' },
-    tool_constraints: {
-      type: 'object',
-      additionalProperties: false,
-      properties: {
-        timeout_seconds: { type: 'number', exclusiveMinimum: 0 },
-        max_memory_mb: { type: 'number', exclusiveMinimum: 0 },
-      },
-    },
-  },
-} as const;
-
-interface CreateBody {
-  code: string;
-  language?: GuestLanguage;
-  seed?: number;
-  tools?: string[];
-  metadata?: Record<string, unknown>;
-  tool_constraints?: { timeout_seconds?: number; max_memory_mb?: number };
+export interface TaskRouteOptions {
+  readonly runtime: Runtime;
+  readonly store: TaskStore;
+  readonly checkCallback: CallbackCheck;
 }
 
-/** The task endpoints of /api/v1 over a durable runtime (auth, batches, events and webhooks come later). */
-export function registerTaskRoutes(app: FastifyInstance, runtime: Runtime, store: TaskStore): void {
-  app.post<{ Body: CreateBody }>(
+/** A task the caller may see, or NOT_FOUND: another tenant's task does not exist for them. */
+export async function visibleTask(store: TaskStore, request: FastifyRequest, taskId: string) {
+  const task = await store.getTask(taskId);
+  if (!task || !canSee(request.principal, task.tenant)) {
+    throw new CodecallError('NOT_FOUND', `no task ${taskId}`, { details: { task_id: taskId } });
+  }
+  return task;
+}
+
+/** Creating, listing and reading tasks, and their events (journal and audit log). */
+export function registerTaskRoutes(app: FastifyInstance, options: TaskRouteOptions): void {
+  const { runtime, store } = options;
+
+  app.post<{ Body: TaskBody }>(
     '/api/v1/tasks',
-    { schema: { body: createBody } },
+    { schema: { body: taskBodySchema } },
     async (request, reply) => {
-      const b = request.body;
-      const c = b.tool_constraints;
-      const limits = {
-        ...(c?.timeout_seconds === undefined ? {} : { timeoutMs: c.timeout_seconds * 1000 }),
-        ...(c?.max_memory_mb === undefined ? {} : { memoryBytes: Math.round(c.max_memory_mb * 1024 * 1024) }),
-      };
       const key = request.headers['idempotency-key'];
       if (Array.isArray(key) || (key !== undefined && (key.length === 0 || key.length > 255))) {
         throw new CodecallError('BAD_REQUEST', 'Idempotency-Key must be one value of 1-255 characters', {
           details: { field: 'Idempotency-Key' },
         });
       }
+      const { tenant, actor } = request.principal;
+      const input = toSubmitInput(request.body, {
+        tenant,
+        now: Date.now(),
+        checkCallback: options.checkCallback,
+      });
+      // Keys are per tenant: two tenants may use the same key for different tasks.
       const idempotency =
         key === undefined
           ? {}
-          : { idempotency: { key, requestHash: sha256Hex(canonicalJson(request.body)) } };
-      const view = await runtime.submit(
-        {
-          code: b.code,
-          ...(b.language ? { language: b.language } : {}),
-          ...(b.seed === undefined ? {} : { seed: b.seed }),
-          ...(b.tools ? { tools: b.tools } : {}),
-          ...(b.metadata ? { metadata: b.metadata } : {}),
-          ...(Object.keys(limits).length > 0 ? { limits } : {}),
-        },
-        idempotency,
-      );
+          : {
+              idempotency: {
+                key: `${tenant}\u0000${key}`,
+                requestHash: sha256Hex(canonicalJson(request.body)),
+              },
+            };
+      const view = await runtime.submit(input, { ...idempotency, actor });
       // The response of creation; a repeat with the same key and body gets the same one.
       return reply
         .status(201)
@@ -78,7 +65,9 @@ export function registerTaskRoutes(app: FastifyInstance, runtime: Runtime, store
     },
   );
 
-  app.get<{ Querystring: { status?: string; limit?: string; cursor?: string } }>(
+  app.get<{
+    Querystring: { status?: string; session_id?: string; tenant?: string; limit?: string; cursor?: string };
+  }>(
     '/api/v1/tasks',
     {
       schema: {
@@ -87,43 +76,51 @@ export function registerTaskRoutes(app: FastifyInstance, runtime: Runtime, store
           additionalProperties: false,
           properties: {
             status: { type: 'string', enum: STATUSES },
-            limit: { type: 'string', pattern: '^[0-9]{1,4}$' },
-            cursor: { type: 'string', maxLength: 512 },
+            session_id: idSchema,
+            tenant: idSchema,
+            ...pageQuery,
           },
         },
       },
     },
     async (request) => {
       const q = request.query;
+      const p = request.principal;
+      if (q.tenant !== undefined && !canSee(p, q.tenant)) {
+        throw new CodecallError('FORBIDDEN', 'only an admin key lists another tenant', {
+          details: { field: 'tenant' },
+        });
+      }
+      // A member sees its tenant; an admin every tenant unless it names one.
+      const tenant = q.tenant ?? (p.role === 'admin' ? undefined : p.tenant);
       return runtime.list({
         ...(q.status ? { status: q.status as TaskStatus } : {}),
+        ...(tenant === undefined ? {} : { tenant }),
+        ...(q.session_id === undefined ? {} : { sessionId: q.session_id }),
         ...(q.limit === undefined ? {} : { limit: Number(q.limit) }),
         ...(q.cursor === undefined ? {} : { cursor: q.cursor }),
       });
     },
   );
 
-  app.get<{ Params: { id: string } }>(
-    '/api/v1/tasks/:id',
-    { schema: { params: { type: 'object', properties: { id } } } },
-    async (request) => {
-      const view = await runtime.get(request.params.id);
-      if (!view) throw new CodecallError('NOT_FOUND', `no task ${request.params.id}`);
-      return view;
-    },
-  );
+  app.get<{ Params: { id: string } }>('/api/v1/tasks/:id', { schema: { params } }, async (request) => {
+    await visibleTask(store, request, request.params.id);
+    const view = await runtime.get(request.params.id);
+    if (!view) throw new CodecallError('NOT_FOUND', `no task ${request.params.id}`);
+    return view;
+  });
 
   app.get<{ Params: { id: string }; Querystring: { after?: string; limit?: string } }>(
     '/api/v1/tasks/:id/events',
     {
       schema: {
-        params: { type: 'object', properties: { id } },
+        params,
         querystring: {
           type: 'object',
           additionalProperties: false,
           properties: {
-            after: { type: 'string', pattern: '^[0-9]{1,12}$' },
-            limit: { type: 'string', pattern: '^[0-9]{1,4}$' },
+            after: { type: 'string', pattern: '^[0-9]{1,12}(-[0-9]{1,12})?$' },
+            limit: pageQuery.limit,
           },
         },
       },
@@ -131,88 +128,14 @@ export function registerTaskRoutes(app: FastifyInstance, runtime: Runtime, store
     async (request) => {
       const taskId = request.params.id;
       const limit = Number(request.query.limit ?? 100);
-      if (limit < 1 || limit > 1000)
-        throw new CodecallError('INVALID_ARGUMENT', 'limit must be from 1 to 1000');
-      if (!(await store.getTask(taskId))) throw new CodecallError('NOT_FOUND', `no task ${taskId}`);
-      // The journal, verified, from after the given seq: the task's audit trail of what happened and who acted.
-      const entries = await store.readJournal(taskId, { afterSeq: Number(request.query.after ?? 0) });
-      const page = entries.slice(0, limit);
-      return {
-        events: page.map((e) => ({ seq: e.seq, type: e.type, data: e.data, created_at: e.createdAt })),
-        next_after: entries.length > limit ? (page.at(-1)?.seq ?? null) : null,
-      };
+      if (limit < 1 || limit > 1000) {
+        throw new CodecallError('BAD_REQUEST', 'limit must be from 1 to 1000', {
+          details: { field: 'limit' },
+        });
+      }
+      await visibleTask(store, request, taskId);
+      const [journal, audit] = await Promise.all([store.readJournal(taskId), store.readAudit(taskId)]);
+      return mergedEvents(journal, audit, { after: request.query.after ?? '0-0', limit });
     },
-  );
-
-  app.post<{ Params: { id: string }; Body: { action: 'pause' | 'resume' | 'cancel'; reason?: string } }>(
-    '/api/v1/tasks/:id/control',
-    {
-      schema: {
-        params: { type: 'object', properties: { id } },
-        body: {
-          type: 'object',
-          required: ['action'],
-          additionalProperties: false,
-          properties: {
-            action: { type: 'string', enum: ['pause', 'resume', 'cancel'] },
-            reason: { type: 'string', maxLength: 2000 },
-          },
-        },
-      },
-    },
-    async (request) => {
-      const { id: taskId } = request.params;
-      const { action, reason } = request.body;
-      const who = { actor: 'api', ...(reason === undefined ? {} : { reason }) };
-      if (action === 'pause') return runtime.pause(taskId, who);
-      if (action === 'cancel') return runtime.cancel(taskId, who);
-      return runtime.resume(taskId, who);
-    },
-  );
-
-  app.post<{
-    Params: { id: string; approval_id: string };
-    Body: { decision: 'approve' | 'reject'; reason?: string };
-  }>(
-    '/api/v1/tasks/:id/approvals/:approval_id',
-    {
-      schema: {
-        params: { type: 'object', properties: { id, approval_id: id } },
-        body: {
-          type: 'object',
-          required: ['decision'],
-          additionalProperties: false,
-          properties: {
-            decision: { type: 'string', enum: ['approve', 'reject'] },
-            reason: { type: 'string', maxLength: 2000 },
-          },
-        },
-      },
-    },
-    async (request) => {
-      const { decision, reason } = request.body;
-      return runtime.decide(
-        request.params.id,
-        [{ approvalId: request.params.approval_id, decision, ...(reason === undefined ? {} : { reason }) }],
-        { actor: 'api' },
-      );
-    },
-  );
-
-  app.post<{ Params: { id: string }; Body: { name: string; value: unknown } }>(
-    '/api/v1/tasks/:id/input',
-    {
-      schema: {
-        params: { type: 'object', properties: { id } },
-        body: {
-          type: 'object',
-          required: ['name', 'value'],
-          additionalProperties: false,
-          properties: { name: { type: 'string', minLength: 1, maxLength: 200 }, value: {} },
-        },
-      },
-    },
-    async (request) =>
-      runtime.provideInput(request.params.id, request.body.name, request.body.value, { actor: 'api' }),
   );
 }

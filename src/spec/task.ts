@@ -43,6 +43,16 @@ export function isTerminal(status: TaskStatus): boolean {
   return TERMINAL_STATUSES.includes(status);
 }
 
+/** What a program may reach beyond its limits; drivers enforce what applies to them (quickjs has no imports,
+ * processes or network at all). */
+export interface TaskConstraints {
+  /** Top-level modules the program may import (Python); undefined means the driver's default. */
+  readonly allowedLibraries?: readonly string[];
+  /** Executables the program may not start (Python). */
+  readonly blockedCommands?: readonly string[];
+  readonly networkAccess?: boolean;
+}
+
 /** Exec mode: the caller supplies the program. (Agent mode, with an instruction, comes with the model layer.) */
 export interface CodeTaskInput {
   readonly kind: 'code';
@@ -54,6 +64,7 @@ export interface CodeTaskInput {
   /** Names of the tools the task may use (`namespace.name`); undefined means all. */
   readonly tools?: readonly string[];
   readonly metadata?: Readonly<Record<string, unknown>>;
+  readonly constraints?: TaskConstraints;
 }
 
 export type TaskInput = CodeTaskInput;

@@ -90,22 +90,40 @@ describe('HTTP task API', () => {
     });
     expect(ok.statusCode).toBe(200);
     expect(await until(task_id, 'succeeded')).toMatchObject({ result: { output: 'paid 500' } });
-    const events = (await app.inject({ url: `/api/v1/tasks/${task_id}/events` })).json<{
-      events: { seq: number; type: string; data: Record<string, unknown> }[];
-      next_after: number | null;
-    }>();
-    expect(events.events.map((e) => e.seq)).toEqual(events.events.map((_, i) => i + 1));
-    expect(events.events.find((e) => e.type === 'approval_decision')?.data).toMatchObject({
-      actor: 'api',
+    type Page = {
+      events: { source: string; seq: number; type: string; data: Record<string, unknown> }[];
+      next_after: string | null;
+    };
+    const all = (await app.inject({ url: `/api/v1/tasks/${task_id}/events` })).json<Page>().events;
+    const journal = all.filter((e) => e.source === 'journal');
+    expect(journal.map((e) => e.seq)).toEqual(journal.map((_, i) => i + 1));
+    expect(journal.find((e) => e.type === 'approval_decision')?.data).toMatchObject({
+      actor: 'anonymous',
       decision: 'approve',
       reason: 'ok',
     });
-    const page = (await app.inject({ url: `/api/v1/tasks/${task_id}/events?after=2&limit=2` })).json<{
-      events: { seq: number }[];
-      next_after: number;
-    }>();
-    expect(page.events.map((e) => e.seq)).toEqual([3, 4]);
-    expect(page.next_after).toBe(4);
+    // The audit log interleaves: created, then each status change right after the journal entry it followed.
+    const audit = all.filter((e) => e.source === 'audit');
+    expect(audit.map((e) => e.type === 'status' && `${String(e.data.from)}>${String(e.data.to)}`)).toEqual([
+      false,
+      'pending>running',
+      'running>paused',
+      'paused>pending',
+      'pending>running',
+      'running>succeeded',
+    ]);
+    expect(audit.find((e) => e.data.to === 'pending')?.data).toMatchObject({ actor: 'anonymous' });
+    // Pages of two, following next_after, give the same list.
+    const paged: Page['events'] = [];
+    for (let after = '0-0'; ;) {
+      const page = (
+        await app.inject({ url: `/api/v1/tasks/${task_id}/events?after=${after}&limit=2` })
+      ).json<Page>();
+      paged.push(...page.events);
+      if (page.next_after === null) break;
+      after = page.next_after;
+    }
+    expect(paged).toEqual(all);
     expect((await app.inject({ url: '/api/v1/tasks/task_nope/events' })).statusCode).toBe(404);
   });
 

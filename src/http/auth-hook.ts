@@ -1,0 +1,19 @@
+import type { FastifyInstance } from 'fastify';
+import { ANONYMOUS_ADMIN } from './principal.ts';
+import type { Authenticate, Principal } from './principal.ts';
+
+/** Paths anyone may read: probes, the API description and the metrics scrape. */
+const PUBLIC = new Set(['/healthz', '/readyz', '/metrics', '/api/v1/openapi.json']);
+
+/** Every /api/v1 request carries a principal; without `authenticate` it is the anonymous admin. */
+export function registerAuth(app: FastifyInstance, authenticate: Authenticate | undefined): void {
+  app.decorateRequest('principal', null as unknown as Principal);
+  app.addHook('onRequest', async (request) => {
+    const path = request.url.split('?')[0] ?? '';
+    if (authenticate === undefined || PUBLIC.has(path) || !path.startsWith('/api/')) {
+      request.principal = ANONYMOUS_ADMIN;
+      return;
+    }
+    request.principal = await authenticate(request.headers.authorization);
+  });
+}

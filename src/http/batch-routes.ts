@@ -1,0 +1,51 @@
+import type { FastifyInstance } from 'fastify';
+import type { Runtime } from '../durable/index.ts';
+import { CodecallError } from '../errors/index.ts';
+import { canSee } from './principal.ts';
+import { toSubmitInput } from './submit-body.ts';
+import type { CallbackCheck } from './submit-body.ts';
+import { batchBodySchema, idSchema } from './task-schemas.ts';
+import type { BatchBody } from './task-schemas.ts';
+
+/** Batches: up to 1,000 tasks accepted in one transaction (all or none), then each runs on its own. */
+export function registerBatchRoutes(
+  app: FastifyInstance,
+  runtime: Runtime,
+  checkCallback: CallbackCheck,
+): void {
+  app.post<{ Body: BatchBody }>(
+    '/api/v1/tasks/batch',
+    { schema: { body: batchBodySchema } },
+    async (request, reply) => {
+      const { tenant, actor } = request.principal;
+      const now = Date.now();
+      const inputs = request.body.tasks.map((task, i) =>
+        toSubmitInput(task, { tenant, now, checkCallback, field: `tasks[${i}]` }),
+      );
+      const callback = request.body.callback_url;
+      if (callback !== undefined) checkCallback(callback, 'callback_url');
+      const batch = await runtime.submitBatch(inputs, {
+        tenant,
+        actor,
+        ...(callback === undefined ? {} : { callbackUrl: callback }),
+      });
+      return reply
+        .status(201)
+        .send({ batch_id: batch.batch_id, task_ids: batch.task_ids, created_at: batch.created_at });
+    },
+  );
+
+  app.get<{ Params: { id: string } }>(
+    '/api/v1/batches/:id',
+    { schema: { params: { type: 'object', properties: { id: idSchema } } } },
+    async (request) => {
+      const batch = await runtime.getBatch(request.params.id);
+      if (!batch || !canSee(request.principal, batch.tenant)) {
+        throw new CodecallError('NOT_FOUND', `no batch ${request.params.id}`, {
+          details: { batch_id: request.params.id },
+        });
+      }
+      return batch;
+    },
+  );
+}

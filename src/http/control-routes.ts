@@ -1,0 +1,83 @@
+import type { FastifyInstance } from 'fastify';
+import type { Runtime } from '../durable/index.ts';
+import type { TaskStore } from '../spec/index.ts';
+import { idSchema } from './task-schemas.ts';
+import { visibleTask } from './task-routes.ts';
+
+const params = { type: 'object', properties: { id: idSchema } } as const;
+const reason = { type: 'string', maxLength: 2000 } as const;
+
+/** Steering a task: pause, resume, cancel, approval decisions and input, each journaled with the caller. */
+export function registerControlRoutes(app: FastifyInstance, runtime: Runtime, store: TaskStore): void {
+  app.post<{ Params: { id: string }; Body: { action: 'pause' | 'resume' | 'cancel'; reason?: string } }>(
+    '/api/v1/tasks/:id/control',
+    {
+      schema: {
+        params,
+        body: {
+          type: 'object',
+          required: ['action'],
+          additionalProperties: false,
+          properties: { action: { type: 'string', enum: ['pause', 'resume', 'cancel'] }, reason },
+        },
+      },
+    },
+    async (request) => {
+      const { id: taskId } = request.params;
+      await visibleTask(store, request, taskId);
+      const { action, reason: why } = request.body;
+      const who = { actor: request.principal.actor, ...(why === undefined ? {} : { reason: why }) };
+      if (action === 'pause') return runtime.pause(taskId, who);
+      if (action === 'cancel') return runtime.cancel(taskId, who);
+      return runtime.resume(taskId, who);
+    },
+  );
+
+  app.post<{
+    Params: { id: string; approval_id: string };
+    Body: { decision: 'approve' | 'reject'; reason?: string };
+  }>(
+    '/api/v1/tasks/:id/approvals/:approval_id',
+    {
+      schema: {
+        params: { type: 'object', properties: { id: idSchema, approval_id: idSchema } },
+        body: {
+          type: 'object',
+          required: ['decision'],
+          additionalProperties: false,
+          properties: { decision: { type: 'string', enum: ['approve', 'reject'] }, reason },
+        },
+      },
+    },
+    async (request) => {
+      await visibleTask(store, request, request.params.id);
+      const { decision, reason: why } = request.body;
+      return runtime.decide(
+        request.params.id,
+        [{ approvalId: request.params.approval_id, decision, ...(why === undefined ? {} : { reason: why }) }],
+        { actor: request.principal.actor },
+      );
+    },
+  );
+
+  app.post<{ Params: { id: string }; Body: { name: string; value: unknown } }>(
+    '/api/v1/tasks/:id/input',
+    {
+      schema: {
+        params,
+        body: {
+          type: 'object',
+          required: ['name', 'value'],
+          additionalProperties: false,
+          properties: { name: { type: 'string', minLength: 1, maxLength: 200 }, value: {} },
+        },
+      },
+    },
+    async (request) => {
+      await visibleTask(store, request, request.params.id);
+      return runtime.provideInput(request.params.id, request.body.name, request.body.value, {
+        actor: request.principal.actor,
+      });
+    },
+  );
+}

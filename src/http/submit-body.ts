@@ -1,0 +1,58 @@
+import { CodecallError } from '../errors/index.ts';
+import type { SubmitInput } from '../durable/index.ts';
+import type { TaskBody } from './task-schemas.ts';
+
+/** Checks a callback URL before it is stored (the service's webhook policy). */
+export type CallbackCheck = (url: string, field: string) => void;
+
+/** The runtime's submission from an HTTP task body (snake_case fields, seconds and MiB). */
+export function toSubmitInput(
+  b: TaskBody,
+  options: { tenant: string; now: number; checkCallback: CallbackCheck; field?: string },
+): SubmitInput {
+  const at = (f: string): string => (options.field ? `${options.field}.${f}` : f);
+  if (b.code === undefined) {
+    // Agent tasks come with the model layer; until then a task must bring its program.
+    const which = b.instruction === undefined ? 'code' : 'instruction';
+    throw new CodecallError(
+      'BAD_REQUEST',
+      which === 'code'
+        ? `${at('code')}: a task needs code (or an instruction)`
+        : `${at('instruction')}: instruction tasks need a model, which this server does not have yet; send code`,
+      { details: { field: at(which) } },
+    );
+  }
+  if (b.instruction !== undefined) {
+    throw new CodecallError('BAD_REQUEST', `${at('instruction')}: send code or an instruction, not both`, {
+      details: { field: at('instruction') },
+    });
+  }
+  const c = b.tool_constraints;
+  const limits = {
+    ...(c?.timeout_seconds === undefined ? {} : { timeoutMs: c.timeout_seconds * 1000 }),
+    ...(c?.max_memory_mb === undefined ? {} : { memoryBytes: Math.round(c.max_memory_mb * 1024 * 1024) }),
+  };
+  const constraints = {
+    ...(c?.allowed_libraries ? { allowedLibraries: c.allowed_libraries } : {}),
+    ...(c?.blocked_commands ? { blockedCommands: c.blocked_commands } : {}),
+    ...(c?.network_access === undefined ? {} : { networkAccess: c.network_access }),
+  };
+  if (b.callback_url !== undefined) options.checkCallback(b.callback_url, at('callback_url'));
+  return {
+    code: b.code,
+    tenant: options.tenant,
+    ...(b.language ? { language: b.language } : {}),
+    ...(b.seed === undefined ? {} : { seed: b.seed }),
+    ...(b.tools ? { tools: b.tools } : {}),
+    ...(b.metadata ? { metadata: b.metadata } : {}),
+    ...(Object.keys(limits).length > 0 ? { limits } : {}),
+    ...(Object.keys(constraints).length > 0 ? { constraints } : {}),
+    ...(b.session_id === undefined ? {} : { sessionId: b.session_id }),
+    ...(b.priority === undefined ? {} : { priority: b.priority }),
+    ...(b.max_retries === undefined ? {} : { maxRetries: b.max_retries }),
+    ...(b.callback_url === undefined ? {} : { callbackUrl: b.callback_url }),
+    ...(b.deadline_seconds === undefined
+      ? {}
+      : { deadlineAt: options.now + Math.round(b.deadline_seconds * 1000) }),
+  };
+}

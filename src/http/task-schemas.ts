@@ -1,0 +1,84 @@
+import { TASK_TRANSITIONS } from '../spec/index.ts';
+import type { GuestLanguage } from '../spec/index.ts';
+
+export const STATUSES = Object.keys(TASK_TRANSITIONS);
+export const idSchema = { type: 'string', minLength: 1, maxLength: 128 } as const;
+const name = { type: 'string', minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9_.:-]+$' } as const;
+const names = {
+  type: 'array',
+  maxItems: 1000,
+  items: { type: 'string', minLength: 1, maxLength: 200 },
+} as const;
+
+/** One task as POST /tasks (and each item of POST /tasks/batch) takes it. */
+export const taskBodySchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    code: { type: 'string', minLength: 1 },
+    instruction: { type: 'string', minLength: 1 },
+    language: { type: 'string', enum: ['javascript', 'typescript', 'python'] },
+    seed: { type: 'integer' },
+    session_id: name,
+    tools: names,
+    metadata: { type: 'object' },
+    priority: { type: 'integer', minimum: -100, maximum: 100 },
+    max_retries: { type: 'integer', minimum: 0, maximum: 10 },
+    deadline_seconds: { type: 'number', exclusiveMinimum: 0, maximum: 31_536_000 },
+    callback_url: { type: 'string', minLength: 1, maxLength: 2048 },
+    tool_constraints: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        timeout_seconds: { type: 'number', exclusiveMinimum: 0 },
+        max_memory_mb: { type: 'number', exclusiveMinimum: 0 },
+        allowed_libraries: names,
+        blocked_commands: names,
+        network_access: { type: 'boolean' },
+      },
+    },
+  },
+} as const;
+
+export interface TaskBody {
+  code?: string;
+  instruction?: string;
+  language?: GuestLanguage;
+  seed?: number;
+  session_id?: string;
+  tools?: string[];
+  metadata?: Record<string, unknown>;
+  priority?: number;
+  max_retries?: number;
+  deadline_seconds?: number;
+  callback_url?: string;
+  tool_constraints?: {
+    timeout_seconds?: number;
+    max_memory_mb?: number;
+    allowed_libraries?: string[];
+    blocked_commands?: string[];
+    network_access?: boolean;
+  };
+}
+
+export const MAX_BATCH = 1000;
+
+export const batchBodySchema = {
+  type: 'object',
+  required: ['tasks'],
+  additionalProperties: false,
+  properties: {
+    tasks: { type: 'array', minItems: 1, maxItems: MAX_BATCH, items: taskBodySchema },
+    callback_url: { type: 'string', minLength: 1, maxLength: 2048 },
+  },
+} as const;
+
+export interface BatchBody {
+  tasks: TaskBody[];
+  callback_url?: string;
+}
+
+export const pageQuery = {
+  limit: { type: 'string', pattern: '^[0-9]{1,4}$' },
+  cursor: { type: 'string', maxLength: 512 },
+} as const;

@@ -1,0 +1,138 @@
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { CodecallError } from '../errors/index.ts';
+
+/** Everything `codecall serve` runs with: defaults < config file < environment < flags, validated and frozen. */
+export const serviceConfigSchema = z
+  .object({
+    port: z.number().int().min(0).max(65_535).default(8080),
+    host: z.string().min(1).default('127.0.0.1'),
+    /** The SQLite task database (created with its directory). */
+    db: z.string().min(1).default('data/codecall.db'),
+    /** A .js/.ts module whose default export is the tools. */
+    tools: z.string().min(1).nullable().default(null),
+    concurrency: z.number().int().min(1).max(10_000).default(4),
+    /** Tasks of one tenant running at once, across every server on the database. */
+    tenantConcurrency: z.number().int().min(1).max(10_000).nullable().default(null),
+    /** `whsec_<base64>`: signs webhooks (Standard Webhooks). Without it, tasks cannot have a callback_url. */
+    webhookSecret: z.string().min(1).nullable().default(null),
+    /** Lets webhooks go to loopback, private and link-local addresses (local development, tests). */
+    allowPrivateWebhooks: z.boolean().default(false),
+    /** No API keys: every request acts as the admin of tenant `default`. For local use only. */
+    insecureNoAuth: z.boolean().default(false),
+    /** Largest request body in bytes (a batch of 1,000 tasks needs room). */
+    bodyLimitBytes: z
+      .number()
+      .int()
+      .min(1024)
+      .max(1024 ** 3)
+      .default(16 * 1024 * 1024),
+    /** How long a graceful shutdown waits for running tasks to pause. */
+    shutdownTimeoutMs: z.number().int().min(0).max(600_000).default(10_000),
+  })
+  .strict();
+
+export type ServiceConfig = Readonly<z.infer<typeof serviceConfigSchema>>;
+type Key = keyof ServiceConfig;
+
+const KEYS = Object.keys(serviceConfigSchema.shape) as Key[];
+
+/** `tenantConcurrency` -> `CODECALL_TENANT_CONCURRENCY`. */
+export function envName(key: Key): string {
+  return `CODECALL_${key.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}`;
+}
+
+export interface LoadConfigOptions {
+  /** Flag values as given on the command line (strings; booleans for switches), by config key. */
+  readonly flags?: Partial<Record<Key, string | boolean>>;
+  /** A JSON config file (also from CODECALL_CONFIG). */
+  readonly file?: string;
+  /** Default: process.env (this module is the only place that reads it). */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+}
+
+/**
+ * Merges the sources, each value checked against the schema; an error (INVALID_CONFIG) names the key and the
+ * source it came from, e.g. `port (from CODECALL_PORT) must be ...`.
+ */
+export function loadConfig(options: LoadConfigOptions = {}): ServiceConfig {
+  const env = options.env ?? process.env;
+  const merged: Record<string, { value: unknown; source: string }> = {};
+  const file = options.file ?? env.CODECALL_CONFIG;
+  if (file !== undefined && file !== '') {
+    for (const [key, value] of Object.entries(readConfigFile(file))) {
+      merged[key] = { value, source: file };
+    }
+  }
+  for (const key of KEYS) {
+    const text = env[envName(key)];
+    if (text !== undefined && text !== '') merged[key] = { value: fromText(key, text), source: envName(key) };
+  }
+  for (const key of KEYS) {
+    const flag = options.flags?.[key];
+    if (flag !== undefined) {
+      merged[key] = { value: typeof flag === 'string' ? fromText(key, flag) : flag, source: flagName(key) };
+    }
+  }
+  const input = Object.fromEntries(Object.entries(merged).map(([k, v]) => [k, v.value]));
+  const parsed = serviceConfigSchema.safeParse(input);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const key = String(issue?.path[0] ?? '');
+    const source = merged[key]?.source;
+    const where = source === undefined ? '' : ` (from ${source})`;
+    const message =
+      issue?.code === 'unrecognized_keys'
+        ? `unknown config key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.join(', ')}${file ? ` in ${file}` : ''}`
+        : `${key}${where}: ${issue?.message ?? 'invalid'}`;
+    throw new CodecallError('INVALID_CONFIG', `config ${message}`, {
+      details: { field: key, ...(source === undefined ? {} : { source }) },
+    });
+  }
+  return Object.freeze(parsed.data);
+}
+
+function flagName(key: Key): string {
+  return `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+}
+
+function readConfigFile(path: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new CodecallError('INVALID_CONFIG', `cannot read config file ${path}: ${(e as Error).message}`, {
+      details: { source: path },
+    });
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (e) {
+    throw new CodecallError('INVALID_CONFIG', `config file ${path} is not JSON: ${(e as Error).message}`, {
+      details: { source: path },
+    });
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new CodecallError('INVALID_CONFIG', `config file ${path} must hold a JSON object`, {
+      details: { source: path },
+    });
+  }
+  return parsed as Record<string, unknown>;
+}
+
+/** Environment and flag values are text; the schema says what each must become. */
+function fromText(key: Key, text: string): unknown {
+  const def = serviceConfigSchema.shape[key];
+  const probe = (value: unknown): boolean => def.safeParse(value).success;
+  if (probe(false) && !probe('x')) {
+    if (/^(1|true|yes|on)$/i.test(text)) return true;
+    if (/^(0|false|no|off)$/i.test(text)) return false;
+    return text;
+  }
+  if (probe(0) || probe(1) || probe(1024)) {
+    const n = Number(text);
+    return text.trim() !== '' && Number.isFinite(n) ? n : text;
+  }
+  return text;
+}
