@@ -35,7 +35,7 @@ describe('codecall serve', () => {
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
   async function serve() {
-    const s = startCodecall({}, 'serve', '--port', '0', '--db', db, '--tools', tools);
+    const s = startCodecall({}, 'serve', '--port', '0', '--db', db, '--tools', tools, '--insecure-no-auth');
     let base = '';
     await until(() => {
       base = /serving on (http:\/\/[^\s]+)/.exec(s.stderr())?.[1] ?? '';

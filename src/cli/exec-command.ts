@@ -7,7 +7,7 @@ import type { ExecutionLimits, ExecutionResult, GuestLanguage, ToolDefinition } 
 import { runProgram } from '../tools/index.ts';
 import { runTaskHere } from './durable-exec.ts';
 import { toJsonView } from '../codec/index.ts';
-import { loadToolsModule } from './load-tools.ts';
+import { loadToolsModule } from '../tools/load-tools-module.ts';
 import { integerOption, positiveOption } from './number-options.ts';
 import { withCliRuntime } from './task-runtime.ts';
 

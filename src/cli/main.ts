@@ -41,11 +41,17 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo): Prom
   program
     .command('serve')
     .description('serve the task API (embedded defaults: an SQLite file under ./data, the quickjs sandbox)')
-    .option('--port <n>', 'TCP port (0: any free one)', '8080')
-    .option('--host <host>', 'interface to listen on', '127.0.0.1')
-    .option('--db <path>', 'the SQLite task database', DEFAULT_DB)
+    // No commander defaults: a flag given wins over CODECALL_* and the config file, an absent one does not.
+    .option('--config <file>', 'a JSON config file (also CODECALL_CONFIG)')
+    .option('--port <n>', 'TCP port, 0 for any free one (default 8080)')
+    .option('--host <host>', 'interface to listen on (default 127.0.0.1)')
+    .option('--db <path>', `the SQLite task database (default ${DEFAULT_DB})`)
     .option('--tools <module>', 'a .js/.ts module whose default export is a list or record of tools')
-    .option('--concurrency <n>', 'tasks run at once', '4')
+    .option('--concurrency <n>', 'tasks run at once (default 4)')
+    .option('--tenant-concurrency <n>', 'tasks of one tenant run at once (default: no cap)')
+    .option('--webhook-secret <whsec>', 'signs webhooks (Standard Webhooks); needed for callback_url')
+    .option('--allow-private-webhooks', 'allow webhooks to loopback, private and link-local addresses')
+    .option('--insecure-no-auth', 'no API keys: every caller is admin (local use only)')
     .action(async (options: ServeOptions) => {
       exitCode = await serveCommand(options, io);
     });

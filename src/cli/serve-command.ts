@@ -1,46 +1,31 @@
-import { mkdir } from 'node:fs/promises';
-import { dirname } from 'node:path';
-import { createRuntime } from '../durable/index.ts';
-import { buildServer } from '../http/index.ts';
-import { createQuickJsDriver } from '../sandbox/index.ts';
-import { ToolRegistry } from '../tools/index.ts';
+import { loadConfig, startService } from '../service/index.ts';
 import type { CliIo } from './exec-command.ts';
-import { loadToolsModule } from './load-tools.ts';
-import { integerOption } from './number-options.ts';
-import { openTaskDb } from './task-db.ts';
 
 export interface ServeOptions {
+  config?: string;
   port?: string;
   host?: string;
   db?: string;
   tools?: string;
   concurrency?: string;
+  tenantConcurrency?: string;
+  webhookSecret?: string;
+  allowPrivateWebhooks?: boolean;
+  insecureNoAuth?: boolean;
 }
 
 export const DEFAULT_DB = 'data/codecall.db';
 
 /**
- * `codecall serve`: the task API on embedded defaults (an SQLite file under ./data, the quickjs driver). SIGTERM
- * or SIGINT stops accepting, pauses running tasks (`shutdown`) and exits; they resume on the next start.
+ * `codecall serve`: the task service on embedded defaults (an SQLite file under ./data, the quickjs driver).
+ * Flags win over CODECALL_* variables, which win over the --config file. SIGTERM or SIGINT stops accepting,
+ * pauses running tasks (`shutdown`) and exits; they resume on the next start.
  */
 export async function serveCommand(options: ServeOptions, io: CliIo): Promise<number> {
-  const port = integerOption('--port', options.port ?? '8080', { min: 0, max: 65_535 });
-  const concurrency = integerOption('--concurrency', options.concurrency ?? '4', { min: 1, max: 10_000 });
-  const host = options.host ?? '127.0.0.1';
-  const dbPath = options.db ?? DEFAULT_DB;
-  const tools = options.tools ? await loadToolsModule(options.tools) : [];
-  await mkdir(dirname(dbPath), { recursive: true });
-  const store = await openTaskDb(dbPath, false);
-  const driver = createQuickJsDriver();
-  const runtime = createRuntime({ store, drivers: [driver], tools: new ToolRegistry(tools), concurrency });
-  const app = buildServer({ runtime, store });
-  await driver.ready();
-  runtime.start();
-  const address = await app.listen({ port, host });
-  io.stderr(
-    `codecall serving on ${address} (db ${dbPath}, ${tools.length} tools, concurrency ${concurrency})\n`,
-  );
-  const stopped = new Promise<void>((resolve) => {
+  const { config: file, ...flags } = options;
+  const config = loadConfig({ flags, ...(file === undefined ? {} : { file }) });
+  const service = await startService(config, { log: (line) => io.stderr(`${line}\n`) });
+  await new Promise<void>((resolve) => {
     const stop = (signal: string): void => {
       io.stderr(`${signal}: pausing running tasks and stopping\n`);
       resolve();
@@ -48,10 +33,6 @@ export async function serveCommand(options: ServeOptions, io: CliIo): Promise<nu
     process.once('SIGTERM', () => stop('SIGTERM'));
     process.once('SIGINT', () => stop('SIGINT'));
   });
-  await stopped;
-  await app.close();
-  await runtime.close({ pauseRunning: true });
-  await driver.close();
-  await store.close();
+  await service.close();
   return 0;
 }

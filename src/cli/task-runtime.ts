@@ -3,7 +3,7 @@ import type { Runtime } from '../durable/index.ts';
 import { createQuickJsDriver } from '../sandbox/index.ts';
 import type { SandboxDriver, TaskStore } from '../spec/index.ts';
 import { ToolRegistry } from '../tools/index.ts';
-import { loadToolsModule } from './load-tools.ts';
+import { loadToolsModule } from '../tools/load-tools-module.ts';
 import { openTaskDb } from './task-db.ts';
 
 export interface CliRuntime {

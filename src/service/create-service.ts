@@ -1,0 +1,111 @@
+import { mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { createRuntime } from '../durable/index.ts';
+import type { Runtime } from '../durable/index.ts';
+import { CodecallError } from '../errors/index.ts';
+import { buildServer } from '../http/index.ts';
+import type { CallbackCheck } from '../http/index.ts';
+import { createQuickJsDriver } from '../sandbox/index.ts';
+import type { ToolDefinition } from '../spec/index.ts';
+import { createSqliteTaskStore } from '../store/index.ts';
+import type { SqliteTaskStore } from '../store/index.ts';
+import { loadToolsModule } from '../tools/load-tools-module.ts';
+import { ToolRegistry } from '../tools/index.ts';
+import { newApiKey } from './api-keys.ts';
+import type { ServiceConfig } from './config.ts';
+import { keyAuthenticator } from './key-authenticator.ts';
+
+export interface Service {
+  /** `http://host:port` it listens on. */
+  readonly address: string;
+  readonly config: ServiceConfig;
+  readonly runtime: Runtime;
+  readonly store: SqliteTaskStore;
+  /** Stops accepting, pauses running tasks (`shutdown`; they resume on the next start), closes everything. */
+  close(): Promise<void>;
+}
+
+export interface StartServiceOptions {
+  /** One line per start-up fact and warning (the CLI writes them to stderr). */
+  readonly log: (line: string) => void;
+  /** Tools besides (or instead of) `config.tools`. */
+  readonly tools?: readonly ToolDefinition[];
+}
+
+/** The composition root: the store, sandbox, runtime, HTTP API and webhook outbox of one `codecall serve`. */
+export async function startService(config: ServiceConfig, options: StartServiceOptions): Promise<Service> {
+  const { log } = options;
+  const tools = [...(options.tools ?? []), ...(config.tools ? await loadToolsModule(config.tools) : [])];
+  await mkdir(dirname(config.db), { recursive: true });
+  const store = await createSqliteTaskStore({ path: config.db });
+  const driver = createQuickJsDriver();
+  const runtime = createRuntime({
+    store,
+    drivers: [driver],
+    tools: new ToolRegistry(tools),
+    concurrency: config.concurrency,
+    ...(config.tenantConcurrency === null ? {} : { tenantConcurrency: config.tenantConcurrency }),
+  });
+  try {
+    if (config.insecureNoAuth) {
+      log('WARNING: --insecure-no-auth: no API keys are checked; every caller is admin. For local use only.');
+    } else if ((await store.listApiKeys()).length === 0) {
+      // First start: one admin key, shown once, so the service is usable and still closed to others.
+      const key = newApiKey();
+      await store.createApiKey({ ...key, tenant: 'default', role: 'admin', name: 'bootstrap' });
+      log(`no API keys yet: created admin key ${key.id} for tenant "default" (shown once):`);
+      log(`  ${key.key}`);
+      log('more with: codecall keys create --tenant NAME --db PATH');
+    }
+    const app = buildServer({
+      runtime,
+      store,
+      bodyLimit: config.bodyLimitBytes,
+      ...(config.insecureNoAuth ? {} : { authenticate: keyAuthenticator(store) }),
+      checkCallback: callbackPolicy(config),
+    });
+    await driver.ready();
+    runtime.start();
+    const address = await app.listen({ port: config.port, host: config.host });
+    log(
+      `codecall serving on ${address} (db ${config.db}, ${tools.length} tools, concurrency ${config.concurrency}` +
+        `${config.tenantConcurrency === null ? '' : `, ${config.tenantConcurrency} per tenant`})`,
+    );
+    let closing: Promise<void> | undefined;
+    return {
+      address,
+      config,
+      runtime,
+      store,
+      close: () =>
+        (closing ??= (async () => {
+          await app.close();
+          await runtime.close({ pauseRunning: true, timeoutMs: config.shutdownTimeoutMs });
+          await driver.close();
+          await store.close();
+        })()),
+    };
+  } catch (e) {
+    await runtime.close({ pauseRunning: true }).catch(() => undefined);
+    await driver.close().catch(() => undefined);
+    await store.close();
+    throw e;
+  }
+}
+
+function callbackPolicy(config: ServiceConfig): CallbackCheck {
+  return (url, field) => {
+    if (config.webhookSecret === null) {
+      throw new CodecallError(
+        'WEBHOOK_TARGET_REFUSED',
+        `${field}: webhooks need a signing secret; start the server with --webhook-secret whsec_...`,
+        { details: { field } },
+      );
+    }
+    if (!URL.canParse(url)) {
+      throw new CodecallError('WEBHOOK_TARGET_REFUSED', `${field}: not an absolute URL`, {
+        details: { field },
+      });
+    }
+  };
+}
