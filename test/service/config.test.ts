@@ -1,0 +1,89 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CodecallError } from '../../src/errors/index.ts';
+import { envName, loadConfig } from '../../src/service/index.ts';
+
+describe('service config', () => {
+  let dir: string;
+  let file: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'codecall-config-'));
+    file = join(dir, 'codecall.json');
+    await writeFile(file, JSON.stringify({ port: 9000, host: '0.0.0.0', concurrency: 8, db: 'file.db' }));
+  });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  it('has embedded defaults', () => {
+    expect(loadConfig({ env: {} })).toMatchObject({
+      port: 8080,
+      host: '127.0.0.1',
+      db: 'data/codecall.db',
+      tools: null,
+      concurrency: 4,
+      tenantConcurrency: null,
+      webhookSecret: null,
+      allowPrivateWebhooks: false,
+      insecureNoAuth: false,
+    });
+  });
+
+  it('merges file < environment < flags, and freezes the result', () => {
+    const config = loadConfig({
+      file,
+      env: { CODECALL_PORT: '9100', CODECALL_CONCURRENCY: '16', CODECALL_ALLOW_PRIVATE_WEBHOOKS: 'true' },
+      flags: { port: '9200', insecureNoAuth: true },
+    });
+    expect(config).toMatchObject({
+      port: 9200,
+      host: '0.0.0.0',
+      concurrency: 16,
+      db: 'file.db',
+      allowPrivateWebhooks: true,
+      insecureNoAuth: true,
+    });
+    expect(Object.isFrozen(config)).toBe(true);
+    expect(() => {
+      (config as { port: number }).port = 1;
+    }).toThrow(TypeError);
+    // The file may also come from the environment.
+    expect(loadConfig({ env: { CODECALL_CONFIG: file } }).port).toBe(9000);
+    expect(envName('tenantConcurrency')).toBe('CODECALL_TENANT_CONCURRENCY');
+  });
+
+  it('names the key and the source of a bad value', () => {
+    const fail = (options: Parameters<typeof loadConfig>[0]): CodecallError => {
+      try {
+        loadConfig(options);
+      } catch (e) {
+        return e as CodecallError;
+      }
+      throw new Error('loadConfig accepted a bad config');
+    };
+    const fromEnv = fail({ env: { CODECALL_PORT: 'eighty' } });
+    expect(fromEnv.code).toBe('INVALID_CONFIG');
+    expect(fromEnv.message).toContain('port (from CODECALL_PORT)');
+    expect(fromEnv.details).toEqual({ field: 'port', source: 'CODECALL_PORT' });
+    expect(fail({ env: {}, flags: { concurrency: '0' } }).message).toContain(
+      'concurrency (from --concurrency)',
+    );
+    expect(fail({ env: { CODECALL_INSECURE_NO_AUTH: 'maybe' } }).details).toMatchObject({
+      field: 'insecureNoAuth',
+    });
+    expect(fail({ env: {}, flags: { port: '70000' } }).details).toMatchObject({ field: 'port' });
+  });
+
+  it('refuses a missing, unparsable or unknown-keyed config file', async () => {
+    const bad = join(dir, 'bad.json');
+    await writeFile(bad, '{ "port": ');
+    const unknown = join(dir, 'unknown.json');
+    await writeFile(unknown, JSON.stringify({ prot: 8080 }));
+    const list = join(dir, 'list.json');
+    await writeFile(list, '[1]');
+    expect(() => loadConfig({ env: {}, file: join(dir, 'none.json') })).toThrow(/cannot read config file/);
+    expect(() => loadConfig({ env: {}, file: bad })).toThrow(/is not JSON/);
+    expect(() => loadConfig({ env: {}, file: list })).toThrow(/must hold a JSON object/);
+    expect(() => loadConfig({ env: {}, file: unknown })).toThrow(/unknown config key prot/);
+  });
+});
