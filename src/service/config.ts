@@ -27,6 +27,8 @@ export const serviceConfigSchema = z
       .min(1024)
       .max(1024 ** 3)
       .default(16 * 1024 * 1024),
+    /** How long a worker's claim on a running task lasts unrenewed: after a crash, its tasks recover this late. */
+    leaseMs: z.number().int().min(100).max(600_000).default(15_000),
     /** How long a graceful shutdown waits for running tasks to pause. */
     shutdownTimeoutMs: z.number().int().min(0).max(600_000).default(10_000),
   })

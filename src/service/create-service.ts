@@ -14,6 +14,7 @@ import { ToolRegistry } from '../tools/index.ts';
 import { newApiKey } from './api-keys.ts';
 import type { ServiceConfig } from './config.ts';
 import { keyAuthenticator } from './key-authenticator.ts';
+import { checkWebhookUrl, createWebhookDispatcher, webhookKey } from './webhooks/index.ts';
 
 export interface Service {
   /** `http://host:port` it listens on. */
@@ -35,6 +36,8 @@ export interface StartServiceOptions {
 /** The composition root: the store, sandbox, runtime, HTTP API and webhook outbox of one `codecall serve`. */
 export async function startService(config: ServiceConfig, options: StartServiceOptions): Promise<Service> {
   const { log } = options;
+  // A bad secret stops the start, before anything is opened.
+  if (config.webhookSecret !== null) webhookKey(config.webhookSecret);
   const tools = [...(options.tools ?? []), ...(config.tools ? await loadToolsModule(config.tools) : [])];
   await mkdir(dirname(config.db), { recursive: true });
   const store = await createSqliteTaskStore({ path: config.db });
@@ -44,6 +47,7 @@ export async function startService(config: ServiceConfig, options: StartServiceO
     drivers: [driver],
     tools: new ToolRegistry(tools),
     concurrency: config.concurrency,
+    leaseMs: config.leaseMs,
     ...(config.tenantConcurrency === null ? {} : { tenantConcurrency: config.tenantConcurrency }),
   });
   try {
@@ -64,8 +68,19 @@ export async function startService(config: ServiceConfig, options: StartServiceO
       ...(config.insecureNoAuth ? {} : { authenticate: keyAuthenticator(store) }),
       checkCallback: callbackPolicy(config),
     });
+    const webhooks =
+      config.webhookSecret === null
+        ? null
+        : createWebhookDispatcher({
+            store,
+            secret: config.webhookSecret,
+            allowPrivate: config.allowPrivateWebhooks,
+          });
+    if (config.allowPrivateWebhooks)
+      log('webhooks may go to loopback and private addresses (--allow-private-webhooks)');
     await driver.ready();
     runtime.start();
+    webhooks?.start();
     const address = await app.listen({ port: config.port, host: config.host });
     log(
       `codecall serving on ${address} (db ${config.db}, ${tools.length} tools, concurrency ${config.concurrency}` +
@@ -81,6 +96,8 @@ export async function startService(config: ServiceConfig, options: StartServiceO
         (closing ??= (async () => {
           await app.close();
           await runtime.close({ pauseRunning: true, timeoutMs: config.shutdownTimeoutMs });
+          // Messages cut short stay in the outbox and go out after the next start.
+          await webhooks?.close();
           await driver.close();
           await store.close();
         })()),
