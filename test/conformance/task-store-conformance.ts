@@ -1,29 +1,16 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CodecallError } from '../../src/errors/index.ts';
-import type { CodeTaskInput, ErrorCode, TaskStore } from '../../src/index.ts';
+import type { TaskStore } from '../../src/index.ts';
+import { registerAuditCases } from './task-store-conformance-audit.ts';
+import { registerBatchCases } from './task-store-conformance-batches.ts';
+import { registerQueueCases } from './task-store-conformance-queue.ts';
+import { codeInput, expectCode, LEASE, T0 } from './task-store-support.ts';
+
+export { codeInput } from './task-store-support.ts';
 
 export interface TaskStoreConformanceOptions {
   /** Damages the stored journal entry (taskId, seq) behind the store's back, if the implementation can. */
   readonly corrupt?: (store: TaskStore, taskId: string, seq: number) => Promise<void>;
-}
-
-const T0 = Date.UTC(2026, 0, 1);
-const LEASE = 30_000;
-
-export function codeInput(code = 'return 1', seed = 7): CodeTaskInput {
-  return { kind: 'code', code, language: 'javascript', seed };
-}
-
-async function expectCode(promise: Promise<unknown>, code: ErrorCode): Promise<CodecallError> {
-  const error = await promise.then(
-    () => {
-      throw new Error(`expected ${code}, got a result`);
-    },
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(CodecallError);
-  expect((error as CodecallError).code).toBe(code);
-  return error as CodecallError;
 }
 
 /** The behaviour every TaskStore must show; each case gets a fresh, empty store. */
@@ -496,6 +483,10 @@ export function describeTaskStoreConformance(
       });
     });
 
+    registerBatchCases(() => store);
+    registerQueueCases(() => store);
+    registerAuditCases(() => store);
+
     describe('lifecycle', () => {
       it('rejects ABORTED when the signal is already aborted', async () => {
         const task = await store.createTask(codeInput());
@@ -507,6 +498,9 @@ export function describeTaskStoreConformance(
         await expectCode(store.appendJournal(task.id, [], { fencingToken: 0, signal }), 'ABORTED');
         await expectCode(store.claimTask('w', { leaseMs: LEASE, signal }), 'ABORTED');
         await expectCode(store.updateTask(task.id, {}, { expectedVersion: 1, signal }), 'ABORTED');
+        await expectCode(store.createBatch([{ input: codeInput() }], { tenant: 't', signal }), 'ABORTED');
+        await expectCode(store.getBatch('batch_x', { signal }), 'ABORTED');
+        await expectCode(store.readAudit(task.id, { signal }), 'ABORTED');
         expect((await store.listTasks()).tasks).toHaveLength(1);
       });
 
@@ -540,6 +534,9 @@ export function describeTaskStoreConformance(
         await expectCode(store.claimTask('w', { leaseMs: LEASE }), 'STORE_CLOSED');
         await expectCode(store.renewLease(lease, { leaseMs: LEASE }), 'STORE_CLOSED');
         await expectCode(store.releaseLease(lease), 'STORE_CLOSED');
+        await expectCode(store.createBatch([{ input: codeInput() }], { tenant: 't' }), 'STORE_CLOSED');
+        await expectCode(store.getBatch('batch_x'), 'STORE_CLOSED');
+        await expectCode(store.readAudit(task.id), 'STORE_CLOSED');
       });
     });
   });

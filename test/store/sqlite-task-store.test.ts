@@ -7,6 +7,8 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CodecallError } from '../../src/errors/index.ts';
 import { createSqliteTaskStore, SCHEMA_VERSION } from '../../src/store/index.ts';
+import type { SqliteTaskStore } from '../../src/store/index.ts';
+import { journalChecksumOfText } from '../../src/store/journal-checksum.ts';
 import { codeInput, describeTaskStoreConformance } from '../conformance/task-store-conformance.ts';
 import { openForTampering } from './tamper.ts';
 
@@ -145,6 +147,100 @@ describe('SQLite task store', () => {
     const error = await store.readJournal(task.id).catch((e: unknown) => e);
     expect((error as CodecallError).code).toBe('CHECKPOINT_CORRUPT');
     await store.close();
+  });
+
+  /** A task with a created link and two status links, in a file to tamper with. */
+  async function auditedTask(): Promise<{ path: string; store: SqliteTaskStore; id: string }> {
+    const path = nextPath();
+    const store = await createSqliteTaskStore({ path });
+    const task = await store.createTask(codeInput(), { actor: 'key_alice' });
+    const lease = await store.claimTask('w', { leaseMs: 1000 });
+    await store.updateTask(
+      task.id,
+      { status: 'succeeded', result: '1' },
+      {
+        fencingToken: lease?.fencingToken ?? -1,
+      },
+    );
+    expect((await store.readAudit(task.id)).map((e) => e.seq)).toEqual([1, 2, 3]);
+    return { path, store, id: task.id };
+  }
+
+  async function expectAuditCorrupt(store: SqliteTaskStore, id: string, seq: number, afterSeq = 0) {
+    const error = await store.readAudit(id, { afterSeq }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CodecallError);
+    expect((error as CodecallError).code).toBe('CHECKPOINT_CORRUPT');
+    expect((error as CodecallError).details).toEqual({ taskId: id, seq, log: 'audit' });
+  }
+
+  it('detects a rewritten audit link, also when reading after it', async () => {
+    const { path, store, id } = await auditedTask();
+    const db = openForTampering(path);
+    // Someone else claims the creation: the data changes, the checksum cannot follow.
+    db.prepare('UPDATE audit_log SET data = replace(data, ?, ?) WHERE task_id = ? AND seq = 1').run(
+      'key_alice',
+      'key_mallory',
+      id,
+    );
+    db.close();
+    await expectAuditCorrupt(store, id, 1);
+    await expectAuditCorrupt(store, id, 1, 2);
+    await store.close();
+  });
+
+  it('detects a rewritten audit link whose checksum was recomputed on its own, at the next link', async () => {
+    const { path, store, id } = await auditedTask();
+    const db = openForTampering(path);
+    const second = db.prepare('SELECT data FROM audit_log WHERE task_id = ? AND seq = 2').get(id) as {
+      data: string;
+    };
+    const forged = second.data.replace('"actor":"w"', '"actor":"x"');
+    const first = db.prepare('SELECT checksum FROM audit_log WHERE task_id = ? AND seq = 1').get(id) as {
+      checksum: string;
+    };
+    db.prepare('UPDATE audit_log SET data = ?, checksum = ? WHERE task_id = ? AND seq = 2').run(
+      forged,
+      journalChecksumOfText(first.checksum, 2, 'status', forged),
+      id,
+    );
+    db.close();
+    // The forged link verifies; the chain breaks at the one after it.
+    await expectAuditCorrupt(store, id, 3);
+    await store.close();
+  });
+
+  it('detects a deleted audit link as a gap', async () => {
+    const { path, store, id } = await auditedTask();
+    const db = openForTampering(path);
+    db.prepare('DELETE FROM audit_log WHERE task_id = ? AND seq = 2').run(id);
+    db.close();
+    await expectAuditCorrupt(store, id, 2);
+    await store.close();
+  });
+
+  it('stores nothing of a batch one of whose tasks cannot be stored', async () => {
+    const path = nextPath();
+    const store = await createSqliteTaskStore({ path });
+    // A STRICT column refuses a fractional priority: the third insert fails after two succeeded.
+    const error = await store
+      .createBatch(
+        [
+          { input: codeInput() },
+          { input: codeInput(), attributes: { callbackUrl: 'https://hooks.example/t' } },
+          { input: codeInput(), attributes: { priority: 1.5 } },
+        ],
+        { tenant: 'acme', id: 'batch_bad', callbackUrl: 'https://hooks.example/b' },
+      )
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'STORE_ERROR' });
+    expect(await store.getBatch('batch_bad')).toBeNull();
+    expect((await store.listTasks()).tasks).toEqual([]);
+    await store.close();
+    const db = new Database(path, { readonly: true });
+    for (const table of ['batches', 'tasks', 'journal', 'audit_log', 'webhook_outbox']) {
+      expect(db.prepare(`SELECT count(*) AS n FROM ${table}`).get()).toEqual({ n: 0 });
+    }
+    db.close();
   });
 
   it('maps a lock timeout to a retryable STORE_ERROR', async () => {

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { CodecallError } from '../../errors/index.ts';
 import type { BatchRecord, TaskStatus } from '../../spec/index.ts';
 import { prepared } from './statement-cache.ts';
 
@@ -16,6 +17,11 @@ export function insertBatch(
   batch: { id: string; tenant: string; callbackUrl: string | null; size: number },
   now: number,
 ): void {
+  if (prepared(db, 'SELECT 1 FROM batches WHERE id = ?').get(batch.id) !== undefined) {
+    throw new CodecallError('INVALID_ARGUMENT', `Batch ${batch.id} already exists`, {
+      details: { batchId: batch.id },
+    });
+  }
   prepared(db, 'INSERT INTO batches (id, tenant, callback_url, size, created_at) VALUES (?, ?, ?, ?, ?)').run(
     batch.id,
     batch.tenant,

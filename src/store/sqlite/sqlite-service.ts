@@ -76,11 +76,13 @@ export function revokeApiKey(db: Database.Database, id: string, now: number): Ap
 }
 
 export function dueWebhooks(db: Database.Database, now: number, limit: number): WebhookMessage[] {
+  // Ties in insertion order (ids are random), except that a batch's completion follows the event of its last
+  // task, written in the same change (SQLite fires the newer trigger first).
   const rows = prepared(
     db,
     `SELECT id, event, task_id, batch_id, url, snapshot, body, attempts, next_attempt_at, created_at
        FROM webhook_outbox WHERE state = 'pending' AND next_attempt_at <= ?
-       ORDER BY next_attempt_at, created_at, id LIMIT ?`,
+       ORDER BY next_attempt_at, created_at, event = 'batch.completed', rowid LIMIT ?`,
   ).all(now, limit) as OutboxRow[];
   return rows.map((r) => ({
     id: r.id,

@@ -130,8 +130,10 @@ export class SqliteTaskStore implements TaskStore, ServiceStore {
             },
             now,
           );
-          const ids = tasks.map((t) => {
-            const id = newTaskId(now);
+          // Ids of one instant sort by their random part: sorted, they keep submission order (FIFO claims).
+          const ids = tasks.map(() => newTaskId(now)).sort();
+          tasks.forEach((t, i) => {
+            const id = ids[i] ?? newTaskId(now);
             insertTask(
               db,
               {
@@ -143,7 +145,6 @@ export class SqliteTaskStore implements TaskStore, ServiceStore {
               },
               now,
             );
-            return id;
           });
           const batch = readBatch(db, batchId);
           if (batch === null) throw new CodecallError('STORE_ERROR', `Batch ${batchId} vanished`);

@@ -1,0 +1,141 @@
+import { describe, expect, it } from 'vitest';
+import type { Lease, NewTaskAttributes, TaskStore } from '../../src/index.ts';
+import { codeInput, expectCode, LEASE, T0 } from './task-store-support.ts';
+
+/** Which task a claim picks: recovery, priority, FIFO, backoff and the per-tenant cap; the retry transition. */
+export function registerQueueCases(store: () => TaskStore): void {
+  const create = async (now: number, attributes: NewTaskAttributes = {}): Promise<string> =>
+    (await store().createTask(codeInput(), { now, attributes })).id;
+  /** Claims until nothing is left to claim; the leases in claim order. */
+  const claimAll = async (now: number, options: { maxPerTenant?: number } = {}): Promise<Lease[]> => {
+    const leases: Lease[] = [];
+    for (let lease = await claim(now, options); lease !== null; lease = await claim(now, options)) {
+      leases.push(lease);
+    }
+    return leases;
+  };
+  const ids = (leases: readonly Lease[]): string[] => leases.map((l) => l.taskId);
+  const claim = (now: number, options: { maxPerTenant?: number; taskId?: string } = {}) =>
+    store().claimTask('w', { leaseMs: LEASE, now, ...options });
+  const mustClaim = async (now: number, owner = 'w'): Promise<Lease> => {
+    const lease = await store().claimTask(owner, { leaseMs: LEASE, now });
+    if (lease === null) throw new Error('nothing to claim');
+    return lease;
+  };
+
+  describe('the queue', () => {
+    it('claims the highest priority first, oldest first within a priority', async () => {
+      const low = await create(T0, { priority: -1 });
+      const old0 = await create(T0 + 1);
+      const high1 = await create(T0 + 2, { priority: 5 });
+      const new0 = await create(T0 + 3);
+      const high2 = await create(T0 + 4, { priority: 5 });
+      const mid = await create(T0 + 5, { priority: 1 });
+      expect(ids(await claimAll(T0 + 10))).toEqual([high1, high2, mid, old0, new0, low]);
+    });
+
+    it('claims the tasks of a batch in submission order', async () => {
+      const { batch } = await store().createBatch(
+        Array.from({ length: 8 }, (_, i) => ({ input: codeInput(`return ${i}`) })),
+        { tenant: 'acme', now: T0 },
+      );
+      expect(ids(await claimAll(T0 + 1))).toEqual(batch.taskIds);
+    });
+
+    it('retries a running task: back to pending, not claimed before runAfter, then claimed as usual', async () => {
+      const id = await create(T0, { maxRetries: 2 });
+      const first = await mustClaim(T0, 'w1');
+      const queued = await store().updateTask(
+        id,
+        { status: 'pending', runAfter: T0 + 1000, retries: 1 },
+        { fencingToken: first.fencingToken, now: T0 + 10 },
+      );
+      expect(queued).toMatchObject({ status: 'pending', runAfter: T0 + 1000, retries: 1, maxRetries: 2 });
+      expect(queued.requestedAction).toBeNull();
+      // The lease went with the run: the old token no longer renews.
+      await expectCode(store().renewLease(first, { leaseMs: LEASE, now: T0 + 11 }), 'FENCED');
+      // A task queued behind it is not held up by its backoff.
+      const behind = await create(T0 + 20);
+      expect(await claim(T0 + 999, { taskId: id })).toBeNull();
+      expect((await claim(T0 + 999))?.taskId).toBe(behind);
+      expect(await claim(T0 + 999)).toBeNull();
+      const second = await claim(T0 + 1000);
+      expect(second).toMatchObject({ taskId: id, fencingToken: first.fencingToken + 1 });
+      expect(await store().getTask(id)).toMatchObject({
+        status: 'running',
+        runAfter: null,
+        retries: 1,
+        attempts: 2,
+      });
+    });
+
+    it('keeps runAfter only while the task is pending', async () => {
+      const id = await create(T0);
+      const lease = await mustClaim(T0);
+      const queued = await store().updateTask(
+        id,
+        { status: 'pending', runAfter: T0 + 500 },
+        {
+          fencingToken: lease.fencingToken,
+        },
+      );
+      expect(queued.retries).toBe(0);
+      const cancelled = await store().updateTask(
+        id,
+        { status: 'cancelled' },
+        {
+          expectedVersion: queued.version,
+        },
+      );
+      expect(cancelled).toMatchObject({ status: 'cancelled', runAfter: null });
+      expect(await claim(T0 + 1000)).toBeNull();
+    });
+
+    it('caps the running tasks of each tenant with maxPerTenant', async () => {
+      const a1 = await create(T0, { tenant: 'a' });
+      const a2 = await create(T0 + 1, { tenant: 'a' });
+      const a3 = await create(T0 + 2, { tenant: 'a' });
+      const b1 = await create(T0 + 3, { tenant: 'b' });
+      const b2 = await create(T0 + 4, { tenant: 'b', priority: -1 });
+      const firstRound = await claimAll(T0 + 10, { maxPerTenant: 1 });
+      expect(ids(firstRound)).toEqual([a1, b1]);
+      // The cap holds for a named task too.
+      expect(await claim(T0 + 10, { maxPerTenant: 1, taskId: b2 })).toBeNull();
+      // Without a cap the queue goes on; with a higher one only up to it.
+      expect((await claim(T0 + 10))?.taskId).toBe(a2);
+      expect(ids(await claimAll(T0 + 10, { maxPerTenant: 2 }))).toEqual([b2]);
+      const lease = await store().claimTask('w', { leaseMs: LEASE, now: T0 + 10, maxPerTenant: 3 });
+      expect(lease?.taskId).toBe(a3);
+      // A task that ends frees its tenant's slot.
+      const t = await create(T0 + 20, { tenant: 'b' });
+      expect(await claimAll(T0 + 30, { maxPerTenant: 2 })).toEqual([]);
+      await store().updateTask(
+        b1,
+        { status: 'succeeded', result: '1' },
+        {
+          fencingToken: firstRound[1]?.fencingToken ?? -1,
+        },
+      );
+      expect(ids(await claimAll(T0 + 30, { maxPerTenant: 2 }))).toEqual([t]);
+    });
+
+    it('recovers an expired lease ahead of the queue, whatever the priorities and the cap', async () => {
+      const low = await create(T0, { priority: -5, tenant: 'a' });
+      const first = await mustClaim(T0, 'w1');
+      expect(first.taskId).toBe(low);
+      const sameTenant = await create(T0 + 1, { priority: 5, tenant: 'a' });
+      const high = await create(T0 + 2, { priority: 5, tenant: 'b' });
+      // Before expiry the queue is served (the cap keeps tenant a's second task waiting).
+      expect(await claim(T0 + LEASE - 1, { maxPerTenant: 1 })).toMatchObject({ taskId: high });
+      // From expiry, the task whose worker died comes first and keeps its tenant's slot.
+      const recovered = await store().claimTask('w2', {
+        leaseMs: LEASE,
+        now: T0 + LEASE,
+        maxPerTenant: 1,
+      });
+      expect(recovered).toMatchObject({ taskId: low, owner: 'w2', fencingToken: first.fencingToken + 1 });
+      expect(await claim(T0 + LEASE, { maxPerTenant: 1 })).toBeNull();
+      expect((await claim(T0 + LEASE))?.taskId).toBe(sameTenant);
+    });
+  });
+}
