@@ -7,7 +7,10 @@ import { visibleTask } from './task-routes.ts';
 const params = { type: 'object', properties: { id: idSchema } } as const;
 const reason = { type: 'string', maxLength: 2000 } as const;
 
-/** Steering a task: pause, resume, cancel, approval decisions and input, each journaled with the caller. */
+/**
+ * Steering a task: pause, resume, cancel, approval decisions, input and the resolution of a call left in doubt
+ * by a crash (`needs_attention`), each journaled with the caller.
+ */
 export function registerControlRoutes(app: FastifyInstance, runtime: Runtime, store: TaskStore): void {
   app.post<{ Params: { id: string }; Body: { action: 'pause' | 'resume' | 'cancel'; reason?: string } }>(
     '/api/v1/tasks/:id/control',
@@ -56,6 +59,33 @@ export function registerControlRoutes(app: FastifyInstance, runtime: Runtime, st
         request.params.id,
         [{ approvalId: request.params.approval_id, decision, ...(why === undefined ? {} : { reason: why }) }],
         { actor: request.principal.actor },
+      );
+    },
+  );
+
+  app.post<{
+    Params: { id: string };
+    Body: { action: 'retry' | 'skip' | 'fail'; result?: unknown; reason?: string };
+  }>(
+    '/api/v1/tasks/:id/attention',
+    {
+      schema: {
+        params,
+        body: {
+          type: 'object',
+          required: ['action'],
+          additionalProperties: false,
+          properties: { action: { type: 'string', enum: ['retry', 'skip', 'fail'] }, result: {}, reason },
+        },
+      },
+    },
+    async (request) => {
+      await visibleTask(store, request, request.params.id);
+      const { action, result, reason: why } = request.body;
+      return runtime.resolveAttention(
+        request.params.id,
+        { action, ...(result === undefined ? {} : { result }) },
+        { actor: request.principal.actor, ...(why === undefined ? {} : { reason: why }) },
       );
     },
   );

@@ -136,7 +136,14 @@ describe('service end to end: batch, SIGKILL, restart, webhooks', () => {
     expect(task_ids).toHaveLength(200);
 
     // Part-way: some tasks have ended, most have not.
-    await until(() => deliveries.filter((d) => d.type !== 'task.paused').length >= 30, 60_000);
+    await until(() => deliveries.filter((d) => d.type !== 'task.paused').length >= 30, 60_000).catch(
+      async (e: unknown) => {
+        const b = await (await api(base1, `/batches/${batch_id}`)).text();
+        throw new Error(
+          `${String(e)}: ${deliveries.length} deliveries; batch ${b}; server: ${first.stderr()}`,
+        );
+      },
+    );
     first.child.kill('SIGKILL');
     await first.exited;
     const endedBeforeKill = new Set(deliveries.map((d) => String(d.data.task_id)));
@@ -147,9 +154,17 @@ describe('service end to end: batch, SIGKILL, restart, webhooks', () => {
     try {
       // Approve every payment as its task.paused webhook announces it (also those paused before the kill).
       const approved = new Set<string>();
+      let last = '';
       await until(async () => {
         for (const d of deliveries.filter((x) => x.type === 'task.paused')) {
           const taskId = String(d.data.task_id);
+          // A payment in flight at the kill may or may not have happened: a human decides (here: run it again).
+          if (d.data.pause_reason === 'needs_attention' && !approved.has(d.id)) {
+            approved.add(d.id);
+            const res = await api(base2, `/tasks/${taskId}/attention`, { action: 'retry', reason: 'e2e' });
+            expect([200, 409]).toContain(res.status);
+            continue;
+          }
           if (approved.has(taskId)) continue;
           const approvals = d.data.pending_approvals as { id: string }[];
           for (const a of approvals) {
@@ -161,8 +176,13 @@ describe('service end to end: batch, SIGKILL, restart, webhooks', () => {
         const batch = (await (await api(base2, `/batches/${batch_id}`)).json()) as {
           counts: Record<string, number>;
         };
+        last = JSON.stringify(batch.counts);
         return (batch.counts.succeeded ?? 0) + (batch.counts.failed ?? 0) === 200;
-      }, 120_000);
+      }, 120_000).catch((e: unknown) => {
+        throw new Error(
+          `${String(e)}: counts ${last}; ${deliveries.length} deliveries; server: ${second.stderr()}`,
+        );
+      });
 
       const batch = (await (await api(base2, `/batches/${batch_id}`)).json()) as {
         counts: Record<string, number>;
