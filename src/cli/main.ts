@@ -1,22 +1,17 @@
 import { Command, CommanderError } from 'commander';
-import { CodecallError, isCodecallError } from '../errors/index.ts';
+import { isCodecallError } from '../errors/index.ts';
 import type { CliIo, ExecCommandOptions } from './exec-command.ts';
 import { execCommand } from './exec-command.ts';
 import { DEFAULT_DB, serveCommand } from './serve-command.ts';
 import type { ServeOptions } from './serve-command.ts';
-import type { RunOnOptions, TasksOptions } from './tasks-command.ts';
-import {
-  tasksCancel,
-  tasksDecide,
-  tasksInput,
-  tasksList,
-  tasksPause,
-  tasksResolve,
-  tasksResume,
-  tasksShow,
-} from './tasks-command.ts';
+import { auditVerify } from './audit-command.ts';
+import { EXIT_USAGE } from './exit-codes.ts';
+import type { KeysCreateOptions, KeysOptions } from './keys-command.ts';
+import { keysCreate, keysList, keysRevoke } from './keys-command.ts';
+import { registerTasksCommands } from './tasks-program.ts';
+import type { RunCommand } from './tasks-program.ts';
 
-export const EXIT_USAGE = 2;
+export { EXIT_USAGE };
 
 /** Parses argv and runs the command; resolves the process exit code. */
 export async function main(argv: readonly string[], io: CliIo = defaultIo): Promise<number> {
@@ -55,103 +50,41 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo): Prom
     .action(async (options: ServeOptions) => {
       exitCode = await serveCommand(options, io);
     });
-  const tasks = program.command('tasks').description('inspect and control durable tasks in a SQLite file');
-  tasks
+  const run: RunCommand = async (body) => {
+    exitCode = await body();
+  };
+  registerTasksCommands(program, { io, run });
+  const keys = program.command('keys').description('API keys of the service, in its SQLite file');
+  keys
+    .command('create')
+    .description('create a key for a tenant; it is printed once and only its hash is stored')
+    .requiredOption('--tenant <name>', 'the tenant (1-64 of A-Z a-z 0-9 _ . -)')
+    .requiredOption('--db <path>', 'the SQLite database (created if missing)')
+    .option('--admin', "the key sees and steers every tenant's tasks")
+    .option('--name <label>', 'a label for the key')
+    .option('--json', 'print { key_id, key, tenant, role }')
+    .action((options: KeysCreateOptions) => run(() => keysCreate(options, io)));
+  keys
     .command('list')
-    .description('list tasks, oldest first')
-    .requiredOption('--db <path>', 'the SQLite task database')
-    .option('--status <status>', 'only tasks with this status')
+    .description('list keys (never their secrets)')
+    .requiredOption('--db <path>', 'the SQLite database')
     .option('--json', 'print one JSON object')
-    .action(async (options: TasksOptions & { status?: string }) => {
-      exitCode = await tasksList(options, io);
-    });
-  tasks
-    .command('show')
-    .description('show a task (the task view); --journal lists its journal entries too')
-    .argument('<id>', 'the task id')
+    .action((options: KeysOptions) => run(() => keysList(options, io)));
+  keys
+    .command('revoke')
+    .description('revoke a key: it stops working at once')
+    .argument('<id>', 'the key id (key_...)')
+    .requiredOption('--db <path>', 'the SQLite database')
+    .option('--json', 'print the revoked key as JSON')
+    .action((id: string, options: KeysOptions) => run(() => keysRevoke(id, options, io)));
+  program
+    .command('audit')
+    .description('check the integrity of a task database')
+    .command('verify')
+    .description("verify every task's journal and audit log hash chains (exit 1 when a link is broken)")
     .requiredOption('--db <path>', 'the SQLite task database')
-    .option('--journal', 'also list the journal entries (verified against their checksums)')
     .option('--json', 'print one JSON object')
-    .action(async (id: string, options: TasksOptions & { journal?: boolean }) => {
-      exitCode = await tasksShow(id, options, io);
-    });
-  tasks
-    .command('resume')
-    .description('resume a paused task (or run a pending one) here, replaying its journal')
-    .argument('<id>', 'the task id')
-    .requiredOption('--db <path>', 'the SQLite task database')
-    .option('--tools <module>', 'a .js/.ts module whose default export is a list or record of tools')
-    .option('--force', 'accept tools or an engine that changed since the task was journaled')
-    .option('--actor <name>', 'who resumes (default: cli:<user>)')
-    .option('--json', 'print the task view as JSON on the last line of stdout')
-    .action(
-      async (id: string, options: TasksOptions & { tools?: string; force?: boolean; actor?: string }) => {
-        exitCode = await tasksResume(id, options, io);
-      },
-    );
-  tasks
-    .command('pause')
-    .description('pause a task: a queued one at once, a running one (in any process) at its next poll')
-    .argument('<id>', 'the task id')
-    .requiredOption('--db <path>', 'the SQLite task database')
-    .option('--actor <name>', 'who pauses (default: cli:<user>)')
-    .option('--json', 'print the task view as JSON')
-    .action(async (id: string, options: TasksOptions & { actor?: string }) => {
-      exitCode = await tasksPause(id, options, io);
-    });
-  const runOn = (cmd: Command): Command =>
-    cmd
-      .requiredOption('--db <path>', 'the SQLite task database')
-      .option('--resume', 'run the task on here afterwards')
-      .option('--tools <module>', 'the tools module (with --resume)')
-      .option('--reason <text>', 'why (journaled with the decision)')
-      .option('--actor <name>', 'who decides (default: cli:<user>)')
-      .option('--json', 'print the task view as JSON on the last line of stdout');
-  for (const decision of ['approve', 'reject'] as const) {
-    runOn(
-      tasks
-        .command(decision)
-        .description(`${decision} a pending approval (bound to that exact call); --resume runs the task on`)
-        .argument('<id>', 'the task id')
-        .argument('<approval_id>', 'the approval id (from `tasks show` or the paused output)'),
-    ).action(async (id: string, approvalId: string, options: RunOnOptions) => {
-      if (decision === 'reject' && options.reason === undefined) {
-        throw new CodecallError('INVALID_ARGUMENT', 'reject needs --reason (the program sees it)');
-      }
-      exitCode = await tasksDecide(id, approvalId, decision, options, io);
-    });
-  }
-  runOn(
-    tasks
-      .command('input')
-      .description('answer the input.wait(name) a task waits on with a JSON value; --resume runs it on')
-      .argument('<id>', 'the task id')
-      .argument('<name>', 'the name the program waits on')
-      .argument('<json>', 'the value, as JSON'),
-  ).action(async (id: string, name: string, json: string, options: RunOnOptions) => {
-    exitCode = await tasksInput(id, name, json, options, io);
-  });
-  runOn(
-    tasks
-      .command('resolve')
-      .description('decide on a task that needs attention: retry the call, skip it with --result, or fail')
-      .argument('<id>', 'the task id')
-      .argument('<action>', 'retry | skip | fail')
-      .option('--result <json>', 'with skip: the outcome the program sees for the call'),
-  ).action(async (id: string, action: string, options: RunOnOptions & { result?: string }) => {
-    exitCode = await tasksResolve(id, action, options, io);
-  });
-  tasks
-    .command('cancel')
-    .description('cancel a task that has not ended (a running one in any process too)')
-    .argument('<id>', 'the task id')
-    .requiredOption('--db <path>', 'the SQLite task database')
-    .option('--reason <text>', 'why (journaled)')
-    .option('--actor <name>', 'who cancels (default: cli:<user>)')
-    .option('--json', 'print the task view as JSON')
-    .action(async (id: string, options: TasksOptions & { actor?: string; reason?: string }) => {
-      exitCode = await tasksCancel(id, options, io);
-    });
+    .action((options: { db: string; json?: boolean }) => run(() => auditVerify(options, io)));
   try {
     await program.parseAsync([...argv]);
   } catch (e) {

@@ -27,6 +27,10 @@ function actorOf(options: { actor?: string }): string {
   return options.actor ?? `cli:${userInfo().username}`;
 }
 
+function actorAndReason(options: { actor?: string; reason?: string }): { actor: string; reason?: string } {
+  return { actor: actorOf(options), ...(options.reason === undefined ? {} : { reason: options.reason }) };
+}
+
 /** `codecall tasks list`: every task (oldest first), optionally of one status. */
 export async function tasksList(options: TasksOptions & { status?: string }, io: CliIo): Promise<number> {
   const status = options.status;
@@ -83,7 +87,7 @@ export async function tasksShow(
  */
 export async function tasksResume(
   id: string,
-  options: TasksOptions & { tools?: string; force?: boolean; actor?: string },
+  options: TasksOptions & { tools?: string; force?: boolean; actor?: string; reason?: string },
   io: CliIo,
 ): Promise<number> {
   return withCliRuntime(
@@ -91,7 +95,7 @@ export async function tasksResume(
     async ({ runtime }) => {
       const view = await mustGet(runtime, id);
       if (view.status === 'paused') {
-        await runtime.resume(id, { actor: actorOf(options), force: options.force === true });
+        await runtime.resume(id, { ...actorAndReason(options), force: options.force === true });
       }
       return runTaskHere({ runtime, taskId: id, dbPath: options.db, json: options.json === true }, io);
     },
@@ -101,11 +105,11 @@ export async function tasksResume(
 /** `codecall tasks pause ID`: a queued task pauses at once; a running one when its runner sees the request. */
 export async function tasksPause(
   id: string,
-  options: TasksOptions & { actor?: string },
+  options: TasksOptions & { actor?: string; reason?: string },
   io: CliIo,
 ): Promise<number> {
   return withCliRuntime({ db: options.db, mustExist: true, runs: false }, async ({ runtime }) => {
-    let view = await runtime.pause(id, { actor: actorOf(options) });
+    let view = await runtime.pause(id, actorAndReason(options));
     if (view.status === 'running') {
       io.stderr(`pause requested; waiting for the process running task ${id}\n`);
       view = await runtime.wait(id, { signal: AbortSignal.timeout(10_000) }).catch(() => view);
@@ -122,10 +126,7 @@ export async function tasksCancel(
   io: CliIo,
 ): Promise<number> {
   return withCliRuntime({ db: options.db, mustExist: true, runs: false }, async ({ runtime }) => {
-    let view = await runtime.cancel(id, {
-      actor: actorOf(options),
-      ...(options.reason === undefined ? {} : { reason: options.reason }),
-    });
+    let view = await runtime.cancel(id, actorAndReason(options));
     if (view.status === 'running') {
       io.stderr(`cancel requested; waiting for the process running task ${id}\n`);
       view = await runtime.wait(id, { signal: AbortSignal.timeout(10_000) }).catch(() => view);

@@ -1,0 +1,96 @@
+import type { TaskView } from '../durable/index.ts';
+import type { GuestLanguage, LogLevel, TaskStatus } from '../spec/index.ts';
+
+export type { TaskView };
+
+export interface ClientOptions {
+  /** The service's base URL, e.g. `http://127.0.0.1:8080`. */
+  readonly url: string;
+  /** An API key (`cc_...`), sent as `Authorization: Bearer KEY`. */
+  readonly key?: string | undefined;
+  /** Defaults to the global fetch. */
+  readonly fetch?: typeof fetch;
+}
+
+export interface CallOptions {
+  readonly signal?: AbortSignal;
+}
+
+/** The body of POST /api/v1/tasks; only the fields given are sent. */
+export interface SubmitRequest {
+  readonly code: string;
+  readonly language?: GuestLanguage;
+  readonly tools?: readonly string[];
+  readonly tool_constraints?: { readonly timeout_seconds?: number; readonly max_memory_mb?: number };
+  readonly session_id?: string;
+  readonly callback_url?: string;
+  readonly max_retries?: number;
+  readonly priority?: number;
+  readonly metadata?: Readonly<Record<string, unknown>>;
+}
+
+export interface SubmitReply {
+  readonly task_id: string;
+  readonly status: TaskStatus;
+  readonly created_at: string;
+}
+
+export interface ListFilter {
+  readonly status?: TaskStatus;
+  readonly sessionId?: string;
+  readonly limit?: number;
+  readonly cursor?: string;
+}
+
+export interface TaskPage {
+  readonly tasks: TaskView[];
+  readonly next_cursor: string | null;
+}
+
+export interface TaskEvent {
+  readonly seq: number;
+  readonly type: string;
+  readonly data: Readonly<Record<string, unknown>>;
+  readonly created_at: string;
+}
+
+export interface EventPage {
+  readonly events: TaskEvent[];
+  readonly next_after: number | null;
+}
+
+/** What GET /tasks/:id/stream sends: the view first, then status changes, log lines and journal entries. */
+export type StreamEvent =
+  | { readonly type: 'view' | 'status'; readonly view: TaskView }
+  | { readonly type: 'log'; readonly level: LogLevel; readonly message: string }
+  | { readonly type: 'journal'; readonly entries: readonly TaskEvent[] };
+
+export type ControlAction = 'pause' | 'resume' | 'cancel';
+
+export interface CodecallClient {
+  submit(
+    request: SubmitRequest,
+    options?: CallOptions & { idempotencyKey?: string | undefined },
+  ): Promise<SubmitReply>;
+  get(taskId: string, options?: CallOptions): Promise<TaskView>;
+  list(filter?: ListFilter, options?: CallOptions): Promise<TaskPage>;
+  control(
+    taskId: string,
+    request: { action: ControlAction; reason?: string | undefined },
+    options?: CallOptions,
+  ): Promise<TaskView>;
+  decide(
+    taskId: string,
+    approvalId: string,
+    request: { decision: 'approve' | 'reject'; reason?: string | undefined },
+    options?: CallOptions,
+  ): Promise<TaskView>;
+  input(taskId: string, request: { name: string; value: unknown }, options?: CallOptions): Promise<TaskView>;
+  events(
+    taskId: string,
+    page?: { after?: number; limit?: number },
+    options?: CallOptions,
+  ): Promise<EventPage>;
+  /** The task's live events until the server ends the stream (after the task's end) or the signal aborts. */
+  stream(taskId: string, options?: CallOptions): AsyncIterable<StreamEvent>;
+}

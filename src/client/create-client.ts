@@ -1,0 +1,169 @@
+import { CodecallError, isErrorCode } from '../errors/index.ts';
+import type { ErrorCode } from '../errors/index.ts';
+import type {
+  CallOptions,
+  ClientOptions,
+  CodecallClient,
+  EventPage,
+  StreamEvent,
+  SubmitReply,
+  TaskEvent,
+  TaskPage,
+  TaskView,
+} from './client-types.ts';
+import { readSse } from './sse-reader.ts';
+
+const API = '/api/v1';
+
+/**
+ * A typed client of the task API. Every failure is a CodecallError: the server's error envelope keeps its code
+ * (with `details.http_status`), an unreachable server is SERVICE_UNREACHABLE.
+ */
+export function createClient(options: ClientOptions): CodecallClient {
+  let base: URL;
+  try {
+    base = new URL(options.url);
+  } catch {
+    throw new CodecallError('INVALID_ARGUMENT', `not a URL: ${options.url}`, { details: { field: 'url' } });
+  }
+  if (base.protocol !== 'http:' && base.protocol !== 'https:') {
+    throw new CodecallError('INVALID_ARGUMENT', `the URL must be http(s): ${options.url}`);
+  }
+  const root = base.href.replace(/\/+$/, '');
+  const doFetch = options.fetch ?? fetch;
+
+  async function send(
+    method: string,
+    path: string,
+    init: { body?: unknown; headers?: Record<string, string>; signal?: AbortSignal | undefined } = {},
+  ): Promise<Response> {
+    const headers: Record<string, string> = { accept: 'application/json', ...init.headers };
+    if (options.key !== undefined) headers.authorization = `Bearer ${options.key}`;
+    if (init.body !== undefined) headers['content-type'] = 'application/json';
+    let res: Response;
+    try {
+      res = await doFetch(`${root}${API}${path}`, {
+        method,
+        headers,
+        ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
+        ...(init.signal ? { signal: init.signal } : {}),
+      });
+    } catch (e) {
+      if (init.signal?.aborted) throw new CodecallError('ABORTED', 'the request was aborted', { cause: e });
+      const cause = (e as { cause?: { message?: string } }).cause?.message ?? (e as Error).message;
+      throw new CodecallError('SERVICE_UNREACHABLE', `cannot reach ${root}: ${cause}`, { cause: e });
+    }
+    if (!res.ok) throw await errorOf(res);
+    return res;
+  }
+
+  async function json<T>(method: string, path: string, init: Parameters<typeof send>[2] = {}): Promise<T> {
+    const res = await send(method, path, init);
+    return (await res.json()) as T;
+  }
+
+  const task = (id: string): string => `/tasks/${encodeURIComponent(id)}`;
+
+  return {
+    submit(request, opts = {}) {
+      const headers: Record<string, string> =
+        opts.idempotencyKey === undefined ? {} : { 'idempotency-key': opts.idempotencyKey };
+      return json<SubmitReply>('POST', '/tasks', { body: request, headers, signal: opts.signal });
+    },
+    get(taskId, opts: CallOptions = {}) {
+      return json<TaskView>('GET', task(taskId), { signal: opts.signal });
+    },
+    list(filter = {}, opts = {}) {
+      const q = new URLSearchParams();
+      if (filter.status !== undefined) q.set('status', filter.status);
+      if (filter.sessionId !== undefined) q.set('session_id', filter.sessionId);
+      if (filter.limit !== undefined) q.set('limit', String(filter.limit));
+      if (filter.cursor !== undefined) q.set('cursor', filter.cursor);
+      const query = q.toString() === '' ? '' : `?${q.toString()}`;
+      return json<TaskPage>('GET', `/tasks${query}`, { signal: opts.signal });
+    },
+    control(taskId, request, opts = {}) {
+      return json<TaskView>('POST', `${task(taskId)}/control`, { body: request, signal: opts.signal });
+    },
+    decide(taskId, approvalId, request, opts = {}) {
+      const path = `${task(taskId)}/approvals/${encodeURIComponent(approvalId)}`;
+      return json<TaskView>('POST', path, { body: request, signal: opts.signal });
+    },
+    input(taskId, request, opts = {}) {
+      return json<TaskView>('POST', `${task(taskId)}/input`, { body: request, signal: opts.signal });
+    },
+    events(taskId, page = {}, opts = {}) {
+      const q = new URLSearchParams();
+      if (page.after !== undefined) q.set('after', String(page.after));
+      if (page.limit !== undefined) q.set('limit', String(page.limit));
+      const query = q.toString() === '' ? '' : `?${q.toString()}`;
+      return json<EventPage>('GET', `${task(taskId)}/events${query}`, { signal: opts.signal });
+    },
+    async *stream(taskId, opts = {}) {
+      const res = await send('GET', `${task(taskId)}/stream`, {
+        headers: { accept: 'text/event-stream' },
+        signal: opts.signal,
+      });
+      if (!res.body) return;
+      for await (const m of readSse(res.body, opts)) {
+        const event = toStreamEvent(m.event, m.data);
+        if (event) yield event;
+      }
+    },
+  };
+}
+
+/** Unknown event names are skipped: a newer server may send more kinds. */
+function toStreamEvent(name: string, data: string): StreamEvent | null {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(data);
+  } catch {
+    throw new CodecallError('INTERNAL', `the stream sent a ${name} event that is not JSON`);
+  }
+  switch (name) {
+    case 'view':
+    case 'status':
+      return { type: name, view: parsed as TaskView };
+    case 'log': {
+      const log = parsed as { level: Extract<StreamEvent, { type: 'log' }>['level']; message: string };
+      return { type: 'log', level: log.level, message: log.message };
+    }
+    case 'journal':
+      return { type: 'journal', entries: parsed as TaskEvent[] };
+    default:
+      return null;
+  }
+}
+
+/** The server's `{ error: { code, message, details } }`, or a code from the status for any other body. */
+async function errorOf(res: Response): Promise<CodecallError> {
+  const text = await res.text().catch(() => '');
+  let body: unknown = null;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // Not the envelope (a proxy's page, say).
+  }
+  const e = (body as { error?: { code?: unknown; message?: unknown; details?: unknown } } | null)?.error;
+  const serverCode = typeof e?.code === 'string' ? e.code : null;
+  const details = {
+    ...(e?.details !== null && typeof e?.details === 'object' ? (e.details as Record<string, unknown>) : {}),
+    http_status: res.status,
+    // A code this client does not know yet (a newer server) is kept for the caller to show.
+    ...(serverCode !== null && !isErrorCode(serverCode) ? { server_code: serverCode } : {}),
+  };
+  const code: ErrorCode =
+    serverCode !== null && isErrorCode(serverCode) ? serverCode : codeOfStatus(res.status);
+  const message = typeof e?.message === 'string' ? e.message : `HTTP ${res.status} ${res.statusText}`.trim();
+  return new CodecallError(code, message, { details });
+}
+
+function codeOfStatus(status: number): ErrorCode {
+  if (status === 401) return 'UNAUTHORIZED';
+  if (status === 403) return 'FORBIDDEN';
+  if (status === 404) return 'NOT_FOUND';
+  if (status === 413) return 'PAYLOAD_TOO_LARGE';
+  if (status === 503) return 'SERVICE_UNREACHABLE';
+  return status < 500 ? 'BAD_REQUEST' : 'INTERNAL';
+}

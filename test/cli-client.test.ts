@@ -1,0 +1,232 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cliTestDir, codecall, lastJson, root, startCodecall, until } from './cli-fixture.ts';
+
+// The `tasks` verbs over HTTP (--url): a real `codecall serve` process, each verb its own process.
+
+// The example tools, plus one that needs approval and one that naps until aborted.
+const TOOLS = `
+import { defineTool } from 'codecall';
+import examples from ${JSON.stringify(join(root, 'examples/tools.ts'))};
+export default [
+  ...examples,
+  defineTool({
+    name: 'send_email',
+    description: 'sends an email (a human approves each)',
+    effect: 'unsafe',
+    requiresApproval: true,
+    execute: (a) => ({ sent_to: a.to }),
+  }),
+  defineTool({
+    name: 'nap',
+    description: 'sleeps ms, unless aborted',
+    effect: 'read',
+    execute: (a, ctx) => new Promise((resolve, reject) => {
+      const t = setTimeout(() => resolve('rested'), a.ms);
+      ctx.signal.addEventListener('abort', () => { clearTimeout(t); reject(new Error('aborted')); });
+    }),
+  }),
+];
+`;
+
+const WEATHER = `
+const w = await tools.get_weather({ city: 'Paris' });
+console.log('got', w.sky);
+const f = await tools.convert_temperature({ celsius: w.temperature_c });
+return { sky: w.sky, fahrenheit: f.fahrenheit };
+`;
+
+const EMAIL = `
+try {
+  return await tools.send_email({ to: 'ada@example.com' });
+} catch (e) {
+  return 'not sent: ' + e.code;
+}
+`;
+
+describe('codecall tasks ... --url (the HTTP client)', () => {
+  let dir: string;
+  let server: ReturnType<typeof startCodecall>;
+  let url = '';
+  let at: string[];
+  const file = (name: string) => join(dir, name);
+  const cli = (...args: string[]) => codecall({}, 'tasks', ...args, ...at);
+
+  beforeAll(async () => {
+    dir = await cliTestDir('cli-client');
+    await writeFile(file('tools.ts'), TOOLS);
+    await writeFile(file('weather.js'), WEATHER);
+    await writeFile(file('email.js'), EMAIL);
+    await writeFile(file('nap.js'), 'return await tools.nap({ ms: 30000 });\n');
+    server = startCodecall({}, 'serve', '--port', '0', '--db', file('tasks.db'), '--tools', file('tools.ts'));
+    await until(() => {
+      url = /serving on (http:\/\/[^\s]+)/.exec(server.stderr())?.[1] ?? '';
+      return url !== '';
+    });
+    // The service does not check keys yet; the client sends it as a Bearer header anyway.
+    at = ['--url', url, '--key', 'cc_test'];
+  });
+  // A watcher left over by a failed test would hold its stream open and keep the server from stopping.
+  const watchers: ReturnType<typeof startCodecall>[] = [];
+  const watch = (id: string) => {
+    const w = startCodecall({}, 'tasks', 'watch', id, ...at);
+    watchers.push(w);
+    return w;
+  };
+  afterAll(async () => {
+    for (const w of watchers) w.child.kill('SIGKILL');
+    server.child.kill('SIGTERM');
+    await server.exited;
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('submits with --wait and prints tool calls, logs, progress and the result as they happen', async () => {
+    const r = await cli('submit', file('weather.js'), '--wait', '--timeout', '20', '--memory', '64');
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/^submitted task task_\w+/m);
+    const lines = r.stdout.split('\n');
+    const index = (re: RegExp) => lines.findIndex((l) => re.test(l));
+    expect(index(/^task +task_\w+ (pending|running)$/)).toBe(0);
+    expect(index(/^call +tools\.get_weather\(\{"city":"Paris"\}\)$/)).toBeGreaterThan(0);
+    expect(index(/^log +got cloudy$/)).toBeGreaterThan(index(/^done +tools\.get_weather$/));
+    expect(index(/^call +tools\.convert_temperature/)).toBeGreaterThan(index(/^log +got cloudy$/));
+    expect(index(/^progress +2 tool calls completed, \d+ journal entries$/)).toBeGreaterThan(0);
+    expect(index(/^status +succeeded$/)).toBeGreaterThan(index(/^call +tools\.convert_temperature/));
+    expect(lines).toContain("result    { sky: 'cloudy', fahrenheit: 57 }");
+  });
+
+  it('submits, watches, shows, lists and reads the events of a task', async () => {
+    const submitted = await cli('submit', file('weather.js'), '--metadata', '{"run":"ci"}', '--json');
+    expect(submitted.code, submitted.stderr).toBe(0);
+    const created = lastJson(submitted.stdout);
+    expect(created).toMatchObject({ status: 'pending' });
+    const id = String(created.task_id);
+
+    const watched = await cli('watch', id);
+    expect(watched.code, watched.stderr).toBe(0);
+    // Already over when the watch starts: the history comes from the journal.
+    expect(watched.stdout).toContain(`task      ${id} succeeded\n`);
+    expect(watched.stdout).toMatch(/^call +tools\.convert_temperature\(\{"celsius":14\}\)$/m);
+
+    const shown = await cli('show', id, '--json');
+    expect(lastJson(shown.stdout)).toMatchObject({
+      task_id: id,
+      status: 'succeeded',
+      metadata: { run: 'ci' },
+      result: { output: { sky: 'cloudy', fahrenheit: 57 } },
+    });
+    expect((await cli('show', id)).stdout).toMatch(/^status: +succeeded$/m);
+
+    const listed = await cli('list', '--status', 'succeeded', '--json');
+    expect((lastJson(listed.stdout).tasks as { task_id: string }[]).map((t) => t.task_id)).toContain(id);
+    expect((await cli('list')).stdout).toMatch(new RegExp(`^${id}  succeeded  `, 'm'));
+
+    const events = await cli('events', id, '--json');
+    const all = lastJson(events.stdout).events as { seq: number; type: string }[];
+    expect(all[0]).toMatchObject({ seq: 1, type: 'task_input' });
+    expect(all.map((e) => e.seq)).toEqual(all.map((_e, i) => i + 1));
+    expect(all.filter((e) => e.type === 'tool_outcome')).toHaveLength(2);
+    const after = await cli('events', id, '--after', '2', '--json');
+    expect((lastJson(after.stdout).events as { seq: number }[])[0]?.seq).toBe(3);
+    expect((await cli('events', id)).stdout).toMatch(/^ {4}1 {2}\S+ {2}task_input/m);
+
+    // CODECALL_URL and CODECALL_KEY stand in for the flags.
+    const env = await codecall({ CODECALL_URL: url, CODECALL_KEY: 'cc_test' }, 'tasks', 'show', id, '--json');
+    expect(lastJson(env.stdout)).toMatchObject({ task_id: id });
+  });
+
+  it('approves and rejects pending approvals while a watcher follows the task', async () => {
+    for (const decision of ['approve', 'reject'] as const) {
+      const id = (await cli('submit', file('email.js'))).stdout.trim();
+      expect(id).toMatch(/^task_/);
+      const watcher = watch(id);
+      const approvalLine = /^approval +(\S+): tools\.send_email\(\{"to":"ada@example\.com"\}\)/m;
+      await until(() => approvalLine.test(watcher.stdout()));
+      const approval = approvalLine.exec(watcher.stdout())?.[1] ?? '';
+      expect(watcher.stdout()).toContain(`codecall tasks approve|reject ${id} ${approval} --url ${url}`);
+      if (decision === 'reject') {
+        const noReason = await cli('reject', id, approval);
+        expect(noReason.code).toBe(2);
+        expect(noReason.stderr).toContain('reject needs --reason');
+      }
+      const decided = await cli(decision, id, approval, '--reason', 'checked', '--json');
+      expect(decided.code, decided.stderr).toBe(0);
+      expect(await watcher.exited).toBe(0);
+      const output = decision === 'approve' ? { sent_to: 'ada@example.com' } : 'not sent: TOOL_REJECTED';
+      expect(lastJson((await cli('show', id, '--json')).stdout)).toMatchObject({ result: { output } });
+      expect(watcher.stdout()).toMatch(new RegExp(`^decision +${approval} ${decision} by api$`, 'm'));
+    }
+  });
+
+  it('pauses, resumes and cancels a running task; watch exits 1 when it is cancelled', async () => {
+    const id = (await cli('submit', file('nap.js'))).stdout.trim();
+    const status = async () => lastJson((await cli('show', id, '--json')).stdout).status;
+    await until(async () => (await status()) === 'running');
+    const watcher = watch(id);
+    await until(() => watcher.stdout().includes(`task      ${id} running`));
+    expect((await cli('pause', id, '--reason', 'lunch')).code).toBe(0);
+    await until(() => /^status +paused \(user_request\)$/m.test(watcher.stdout()));
+    expect(watcher.stdout()).toContain(`resume    codecall tasks resume ${id} --url ${url}`);
+    const resumed = await cli('resume', id, '--json');
+    expect(resumed.code, resumed.stderr).toBe(0);
+    await until(async () => (await status()) === 'running');
+    const cancelled = await cli('cancel', id, '--reason', 'enough');
+    expect(cancelled.code, cancelled.stderr).toBe(0);
+    expect(await watcher.exited).toBe(1);
+    expect(watcher.stdout()).toMatch(/^status +cancelled$/m);
+    expect(watcher.stdout()).toMatch(/^error +CANCELLED: /m);
+    const events = lastJson((await cli('events', id, '--json')).stdout).events as {
+      type: string;
+      data: Record<string, unknown>;
+    }[];
+    const controls = events.filter((e) => e.type === 'control' && e.data.action !== 'attempt');
+    expect(controls.map((e) => e.data.action)).toEqual(['pause', 'resume', 'cancel']);
+  });
+
+  it('prints server errors as `error CODE: message` with exit 1, usage errors with exit 2', async () => {
+    const missing = await cli('show', 'task_nope');
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/^error NOT_FOUND: no task task_nope$/m);
+
+    const both = await cli('list', '--db', file('tasks.db'));
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain('not both');
+    const local = await cli('resume', 'task_x', '--force');
+    expect(local.code).toBe(2);
+    expect(local.stderr).toContain('--force works with --db only');
+    const nowhere = await codecall({}, 'tasks', 'submit', file('weather.js'));
+    expect(nowhere.code).toBe(2);
+    expect(nowhere.stderr).toContain('--url');
+    const badTimeout = await cli('submit', file('weather.js'), '--timeout', '-1');
+    expect(badTimeout.code).toBe(2);
+    const badMeta = await cli('submit', file('weather.js'), '--metadata', '[1]');
+    expect(badMeta.code).toBe(2);
+    expect(badMeta.stderr).toContain('--metadata must be a JSON object');
+
+    const unreachable = await codecall({}, 'tasks', 'list', '--url', 'http://127.0.0.1:9', '--key', 'k');
+    expect(unreachable.code).toBe(1);
+    expect(unreachable.stderr).toMatch(/^error SERVICE_UNREACHABLE: cannot reach http:\/\/127\.0\.0\.1:9/m);
+  });
+
+  it('sends the key as a Bearer header; a 401 says to check --key and exits 2', async () => {
+    const seen: (string | undefined)[] = [];
+    const stub = createServer((req, res) => {
+      seen.push(req.headers.authorization);
+      res.writeHead(401, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { code: 'UNAUTHORIZED', message: 'unknown API key', details: {} } }));
+    });
+    await new Promise<void>((resolve) => stub.listen(0, '127.0.0.1', resolve));
+    try {
+      const stubUrl = `http://127.0.0.1:${(stub.address() as AddressInfo).port}`;
+      const r = await codecall({}, 'tasks', 'list', '--url', stubUrl, '--key', 'cc_wrong');
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/^error UNAUTHORIZED: unknown API key \(check --key/m);
+      expect(seen).toEqual(['Bearer cc_wrong']);
+    } finally {
+      await new Promise((resolve) => stub.close(resolve));
+    }
+  });
+});
