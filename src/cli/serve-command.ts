@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import { createRuntime } from '../durable/index.ts';
 import { buildServer } from '../http/index.ts';
 import { createQuickJsDriver } from '../sandbox/index.ts';
+import { createMetrics } from '../service/metrics/index.ts';
 import { ToolRegistry } from '../tools/index.ts';
 import type { CliIo } from './exec-command.ts';
 import { loadToolsModule } from './load-tools.ts';
@@ -31,9 +32,18 @@ export async function serveCommand(options: ServeOptions, io: CliIo): Promise<nu
   const tools = options.tools ? await loadToolsModule(options.tools) : [];
   await mkdir(dirname(dbPath), { recursive: true });
   const store = await openTaskDb(dbPath, false);
-  const driver = createQuickJsDriver();
-  const runtime = createRuntime({ store, drivers: [driver], tools: new ToolRegistry(tools), concurrency });
-  const app = buildServer({ runtime, store });
+  // The metrics come first: the driver and the runtime report to them through their observers.
+  const metrics = createMetrics({ store });
+  const driver = createQuickJsDriver({ observer: metrics.sandboxObserver });
+  const runtime = createRuntime({
+    store,
+    drivers: [driver],
+    tools: new ToolRegistry(tools),
+    concurrency,
+    observer: metrics.runtimeObserver,
+  });
+  metrics.watch(runtime);
+  const app = buildServer({ runtime, store, metrics });
   await driver.ready();
   runtime.start();
   const address = await app.listen({ port, host });
@@ -51,6 +61,7 @@ export async function serveCommand(options: ServeOptions, io: CliIo): Promise<nu
   await stopped;
   await app.close();
   await runtime.close({ pauseRunning: true });
+  metrics.close();
   await driver.close();
   await store.close();
   return 0;

@@ -5,7 +5,7 @@ import { isTerminal } from '../spec/index.ts';
 import { decideApprovals, provideInput, resolveAttention, resumePaused } from './paused-actions.ts';
 import type { ApprovalDecision, AttentionDecision, PausedAction } from './paused-actions.ts';
 import type { RuntimeEvent } from './runtime-event.ts';
-import type { ActorOptions, Runtime, RuntimeOptions, SubmitInput } from './runtime-types.ts';
+import type { ActorOptions, Runtime, RuntimeObserver, RuntimeOptions, SubmitInput } from './runtime-types.ts';
 import { EventHub } from './event-hub.ts';
 import { resumeAfterShutdown, wakeDue } from './runtime-sweeps.ts';
 import { toTaskInput } from './submit-input.ts';
@@ -31,6 +31,7 @@ class DurableRuntime implements Runtime {
   private readonly concurrency: number;
   private readonly pollMs: number;
   private readonly clock: () => number;
+  private readonly observer: RuntimeObserver | undefined;
   private started = false;
   private closed = false;
   private timer: NodeJS.Timeout | undefined;
@@ -43,6 +44,7 @@ class DurableRuntime implements Runtime {
     this.concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
     this.pollMs = options.pollMs ?? DEFAULT_POLL_MS;
     this.clock = options.clock ?? Date.now;
+    this.observer = options.observer;
     this.runner = new TaskRunner({
       store: options.store,
       drivers: options.drivers,
@@ -134,7 +136,11 @@ class DurableRuntime implements Runtime {
     }
   }
 
-  async pause(taskId: string, options: ActorOptions = {}): Promise<TaskView> {
+  pause(taskId: string, options: ActorOptions = {}): Promise<TaskView> {
+    return this.observed(taskId, 'pause', this.pauseTask(taskId, options));
+  }
+
+  private async pauseTask(taskId: string, options: ActorOptions): Promise<TaskView> {
     const actor = options.actor ?? 'api';
     for (let tries = 0; ; tries++) {
       const task = await this.mustGet(taskId);
@@ -164,10 +170,11 @@ class DurableRuntime implements Runtime {
     }
   }
 
-  async resume(taskId: string, options: ActorOptions & { force?: boolean } = {}): Promise<TaskView> {
-    return this.onPaused(taskId, (task) =>
+  resume(taskId: string, options: ActorOptions & { force?: boolean } = {}): Promise<TaskView> {
+    const resumed = this.onPaused(taskId, (task) =>
       resumePaused(task, options.actor ?? 'api', options.force === true),
     );
+    return this.observed(taskId, 'resume', resumed);
   }
 
   async cancel(taskId: string, options: ActorOptions = {}): Promise<TaskView> {
@@ -276,6 +283,15 @@ class DurableRuntime implements Runtime {
   }
 
   // ---- internals ----
+
+  private observed(taskId: string, action: 'pause' | 'resume', done: Promise<TaskView>): Promise<TaskView> {
+    try {
+      this.observer?.controlRequested?.(taskId, action, done);
+    } catch {
+      // An observer's failure is its own.
+    }
+    return done;
+  }
 
   /** Applies a human's action to a paused task in one transaction, then lets it run (here, when started). */
   private async onPaused(

@@ -1,8 +1,12 @@
 import Fastify from 'fastify';
 import type { FastifyInstance } from 'fastify';
 import type { Runtime } from '../durable/index.ts';
+import { registerMetricsRoute } from '../service/metrics/index.ts';
+import type { Metrics } from '../service/metrics/index.ts';
 import type { TaskStore } from '../spec/index.ts';
 import { errorHandler, sendError } from './error-reply.ts';
+import { registerOpenApi } from './openapi.ts';
+import { sharedSchemas } from './schemas.ts';
 import { registerStreamRoute } from './stream-route.ts';
 import { registerTaskRoutes } from './task-routes.ts';
 
@@ -12,6 +16,8 @@ export interface ServerOptions {
   readonly store: TaskStore;
   /** Largest request body (default 1 MiB). */
   readonly bodyLimit?: number;
+  /** Serves GET /metrics and counts requests and errors (see service/metrics). */
+  readonly metrics?: Metrics;
 }
 
 /** The HTTP API (fastify) over a durable runtime; `inject` serves tests without a socket. */
@@ -26,9 +32,16 @@ export function buildServer(options: ServerOptions): FastifyInstance {
   app.setNotFoundHandler((request, reply) =>
     sendError(reply, 404, 'NOT_FOUND', `no route ${request.method} ${request.url}`),
   );
-  app.get('/healthz', () => ({ status: 'ok' }));
-  app.get('/readyz', () => ({ status: 'ready' }));
-  registerTaskRoutes(app, options.runtime, options.store);
-  registerStreamRoute(app, options.runtime);
+  for (const schema of sharedSchemas) app.addSchema(schema);
+  registerOpenApi(app);
+  if (options.metrics) registerMetricsRoute(app, options.metrics);
+  // In a plugin, so its routes are registered once the OpenAPI plugin (above) watches for them.
+  void app.register((api, _options, done) => {
+    api.get('/healthz', () => ({ status: 'ok' }));
+    api.get('/readyz', () => ({ status: 'ready' }));
+    registerTaskRoutes(api, options.runtime, options.store);
+    registerStreamRoute(api, options.runtime);
+    done();
+  });
   return app;
 }
