@@ -10,6 +10,7 @@ import type {
   BatchView,
   ListFilter,
   Runtime,
+  RuntimeObserver,
   RuntimeOptions,
   SubmitInput,
 } from './runtime-types.ts';
@@ -39,6 +40,7 @@ class DurableRuntime implements Runtime {
   private readonly concurrency: number;
   private readonly pollMs: number;
   private readonly clock: () => number;
+  private readonly observer: RuntimeObserver | undefined;
   private started = false;
   private closed = false;
   private timer: NodeJS.Timeout | undefined;
@@ -51,6 +53,7 @@ class DurableRuntime implements Runtime {
     this.concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
     this.pollMs = options.pollMs ?? DEFAULT_POLL_MS;
     this.clock = options.clock ?? Date.now;
+    this.observer = options.observer;
     this.runner = new TaskRunner({
       store: options.store,
       drivers: options.drivers,
@@ -182,7 +185,11 @@ class DurableRuntime implements Runtime {
     }
   }
 
-  async pause(taskId: string, options: ActorOptions = {}): Promise<TaskView> {
+  pause(taskId: string, options: ActorOptions = {}): Promise<TaskView> {
+    return this.observed(taskId, 'pause', this.pauseTask(taskId, options));
+  }
+
+  private async pauseTask(taskId: string, options: ActorOptions): Promise<TaskView> {
     const actor = options.actor ?? 'api';
     for (let tries = 0; ; tries++) {
       const task = await this.mustGet(taskId);
@@ -213,9 +220,10 @@ class DurableRuntime implements Runtime {
     }
   }
 
-  async resume(taskId: string, options: ActorOptions & { force?: boolean } = {}): Promise<TaskView> {
+  resume(taskId: string, options: ActorOptions & { force?: boolean } = {}): Promise<TaskView> {
     const actor = options.actor ?? 'api';
-    return this.onPaused(taskId, actor, (task) => resumePaused(task, actor, options.force === true));
+    const resumed = this.onPaused(taskId, actor, (task) => resumePaused(task, actor, options.force === true));
+    return this.observed(taskId, 'resume', resumed);
   }
 
   async cancel(taskId: string, options: ActorOptions = {}): Promise<TaskView> {
@@ -324,6 +332,15 @@ class DurableRuntime implements Runtime {
   }
 
   // ---- internals ----
+
+  private observed(taskId: string, action: 'pause' | 'resume', done: Promise<TaskView>): Promise<TaskView> {
+    try {
+      this.observer?.controlRequested?.(taskId, action, done);
+    } catch {
+      // An observer's failure is its own.
+    }
+    return done;
+  }
 
   /** Applies a human's action to a paused task in one transaction, then lets it run (here, when started). */
   private async onPaused(

@@ -11,7 +11,7 @@ export type { ManifestTools } from './tool-manifest.ts';
 export { pendingApprovals } from './pending-approvals.ts';
 export type { PendingApproval } from './pending-approvals.ts';
 export { createRuntime, DEFAULT_CONCURRENCY, DEFAULT_POLL_MS } from './create-runtime.ts';
-export type { Runtime, RuntimeOptions, SubmitInput, ActorOptions } from './runtime-types.ts';
+export type { Runtime, RuntimeObserver, RuntimeOptions, SubmitInput, ActorOptions } from './runtime-types.ts';
 export type { RuntimeEvent } from './runtime-event.ts';
 export { taskView } from './task-view.ts';
 export type { TaskView } from './task-view.ts';

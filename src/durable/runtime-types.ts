@@ -29,6 +29,21 @@ export interface RuntimeOptions {
   /** First backoff of an infrastructure retry (doubles per retry, with full jitter; default 1000 ms). */
   readonly retryBaseMs?: number;
   readonly clock?: () => number;
+  /** Hooks for what the events do not show (metrics); see RuntimeObserver. */
+  readonly observer?: RuntimeObserver;
+}
+
+/** Tiny hooks into the runtime for metrics; an observer's failure is its own. */
+export interface RuntimeObserver {
+  /**
+   * A pause or resume was asked for (`pause()`, `resume()`); `accepted` settles when the runtime has taken it
+   * (the task paused, or queued to run again) and rejects when it was refused.
+   */
+  readonly controlRequested?: (
+    taskId: string,
+    action: 'pause' | 'resume',
+    accepted: Promise<unknown>,
+  ) => void;
 }
 
 export interface SubmitInput {

@@ -2,12 +2,16 @@ import Fastify from 'fastify';
 import type { FastifyInstance } from 'fastify';
 import type { Runtime } from '../durable/index.ts';
 import { CodecallError } from '../errors/index.ts';
+import { registerMetricsRoute } from '../service/metrics/index.ts';
+import type { Metrics } from '../service/metrics/index.ts';
 import type { TaskStore } from '../spec/index.ts';
 import { registerAuth } from './auth-hook.ts';
 import { registerBatchRoutes } from './batch-routes.ts';
 import { registerControlRoutes } from './control-routes.ts';
 import { errorHandler, sendError } from './error-reply.ts';
 import type { Authenticate } from './principal.ts';
+import { registerOpenApi } from './openapi.ts';
+import { sharedSchemas } from './schemas.ts';
 import { registerStreamRoute } from './stream-route.ts';
 import type { CallbackCheck } from './submit-body.ts';
 import { registerTaskRoutes } from './task-routes.ts';
@@ -22,6 +26,8 @@ export interface ServerOptions {
   readonly authenticate?: Authenticate;
   /** Refuses callback URLs the service will not deliver to (default: none are accepted). */
   readonly checkCallback?: CallbackCheck;
+  /** Serves GET /metrics and counts requests and errors (see service/metrics). */
+  readonly metrics?: Metrics;
 }
 
 const noCallbacks: CallbackCheck = (_url, field) => {
@@ -46,13 +52,20 @@ export function buildServer(options: ServerOptions): FastifyInstance {
   app.setNotFoundHandler((request, reply) =>
     sendError(reply, 404, 'NOT_FOUND', `no route ${request.method} ${request.url}`),
   );
-  app.get('/healthz', () => ({ status: 'ok' }));
-  app.get('/readyz', () => ({ status: 'ready' }));
+  for (const schema of sharedSchemas) app.addSchema(schema);
+  registerOpenApi(app);
+  if (options.metrics) registerMetricsRoute(app, options.metrics);
   registerAuth(app, options.authenticate);
   const checkCallback = options.checkCallback ?? noCallbacks;
-  registerTaskRoutes(app, { runtime: options.runtime, store: options.store, checkCallback });
-  registerBatchRoutes(app, options.runtime, checkCallback);
-  registerControlRoutes(app, options.runtime, options.store);
-  registerStreamRoute(app, options.runtime, options.store);
+  // In a plugin, so its routes are registered once the OpenAPI plugin (above) watches for them.
+  void app.register((api, _options, done) => {
+    api.get('/healthz', () => ({ status: 'ok' }));
+    api.get('/readyz', () => ({ status: 'ready' }));
+    registerTaskRoutes(api, { runtime: options.runtime, store: options.store, checkCallback });
+    registerBatchRoutes(api, options.runtime, checkCallback);
+    registerControlRoutes(api, options.runtime, options.store);
+    registerStreamRoute(api, options.runtime, options.store);
+    done();
+  });
   return app;
 }

@@ -14,6 +14,7 @@ import { ToolRegistry } from '../tools/index.ts';
 import { newApiKey } from './api-keys.ts';
 import type { ServiceConfig } from './config.ts';
 import { keyAuthenticator } from './key-authenticator.ts';
+import { createMetrics } from './metrics/index.ts';
 import { checkWebhookUrl, createWebhookDispatcher, webhookKey } from './webhooks/index.ts';
 
 export interface Service {
@@ -41,15 +42,19 @@ export async function startService(config: ServiceConfig, options: StartServiceO
   const tools = [...(options.tools ?? []), ...(config.tools ? await loadToolsModule(config.tools) : [])];
   await mkdir(dirname(config.db), { recursive: true });
   const store = await createSqliteTaskStore({ path: config.db });
-  const driver = createQuickJsDriver();
+  // The metrics come first: the driver and the runtime report to them through their observers.
+  const metrics = createMetrics({ store });
+  const driver = createQuickJsDriver({ observer: metrics.sandboxObserver });
   const runtime = createRuntime({
     store,
+    observer: metrics.runtimeObserver,
     drivers: [driver],
     tools: new ToolRegistry(tools),
     concurrency: config.concurrency,
     leaseMs: config.leaseMs,
     ...(config.tenantConcurrency === null ? {} : { tenantConcurrency: config.tenantConcurrency }),
   });
+  metrics.watch(runtime);
   try {
     if (config.insecureNoAuth) {
       log('WARNING: --insecure-no-auth: no API keys are checked; every caller is admin. For local use only.');
@@ -65,6 +70,7 @@ export async function startService(config: ServiceConfig, options: StartServiceO
       runtime,
       store,
       bodyLimit: config.bodyLimitBytes,
+      metrics,
       ...(config.insecureNoAuth ? {} : { authenticate: keyAuthenticator(store) }),
       checkCallback: callbackPolicy(config),
     });
@@ -99,6 +105,7 @@ export async function startService(config: ServiceConfig, options: StartServiceO
           // Messages cut short stay in the outbox and go out after the next start.
           await webhooks?.close();
           await driver.close();
+          metrics.close();
           await store.close();
         })()),
     };
@@ -119,10 +126,13 @@ function callbackPolicy(config: ServiceConfig): CallbackCheck {
         { details: { field } },
       );
     }
-    if (!URL.canParse(url)) {
-      throw new CodecallError('WEBHOOK_TARGET_REFUSED', `${field}: not an absolute URL`, {
-        details: { field },
-      });
+    try {
+      checkWebhookUrl(url, { allowPrivate: config.allowPrivateWebhooks });
+    } catch (e) {
+      if (e instanceof CodecallError) {
+        throw new CodecallError(e.code, `${field}: ${e.message}`, { details: { ...e.details, field } });
+      }
+      throw e;
     }
   };
 }

@@ -160,3 +160,14 @@ export interface SandboxDriver {
   execute(request: ExecutionRequest, options?: ExecuteOptions): Promise<ExecutionResult>;
   close(): Promise<void>;
 }
+
+/**
+ * Timings a driver reports about its sandboxes (metrics). Optional for a driver; an observer's failure is its own.
+ * A VM made ahead of use (a warm pool) reports its creation when the execution that used it ends.
+ */
+export interface SandboxObserver {
+  /** Seconds spent creating the VM (or process) that ran one execution. */
+  readonly sandboxCreated?: (seconds: number) => void;
+  /** Seconds spent tearing it down after the execution. */
+  readonly sandboxDestroyed?: (seconds: number) => void;
+}

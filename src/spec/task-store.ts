@@ -77,6 +77,8 @@ export interface TaskFilter {
   readonly cursor?: string;
 }
 
+export type TaskCountFilter = Pick<TaskFilter, 'status' | 'tenant' | 'sessionId' | 'batchId'>;
+
 /**
  * Durable storage for tasks, their journals and leases. Every implementation (SQLite now, PostgreSQL later)
  * passes test/conformance/task-store-conformance.ts. Errors are CodecallErrors: NOT_FOUND, FENCED,
@@ -117,6 +119,8 @@ export interface TaskStore {
   /** The task's audit log, verified like the journal (CHECKPOINT_CORRUPT names the broken seq). */
   readAudit(taskId: string, options?: StoreOptions & { afterSeq?: number }): Promise<AuditEntry[]>;
   getTask(id: string, options?: StoreOptions): Promise<TaskRecord | null>;
+  /** How many tasks match (an indexed COUNT, for gauges such as the queue's depth). */
+  countTasks(filter?: TaskCountFilter, options?: StoreOptions): Promise<number>;
   /** Oldest first. */
   listTasks(
     filter?: TaskFilter,

@@ -104,6 +104,27 @@ export function describeTaskStoreConformance(
       });
     });
 
+    describe('counts', () => {
+      it('counts tasks by status, tenant and batch', async () => {
+        expect(await store.countTasks()).toBe(0);
+        for (let i = 0; i < 3; i++) await store.createTask(codeInput(), { now: T0 + i });
+        await store.createTask(codeInput(), { now: T0 + 5, attributes: { tenant: 'acme' } });
+        const { batch } = await store.createBatch([{ input: codeInput() }, { input: codeInput() }], {
+          tenant: 'acme',
+          now: T0 + 6,
+        });
+        await store.claimTask('w', { leaseMs: LEASE, now: T0 + 10 });
+        expect(await store.countTasks()).toBe(6);
+        expect(await store.countTasks({ status: 'pending' })).toBe(5);
+        expect(await store.countTasks({ status: 'running' })).toBe(1);
+        expect(await store.countTasks({ status: 'paused' })).toBe(0);
+        expect(await store.countTasks({ tenant: 'acme' })).toBe(3);
+        expect(await store.countTasks({ tenant: 'acme', status: 'pending' })).toBe(3);
+        expect(await store.countTasks({ batchId: batch.id })).toBe(2);
+        expect(await store.countTasks({ sessionId: 'none' })).toBe(0);
+      });
+    });
+
     describe('journal', () => {
       it('appends gap-free seqs and reads them back, also after a seq', async () => {
         const { id, token } = await claimed();

@@ -113,6 +113,10 @@ export class FaultyRecordingStore implements TaskStore {
     return this.read(() => this.inner.getTask(id, options));
   }
 
+  countTasks(...args: Parameters<TaskStore['countTasks']>): ReturnType<TaskStore['countTasks']> {
+    return this.read(() => this.inner.countTasks(...args));
+  }
+
   listTasks(
     filter?: TaskFilter,
     options?: StoreOptions,

@@ -23,8 +23,8 @@ describe('GET /api/v1/tasks/{id}/stream', () => {
         execute: () => new Promise((resolve) => (release = () => resolve('open'))),
       }),
     ]);
+    // Started by the test once its stream is open, so no event of the task comes before it subscribed.
     runtime = createRuntime({ store: fx.store, drivers: [fx.driver], tools, pollMs: 20 });
-    runtime.start();
     app = buildServer({ runtime, store: fx.store });
     base = await app.listen({ port: 0, host: '127.0.0.1' });
   });
@@ -44,6 +44,7 @@ describe('GET /api/v1/tasks/{id}/stream', () => {
     const { task_id } = (await created.json()) as { task_id: string };
     const res = await fetch(`${base}/api/v1/tasks/${task_id}/stream`);
     expect(res.headers.get('content-type')).toContain('text/event-stream');
+    runtime.start();
     const reader = res.body!.getReader();
     const decoder = new TextDecoder();
     let text = '';

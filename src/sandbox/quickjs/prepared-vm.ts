@@ -58,11 +58,14 @@ export class PreparedVm {
   run!: JSValueHandle;
   deliver!: JSValueHandle;
   vm!: QuickJS;
+  /** Time `create` took (restoring the template into a fresh Wasm instance). */
+  createMs = 0;
   private disposed = false;
 
   private constructor(readonly memoryBytes: number) {}
 
   static async create(template: VmTemplate, memoryBytes: number): Promise<PreparedVm> {
+    const started = performance.now();
     const p = new PreparedVm(memoryBytes);
     const options: QuickJSOptions = {
       wasm: template.module as never,
@@ -86,6 +89,7 @@ export class PreparedVm {
     };
     p.vm = await restoreWithDelta(template.snapshot, template.delta, options);
     p.attach();
+    p.createMs = performance.now() - started;
     return p;
   }
 

@@ -50,6 +50,8 @@ export type FromWorker =
       payload: string;
       error: (SerializedError & { line?: number }) | null;
       resources: WorkerResultResources;
+      /** How long the execution's VM took to create and to dispose (absent when it never had one). */
+      vm?: { createMs: number; disposeMs: number };
     };
 
 export interface WorkerInit {

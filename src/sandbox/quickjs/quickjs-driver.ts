@@ -8,6 +8,7 @@ import type {
   ExecutionResult,
   GuestLanguage,
   SandboxDriver,
+  SandboxObserver,
 } from '../../spec/index.ts';
 import { SANDBOX_DRIVER_API_VERSION } from '../../spec/index.ts';
 import { DEFAULT_LIMITS, resolveLimits } from '../limits.ts';
@@ -37,6 +38,8 @@ export interface QuickJsDriverOptions {
    * returning to its event loop (default 100 us; only while no more executions run than there are workers).
    */
   mainSpinMicros?: number;
+  /** Told how long each execution's VM took to create and to dispose (measured in the worker thread). */
+  observer?: SandboxObserver;
 }
 
 export const DEFAULT_MAIN_SPIN_MICROS = 100;
@@ -66,11 +69,15 @@ export class QuickJsDriver implements SandboxDriver {
   private readonly heapMb: number;
   private readonly spinMicros: number;
   private readonly mainSpinMicros: number;
+  private readonly observer: SandboxObserver | undefined;
   private nextExecId = 1;
   private rotation = 0;
   private closed = false;
   private readonly listener: WorkerListener = {
-    onMessage: (msg) => this.executions.get(msg.execId)?.onMessage(msg),
+    onMessage: (msg) => {
+      if (msg.type === 'done' && msg.vm && this.observer) observeVm(this.observer, msg.vm);
+      this.executions.get(msg.execId)?.onMessage(msg);
+    },
     onExit: (worker, reason) => this.onWorkerExit(worker, reason),
   };
 
@@ -81,6 +88,7 @@ export class QuickJsDriver implements SandboxDriver {
     this.heapMb = positiveInt('workerHeapMb', options.workerHeapMb ?? DEFAULT_WORKER_HEAP_MB);
     this.spinMicros = Math.max(0, Math.floor(options.spinMicros ?? DEFAULT_SPIN_MICROS));
     this.mainSpinMicros = Math.max(0, Math.floor(options.mainSpinMicros ?? DEFAULT_MAIN_SPIN_MICROS));
+    this.observer = options.observer;
     for (let i = 0; i < this.size; i++) this.workers.push(this.spawn());
   }
 
@@ -209,6 +217,15 @@ export class QuickJsDriver implements SandboxDriver {
     }
     const index = this.workers.indexOf(worker);
     if (index >= 0 && !this.closed) this.workers[index] = this.spawn();
+  }
+}
+
+function observeVm(observer: SandboxObserver, vm: { createMs: number; disposeMs: number }): void {
+  try {
+    observer.sandboxCreated?.(vm.createMs / 1000);
+    observer.sandboxDestroyed?.(vm.disposeMs / 1000);
+  } catch {
+    // An observer's failure is its own.
   }
 }
 

@@ -311,7 +311,11 @@ export class VmExecution implements VmGuestHooks, ReplaySink {
     if (!this.failure && this.success === null) return;
     this.finished = true;
     clearTimeout(this.wallTimer);
+    const disposing = performance.now();
     this.vm?.dispose();
+    const vm = this.vm
+      ? { vm: { createMs: this.vm.createMs, disposeMs: performance.now() - disposing } }
+      : {};
     const resources = { memoryBytes: this.peakMemory, toolCalls: this.toolCalls, cpuMs: this.guestMs };
     if (this.failure) {
       this.post({
@@ -321,6 +325,7 @@ export class VmExecution implements VmGuestHooks, ReplaySink {
         payload: '',
         error: this.failure,
         resources,
+        ...vm,
       });
     } else {
       this.post({
@@ -330,6 +335,7 @@ export class VmExecution implements VmGuestHooks, ReplaySink {
         payload: this.success ?? '',
         error: null,
         resources,
+        ...vm,
       });
     }
     this.onFinished();

@@ -15,6 +15,7 @@ import type {
   JournalEntryInput,
   Lease,
   StoreOptions,
+  TaskCountFilter,
   TaskFilter,
   TaskInput,
   TaskPatch,
@@ -171,6 +172,27 @@ export class SqliteTaskStore implements TaskStore, ServiceStore {
     return this.#run(options.signal, () => {
       const row = this.#findRow(id);
       return row === undefined ? null : toTaskRecord(row);
+    });
+  }
+
+  countTasks(filter: TaskCountFilter = {}, options: StoreOptions = {}): Promise<number> {
+    return this.#run(options.signal, () => {
+      const where: string[] = [];
+      const params: string[] = [];
+      for (const [column, value] of [
+        ['status', filter.status],
+        ['tenant', filter.tenant],
+        ['session_id', filter.sessionId],
+        ['batch_id', filter.batchId],
+      ] as const) {
+        if (value !== undefined) {
+          where.push(`${column} = ?`);
+          params.push(value);
+        }
+      }
+      // Status, tenant and batch counts search covering indexes (tasks_claim, tasks_by_tenant_status, tasks_by_batch).
+      const sql = `SELECT COUNT(*) AS n FROM tasks${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''}`;
+      return (prepared(this.#db, sql).get(...params) as { n: number }).n;
     });
   }
 

@@ -1,0 +1,91 @@
+import type { FastifyInstance, RouteOptions } from 'fastify';
+import {
+  createdResponse,
+  errorResponses,
+  eventsResponse,
+  statusResponse,
+  taskListResponse,
+  taskViewResponse,
+} from './schemas.ts';
+
+interface RouteDoc {
+  readonly summary: string;
+  readonly tags: readonly string[];
+  readonly response?: Readonly<Record<string, unknown>>;
+  /** Routes anyone may call (no API key). */
+  readonly public?: boolean;
+}
+
+/** What the OpenAPI document says of each route, by `METHOD path`; a route's own schema wins. */
+const DOCS: Readonly<Record<string, RouteDoc>> = {
+  'GET /healthz': { summary: 'Liveness', tags: ['service'], response: statusResponse, public: true },
+  'GET /readyz': { summary: 'Readiness', tags: ['service'], response: statusResponse, public: true },
+  'GET /metrics': {
+    summary: 'Prometheus metrics',
+    tags: ['service'],
+    response: {
+      200: {
+        description: 'Prometheus text format',
+        content: { 'text/plain': { schema: { type: 'string' } } },
+      },
+    },
+    public: true,
+  },
+  'GET /api/v1/openapi.json': {
+    summary: 'This OpenAPI document',
+    tags: ['service'],
+    response: { 200: { description: 'OpenAPI 3.1', type: 'object', additionalProperties: true } },
+    public: true,
+  },
+  'POST /api/v1/tasks': { summary: 'Create a task', tags: ['tasks'], response: createdResponse },
+  'GET /api/v1/tasks': { summary: 'List tasks', tags: ['tasks'], response: taskListResponse },
+  'GET /api/v1/tasks/:id': { summary: 'Get a task', tags: ['tasks'], response: taskViewResponse },
+  'GET /api/v1/tasks/:id/events': {
+    summary: "A task's journal (its audit trail), paged",
+    tags: ['tasks'],
+    response: eventsResponse,
+  },
+  'GET /api/v1/tasks/:id/stream': {
+    summary: "A task's events as Server-Sent Events (text/event-stream)",
+    tags: ['tasks'],
+    response: { 200: { description: 'An event stream: view, status, log, journal' } },
+  },
+  'POST /api/v1/tasks/:id/control': {
+    summary: 'Pause, resume or cancel a task',
+    tags: ['tasks'],
+    response: taskViewResponse,
+  },
+  'POST /api/v1/tasks/:id/approvals/:approval_id': {
+    summary: 'Approve or reject a pending tool call',
+    tags: ['tasks'],
+    response: taskViewResponse,
+  },
+  'POST /api/v1/tasks/:id/input': {
+    summary: 'Provide the input a task waits for',
+    tags: ['tasks'],
+    response: taskViewResponse,
+  },
+};
+
+/**
+ * Fills in the documentation and response schemas of the routes registered after it (kept here, not in the route
+ * files, so the routes stay about behaviour). Every /api/v1 route gets the error envelope for 4xx and 5xx.
+ */
+export function addRouteDocs(app: FastifyInstance): void {
+  app.addHook('onRoute', (route: RouteOptions) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    const doc = DOCS[`${methods[0]} ${route.url}`];
+    const schema = route.schema ?? {};
+    const api = route.url.startsWith('/api/v1/');
+    if (!doc && !api) return;
+    route.schema = {
+      ...(doc ? { summary: doc.summary, tags: [...doc.tags] } : {}),
+      ...(doc?.public ? { security: [] } : {}),
+      ...schema,
+      response: schema.response ?? {
+        ...(doc?.response ?? {}),
+        ...(api ? errorResponses : {}),
+      },
+    };
+  });
+}

@@ -1,0 +1,178 @@
+// Response schemas of the HTTP API, shared by the routes and the OpenAPI document (GET /api/v1/openapi.json).
+// Fastify SERIALIZES responses with these (fast-json-stringify drops what a schema does not list), so every object
+// keeps `additionalProperties: true`: a field added to a view is sent even before it is described here.
+import { TASK_TRANSITIONS } from '../spec/index.ts';
+
+const open = { additionalProperties: true } as const;
+/** Any JSON value (tool arguments, outputs, metadata values). */
+const anyValue = {} as const;
+const nullable = <T extends string>(type: T) => ({ type: [type, 'null'] as const });
+const timestamp = { type: 'string', description: 'ISO 8601' } as const;
+const status = { type: 'string', enum: Object.keys(TASK_TRANSITIONS) } as const;
+
+/** The error envelope of every 4xx and 5xx response. */
+export const errorSchema = {
+  $id: 'Error',
+  type: 'object',
+  required: ['error'],
+  ...open,
+  properties: {
+    error: {
+      type: 'object',
+      required: ['code', 'message', 'details'],
+      ...open,
+      properties: {
+        code: { type: 'string', description: 'Stable error code (e.g. NOT_FOUND, ILLEGAL_TRANSITION)' },
+        message: { type: 'string' },
+        details: { type: 'object', ...open },
+      },
+    },
+  },
+} as const;
+
+/** A task as GET /api/v1/tasks/{id} shows it (TaskView in src/durable/task-view.ts). */
+export const taskViewSchema = {
+  $id: 'TaskView',
+  type: 'object',
+  required: ['task_id', 'status', 'created_at', 'updated_at'],
+  ...open,
+  properties: {
+    task_id: { type: 'string' },
+    status,
+    pause_reason: nullable('string'),
+    checkpoint_id: {
+      ...nullable('string'),
+      description: '<task_id>:<seq> of the last committed journal entry',
+    },
+    resumable: { type: 'boolean' },
+    pending_approvals: {
+      type: 'array',
+      items: {
+        type: 'object',
+        ...open,
+        properties: { id: { type: 'string' }, tool: { type: 'string' }, arguments: anyValue },
+      },
+    },
+    pending_inputs: {
+      type: 'array',
+      items: {
+        type: 'object',
+        ...open,
+        properties: { call_id: { type: 'string' }, name: { type: 'string' }, deadline: nullable('string') },
+      },
+    },
+    attention: {
+      ...nullable('object'),
+      ...open,
+      properties: { call_id: { type: 'string' }, tool: { type: 'string' }, arguments: anyValue },
+    },
+    current_step: { type: 'number' },
+    progress: {
+      type: 'object',
+      ...open,
+      properties: { tool_calls_completed: { type: 'number' }, journal_entries: { type: 'number' } },
+    },
+    result: {
+      ...nullable('object'),
+      ...open,
+      properties: {
+        output: anyValue,
+        execution_log: {
+          type: 'array',
+          items: {
+            type: 'object',
+            ...open,
+            properties: { level: { type: 'string' }, message: { type: 'string' } },
+          },
+        },
+        resources_used: {
+          type: 'object',
+          ...open,
+          properties: {
+            cpu_time_s: { type: 'number' },
+            memory_mb: { type: 'number' },
+            wall_time_s: { type: 'number' },
+            tool_calls: { type: 'number' },
+          },
+        },
+      },
+    },
+    error: {
+      ...nullable('object'),
+      ...open,
+      properties: { code: { type: 'string' }, message: { type: 'string' } },
+    },
+    language: { type: 'string' },
+    metadata: { ...nullable('object'), ...open },
+    attempts: { type: 'number' },
+    created_at: timestamp,
+    updated_at: timestamp,
+  },
+} as const;
+
+/** Schemas referenced by `$ref` from the route schemas; registered with `app.addSchema` before the routes. */
+export const sharedSchemas = [errorSchema, taskViewSchema] as const;
+
+const ref = (id: (typeof sharedSchemas)[number]['$id']) => ({ $ref: `${id}#` }) as const;
+
+export const errorResponses = {
+  '4xx': { description: 'Bad request, not found, conflict, ... (the error envelope)', ...ref('Error') },
+  '5xx': { description: 'Internal error (the error envelope)', ...ref('Error') },
+} as const;
+
+export const taskViewResponse = { 200: { description: 'The task', ...ref('TaskView') } } as const;
+
+export const createdResponse = {
+  201: {
+    description: 'Created (or, with a repeated Idempotency-Key and body, the task it created)',
+    type: 'object',
+    required: ['task_id', 'status', 'created_at'],
+    ...open,
+    properties: { task_id: { type: 'string' }, status, created_at: timestamp },
+  },
+} as const;
+
+export const taskListResponse = {
+  200: {
+    description: 'A page of tasks, oldest first',
+    type: 'object',
+    ...open,
+    properties: {
+      tasks: { type: 'array', items: ref('TaskView') },
+      next_cursor: { ...nullable('string'), description: 'Pass as `cursor` for the next page' },
+    },
+  },
+} as const;
+
+export const eventsResponse = {
+  200: {
+    description: "The task's journal entries after `after`",
+    type: 'object',
+    ...open,
+    properties: {
+      events: {
+        type: 'array',
+        items: {
+          type: 'object',
+          ...open,
+          properties: {
+            seq: { type: 'number' },
+            type: { type: 'string' },
+            data: { type: 'object', ...open },
+            created_at: timestamp,
+          },
+        },
+      },
+      next_after: nullable('number'),
+    },
+  },
+} as const;
+
+export const statusResponse = {
+  200: {
+    description: 'OK',
+    type: 'object',
+    ...open,
+    properties: { status: { type: 'string' } },
+  },
+} as const;
