@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { CodecallError, isCodecallError } from '../errors/index.ts';
-import type { SandboxDriver, TaskRecord, TaskStatus, TaskStore } from '../spec/index.ts';
+import type { SandboxDriver, TaskRecord, TaskStore } from '../spec/index.ts';
 import { isTerminal } from '../spec/index.ts';
 import { decideApprovals, provideInput, resolveAttention, resumePaused } from './paused-actions.ts';
 import type { ApprovalDecision, AttentionDecision, PausedAction } from './paused-actions.ts';
