@@ -13,6 +13,7 @@ export type { PendingApproval } from './pending-approvals.ts';
 export { createRuntime, DEFAULT_CONCURRENCY, DEFAULT_POLL_MS } from './create-runtime.ts';
 export type { Runtime, RuntimeObserver, RuntimeOptions, SubmitInput, ActorOptions } from './runtime-types.ts';
 export type { RuntimeEvent } from './runtime-event.ts';
+export { assertJsonValue } from './json-value.ts';
 export { taskView } from './task-view.ts';
 export type { TaskView } from './task-view.ts';
 export { INPUT_WAIT_BINDING } from './input-wait.ts';

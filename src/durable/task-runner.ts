@@ -65,6 +65,9 @@ function retryDelay(retries: number, baseMs: number): number {
   return Math.floor(Math.random() * Math.min(MAX_RETRY_DELAY_MS, baseMs * 2 ** retries));
 }
 
+/** The longest delay setTimeout keeps (a longer one is clamped to 1 ms). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 function deadlineExceeded(task: TaskRecord): CodecallError {
   const at = task.deadlineAt === null ? 'its deadline' : new Date(task.deadlineAt).toISOString();
   return new CodecallError('DEADLINE_EXCEEDED', `task ${task.id} passed its deadline (${at})`, {
@@ -354,14 +357,18 @@ export class TaskRunner {
       return append(entries);
     };
     const onLog = this.logSink(lease.taskId);
-    // The deadline interrupts the run like a cancel; the task fails with DEADLINE_EXCEEDED.
-    const deadline =
-      task.deadlineAt === null
-        ? undefined
-        : setTimeout(
-            () => controller.abort(deadlineExceeded(task)),
-            Math.max(0, task.deadlineAt - this.clock()),
-          );
+    // The deadline interrupts the run like a cancel; the task fails with DEADLINE_EXCEEDED. A timer fires at once
+    // past 2^31-1 ms, so a far deadline is waited for in steps.
+    let deadline: NodeJS.Timeout | undefined;
+    const armDeadline = (): void => {
+      if (task.deadlineAt === null) return;
+      const left = task.deadlineAt - this.clock();
+      deadline =
+        left > MAX_TIMER_MS
+          ? setTimeout(armDeadline, MAX_TIMER_MS)
+          : setTimeout(() => controller.abort(deadlineExceeded(task)), Math.max(0, left));
+    };
+    armDeadline();
     const result = await runJournaled({
       driver,
       request: {

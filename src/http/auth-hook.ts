@@ -9,7 +9,8 @@ const PUBLIC = new Set(['/healthz', '/readyz', '/metrics', '/api/v1/openapi.json
 export function registerAuth(app: FastifyInstance, authenticate: Authenticate | undefined): void {
   app.decorateRequest('principal', null as unknown as Principal);
   app.addHook('onRequest', async (request) => {
-    const path = request.url.split('?')[0] ?? '';
+    // The route that matched, not the raw URL: the router decodes `/%61pi/v1/tasks` to /api/v1/tasks.
+    const path = request.routeOptions.url ?? request.url.split('?')[0] ?? '';
     if (authenticate === undefined || PUBLIC.has(path) || !path.startsWith('/api/')) {
       request.principal = ANONYMOUS_ADMIN;
       return;

@@ -14,6 +14,7 @@ import { registerOpenApi } from './openapi.ts';
 import { sharedSchemas } from './schemas.ts';
 import { registerStreamRoute } from './stream-route.ts';
 import type { CallbackCheck } from './submit-body.ts';
+import { idSchema } from './task-schemas.ts';
 import { registerTaskRoutes } from './task-routes.ts';
 
 export interface ServerOptions {
@@ -45,6 +46,10 @@ export function buildServer(options: ServerOptions): FastifyInstance {
   const app = Fastify({
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
     logger: false,
+    // Ids are at most 128 characters (idSchema); a longer segment is a 400 like any bad id.
+    routerOptions: { maxParamLength: idSchema.maxLength },
+    // Router errors (a bad percent-encoding, an over-long segment) get the error envelope too.
+    frameworkErrors: (error, request, reply) => void errorHandler(error, request, reply),
     // Strict bodies: a number is not silently a string, an unknown field is an error (not dropped).
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false } },
   });

@@ -1,4 +1,5 @@
 import { CodecallError } from '../errors/index.ts';
+import { assertJsonValue } from '../durable/index.ts';
 import type { SubmitInput } from '../durable/index.ts';
 import type { TaskBody } from './task-schemas.ts';
 
@@ -27,6 +28,8 @@ export function toSubmitInput(
       details: { field: at('instruction') },
     });
   }
+  // Before anything walks it (the idempotency hash recurses): a deeply nested value is a 400, not a 500.
+  if (b.metadata !== undefined) assertJsonValue(b.metadata, at('metadata'));
   const c = b.tool_constraints;
   const limits = {
     ...(c?.timeout_seconds === undefined ? {} : { timeoutMs: c.timeout_seconds * 1000 }),

@@ -30,8 +30,10 @@ export const taskBodySchema = {
       type: 'object',
       additionalProperties: false,
       properties: {
-        timeout_seconds: { type: 'number', exclusiveMinimum: 0 },
-        max_memory_mb: { type: 'number', exclusiveMinimum: 0 },
+        // A timer past 2^31 ms fires at once (Node clamps it to 1 ms), so a longer timeout would be none.
+        timeout_seconds: { type: 'number', exclusiveMinimum: 0, maximum: 2_147_483 },
+        // The sandbox's floor (MIN_MEMORY_BYTES), refused here so the error names this field.
+        max_memory_mb: { type: 'number', minimum: 2 },
         allowed_libraries: names,
         blocked_commands: names,
         network_access: { type: 'boolean' },

@@ -1,0 +1,93 @@
+// Shared set-up of the HTTP API tests: a real runtime (SQLite file, quickjs driver) behind buildServer with
+// Bearer key auth, and helpers to create keys and send requests through fastify's inject.
+import { afterAll, beforeAll } from 'vitest';
+import { createRuntime } from '../../src/durable/index.ts';
+import type { Runtime } from '../../src/durable/index.ts';
+import { buildServer } from '../../src/http/index.ts';
+import type { CallbackCheck } from '../../src/http/index.ts';
+import { ToolRegistry } from '../../src/index.ts';
+import type { KeyRole, ToolDefinition } from '../../src/index.ts';
+import { keyAuthenticator, newApiKey } from '../../src/service/index.ts';
+import { SqliteTaskStore } from '../../src/store/index.ts';
+import { useDurableFixture } from '../durable/fixture.ts';
+
+export interface ApiKey {
+  readonly id: string;
+  readonly key: string;
+  readonly headers: { authorization: string };
+}
+
+export interface ApiFixture {
+  readonly app: ReturnType<typeof buildServer>;
+  readonly runtime: Runtime;
+  readonly store: SqliteTaskStore;
+  /** A new key of `tenant` (member unless said otherwise). */
+  key(tenant: string, role?: KeyRole): Promise<ApiKey>;
+}
+
+export interface ApiFixtureOptions {
+  readonly tools?: readonly ToolDefinition[];
+  readonly bodyLimit?: number;
+  readonly checkCallback?: CallbackCheck;
+  /** Whether the runtime runs tasks (default true). */
+  readonly start?: boolean;
+}
+
+export function useApiFixture(name: string, options: ApiFixtureOptions = {}): ApiFixture {
+  const durable = useDurableFixture(name);
+  const fx = {} as { app: ApiFixture['app']; runtime: Runtime; store: SqliteTaskStore };
+  beforeAll(async () => {
+    if (!(durable.store instanceof SqliteTaskStore)) throw new Error('the fixture store is not SQLite');
+    fx.store = durable.store;
+    fx.runtime = createRuntime({
+      store: fx.store,
+      drivers: [durable.driver],
+      tools: new ToolRegistry(options.tools ?? []),
+      pollMs: 20,
+    });
+    if (options.start !== false) fx.runtime.start();
+    fx.app = buildServer({
+      runtime: fx.runtime,
+      store: fx.store,
+      authenticate: keyAuthenticator(fx.store),
+      ...(options.bodyLimit === undefined ? {} : { bodyLimit: options.bodyLimit }),
+      ...(options.checkCallback === undefined ? {} : { checkCallback: options.checkCallback }),
+    });
+    await fx.app.ready();
+  });
+  afterAll(async () => {
+    await fx.app.close();
+    await fx.runtime.close();
+  });
+  return {
+    get app() {
+      return fx.app;
+    },
+    get runtime() {
+      return fx.runtime;
+    },
+    get store() {
+      return fx.store;
+    },
+    async key(tenant, role = 'member') {
+      const key = newApiKey();
+      await fx.store.createApiKey({ id: key.id, keyHash: key.keyHash, tenant, role });
+      return { id: key.id, key: key.key, headers: { authorization: `Bearer ${key.key}` } };
+    },
+  };
+}
+
+/** Every task in the store, of every tenant (to see that a refused request stored nothing). */
+export async function countTasks(store: SqliteTaskStore): Promise<number> {
+  let n = 0;
+  for (let cursor: string | undefined; ;) {
+    const page = await store.listTasks({ limit: 1000, ...(cursor === undefined ? {} : { cursor }) });
+    n += page.tasks.length;
+    if (page.nextCursor === null) return n;
+    cursor = page.nextCursor;
+  }
+}
+
+export interface ErrorBody {
+  error: { code: string; message: string; details: Record<string, unknown> };
+}
