@@ -1,5 +1,7 @@
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import {
+  batchCreatedResponse,
+  batchResponse,
   createdResponse,
   errorResponses,
   eventsResponse,
@@ -38,10 +40,21 @@ const DOCS: Readonly<Record<string, RouteDoc>> = {
     public: true,
   },
   'POST /api/v1/tasks': { summary: 'Create a task', tags: ['tasks'], response: createdResponse },
+  'POST /api/v1/tasks/batch': {
+    summary: 'Create up to 1,000 tasks at once (all or none)',
+    tags: ['batches'],
+    response: batchCreatedResponse,
+  },
+  'GET /api/v1/batches/:id': { summary: 'Get a batch', tags: ['batches'], response: batchResponse },
+  'POST /api/v1/tasks/:id/attention': {
+    summary: 'Resolve a call left in doubt by a crash (retry, skip or fail)',
+    tags: ['tasks'],
+    response: taskViewResponse,
+  },
   'GET /api/v1/tasks': { summary: 'List tasks', tags: ['tasks'], response: taskListResponse },
   'GET /api/v1/tasks/:id': { summary: 'Get a task', tags: ['tasks'], response: taskViewResponse },
   'GET /api/v1/tasks/:id/events': {
-    summary: "A task's journal (its audit trail), paged",
+    summary: "A task's journal and audit log (its audit trail), paged",
     tags: ['tasks'],
     response: eventsResponse,
   },

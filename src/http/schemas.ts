@@ -146,7 +146,7 @@ export const taskListResponse = {
 
 export const eventsResponse = {
   200: {
-    description: "The task's journal entries after `after`",
+    description: "The task's journal and audit entries after `after`, in one order",
     type: 'object',
     ...open,
     properties: {
@@ -156,6 +156,7 @@ export const eventsResponse = {
           type: 'object',
           ...open,
           properties: {
+            source: { type: 'string', enum: ['journal', 'audit'] },
             seq: { type: 'number' },
             type: { type: 'string' },
             data: { type: 'object', ...open },
@@ -163,7 +164,38 @@ export const eventsResponse = {
           },
         },
       },
-      next_after: nullable('number'),
+      next_after: { ...nullable('string'), description: 'Pass as `after` for the next page (`J-A`)' },
+    },
+  },
+} as const;
+
+export const batchCreatedResponse = {
+  201: {
+    description: 'The batch and its tasks were stored (all of them)',
+    type: 'object',
+    ...open,
+    properties: {
+      batch_id: { type: 'string' },
+      task_ids: { type: 'array', items: { type: 'string' } },
+      created_at: timestamp,
+    },
+  },
+} as const;
+
+export const batchResponse = {
+  200: {
+    description: 'The batch with a count of its tasks per status',
+    type: 'object',
+    ...open,
+    properties: {
+      batch_id: { type: 'string' },
+      tenant: { type: 'string' },
+      size: { type: 'number' },
+      counts: { type: 'object', additionalProperties: { type: 'number' } },
+      task_ids: { type: 'array', items: { type: 'string' } },
+      callback_url: nullable('string'),
+      created_at: timestamp,
+      completed_at: nullable('string'),
     },
   },
 } as const;

@@ -138,10 +138,14 @@ describe('OpenAPI document and response schemas', () => {
     expect(list).toEqual(asJson(await runtime.list()));
 
     const events = (await app.inject({ url: `/api/v1/tasks/${body.task_id}/events` })).json<{
-      events: { data: unknown }[];
+      events: { source: string; data: unknown }[];
     }>();
     const journal = await fx.store.readJournal(body.task_id);
-    expect(events.events.map((e) => e.data)).toEqual(asJson(journal.map((e) => e.data)));
+    const fromJournal = events.events.filter((e) => e.source === 'journal');
+    expect(fromJournal.map((e) => e.data)).toEqual(asJson(journal.map((e) => e.data)));
+    const audit = await fx.store.readAudit(body.task_id);
+    const fromAudit = events.events.filter((e) => e.source === 'audit');
+    expect(fromAudit.map((e) => e.data)).toEqual(asJson(audit.map((e) => e.data)));
 
     const conflict = await post(`/api/v1/tasks/${body.task_id}/control`, { action: 'cancel' });
     expect(conflict.statusCode).toBe(409);
