@@ -182,13 +182,30 @@ const libRuntime = createRuntime({ store: libStore, drivers: [], tools: new Tool
 await lanes(200, 16, () => libRuntime.submit(TASK));
 await lanes(200, 16, () => libStore.createTask({ kind: 'code', ...TASK, seed: 1 }));
 
+// Interleaved rounds (HTTP, submit, raw, HTTP, ...) so that load from elsewhere on the machine hits all three
+// alike; the round with the median rate is reported for each.
+const ACCEPT_ROUNDS = QUICK ? 1 : 3;
+const medianRound = (rates: Rate[]): Rate => {
+  const sorted = [...rates].sort((a, b) => a.perSecond - b.perSecond);
+  return sorted[Math.floor(sorted.length / 2)] ?? rates[0]!;
+};
 for (const concurrency of CONCURRENCIES) {
-  const count = concurrency === 1 ? Math.round(ACCEPT_REQUESTS / 2) : ACCEPT_REQUESTS;
+  const count = Math.round((concurrency === 1 ? ACCEPT_REQUESTS / 2 : ACCEPT_REQUESTS) / ACCEPT_ROUNDS);
+  const rounds: { http: Rate[]; submit: Rate[]; raw: Rate[] } = { http: [], submit: [], raw: [] };
+  for (let round = 0; round < ACCEPT_ROUNDS; round++) {
+    rounds.http.push(
+      await lanes(count, concurrency, () => call(service.address, 'POST', '/api/v1/tasks', TASK)),
+    );
+    rounds.submit.push(await lanes(count, concurrency, () => libRuntime.submit(TASK)));
+    rounds.raw.push(
+      await lanes(count, concurrency, () => libStore.createTask({ kind: 'code', ...TASK, seed: 1 })),
+    );
+  }
   acceptRows.push({
     concurrency,
-    http: await lanes(count, concurrency, () => call(service.address, 'POST', '/api/v1/tasks', TASK)),
-    submit: await lanes(count, concurrency, () => libRuntime.submit(TASK)),
-    raw: await lanes(count, concurrency, () => libStore.createTask({ kind: 'code', ...TASK, seed: 1 })),
+    http: medianRound(rounds.http),
+    submit: medianRound(rounds.submit),
+    raw: medianRound(rounds.raw),
   });
 }
 const batchBody = { tasks: Array.from({ length: BATCH_SIZE }, () => TASK) };
@@ -315,7 +332,7 @@ agent.destroy();
 
 // ------------------------------------------------------------------------------------------------- report
 console.log(
-  `\n1. accepted per second (durably stored; nothing running), ${ACCEPT_REQUESTS} requests per level`,
+  `\n1. accepted per second (durably stored; nothing running), ${ACCEPT_REQUESTS} requests per level and method (half at concurrency 1), median of ${ACCEPT_ROUNDS} interleaved rounds`,
 );
 console.log(
   '| client concurrency | POST /tasks (HTTP) | p50 / p99 ms | runtime.submit | p50 / p99 ms | store.createTask | HTTP / submit | HTTP / raw |',
