@@ -141,6 +141,9 @@ async function serve(concurrency: number): Promise<Service> {
   );
 }
 
+const progress = (line: string): void => {
+  process.stderr.write(`[${new Date().toISOString().slice(11, 19)}] ${line}\n`);
+};
 const fmt = (n: number): string => Math.round(n).toLocaleString('en-US');
 const ms1 = (n: number): string => n.toFixed(1);
 const verdict = (value: number, target: number): string =>
@@ -193,6 +196,7 @@ for (const concurrency of CONCURRENCIES) {
   const count = Math.round((concurrency === 1 ? ACCEPT_REQUESTS / 2 : ACCEPT_REQUESTS) / ACCEPT_ROUNDS);
   const rounds: { http: Rate[]; submit: Rate[]; raw: Rate[] } = { http: [], submit: [], raw: [] };
   for (let round = 0; round < ACCEPT_ROUNDS; round++) {
+    progress(`accept: concurrency ${concurrency}, round ${round + 1}`);
     rounds.http.push(
       await lanes(count, concurrency, () => call(service.address, 'POST', '/api/v1/tasks', TASK)),
     );
@@ -252,6 +256,8 @@ async function completeOverHttp(concurrency: number, n: number): Promise<Complet
         (await call<{ batch_id: string }>(s.address, 'POST', '/api/v1/tasks/batch', body)).batch_id,
       );
     }
+    let last = -1;
+    let lastChange = performance.now();
     for (const id of batches) {
       for (;;) {
         const b = await call<{ size: number; counts: Record<string, number> }>(
@@ -261,6 +267,11 @@ async function completeOverHttp(concurrency: number, n: number): Promise<Complet
         );
         if ((b.counts.failed ?? 0) > 0) throw new Error(`batch ${id}: ${JSON.stringify(b.counts)}`);
         if (b.counts.succeeded === b.size) break;
+        // A stall (seen once: 1 of 2,000 tasks run, the rest left pending) fails the run instead of hanging it.
+        if (b.counts.succeeded !== last) [last, lastChange] = [b.counts.succeeded ?? 0, performance.now()];
+        else if (performance.now() - lastChange > 30_000) {
+          throw new Error(`stalled: batch ${id} at ${JSON.stringify(b.counts)} for 30 s`);
+        }
         await new Promise((r) => setTimeout(r, 10));
       }
     }
@@ -322,6 +333,7 @@ async function completeInLibrary(concurrency: number, n: number): Promise<Comple
 // Warm-up of the sandbox path in this process.
 await completeInLibrary(4, 100);
 for (const concurrency of CONCURRENCIES) {
+  progress(`complete: concurrency ${concurrency}`);
   completeRows.push({
     concurrency,
     http: await completeOverHttp(concurrency, COMPLETE_TASKS),
