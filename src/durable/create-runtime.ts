@@ -406,7 +406,7 @@ class DurableRuntime implements Runtime {
   private kick(sweep = false): void {
     if (!this.started || this.closed) return;
     if (this.filling) return;
-    this.filling = (async () => {
+    const fill = async (): Promise<void> => {
       try {
         if (sweep) await wakeDue(this.store, this.clock, (task, action) => this.apply(task, action, 99));
         while (!this.closed && this.runs.size < this.concurrency) {
@@ -417,10 +417,14 @@ class DurableRuntime implements Runtime {
         }
       } catch {
         // A busy or closing store: the next poll tries again.
-      } finally {
-        this.filling = undefined;
       }
-    })();
+    };
+    // Cleared in a callback, never inside fill(): a fill with every slot taken ends synchronously, and clearing
+    // there would run before the assignment, leaving `filling` set for good (no task would be claimed again).
+    const filling = fill().finally(() => {
+      if (this.filling === filling) this.filling = undefined;
+    });
+    this.filling = filling;
   }
 
   /** A task whose journal is damaged is still shown (failed, CHECKPOINT_CORRUPT), without the journal's parts. */

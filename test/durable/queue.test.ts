@@ -153,6 +153,28 @@ describe('task queue', () => {
     });
   });
 
+  it('claims again after work arrived while every slot was taken (regression: a fill that ended at once)', async () => {
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const gated = new ToolRegistry([
+      defineTool({ name: 'gate', description: 'waits for the test', effect: 'read', execute: () => gate }),
+    ]);
+    const runtime = make({ concurrency: 1, tools: gated });
+    runtime.start();
+    const first = await runtime.submit({ code: 'await tools.gate({}); return 1;' });
+    for (let i = 0; i < 200 && (await runtime.get(first.task_id))?.status !== 'running'; i++) {
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    // Submitted with the only slot taken: its fill finds no room and ends synchronously.
+    const second = await runtime.submit({ code: 'return 2' });
+    release();
+    expect(await runtime.wait(first.task_id, { until: 'terminal' })).toMatchObject({ status: 'succeeded' });
+    expect(await runtime.wait(second.task_id, { until: 'terminal' })).toMatchObject({
+      status: 'succeeded',
+      result: { output: 2 },
+    });
+  });
+
   it('fails a task past its deadline, running or queued', async () => {
     const runtime = make();
     const slow = await runtime.submit({

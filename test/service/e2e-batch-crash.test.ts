@@ -111,144 +111,131 @@ describe('service end to end: batch, SIGKILL, restart, webhooks', () => {
     return base;
   }
 
-  // Known bug (issue 4 note): after the restart, the 16 tasks the killed server was running are never claimed
-  // again and the queue behind them stops (the claim loop stalls; the library-level runtime does not). Until it
-  // is fixed this test would time out, so it is skipped, loudly; E2E_BATCH_CRASH=1 runs it.
-  const known = process.env.E2E_BATCH_CRASH !== '1';
-  if (known)
-    console.warn(
-      '[e2e-batch-crash] skipped: known stall after restart (see issue 4 note); E2E_BATCH_CRASH=1 runs it',
-    );
-  it.skipIf(known)(
-    'brings every task of a 200-task batch to its expected end across a SIGKILL',
-    async () => {
-      const first = serve();
-      const base1 = await address(first);
-      const key = /^\s+(cc_\S+)$/m.exec(first.stderr())?.[1] ?? '';
-      expect(key).toMatch(/^cc_/);
-      const api = (base: string, path: string, body?: unknown) =>
-        fetch(`${base}/api/v1${path}`, {
-          method: body === undefined ? 'GET' : 'POST',
-          headers: {
-            authorization: `Bearer ${key}`,
-            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-          },
-          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-        });
-      const tasks = Array.from({ length: 200 }, (_, i) => ({
-        code: programOf(i),
-        callback_url: hook,
-        metadata: { i },
-      }));
-      const created = await api(base1, '/tasks/batch', { tasks, callback_url: hook });
-      expect(created.status).toBe(201);
-      const { batch_id, task_ids } = (await created.json()) as { batch_id: string; task_ids: string[] };
-      expect(task_ids).toHaveLength(200);
-
-      // Part-way: some tasks have ended, most have not.
-      await until(() => deliveries.filter((d) => d.type !== 'task.paused').length >= 30, 60_000).catch(
-        async (e: unknown) => {
-          const b = await (await api(base1, `/batches/${batch_id}`)).text();
-          throw new Error(
-            `${String(e)}: ${deliveries.length} deliveries; batch ${b}; server: ${first.stderr()}`,
-          );
+  it('brings every task of a 200-task batch to its expected end across a SIGKILL', async () => {
+    const first = serve();
+    const base1 = await address(first);
+    const key = /^\s+(cc_\S+)$/m.exec(first.stderr())?.[1] ?? '';
+    expect(key).toMatch(/^cc_/);
+    const api = (base: string, path: string, body?: unknown) =>
+      fetch(`${base}/api/v1${path}`, {
+        method: body === undefined ? 'GET' : 'POST',
+        headers: {
+          authorization: `Bearer ${key}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
         },
-      );
-      first.child.kill('SIGKILL');
-      await first.exited;
-      const endedBeforeKill = new Set(deliveries.map((d) => String(d.data.task_id)));
-      expect(endedBeforeKill.size).toBeLessThan(200);
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+    const tasks = Array.from({ length: 200 }, (_, i) => ({
+      code: programOf(i),
+      callback_url: hook,
+      metadata: { i },
+    }));
+    const created = await api(base1, '/tasks/batch', { tasks, callback_url: hook });
+    expect(created.status).toBe(201);
+    const { batch_id, task_ids } = (await created.json()) as { batch_id: string; task_ids: string[] };
+    expect(task_ids).toHaveLength(200);
 
-      const second = serve();
-      const base2 = await address(second);
-      try {
-        // Approve every payment as its task.paused webhook announces it (also those paused before the kill).
-        const approved = new Set<string>();
-        let last = '';
-        await until(async () => {
-          for (const d of deliveries.filter((x) => x.type === 'task.paused')) {
-            const taskId = String(d.data.task_id);
-            // A payment in flight at the kill may or may not have happened: a human decides (here: run it again).
-            if (d.data.pause_reason === 'needs_attention' && !approved.has(d.id)) {
-              approved.add(d.id);
-              const res = await api(base2, `/tasks/${taskId}/attention`, { action: 'retry', reason: 'e2e' });
-              expect([200, 409]).toContain(res.status);
-              continue;
-            }
-            if (approved.has(taskId)) continue;
-            const approvals = d.data.pending_approvals as { id: string }[];
-            for (const a of approvals) {
-              const res = await api(base2, `/tasks/${taskId}/approvals/${a.id}`, { decision: 'approve' });
-              expect([200, 409]).toContain(res.status);
-            }
-            approved.add(taskId);
+    // Part-way: some tasks have ended, most have not.
+    await until(() => deliveries.filter((d) => d.type !== 'task.paused').length >= 30, 60_000).catch(
+      async (e: unknown) => {
+        const b = await (await api(base1, `/batches/${batch_id}`)).text();
+        throw new Error(
+          `${String(e)}: ${deliveries.length} deliveries; batch ${b}; server: ${first.stderr()}`,
+        );
+      },
+    );
+    first.child.kill('SIGKILL');
+    await first.exited;
+    const endedBeforeKill = new Set(deliveries.map((d) => String(d.data.task_id)));
+    expect(endedBeforeKill.size).toBeLessThan(200);
+
+    const second = serve();
+    const base2 = await address(second);
+    try {
+      // Approve every payment as its task.paused webhook announces it (also those paused before the kill).
+      const approved = new Set<string>();
+      let last = '';
+      await until(async () => {
+        for (const d of deliveries.filter((x) => x.type === 'task.paused')) {
+          const taskId = String(d.data.task_id);
+          // A payment in flight at the kill may or may not have happened: a human decides (here: run it again).
+          if (d.data.pause_reason === 'needs_attention' && !approved.has(d.id)) {
+            approved.add(d.id);
+            const res = await api(base2, `/tasks/${taskId}/attention`, { action: 'retry', reason: 'e2e' });
+            expect([200, 409]).toContain(res.status);
+            continue;
           }
-          const batch = (await (await api(base2, `/batches/${batch_id}`)).json()) as {
-            counts: Record<string, number>;
-          };
-          last = JSON.stringify(batch.counts);
-          return (batch.counts.succeeded ?? 0) + (batch.counts.failed ?? 0) === 200;
-        }, 120_000).catch(async (e: unknown) => {
-          const running = (await (await api(base2, '/tasks?status=running&limit=2')).json()) as {
-            tasks: { task_id: string }[];
-          };
-          const stuck = running.tasks[0]?.task_id ?? '';
-          const ev = await (await api(base2, `/tasks/${stuck}/events`)).text();
-          console.log('STUCK', JSON.stringify(running.tasks[0]), ev);
-          throw new Error(
-            `${String(e)}: counts ${last}; ${deliveries.length} deliveries; server: ${second.stderr()}`,
-          );
-        });
-
+          if (approved.has(taskId)) continue;
+          const approvals = d.data.pending_approvals as { id: string }[];
+          for (const a of approvals) {
+            const res = await api(base2, `/tasks/${taskId}/approvals/${a.id}`, { decision: 'approve' });
+            expect([200, 409]).toContain(res.status);
+          }
+          approved.add(taskId);
+        }
         const batch = (await (await api(base2, `/batches/${batch_id}`)).json()) as {
           counts: Record<string, number>;
-          task_ids: string[];
         };
-        const expectFailed = task_ids.filter((_, i) => kindOf(i) === 'fail').length;
-        expect(batch.counts).toMatchObject({
-          succeeded: 200 - expectFailed,
-          failed: expectFailed,
-          cancelled: 0,
-        });
-        expect(batch.task_ids).toEqual(task_ids);
-        for (const [i, id] of task_ids.entries()) {
-          const view = (await (await api(base2, `/tasks/${id}`)).json()) as Record<string, unknown>;
-          const kind = kindOf(i);
-          if (kind === 'fail')
-            expect(view).toMatchObject({ status: 'failed', error: { code: 'GUEST_ERROR' } });
-          else if (kind === 'approval')
-            expect(view).toMatchObject({ status: 'succeeded', result: { output: `paid ${200 + i}` } });
-          else expect(view).toMatchObject({ status: 'succeeded', result: { output: i * 4 } });
-        }
-
-        // Every task's end arrives by webhook (at least once), then the batch's; all signed.
-        await until(() => deliveries.some((d) => d.type === 'batch.completed'), 30_000);
-        await until(
-          () =>
-            new Set(
-              deliveries
-                .filter((d) => d.type.startsWith('task.') && d.type !== 'task.paused')
-                .map((d) => d.data.task_id),
-            ).size === 200,
-          30_000,
+        last = JSON.stringify(batch.counts);
+        return (batch.counts.succeeded ?? 0) + (batch.counts.failed ?? 0) === 200;
+      }, 120_000).catch(async (e: unknown) => {
+        const running = (await (await api(base2, '/tasks?status=running&limit=2')).json()) as {
+          tasks: { task_id: string }[];
+        };
+        const stuck = running.tasks[0]?.task_id ?? '';
+        const ev = await (await api(base2, `/tasks/${stuck}/events`)).text();
+        console.log('STUCK', JSON.stringify(running.tasks[0]), ev);
+        throw new Error(
+          `${String(e)}: counts ${last}; ${deliveries.length} deliveries; server: ${second.stderr()}`,
         );
-        expect(badSignatures).toEqual([]);
-        for (const [i, id] of task_ids.entries()) {
-          const ends = deliveries.filter((d) => d.data.task_id === id && d.type !== 'task.paused');
-          expect(new Set(ends.map((d) => d.type))).toEqual(
-            new Set([kindOf(i) === 'fail' ? 'task.failed' : 'task.succeeded']),
-          );
-          if (kindOf(i) === 'approval')
-            expect(deliveries.some((d) => d.data.task_id === id && d.type === 'task.paused')).toBe(true);
-        }
-        const completed = deliveries.filter((d) => d.type === 'batch.completed');
-        expect(new Set(completed.map((d) => d.id)).size).toBe(1);
-        expect(completed[0]?.data).toMatchObject({ batch_id, size: 200 });
-      } finally {
-        second.child.kill('SIGTERM');
-        await second.exited;
+      });
+
+      const batch = (await (await api(base2, `/batches/${batch_id}`)).json()) as {
+        counts: Record<string, number>;
+        task_ids: string[];
+      };
+      const expectFailed = task_ids.filter((_, i) => kindOf(i) === 'fail').length;
+      expect(batch.counts).toMatchObject({
+        succeeded: 200 - expectFailed,
+        failed: expectFailed,
+        cancelled: 0,
+      });
+      expect(batch.task_ids).toEqual(task_ids);
+      for (const [i, id] of task_ids.entries()) {
+        const view = (await (await api(base2, `/tasks/${id}`)).json()) as Record<string, unknown>;
+        const kind = kindOf(i);
+        if (kind === 'fail') expect(view).toMatchObject({ status: 'failed', error: { code: 'GUEST_ERROR' } });
+        else if (kind === 'approval')
+          expect(view).toMatchObject({ status: 'succeeded', result: { output: `paid ${200 + i}` } });
+        else expect(view).toMatchObject({ status: 'succeeded', result: { output: i * 4 } });
       }
-    },
-    240_000,
-  );
+
+      // Every task's end arrives by webhook (at least once), then the batch's; all signed.
+      await until(() => deliveries.some((d) => d.type === 'batch.completed'), 30_000);
+      await until(
+        () =>
+          new Set(
+            deliveries
+              .filter((d) => d.type.startsWith('task.') && d.type !== 'task.paused')
+              .map((d) => d.data.task_id),
+          ).size === 200,
+        30_000,
+      );
+      expect(badSignatures).toEqual([]);
+      for (const [i, id] of task_ids.entries()) {
+        const ends = deliveries.filter((d) => d.data.task_id === id && d.type !== 'task.paused');
+        expect(new Set(ends.map((d) => d.type))).toEqual(
+          new Set([kindOf(i) === 'fail' ? 'task.failed' : 'task.succeeded']),
+        );
+        if (kindOf(i) === 'approval')
+          expect(deliveries.some((d) => d.data.task_id === id && d.type === 'task.paused')).toBe(true);
+      }
+      const completed = deliveries.filter((d) => d.type === 'batch.completed');
+      expect(new Set(completed.map((d) => d.id)).size).toBe(1);
+      expect(completed[0]?.data).toMatchObject({ batch_id, size: 200 });
+    } finally {
+      second.child.kill('SIGTERM');
+      await second.exited;
+    }
+  }, 240_000);
 });
