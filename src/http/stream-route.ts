@@ -6,13 +6,21 @@ import type { TaskStore } from '../spec/index.ts';
 import { visibleTask } from './task-routes.ts';
 
 const HEARTBEAT_MS = 15_000;
+/** A task run by another process sends this one no events: its view is re-read this often. */
+const REFRESH_MS = 1000;
 
 /**
  * `GET /api/v1/tasks/{id}/stream`: Server-Sent Events of one task: the current view first (`view`), then status
  * changes (with the new view), log lines and journal entries (tool calls, outcomes, decisions) as they happen;
- * the stream ends after the task's end. Events come from this process's runtime.
+ * the stream ends after the task's end. Logs and journal entries come from this process's runtime; status changes
+ * of a task running elsewhere are seen by re-reading its view every second. Closing the server ends every stream.
  */
 export function registerStreamRoute(app: FastifyInstance, runtime: Runtime, store: TaskStore): void {
+  const streams = new Set<() => void>();
+  app.addHook('preClose', (done) => {
+    for (const end of [...streams]) end();
+    done();
+  });
   app.get<{ Params: { id: string } }>('/api/v1/tasks/:id/stream', async (request, reply) => {
     const taskId = request.params.id;
     await visibleTask(store, request, taskId);
@@ -32,12 +40,30 @@ export function registerStreamRoute(app: FastifyInstance, runtime: Runtime, stor
     const end = (): void => {
       if (!open) return;
       open = false;
+      streams.delete(end);
       off();
       clearInterval(heartbeat);
+      clearInterval(poll);
       res.end();
     };
-    // Status changes are sent as the whole new view, read in order, so a client never sees them out of order.
+    streams.add(end);
+    // Status changes are sent as the whole new view, read in order and only when it changed, so a client never
+    // sees them out of order or twice, whether an event or the re-read noticed first.
     let chain = Promise.resolve();
+    let last = `${first.status}/${first.pause_reason ?? ''}/${first.updated_at}`;
+    const refresh = (): void => {
+      chain = chain.then(async () => {
+        if (!open) return;
+        const view = await runtime.get(taskId).catch(() => null);
+        if (!view) return;
+        const now = `${view.status}/${view.pause_reason ?? ''}/${view.updated_at}`;
+        if (now !== last) {
+          last = now;
+          send('status', view);
+        }
+        if (isTerminal(view.status)) end();
+      });
+    };
     const off = runtime.subscribe(taskId, (e: RuntimeEvent) => {
       if (e.type === 'log') send('log', { level: e.level, message: e.message });
       else if (e.type === 'journal') {
@@ -45,18 +71,16 @@ export function registerStreamRoute(app: FastifyInstance, runtime: Runtime, stor
           'journal',
           e.entries.map((x) => ({ seq: x.seq, type: x.type, data: x.data, created_at: x.createdAt })),
         );
-      } else {
-        chain = chain.then(async () => {
-          const view = await runtime.get(taskId).catch(() => null);
-          if (view) send('status', view);
-          if (isTerminal(e.status)) end();
-        });
-      }
+      } else refresh();
     });
     const heartbeat = setInterval(() => open && res.write(': keep-alive\n\n'), HEARTBEAT_MS);
     heartbeat.unref();
+    const poll = setInterval(refresh, REFRESH_MS);
+    poll.unref();
     request.raw.on('close', end);
     send('view', first);
     if (isTerminal(first.status)) end();
+    // The task may have moved between the first read and the subscription.
+    else refresh();
   });
 }

@@ -83,6 +83,60 @@ describe('GET /api/v1/tasks/{id}/stream', () => {
     expect(intents.map((x) => x.data.tool)).toEqual(['tools.gate']);
   });
 
+  /** Reads a stream to its end (or until `stop`), returning its event names and data. */
+  async function drain(res: Response): Promise<{ event: string; data: Record<string, unknown> }[]> {
+    const text = await res.text();
+    return text
+      .split('\n\n')
+      .map((block) => ({ event: /^event: (.*)$/m.exec(block)?.[1], data: /^data: (.*)$/m.exec(block)?.[1] }))
+      .filter((e): e is { event: string; data: string } => e.event !== undefined && e.data !== undefined)
+      .map((e) => ({ event: e.event, data: JSON.parse(e.data) as Record<string, unknown> }));
+  }
+
+  it('follows a task another runtime runs to its end (by re-reading its view)', async () => {
+    // This server's runtime runs nothing; another one on the same database does, and sends it no events.
+    const steering = createRuntime({ store: fx.store, drivers: [], tools: new ToolRegistry([]) });
+    const server = buildServer({ runtime: steering, store: fx.store });
+    const base = await server.listen({ port: 0, host: '127.0.0.1' });
+    const created = await fetch(`${base}/api/v1/tasks`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ code: 'return 6 * 7' }),
+    });
+    const { task_id } = (await created.json()) as { task_id: string };
+    const res = await fetch(`${base}/api/v1/tasks/${task_id}/stream`);
+    const other = createRuntime({ store: fx.store, drivers: [fx.driver], tools: new ToolRegistry([]) });
+    try {
+      await other.run(task_id);
+      const events = await drain(res);
+      expect(events[0]?.event).toBe('view');
+      expect(events.at(-1)).toMatchObject({
+        event: 'status',
+        data: { status: 'succeeded', result: { output: 42 } },
+      });
+    } finally {
+      await other.close();
+      await server.close();
+      await steering.close();
+    }
+  });
+
+  it('ends open streams when the server closes', async () => {
+    const second = buildServer({ runtime, store: fx.store });
+    const at = await second.listen({ port: 0, host: '127.0.0.1' });
+    const created = await fetch(`${at}/api/v1/tasks`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ code: "return await input.wait('never')" }),
+    });
+    const { task_id } = (await created.json()) as { task_id: string };
+    expect(await runtime.wait(task_id)).toMatchObject({ status: 'paused', pause_reason: 'awaiting_input' });
+    const res = await fetch(`${at}/api/v1/tasks/${task_id}/stream`);
+    const events = drain(res);
+    await second.close();
+    expect((await events).map((e) => e.event)).toEqual(['view']);
+  });
+
   it('is a coded 404 for an unknown task', async () => {
     const res = await fetch(`${base}/api/v1/tasks/task_nope/stream`);
     expect(res.status).toBe(404);
