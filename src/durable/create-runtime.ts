@@ -15,7 +15,8 @@ import type {
   SubmitInput,
 } from './runtime-types.ts';
 import { EventHub } from './event-hub.ts';
-import { resumeAfterShutdown, wakeDue } from './runtime-sweeps.ts';
+import { failPastDeadline, resumeAfterShutdown, wakeDue } from './runtime-sweeps.ts';
+import type { ApplyAction } from './runtime-sweeps.ts';
 import { toTaskAttributes, toTaskInput } from './submit-input.ts';
 import { batchView } from './batch-view.ts';
 import { TaskRunner } from './task-runner.ts';
@@ -408,7 +409,11 @@ class DurableRuntime implements Runtime {
     if (this.filling) return;
     const fill = async (): Promise<void> => {
       try {
-        if (sweep) await wakeDue(this.store, this.clock, (task, action) => this.apply(task, action, 99));
+        if (sweep) {
+          const apply: ApplyAction = (task, action) => this.apply(task, action, 99);
+          await failPastDeadline(this.store, this.clock, apply);
+          await wakeDue(this.store, this.clock, apply);
+        }
         while (!this.closed && this.runs.size < this.concurrency) {
           // Checked again once the sandboxes are ready: a runtime closed meanwhile claims nothing.
           const next = await this.runner.startNext({ shouldClaim: () => !this.closed });

@@ -27,6 +27,23 @@ export async function resumeAfterShutdown(
   } while (cursor !== null && !stopped());
 }
 
+/** Paused tasks past their deadline fail (running and queued ones fail in the runner). */
+export async function failPastDeadline(
+  store: TaskStore,
+  clock: () => number,
+  apply: ApplyAction,
+): Promise<void> {
+  const { tasks } = await store.listTasks({ deadlineBefore: clock(), limit: 100 });
+  for (const task of tasks) {
+    const at = new Date(task.deadlineAt ?? 0).toISOString();
+    const message = `task ${task.id} passed its deadline (${at}) while paused (${task.pauseReason ?? 'paused'})`;
+    await apply(task, {
+      patch: { status: 'failed', error: { code: 'DEADLINE_EXCEEDED', message }, wakeAt: null },
+      append: [{ type: 'control', data: { action: 'deadline', deadline: at } }],
+    }).catch(() => undefined);
+  }
+}
+
 /** Paused tasks whose input wait timed out: journals the timeouts and makes them runnable. */
 export async function wakeDue(store: TaskStore, clock: () => number, apply: ApplyAction): Promise<void> {
   const { tasks } = await store.listTasks({ dueBefore: clock(), limit: 100 });

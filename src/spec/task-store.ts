@@ -69,6 +69,8 @@ export interface TaskFilter {
   readonly tenant?: string;
   readonly sessionId?: string;
   readonly batchId?: string;
+  /** Only paused tasks whose deadline is at or before this epoch ms. */
+  readonly deadlineBefore?: number;
   /** Only paused tasks whose `wakeAt` is at or before this epoch ms. */
   readonly dueBefore?: number;
   /** Default 50, at most 1000. */

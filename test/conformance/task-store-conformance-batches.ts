@@ -211,5 +211,32 @@ export function registerBatchCases(store: () => TaskStore): void {
       expect(await all({ batchId: batch.id, tenant: 'b' })).toEqual([]);
       expect(await all({ batchId: 'batch_nope' })).toEqual([]);
     });
+
+    it('lists paused tasks whose deadline has passed, and only those', async () => {
+      const early = await store().createTask(codeInput('return 1'), {
+        now: T0,
+        attributes: { deadlineAt: T0 + 100, sessionId: 'deadline-case' },
+      });
+      const later = await store().createTask(codeInput('return 2'), {
+        now: T0,
+        attributes: { deadlineAt: T0 + 10_000, sessionId: 'deadline-case' },
+      });
+      const queued = await store().createTask(codeInput('return 3'), {
+        now: T0,
+        attributes: { deadlineAt: T0 + 100, sessionId: 'deadline-case' },
+      });
+      for (const t of [early, later]) {
+        await store().updateTask(
+          t.id,
+          { status: 'paused', pauseReason: 'user_request' },
+          { expectedVersion: 1 },
+        );
+      }
+      const due = await store().listTasks({ deadlineBefore: T0 + 200 });
+      const ids = due.tasks.map((t) => t.id);
+      expect(ids).toContain(early.id);
+      expect(ids).not.toContain(later.id);
+      expect(ids).not.toContain(queued.id);
+    });
   });
 }

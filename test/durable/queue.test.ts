@@ -193,5 +193,18 @@ describe('task queue', () => {
       status: 'failed',
       error: { code: 'DEADLINE_EXCEEDED' },
     });
+    // A task waiting for a human past its deadline fails too.
+    const waiting = await runtime.submit({
+      code: "return await input.wait('answer')",
+      deadlineAt: Date.now() + 300,
+    });
+    expect(await runtime.wait(waiting.task_id)).toMatchObject({
+      status: 'paused',
+      pause_reason: 'awaiting_input',
+    });
+    expect(await runtime.wait(waiting.task_id, { until: 'terminal' })).toMatchObject({
+      status: 'failed',
+      error: { code: 'DEADLINE_EXCEEDED' },
+    });
   });
 });

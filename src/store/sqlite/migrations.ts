@@ -67,6 +67,7 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX tasks_by_tenant_status ON tasks (tenant, status);
   CREATE INDEX tasks_by_session ON tasks (tenant, session_id, created_at, id) WHERE session_id IS NOT NULL;
   CREATE INDEX tasks_by_batch ON tasks (batch_id, status) WHERE batch_id IS NOT NULL;
+  CREATE INDEX tasks_by_deadline ON tasks (deadline_at) WHERE deadline_at IS NOT NULL;
   CREATE TABLE batches (
     id TEXT PRIMARY KEY,
     tenant TEXT NOT NULL,

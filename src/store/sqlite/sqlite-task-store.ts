@@ -223,6 +223,10 @@ export class SqliteTaskStore implements TaskStore, ServiceStore {
           params.push(value);
         }
       }
+      if (filter.deadlineBefore !== undefined) {
+        where.push("status = 'paused' AND deadline_at IS NOT NULL AND deadline_at <= ?");
+        params.push(filter.deadlineBefore);
+      }
       if (filter.dueBefore !== undefined) {
         where.push("status = 'paused' AND wake_at IS NOT NULL AND wake_at <= ?");
         params.push(filter.dueBefore);
