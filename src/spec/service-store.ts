@@ -61,9 +61,17 @@ export interface ServiceStore {
   /** NOT_FOUND for an unknown id; revoking twice keeps the first time. */
   revokeApiKey(id: string, options?: StoreOptions & { now?: number }): Promise<ApiKeyRecord>;
 
-  /** Pending messages due at `now`, oldest first. */
-  dueWebhooks(options: StoreOptions & { now: number; limit: number }): Promise<WebhookMessage[]>;
-  /** Records one delivery attempt; `body` is kept from the first attempt on. */
+  /**
+   * Pending messages due at `now`, oldest first. With `claim`, only those no other dispatcher holds, and they are
+   * claimed for `leaseMs` in the same transaction, so dispatchers of several servers never send one message at
+   * once (a claim of a dispatcher that died expires).
+   */
+  dueWebhooks(
+    options: StoreOptions & { now: number; limit: number; claim?: { owner: string; leaseMs: number } },
+  ): Promise<WebhookMessage[]>;
+  /** Gives up a claim without an attempt (delivery cut short by a shutdown): the message is due again at once. */
+  releaseWebhook(id: string, owner: string, options?: StoreOptions): Promise<void>;
+  /** Records one delivery attempt (and ends its claim); `body` is kept from the first attempt on. */
   recordWebhookAttempt(
     id: string,
     attempt: WebhookAttempt & { readonly body: string },

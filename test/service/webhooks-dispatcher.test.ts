@@ -233,6 +233,29 @@ describe('webhook dispatcher', () => {
     expect(r.received[1]?.body).toBe(r.received[0]?.body);
   });
 
+  it("sends each message once with two dispatchers on one database (claims), and takes over a dead one's", async () => {
+    const path = join(dir, `shared-${++count}.db`);
+    const a = await openStore(path);
+    const b = await openStore(path);
+    const r = await receiver();
+    for (let i = 0; i < 20; i++) await succeededTask(a, r.url, i);
+    // A dispatcher that died holding a claim: its message waits for the claim to expire, then goes out.
+    const held = await a.dueWebhooks({ now: Date.now(), limit: 1, claim: { owner: 'dead', leaseMs: 300 } });
+    expect(held).toHaveLength(1);
+    const { dispatcher: d1 } = dispatcher(a, { concurrency: 4 });
+    const { dispatcher: d2 } = dispatcher(b, { concurrency: 4 });
+    d1.start();
+    d2.start();
+    await until(() => r.received.length >= 19);
+    await delay(100);
+    expect(r.received).toHaveLength(19);
+    await until(() => r.received.length >= 20, 3000);
+    const ids = r.received.map((x) => String(x.headers['webhook-id']));
+    expect(new Set(ids).size).toBe(20);
+    expect(ids).toContain(held[0]?.id);
+    expect(await a.webhookCounts()).toEqual({ pending: 0, delivered: 20, failed: 0 });
+  });
+
   it('fails a private target at once when allowPrivate is false', async () => {
     const store = await openStore();
     const r = await receiver();

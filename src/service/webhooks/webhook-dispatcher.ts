@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { CodecallError, isCodecallError } from '../../errors/index.ts';
 import type { ServiceStore, WebhookMessage } from '../../spec/index.ts';
 import { attemptOutcome, attemptWebhook } from './deliver-webhook.ts';
@@ -25,7 +26,7 @@ export interface WebhookLogger {
 
 export type WebhookDispatcherStore = Pick<
   ServiceStore,
-  'dueWebhooks' | 'recordWebhookAttempt' | 'nextWebhookAt'
+  'dueWebhooks' | 'recordWebhookAttempt' | 'nextWebhookAt' | 'releaseWebhook'
 > &
   WebhookBodyStore;
 
@@ -93,6 +94,9 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   const logger = options.logger;
   const closing = new AbortController();
   const inFlight = new Map<string, Promise<boolean>>();
+  // Claims keep other servers' dispatchers off a message while this one sends it; one outlives an attempt.
+  const owner = `dispatcher-${process.pid}-${randomBytes(6).toString('hex')}`;
+  const claim = { owner, leaseMs: 3 * timeoutMs + 30_000 };
   let loop: Promise<void> | null = null;
   let wakeLoop: (() => void) | null = null;
   let woken = false;
@@ -161,6 +165,11 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
 
   function track(message: WebhookMessage): Promise<boolean> {
     const attempt = deliver(message)
+      .then(async (recorded) => {
+        // Not an attempt (cut short by close): the message is due again at once, here or elsewhere.
+        if (!recorded) await store.releaseWebhook(message.id, owner).catch(() => undefined);
+        return recorded;
+      })
       .catch((error: unknown) => {
         logger?.warn({ webhookId: message.id, error: String(error) }, 'webhook attempt not recorded');
         return false;
@@ -179,7 +188,8 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     if (free <= 0) return 0;
     const due = await store.dueWebhooks({
       now: clock(),
-      limit: free + inFlight.size,
+      limit: free,
+      claim,
       signal: closing.signal,
     });
     let started = 0;

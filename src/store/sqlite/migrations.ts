@@ -96,6 +96,8 @@ export const MIGRATIONS: readonly string[] = [
     state TEXT NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'delivered', 'failed')),
     attempts INTEGER NOT NULL DEFAULT 0,
     next_attempt_at INTEGER NOT NULL,
+    claimed_by TEXT,
+    claimed_until INTEGER,
     last_error TEXT,
     created_at INTEGER NOT NULL,
     finished_at INTEGER

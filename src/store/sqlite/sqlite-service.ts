@@ -75,15 +75,42 @@ export function revokeApiKey(db: Database.Database, id: string, now: number): Ap
   return toKey(row);
 }
 
-export function dueWebhooks(db: Database.Database, now: number, limit: number): WebhookMessage[] {
+export function dueWebhooks(
+  db: Database.Database,
+  now: number,
+  limit: number,
+  claim?: { owner: string; leaseMs: number },
+): WebhookMessage[] {
+  if (claim === undefined) return selectDue(db, now, limit);
+  return db
+    .transaction((): WebhookMessage[] => {
+      const due = selectDue(db, now, limit);
+      const mark = prepared(db, 'UPDATE webhook_outbox SET claimed_by = ?, claimed_until = ? WHERE id = ?');
+      for (const m of due) mark.run(claim.owner, now + claim.leaseMs, m.id);
+      return due;
+    })
+    .immediate();
+}
+
+export function releaseWebhook(db: Database.Database, id: string, owner: string): void {
+  prepared(
+    db,
+    `UPDATE webhook_outbox SET claimed_by = NULL, claimed_until = NULL
+       WHERE id = ? AND claimed_by = ? AND state = 'pending'`,
+  ).run(id, owner);
+}
+
+/** Due messages no dispatcher holds a live claim on. */
+function selectDue(db: Database.Database, now: number, limit: number): WebhookMessage[] {
   // Ties in insertion order (ids are random), except that a batch's completion follows the event of its last
   // task, written in the same change (SQLite fires the newer trigger first).
   const rows = prepared(
     db,
     `SELECT id, event, task_id, batch_id, url, snapshot, body, attempts, next_attempt_at, created_at
        FROM webhook_outbox WHERE state = 'pending' AND next_attempt_at <= ?
+         AND (claimed_until IS NULL OR claimed_until <= ?)
        ORDER BY next_attempt_at, created_at, event = 'batch.completed', rowid LIMIT ?`,
-  ).all(now, limit) as OutboxRow[];
+  ).all(now, now, limit) as OutboxRow[];
   return rows.map((r) => ({
     id: r.id,
     event: r.event,
@@ -110,7 +137,7 @@ export function recordWebhookAttempt(
   const result = prepared(
     db,
     `UPDATE webhook_outbox SET body = coalesce(body, ?), attempts = attempts + 1, state = ?, next_attempt_at = ?,
-       last_error = ?, finished_at = ? WHERE id = ? AND state = 'pending'`,
+       last_error = ?, finished_at = ?, claimed_by = NULL, claimed_until = NULL WHERE id = ? AND state = 'pending'`,
   ).run(attempt.body, state, next, error, state === 'pending' ? null : now, id);
   if (result.changes === 0) {
     throw new CodecallError('NOT_FOUND', `No pending webhook ${id}`, { details: { webhookId: id } });

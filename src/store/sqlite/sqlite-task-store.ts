@@ -474,8 +474,16 @@ export class SqliteTaskStore implements TaskStore, ServiceStore {
     return this.#run(options.signal, () => service.revokeApiKey(this.#db, id, options.now ?? Date.now()));
   }
 
-  dueWebhooks(options: StoreOptions & { now: number; limit: number }): Promise<WebhookMessage[]> {
-    return this.#run(options.signal, () => service.dueWebhooks(this.#db, options.now, options.limit));
+  dueWebhooks(
+    options: StoreOptions & { now: number; limit: number; claim?: { owner: string; leaseMs: number } },
+  ): Promise<WebhookMessage[]> {
+    return this.#run(options.signal, () =>
+      service.dueWebhooks(this.#db, options.now, options.limit, options.claim),
+    );
+  }
+
+  releaseWebhook(id: string, owner: string, options: StoreOptions = {}): Promise<void> {
+    return this.#run(options.signal, () => service.releaseWebhook(this.#db, id, owner));
   }
 
   recordWebhookAttempt(
