@@ -12,7 +12,8 @@ export interface TaskEvent {
 /**
  * The journal and the audit log as one ordered list: an audit link records how far the journal was when it was
  * written (`journal_seq`), so it goes right after that journal entry. The cursor `J-A` is the last journal and
- * audit seq returned.
+ * audit seq returned. The lists may be cut short (store-side paging) as long as each holds one more entry than a
+ * page: no entry missing from either can then belong among the first `limit`.
  */
 export function mergedEvents(
   journal: readonly JournalEntry[],
@@ -29,7 +30,8 @@ export function mergedEvents(
       if (entry.seq > afterA) events.push(view('audit', entry));
     }
   };
-  pushAudit(0);
+  // Audit links made before the first journal entry of this page come first.
+  pushAudit(afterJ);
   for (const entry of journal) {
     if (entry.seq > afterJ) events.push(view('journal', entry));
     pushAudit(entry.seq);

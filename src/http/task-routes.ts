@@ -134,8 +134,14 @@ export function registerTaskRoutes(app: FastifyInstance, options: TaskRouteOptio
         });
       }
       await visibleTask(store, request, taskId);
-      const [journal, audit] = await Promise.all([store.readJournal(taskId), store.readAudit(taskId)]);
-      return mergedEvents(journal, audit, { after: request.query.after ?? '0-0', limit });
+      const after = request.query.after ?? '0-0';
+      const [j = 0, a = 0] = after.split('-').map(Number);
+      // One more of each than a page needs is enough to merge the page in order (see mergedEvents).
+      const [journal, audit] = await Promise.all([
+        store.readJournal(taskId, { afterSeq: j, limit: limit + 1 }),
+        store.readAudit(taskId, { afterSeq: a, limit: limit + 1 }),
+      ]);
+      return mergedEvents(journal, audit, { after, limit });
     },
   );
 }

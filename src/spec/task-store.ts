@@ -119,7 +119,10 @@ export interface TaskStore {
   ): Promise<{ batch: BatchRecord; tasks: TaskRecord[] }>;
   getBatch(id: string, options?: StoreOptions): Promise<BatchRecord | null>;
   /** The task's audit log, verified like the journal (CHECKPOINT_CORRUPT names the broken seq). */
-  readAudit(taskId: string, options?: StoreOptions & { afterSeq?: number }): Promise<AuditEntry[]>;
+  readAudit(
+    taskId: string,
+    options?: StoreOptions & { afterSeq?: number; limit?: number },
+  ): Promise<AuditEntry[]>;
   getTask(id: string, options?: StoreOptions): Promise<TaskRecord | null>;
   /** How many tasks match (an indexed COUNT, for gauges such as the queue's depth). */
   countTasks(filter?: TaskCountFilter, options?: StoreOptions): Promise<number>;
@@ -139,7 +142,10 @@ export interface TaskStore {
     options: StoreOptions & { fencingToken: number; now?: number },
   ): Promise<JournalEntry[]>;
   /** Entries with seq > afterSeq, verified: a broken checksum chain is CHECKPOINT_CORRUPT naming the seq. */
-  readJournal(taskId: string, options?: StoreOptions & { afterSeq?: number }): Promise<JournalEntry[]>;
+  readJournal(
+    taskId: string,
+    options?: StoreOptions & { afterSeq?: number; limit?: number },
+  ): Promise<JournalEntry[]>;
 
   /**
    * Applies a patch. A status change must be legal per TASK_TRANSITIONS (ILLEGAL_TRANSITION otherwise, with the

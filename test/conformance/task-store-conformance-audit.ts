@@ -100,6 +100,11 @@ export function registerAuditCases(store: () => TaskStore): void {
       expect(new Set(audit.map((e) => e.checksum)).size).toBe(audit.length);
       expect(await store().readAudit(task.id, { afterSeq: 4 })).toEqual(audit.slice(4));
       expect(await store().readAudit(task.id, { afterSeq: 6 })).toEqual([]);
+      // Pages: at most `limit` links after `afterSeq`, and the same for the journal.
+      expect(await store().readAudit(task.id, { afterSeq: 1, limit: 2 })).toEqual(audit.slice(1, 3));
+      const journal = await store().readJournal(task.id);
+      expect(await store().readJournal(task.id, { afterSeq: 1, limit: 1 })).toEqual(journal.slice(1, 2));
+      expect(await store().readJournal(task.id, { limit: 1 })).toEqual(journal.slice(0, 1));
     });
 
     it('defaults the creating actor to system, and names the batch a task came in', async () => {

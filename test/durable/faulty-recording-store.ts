@@ -136,7 +136,10 @@ export class FaultyRecordingStore implements TaskStore {
     );
   }
 
-  readJournal(taskId: string, options?: StoreOptions & { afterSeq?: number }): Promise<JournalEntry[]> {
+  readJournal(
+    taskId: string,
+    options?: StoreOptions & { afterSeq?: number; limit?: number },
+  ): Promise<JournalEntry[]> {
     return this.read(() => this.inner.readJournal(taskId, options));
   }
 

@@ -1,16 +1,8 @@
 import type Database from 'better-sqlite3';
 import type { AuditEntry } from '../../spec/index.ts';
 import { canonicalJson, journalChecksumOfText } from '../journal-checksum.ts';
-import { verifyJournal } from '../verify-journal.ts';
+import { readVerifiedChain } from './sqlite-journal.ts';
 import { prepared } from './statement-cache.ts';
-
-interface AuditRow {
-  seq: number;
-  type: string;
-  data: string;
-  checksum: string;
-  created_at: number;
-}
 
 /** Appends one link to a task's audit log, chained like the journal. Call inside a write transaction. */
 export function appendAudit(
@@ -59,14 +51,18 @@ export function auditStatus(
   );
 }
 
-/** Entries with seq > afterSeq, the chain verified from seq 1 (CHECKPOINT_CORRUPT names a broken link). */
-export function readVerifiedAudit(db: Database.Database, taskId: string, afterSeq: number): AuditEntry[] {
-  const rows = prepared(
-    db,
-    'SELECT seq, type, data, checksum, created_at FROM audit_log WHERE task_id = ? ORDER BY seq',
-  ).all(taskId) as AuditRow[];
-  // The audit log has the journal's shape: gap-free seqs, chained checksums, JSON objects.
-  const data = verifyJournal(taskId, rows, 1, '', 'audit');
+/**
+ * Entries with seq > afterSeq (at most `limit`). Unlike a journal read, the chain is always verified from seq 1:
+ * audit logs are short and read rarely, and a rewritten link must show up whichever page is read.
+ */
+export function readVerifiedAudit(
+  db: Database.Database,
+  taskId: string,
+  afterSeq: number,
+  limit?: number,
+): AuditEntry[] {
+  const upTo = limit === undefined || limit < 0 ? -1 : afterSeq + limit;
+  const { rows, data } = readVerifiedChain(db, 'audit', taskId, 0, upTo);
   return rows
     .map((row, i) => ({
       taskId,

@@ -48,19 +48,46 @@ export function appendEntries(
   });
 }
 
-/** Entries with seq > afterSeq, chain-verified from the entry at afterSeq (or from seq 1). */
-export function readVerifiedJournal(db: Database.Database, taskId: string, afterSeq: number): JournalEntry[] {
+/** Entries with seq > afterSeq (at most `limit`), chain-verified from the entry at afterSeq (or from seq 1). */
+export function readVerifiedJournal(
+  db: Database.Database,
+  taskId: string,
+  afterSeq: number,
+  limit?: number,
+): JournalEntry[] {
+  const { rows, data } = readVerifiedChain(db, 'journal', taskId, afterSeq, limit);
+  return rows.map((row, i) => toJournalEntry(taskId, row, data[i] ?? {}));
+}
+
+const TABLES = { journal: 'journal', audit: 'audit_log' } as const;
+
+/**
+ * One per-task hash chain (the journal or the audit log, which share a shape): rows after `afterSeq`, verified
+ * from the checksum of the row at `afterSeq` (the caller verified it when it read it).
+ */
+export function readVerifiedChain(
+  db: Database.Database,
+  log: keyof typeof TABLES,
+  taskId: string,
+  afterSeq: number,
+  limit = -1,
+): { rows: Omit<JournalRow, 'task_id'>[]; data: Record<string, unknown>[] } {
+  const table = TABLES[log];
   let prev = '';
   if (afterSeq > 0) {
-    // The entry at afterSeq anchors the chain; the caller verified it when it read it.
-    const anchor = db
-      .prepare('SELECT checksum FROM journal WHERE task_id = ? AND seq = ?')
-      .get(taskId, afterSeq) as { checksum: string } | undefined;
+    const anchor = prepared(db, `SELECT checksum FROM ${table} WHERE task_id = ? AND seq = ?`).get(
+      taskId,
+      afterSeq,
+    ) as { checksum: string } | undefined;
     if (anchor === undefined) {
-      const later = db.prepare('SELECT 1 FROM journal WHERE task_id = ? AND seq > ?').get(taskId, afterSeq);
-      if (later === undefined) return [];
-      throw new CodecallError('CHECKPOINT_CORRUPT', `Journal of task ${taskId} is missing seq ${afterSeq}`, {
-        details: { taskId, seq: afterSeq },
+      const later = prepared(db, `SELECT 1 FROM ${table} WHERE task_id = ? AND seq > ?`).get(
+        taskId,
+        afterSeq,
+      );
+      if (later === undefined) return { rows: [], data: [] };
+      const what = log === 'journal' ? 'Journal' : 'Audit log';
+      throw new CodecallError('CHECKPOINT_CORRUPT', `${what} of task ${taskId} is missing seq ${afterSeq}`, {
+        details: { taskId, seq: afterSeq, log },
       });
     }
     prev = anchor.checksum;
@@ -68,8 +95,7 @@ export function readVerifiedJournal(db: Database.Database, taskId: string, after
   // Only the columns the entries need (not the task id on every row): the read is most of a resume's store time.
   const rows = prepared(
     db,
-    'SELECT seq, type, data, checksum, created_at FROM journal WHERE task_id = ? AND seq > ? ORDER BY seq',
-  ).all(taskId, afterSeq) as Omit<JournalRow, 'task_id'>[];
-  const data = verifyJournal(taskId, rows, afterSeq + 1, prev);
-  return rows.map((row, i) => toJournalEntry(taskId, row, data[i] ?? {}));
+    `SELECT seq, type, data, checksum, created_at FROM ${table} WHERE task_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
+  ).all(taskId, afterSeq, limit) as Omit<JournalRow, 'task_id'>[];
+  return { rows, data: verifyJournal(taskId, rows, afterSeq + 1, prev, log) };
 }

@@ -159,11 +159,14 @@ export class SqliteTaskStore implements TaskStore, ServiceStore {
     return this.#run(options.signal, () => readBatch(this.#db, id));
   }
 
-  readAudit(taskId: string, options: StoreOptions & { afterSeq?: number } = {}): Promise<AuditEntry[]> {
+  readAudit(
+    taskId: string,
+    options: StoreOptions & { afterSeq?: number; limit?: number } = {},
+  ): Promise<AuditEntry[]> {
     return this.#run(options.signal, () =>
       this.#db.transaction((): AuditEntry[] => {
         this.#getRow(taskId);
-        return readVerifiedAudit(this.#db, taskId, Math.max(0, options.afterSeq ?? 0));
+        return readVerifiedAudit(this.#db, taskId, Math.max(0, options.afterSeq ?? 0), options.limit);
       })(),
     );
   }
@@ -263,14 +266,17 @@ export class SqliteTaskStore implements TaskStore, ServiceStore {
     }, options.signal);
   }
 
-  readJournal(taskId: string, options: StoreOptions & { afterSeq?: number } = {}): Promise<JournalEntry[]> {
+  readJournal(
+    taskId: string,
+    options: StoreOptions & { afterSeq?: number; limit?: number } = {},
+  ): Promise<JournalEntry[]> {
     return this.#run(options.signal, () => {
       const afterSeq = Math.max(0, options.afterSeq ?? 0);
       const db = this.#db;
       // One read transaction so the anchor and the rows after it come from the same snapshot.
       return db.transaction((): JournalEntry[] => {
         this.#getRow(taskId);
-        return readVerifiedJournal(db, taskId, afterSeq);
+        return readVerifiedJournal(db, taskId, afterSeq, options.limit);
       })();
     });
   }
