@@ -4,10 +4,11 @@ import type { Runtime } from '../durable/index.ts';
 import { CodecallError } from '../errors/index.ts';
 import { registerMetricsRoute } from '../service/metrics/index.ts';
 import type { Metrics } from '../service/metrics/index.ts';
-import type { TaskStore } from '../spec/index.ts';
+import type { ServiceStore, TaskStore } from '../spec/index.ts';
 import { registerAuth } from './auth-hook.ts';
 import { registerBatchRoutes } from './batch-routes.ts';
 import { registerControlRoutes } from './control-routes.ts';
+import { registerKeyRoutes } from './key-routes.ts';
 import { errorHandler, sendError } from './error-reply.ts';
 import type { Authenticate } from './principal.ts';
 import { registerOpenApi } from './openapi.ts';
@@ -25,6 +26,8 @@ export interface ServerOptions {
   readonly bodyLimit?: number;
   /** Resolves API keys; without it every caller is the admin of tenant `default` (library use, no-auth mode). */
   readonly authenticate?: Authenticate;
+  /** Serves /api/v1/keys (admin keys manage keys) when given. */
+  readonly keys?: ServiceStore;
   /** Refuses callback URLs the service will not deliver to (default: none are accepted). */
   readonly checkCallback?: CallbackCheck;
   /** Serves GET /metrics and counts requests and errors (see service/metrics). */
@@ -70,6 +73,7 @@ export function buildServer(options: ServerOptions): FastifyInstance {
     registerBatchRoutes(api, options.runtime, checkCallback);
     registerControlRoutes(api, options.runtime, options.store);
     registerStreamRoute(api, options.runtime, options.store);
+    if (options.keys) registerKeyRoutes(api, options.keys);
     done();
   });
   return app;

@@ -10,6 +10,8 @@ import {
   taskViewResponse,
 } from './schemas.ts';
 
+const openObject = { type: 'object', additionalProperties: true } as const;
+
 interface RouteDoc {
   readonly summary: string;
   readonly tags: readonly string[];
@@ -50,6 +52,21 @@ const DOCS: Readonly<Record<string, RouteDoc>> = {
     summary: 'Resolve a call left in doubt by a crash (retry, skip or fail)',
     tags: ['tasks'],
     response: taskViewResponse,
+  },
+  'POST /api/v1/keys': {
+    summary: 'Create an API key (admin; the key is shown once)',
+    tags: ['keys'],
+    response: { 201: { description: 'The new key', ...openObject } },
+  },
+  'GET /api/v1/keys': {
+    summary: 'List API keys, without secrets (admin)',
+    tags: ['keys'],
+    response: { 200: { description: 'The keys', ...openObject } },
+  },
+  'DELETE /api/v1/keys/:id': {
+    summary: 'Revoke an API key (admin)',
+    tags: ['keys'],
+    response: { 200: { description: 'The revoked key', ...openObject } },
   },
   'GET /api/v1/tasks': { summary: 'List tasks', tags: ['tasks'], response: taskListResponse },
   'GET /api/v1/tasks/:id': { summary: 'Get a task', tags: ['tasks'], response: taskViewResponse },

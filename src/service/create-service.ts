@@ -71,6 +71,7 @@ export async function startService(config: ServiceConfig, options: StartServiceO
       store,
       bodyLimit: config.bodyLimitBytes,
       metrics,
+      keys: store,
       ...(config.insecureNoAuth ? {} : { authenticate: keyAuthenticator(store) }),
       checkCallback: callbackPolicy(config),
     });

@@ -50,6 +50,7 @@ export function useApiFixture(name: string, options: ApiFixtureOptions = {}): Ap
       runtime: fx.runtime,
       store: fx.store,
       authenticate: keyAuthenticator(fx.store),
+      keys: fx.store,
       ...(options.bodyLimit === undefined ? {} : { bodyLimit: options.bodyLimit }),
       ...(options.checkCallback === undefined ? {} : { checkCallback: options.checkCallback }),
     });
