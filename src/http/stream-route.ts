@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Runtime, RuntimeEvent } from '../durable/index.ts';
 import { CodecallError } from '../errors/index.ts';
 import { isTerminal } from '../spec/index.ts';
-import type { TaskStore } from '../spec/index.ts';
+import type { JournalEntry, TaskStore } from '../spec/index.ts';
 import { visibleTask } from './task-routes.ts';
 
 const HEARTBEAT_MS = 15_000;
@@ -51,9 +51,23 @@ export function registerStreamRoute(app: FastifyInstance, runtime: Runtime, stor
     // sees them out of order or twice, whether an event or the re-read noticed first.
     let chain = Promise.resolve();
     let last = `${first.status}/${first.pause_reason ?? ''}/${first.updated_at}`;
+    // Journal entries are sent once each, in seq order, from after the first view's checkpoint.
+    let sentSeq = first.progress.journal_entries;
+    const sendEntries = (entries: readonly JournalEntry[]): void => {
+      const fresh = entries.filter((x) => x.seq > sentSeq);
+      if (fresh.length === 0) return;
+      sentSeq = fresh.at(-1)?.seq ?? sentSeq;
+      send(
+        'journal',
+        fresh.map((x) => ({ seq: x.seq, type: x.type, data: x.data, created_at: x.createdAt })),
+      );
+    };
     const refresh = (): void => {
       chain = chain.then(async () => {
         if (!open) return;
+        // Entries written with a status change (a decision, a control action) or by another process come no
+        // other way.
+        sendEntries(await store.readJournal(taskId, { afterSeq: sentSeq }).catch(() => []));
         const view = await runtime.get(taskId).catch(() => null);
         if (!view) return;
         const now = `${view.status}/${view.pause_reason ?? ''}/${view.updated_at}`;
@@ -67,10 +81,9 @@ export function registerStreamRoute(app: FastifyInstance, runtime: Runtime, stor
     const off = runtime.subscribe(taskId, (e: RuntimeEvent) => {
       if (e.type === 'log') send('log', { level: e.level, message: e.message });
       else if (e.type === 'journal') {
-        send(
-          'journal',
-          e.entries.map((x) => ({ seq: x.seq, type: x.type, data: x.data, created_at: x.createdAt })),
-        );
+        // A gap (entries that came with a status change) is filled from the store, in order.
+        if ((e.entries[0]?.seq ?? 0) <= sentSeq + 1) sendEntries(e.entries);
+        else refresh();
       } else refresh();
     });
     const heartbeat = setInterval(() => open && res.write(': keep-alive\n\n'), HEARTBEAT_MS);

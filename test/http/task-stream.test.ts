@@ -143,3 +143,46 @@ describe('GET /api/v1/tasks/{id}/stream', () => {
     expect(await res.json()).toMatchObject({ error: { code: 'NOT_FOUND' } });
   });
 });
+
+describe('GET /api/v1/tasks/{id}/stream (a runtime of its own)', () => {
+  const ownFx = useDurableFixture('http-stream-decisions');
+  const drain = async (res: Response): Promise<{ event: string; data: Record<string, unknown> }[]> =>
+    (await res.text())
+      .split('\n\n')
+      .map((block) => ({ event: /^event: (.*)$/m.exec(block)?.[1], data: /^data: (.*)$/m.exec(block)?.[1] }))
+      .filter((e): e is { event: string; data: string } => e.event !== undefined && e.data !== undefined)
+      .map((e) => ({ event: e.event, data: JSON.parse(e.data) as Record<string, unknown> }));
+
+  it('sends every journal entry once and in order, also those written with a decision', async () => {
+    const tools = new ToolRegistry([
+      defineTool({
+        name: 'pay',
+        description: 'needs approval',
+        effect: 'unsafe',
+        requiresApproval: true,
+        execute: () => 'paid',
+      }),
+    ]);
+    const own = createRuntime({ store: ownFx.store, drivers: [ownFx.driver], tools, pollMs: 20 });
+    const server = buildServer({ runtime: own, store: ownFx.store });
+    const at = await server.listen({ port: 0, host: '127.0.0.1' });
+    try {
+      const view = await own.submit({ code: 'return await tools.pay({})' });
+      const res = await fetch(`${at}/api/v1/tasks/${view.task_id}/stream`);
+      const events = drain(res);
+      own.start();
+      const paused = await own.wait(view.task_id);
+      const approval = paused.pending_approvals[0]?.id ?? '';
+      await own.decide(view.task_id, [{ approvalId: approval, decision: 'approve' }]);
+      const seqs = (await events)
+        .filter((e) => e.event === 'journal')
+        .flatMap((e) => (e.data as unknown as { seq: number; type: string }[]).map((x) => x));
+      const journal = await ownFx.store.readJournal(view.task_id);
+      expect(seqs.map((x) => x.seq)).toEqual(journal.slice(1).map((x) => x.seq));
+      expect(seqs.map((x) => x.type)).toContain('approval_decision');
+    } finally {
+      await server.close();
+      await own.close();
+    }
+  });
+});
