@@ -53,11 +53,12 @@ describe('pause and cancel from another connection', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  async function running(code: string): Promise<string> {
+  /** Submits and waits until the run has journaled `entries` (5: set up; 6: its first tool call's intent too). */
+  async function running(code: string, entries = 5): Promise<string> {
     const t = await operator.submit({ code, limits: { timeoutMs: 60_000 } });
     for (let i = 0; i < 500; i++) {
       const view = await operator.get(t.task_id);
-      if (view?.status === 'running' && (view.progress.journal_entries ?? 0) >= 4) return t.task_id;
+      if (view?.status === 'running' && (view.progress.journal_entries ?? 0) >= entries) return t.task_id;
       await new Promise((r) => setTimeout(r, 10));
     }
     throw new Error('the task never ran');
@@ -74,7 +75,8 @@ describe('pause and cancel from another connection', () => {
   });
 
   it('cancels a task in another runtime: its running tool call is aborted', async () => {
-    const id = await running('await tools.hang({}); return 1;');
+    // Once the call's intent is journaled the tool runs, so the cancel finds it running.
+    const id = await running('await tools.hang({}); return 1;', 6);
     const before = abortedCalls;
     await operator.cancel(id, { actor: 'ops' });
     const done = await operator.wait(id, { until: 'terminal' });

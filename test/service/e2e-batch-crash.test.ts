@@ -210,8 +210,9 @@ describe('service end to end: batch, SIGKILL, restart, webhooks', () => {
         else expect(view).toMatchObject({ status: 'succeeded', result: { output: i * 4 } });
       }
 
-      // Every task's end arrives by webhook (at least once), then the batch's; all signed.
-      await until(() => deliveries.some((d) => d.type === 'batch.completed'), 30_000);
+      // Every task's end arrives by webhook (at least once), then the batch's; all signed. Messages the killed
+      // server was sending wait for its claims to expire (the webhook timeout plus 5 s).
+      await until(() => deliveries.some((d) => d.type === 'batch.completed'), 60_000);
       await until(
         () =>
           new Set(
@@ -219,7 +220,7 @@ describe('service end to end: batch, SIGKILL, restart, webhooks', () => {
               .filter((d) => d.type.startsWith('task.') && d.type !== 'task.paused')
               .map((d) => d.data.task_id),
           ).size === 200,
-        30_000,
+        60_000,
       );
       expect(badSignatures).toEqual([]);
       for (const [i, id] of task_ids.entries()) {

@@ -96,7 +96,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   const inFlight = new Map<string, Promise<boolean>>();
   // Claims keep other servers' dispatchers off a message while this one sends it; one outlives an attempt.
   const owner = `dispatcher-${process.pid}-${randomBytes(6).toString('hex')}`;
-  const claim = { owner, leaseMs: 3 * timeoutMs + 30_000 };
+  const claim = { owner, leaseMs: timeoutMs + 5000 };
   let loop: Promise<void> | null = null;
   let wakeLoop: (() => void) | null = null;
   let woken = false;
