@@ -26,6 +26,8 @@ export interface ServerOptions {
   readonly bodyLimit?: number;
   /** Resolves API keys; without it every caller is the admin of tenant `default` (library use, no-auth mode). */
   readonly authenticate?: Authenticate;
+  /** Whether the service takes work (GET /readyz answers 503 when not); default always. */
+  readonly ready?: () => boolean;
   /** Serves /api/v1/keys (admin keys manage keys) when given. */
   readonly keys?: ServiceStore;
   /** Refuses callback URLs the service will not deliver to (default: none are accepted). */
@@ -68,7 +70,14 @@ export function buildServer(options: ServerOptions): FastifyInstance {
   // In a plugin, so its routes are registered once the OpenAPI plugin (above) watches for them.
   void app.register((api, _options, done) => {
     api.get('/healthz', () => ({ status: 'ok' }));
-    api.get('/readyz', () => ({ status: 'ready' }));
+    // Ready while the store answers and the owner says so (a closing service is not): 503 otherwise.
+    api.get('/readyz', async () => {
+      if (options.ready && !options.ready()) {
+        throw new CodecallError('SHUTDOWN', 'the service is shutting down', { details: {} });
+      }
+      await options.store.getTask('readyz-probe');
+      return { status: 'ready' };
+    });
     registerTaskRoutes(api, { runtime: options.runtime, store: options.store, checkCallback });
     registerBatchRoutes(api, options.runtime, checkCallback);
     registerControlRoutes(api, options.runtime, options.store);

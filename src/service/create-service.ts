@@ -66,12 +66,14 @@ export async function startService(config: ServiceConfig, options: StartServiceO
       log(`  ${key.key}`);
       log('more with: codecall keys create --tenant NAME --db PATH');
     }
+    let closing: Promise<void> | undefined;
     const app = buildServer({
       runtime,
       store,
       bodyLimit: config.bodyLimitBytes,
       metrics,
       keys: store,
+      ready: () => closing === undefined,
       ...(config.insecureNoAuth ? {} : { authenticate: keyAuthenticator(store) }),
       checkCallback: callbackPolicy(config),
     });
@@ -93,7 +95,6 @@ export async function startService(config: ServiceConfig, options: StartServiceO
       `codecall serving on ${address} (db ${config.db}, ${tools.length} tools, concurrency ${config.concurrency}` +
         `${config.tenantConcurrency === null ? '' : `, ${config.tenantConcurrency} per tenant`})`,
     );
-    let closing: Promise<void> | undefined;
     return {
       address,
       config,
