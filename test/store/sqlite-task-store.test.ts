@@ -92,6 +92,31 @@ describe('SQLite task store', () => {
     await second.close();
   });
 
+  it('commits creations made together as one group; a refused one fails alone', async () => {
+    const path = nextPath();
+    const store = await createSqliteTaskStore({ path });
+    const idem = (key: string, requestHash: string) => ({ idempotency: { key, requestHash } });
+    // One event-loop turn: 20 plain creations, 5 with one key and request, one with that key and another request.
+    const results = await Promise.allSettled([
+      ...Array.from({ length: 20 }, (_, i) => store.createTask(codeInput(`return ${i}`))),
+      ...Array.from({ length: 5 }, () => store.createTask(codeInput('return "k"'), idem('k', 'h1'))),
+      store.createTask(codeInput('return "other"'), idem('k', 'h2')),
+    ]);
+    const ok = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+    expect(ok).toHaveLength(25);
+    expect(new Set(ok.slice(20).map((t) => t.id)).size).toBe(1);
+    const refused = results.at(-1);
+    expect(refused?.status === 'rejected' && (refused.reason as CodecallError).code).toBe(
+      'IDEMPOTENCY_CONFLICT',
+    );
+    await store.close();
+    // All of them are durable: a second connection sees 21 tasks, in creation order.
+    const again = await createSqliteTaskStore({ path });
+    const { tasks } = await again.listTasks({ limit: 100 });
+    expect(tasks.map((t) => t.id)).toEqual([...new Set(ok.map((t) => t.id))]);
+    await again.close();
+  });
+
   it('uses WAL and applies migrations once', async () => {
     const path = nextPath();
     await (await createSqliteTaskStore({ path })).close();

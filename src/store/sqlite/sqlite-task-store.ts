@@ -63,46 +63,46 @@ export class SqliteTaskStore implements TaskStore, ServiceStore {
       actor?: string;
     } = {},
   ): Promise<TaskRecord> {
-    return this.#run(options.signal, () => {
+    // Group-committed like journal appends: creations arriving together (many API requests) share one fsync.
+    // GroupCommit runs each in a savepoint of its own, so a refused creation undoes only itself.
+    const refused = this.#refuse(options.signal);
+    if (refused) return refused;
+    return this.#appends.enqueue((): TaskRecord => {
       const now = options.now ?? Date.now();
       const id = options.id ?? newTaskId(now);
       const db = this.#db;
       const idem = options.idempotency;
-      return db
-        .transaction((): TaskRecord => {
-          if (idem) {
-            const used = db
-              .prepare('SELECT request_hash, task_id FROM idempotency_keys WHERE key = ?')
-              .get(idem.key) as { request_hash: string; task_id: string } | undefined;
-            if (used && used.request_hash !== idem.requestHash) {
-              throw new CodecallError(
-                'IDEMPOTENCY_CONFLICT',
-                'this Idempotency-Key was already used for a different request',
-                { details: { task_id: used.task_id } },
-              );
-            }
-            if (used) return toTaskRecord(this.#getRow(used.task_id));
-          }
-          insertTask(
-            db,
-            {
-              id,
-              input,
-              attributes: options.attributes ?? {},
-              batchId: null,
-              actor: options.actor ?? 'system',
-            },
-            now,
+      if (idem) {
+        const used = db
+          .prepare('SELECT request_hash, task_id FROM idempotency_keys WHERE key = ?')
+          .get(idem.key) as { request_hash: string; task_id: string } | undefined;
+        if (used && used.request_hash !== idem.requestHash) {
+          throw new CodecallError(
+            'IDEMPOTENCY_CONFLICT',
+            'this Idempotency-Key was already used for a different request',
+            { details: { task_id: used.task_id } },
           );
-          if (idem) {
-            db.prepare(
-              'INSERT INTO idempotency_keys (key, request_hash, task_id, created_at) VALUES (?, ?, ?, ?)',
-            ).run(idem.key, idem.requestHash, id, now);
-          }
-          return toTaskRecord(this.#getRow(id));
-        })
-        .immediate();
-    });
+        }
+        if (used) return toTaskRecord(this.#getRow(used.task_id));
+      }
+      insertTask(
+        db,
+        {
+          id,
+          input,
+          attributes: options.attributes ?? {},
+          batchId: null,
+          actor: options.actor ?? 'system',
+        },
+        now,
+      );
+      if (idem) {
+        db.prepare(
+          'INSERT INTO idempotency_keys (key, request_hash, task_id, created_at) VALUES (?, ?, ?, ?)',
+        ).run(idem.key, idem.requestHash, id, now);
+      }
+      return toTaskRecord(this.#getRow(id));
+    }, options.signal);
   }
 
   createBatch(
