@@ -6,4 +6,4 @@ export * from './sandbox/index.ts';
 export * from './store/index.ts';
 export * from './durable/index.ts';
 export * from './http/index.ts';
-export * from './service/metrics/index.ts';
+export * from './metrics/index.ts';

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashApiKey } from '../src/service/api-keys.ts';
+import { hashApiKey } from '../src/auth/api-keys.ts';
 import { createSqliteTaskStore } from '../src/store/index.ts';
 import { cliTestDir, codecall, lastJson } from './cli-fixture.ts';
 

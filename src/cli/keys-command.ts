@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { CodecallError } from '../errors/index.ts';
-import { newApiKey } from '../service/api-keys.ts';
+import { newApiKey } from '../auth/api-keys.ts';
 import type { ApiKeyRecord } from '../spec/index.ts';
 import type { CliIo } from './exec-command.ts';
 import { openTaskDb } from './task-db.ts';

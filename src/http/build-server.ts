@@ -2,8 +2,8 @@ import Fastify from 'fastify';
 import type { FastifyInstance } from 'fastify';
 import type { Runtime } from '../durable/index.ts';
 import { CodecallError } from '../errors/index.ts';
-import { registerMetricsRoute } from '../service/metrics/index.ts';
-import type { Metrics } from '../service/metrics/index.ts';
+import { registerMetricsRoute } from '../metrics/index.ts';
+import type { Metrics } from '../metrics/index.ts';
 import type { ServiceStore, TaskStore } from '../spec/index.ts';
 import { registerAuth } from './auth-hook.ts';
 import { registerBatchRoutes } from './batch-routes.ts';
@@ -32,7 +32,7 @@ export interface ServerOptions {
   readonly keys?: ServiceStore;
   /** Refuses callback URLs the service will not deliver to (default: none are accepted). */
   readonly checkCallback?: CallbackCheck;
-  /** Serves GET /metrics and counts requests and errors (see service/metrics). */
+  /** Serves GET /metrics and counts requests and errors (see src/metrics). */
   readonly metrics?: Metrics;
 }
 

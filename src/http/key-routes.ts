@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { CodecallError } from '../errors/index.ts';
-import { newApiKey } from '../service/api-keys.ts';
+import { newApiKey } from '../auth/api-keys.ts';
 import type { ApiKeyRecord, ServiceStore } from '../spec/index.ts';
 import { idSchema } from './task-schemas.ts';
 

@@ -11,10 +11,10 @@ import { createSqliteTaskStore } from '../store/index.ts';
 import type { SqliteTaskStore } from '../store/index.ts';
 import { loadToolsModule } from '../tools/load-tools-module.ts';
 import { ToolRegistry } from '../tools/index.ts';
-import { newApiKey } from './api-keys.ts';
+import { newApiKey } from '../auth/api-keys.ts';
 import type { ServiceConfig } from './config.ts';
-import { keyAuthenticator } from './key-authenticator.ts';
-import { createMetrics } from './metrics/index.ts';
+import { keyAuthenticator } from '../auth/key-authenticator.ts';
+import { createMetrics } from '../metrics/index.ts';
 import { checkWebhookUrl, createWebhookDispatcher, webhookKey } from './webhooks/index.ts';
 
 export interface Service {

@@ -2,5 +2,5 @@ export { loadConfig, envName, serviceConfigSchema } from './config.ts';
 export type { LoadConfigOptions, ServiceConfig } from './config.ts';
 export { startService } from './create-service.ts';
 export type { Service, StartServiceOptions } from './create-service.ts';
-export { hashApiKey, newApiKey } from './api-keys.ts';
-export { keyAuthenticator } from './key-authenticator.ts';
+export { hashApiKey, newApiKey } from '../auth/api-keys.ts';
+export { keyAuthenticator } from '../auth/key-authenticator.ts';

@@ -4,7 +4,7 @@ import { createRuntime } from '../../src/durable/index.ts';
 import type { Runtime } from '../../src/durable/index.ts';
 import { buildServer } from '../../src/http/index.ts';
 import { defineTool, ToolRegistry } from '../../src/index.ts';
-import { createMetrics } from '../../src/service/metrics/index.ts';
+import { createMetrics } from '../../src/metrics/index.ts';
 import { useDurableFixture } from '../durable/fixture.ts';
 
 // GET /api/v1/openapi.json: generated from the route schemas; and those response schemas, which fastify

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { hashApiKey, newApiKey } from '../../src/service/api-keys.ts';
+import { hashApiKey, newApiKey } from '../../src/auth/api-keys.ts';
 import type { Lease, NewTaskAttributes, TaskStatus, WebhookMessage } from '../../src/spec/index.ts';
 import { createSqliteTaskStore } from '../../src/store/index.ts';
 import type { SqliteTaskStore } from '../../src/store/index.ts';

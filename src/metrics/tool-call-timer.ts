@@ -1,4 +1,4 @@
-import type { JournalEntry } from '../../spec/index.ts';
+import type { JournalEntry } from '../spec/index.ts';
 
 interface Call {
   readonly tool: string;

@@ -1,4 +1,4 @@
-import type { TaskStatus } from '../../spec/index.ts';
+import type { TaskStatus } from '../spec/index.ts';
 
 /** A request nobody answers here (a task run by another process) is forgotten after this long. */
 const FORGET_AFTER_MS = 60 * 60 * 1000;

@@ -1,7 +1,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { Runtime, RuntimeEvent, RuntimeObserver } from '../../durable/index.ts';
-import { isTerminal } from '../../spec/index.ts';
-import type { SandboxObserver, TaskStatus, TaskStore } from '../../spec/index.ts';
+import type { Runtime, RuntimeEvent, RuntimeObserver } from '../durable/index.ts';
+import { isTerminal } from '../spec/index.ts';
+import type { SandboxObserver, TaskStatus, TaskStore } from '../spec/index.ts';
 import { ControlLatency } from './control-latency.ts';
 import { ToolCallTimer } from './tool-call-timer.ts';
 
