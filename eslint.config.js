@@ -35,7 +35,10 @@ export default tseslint.config(
               target: './src/errors',
               from: ['./src/spec', './src/codec', './src/tools', './src/sandbox', './src/cli'],
             },
-            { target: './src/spec', from: ['./src/codec', './src/tools', './src/sandbox', './src/cli'] },
+            {
+              target: './src/spec',
+              from: ['./src/codec', './src/tools', './src/sandbox', './src/model', './src/cli'],
+            },
             {
               target: './src/codec',
               from: [
@@ -51,6 +54,20 @@ export default tseslint.config(
             { target: './src/sandbox', from: ['./src/tools', './src/durable', './src/store', './src/cli'] },
             { target: './src/store', from: ['./src/tools', './src/sandbox', './src/durable', './src/cli'] },
             { target: './src/durable', from: ['./src/cli'] },
+            // The model client speaks HTTP to a provider and knows nothing of tasks, sandboxes or storage.
+            {
+              target: './src/model',
+              from: [
+                './src/codec',
+                './src/tools',
+                './src/sandbox',
+                './src/durable',
+                './src/store',
+                './src/http',
+                './src/service',
+                './src/cli',
+              ],
+            },
             // Guest-side code runs inside the sandbox and imports nothing from the host.
             { target: './src/sandbox/quickjs/guest-runtime.ts', from: './src' },
           ],

@@ -48,6 +48,14 @@ export const ERROR_CODES = {
   DEADLINE_EXCEEDED: 408,
   WEBHOOK_TARGET_REFUSED: 400,
   IDEMPOTENCY_CONFLICT: 422,
+  // The provider, not our caller, refused or failed, so these are gateway errors: a 401 from the provider
+  // is a server-side key problem and must not read as "your codecall credentials are wrong".
+  MODEL_AUTH: 502,
+  MODEL_UNAVAILABLE: 503,
+  MODEL_BAD_REPLY: 502,
+  MODEL_REQUEST_INVALID: 502,
+  // The service has no model, so it cannot run instruction tasks (code tasks still work).
+  MODEL_NOT_CONFIGURED: 503,
   INTERNAL: 500,
 } as const;
 

@@ -5,3 +5,4 @@ export * from './task.ts';
 export * from './journal.ts';
 export * from './task-store.ts';
 export * from './service-store.ts';
+export * from './model.ts';
