@@ -6,7 +6,8 @@ import { reply, startScriptedModelServer, type ScriptedModelServer } from '../mo
 /** Builds the client under test, pointed at the scripted server's OpenAI-compatible base URL. */
 export type ModelClientFactory = (baseUrl: string) => ModelClient;
 
-async function failure(promise: Promise<unknown>): Promise<CodecallError> {
+/** The CodecallError a promise rejects with (the test fails if it resolves or rejects with anything else). */
+export async function failure(promise: Promise<unknown>): Promise<CodecallError> {
   const error = await promise.then(
     () => undefined,
     (e: unknown) => e,

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CodecallError } from '../../src/errors/index.ts';
 import { createOpenAiClient, type OpenAiClientOptions } from '../../src/model/index.ts';
 import type { ChatMessage, ModelClient } from '../../src/spec/index.ts';
-import { describeModelClientConformance } from '../conformance/model-client-conformance.ts';
+import { describeModelClientConformance, failure } from '../conformance/model-client-conformance.ts';
 import {
   reply,
   startScriptedModelServer,
@@ -17,15 +17,6 @@ describeModelClientConformance('openai', (baseUrl) =>
 
 function fixture(name: string): unknown {
   return JSON.parse(readFileSync(new URL(`./fixtures/${name}.json`, import.meta.url), 'utf8'));
-}
-
-async function failure(promise: Promise<unknown>): Promise<CodecallError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(CodecallError);
-  return error as CodecallError;
 }
 
 const ask: { messages: ChatMessage[] } = { messages: [{ role: 'user', content: 'weather in Paris?' }] };
