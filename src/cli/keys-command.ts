@@ -2,7 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { CodecallError } from '../errors/index.ts';
 import { newApiKey } from '../auth/api-keys.ts';
-import type { ApiKeyRecord } from '../spec/index.ts';
+import { keyView } from '../auth/key-view.ts';
 import type { CliIo } from './exec-command.ts';
 import { openTaskDb } from './task-db.ts';
 
@@ -59,7 +59,7 @@ export async function keysCreate(options: KeysCreateOptions, io: CliIo): Promise
 export async function keysList(options: KeysOptions, io: CliIo): Promise<number> {
   const store = await openTaskDb(options.db, true);
   try {
-    const keys = (await store.listApiKeys()).map(keyJson);
+    const keys = (await store.listApiKeys()).map(keyView);
     if (options.json) {
       io.stdout(`${JSON.stringify({ keys })}\n`);
       return 0;
@@ -79,21 +79,10 @@ export async function keysRevoke(id: string, options: KeysOptions, io: CliIo): P
   const store = await openTaskDb(options.db, true);
   try {
     const record = await store.revokeApiKey(id);
-    if (options.json) io.stdout(`${JSON.stringify(keyJson(record))}\n`);
+    if (options.json) io.stdout(`${JSON.stringify(keyView(record))}\n`);
     else io.stderr(`key ${record.id} revoked at ${record.revokedAt ?? '?'}\n`);
     return 0;
   } finally {
     await store.close();
   }
-}
-
-function keyJson(k: ApiKeyRecord) {
-  return {
-    key_id: k.id,
-    tenant: k.tenant,
-    role: k.role,
-    name: k.name,
-    created_at: k.createdAt,
-    revoked_at: k.revokedAt,
-  };
 }

@@ -17,7 +17,7 @@ import type {
 import { EventHub } from './event-hub.ts';
 import { failPastDeadline, resumeAfterShutdown, wakeDue } from './runtime-sweeps.ts';
 import type { ApplyAction } from './runtime-sweeps.ts';
-import { toTaskAttributes, toTaskInput } from './submit-input.ts';
+import { checkedCallbackUrl, toBatchTasks, toTaskAttributes, toTaskInput } from './submit-input.ts';
 import { batchView } from './batch-view.ts';
 import { TaskRunner } from './task-runner.ts';
 import { taskView } from './task-view.ts';
@@ -92,25 +92,9 @@ class DurableRuntime implements Runtime {
   ): Promise<BatchView> {
     this.assertOpen();
     const tenant = options.tenant ?? 'default';
-    const tasks = inputs.map((input, i) => {
-      try {
-        return { input: toTaskInput(input), attributes: toTaskAttributes({ ...input, tenant }) };
-      } catch (e) {
-        // Name the task in the batch, so the caller can fix that one.
-        if (isCodecallError(e) && typeof e.details?.field === 'string') {
-          const field = `tasks[${i}].${e.details.field}`;
-          throw new CodecallError(e.code, `${field}: ${e.message}`, { details: { ...e.details, field } });
-        }
-        throw e;
-      }
-    });
-    const callback = toTaskAttributes({
-      code: '',
-      ...(options.callbackUrl ? { callbackUrl: options.callbackUrl } : {}),
-    });
-    const { batch, tasks: records } = await this.store.createBatch(tasks, {
+    const { batch, tasks: records } = await this.store.createBatch(toBatchTasks(inputs, tenant), {
       tenant,
-      callbackUrl: callback.callbackUrl ?? null,
+      callbackUrl: options.callbackUrl === undefined ? null : checkedCallbackUrl(options.callbackUrl),
       ...(options.actor === undefined ? {} : { actor: options.actor }),
     });
     for (const r of records)

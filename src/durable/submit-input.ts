@@ -1,5 +1,5 @@
 import { randomInt } from 'node:crypto';
-import { CodecallError } from '../errors/index.ts';
+import { CodecallError, isCodecallError } from '../errors/index.ts';
 import { resolveLimits } from '../sandbox/index.ts';
 import type { CodeTaskInput, GuestLanguage, NewTaskAttributes } from '../spec/index.ts';
 import { assertJsonValue } from './json-value.ts';
@@ -11,6 +11,29 @@ const NAME = /^[A-Za-z0-9_.:-]{1,128}$/;
 
 function invalid(field: string, message: string): never {
   throw new CodecallError('INVALID_ARGUMENT', `${field} ${message}`, { details: { field } });
+}
+
+export function checkedCallbackUrl(url: unknown): string {
+  if (typeof url !== 'string' || !URL.canParse(url)) invalid('callback_url', 'must be an absolute URL');
+  return url;
+}
+
+/** The tasks of a batch, each checked; an error names the task (`tasks[i].field`) so the caller can fix that one. */
+export function toBatchTasks(
+  inputs: readonly SubmitInput[],
+  tenant: string,
+): { input: CodeTaskInput; attributes: NewTaskAttributes }[] {
+  return inputs.map((input, i) => {
+    try {
+      return { input: toTaskInput(input), attributes: toTaskAttributes({ ...input, tenant }) };
+    } catch (e) {
+      if (isCodecallError(e) && typeof e.details.field === 'string') {
+        const field = `tasks[${i}].${e.details.field}`;
+        throw new CodecallError(e.code, `${field}: ${e.message}`, { details: { ...e.details, field } });
+      }
+      throw e;
+    }
+  });
 }
 
 /** Where the task belongs and how the queue treats it, checked like the program. */
@@ -27,11 +50,7 @@ export function toTaskAttributes(input: SubmitInput): NewTaskAttributes {
   if (input.sessionId !== undefined && !(typeof input.sessionId === 'string' && NAME.test(input.sessionId))) {
     invalid('session_id', 'must be 1-128 letters, digits or _ . : -');
   }
-  if (input.callbackUrl !== undefined) {
-    if (typeof input.callbackUrl !== 'string' || !URL.canParse(input.callbackUrl)) {
-      invalid('callback_url', 'must be an absolute URL');
-    }
-  }
+  if (input.callbackUrl !== undefined) checkedCallbackUrl(input.callbackUrl);
   return {
     ...(input.tenant === undefined ? {} : { tenant: input.tenant }),
     ...(input.sessionId === undefined ? {} : { sessionId: input.sessionId }),

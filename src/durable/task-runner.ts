@@ -17,6 +17,7 @@ import { decideApprovals } from './paused-actions.ts';
 import type { ApprovalDecision } from './paused-actions.ts';
 import { runJournaled } from './run-journaled.ts';
 import type { RuntimeEvent } from './runtime-event.ts';
+import { armDeadline, deadlineExceeded, DEFAULT_RETRY_BASE_MS, retryDelay } from './retry-and-deadline.ts';
 import { settleRun } from './settle-run.ts';
 import { checkManifest } from './manifest-check.ts';
 import type { ManifestTools } from './tool-manifest.ts';
@@ -55,24 +56,6 @@ export interface TaskRunnerOptions {
   readonly onLog?: (entry: LogEntry) => void;
   /** Status changes, log lines and journal entries of the tasks this runner runs. */
   readonly onEvent?: (event: RuntimeEvent) => void;
-}
-
-export const DEFAULT_RETRY_BASE_MS = 1000;
-const MAX_RETRY_DELAY_MS = 5 * 60_000;
-
-/** Exponential backoff with full jitter: a uniform wait up to base * 2^retries (capped). */
-function retryDelay(retries: number, baseMs: number): number {
-  return Math.floor(Math.random() * Math.min(MAX_RETRY_DELAY_MS, baseMs * 2 ** retries));
-}
-
-/** The longest delay setTimeout keeps (a longer one is clamped to 1 ms). */
-const MAX_TIMER_MS = 2 ** 31 - 1;
-
-function deadlineExceeded(task: TaskRecord): CodecallError {
-  const at = task.deadlineAt === null ? 'its deadline' : new Date(task.deadlineAt).toISOString();
-  return new CodecallError('DEADLINE_EXCEEDED', `task ${task.id} passed its deadline (${at})`, {
-    details: { deadline: at },
-  });
 }
 
 /** The journal entries a replay needs. */
@@ -357,18 +340,8 @@ export class TaskRunner {
       return append(entries);
     };
     const onLog = this.logSink(lease.taskId);
-    // The deadline interrupts the run like a cancel; the task fails with DEADLINE_EXCEEDED. A timer fires at once
-    // past 2^31-1 ms, so a far deadline is waited for in steps.
-    let deadline: NodeJS.Timeout | undefined;
-    const armDeadline = (): void => {
-      if (task.deadlineAt === null) return;
-      const left = task.deadlineAt - this.clock();
-      deadline =
-        left > MAX_TIMER_MS
-          ? setTimeout(armDeadline, MAX_TIMER_MS)
-          : setTimeout(() => controller.abort(deadlineExceeded(task)), Math.max(0, left));
-    };
-    armDeadline();
+    // The deadline interrupts the run like a cancel; the task fails with DEADLINE_EXCEEDED.
+    const disarm = armDeadline(task, controller, this.clock);
     const result = await runJournaled({
       driver,
       request: {
@@ -395,7 +368,7 @@ export class TaskRunner {
       keyPrefix: `${lease.taskId}:0`,
       clock: this.clock,
       signal: controller.signal,
-    }).finally(() => clearTimeout(deadline));
+    }).finally(disarm);
     const actor = this.actors.get(lease.taskId);
     return settleRun({
       store,

@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { CodecallError } from '../errors/index.ts';
 import { newApiKey } from '../auth/api-keys.ts';
-import type { ApiKeyRecord, ServiceStore } from '../spec/index.ts';
+import { keyView } from '../auth/key-view.ts';
+import type { ServiceStore } from '../spec/index.ts';
 import { idSchema } from './task-schemas.ts';
 
 const tenant = { type: 'string', minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_.-]+$' } as const;
@@ -10,17 +11,6 @@ function assertAdmin(request: FastifyRequest): void {
   if (request.principal.role !== 'admin') {
     throw new CodecallError('FORBIDDEN', 'only an admin key manages API keys', { details: {} });
   }
-}
-
-function keyView(k: ApiKeyRecord): Record<string, unknown> {
-  return {
-    key_id: k.id,
-    tenant: k.tenant,
-    role: k.role,
-    name: k.name,
-    created_at: k.createdAt,
-    revoked_at: k.revokedAt,
-  };
 }
 
 /** API keys over HTTP, for admin keys: create (the key is in this one answer), list (never secrets), revoke. */

@@ -18,9 +18,9 @@ export interface TaskEvent {
 export function mergedEvents(
   journal: readonly JournalEntry[],
   audit: readonly AuditEntry[],
-  page: { after: string; limit: number },
+  page: { afterJournal: number; afterAudit: number; limit: number },
 ): { events: TaskEvent[]; next_after: string | null } {
-  const [afterJ = 0, afterA = 0] = page.after.split('-').map(Number);
+  const { afterJournal: afterJ, afterAudit: afterA } = page;
   const events: TaskEvent[] = [];
   let a = 0;
   const pushAudit = (upTo: number): void => {

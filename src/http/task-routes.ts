@@ -134,14 +134,13 @@ export function registerTaskRoutes(app: FastifyInstance, options: TaskRouteOptio
         });
       }
       await visibleTask(store, request, taskId);
-      const after = request.query.after ?? '0-0';
-      const [j = 0, a = 0] = after.split('-').map(Number);
+      const [afterJournal = 0, afterAudit = 0] = (request.query.after ?? '0-0').split('-').map(Number);
       // One more of each than a page needs is enough to merge the page in order (see mergedEvents).
       const [journal, audit] = await Promise.all([
-        store.readJournal(taskId, { afterSeq: j, limit: limit + 1 }),
-        store.readAudit(taskId, { afterSeq: a, limit: limit + 1 }),
+        store.readJournal(taskId, { afterSeq: afterJournal, limit: limit + 1 }),
+        store.readAudit(taskId, { afterSeq: afterAudit, limit: limit + 1 }),
       ]);
-      return mergedEvents(journal, audit, { after, limit });
+      return mergedEvents(journal, audit, { afterJournal, afterAudit, limit });
     },
   );
 }

@@ -22,7 +22,6 @@ import type {
   TaskRecord,
   TaskStore,
 } from '../../spec/index.ts';
-import { newTaskId } from '../task-id.ts';
 import { decodeCursor, encodeCursor, toTaskRecord } from './rows.ts';
 import type { TaskRow } from './rows.ts';
 import { GroupCommit } from './group-commit.ts';
@@ -31,8 +30,10 @@ import { toStoreError } from './sqlite-errors.ts';
 import { prepared } from './statement-cache.ts';
 import { appendEntries, readVerifiedJournal } from './sqlite-journal.ts';
 import { auditStatus, readVerifiedAudit } from './sqlite-audit.ts';
-import { insertBatch, readBatch } from './sqlite-batches.ts';
-import { insertTask } from './sqlite-insert-task.ts';
+import { readBatch } from './sqlite-batches.ts';
+import { claimNext } from './sqlite-claim.ts';
+import { createBatchRows, createTaskRows } from './sqlite-insert-task.ts';
+import { taskWhere } from './task-where.ts';
 import * as service from './sqlite-service.ts';
 
 const DEFAULT_LIMIT = 50;
@@ -67,42 +68,10 @@ export class SqliteTaskStore implements TaskStore, ServiceStore {
     // GroupCommit runs each in a savepoint of its own, so a refused creation undoes only itself.
     const refused = this.#refuse(options.signal);
     if (refused) return refused;
-    return this.#appends.enqueue((): TaskRecord => {
-      const now = options.now ?? Date.now();
-      const id = options.id ?? newTaskId(now);
-      const db = this.#db;
-      const idem = options.idempotency;
-      if (idem) {
-        const used = db
-          .prepare('SELECT request_hash, task_id FROM idempotency_keys WHERE key = ?')
-          .get(idem.key) as { request_hash: string; task_id: string } | undefined;
-        if (used && used.request_hash !== idem.requestHash) {
-          throw new CodecallError(
-            'IDEMPOTENCY_CONFLICT',
-            'this Idempotency-Key was already used for a different request',
-            { details: { task_id: used.task_id } },
-          );
-        }
-        if (used) return toTaskRecord(this.#getRow(used.task_id));
-      }
-      insertTask(
-        db,
-        {
-          id,
-          input,
-          attributes: options.attributes ?? {},
-          batchId: null,
-          actor: options.actor ?? 'system',
-        },
-        now,
-      );
-      if (idem) {
-        db.prepare(
-          'INSERT INTO idempotency_keys (key, request_hash, task_id, created_at) VALUES (?, ?, ?, ?)',
-        ).run(idem.key, idem.requestHash, id, now);
-      }
-      return toTaskRecord(this.#getRow(id));
-    }, options.signal);
+    return this.#appends.enqueue(
+      () => createTaskRows(this.#db, input, options, options.now ?? Date.now()),
+      options.signal,
+    );
   }
 
   createBatch(
@@ -115,44 +84,11 @@ export class SqliteTaskStore implements TaskStore, ServiceStore {
       actor?: string;
     },
   ): Promise<{ batch: BatchRecord; tasks: TaskRecord[] }> {
-    return this.#run(options.signal, () => {
-      const now = options.now ?? Date.now();
-      const batchId = options.id ?? `batch_${newTaskId(now).replace(/^task_/, '')}`;
-      const db = this.#db;
-      return db
-        .transaction(() => {
-          insertBatch(
-            db,
-            {
-              id: batchId,
-              tenant: options.tenant,
-              callbackUrl: options.callbackUrl ?? null,
-              size: tasks.length,
-            },
-            now,
-          );
-          // Ids of one instant sort by their random part: sorted, they keep submission order (FIFO claims).
-          const ids = tasks.map(() => newTaskId(now)).sort();
-          tasks.forEach((t, i) => {
-            const id = ids[i] ?? newTaskId(now);
-            insertTask(
-              db,
-              {
-                id,
-                input: t.input,
-                attributes: { ...t.attributes, tenant: options.tenant },
-                batchId,
-                actor: options.actor ?? 'system',
-              },
-              now,
-            );
-          });
-          const batch = readBatch(db, batchId);
-          if (batch === null) throw new CodecallError('STORE_ERROR', `Batch ${batchId} vanished`);
-          return { batch, tasks: ids.map((id) => toTaskRecord(this.#getRow(id))) };
-        })
-        .immediate();
-    });
+    return this.#run(options.signal, () =>
+      this.#db
+        .transaction(() => createBatchRows(this.#db, tasks, options, options.now ?? Date.now()))
+        .immediate(),
+    );
   }
 
   getBatch(id: string, options: StoreOptions = {}): Promise<BatchRecord | null> {
@@ -180,19 +116,7 @@ export class SqliteTaskStore implements TaskStore, ServiceStore {
 
   countTasks(filter: TaskCountFilter = {}, options: StoreOptions = {}): Promise<number> {
     return this.#run(options.signal, () => {
-      const where: string[] = [];
-      const params: string[] = [];
-      for (const [column, value] of [
-        ['status', filter.status],
-        ['tenant', filter.tenant],
-        ['session_id', filter.sessionId],
-        ['batch_id', filter.batchId],
-      ] as const) {
-        if (value !== undefined) {
-          where.push(`${column} = ?`);
-          params.push(value);
-        }
-      }
+      const { where, params } = taskWhere(filter);
       // Status, tenant and batch counts search covering indexes (tasks_claim, tasks_by_tenant_status, tasks_by_batch).
       const sql = `SELECT COUNT(*) AS n FROM tasks${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''}`;
       return (prepared(this.#db, sql).get(...params) as { n: number }).n;
@@ -210,22 +134,7 @@ export class SqliteTaskStore implements TaskStore, ServiceStore {
           details: { limit },
         });
       }
-      const where: string[] = [];
-      const params: (string | number)[] = [];
-      if (filter.status !== undefined) {
-        where.push('status = ?');
-        params.push(filter.status);
-      }
-      for (const [column, value] of [
-        ['tenant', filter.tenant],
-        ['session_id', filter.sessionId],
-        ['batch_id', filter.batchId],
-      ] as const) {
-        if (value !== undefined) {
-          where.push(`${column} = ?`);
-          params.push(value);
-        }
-      }
+      const { where, params } = taskWhere(filter);
       if (filter.deadlineBefore !== undefined) {
         where.push("status = 'paused' AND deadline_at IS NOT NULL AND deadline_at <= ?");
         params.push(filter.deadlineBefore);
@@ -351,51 +260,10 @@ export class SqliteTaskStore implements TaskStore, ServiceStore {
     owner: string,
     options: StoreOptions & { leaseMs: number; now?: number; taskId?: string; maxPerTenant?: number },
   ): Promise<Lease | null> {
-    return this.#run(options.signal, () => {
-      const now = options.now ?? Date.now();
-      const db = this.#db;
-      // BEGIN IMMEDIATE takes the write lock before the SELECT, so two connections cannot pick the same row.
-      return db
-        .transaction((): Lease | null => {
-          const only = options.taskId === undefined ? '' : 'AND id = ?';
-          const cap = options.maxPerTenant;
-          // Recovery first (a task whose worker died keeps its tenant's slot), then the queue in priority order.
-          const row = (prepared(
-            db,
-            `SELECT id, status, fencing_token FROM tasks
-               WHERE status = 'running' AND (lease_expires_at IS NULL OR lease_expires_at <= ?) ${only}
-               ORDER BY created_at, id LIMIT 1`,
-          ).get(...(options.taskId === undefined ? [now] : [now, options.taskId])) ??
-            prepared(
-              db,
-              `SELECT id, status, fencing_token FROM tasks AS t
-               WHERE status = 'pending' AND (run_after IS NULL OR run_after <= ?) ${only}
-                 ${cap === undefined ? '' : "AND (SELECT count(*) FROM tasks r WHERE r.tenant = t.tenant AND r.status = 'running') < ?"}
-               ORDER BY status, priority DESC, created_at, id LIMIT 1`,
-            ).get(
-              now,
-              ...(options.taskId === undefined ? [] : [options.taskId]),
-              ...(cap === undefined ? [] : [cap]),
-            )) as { id: string; status: string; fencing_token: number } | undefined;
-          if (row === undefined) return null;
-          const expiresAt = now + options.leaseMs;
-          const fencingToken = row.fencing_token + 1;
-          // pending -> running is `start`; running -> running is `recover`: both legal per TASK_TRANSITIONS.
-          prepared(
-            db,
-            `UPDATE tasks SET status = 'running', attempts = attempts + 1, fencing_token = ?, version = version + 1,
-               lease_owner = ?, lease_expires_at = ?, run_after = NULL, updated_at = ? WHERE id = ?`,
-          ).run(fencingToken, owner, expiresAt, now, row.id);
-          auditStatus(
-            db,
-            row.id,
-            { from: row.status, to: 'running', pauseReason: null, errorCode: null, actor: owner },
-            now,
-          );
-          return { taskId: row.id, owner, fencingToken, expiresAt };
-        })
-        .immediate();
-    });
+    // BEGIN IMMEDIATE takes the write lock before the SELECT, so two connections cannot pick the same row.
+    return this.#run(options.signal, () =>
+      this.#db.transaction(() => claimNext(this.#db, owner, options, options.now ?? Date.now())).immediate(),
+    );
   }
 
   requestControl(taskId: string, action: ControlRequest, options: StoreOptions = {}): Promise<TaskRecord> {
