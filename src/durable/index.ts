@@ -28,3 +28,6 @@ export {
 } from './paused-actions.ts';
 export type { ApprovalDecision, AttentionDecision, PausedAction } from './paused-actions.ts';
 export { settleRun, addResources } from './settle-run.ts';
+export { REPLAY_ENTRIES } from './task-runner.ts';
+export type { AgentRunContext, ProgramRun, TaskAgent } from './agent-hook.ts';
+export { DEFAULT_MAX_STEPS, DEFAULT_MAX_STEP_RETRIES } from './submit-input.ts';

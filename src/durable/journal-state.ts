@@ -1,5 +1,6 @@
 import { decodeValue, sha256Hex } from '../codec/index.ts';
 import { CodecallError } from '../errors/index.ts';
+import { programSource } from '../spec/index.ts';
 import type { JournalEntry, TaskRecord } from '../spec/index.ts';
 
 /** An `input.wait` the host has not answered yet. */
@@ -95,5 +96,5 @@ export function checkTaskInput(
 
 /** The hash `task_input` and `code_block` entries carry (the store's createTask writes the same). */
 export function codeHashOf(task: TaskRecord): string {
-  return sha256Hex(task.input.code);
+  return sha256Hex(programSource(task.input));
 }

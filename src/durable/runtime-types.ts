@@ -1,4 +1,5 @@
 import type {
+  AgentMode,
   ExecutionLimits,
   GuestLanguage,
   SandboxDriver,
@@ -47,7 +48,18 @@ export interface RuntimeObserver {
 }
 
 export interface SubmitInput {
-  readonly code: string;
+  /** The program (exec mode); exactly one of `code` and `instruction`. */
+  readonly code?: string;
+  /** What a model is to do (agent mode). */
+  readonly instruction?: string;
+  /** Agent mode: `code` (default) or `function_calling`. */
+  readonly mode?: AgentMode;
+  /** Agent mode: model round trips (1..100, default 20). */
+  readonly maxSteps?: number;
+  /** Agent mode: failed steps in a row the model may fix (0..10, default 3). */
+  readonly maxStepRetries?: number;
+  /** Agent mode: the model to ask instead of the configured one. */
+  readonly model?: string;
   readonly language?: GuestLanguage;
   readonly seed?: number;
   readonly limits?: Partial<ExecutionLimits>;

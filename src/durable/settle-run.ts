@@ -49,6 +49,7 @@ export const RETRYABLE_CODES: ReadonlySet<string> = new Set([
   'SANDBOX_UNAVAILABLE',
   'POOL_CLOSED',
   'STORE_ERROR',
+  'MODEL_UNAVAILABLE',
 ]);
 
 /** Ends a run: journals why it stopped and moves the task to its next status with what the run left. */

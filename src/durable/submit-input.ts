@@ -1,13 +1,15 @@
 import { randomInt } from 'node:crypto';
 import { CodecallError, isCodecallError } from '../errors/index.ts';
 import { resolveLimits } from '../sandbox/index.ts';
-import type { CodeTaskInput, GuestLanguage, NewTaskAttributes } from '../spec/index.ts';
+import { AGENT_MODES } from '../spec/index.ts';
+import type { GuestLanguage, NewTaskAttributes, TaskInput } from '../spec/index.ts';
 import { assertJsonValue } from './json-value.ts';
 import type { SubmitInput } from './runtime-types.ts';
 
 const LANGUAGES: readonly GuestLanguage[] = ['javascript', 'typescript', 'python'];
 const TASK_ID = /^[A-Za-z0-9_.:-]{1,128}$/;
 const NAME = /^[A-Za-z0-9_.:-]{1,128}$/;
+const MODEL = /^[A-Za-z0-9_.:/@-]{1,200}$/;
 
 function invalid(field: string, message: string): never {
   throw new CodecallError('INVALID_ARGUMENT', `${field} ${message}`, { details: { field } });
@@ -22,7 +24,7 @@ export function checkedCallbackUrl(url: unknown): string {
 export function toBatchTasks(
   inputs: readonly SubmitInput[],
   tenant: string,
-): { input: CodeTaskInput; attributes: NewTaskAttributes }[] {
+): { input: TaskInput; attributes: NewTaskAttributes }[] {
   return inputs.map((input, i) => {
     try {
       return { input: toTaskInput(input), attributes: toTaskAttributes({ ...input, tenant }) };
@@ -67,9 +69,17 @@ export function toTaskAttributes(input: SubmitInput): NewTaskAttributes {
  * Checks what a caller submits before anything is stored, so bad input is INVALID_ARGUMENT naming the field,
  * never a store error or a task that fails (or diverges) later: the seed must replay, the limits must hold.
  */
-export function toTaskInput(input: SubmitInput): CodeTaskInput {
+export function toTaskInput(input: SubmitInput): TaskInput {
   const bad = invalid;
-  if (typeof input.code !== 'string' || input.code.length === 0) bad('code', 'must be a non-empty string');
+  if (input.code !== undefined && input.instruction !== undefined) {
+    bad('instruction', 'cannot be given with code: send the program (code) or what to do (instruction)');
+  }
+  if (input.instruction === undefined) {
+    if (typeof input.code !== 'string' || input.code.length === 0) bad('code', 'must be a non-empty string');
+    for (const [field, v] of Object.entries(AGENT_FIELDS)) {
+      if (input[v] !== undefined) bad(field, 'applies to instruction tasks only');
+    }
+  }
   const language = input.language ?? 'javascript';
   if (!LANGUAGES.includes(language)) bad('language', `must be one of ${LANGUAGES.join(', ')}`);
   const seed = input.seed ?? randomInt(2 ** 31);
@@ -105,14 +115,47 @@ export function toTaskInput(input: SubmitInput): CodeTaskInput {
   if (input.id !== undefined && !TASK_ID.test(input.id)) {
     bad('id', 'must be 1-128 letters, digits or _ . : -');
   }
-  return {
-    kind: 'code',
-    code: input.code,
+  const common = {
     language,
     seed,
     ...(input.limits ? { limits: input.limits } : {}),
     ...(input.tools ? { tools: input.tools } : {}),
     ...(input.metadata ? { metadata: input.metadata } : {}),
     ...(c && Object.keys(c).length > 0 ? { constraints: c } : {}),
+  };
+  if (input.instruction === undefined) return { kind: 'code', code: input.code ?? '', ...common };
+  return { kind: 'instruction', ...agentInput(input, input.instruction), ...common };
+}
+
+const AGENT_FIELDS = {
+  mode: 'mode',
+  max_steps: 'maxSteps',
+  max_step_retries: 'maxStepRetries',
+  model: 'model',
+} as const;
+
+export const DEFAULT_MAX_STEPS = 20;
+export const DEFAULT_MAX_STEP_RETRIES = 3;
+
+function agentInput(input: SubmitInput, instruction: unknown) {
+  if (typeof instruction !== 'string' || instruction.trim().length === 0) {
+    invalid('instruction', 'must be a non-empty string');
+  }
+  const mode = input.mode ?? 'code';
+  if (!AGENT_MODES.includes(mode)) invalid('mode', `must be one of ${AGENT_MODES.join(', ')}`);
+  const int = (field: string, v: number | undefined, min: number, max: number, fallback: number): number => {
+    if (v === undefined) return fallback;
+    if (!Number.isInteger(v) || v < min || v > max) invalid(field, `must be an integer from ${min} to ${max}`);
+    return v;
+  };
+  if (input.model !== undefined && !(typeof input.model === 'string' && MODEL.test(input.model))) {
+    invalid('model', 'must be 1-200 letters, digits or _ . : / @ -');
+  }
+  return {
+    instruction,
+    mode,
+    maxSteps: int('max_steps', input.maxSteps, 1, 100, DEFAULT_MAX_STEPS),
+    maxStepRetries: int('max_step_retries', input.maxStepRetries, 0, 10, DEFAULT_MAX_STEP_RETRIES),
+    ...(input.model === undefined ? {} : { model: input.model }),
   };
 }

@@ -21,6 +21,7 @@ import { armDeadline, deadlineExceeded, DEFAULT_RETRY_BASE_MS, retryDelay } from
 import { settleRun } from './settle-run.ts';
 import { checkManifest } from './manifest-check.ts';
 import type { ManifestTools } from './tool-manifest.ts';
+import type { ProgramRun, TaskAgent } from './agent-hook.ts';
 
 export const DEFAULT_LEASE_MS = 15_000;
 /** How often a runner asks the store for pause/cancel requests made by other processes. */
@@ -56,10 +57,12 @@ export interface TaskRunnerOptions {
   readonly onLog?: (entry: LogEntry) => void;
   /** Status changes, log lines and journal entries of the tasks this runner runs. */
   readonly onEvent?: (event: RuntimeEvent) => void;
+  /** Runs instruction tasks; without one they fail with MODEL_NOT_CONFIGURED. */
+  readonly agent?: TaskAgent;
 }
 
 /** The journal entries a replay needs. */
-const REPLAY_ENTRIES = new Set([
+export const REPLAY_ENTRIES: ReadonlySet<string> = new Set([
   'tool_intent',
   'tool_outcome',
   'approval_request',
@@ -299,10 +302,13 @@ export class TaskRunner {
       if (isCodecallError(e) && e.code === 'CHECKPOINT_CORRUPT') return await fail(e);
       throw e;
     }
-    const driver = this.drivers.find((d) => d.languages.includes(task.input.language));
+    // Function calls run as a generated JavaScript program, whatever language the task names.
+    const fc = task.input.kind === 'instruction' && task.input.mode === 'function_calling';
+    const language = fc ? 'javascript' : task.input.language;
+    const driver = this.drivers.find((d) => d.languages.includes(language));
     if (!driver) {
       return fail(
-        new CodecallError('SANDBOX_UNAVAILABLE', `no sandbox driver here runs ${task.input.language}`, {
+        new CodecallError('SANDBOX_UNAVAILABLE', `no sandbox driver here runs ${language}`, {
           details: { drivers: this.drivers.map((d) => d.name) },
         }),
       );
@@ -322,53 +328,86 @@ export class TaskRunner {
       append,
     });
     if (incompatible) return incompatible;
-    // The guest's start clock is journaled once, so every replay starts at the same time; exec mode runs one code
-    // block, the task's program (agent steps will journal one block each). The attempt comes last: whatever this
-    // run journals after it is progress (crash-loop.ts).
+    const { input } = task;
+    const { agent } = this.options;
+    if (input.kind === 'instruction' && !agent) {
+      return fail(new CodecallError('MODEL_NOT_CONFIGURED', 'this runner has no model for instruction tasks'));
+    }
+    // The guest's start clock is journaled once, so every replay starts at the same time. Exec mode runs one code
+    // block, the task's program; an agent journals a block per step. The attempt comes last: whatever this run
+    // journals after it is progress (crash-loop.ts).
     const recordedClock = journal.find((e) => e.type === 'clock')?.data.clock;
     const startClock = typeof recordedClock === 'number' ? recordedClock : this.clock();
     const setup: JournalEntryInput[] = [];
     if (typeof recordedClock !== 'number') setup.push({ type: 'clock', data: { clock: startClock } });
-    if (!journal.some((e) => e.type === 'code_block')) {
+    if (input.kind === 'code' && !journal.some((e) => e.type === 'code_block')) {
       setup.push({ type: 'code_block', data: { block: 0, code_hash: codeHash } });
     }
     await append([...setup, attempt.entry]);
     // Whether a pause must look for input deadlines (settleRun reads the journal again only then).
     let inputRequested = journal.some((e) => e.type === 'input_request');
-    const appendRun = (entries: readonly JournalEntryInput[]): Promise<void> => {
+    const watchInputs = (entries: readonly JournalEntryInput[]): void => {
       if (!inputRequested) inputRequested = entries.some((e) => e.type === 'input_request');
-      return append(entries);
     };
     const onLog = this.logSink(lease.taskId);
+    const allowed = input.tools ? new Set(input.tools) : null;
+    const bindings = allowed
+      ? this.bindings.filter((b) => b === INPUT_WAIT_BINDING || allowed.has(`${b.namespace}.${b.name}`))
+      : this.bindings;
+    const runProgram = (run: ProgramRun) =>
+      runJournaled({
+        driver,
+        request: {
+          code: run.code,
+          language: run.language,
+          tools: bindings,
+          seed: input.seed,
+          ...(input.limits ? { limits: input.limits } : {}),
+        },
+        live: onLog ? this.options.tools.host({ onLog }) : this.options.tools.host(),
+        effectOf: (call) =>
+          call.kind === 'timer'
+            ? 'read'
+            : (this.options.tools.get(call.namespace, call.name)?.effect ?? 'unsafe'),
+        recorded: run.recorded,
+        append: (entries) => {
+          watchInputs(entries);
+          return run.append(entries);
+        },
+        startClock,
+        needsApproval: (call) => {
+          if (call.kind !== 'tool') return false;
+          const policy = this.options.tools.get(call.namespace, call.name)?.requiresApproval;
+          return typeof policy === 'function' ? policy(call.args) : policy === true;
+        },
+        keyPrefix: run.keyPrefix,
+        clock: this.clock,
+        signal: controller.signal,
+      });
     // The deadline interrupts the run like a cancel; the task fails with DEADLINE_EXCEEDED.
     const disarm = armDeadline(task, controller, this.clock);
-    const result = await runJournaled({
-      driver,
-      request: {
-        code: task.input.code,
-        language: task.input.language,
-        tools: this.bindings,
-        seed: task.input.seed,
-        ...(task.input.limits ? { limits: task.input.limits } : {}),
-      },
-      live: onLog ? this.options.tools.host({ onLog }) : this.options.tools.host(),
-      effectOf: (call) =>
-        call.kind === 'timer'
-          ? 'read'
-          : (this.options.tools.get(call.namespace, call.name)?.effect ?? 'unsafe'),
-      recorded: journal.filter((e) => REPLAY_ENTRIES.has(e.type)),
-      append: appendRun,
-      startClock,
-      needsApproval: (call) => {
-        if (call.kind !== 'tool') return false;
-        const policy = this.options.tools.get(call.namespace, call.name)?.requiresApproval;
-        return typeof policy === 'function' ? policy(call.args) : policy === true;
-      },
-      // One code block per task in exec mode; agent steps will number their blocks.
-      keyPrefix: `${lease.taskId}:0`,
-      clock: this.clock,
-      signal: controller.signal,
-    }).finally(disarm);
+    const result = await (
+      input.kind === 'code' || !agent
+        ? runProgram({
+            code: input.kind === 'code' ? input.code : '',
+            language,
+            recorded: journal.filter((e) => REPLAY_ENTRIES.has(e.type)),
+            append,
+            keyPrefix: `${lease.taskId}:0`,
+          })
+        : agent.run({
+            task: { ...task, input },
+            journal,
+            append: (entries) => {
+              watchInputs(entries);
+              return append(entries);
+            },
+            runProgram,
+            ...(onLog ? { onLog } : {}),
+            signal: controller.signal,
+            clock: this.clock,
+          })
+    ).finally(disarm);
     const actor = this.actors.get(lease.taskId);
     return settleRun({
       store,

@@ -114,7 +114,7 @@ export function createOpenAiClient(options: OpenAiClientOptions): ModelClient {
         : unavailable(`the model did not answer within ${cfg.timeoutMs} ms`, undefined, {
             timeoutMs: cfg.timeoutMs,
           });
-    const body = JSON.stringify(chatCompletionsBody(request, cfg.model, cfg.preset));
+    const body = JSON.stringify(chatCompletionsBody(request, request.model ?? cfg.model, cfg.preset));
     for (let attempt = 0; ; attempt++) {
       const outcome = await attemptOnce(body, signal, stopped);
       if ('reply' in outcome) return outcome.reply;

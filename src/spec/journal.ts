@@ -5,7 +5,10 @@
 export type JournalEntryType =
   | 'task_input' // { code_hash, tools_hash, language, seed, limits }
   | 'manifest' // { tools_hash, engine }: the tools (names, schemas, effects) and engine the journal was written with
-  | 'code_block' // { block, code_hash }
+  | 'model_request' // { step, messages, tools }: what was sent to the model beyond what earlier entries hold
+  | 'model_reply' // { step, content, tool_calls, finish_reason, usage, model }
+  | 'code_block' // { block, code_hash, code? }: agent steps carry their code
+  | 'step_result' // { step, ok, output?, error?, logs, final, calls? }: how an agent step ended
   | 'tool_intent' // { call_id, tool, args, idempotency_key }
   | 'tool_outcome' // { call_id, ok, payload, clock }
   | 'clock' // { clock }

@@ -29,6 +29,8 @@ export type ChatMessage =
 export type ToolChoice = 'auto' | 'none' | 'required' | { readonly name: string };
 
 export interface ModelRequest {
+  /** Overrides the client's configured model for this request. */
+  readonly model?: string;
   readonly messages: readonly ChatMessage[];
   readonly tools?: readonly ToolSpec[];
   readonly toolChoice?: ToolChoice;

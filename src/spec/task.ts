@@ -53,10 +53,8 @@ export interface TaskConstraints {
   readonly networkAccess?: boolean;
 }
 
-/** Exec mode: the caller supplies the program. (Agent mode, with an instruction, comes with the model layer.) */
-export interface CodeTaskInput {
-  readonly kind: 'code';
-  readonly code: string;
+/** What every task input has, whoever writes the program. */
+interface TaskInputBase {
   readonly language: GuestLanguage;
   /** Seeds the guest's Math.random; fixed for the task's life so replays match. */
   readonly seed: number;
@@ -67,7 +65,37 @@ export interface CodeTaskInput {
   readonly constraints?: TaskConstraints;
 }
 
-export type TaskInput = CodeTaskInput;
+/** Exec mode: the caller supplies the program. */
+export interface CodeTaskInput extends TaskInputBase {
+  readonly kind: 'code';
+  readonly code: string;
+}
+
+/** How an agent's model acts: by writing code (the default) or by JSON function calls. */
+export type AgentMode = 'code' | 'function_calling';
+
+export const AGENT_MODES: readonly AgentMode[] = ['code', 'function_calling'];
+
+/** Agent mode: a model writes the program, step by step, from an instruction. */
+export interface InstructionTaskInput extends TaskInputBase {
+  readonly kind: 'instruction';
+  readonly instruction: string;
+  readonly mode: AgentMode;
+  /** Model round trips the task may take. */
+  readonly maxSteps: number;
+  /** Failed steps in a row the model may try to fix before the task fails with the last error. */
+  readonly maxStepRetries: number;
+  /** The model to ask, when not the configured default. */
+  readonly model?: string;
+}
+
+export type TaskInput = CodeTaskInput | InstructionTaskInput;
+
+/** The text the task's `code_hash` is taken over: the program, or what the agent was asked to do. */
+export function programSource(input: TaskInput): string {
+  if (input.kind === 'code') return input.code;
+  return JSON.stringify([input.instruction, input.mode, input.maxSteps, input.maxStepRetries, input.model ?? null]);
+}
 
 export interface TaskError {
   readonly code: string;

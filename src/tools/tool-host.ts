@@ -34,6 +34,11 @@ export class ToolRegistry {
     this.bindings = [...this.byKey.values()].map((t) => ({ namespace: t.namespace, name: t.name }));
   }
 
+  /** Every tool, in definition order. */
+  get definitions(): readonly ToolDefinition[] {
+    return [...this.byKey.values()];
+  }
+
   get size(): number {
     return this.byKey.size;
   }

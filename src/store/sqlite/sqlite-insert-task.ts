@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { CodecallError } from '../../errors/index.ts';
+import { programSource } from '../../spec/index.ts';
 import type { BatchRecord, NewTaskAttributes, TaskInput, TaskRecord } from '../../spec/index.ts';
 import { newTaskId } from '../task-id.ts';
 import { toTaskRecord } from './rows.ts';
@@ -49,7 +50,7 @@ export function insertTask(
     a.deadlineAt ?? null,
   );
   const data = {
-    code_hash: sha256Hex(input.code),
+    code_hash: sha256Hex(programSource(input)),
     tools_hash: sha256Hex(canonicalJson(input.tools ?? null)),
     language: input.language,
     seed: input.seed,

@@ -1,0 +1,128 @@
+import { REPLAY_ENTRIES } from '../durable/index.ts';
+import type { ChatMessage, JournalEntryInput, LogEntry, ModelToolCall } from '../spec/index.ts';
+
+/** How a step ended, as its `step_result` entry holds it. */
+export interface StepResult {
+  readonly step: number;
+  readonly ok: boolean;
+  /** The step called `final_answer(value)` (code mode): the task's answer is `output`. */
+  readonly final: boolean;
+  /** Tagged JSON of the step's value (code mode). */
+  readonly output: string | null;
+  readonly error: StepError | null;
+  readonly logs: readonly LogEntry[];
+  /** Function-calling mode: what each call of the reply gave, in the reply's order. */
+  readonly calls?: readonly CallResult[];
+}
+
+export interface StepError {
+  readonly code: string;
+  readonly name: string;
+  readonly message: string;
+  /** Line within the step's code. */
+  readonly line?: number;
+}
+
+export interface CallResult {
+  readonly id: string;
+  readonly name: string;
+  readonly ok: boolean;
+  /** What the model is told: the result as JSON, or the error. */
+  readonly content: string;
+}
+
+export interface StepReply {
+  readonly content: string | null;
+  readonly toolCalls: readonly ModelToolCall[];
+}
+
+/** One model round trip and what came of it. */
+export interface AgentStep {
+  readonly step: number;
+  readonly reply: StepReply | null;
+  /** The program the step ran (a `code_block`), once journaled. */
+  readonly code: string | null;
+  readonly result: StepResult | null;
+}
+
+export interface AgentJournal {
+  /** Every message sent to the model and every reply, in order: the conversation so far. */
+  readonly messages: readonly ChatMessage[];
+  readonly steps: readonly AgentStep[];
+}
+
+/** Reads an instruction task's journal: the conversation and the steps (the last may be unfinished). */
+export function readAgentJournal(journal: readonly JournalEntryInput[]): AgentJournal {
+  const messages: ChatMessage[] = [];
+  const steps = new Map<number, { reply: StepReply | null; code: string | null; result: StepResult | null }>();
+  const at = (step: number) => {
+    let s = steps.get(step);
+    if (!s) steps.set(step, (s = { reply: null, code: null, result: null }));
+    return s;
+  };
+  for (const entry of journal) {
+    const d = entry.data;
+    const step = typeof d.step === 'number' ? d.step : typeof d.block === 'number' ? d.block : 0;
+    switch (entry.type) {
+      case 'model_request':
+        messages.push(...(d.messages as ChatMessage[]));
+        at(step);
+        break;
+      case 'model_reply': {
+        const reply = { content: d.content as string | null, toolCalls: d.tool_calls as ModelToolCall[] };
+        at(step).reply = reply;
+        messages.push({ role: 'assistant', content: reply.content, toolCalls: reply.toolCalls });
+        break;
+      }
+      case 'code_block':
+        at(step).code = typeof d.code === 'string' ? d.code : null;
+        break;
+      case 'step_result':
+        at(step).result = d as unknown as StepResult;
+        break;
+      default:
+        break;
+    }
+  }
+  return {
+    messages,
+    steps: [...steps.entries()].sort(([a], [b]) => a - b).map(([step, s]) => ({ step, ...s })),
+  };
+}
+
+/** A journal call id: the step's number before the id the driver gave the call, unique over the task. */
+export function journalCallId(step: number, driverId: string): string {
+  return `s${step}.${driverId}`;
+}
+
+const ID_FIELDS = ['call_id', 'approval_id'] as const;
+
+/** Entries the driver's execution writes, with their call ids made the task's. */
+export function toJournalIds(step: number, entries: readonly JournalEntryInput[]): JournalEntryInput[] {
+  return entries.map((e) => mapIds(e, (id) => journalCallId(step, id)));
+}
+
+/**
+ * The recorded entries an execution of `step` replays: those of the earlier successful steps (their code runs
+ * again first) and the step's own, each with the call ids its driver gives.
+ */
+export function recordedFor(journal: readonly JournalEntryInput[], step: number, rerun: ReadonlySet<number>) {
+  const out: JournalEntryInput[] = [];
+  let segment: number | null = null;
+  for (const entry of journal) {
+    if (entry.type === 'code_block') segment = typeof entry.data.block === 'number' ? entry.data.block : null;
+    else if (entry.type === 'step_result' || entry.type === 'model_request') segment = null;
+    else if (segment !== null && (segment === step || rerun.has(segment)) && REPLAY_ENTRIES.has(entry.type)) {
+      const prefix = `s${segment}.`;
+      out.push(mapIds(entry, (id) => (id.startsWith(prefix) ? id.slice(prefix.length) : id)));
+    }
+  }
+  return out;
+}
+
+function mapIds(entry: JournalEntryInput, map: (id: string) => string): JournalEntryInput {
+  if (!ID_FIELDS.some((f) => typeof entry.data[f] === 'string')) return { type: entry.type, data: entry.data };
+  const data: Record<string, unknown> = { ...entry.data };
+  for (const f of ID_FIELDS) if (typeof data[f] === 'string') data[f] = map(data[f]);
+  return { type: entry.type, data };
+}

@@ -1,0 +1,51 @@
+import type { AgentMode, GuestLanguage, ToolDefinition, ToolSpec } from '../spec/index.ts';
+import { toolDeclarations } from './tool-declarations.ts';
+
+/** The tool a code-mode reply's program runs through, so that every step's feedback answers a tool call. */
+export const RUN_CODE_TOOL = 'run_code';
+
+export const RUN_CODE_SPEC: ToolSpec = {
+  name: RUN_CODE_TOOL,
+  description:
+    'Runs a program in the sandbox and returns its console output and value. You may also send the program ' +
+    'as a fenced code block in your reply instead of calling this.',
+  parameters: {
+    type: 'object',
+    properties: { code: { type: 'string', description: 'The program.' } },
+    required: ['code'],
+    additionalProperties: false,
+  },
+};
+
+function codeModePrompt(tools: readonly ToolDefinition[], language: GuestLanguage): string {
+  const lang = language === 'typescript' ? 'typescript' : 'javascript';
+  const declarations = tools.length > 0 ? toolDeclarations(tools) : '// (no tools for this task)';
+  return `You solve the user's task by writing ${lang === 'typescript' ? 'TypeScript' : 'JavaScript'} that runs in a sandbox. Each reply is one step: a fenced \`\`\`${lang} code block, which is run; you then see its console output and its value, or its error.
+
+These tools are async functions. Call each with one argument object and await it; they reject with an Error that has \`code\` and \`message\`:
+\`\`\`ts
+${declarations}
+/** Ends the task: \`value\` is the answer. */
+declare function final_answer(value: unknown): never;
+\`\`\`
+
+Rules:
+- Top-level \`await\` works. The value of a step is its last expression (or what it \`return\`s); \`console.log\` prints.
+- Top-level variables, functions and classes stay defined in later steps. A step that fails defines nothing new; fix it and send it again.
+- Run independent tool calls together with \`Promise.all\`; they run at the same time.
+- Do as much as you can in one step: loops, conditions and data handling belong in code, not in more steps.
+- There is no network, no file system, no \`require\` or \`import\`: only the tools above.
+- When you know the answer, call \`final_answer(value)\` in code, or reply in plain text without a code block: that text is the answer.`;
+}
+
+function functionCallingPrompt(): string {
+  return `You solve the user's task by calling the functions you are given. Call several functions in one reply when they do not depend on each other: they run at the same time. A call that fails returns its error; fix the arguments and call again. When you know the answer, reply in plain text without calling a function: that text is the answer.`;
+}
+
+export function systemPrompt(
+  mode: AgentMode,
+  tools: readonly ToolDefinition[],
+  language: GuestLanguage,
+): string {
+  return mode === 'code' ? codeModePrompt(tools, language) : functionCallingPrompt();
+}

@@ -1,0 +1,46 @@
+import type {
+  ExecutionResult,
+  GuestLanguage,
+  InstructionTaskInput,
+  JournalEntry,
+  JournalEntryInput,
+  LogEntry,
+  TaskRecord,
+} from '../spec/index.ts';
+
+/** One journaled execution of a program inside an agent's task (one step). */
+export interface ProgramRun {
+  readonly code: string;
+  /** The program's language; the task's driver must speak it. */
+  readonly language: GuestLanguage;
+  /** This execution's earlier tool entries, in journal order, with the call ids the driver gives. */
+  readonly recorded: readonly JournalEntryInput[];
+  /** Journals what the execution writes (the agent maps call ids to the task's). */
+  readonly append: (entries: readonly JournalEntryInput[]) => Promise<void>;
+  /** Prefix of the idempotency keys of its tool calls (`task:step`). */
+  readonly keyPrefix: string;
+}
+
+/** What the runner gives an agent for one run of an instruction task (it holds the lease meanwhile). */
+export interface AgentRunContext {
+  readonly task: TaskRecord & { readonly input: InstructionTaskInput };
+  /** The journal as it was when the task was claimed. */
+  readonly journal: readonly JournalEntry[];
+  /** Appends to the task's journal (fenced by the lease; committed when it resolves). */
+  readonly append: (entries: readonly JournalEntryInput[]) => Promise<void>;
+  /** Runs a program on the task's sandbox through the journal, with the task's tools, limits and approvals. */
+  readonly runProgram: (run: ProgramRun) => Promise<ExecutionResult>;
+  /** The guest's console output as it happens (not replayed lines). */
+  readonly onLog?: (entry: LogEntry) => void;
+  /** Aborted by pause, cancel, shutdown and the deadline; its reason's `code` says which. */
+  readonly signal: AbortSignal;
+  readonly clock: () => number;
+}
+
+/**
+ * Runs instruction tasks: asks a model, journals every request and reply before acting on it, runs the code. The
+ * result is settled like a program's: `succeeded` with the answer, a pause code to pause, any other failure fails.
+ */
+export interface TaskAgent {
+  run(context: AgentRunContext): Promise<ExecutionResult>;
+}
