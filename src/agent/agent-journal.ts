@@ -39,25 +39,22 @@ export interface StepReply {
 /** One model round trip and what came of it. */
 export interface AgentStep {
   readonly step: number;
+  /** The messages the step's request added to the conversation. */
+  readonly sent: readonly ChatMessage[];
   readonly reply: StepReply | null;
   /** The program the step ran (a `code_block`), once journaled. */
   readonly code: string | null;
   readonly result: StepResult | null;
 }
 
-export interface AgentJournal {
-  /** Every message sent to the model and every reply, in order: the conversation so far. */
-  readonly messages: readonly ChatMessage[];
-  readonly steps: readonly AgentStep[];
-}
+type MutableStep = { -readonly [K in keyof Omit<AgentStep, 'step'>]: AgentStep[K] };
 
-/** Reads an instruction task's journal: the conversation and the steps (the last may be unfinished). */
-export function readAgentJournal(journal: readonly JournalEntryInput[]): AgentJournal {
-  const messages: ChatMessage[] = [];
-  const steps = new Map<number, { reply: StepReply | null; code: string | null; result: StepResult | null }>();
+/** Reads an instruction task's journal into its steps, oldest first (the last may be unfinished). */
+export function readAgentSteps(journal: readonly JournalEntryInput[]): AgentStep[] {
+  const steps = new Map<number, MutableStep>();
   const at = (step: number) => {
     let s = steps.get(step);
-    if (!s) steps.set(step, (s = { reply: null, code: null, result: null }));
+    if (!s) steps.set(step, (s = { sent: [], reply: null, code: null, result: null }));
     return s;
   };
   for (const entry of journal) {
@@ -65,15 +62,11 @@ export function readAgentJournal(journal: readonly JournalEntryInput[]): AgentJo
     const step = typeof d.step === 'number' ? d.step : typeof d.block === 'number' ? d.block : 0;
     switch (entry.type) {
       case 'model_request':
-        messages.push(...(d.messages as ChatMessage[]));
-        at(step);
+        at(step).sent = d.messages as ChatMessage[];
         break;
-      case 'model_reply': {
-        const reply = { content: d.content as string | null, toolCalls: d.tool_calls as ModelToolCall[] };
-        at(step).reply = reply;
-        messages.push({ role: 'assistant', content: reply.content, toolCalls: reply.toolCalls });
+      case 'model_reply':
+        at(step).reply = { content: d.content as string | null, toolCalls: d.tool_calls as ModelToolCall[] };
         break;
-      }
       case 'code_block':
         at(step).code = typeof d.code === 'string' ? d.code : null;
         break;
@@ -84,10 +77,7 @@ export function readAgentJournal(journal: readonly JournalEntryInput[]): AgentJo
         break;
     }
   }
-  return {
-    messages,
-    steps: [...steps.entries()].sort(([a], [b]) => a - b).map(([step, s]) => ({ step, ...s })),
-  };
+  return [...steps.entries()].sort(([a], [b]) => a - b).map(([step, s]) => ({ step, ...s }));
 }
 
 /** A journal call id: the step's number before the id the driver gave the call, unique over the task. */

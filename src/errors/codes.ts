@@ -56,6 +56,8 @@ export const ERROR_CODES = {
   MODEL_REQUEST_INVALID: 502,
   // The service has no model, so it cannot run instruction tasks (code tasks still work).
   MODEL_NOT_CONFIGURED: 503,
+  // An agent used its max_steps model round trips without an answer.
+  MAX_STEPS_EXCEEDED: 422,
   INTERNAL: 500,
 } as const;
 

@@ -1,0 +1,88 @@
+import { encodeValue, sha256Hex } from '../codec/index.ts';
+import { isCodecallError } from '../errors/index.ts';
+import type { ExecutionResult, InstructionTaskInput } from '../spec/index.ts';
+import type { AgentStep, StepResult } from './agent-journal.ts';
+import { composeProgram, lineInCurrent } from './compose-program.ts';
+import { extractCode } from './extract-code.ts';
+import { RUN_CODE_TOOL } from './prompts.ts';
+import type { RunJournal } from './step-run.ts';
+import { ENDS_RUN } from './step-run.ts';
+
+/** What acting on a reply came to: the task's answer, a step result to feed back, or the end of this run. */
+export type StepOutcome =
+  | { readonly kind: 'answer'; readonly value: unknown }
+  | { readonly kind: 'result'; readonly result: StepResult; readonly run?: ExecutionResult }
+  | { readonly kind: 'ended'; readonly run: ExecutionResult };
+
+/** The program of a code-mode reply: a `run_code` call's, else its fenced code; null when it is an answer. */
+export function replyCode(step: AgentStep, language: InstructionTaskInput['language']): string | null {
+  const reply = step.reply;
+  if (!reply) return null;
+  const call = reply.toolCalls.find((c) => c.name === RUN_CODE_TOOL);
+  if (call) {
+    try {
+      const args = JSON.parse(call.arguments) as { code?: unknown };
+      if (typeof args.code === 'string') return args.code;
+    } catch {
+      // Unparseable arguments: the fenced code (if any) or nothing.
+    }
+  }
+  const found = extractCode(reply.content ?? '', language);
+  return found.kind === 'code' ? found.code : null;
+}
+
+/**
+ * Runs a code-mode step: the step's block after the earlier successful ones (so their names are defined), with
+ * their journaled tool outcomes replayed. Journals the block before it runs and the result after.
+ */
+export async function runCodeStep(
+  journal: RunJournal,
+  input: InstructionTaskInput,
+  step: AgentStep,
+  earlier: readonly AgentStep[],
+): Promise<StepOutcome> {
+  const reply = step.reply;
+  const code = step.code ?? (reply ? replyCode(step, input.language) : null);
+  if (code === null) {
+    const text = reply?.content?.trim() ?? '';
+    if (text.length > 0) return { kind: 'answer', value: text };
+    const error = { code: 'MODEL_BAD_REPLY', name: 'Error', message: 'Your reply was empty. Send code or the answer.' };
+    return record(journal, { step: step.step, ok: false, final: false, output: null, error, logs: [] });
+  }
+  if (step.code === null) {
+    await journal.append([
+      { type: 'code_block', data: { block: step.step, code_hash: sha256Hex(code), code } },
+    ]);
+  }
+  const rerun = earlier.filter((s) => s.result?.ok === true && s.code !== null);
+  let program;
+  try {
+    program = composeProgram({
+      earlier: rerun.map((s) => s.code ?? ''),
+      current: code,
+      language: input.language === 'typescript' ? 'typescript' : 'javascript',
+    });
+  } catch (e) {
+    if (!isCodecallError(e) || e.code !== 'SYNTAX_ERROR') throw e;
+    const line = typeof e.details.line === 'number' ? { line: e.details.line } : {};
+    const error = { code: e.code, name: 'SyntaxError', message: e.message, ...line };
+    return record(journal, { step: step.step, ok: false, final: false, output: null, error, logs: [] });
+  }
+  const run = await journal.runStep(step.step, program.code, 'javascript', new Set(rerun.map((s) => s.step)));
+  if (run.status === 'failed' && ENDS_RUN.has(run.error.code)) return { kind: 'ended', run };
+  if (run.status === 'failed') {
+    const line = lineInCurrent(program, run.error.line);
+    const { code: errorCode, message } = run.error;
+    const error = { code: errorCode, name: run.error.name ?? 'Error', message, ...(line ? { line } : {}) };
+    return record(journal, { step: step.step, ok: false, final: false, output: null, error, logs: run.logs }, run);
+  }
+  const value = run.value as { final?: unknown; value?: unknown } | null;
+  const final = value?.final === true;
+  const output = encodeValue(value?.value);
+  return record(journal, { step: step.step, ok: true, final, output, error: null, logs: run.logs }, run);
+}
+
+export async function record(journal: RunJournal, result: StepResult, run?: ExecutionResult): Promise<StepOutcome> {
+  await journal.append([{ type: 'step_result', data: { ...result } }]);
+  return { kind: 'result', result, ...(run ? { run } : {}) };
+}

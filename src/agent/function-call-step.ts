@@ -1,0 +1,102 @@
+import { sha256Hex, toJsonView } from '../codec/index.ts';
+import type { ExecutionResult, LogEntry, ModelToolCall } from '../spec/index.ts';
+import type { AgentStep, CallResult } from './agent-journal.ts';
+import { record } from './code-step.ts';
+import type { StepOutcome } from './code-step.ts';
+import { parseToolArguments } from './parse-tool-arguments.ts';
+import type { RunJournal } from './step-run.ts';
+import { ENDS_RUN } from './step-run.ts';
+import { fromStrictArguments } from './tool-specs.ts';
+import type { FunctionTool } from './tool-specs.ts';
+
+interface Runnable {
+  readonly call: ModelToolCall;
+  readonly tool: FunctionTool;
+  readonly args: Record<string, unknown>;
+}
+
+/**
+ * The program that runs a reply's function calls at once (`Promise.allSettled`), so they go through the same
+ * sandbox bridge and journal as code: approvals, pauses, replay and the concurrency bound all apply.
+ */
+export function callsProgram(calls: readonly Runnable[]): string {
+  const lines = calls.map(
+    ({ tool, args }) =>
+      `  () => globalThis[${JSON.stringify(tool.tool.namespace)}][${JSON.stringify(tool.tool.name)}](${JSON.stringify(args)}),`,
+  );
+  return [
+    'const calls = [',
+    ...lines,
+    '];',
+    'const settled = await Promise.allSettled(calls.map((call) => call()));',
+    'return settled.map((s) => s.status === "fulfilled"',
+    '  ? { ok: true, value: s.value }',
+    '  : { ok: false, code: String(s.reason?.code ?? "GUEST_ERROR"), message: String(s.reason?.message ?? s.reason) });',
+  ].join('\n');
+}
+
+function errorContent(code: string, message: string): string {
+  return JSON.stringify({ error: { code, message } });
+}
+
+/** Runs a function-calling step: every valid call of the reply at once; invalid ones answer with their error. */
+export async function runFunctionCallStep(
+  journal: RunJournal,
+  step: AgentStep,
+  tools: ReadonlyMap<string, FunctionTool>,
+): Promise<StepOutcome> {
+  const reply = step.reply;
+  if (!reply || reply.toolCalls.length === 0) {
+    const text = reply?.content?.trim() ?? '';
+    if (text.length > 0) return { kind: 'answer', value: text };
+    const error = { code: 'MODEL_BAD_REPLY', name: 'Error', message: 'Your reply was empty. Call a function or answer.' };
+    return record(journal, { step: step.step, ok: false, final: false, output: null, error, logs: [] });
+  }
+  const results = new Map<string, CallResult>();
+  const runnable: Runnable[] = [];
+  for (const call of reply.toolCalls) {
+    const tool = tools.get(call.name);
+    if (!tool) {
+      const names = [...tools.keys()].join(', ');
+      const content = errorContent('NO_SUCH_TOOL', `there is no function ${call.name}; the functions are: ${names}`);
+      results.set(call.id, { id: call.id, name: call.name, ok: false, content });
+      continue;
+    }
+    const parsed = parseToolArguments(call.arguments);
+    if (!parsed.ok) {
+      results.set(call.id, { id: call.id, name: call.name, ok: false, content: errorContent(parsed.code, parsed.message) });
+      continue;
+    }
+    const args = tool.spec.strict ? fromStrictArguments(tool.tool.inputSchema, parsed.args) : parsed.args;
+    runnable.push({ call, tool, args: args as Record<string, unknown> });
+  }
+  let logs: readonly LogEntry[] = [];
+  let run: ExecutionResult | undefined;
+  if (runnable.length > 0) {
+    const code = step.code ?? callsProgram(runnable);
+    if (step.code === null) {
+      await journal.append([{ type: 'code_block', data: { block: step.step, code_hash: sha256Hex(code), code } }]);
+    }
+    run = await journal.runStep(step.step, code, 'javascript', new Set());
+    if (run.status === 'failed' && ENDS_RUN.has(run.error.code)) return { kind: 'ended', run };
+    logs = run.logs;
+    const settled = run.status === 'succeeded' && Array.isArray(run.value) ? (run.value as unknown[]) : null;
+    runnable.forEach(({ call }, i) => {
+      const s = settled?.[i] as { ok?: unknown; value?: unknown; code?: unknown; message?: unknown } | undefined;
+      const content =
+        s?.ok === true
+          ? (JSON.stringify(toJsonView(s.value)) ?? 'null')
+          : s
+            ? errorContent(String(s.code), String(s.message))
+            : errorContent(
+                run?.status === 'failed' ? run.error.code : 'GUEST_ERROR',
+                run?.status === 'failed' ? run.error.message : 'the call gave no result',
+              );
+      results.set(call.id, { id: call.id, name: call.name, ok: s?.ok === true, content });
+    });
+  }
+  const calls = reply.toolCalls.map((c) => results.get(c.id) as CallResult);
+  const ok = calls.every((c) => c.ok);
+  const error = ok ? null : { code: 'TOOL_ERROR', name: 'Error', message: `${calls.filter((c) => !c.ok).length} of ${calls.length} calls failed` };
+  return record(journal, { step: step.step, ok, final: false, output: null, error, logs, calls }, run);
+}

@@ -1,0 +1,64 @@
+import type { AgentRunContext } from '../durable/index.ts';
+import type { ExecutionResult, GuestLanguage, JournalEntryInput } from '../spec/index.ts';
+import { journalCallId, recordedFor, toJournalIds } from './agent-journal.ts';
+
+/**
+ * Failures that end the run rather than the step: pauses, cancels, the deadline and the machinery's own
+ * failures. Everything else (the program's errors, its limits, its tools' errors) goes back to the model.
+ */
+export const ENDS_RUN: ReadonlySet<string> = new Set([
+  'PAUSED',
+  'SHUTDOWN',
+  'APPROVAL_REQUIRED',
+  'AWAITING_INPUT',
+  'NEEDS_ATTENTION',
+  'CANCELLED',
+  'DEADLINE_EXCEEDED',
+  'REPLAY_DIVERGENCE',
+  'FENCED',
+  'ABORTED',
+  'CHECKPOINT_CORRUPT',
+  'STORE_ERROR',
+  'STORE_CLOSED',
+  'SANDBOX_CRASHED',
+  'SANDBOX_UNAVAILABLE',
+  'POOL_CLOSED',
+  'INTERNAL',
+]);
+
+/** The agent's view of its journal during a run: what the claim read plus what this run wrote. */
+export class RunJournal {
+  readonly entries: JournalEntryInput[];
+
+  constructor(private readonly ctx: AgentRunContext) {
+    this.entries = [...ctx.journal];
+  }
+
+  async append(entries: readonly JournalEntryInput[]): Promise<void> {
+    await this.ctx.append(entries);
+    this.entries.push(...entries);
+  }
+
+  /**
+   * Runs one step's program through the journal: the earlier successful steps' tool outcomes (their code runs
+   * again first) and the step's own are replayed, new calls are journaled under the step's call ids.
+   */
+  runStep(step: number, code: string, language: GuestLanguage, rerun: ReadonlySet<number>) {
+    return this.ctx
+      .runProgram({
+        code,
+        language,
+        recorded: recordedFor(this.entries, step, rerun),
+        append: (entries) => this.append(toJournalIds(step, entries)),
+        keyPrefix: `${this.ctx.task.id}:${step}`,
+      })
+      .then((result) => withJournalIds(step, result));
+  }
+}
+
+/** A call in doubt is named by the task's call id, which is what a human's decision must quote. */
+function withJournalIds(step: number, result: ExecutionResult): ExecutionResult {
+  if (result.status !== 'failed' || typeof result.error.details?.call_id !== 'string') return result;
+  const details = { ...result.error.details, call_id: journalCallId(step, result.error.details.call_id) };
+  return { ...result, error: { ...result.error, details } };
+}
