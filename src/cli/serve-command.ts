@@ -1,4 +1,4 @@
-import { loadConfig, startService } from '../service/index.ts';
+import { loadConfig, loadModelConfig, startService } from '../service/index.ts';
 import type { CliIo } from './exec-command.ts';
 
 export interface ServeOptions {
@@ -12,6 +12,10 @@ export interface ServeOptions {
   webhookSecret?: string;
   allowPrivateWebhooks?: boolean;
   insecureNoAuth?: boolean;
+  provider?: string;
+  baseUrl?: string;
+  model?: string;
+  apiKey?: string;
 }
 
 export const DEFAULT_DB = 'data/codecall.db';
@@ -24,7 +28,10 @@ export const DEFAULT_DB = 'data/codecall.db';
 export async function serveCommand(options: ServeOptions, io: CliIo): Promise<number> {
   const { config: file, ...flags } = options;
   const config = loadConfig({ flags, ...(file === undefined ? {} : { file }) });
-  const service = await startService(config, { log: (line) => io.stderr(`${line}\n`) });
+  const service = await startService(config, {
+    log: (line) => io.stderr(`${line}\n`),
+    model: loadModelConfig(config),
+  });
   await new Promise<void>((resolve) => {
     const stop = (signal: string): void => {
       io.stderr(`${signal}: pausing running tasks and stopping\n`);

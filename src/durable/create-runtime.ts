@@ -65,6 +65,7 @@ class DurableRuntime implements Runtime {
       ...(options.maxStalledAttempts === undefined ? {} : { maxStalledAttempts: options.maxStalledAttempts }),
       ...(options.tenantConcurrency === undefined ? {} : { maxPerTenant: options.tenantConcurrency }),
       ...(options.retryBaseMs === undefined ? {} : { retryBaseMs: options.retryBaseMs }),
+      ...(options.agent === undefined ? {} : { agent: options.agent }),
       clock: this.clock,
       onEvent: (event) => this.events.emit(event),
     });

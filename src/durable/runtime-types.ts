@@ -7,6 +7,7 @@ import type {
   TaskStatus,
   TaskStore,
 } from '../spec/index.ts';
+import type { TaskAgent } from './agent-hook.ts';
 import type { ApprovalDecision, AttentionDecision } from './paused-actions.ts';
 import type { RuntimeEvent } from './runtime-event.ts';
 import type { RunnerTools } from './task-runner.ts';
@@ -32,6 +33,8 @@ export interface RuntimeOptions {
   readonly clock?: () => number;
   /** Hooks for what the events do not show (metrics); see RuntimeObserver. */
   readonly observer?: RuntimeObserver;
+  /** Runs instruction tasks (a model writes the code); without one they fail with MODEL_NOT_CONFIGURED. */
+  readonly agent?: TaskAgent;
 }
 
 /** Tiny hooks into the runtime for metrics; an observer's failure is its own. */

@@ -12,21 +12,24 @@ export function toSubmitInput(
   options: { tenant: string; now: number; checkCallback: CallbackCheck; field?: string },
 ): SubmitInput {
   const at = (f: string): string => (options.field ? `${options.field}.${f}` : f);
-  if (b.code === undefined) {
-    // Agent tasks come with the model layer; until then a task must bring its program.
-    const which = b.instruction === undefined ? 'code' : 'instruction';
+  if ((b.code === undefined) === (b.instruction === undefined)) {
+    const which = b.code === undefined ? 'code' : 'instruction';
     throw new CodecallError(
       'BAD_REQUEST',
       which === 'code'
-        ? `${at('code')}: a task needs code (or an instruction)`
-        : `${at('instruction')}: instruction tasks need a model, which this server does not have yet; send code`,
+        ? `${at('code')}: a task needs code (exec mode) or an instruction (agent mode)`
+        : `${at('instruction')}: send code or an instruction, not both`,
       { details: { field: at(which) } },
     );
   }
-  if (b.instruction !== undefined) {
-    throw new CodecallError('BAD_REQUEST', `${at('instruction')}: send code or an instruction, not both`, {
-      details: { field: at('instruction') },
-    });
+  if (b.code !== undefined) {
+    for (const f of ['mode', 'max_steps', 'max_step_retries', 'model'] as const) {
+      if (b[f] !== undefined) {
+        throw new CodecallError('BAD_REQUEST', `${at(f)}: applies to instruction tasks only`, {
+          details: { field: at(f) },
+        });
+      }
+    }
   }
   // Before anything walks it (the idempotency hash recurses): a deeply nested value is a 400, not a 500.
   if (b.metadata !== undefined) assertJsonValue(b.metadata, at('metadata'));
@@ -42,7 +45,12 @@ export function toSubmitInput(
   };
   if (b.callback_url !== undefined) options.checkCallback(b.callback_url, at('callback_url'));
   return {
-    code: b.code,
+    ...(b.code === undefined ? {} : { code: b.code }),
+    ...(b.instruction === undefined ? {} : { instruction: b.instruction }),
+    ...(b.mode === undefined ? {} : { mode: b.mode }),
+    ...(b.max_steps === undefined ? {} : { maxSteps: b.max_steps }),
+    ...(b.max_step_retries === undefined ? {} : { maxStepRetries: b.max_step_retries }),
+    ...(b.model === undefined ? {} : { model: b.model }),
     tenant: options.tenant,
     ...(b.language ? { language: b.language } : {}),
     ...(b.seed === undefined ? {} : { seed: b.seed }),

@@ -1,5 +1,5 @@
 import { TASK_TRANSITIONS } from '../spec/index.ts';
-import type { GuestLanguage } from '../spec/index.ts';
+import type { AgentMode, GuestLanguage } from '../spec/index.ts';
 
 export const STATUSES = Object.keys(TASK_TRANSITIONS);
 export const idSchema = { type: 'string', minLength: 1, maxLength: 128 } as const;
@@ -18,6 +18,10 @@ export const taskBodySchema = {
     code: { type: 'string', minLength: 1 },
     instruction: { type: 'string', minLength: 1 },
     language: { type: 'string', enum: ['javascript', 'typescript', 'python'] },
+    mode: { type: 'string', enum: ['code', 'function_calling'] },
+    max_steps: { type: 'integer', minimum: 1, maximum: 100 },
+    max_step_retries: { type: 'integer', minimum: 0, maximum: 10 },
+    model: { type: 'string', minLength: 1, maxLength: 200, pattern: '^[A-Za-z0-9_.:/@-]+$' },
     seed: { type: 'integer' },
     session_id: name,
     tools: names,
@@ -46,6 +50,10 @@ export interface TaskBody {
   code?: string;
   instruction?: string;
   language?: GuestLanguage;
+  mode?: AgentMode;
+  max_steps?: number;
+  max_step_retries?: number;
+  model?: string;
   seed?: number;
   session_id?: string;
   tools?: string[];

@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { CodecallError } from '../errors/index.ts';
+import { modelConfigFrom } from '../model/index.ts';
+import type { ModelConfig } from '../model/index.ts';
 
 /** Everything `codecall serve` runs with: defaults < config file < environment < flags, validated and frozen. */
 export const serviceConfigSchema = z
@@ -31,6 +33,11 @@ export const serviceConfigSchema = z
     leaseMs: z.number().int().min(100).max(600_000).default(15_000),
     /** How long a graceful shutdown waits for running tasks to pause. */
     shutdownTimeoutMs: z.number().int().min(0).max(600_000).default(10_000),
+    /** The model of instruction tasks (see modelConfigFrom): a provider preset, its URL, model and key. */
+    provider: z.string().min(1).nullable().default(null),
+    baseUrl: z.string().url().nullable().default(null),
+    model: z.string().min(1).nullable().default(null),
+    apiKey: z.string().min(1).nullable().default(null),
   })
   .strict();
 
@@ -137,4 +144,21 @@ function fromText(key: Key, text: string): unknown {
     return text.trim() !== '' && Number.isFinite(n) ? n : text;
   }
   return text;
+}
+
+/**
+ * The model instruction tasks use: the config's provider, base URL, model and key, else the usual variables
+ * (OPENAI_API_KEY, OPENAI_BASE_URL, MISTRAL_API_KEY); null when nothing names one.
+ */
+export function loadModelConfig(
+  config: ServiceConfig,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): ModelConfig | null {
+  const flags = {
+    ...(config.provider === null ? {} : { provider: config.provider }),
+    ...(config.baseUrl === null ? {} : { baseUrl: config.baseUrl }),
+    ...(config.model === null ? {} : { model: config.model }),
+    ...(config.apiKey === null ? {} : { apiKey: config.apiKey }),
+  };
+  return modelConfigFrom(env, flags);
 }

@@ -1,6 +1,9 @@
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { createAgent } from '../agent/index.ts';
 import { createRuntime } from '../durable/index.ts';
+import { createOpenAiClient } from '../model/index.ts';
+import type { ModelConfig } from '../model/index.ts';
 import type { Runtime } from '../durable/index.ts';
 import { CodecallError } from '../errors/index.ts';
 import { buildServer } from '../http/index.ts';
@@ -32,6 +35,8 @@ export interface StartServiceOptions {
   readonly log: (line: string) => void;
   /** Tools besides (or instead of) `config.tools`. */
   readonly tools?: readonly ToolDefinition[];
+  /** The model of instruction tasks (see loadModelConfig); without one they fail with MODEL_NOT_CONFIGURED. */
+  readonly model?: ModelConfig | null;
 }
 
 /** The composition root: the store, sandbox, runtime, HTTP API and webhook outbox of one `codecall serve`. */
@@ -45,11 +50,14 @@ export async function startService(config: ServiceConfig, options: StartServiceO
   // The metrics come first: the driver and the runtime report to them through their observers.
   const metrics = createMetrics({ store });
   const driver = createQuickJsDriver({ observer: metrics.sandboxObserver });
+  const registry = new ToolRegistry(tools);
+  const model = options.model ?? null;
   const runtime = createRuntime({
     store,
     observer: metrics.runtimeObserver,
     drivers: [driver],
-    tools: new ToolRegistry(tools),
+    tools: registry,
+    agent: createAgent({ model: model ? createOpenAiClient(model) : null, tools: registry.definitions }),
     concurrency: config.concurrency,
     leaseMs: config.leaseMs,
     ...(config.tenantConcurrency === null ? {} : { tenantConcurrency: config.tenantConcurrency }),
@@ -85,6 +93,11 @@ export async function startService(config: ServiceConfig, options: StartServiceO
             secret: config.webhookSecret,
             allowPrivate: config.allowPrivateWebhooks,
           });
+    log(
+      model
+        ? `instruction tasks ask ${model.model} (${model.provider} at ${model.baseUrl})`
+        : 'no model configured: instruction tasks fail with MODEL_NOT_CONFIGURED (set --provider/--model or OPENAI_API_KEY/MISTRAL_API_KEY)',
+    );
     if (config.allowPrivateWebhooks)
       log('webhooks may go to loopback and private addresses (--allow-private-webhooks)');
     await driver.ready();

@@ -1,4 +1,4 @@
-export { loadConfig, envName, serviceConfigSchema } from './config.ts';
+export { loadConfig, loadModelConfig, envName, serviceConfigSchema } from './config.ts';
 export type { LoadConfigOptions, ServiceConfig } from './config.ts';
 export { startService } from './create-service.ts';
 export type { Service, StartServiceOptions } from './create-service.ts';
