@@ -40,6 +40,7 @@ const PRELUDE = [
   'const __cc_quiet = Object.freeze({ log() {}, info() {}, warn() {}, error() {}, debug() {} });',
   "const __cc_stop = Object.freeze({ name: 'FinalAnswer', message: 'final_answer() ends the block' });",
   'let __cc_answer = { given: false, value: undefined };',
+  'let __cc_value;',
   'let final_answer = (value) => { __cc_answer = { given: true, value }; throw __cc_stop; };',
   "const __cc_name = (fn, name) => Object.defineProperty(fn, 'name', { value: name });",
   'const __cc_block = async (body, quiet) => {',
@@ -139,9 +140,11 @@ function rewriteBlock(source: string, language: ComposeOptions['language'], isCu
   }
   const last = body.body.at(-1);
   if (last?.type === 'ExpressionStatement' && last.directive === undefined) {
-    // Notebook style: a trailing expression is the block's value.
-    insert(last.expression.start, 'return (');
-    insert(last.expression.end, ')');
+    // Notebook style: a trailing expression is the block's value. Assigned, not returned: QuickJS places an
+    // error inside a `return` statement on the line before.
+    const sequence = last.expression.type === 'SequenceExpression';
+    insert(last.expression.start, sequence ? '__cc_value = (' : '__cc_value = ');
+    insert(last.end, sequence ? ');return __cc_value;' : ';return __cc_value;');
   }
   if (hoisted.length > 0) {
     // After the directive prologue, which must stay first; before any other edit at the same place.

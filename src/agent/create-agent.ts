@@ -132,7 +132,7 @@ async function ask(
   let sent = pending?.sent ?? [];
   if (!pending) {
     sent = last
-      ? feedbackMessages(input.mode, last, input.maxStepRetries - failedInARow(steps))
+      ? feedbackMessages(input.mode, last, input.maxStepRetries + 1 - failedInARow(steps))
       : [
           { role: 'system', content: systemPrompt(input.mode, tools, input.language) },
           { role: 'user', content: input.instruction },

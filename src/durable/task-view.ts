@@ -1,5 +1,14 @@
 import { decodeValue, toJsonView } from '../codec/index.ts';
-import type { JournalEntry, LogEntry, PauseReason, TaskRecord, TaskStatus } from '../spec/index.ts';
+import type {
+  AgentMode,
+  JournalEntry,
+  LogEntry,
+  PauseReason,
+  TaskRecord,
+  TaskStatus,
+} from '../spec/index.ts';
+import { stepsView } from './step-view.ts';
+import type { StepView } from './step-view.ts';
 import { attentionCall, completedCalls, pendingInputs } from './journal-state.ts';
 import { pendingApprovals } from './pending-approvals.ts';
 
@@ -16,9 +25,18 @@ export interface TaskView {
   readonly pending_inputs: readonly { call_id: string; name: string; deadline: string | null }[];
   /** The call a `needs_attention` task waits on a decision for (retry, skip, fail). */
   readonly attention: { call_id: string; tool: string; arguments: unknown } | null;
-  /** The code block being run (exec mode has one). */
+  /** The step being run: exec mode has one; an agent task counts its model round trips (0 before the first). */
   readonly current_step: number;
-  readonly progress: { readonly tool_calls_completed: number; readonly journal_entries: number };
+  readonly progress: {
+    readonly tool_calls_completed: number;
+    readonly journal_entries: number;
+    /** Agent steps that have ended (code run, calls answered). */
+    readonly steps_completed: number;
+  };
+  /** Agent mode: what the model was asked, how it works, and its steps (with the journal). */
+  readonly instruction: string | null;
+  readonly mode: AgentMode | null;
+  readonly steps: readonly StepView[] | null;
   readonly result: {
     readonly output: unknown;
     readonly execution_log: readonly LogEntry[];
@@ -51,6 +69,8 @@ export function taskView(record: TaskRecord, journal?: readonly JournalEntry[]):
   const last = journal?.at(-1);
   const res = record.resources;
   const ran = record.executionLog !== null || record.result !== null;
+  const agent = record.input.kind === 'instruction' ? record.input : null;
+  const steps = agent && journal ? stepsView(journal) : null;
   return {
     task_id: record.id,
     status: record.status,
@@ -72,11 +92,15 @@ export function taskView(record: TaskRecord, journal?: readonly JournalEntry[]):
         }))
       : [],
     attention: attentionView(record, journal),
-    current_step: 1,
+    current_step: agent ? (steps?.at(-1)?.step ?? 0) : 1,
     progress: {
       tool_calls_completed: journal ? completedCalls(journal) : (res?.toolCalls ?? 0),
       journal_entries: last?.seq ?? 0,
+      steps_completed: agent ? (steps?.filter((s) => s.ok !== null).length ?? 0) : ran ? 1 : 0,
     },
+    instruction: agent ? agent.instruction : null,
+    mode: agent ? agent.mode : null,
+    steps: agent ? steps : null,
     result: ran
       ? {
           output: record.result === null ? null : toJsonView(decodeValue(record.result)),
