@@ -1,5 +1,6 @@
 // Shared set-up of the agent tests: a real runtime (SQLite file, quickjs) whose model is a scripted
 // chat-completions server on loopback.
+import { dirname } from 'node:path';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { z } from 'zod';
 import { createAgent } from '../../src/agent/index.ts';
@@ -56,6 +57,9 @@ export function agentTools(calls: CallLog[], delayMs = 0): ToolDefinition[] {
 export interface AgentFixture {
   model: ScriptedModelServer;
   driver: ReturnType<typeof useDurableFixture>['driver'];
+  /** The SQLite file and its (temporary) directory. */
+  path: string;
+  dir: string;
   runtime: Runtime;
   calls: CallLog[];
 }
@@ -71,6 +75,8 @@ export function useAgentFixture(
     fx.model = await startScriptedModelServer();
     fx.store = durable.store;
     fx.driver = durable.driver;
+    fx.path = durable.path;
+    fx.dir = dirname(durable.path);
     const tools = agentTools(fx.calls, options.toolDelayMs ?? 0);
     const registry = new ToolRegistry(tools);
     fx.runtime = createRuntime({

@@ -1,0 +1,51 @@
+// A worker process for the agent crash test: runs one instruction task and SIGKILLs itself the moment the model's
+// reply is committed to the journal, before the reply's code has made its first tool call.
+import { appendFileSync } from 'node:fs';
+import { createAgent } from '../../src/agent/index.ts';
+import { createRuntime } from '../../src/durable/index.ts';
+import { createOpenAiClient } from '../../src/model/index.ts';
+import { createQuickJsDriver, ToolRegistry } from '../../src/index.ts';
+import { createSqliteTaskStore } from '../../src/store/index.ts';
+import { agentTools } from './agent-fixture.ts';
+import type { CallLog } from './agent-fixture.ts';
+
+const [dbPath, baseUrl, taskId, callsPath] = process.argv.slice(2);
+if (!dbPath || !baseUrl || !taskId || !callsPath) throw new Error('usage: crash-worker-agent DB MODEL_URL TASK CALLS');
+
+const calls: CallLog[] = [];
+const registry = new ToolRegistry(agentTools(calls));
+const store = await createSqliteTaskStore({ path: dbPath });
+const driver = createQuickJsDriver({ workers: 1, warmVmsPerWorker: 1 });
+const runtime = createRuntime({
+  store,
+  drivers: [driver],
+  tools: {
+    bindings: registry.bindings,
+    get: (ns, name) => registry.get(ns, name),
+    host: (options) => {
+      const host = registry.host(options);
+      return {
+        ...host,
+        call: (call, signal) => {
+          if (call.kind === 'tool') appendFileSync(callsPath, `${call.name}\n`);
+          return host.call(call, signal);
+        },
+      };
+    },
+  },
+  leaseMs: 300,
+  agent: createAgent({
+    model: createOpenAiClient({ provider: 'openai', baseUrl, model: 'scripted' }),
+    tools: registry.definitions,
+  }),
+});
+runtime.subscribe(taskId, (event) => {
+  if (event.type === 'journal' && event.entries.some((e) => e.type === 'model_reply')) {
+    process.kill(process.pid, 'SIGKILL');
+  }
+});
+await driver.ready();
+process.stderr.write('ready\n');
+await runtime.run(taskId);
+process.stderr.write('not killed\n');
+process.exit(3);
