@@ -1,5 +1,5 @@
 import { inspect } from 'node:util';
-import type { Runtime, TaskView } from '../durable/index.ts';
+import type { Runtime, RuntimeEvent, TaskView } from '../durable/index.ts';
 import type { CliIo } from './exec-command.ts';
 
 export interface RunHereOptions {
@@ -7,6 +7,8 @@ export interface RunHereOptions {
   readonly taskId: string;
   readonly dbPath: string;
   readonly json: boolean;
+  /** Shows the task's events as it runs (default: its console lines). */
+  readonly progress?: (event: RuntimeEvent) => void;
 }
 
 /**
@@ -21,9 +23,13 @@ export async function runTaskHere(options: RunHereOptions, io: CliIo): Promise<n
     io.stderr(`pausing task ${taskId} (SIGINT)\n`);
     controller.abort();
   };
-  const off = runtime.subscribe(taskId, (e) => {
-    if (e.type === 'log') io.stderr(`${e.level === 'log' ? '' : `[${e.level}] `}${e.message}\n`);
-  });
+  const off = runtime.subscribe(
+    taskId,
+    options.progress ??
+      ((e) => {
+        if (e.type === 'log') io.stderr(`${e.level === 'log' ? '' : `[${e.level}] `}${e.message}\n`);
+      }),
+  );
   process.once('SIGINT', onSigint);
   let view: TaskView;
   try {

@@ -2,6 +2,8 @@ import { Command, CommanderError } from 'commander';
 import { isCodecallError } from '../errors/index.ts';
 import type { CliIo, ExecCommandOptions } from './exec-command.ts';
 import { execCommand } from './exec-command.ts';
+import { runCommand } from './run-command.ts';
+import type { RunCommandOptions } from './run-command.ts';
 import { DEFAULT_DB, serveCommand } from './serve-command.ts';
 import type { ServeOptions } from './serve-command.ts';
 import { auditVerify } from './audit-command.ts';
@@ -32,6 +34,23 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo): Prom
     .option('--db <path>', 'run as a durable task stored in this SQLite file (SIGINT pauses it)')
     .action(async (file: string, options: ExecCommandOptions) => {
       exitCode = await execCommand(file, options, io);
+    });
+  program
+    .command('run')
+    .description('let a model solve a task by writing code (or calling functions) that uses your tools')
+    .argument('<instruction>', 'what to do')
+    .option('--tools <module>', 'a .js/.ts module whose default export is a list or record of tools')
+    .option('--provider <name>', 'openai, mistral, vllm, ollama or llamacpp (else from the environment)')
+    .option('--base-url <url>', 'an OpenAI-compatible server (else OPENAI_BASE_URL or the provider default)')
+    .option('--model <name>', 'the model (else the provider default)')
+    .option('--api-key <key>', 'the server key (else OPENAI_API_KEY / MISTRAL_API_KEY)')
+    .option('--mode <mode>', 'code (default) or function_calling')
+    .option('--language <language>', 'javascript (default) or typescript')
+    .option('--max-steps <n>', 'model round trips before giving up (default 20)')
+    .option('--db <path>', 'keep the task in this SQLite file (resumable; SIGINT pauses it)')
+    .option('--json', 'print the task view as JSON on the last line of stdout')
+    .action(async (instruction: string, options: RunCommandOptions) => {
+      exitCode = await runCommand(instruction, options, io);
     });
   program
     .command('serve')

@@ -1,4 +1,7 @@
+import { createAgent } from '../agent/index.ts';
 import { createRuntime } from '../durable/index.ts';
+import { createOpenAiClient } from '../model/index.ts';
+import type { ModelConfig } from '../model/index.ts';
 import type { Runtime } from '../durable/index.ts';
 import { createQuickJsDriver } from '../sandbox/index.ts';
 import type { SandboxDriver, TaskStore } from '../spec/index.ts';
@@ -21,15 +24,20 @@ export async function openCliRuntime(options: {
   mustExist: boolean;
   runs: boolean;
   tools?: string | undefined;
+  /** The model of instruction tasks; without one they fail with MODEL_NOT_CONFIGURED. */
+  model?: ModelConfig | null;
 }): Promise<CliRuntime> {
   const tools = options.runs && options.tools ? await loadToolsModule(options.tools) : [];
   const store = await openTaskDb(options.db, options.mustExist);
   const drivers: SandboxDriver[] = options.runs ? [createQuickJsDriver({ warmVmsPerWorker: 1 })] : [];
+  const registry = new ToolRegistry(tools);
+  const model = options.model ?? null;
   const runtime = createRuntime({
     store,
     drivers,
-    tools: new ToolRegistry(tools),
+    tools: registry,
     owner: `cli-${process.pid}`,
+    agent: createAgent({ model: model ? createOpenAiClient(model) : null, tools: registry.definitions }),
   });
   return {
     runtime,

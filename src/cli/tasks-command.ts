@@ -1,3 +1,4 @@
+import { modelConfigFrom } from '../model/index.ts';
 import { userInfo } from 'node:os';
 import type { Runtime, TaskView } from '../durable/index.ts';
 import { CodecallError } from '../errors/index.ts';
@@ -91,7 +92,8 @@ export async function tasksResume(
   io: CliIo,
 ): Promise<number> {
   return withCliRuntime(
-    { db: options.db, mustExist: true, runs: true, tools: options.tools },
+    // An instruction task goes on with the model the environment names (OPENAI_API_KEY, MISTRAL_API_KEY, ...).
+    { db: options.db, mustExist: true, runs: true, tools: options.tools, model: modelConfigFrom(process.env) },
     async ({ runtime }) => {
       const view = await mustGet(runtime, id);
       if (view.status === 'paused') {

@@ -1,0 +1,77 @@
+import { CodecallError } from '../errors/index.ts';
+import { modelConfigFrom, noModelConfiguredError } from '../model/index.ts';
+import { AGENT_MODES } from '../spec/index.ts';
+import type { AgentMode, GuestLanguage } from '../spec/index.ts';
+import { agentProgress } from './agent-progress.ts';
+import { runTaskHere } from './durable-exec.ts';
+import type { CliIo } from './exec-command.ts';
+import { integerOption } from './number-options.ts';
+import { withCliRuntime } from './task-runtime.ts';
+
+export interface RunCommandOptions {
+  tools?: string;
+  provider?: string;
+  baseUrl?: string;
+  model?: string;
+  apiKey?: string;
+  mode?: string;
+  language?: string;
+  maxSteps?: string;
+  db?: string;
+  json?: boolean;
+}
+
+const LANGUAGES: readonly GuestLanguage[] = ['javascript', 'typescript', 'python'];
+
+/**
+ * `codecall run "INSTRUCTION"`: a model writes and runs the code, step by step, shown as it happens; the answer
+ * goes to stdout. With --db the task is durable (SIGINT pauses it; `codecall tasks resume` goes on), else it
+ * lives in memory for this run only.
+ */
+export async function runCommand(
+  instruction: string,
+  options: RunCommandOptions,
+  io: CliIo,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): Promise<number> {
+  const model = modelConfigFrom(env, {
+    ...(options.provider === undefined ? {} : { provider: options.provider }),
+    ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
+    ...(options.model === undefined ? {} : { model: options.model }),
+    ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }),
+  });
+  if (!model) throw noModelConfiguredError();
+  const mode = (options.mode ?? 'code') as AgentMode;
+  if (!AGENT_MODES.includes(mode)) {
+    throw new CodecallError('INVALID_ARGUMENT', `--mode must be one of ${AGENT_MODES.join(', ')}`);
+  }
+  const language = (options.language ?? 'javascript') as GuestLanguage;
+  if (!LANGUAGES.includes(language)) {
+    throw new CodecallError('INVALID_ARGUMENT', `--language must be one of ${LANGUAGES.join(', ')}`);
+  }
+  const maxSteps =
+    options.maxSteps === undefined ? undefined : integerOption('--max-steps', options.maxSteps, { min: 1, max: 100 });
+  const dbPath = options.db ?? ':memory:';
+  return withCliRuntime(
+    { db: dbPath, mustExist: false, runs: true, tools: options.tools, model },
+    async ({ runtime }) => {
+      const task = await runtime.submit({
+        instruction,
+        mode,
+        language,
+        ...(maxSteps === undefined ? {} : { maxSteps }),
+      });
+      io.stderr(`task ${task.task_id}: ${mode === 'code' ? 'code' : 'function-calling'} mode, model ${model.model}\n`);
+      const progress = agentProgress((line) => io.stderr(`${line}\n`));
+      const code = await runTaskHere(
+        { runtime, taskId: task.task_id, dbPath, json: options.json === true, progress },
+        io,
+      );
+      if (options.db === undefined && (await runtime.get(task.task_id))?.status === 'paused') {
+        io.stderr('this task lived in memory and ends with this process: run with --db PATH to resume it later\n');
+      }
+      return code;
+    },
+  );
+}
+

@@ -1,0 +1,77 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { reply, startScriptedModelServer } from './model/scripted-model-server.ts';
+import type { ScriptedModelServer } from './model/scripted-model-server.ts';
+import { assertBuilt, codecall, lastJson } from './cli-fixture.ts';
+
+// No model from the machine's environment leaks into these runs.
+const noModelEnv = { OPENAI_API_KEY: '', OPENAI_BASE_URL: '', MISTRAL_API_KEY: '' };
+
+describe('codecall run (the built CLI, as a child process)', () => {
+  let model: ScriptedModelServer;
+  beforeAll(async () => {
+    assertBuilt();
+    model = await startScriptedModelServer();
+  });
+  afterAll(async () => {
+    await model.close();
+  });
+  const flags = () => ['--provider', 'openai', '--base-url', model.baseUrl, '--model', 'scripted', '--api-key', 'k'];
+
+  it('shows each step and prints the task view with the answer in result.output (--json)', async () => {
+    model.push(
+      reply({
+        content:
+          'Let me look.\n```js\nconst w = await tools.get_weather({ city: "Paris" });\nconsole.log("sky:", w.sky);\nw.temperature_c\n```',
+      }),
+      reply({ content: '```js\nfinal_answer({ city: w.city, hot: w.temperature_c > 30 })\n```' }),
+    );
+    const r = await codecall(noModelEnv, 'run', 'Is it hot in Paris?', '--tools', 'examples/tools.ts', ...flags(), '--json');
+    expect(r.stderr).toContain('step 1: asking the model');
+    expect(r.stderr).toContain('const w = await tools.get_weather');
+    expect(r.stderr).toMatch(/-> tools\.get_weather\(\{"city":"Paris"\}\)/);
+    expect(r.stderr).toContain('sky:');
+    expect(r.stderr).toContain('step 2: ok (final answer)');
+    expect(r.code).toBe(0);
+    const view = lastJson(r.stdout) as { status: string; result: { output: unknown }; steps: unknown[]; mode: string };
+    expect(view.status).toBe('succeeded');
+    expect(view.mode).toBe('code');
+    expect(view.result.output).toEqual({ city: 'Paris', hot: false });
+    expect(view.steps).toHaveLength(2);
+  });
+
+  it('runs function-calling mode', async () => {
+    model.push(
+      reply({ toolCalls: [{ id: 'c1', name: 'convert_temperature', arguments: '{"celsius": 100}' }] }),
+      reply({ content: '100 °C is 212 °F.' }),
+    );
+    const r = await codecall(
+      noModelEnv,
+      'run',
+      'Convert 100 C',
+      '--tools',
+      'examples/tools.ts',
+      ...flags(),
+      '--mode',
+      'function_calling',
+    );
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('100 °C is 212 °F.');
+    expect(r.stderr).toContain('calls convert_temperature({"celsius": 100})');
+    expect(r.stderr).toMatch(/<- tools\.convert_temperature \d+ ms: \{"fahrenheit":212\}/);
+    const sent = model.requests.at(-1)?.body.messages as { role: string; content: string }[];
+    expect(sent.at(-1)).toMatchObject({ role: 'tool', content: '{"fahrenheit":212}' });
+  });
+
+  it('says how to configure a model when none is', async () => {
+    const r = await codecall(noModelEnv, 'run', 'anything');
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain('MODEL_NOT_CONFIGURED');
+    expect(r.stderr).toContain('OPENAI_API_KEY');
+  });
+
+  it('refuses a bad --mode', async () => {
+    const r = await codecall(noModelEnv, 'run', 'x', ...flags(), '--mode', 'telepathy');
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain('--mode must be one of code, function_calling');
+  });
+});
