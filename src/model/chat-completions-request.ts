@@ -17,7 +17,12 @@ export function chatCompletionsBody(
   if (request.tools !== undefined && request.tools.length > 0) {
     body.tools = request.tools.map((tool) => ({
       type: 'function',
-      function: { name: tool.name, description: tool.description, parameters: tool.parameters },
+      function: {
+        name: tool.name,
+        description: tool.description,
+        parameters: tool.parameters,
+        ...(tool.strict === true && preset.strictTools ? { strict: true } : {}),
+      },
     }));
   }
   if (request.toolChoice !== undefined) body.tool_choice = wireToolChoice(request.toolChoice, preset);

@@ -13,6 +13,11 @@ export interface ProviderPreset {
   readonly requiredToolChoice: 'required' | 'any';
   /** Mistral rejects tool-call ids that are not exactly 9 alphanumeric characters. */
   readonly toolCallIds: 'any' | 'alnum9';
+  /**
+   * Whether `function.strict` may be sent. OpenAI and Mistral accept it; vLLM's request models have rejected it
+   * as an extra input (400 `extra_forbidden`), and Ollama and llama.cpp do not honour it, so they never get it.
+   */
+  readonly strictTools: boolean;
 }
 
 export const PROVIDER_PRESETS: Readonly<Record<ModelProvider, ProviderPreset>> = {
@@ -23,6 +28,7 @@ export const PROVIDER_PRESETS: Readonly<Record<ModelProvider, ProviderPreset>> =
     requiresApiKey: true,
     requiredToolChoice: 'required',
     toolCallIds: 'any',
+    strictTools: true,
   },
   mistral: {
     provider: 'mistral',
@@ -31,6 +37,7 @@ export const PROVIDER_PRESETS: Readonly<Record<ModelProvider, ProviderPreset>> =
     requiresApiKey: true,
     requiredToolChoice: 'any',
     toolCallIds: 'alnum9',
+    strictTools: true,
   },
   vllm: {
     provider: 'vllm',
@@ -38,6 +45,7 @@ export const PROVIDER_PRESETS: Readonly<Record<ModelProvider, ProviderPreset>> =
     requiresApiKey: false,
     requiredToolChoice: 'required',
     toolCallIds: 'any',
+    strictTools: false,
   },
   ollama: {
     provider: 'ollama',
@@ -45,6 +53,7 @@ export const PROVIDER_PRESETS: Readonly<Record<ModelProvider, ProviderPreset>> =
     requiresApiKey: false,
     requiredToolChoice: 'required',
     toolCallIds: 'any',
+    strictTools: false,
   },
   llamacpp: {
     provider: 'llamacpp',
@@ -52,6 +61,7 @@ export const PROVIDER_PRESETS: Readonly<Record<ModelProvider, ProviderPreset>> =
     requiresApiKey: false,
     requiredToolChoice: 'required',
     toolCallIds: 'any',
+    strictTools: false,
   },
 };
 

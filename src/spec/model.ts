@@ -6,6 +6,13 @@ export interface ToolSpec {
   readonly description: string;
   /** JSON Schema of the arguments object. */
   readonly parameters: JsonSchema;
+  /**
+   * Asks the provider to constrain the arguments to `parameters` exactly (OpenAI's structured outputs, sent as
+   * `function.strict: true`). `parameters` must then be in the strict subset: every object closed and all its
+   * properties required, optional ones nullable (see `strictSchema` in src/agent/tool-specs.ts). The flag goes on
+   * the wire only to providers whose preset accepts it (`strictTools`); the others get the same schema without it.
+   */
+  readonly strict?: boolean;
 }
 
 /** One function call the model asked for. */

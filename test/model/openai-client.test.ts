@@ -98,6 +98,25 @@ describe('OpenAI-compatible client', () => {
         'tool_choice',
       ]);
     });
+
+    it('sends function.strict only for strict tools and only to providers that accept it', async () => {
+      const tools = [
+        { name: 'f', description: 'does f', parameters: { type: 'object', properties: {} }, strict: true },
+        { name: 'g', description: 'does g', parameters: { type: 'object', properties: {} } },
+      ];
+      server.push(reply({ content: 'a' }), reply({ content: 'b' }), reply({ content: 'c' }));
+      await client({ provider: 'openai' }).complete({ ...ask, tools });
+      await client({ provider: 'mistral', apiKey: 'k' }).complete({ ...ask, tools });
+      await client({ provider: 'vllm' }).complete({ ...ask, tools });
+      const strictFlags = server.requests.map((request) =>
+        (request.body.tools as { function: Record<string, unknown> }[]).map((tool) => tool.function.strict),
+      );
+      expect(strictFlags).toEqual([
+        [true, undefined],
+        [true, undefined],
+        [undefined, undefined],
+      ]);
+    });
   });
 
   describe('recorded response shapes', () => {
