@@ -15,7 +15,16 @@ describe('codecall run (the built CLI, as a child process)', () => {
   afterAll(async () => {
     await model.close();
   });
-  const flags = () => ['--provider', 'openai', '--base-url', model.baseUrl, '--model', 'scripted', '--api-key', 'k'];
+  const flags = () => [
+    '--provider',
+    'openai',
+    '--base-url',
+    model.baseUrl,
+    '--model',
+    'scripted',
+    '--api-key',
+    'k',
+  ];
 
   it('shows each step and prints the task view with the answer in result.output (--json)', async () => {
     model.push(
@@ -25,14 +34,27 @@ describe('codecall run (the built CLI, as a child process)', () => {
       }),
       reply({ content: '```js\nfinal_answer({ city: w.city, hot: w.temperature_c > 30 })\n```' }),
     );
-    const r = await codecall(noModelEnv, 'run', 'Is it hot in Paris?', '--tools', 'examples/tools.ts', ...flags(), '--json');
+    const r = await codecall(
+      noModelEnv,
+      'run',
+      'Is it hot in Paris?',
+      '--tools',
+      'examples/tools.ts',
+      ...flags(),
+      '--json',
+    );
     expect(r.stderr).toContain('step 1: asking the model');
     expect(r.stderr).toContain('const w = await tools.get_weather');
     expect(r.stderr).toMatch(/-> tools\.get_weather\(\{"city":"Paris"\}\)/);
     expect(r.stderr).toContain('sky:');
     expect(r.stderr).toContain('step 2: ok (final answer)');
     expect(r.code).toBe(0);
-    const view = lastJson(r.stdout) as { status: string; result: { output: unknown }; steps: unknown[]; mode: string };
+    const view = lastJson(r.stdout) as {
+      status: string;
+      result: { output: unknown };
+      steps: unknown[];
+      mode: string;
+    };
     expect(view.status).toBe('succeeded');
     expect(view.mode).toBe('code');
     expect(view.result.output).toEqual({ city: 'Paris', hot: false });

@@ -111,7 +111,8 @@ export function recordedFor(journal: readonly JournalEntryInput[], step: number,
 }
 
 function mapIds(entry: JournalEntryInput, map: (id: string) => string): JournalEntryInput {
-  if (!ID_FIELDS.some((f) => typeof entry.data[f] === 'string')) return { type: entry.type, data: entry.data };
+  if (!ID_FIELDS.some((f) => typeof entry.data[f] === 'string'))
+    return { type: entry.type, data: entry.data };
   const data: Record<string, unknown> = { ...entry.data };
   for (const f of ID_FIELDS) if (typeof data[f] === 'string') data[f] = map(data[f]);
   return { type: entry.type, data };

@@ -46,7 +46,11 @@ export async function runCodeStep(
   if (code === null) {
     const text = reply?.content?.trim() ?? '';
     if (text.length > 0) return { kind: 'answer', value: text };
-    const error = { code: 'MODEL_BAD_REPLY', name: 'Error', message: 'Your reply was empty. Send code or the answer.' };
+    const error = {
+      code: 'MODEL_BAD_REPLY',
+      name: 'Error',
+      message: 'Your reply was empty. Send code or the answer.',
+    };
     return record(journal, { step: step.step, ok: false, final: false, output: null, error, logs: [] });
   }
   if (step.code === null) {
@@ -74,7 +78,11 @@ export async function runCodeStep(
     const line = lineInCurrent(program, run.error.line);
     const { code: errorCode, message } = run.error;
     const error = { code: errorCode, name: run.error.name ?? 'Error', message, ...(line ? { line } : {}) };
-    return record(journal, { step: step.step, ok: false, final: false, output: null, error, logs: run.logs }, run);
+    return record(
+      journal,
+      { step: step.step, ok: false, final: false, output: null, error, logs: run.logs },
+      run,
+    );
   }
   const value = run.value as { final?: unknown; value?: unknown } | null;
   const final = value?.final === true;
@@ -82,7 +90,11 @@ export async function runCodeStep(
   return record(journal, { step: step.step, ok: true, final, output, error: null, logs: run.logs }, run);
 }
 
-export async function record(journal: RunJournal, result: StepResult, run?: ExecutionResult): Promise<StepOutcome> {
+export async function record(
+  journal: RunJournal,
+  result: StepResult,
+  run?: ExecutionResult,
+): Promise<StepOutcome> {
   await journal.append([{ type: 'step_result', data: { ...result } }]);
   return { kind: 'result', result, ...(run ? { run } : {}) };
 }

@@ -52,7 +52,8 @@ async function runAgent(options: AgentOptions, ctx: AgentRunContext): Promise<Ex
   const input = ctx.task.input;
   const allowed = input.tools ? new Set(input.tools) : null;
   const tools = options.tools.filter((t) => !allowed || allowed.has(`${t.namespace}.${t.name}`));
-  const fns = input.mode === 'function_calling' ? functionTools(tools, { strict: options.strictTools === true }) : [];
+  const fns =
+    input.mode === 'function_calling' ? functionTools(tools, { strict: options.strictTools === true }) : [];
   const byName = new Map<string, FunctionTool>(fns.map((f) => [f.spec.name, f]));
   for (;;) {
     const steps = readAgentSteps(journal.entries);
@@ -164,7 +165,13 @@ async function ask(
     // A pause or cancel while waiting for the model: the request is asked again on resume (it changed nothing).
     const reason: unknown = ctx.signal.aborted ? ctx.signal.reason : e;
     const error = isCodecallError(reason) ? reason : new CodecallError('MODEL_UNAVAILABLE', String(reason));
-    return { error: { status: 'failed', error: error.toJSON(), ...totals(journal.entries, { started: 0, runs: [] }) } };
+    return {
+      error: {
+        status: 'failed',
+        error: error.toJSON(),
+        ...totals(journal.entries, { started: 0, runs: [] }),
+      },
+    };
   }
   const data = {
     step: number,
@@ -176,7 +183,13 @@ async function ask(
   };
   await journal.append([{ type: 'model_reply', data }]);
   return {
-    step: { step: number, sent, reply: { content: reply.content, toolCalls: reply.toolCalls }, code: null, result: null },
+    step: {
+      step: number,
+      sent,
+      reply: { content: reply.content, toolCalls: reply.toolCalls },
+      code: null,
+      result: null,
+    },
   };
 }
 
@@ -209,6 +222,8 @@ function ended(
   if ('value' in outcome) return { status: 'succeeded', value: outcome.value, ...t };
   const e = outcome.error;
   const error =
-    e instanceof CodecallError ? e.toJSON() : { code: e.code, name: e.name, message: e.message, ...(e.line ? { line: e.line } : {}) };
+    e instanceof CodecallError
+      ? e.toJSON()
+      : { code: e.code, name: e.name, message: e.message, ...(e.line ? { line: e.line } : {}) };
   return { status: 'failed', error, ...t };
 }

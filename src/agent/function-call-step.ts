@@ -49,7 +49,11 @@ export async function runFunctionCallStep(
   if (!reply || reply.toolCalls.length === 0) {
     const text = reply?.content?.trim() ?? '';
     if (text.length > 0) return { kind: 'answer', value: text };
-    const error = { code: 'MODEL_BAD_REPLY', name: 'Error', message: 'Your reply was empty. Call a function or answer.' };
+    const error = {
+      code: 'MODEL_BAD_REPLY',
+      name: 'Error',
+      message: 'Your reply was empty. Call a function or answer.',
+    };
     return record(journal, { step: step.step, ok: false, final: false, output: null, error, logs: [] });
   }
   const results = new Map<string, CallResult>();
@@ -58,31 +62,42 @@ export async function runFunctionCallStep(
     const tool = tools.get(call.name);
     if (!tool) {
       const names = [...tools.keys()].join(', ');
-      const content = errorContent('NO_SUCH_TOOL', `there is no function ${call.name}; the functions are: ${names}`);
+      const content = errorContent(
+        'NO_SUCH_TOOL',
+        `there is no function ${call.name}; the functions are: ${names}`,
+      );
       results.set(call.id, { id: call.id, name: call.name, ok: false, content });
       continue;
     }
     const parsed = parseToolArguments(call.arguments);
     if (!parsed.ok) {
-      results.set(call.id, { id: call.id, name: call.name, ok: false, content: errorContent(parsed.code, parsed.message) });
+      results.set(call.id, {
+        id: call.id,
+        name: call.name,
+        ok: false,
+        content: errorContent(parsed.code, parsed.message),
+      });
       continue;
     }
     const args = tool.spec.strict ? fromStrictArguments(tool.tool.inputSchema, parsed.args) : parsed.args;
-    runnable.push({ call, tool, args: args as Record<string, unknown> });
+    runnable.push({ call, tool, args });
   }
   let logs: readonly LogEntry[] = [];
   let run: ExecutionResult | undefined;
   if (runnable.length > 0) {
     const code = step.code ?? callsProgram(runnable);
     if (step.code === null) {
-      await journal.append([{ type: 'code_block', data: { block: step.step, code_hash: sha256Hex(code), code } }]);
+      await journal.append([
+        { type: 'code_block', data: { block: step.step, code_hash: sha256Hex(code), code } },
+      ]);
     }
     run = await journal.runStep(step.step, code, 'javascript', new Set());
     if (run.status === 'failed' && ENDS_RUN.has(run.error.code)) return { kind: 'ended', run };
     logs = run.logs;
     const settled = run.status === 'succeeded' && Array.isArray(run.value) ? (run.value as unknown[]) : null;
     runnable.forEach(({ call }, i) => {
-      const s = settled?.[i] as { ok?: unknown; value?: unknown; code?: unknown; message?: unknown } | undefined;
+      const s = settled?.[i] as
+        { ok?: unknown; value?: unknown; code?: unknown; message?: unknown } | undefined;
       const content =
         s?.ok === true
           ? (JSON.stringify(toJsonView(s.value)) ?? 'null')
@@ -97,6 +112,12 @@ export async function runFunctionCallStep(
   }
   const calls = reply.toolCalls.map((c) => results.get(c.id) as CallResult);
   const ok = calls.every((c) => c.ok);
-  const error = ok ? null : { code: 'TOOL_ERROR', name: 'Error', message: `${calls.filter((c) => !c.ok).length} of ${calls.length} calls failed` };
+  const error = ok
+    ? null
+    : {
+        code: 'TOOL_ERROR',
+        name: 'Error',
+        message: `${calls.filter((c) => !c.ok).length} of ${calls.length} calls failed`,
+      };
   return record(journal, { step: step.step, ok, final: false, output: null, error, logs, calls }, run);
 }

@@ -43,9 +43,13 @@ export function agentProgress(write: (line: string) => void): (event: RuntimeEve
           write(`step ${String(d.step)}: asking the model`);
           break;
         case 'model_reply': {
-          const calls = Array.isArray(d.tool_calls) ? (d.tool_calls as { name: string; arguments: string }[]) : [];
+          const calls = Array.isArray(d.tool_calls)
+            ? (d.tool_calls as { name: string; arguments: string }[])
+            : [];
           const usage = d.usage as { promptTokens?: number; completionTokens?: number } | undefined;
-          const tokens = usage ? ` (${usage.promptTokens ?? 0} prompt + ${usage.completionTokens ?? 0} completion tokens)` : '';
+          const tokens = usage
+            ? ` (${usage.promptTokens ?? 0} prompt + ${usage.completionTokens ?? 0} completion tokens)`
+            : '';
           write(`step ${String(d.step)}: ${String(d.model)} replied${tokens}`);
           if (typeof d.content === 'string' && d.content.trim() !== '') write(indent(d.content.trim()));
           for (const c of calls) write(`  calls ${c.name}(${short(c.arguments)})`);
@@ -67,7 +71,10 @@ export function agentProgress(write: (line: string) => void): (event: RuntimeEve
           break;
         case 'step_result': {
           const error = d.error as { code?: string; message?: string; line?: number } | null;
-          if (d.ok === true) write(`step ${String(d.step)}: ok${d.final === true ? ' (final answer)' : ''}, value ${short(decoded(d.output))}`);
+          if (d.ok === true)
+            write(
+              `step ${String(d.step)}: ok${d.final === true ? ' (final answer)' : ''}, value ${short(decoded(d.output))}`,
+            );
           else {
             const line = error?.line === undefined ? '' : ` at line ${error.line}`;
             write(`step ${String(d.step)}: failed${line}: ${error?.code ?? ''} ${error?.message ?? ''}`);

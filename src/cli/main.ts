@@ -66,7 +66,10 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo): Prom
     .option('--webhook-secret <whsec>', 'signs webhooks (Standard Webhooks); needed for callback_url')
     .option('--allow-private-webhooks', 'allow webhooks to loopback, private and link-local addresses')
     .option('--insecure-no-auth', 'no API keys: every caller is admin (local use only)')
-    .option('--provider <name>', 'model provider of instruction tasks: openai, mistral, vllm, ollama, llamacpp')
+    .option(
+      '--provider <name>',
+      'model provider of instruction tasks: openai, mistral, vllm, ollama, llamacpp',
+    )
     .option('--base-url <url>', 'the model server (OpenAI-compatible; default from the provider)')
     .option('--model <name>', 'the model instruction tasks ask')
     .option('--api-key <key>', 'the model server key (else OPENAI_API_KEY / MISTRAL_API_KEY)')

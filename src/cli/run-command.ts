@@ -50,7 +50,9 @@ export async function runCommand(
     throw new CodecallError('INVALID_ARGUMENT', `--language must be one of ${LANGUAGES.join(', ')}`);
   }
   const maxSteps =
-    options.maxSteps === undefined ? undefined : integerOption('--max-steps', options.maxSteps, { min: 1, max: 100 });
+    options.maxSteps === undefined
+      ? undefined
+      : integerOption('--max-steps', options.maxSteps, { min: 1, max: 100 });
   const dbPath = options.db ?? ':memory:';
   return withCliRuntime(
     { db: dbPath, mustExist: false, runs: true, tools: options.tools, model },
@@ -61,17 +63,20 @@ export async function runCommand(
         language,
         ...(maxSteps === undefined ? {} : { maxSteps }),
       });
-      io.stderr(`task ${task.task_id}: ${mode === 'code' ? 'code' : 'function-calling'} mode, model ${model.model}\n`);
+      io.stderr(
+        `task ${task.task_id}: ${mode === 'code' ? 'code' : 'function-calling'} mode, model ${model.model}\n`,
+      );
       const progress = agentProgress((line) => io.stderr(`${line}\n`));
       const code = await runTaskHere(
         { runtime, taskId: task.task_id, dbPath, json: options.json === true, progress },
         io,
       );
       if (options.db === undefined && (await runtime.get(task.task_id))?.status === 'paused') {
-        io.stderr('this task lived in memory and ends with this process: run with --db PATH to resume it later\n');
+        io.stderr(
+          'this task lived in memory and ends with this process: run with --db PATH to resume it later\n',
+        );
       }
       return code;
     },
   );
 }
-

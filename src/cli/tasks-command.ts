@@ -93,7 +93,13 @@ export async function tasksResume(
 ): Promise<number> {
   return withCliRuntime(
     // An instruction task goes on with the model the environment names (OPENAI_API_KEY, MISTRAL_API_KEY, ...).
-    { db: options.db, mustExist: true, runs: true, tools: options.tools, model: modelConfigFrom(process.env) },
+    {
+      db: options.db,
+      mustExist: true,
+      runs: true,
+      tools: options.tools,
+      model: modelConfigFrom(process.env),
+    },
     async ({ runtime }) => {
       const view = await mustGet(runtime, id);
       if (view.status === 'paused') {

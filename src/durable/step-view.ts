@@ -43,7 +43,19 @@ export function stepsView(journal: readonly JournalEntry[]): StepView[] {
   const at = (n: number): Mutable => {
     let s = steps.get(n);
     if (!s) {
-      s = { step: n, reply: null, code: null, tool_calls: [], ok: null, final: false, output: [], value: null, error: null, model: null, usage: null };
+      s = {
+        step: n,
+        reply: null,
+        code: null,
+        tool_calls: [],
+        ok: null,
+        final: false,
+        output: [],
+        value: null,
+        error: null,
+        model: null,
+        usage: null,
+      };
       steps.set(n, s);
     }
     return s;
@@ -82,7 +94,10 @@ export function stepsView(journal: readonly JournalEntry[]): StepView[] {
       if (call) {
         call.ok = d.ok === true;
         if (call.ok) Object.assign(call, { result: payload(d.payload) });
-        else Object.assign(call, { error: typeof d.payload === 'string' ? JSON.parse(d.payload) : d.payload });
+        else
+          Object.assign(call, {
+            error: typeof d.payload === 'string' ? (JSON.parse(d.payload) as unknown) : d.payload,
+          });
       }
     }
   }

@@ -145,7 +145,8 @@ function agentInput(input: SubmitInput, instruction: unknown) {
   if (!AGENT_MODES.includes(mode)) invalid('mode', `must be one of ${AGENT_MODES.join(', ')}`);
   const int = (field: string, v: number | undefined, min: number, max: number, fallback: number): number => {
     if (v === undefined) return fallback;
-    if (!Number.isInteger(v) || v < min || v > max) invalid(field, `must be an integer from ${min} to ${max}`);
+    if (!Number.isInteger(v) || v < min || v > max)
+      invalid(field, `must be an integer from ${min} to ${max}`);
     return v;
   };
   if (input.model !== undefined && !(typeof input.model === 'string' && MODEL.test(input.model))) {

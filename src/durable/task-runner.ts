@@ -331,7 +331,9 @@ export class TaskRunner {
     const { input } = task;
     const { agent } = this.options;
     if (input.kind === 'instruction' && !agent) {
-      return fail(new CodecallError('MODEL_NOT_CONFIGURED', 'this runner has no model for instruction tasks'));
+      return fail(
+        new CodecallError('MODEL_NOT_CONFIGURED', 'this runner has no model for instruction tasks'),
+      );
     }
     // The guest's start clock is journaled once, so every replay starts at the same time. Exec mode runs one code
     // block, the task's program; an agent journals a block per step. The attempt comes last: whatever this run

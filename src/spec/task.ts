@@ -94,7 +94,13 @@ export type TaskInput = CodeTaskInput | InstructionTaskInput;
 /** The text the task's `code_hash` is taken over: the program, or what the agent was asked to do. */
 export function programSource(input: TaskInput): string {
   if (input.kind === 'code') return input.code;
-  return JSON.stringify([input.instruction, input.mode, input.maxSteps, input.maxStepRetries, input.model ?? null]);
+  return JSON.stringify([
+    input.instruction,
+    input.mode,
+    input.maxSteps,
+    input.maxStepRetries,
+    input.model ?? null,
+  ]);
 }
 
 export interface TaskError {

@@ -49,7 +49,11 @@ export function agentTools(calls: CallLog[], delayMs = 0): ToolDefinition[] {
       input: z.object({ to: z.string(), cents: z.number() }),
       effect: 'unsafe',
       requiresApproval: true,
-      execute: logged('send_invoice', ({ to, cents }: { to: string; cents: number }) => ({ sent: true, to, cents })),
+      execute: logged('send_invoice', ({ to, cents }: { to: string; cents: number }) => ({
+        sent: true,
+        to,
+        cents,
+      })),
     }),
   ];
 }
@@ -84,7 +88,12 @@ export function useAgentFixture(
       drivers: [durable.driver],
       tools: registry,
       agent: createAgent({
-        model: createOpenAiClient({ provider: 'openai', baseUrl: fx.model.baseUrl, model: 'scripted', maxRetries: 2 }),
+        model: createOpenAiClient({
+          provider: 'openai',
+          baseUrl: fx.model.baseUrl,
+          model: 'scripted',
+          maxRetries: 2,
+        }),
         tools: registry.definitions,
       }),
       ...options.runtime,

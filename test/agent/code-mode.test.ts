@@ -13,8 +13,14 @@ describe('agent, code mode', () => {
 
   it('keeps a variable across steps and answers with final_answer', async () => {
     fx.model.push(
-      reply({ content: js('const prices = await Promise.all(["tea", "coffee"].map((p) => tools.get_price({ product: p })));\nconsole.log(prices.length);\nprices.map((p) => p.cents)') }),
-      reply({ content: js('const total = prices.reduce((s, p) => s + p.cents, 0);\nfinal_answer({ total })') }),
+      reply({
+        content: js(
+          'const prices = await Promise.all(["tea", "coffee"].map((p) => tools.get_price({ product: p })));\nconsole.log(prices.length);\nprices.map((p) => p.cents)',
+        ),
+      }),
+      reply({
+        content: js('const total = prices.reduce((s, p) => s + p.cents, 0);\nfinal_answer({ total })'),
+      }),
     );
     const submitted = await fx.runtime.submit({ instruction: 'What do tea and coffee cost together?' });
     const view = await fx.runtime.run(submitted.task_id);
@@ -38,7 +44,9 @@ describe('agent, code mode', () => {
     expect(tool.content).toContain('Output:\n2');
     expect(tool.content).toContain('300');
     // The system prompt shows the tools as TypeScript declarations.
-    expect(second[0]?.content).toContain('get_price(args: { product: string }): Promise<{ product: string; cents: number }>');
+    expect(second[0]?.content).toContain(
+      'get_price(args: { product: string }): Promise<{ product: string; cents: number }>',
+    );
   });
 
   it('ends with the text of a reply without code', async () => {
@@ -92,7 +100,11 @@ describe('agent, code mode', () => {
 
   it('pauses for approval inside a step and goes on after it without asking the model again', async () => {
     fx.model.push(
-      reply({ content: js('const p = await tools.get_price({ product: "tea" });\nconst r = await tools.send_invoice({ to: "ann", cents: p.cents });\nfinal_answer(r)') }),
+      reply({
+        content: js(
+          'const p = await tools.get_price({ product: "tea" });\nconst r = await tools.send_invoice({ to: "ann", cents: p.cents });\nfinal_answer(r)',
+        ),
+      }),
     );
     const { task_id } = await fx.runtime.submit({ instruction: 'invoice ann for tea' });
     const paused = await fx.runtime.run(task_id);

@@ -11,13 +11,20 @@ describe('agent crash recovery', () => {
   it('a crash between the model reply and the first tool call is recovered without asking the model again', async () => {
     fx.model.push(
       reply({
-        content: js('const p = await tools.get_price({ product: "tea" });\nconsole.log("price", p.cents);\nfinal_answer(p.cents * 2)'),
+        content: js(
+          'const p = await tools.get_price({ product: "tea" });\nconsole.log("price", p.cents);\nfinal_answer(p.cents * 2)',
+        ),
       }),
     );
     const { task_id } = await fx.runtime.submit({ instruction: 'twice the price of tea' });
     const callsPath = join(fx.dir, 'worker-calls.txt');
     writeFileSync(callsPath, '');
-    const worker = startCrashWorker('../agent/crash-worker-agent.ts', [fx.path, fx.model.baseUrl, task_id, callsPath]);
+    const worker = startCrashWorker('../agent/crash-worker-agent.ts', [
+      fx.path,
+      fx.model.baseUrl,
+      task_id,
+      callsPath,
+    ]);
     const code = await worker.exited;
     expect(worker.stderr()).not.toContain('not killed');
     expect(code).toBeNull(); // killed by its signal

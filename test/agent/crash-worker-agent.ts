@@ -10,7 +10,8 @@ import { agentTools } from './agent-fixture.ts';
 import type { CallLog } from './agent-fixture.ts';
 
 const [dbPath, baseUrl, taskId, callsPath] = process.argv.slice(2);
-if (!dbPath || !baseUrl || !taskId || !callsPath) throw new Error('usage: crash-worker-agent DB MODEL_URL TASK CALLS');
+if (!dbPath || !baseUrl || !taskId || !callsPath)
+  throw new Error('usage: crash-worker-agent DB MODEL_URL TASK CALLS');
 
 const calls: CallLog[] = [];
 const registry = new ToolRegistry(agentTools(calls));

@@ -62,7 +62,9 @@ describe('agent, function-calling mode', () => {
     const { task_id } = await fx.runtime.submit({ instruction: 'try', mode: 'function_calling' });
     const view = await fx.runtime.run(task_id);
     expect(view.status).toBe('succeeded');
-    const byId = Object.fromEntries(lastToolMessages().map((m) => [m.tool_call_id, m.content ?? '']));
+    const byId: Record<string, string> = Object.fromEntries(
+      lastToolMessages().map((m) => [m.tool_call_id ?? '', m.content ?? '']),
+    );
     expect(byId.u).toContain('NO_SUCH_TOOL');
     expect(byId.u).toContain('get_price');
     expect(byId.j).toContain('not valid JSON');
@@ -79,7 +81,11 @@ describe('agent, function-calling mode', () => {
       reply({ toolCalls: [call('1', 'nope', {})] }),
       reply({ toolCalls: [call('2', 'nope', {})] }),
     );
-    const { task_id } = await fx.runtime.submit({ instruction: 'x', mode: 'function_calling', maxStepRetries: 1 });
+    const { task_id } = await fx.runtime.submit({
+      instruction: 'x',
+      mode: 'function_calling',
+      maxStepRetries: 1,
+    });
     const view = await fx.runtime.run(task_id);
     expect(view.status).toBe('failed');
     expect(view.error?.message).toContain('2 failed steps in a row');
