@@ -8,3 +8,4 @@ export * from './durable/index.ts';
 export * from './model/index.ts';
 export * from './http/index.ts';
 export * from './metrics/index.ts';
+export * from './agent/index.ts';

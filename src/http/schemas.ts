@@ -66,11 +66,56 @@ export const taskViewSchema = {
       ...open,
       properties: { call_id: { type: 'string' }, tool: { type: 'string' }, arguments: anyValue },
     },
-    current_step: { type: 'number' },
+    current_step: {
+      type: 'number',
+      description: 'exec mode: 1; agent mode: the model round trip being worked on (0 before the first)',
+    },
     progress: {
       type: 'object',
       ...open,
-      properties: { tool_calls_completed: { type: 'number' }, journal_entries: { type: 'number' } },
+      properties: {
+        tool_calls_completed: { type: 'number' },
+        journal_entries: { type: 'number' },
+        steps_completed: { type: 'number' },
+      },
+    },
+    instruction: { ...nullable('string'), description: 'agent mode: what the model was asked to do' },
+    mode: { type: ['string', 'null'], enum: ['code', 'function_calling', null] },
+    steps: {
+      type: ['array', 'null'],
+      description:
+        'agent mode: each model round trip with the reply, the code it ran, its tool calls and result',
+      items: {
+        type: 'object',
+        ...open,
+        properties: {
+          step: { type: 'number' },
+          reply: nullable('string'),
+          code: nullable('string'),
+          tool_calls: {
+            type: 'array',
+            items: {
+              type: 'object',
+              ...open,
+              properties: {
+                call_id: { type: 'string' },
+                tool: { type: 'string' },
+                arguments: anyValue,
+                ok: nullable('boolean'),
+                result: anyValue,
+                error: anyValue,
+              },
+            },
+          },
+          ok: nullable('boolean'),
+          final: { type: 'boolean' },
+          output: { type: 'array', items: { type: 'object', ...open } },
+          value: anyValue,
+          error: anyValue,
+          model: nullable('string'),
+          usage: { ...nullable('object'), ...open },
+        },
+      },
     },
     result: {
       ...nullable('object'),
