@@ -53,7 +53,13 @@ export default tseslint.config(
             { target: './src/tools', from: ['./src/sandbox', './src/durable', './src/store', './src/cli'] },
             { target: './src/sandbox', from: ['./src/tools', './src/durable', './src/store', './src/cli'] },
             { target: './src/store', from: ['./src/tools', './src/sandbox', './src/durable', './src/cli'] },
-            { target: './src/durable', from: ['./src/cli'] },
+            // The durable layer runs agents through the TaskAgent hook; it never imports them.
+            { target: './src/durable', from: ['./src/cli', './src/agent', './src/service', './src/http'] },
+            // The agent sits on the runtime and the model client; the service and the CLI compose it.
+            {
+              target: './src/agent',
+              from: ['./src/store', './src/sandbox', './src/http', './src/service', './src/cli'],
+            },
             // The model client speaks HTTP to a provider and knows nothing of tasks, sandboxes or storage.
             {
               target: './src/model',

@@ -121,7 +121,12 @@ const usd = Math.round((cheapest.eur + stay.eur) * fx.rate);
 await tools.send_itinerary({ booking, hotel: stay.hotel, usd, points });
 final_answer({ city: warmest.city, booking, hotel: stay.hotel, usd, points });`;
 
-type Msg = { role: string; content?: string | null; tool_calls?: { function: { name: string } }[] };
+type Msg = {
+  role: string;
+  content?: string | null;
+  tool_call_id?: string;
+  tool_calls?: { id: string; function: { name: string } }[];
+};
 type Call = { name: string; args: Record<string, unknown> };
 
 /** The function-calling policy: the next level's calls, from the tool results so far (by tool name). */
@@ -129,11 +134,11 @@ function nextCalls(messages: Msg[]): Call[] | string {
   const results = new Map<string, unknown[]>();
   const names = new Map<string, string>();
   for (const m of messages) {
-    for (const c of (m as { tool_calls?: { id: string; function: { name: string } }[] }).tool_calls ?? []) {
+    for (const c of m.tool_calls ?? []) {
       names.set(c.id, c.function.name);
     }
     if (m.role === 'tool') {
-      const name = names.get((m as { tool_call_id: string }).tool_call_id) ?? '';
+      const name = names.get(m.tool_call_id ?? '') ?? '';
       results.set(name, [...(results.get(name) ?? []), JSON.parse(m.content ?? 'null') as unknown]);
     }
   }

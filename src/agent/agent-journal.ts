@@ -34,6 +34,8 @@ export interface CallResult {
 export interface StepReply {
   readonly content: string | null;
   readonly toolCalls: readonly ModelToolCall[];
+  /** `length` when the reply was cut off at the token limit. */
+  readonly finishReason?: string;
 }
 
 /** One model round trip and what came of it. */
@@ -65,7 +67,11 @@ export function readAgentSteps(journal: readonly JournalEntryInput[]): AgentStep
         at(step).sent = d.messages as ChatMessage[];
         break;
       case 'model_reply':
-        at(step).reply = { content: d.content as string | null, toolCalls: d.tool_calls as ModelToolCall[] };
+        at(step).reply = {
+          content: d.content as string | null,
+          toolCalls: d.tool_calls as ModelToolCall[],
+          ...(typeof d.finish_reason === 'string' ? { finishReason: d.finish_reason } : {}),
+        };
         break;
       case 'code_block':
         at(step).code = typeof d.code === 'string' ? d.code : null;

@@ -186,7 +186,7 @@ async function ask(
     step: {
       step: number,
       sent,
-      reply: { content: reply.content, toolCalls: reply.toolCalls },
+      reply: { content: reply.content, toolCalls: reply.toolCalls, finishReason: reply.finishReason },
       code: null,
       result: null,
     },

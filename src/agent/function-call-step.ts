@@ -70,6 +70,17 @@ export async function runFunctionCallStep(
       continue;
     }
     const parsed = parseToolArguments(call.arguments);
+    if (parsed.ok && parsed.repaired && reply.finishReason === 'length') {
+      // A repair would complete what the token limit cut off: a guess, not a fix.
+      const message = 'the reply was cut off at the token limit inside these arguments; send the call again';
+      results.set(call.id, {
+        id: call.id,
+        name: call.name,
+        ok: false,
+        content: errorContent('TOOL_VALIDATION', message),
+      });
+      continue;
+    }
     if (!parsed.ok) {
       results.set(call.id, {
         id: call.id,
