@@ -155,7 +155,16 @@ export function createMetrics(options: MetricsOptions): Metrics {
   }
 
   const onEvent = (e: RuntimeEvent): void => {
-    if (e.type === 'journal') tools.onEntries(e.taskId, e.entries);
+    if (e.type === 'journal') {
+      tools.onEntries(e.taskId, e.entries);
+      // An agent's model replies carry the provider's token counts.
+      for (const entry of e.entries) {
+        if (entry.type !== 'model_reply') continue;
+        const usage = entry.data.usage as { promptTokens?: unknown; completionTokens?: unknown } | undefined;
+        metrics.addModelTokens('prompt', Number(usage?.promptTokens ?? 0));
+        metrics.addModelTokens('completion', Number(usage?.completionTokens ?? 0));
+      }
+    }
     if (e.type !== 'status') return;
     control.onStatus(e.taskId, e.status);
     if (e.status === 'paused') tools.onPaused(e.taskId);

@@ -102,6 +102,10 @@ describe('instruction tasks in the service', () => {
     expect(view.steps[0]?.tool_calls).toHaveLength(2);
     // The task's model option went to the provider.
     expect(model.requests.at(-1)?.body.model).toBe('other-model');
+    // Both replies' token counts (10 + 5 each, as the scripted server reports them) reached the metrics.
+    const metrics = await (await fetch(`${service.address}/metrics`)).text();
+    expect(metrics).toContain('codecall_model_tokens_total{kind="prompt"} 20');
+    expect(metrics).toContain('codecall_model_tokens_total{kind="completion"} 10');
   });
 
   it('refuses agent options on code tasks and both code and instruction', async () => {
