@@ -10,3 +10,4 @@ export { parseToolArguments } from './parse-tool-arguments.ts';
 export type { ParsedArguments } from './parse-tool-arguments.ts';
 export { validateToolArguments } from './validate-tool-arguments.ts';
 export type { ArgumentsCheck } from './validate-tool-arguments.ts';
+export { agentForModel } from './agent-for-model.ts';

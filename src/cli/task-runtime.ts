@@ -1,6 +1,5 @@
-import { createAgent } from '../agent/index.ts';
+import { agentForModel } from '../agent/index.ts';
 import { createRuntime } from '../durable/index.ts';
-import { createOpenAiClient } from '../model/index.ts';
 import type { ModelConfig } from '../model/index.ts';
 import type { Runtime } from '../durable/index.ts';
 import { createQuickJsDriver } from '../sandbox/index.ts';
@@ -37,7 +36,7 @@ export async function openCliRuntime(options: {
     drivers,
     tools: registry,
     owner: `cli-${process.pid}`,
-    agent: createAgent({ model: model ? createOpenAiClient(model) : null, tools: registry.definitions }),
+    agent: agentForModel(model, registry.definitions),
   });
   return {
     runtime,

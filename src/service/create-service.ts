@@ -1,8 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { createAgent } from '../agent/index.ts';
+import { agentForModel } from '../agent/index.ts';
 import { createRuntime } from '../durable/index.ts';
-import { createOpenAiClient } from '../model/index.ts';
 import type { ModelConfig } from '../model/index.ts';
 import type { Runtime } from '../durable/index.ts';
 import { CodecallError } from '../errors/index.ts';
@@ -57,7 +56,7 @@ export async function startService(config: ServiceConfig, options: StartServiceO
     observer: metrics.runtimeObserver,
     drivers: [driver],
     tools: registry,
-    agent: createAgent({ model: model ? createOpenAiClient(model) : null, tools: registry.definitions }),
+    agent: agentForModel(model, registry.definitions),
     concurrency: config.concurrency,
     leaseMs: config.leaseMs,
     ...(config.tenantConcurrency === null ? {} : { tenantConcurrency: config.tenantConcurrency }),

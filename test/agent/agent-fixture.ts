@@ -95,6 +95,7 @@ export function useAgentFixture(
           maxRetries: 2,
         }),
         tools: registry.definitions,
+        strictTools: true,
       }),
       ...options.runtime,
     });

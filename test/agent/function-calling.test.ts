@@ -42,8 +42,9 @@ describe('agent, function-calling mode', () => {
     expect(answers.map((m) => m.tool_call_id)).toEqual(['a', 'b', 'c']);
     expect(JSON.parse(answers[1]?.content ?? '')).toEqual({ product: 'coffee', cents: 600 });
     // The tools were sent as JSON Schema functions.
-    const tools = fx.model.requests.at(-1)?.body.tools as { function: { name: string } }[];
+    const tools = fx.model.requests.at(-1)?.body.tools as { function: { name: string; strict?: boolean } }[];
     expect(tools.map((t) => t.function.name)).toEqual(['get_price', 'send_invoice']);
+    expect(tools.every((t) => t.function.strict === true)).toBe(true);
   });
 
   it('answers unknown tools, broken JSON, invalid arguments and tool errors with clear tool messages', async () => {

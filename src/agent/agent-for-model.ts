@@ -1,0 +1,18 @@
+import type { TaskAgent } from '../durable/index.ts';
+import { createOpenAiClient, PROVIDER_PRESETS } from '../model/index.ts';
+import type { ModelConfig } from '../model/index.ts';
+import type { ToolDefinition } from '../spec/index.ts';
+import { createAgent } from './create-agent.ts';
+
+/**
+ * The agent of a composition root (service, CLI): a client for the configured model, strict function schemas
+ * where the provider takes them; without a model, instruction tasks fail with MODEL_NOT_CONFIGURED.
+ */
+export function agentForModel(model: ModelConfig | null, tools: readonly ToolDefinition[]): TaskAgent {
+  if (!model) return createAgent({ model: null, tools });
+  return createAgent({
+    model: createOpenAiClient(model),
+    tools,
+    strictTools: PROVIDER_PRESETS[model.provider].strictTools,
+  });
+}
