@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { decodeValue } from '../../src/codec/index.ts';
 import { reply } from '../model/scripted-model-server.ts';
 import { startCrashWorker } from '../durable/crash-fixture.ts';
 import { js, useAgentFixture } from './agent-fixture.ts';
@@ -44,5 +45,57 @@ describe('agent crash recovery', () => {
     expect(fx.model.requests).toHaveLength(1);
     expect(fx.calls.map((c) => c.name)).toEqual(['get_price']);
     expect(view?.result?.execution_log.map((l) => l.message)).toEqual(['price 300']);
+  });
+
+  it('a crash inside step 2 (in a Promise.all) replays step 1 and the committed calls, and asks the model nothing', async () => {
+    fx.model.push(
+      reply({ content: js('const base = await tools.get_price({ product: "tea" });\nbase.cents') }),
+      reply({
+        content: js(
+          'const more = await Promise.all(["ab", "abc", "abcd"].map((product) => tools.get_price({ product })));\nfinal_answer(base.cents + more.reduce((s, p) => s + p.cents, 0))',
+        ),
+      }),
+    );
+    const before = fx.model.requests.length;
+    const { task_id } = await fx.runtime.submit({ instruction: 'sum of prices' });
+    const callsPath = join(fx.dir, 'worker-calls-2.txt');
+    writeFileSync(callsPath, '');
+    const worker = startCrashWorker('../agent/crash-worker-agent.ts', [
+      fx.path,
+      fx.model.baseUrl,
+      task_id,
+      callsPath,
+      'outcome:2',
+    ]);
+    expect(await worker.exited).toBeNull();
+    const journal = await fx.store.readJournal(task_id);
+    const committed = new Set(
+      journal.filter((e) => e.type === 'tool_outcome').map((e) => String(e.data.call_id)),
+    );
+    // Step 1's call and one call of step 2 were committed before the kill.
+    expect(committed.size).toBeGreaterThanOrEqual(2);
+    const productOf = new Map(
+      journal
+        .filter((e) => e.type === 'tool_intent')
+        .map((e) => [
+          String(e.data.call_id),
+          (decodeValue(String(e.data.args)) as { product: string }).product,
+        ]),
+    );
+    const committedProducts = [...committed].map((id) => productOf.get(id));
+    expect(committedProducts).toContain('tea');
+    let view = null;
+    for (let i = 0; i < 100 && view === null; i++) {
+      view = await fx.runtime.run(task_id).catch(() => null);
+      if (view?.status === 'running') view = null;
+      if (view === null) await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(view?.status).toBe('succeeded');
+    expect(view?.result?.output).toBe(300 + 200 + 300 + 400);
+    expect(fx.model.requests.length - before).toBe(2);
+    // Nothing whose outcome was committed ran again; the rest ran once here.
+    const ranHere = fx.calls.map((c) => (c.args as { product: string }).product);
+    for (const product of committedProducts) expect(ranHere).not.toContain(product);
+    expect(ranHere).toHaveLength(4 - committed.size);
   });
 });
