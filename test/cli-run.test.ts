@@ -1,3 +1,6 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reply, startScriptedModelServer } from './model/scripted-model-server.ts';
 import type { ScriptedModelServer } from './model/scripted-model-server.ts';
@@ -82,6 +85,33 @@ describe('codecall run (the built CLI, as a child process)', () => {
     expect(r.stderr).toMatch(/<- tools\.convert_temperature \d+ ms: \{"fahrenheit":212\}/);
     const sent = model.requests.at(-1)?.body.messages as { role: string; content: string }[];
     expect(sent.at(-1)).toMatchObject({ role: 'tool', content: '{"fahrenheit":212}' });
+  });
+
+  it('keeps the task in --db, where tasks show lists its steps', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'codecall-cli-run-'));
+    const db = join(dir, 'tasks.db');
+    model.push(
+      reply({ content: '```js\nfinal_answer(await tools.convert_temperature({ celsius: 0 }))\n```' }),
+    );
+    const r = await codecall(
+      noModelEnv,
+      'run',
+      'freezing in F?',
+      '--tools',
+      'examples/tools.ts',
+      ...flags(),
+      '--db',
+      db,
+      '--json',
+    );
+    expect(r.code).toBe(0);
+    const { task_id } = lastJson(r.stdout) as { task_id: string };
+    const show = await codecall(noModelEnv, 'tasks', 'show', task_id, '--db', db);
+    expect(show.code).toBe(0);
+    expect(show.stdout).toContain('instruction: freezing in F?');
+    expect(show.stdout).toContain('step 1:      ok (final answer), 1 tool calls, scripted-model');
+    expect(show.stdout).toContain('  | final_answer(await tools.convert_temperature({ celsius: 0 }))');
+    expect(show.stdout).toContain('result:      { fahrenheit: 32 }');
   });
 
   it('says how to configure a model when none is', async () => {

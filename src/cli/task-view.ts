@@ -19,6 +19,17 @@ export function taskDetailText(view: TaskView): string {
     `checkpoint:  ${view.checkpoint_id ?? '-'}`,
     `progress:    ${view.progress.tool_calls_completed} tool calls completed, ${view.progress.journal_entries} journal entries`,
   ];
+  if (view.instruction !== null) {
+    lines.splice(3, 0, `mode:        ${view.mode ?? 'code'}`, `instruction: ${view.instruction}`);
+    for (const s of view.steps ?? []) {
+      const how = s.ok === null ? 'running' : s.ok ? (s.final ? 'ok (final answer)' : 'ok') : 'failed';
+      lines.push(
+        `step ${s.step}:      ${how}, ${s.tool_calls.length} tool calls${s.model ? `, ${s.model}` : ''}`,
+      );
+      if (s.code !== null) lines.push(...s.code.split('\n').map((l) => `  | ${l}`));
+      if (s.error !== null) lines.push(`  error: ${JSON.stringify(s.error)}`);
+    }
+  }
   for (const a of view.pending_approvals) {
     lines.push(`approval:    ${a.id} ${a.tool}(${JSON.stringify(a.arguments)})`);
   }

@@ -120,6 +120,25 @@ describe('agent, code mode', () => {
     expect(fx.calls.map((c) => c.name)).toEqual(['get_price', 'send_invoice']);
   });
 
+  it('shows and binds only the tools the task may use', async () => {
+    fx.model.push(
+      reply({ content: js('await tools.send_invoice({ to: "x", cents: 1 })') }),
+      reply({ content: 'no' }),
+    );
+    const { task_id } = await fx.runtime.submit({
+      instruction: 'x',
+      tools: ['tools.get_price'],
+      maxStepRetries: 0,
+    });
+    const view = await fx.runtime.run(task_id);
+    const system = (fx.model.requests.at(-1)?.body.messages as { content: string }[])[0]?.content ?? '';
+    expect(system).toContain('get_price(');
+    expect(system).not.toContain('send_invoice');
+    expect(view.status).toBe('failed');
+    expect(view.steps?.[0]?.error).toMatchObject({ code: 'NO_SUCH_TOOL' });
+    expect(fx.calls).toHaveLength(0);
+  });
+
   it('fails an instruction task at once when the runtime has no model', async () => {
     const { createRuntime } = await import('../../src/durable/index.ts');
     const { createAgent } = await import('../../src/agent/index.ts');
