@@ -15,13 +15,13 @@ import { checkTaskInput, codeHashOf } from './journal-state.ts';
 import { INPUT_WAIT_BINDING } from './input-wait.ts';
 import { decideApprovals } from './paused-actions.ts';
 import type { ApprovalDecision } from './paused-actions.ts';
-import { runJournaled } from './run-journaled.ts';
 import type { RuntimeEvent } from './runtime-event.ts';
 import { armDeadline, deadlineExceeded, DEFAULT_RETRY_BASE_MS, retryDelay } from './retry-and-deadline.ts';
 import { settleRun } from './settle-run.ts';
 import { checkManifest } from './manifest-check.ts';
 import type { ManifestTools } from './tool-manifest.ts';
-import type { ProgramRun, TaskAgent } from './agent-hook.ts';
+import type { TaskAgent } from './agent-hook.ts';
+import { programRunner } from './program-runner.ts';
 
 export const DEFAULT_LEASE_MS = 15_000;
 /** How often a runner asks the store for pause/cancel requests made by other processes. */
@@ -356,36 +356,18 @@ export class TaskRunner {
     const bindings = allowed
       ? this.bindings.filter((b) => b === INPUT_WAIT_BINDING || allowed.has(`${b.namespace}.${b.name}`))
       : this.bindings;
-    const runProgram = (run: ProgramRun) =>
-      runJournaled({
-        driver,
-        request: {
-          code: run.code,
-          language: run.language,
-          tools: bindings,
-          seed: input.seed,
-          ...(input.limits ? { limits: input.limits } : {}),
-        },
-        live: onLog ? this.options.tools.host({ onLog }) : this.options.tools.host(),
-        effectOf: (call) =>
-          call.kind === 'timer'
-            ? 'read'
-            : (this.options.tools.get(call.namespace, call.name)?.effect ?? 'unsafe'),
-        recorded: run.recorded,
-        append: (entries) => {
-          watchInputs(entries);
-          return run.append(entries);
-        },
-        startClock,
-        needsApproval: (call) => {
-          if (call.kind !== 'tool') return false;
-          const policy = this.options.tools.get(call.namespace, call.name)?.requiresApproval;
-          return typeof policy === 'function' ? policy(call.args) : policy === true;
-        },
-        keyPrefix: run.keyPrefix,
-        clock: this.clock,
-        signal: controller.signal,
-      });
+    const runProgram = programRunner({
+      driver,
+      tools: this.options.tools,
+      bindings,
+      seed: input.seed,
+      ...(input.limits ? { limits: input.limits } : {}),
+      ...(onLog ? { onLog } : {}),
+      startClock,
+      clock: this.clock,
+      signal: controller.signal,
+      onAppend: watchInputs,
+    });
     // The deadline interrupts the run like a cancel; the task fails with DEADLINE_EXCEEDED.
     const disarm = armDeadline(task, controller, this.clock);
     const result = await (

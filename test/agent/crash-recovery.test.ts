@@ -9,6 +9,27 @@ import { js, useAgentFixture } from './agent-fixture.ts';
 describe('agent crash recovery', () => {
   const fx = useAgentFixture('agent-crash');
 
+  /** Runs the task in a worker that SIGKILLs itself at `killAt`; resolves with its exit code and tool calls. */
+  async function crashWorker(taskId: string, killAt: string) {
+    const callsPath = join(fx.dir, `worker-calls-${taskId}.txt`);
+    writeFileSync(callsPath, '');
+    const args = [fx.path, fx.model.baseUrl, taskId, callsPath, killAt];
+    const worker = startCrashWorker('../agent/crash-worker-agent.ts', args);
+    const code = await worker.exited;
+    expect(worker.stderr()).not.toContain('not killed');
+    return { code, calls: readFileSync(callsPath, 'utf8') };
+  }
+
+  /** Runs the task here once the dead worker's lease (300 ms) has run out. */
+  async function recover(taskId: string) {
+    for (let i = 0; i < 100; i++) {
+      const view = await fx.runtime.run(taskId).catch(() => null);
+      if (view && view.status !== 'running') return view;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error(`task ${taskId} was never recovered`);
+  }
+
   it('a crash between the model reply and the first tool call is recovered without asking the model again', async () => {
     fx.model.push(
       reply({
@@ -18,33 +39,18 @@ describe('agent crash recovery', () => {
       }),
     );
     const { task_id } = await fx.runtime.submit({ instruction: 'twice the price of tea' });
-    const callsPath = join(fx.dir, 'worker-calls.txt');
-    writeFileSync(callsPath, '');
-    const worker = startCrashWorker('../agent/crash-worker-agent.ts', [
-      fx.path,
-      fx.model.baseUrl,
-      task_id,
-      callsPath,
-    ]);
-    const code = await worker.exited;
-    expect(worker.stderr()).not.toContain('not killed');
-    expect(code).toBeNull(); // killed by its signal
-    expect(readFileSync(callsPath, 'utf8')).toBe(''); // it died before any tool call
+    const worker = await crashWorker(task_id, 'reply');
+    expect(worker.code).toBeNull(); // killed by its signal
+    expect(worker.calls).toBe(''); // it died before any tool call
     const journal = await fx.store.readJournal(task_id);
     expect(journal.filter((e) => e.type === 'model_reply')).toHaveLength(1);
     expect(journal.some((e) => e.type === 'code_block')).toBe(false);
-    // This process recovers the task once the dead worker's lease (300 ms) has run out.
-    let view = null;
-    for (let i = 0; i < 100 && view === null; i++) {
-      view = await fx.runtime.run(task_id).catch(() => null);
-      if (view?.status === 'running') view = null;
-      if (view === null) await new Promise((r) => setTimeout(r, 50));
-    }
-    expect(view?.status).toBe('succeeded');
-    expect(view?.result?.output).toBe(600);
+    const view = await recover(task_id);
+    expect(view.status).toBe('succeeded');
+    expect(view.result?.output).toBe(600);
     expect(fx.model.requests).toHaveLength(1);
     expect(fx.calls.map((c) => c.name)).toEqual(['get_price']);
-    expect(view?.result?.execution_log.map((l) => l.message)).toEqual(['price 300']);
+    expect(view.result?.execution_log.map((l) => l.message)).toEqual(['price 300']);
   });
 
   it('a crash inside step 2 (in a Promise.all) replays step 1 and the committed calls, and asks the model nothing', async () => {
@@ -58,16 +64,7 @@ describe('agent crash recovery', () => {
     );
     const before = fx.model.requests.length;
     const { task_id } = await fx.runtime.submit({ instruction: 'sum of prices' });
-    const callsPath = join(fx.dir, 'worker-calls-2.txt');
-    writeFileSync(callsPath, '');
-    const worker = startCrashWorker('../agent/crash-worker-agent.ts', [
-      fx.path,
-      fx.model.baseUrl,
-      task_id,
-      callsPath,
-      'outcome:2',
-    ]);
-    expect(await worker.exited).toBeNull();
+    expect((await crashWorker(task_id, 'outcome:2')).code).toBeNull();
     const journal = await fx.store.readJournal(task_id);
     const committed = new Set(
       journal.filter((e) => e.type === 'tool_outcome').map((e) => String(e.data.call_id)),
@@ -84,14 +81,9 @@ describe('agent crash recovery', () => {
     );
     const committedProducts = [...committed].map((id) => productOf.get(id));
     expect(committedProducts).toContain('tea');
-    let view = null;
-    for (let i = 0; i < 100 && view === null; i++) {
-      view = await fx.runtime.run(task_id).catch(() => null);
-      if (view?.status === 'running') view = null;
-      if (view === null) await new Promise((r) => setTimeout(r, 50));
-    }
-    expect(view?.status).toBe('succeeded');
-    expect(view?.result?.output).toBe(300 + 200 + 300 + 400);
+    const view = await recover(task_id);
+    expect(view.status).toBe('succeeded');
+    expect(view.result?.output).toBe(300 + 200 + 300 + 400);
     expect(fx.model.requests.length - before).toBe(2);
     // Nothing whose outcome was committed ran again; the rest ran once here.
     const ranHere = fx.calls.map((c) => (c.args as { product: string }).product);
