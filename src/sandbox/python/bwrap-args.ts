@@ -1,0 +1,64 @@
+import { existsSync, lstatSync } from 'node:fs';
+import { GUEST_RUNNER } from './guest-runner.ts';
+
+export interface BwrapOptions {
+  /** The interpreter, which must live under /usr (bound read-only). */
+  readonly python: string;
+  /** Host directory bound read-write at /workspace (the program's working directory). */
+  readonly workspace: string;
+  /** The fd number bwrap reads a seccomp BPF program from, when there is one. */
+  readonly seccompFd?: number;
+  /** `-P` (keep the working directory off sys.path) exists from Python 3.11; the runner cleans sys.path too. */
+  readonly safePathFlag?: boolean;
+}
+
+/** Top-level directories that are symlinks into /usr on merged-/usr systems, else bound read-only. */
+const ROOT_DIRS = ['/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
+/** What the interpreter and its libraries need of /etc, and nothing else of it (no passwd, no shadow). */
+const ETC_FILES = ['/etc/alternatives', '/etc/ld.so.cache', '/etc/localtime', '/etc/mime.types'];
+
+/**
+ * The bwrap command line of one sandboxed interpreter: every namespace new (no network interface at all), the
+ * system's /usr read-only and nothing else of the host but a few files of /etc, a private /tmp, the workspace,
+ * no capabilities, a new session (no terminal injection), killed with its parent, an empty environment.
+ */
+export function bwrapArgs(options: BwrapOptions): string[] {
+  const args = ['--unshare-all', '--die-with-parent', '--new-session', '--cap-drop', 'ALL'];
+  args.push('--ro-bind', '/usr', '/usr');
+  for (const dir of ROOT_DIRS) {
+    if (!existsSync(dir)) continue;
+    const stat = lstatSync(dir);
+    if (stat.isSymbolicLink()) args.push('--symlink', `usr${dir}`, dir);
+    else args.push('--ro-bind', dir, dir);
+  }
+  for (const file of ETC_FILES) args.push('--ro-bind-try', file, file);
+  args.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp', '--hostname', 'sandbox');
+  args.push('--bind', options.workspace, '/workspace', '--chdir', '/workspace');
+  args.push('--clearenv');
+  for (const [name, value] of Object.entries(SANDBOX_ENV)) args.push('--setenv', name, value);
+  if (options.seccompFd !== undefined) args.push('--seccomp', String(options.seccompFd));
+  // -B: no .pyc writes; -s: no user site; -P: the working directory is not on sys.path (3.11+).
+  args.push(
+    options.python,
+    '-B',
+    '-s',
+    ...(options.safePathFlag === false ? [] : ['-P']),
+    '-c',
+    GUEST_RUNNER,
+  );
+  return args;
+}
+
+/** The whole environment of the sandbox: a fixed hash seed (set iteration order replays), one BLAS thread. */
+export const SANDBOX_ENV: Readonly<Record<string, string>> = {
+  PYTHONHASHSEED: '0',
+  PYTHONIOENCODING: 'utf-8',
+  HOME: '/tmp',
+  TMPDIR: '/tmp',
+  LANG: 'C.UTF-8',
+  PATH: '/usr/bin:/bin',
+  OPENBLAS_NUM_THREADS: '1',
+  OMP_NUM_THREADS: '1',
+  MKL_NUM_THREADS: '1',
+  MPLCONFIGDIR: '/tmp',
+};

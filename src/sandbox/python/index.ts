@@ -1,0 +1,9 @@
+export {
+  createPythonDriver,
+  PythonDriver,
+  PYTHON_DEFAULT_LIMITS,
+  DEFAULT_WARM_INTERPRETERS,
+} from './python-driver.ts';
+export type { PythonDriverOptions } from './python-driver.ts';
+export { probePython } from './probe.ts';
+export type { PythonProbe } from './probe.ts';

@@ -1,0 +1,84 @@
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, chown } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { bwrapArgs } from './bwrap-args.ts';
+import { SANDBOX_UID } from './python-process.ts';
+
+export type PythonProbe =
+  | {
+      readonly ok: true;
+      readonly bwrapPath: string;
+      readonly pythonPath: string;
+      readonly bwrap: string;
+      readonly python: string;
+      readonly safePathFlag: boolean;
+    }
+  | { readonly ok: false; readonly reason: string };
+
+function run(
+  file: string,
+  args: readonly string[],
+  options: { uid?: number; gid?: number } = {},
+): Promise<{ ok: boolean; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(file, args, { timeout: 10_000, ...options }, (error, stdout, stderr) =>
+      resolve({ ok: error === null, stdout: String(stdout), stderr: String(stderr) }),
+    );
+  });
+}
+
+const INSTALL = 'install it (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap)';
+
+/**
+ * Whether sandboxed Python can run here, and if not, why and how to fix it. Runs a real sandbox (the layout the
+ * driver uses, as the uid it uses) so a kernel without unprivileged user namespaces is found before any task.
+ */
+export async function probePython(options: { bwrap?: string; python?: string } = {}): Promise<PythonProbe> {
+  if (process.platform !== 'linux') {
+    return { ok: false, reason: `the python driver needs Linux (bubblewrap); this is ${process.platform}` };
+  }
+  const bwrapPath =
+    options.bwrap ?? ['/usr/bin/bwrap', '/usr/local/bin/bwrap', '/bin/bwrap'].find(existsSync);
+  if (!bwrapPath || !existsSync(bwrapPath)) {
+    return { ok: false, reason: `bubblewrap (bwrap) was not found: ${INSTALL}` };
+  }
+  const pythonPath = options.python ?? '/usr/bin/python3';
+  if (!pythonPath.startsWith('/usr/') || !existsSync(pythonPath)) {
+    return {
+      ok: false,
+      reason: `${pythonPath} was not found (the sandbox sees only /usr of the host): install python3 (apt-get install python3)`,
+    };
+  }
+  const version = await run(bwrapPath, ['--version']);
+  if (!version.ok) return { ok: false, reason: `${bwrapPath} --version failed: ${version.stderr.trim()}` };
+  const bwrap = version.stdout.trim().split(/\s+/).at(-1) ?? 'unknown';
+  const workspace = await mkdtemp(join(tmpdir(), 'codecall-probe-'));
+  try {
+    const root = process.getuid?.() === 0;
+    if (root) await chown(workspace, SANDBOX_UID, SANDBOX_UID);
+    const args = bwrapArgs({ python: pythonPath, workspace, safePathFlag: false });
+    // The same sandbox, running a one-liner instead of the runner.
+    const probeArgs = [
+      ...args.slice(0, args.indexOf('-c') + 1),
+      'import sys; print("%d.%d.%d" % sys.version_info[:3])',
+    ];
+    const sandboxed = await run(bwrapPath, probeArgs, root ? { uid: SANDBOX_UID, gid: SANDBOX_UID } : {});
+    if (!sandboxed.ok) {
+      const why = sandboxed.stderr.trim() || 'no output';
+      const userns = /namespace|permission|Operation not permitted/i.test(why)
+        ? '; the kernel must allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, user.max_user_namespaces > 0; Ubuntu 24.04: kernel.apparmor_restrict_unprivileged_userns=0)'
+        : '';
+      return { ok: false, reason: `bubblewrap cannot start a sandbox here: ${why}${userns}` };
+    }
+    const python = sandboxed.stdout.trim();
+    const [major = 0, minor = 0] = python.split('.').map(Number);
+    if (major < 3 || (major === 3 && minor < 8)) {
+      return { ok: false, reason: `python ${python} is too old: the python driver needs 3.8 or later` };
+    }
+    return { ok: true, bwrapPath, pythonPath, bwrap, python, safePathFlag: major > 3 || minor >= 11 };
+  } finally {
+    await rm(workspace, { recursive: true, force: true });
+  }
+}

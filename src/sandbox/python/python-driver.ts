@@ -1,0 +1,128 @@
+import { CodecallError } from '../../errors/index.ts';
+import { SANDBOX_DRIVER_API_VERSION } from '../../spec/index.ts';
+import type {
+  ExecuteOptions,
+  ExecutionLimits,
+  ExecutionRequest,
+  ExecutionResult,
+  GuestLanguage,
+  SandboxDriver,
+} from '../../spec/index.ts';
+import { DEFAULT_LIMITS, resolveLimits } from '../limits.ts';
+import { probePython } from './probe.ts';
+import type { PythonProbe } from './probe.ts';
+import { runOnProcess } from './python-execution.ts';
+import { PythonProcess } from './python-process.ts';
+
+export interface PythonDriverOptions {
+  /** Interpreters started ahead of use (each runs one execution). Default 2. */
+  readonly warm?: number;
+  readonly bwrap?: string;
+  /** Must live under /usr, which is what the sandbox sees of the host. Default /usr/bin/python3. */
+  readonly python?: string;
+  readonly defaultLimits?: Partial<ExecutionLimits>;
+}
+
+/** The interpreter and pandas need more than a QuickJS heap; the limit counts what the program adds. */
+export const PYTHON_DEFAULT_LIMITS: Readonly<ExecutionLimits> = Object.freeze({
+  ...DEFAULT_LIMITS,
+  memoryBytes: 512 * 1024 * 1024,
+});
+
+export const DEFAULT_WARM_INTERPRETERS = 2;
+
+/** CPython in bubblewrap; see bwrap-args.ts for the sandbox and guest-runner.ts for the guest side. */
+export class PythonDriver implements SandboxDriver {
+  readonly name = 'python';
+  readonly apiVersion = SANDBOX_DRIVER_API_VERSION;
+  readonly languages: readonly GuestLanguage[] = ['python'];
+  private probe: PythonProbe | null = null;
+  private probing: Promise<PythonProbe> | null = null;
+  private readonly pool: Promise<PythonProcess>[] = [];
+  private readonly warm: number;
+  private readonly defaults: Readonly<ExecutionLimits>;
+  private closed = false;
+
+  constructor(private readonly options: PythonDriverOptions = {}) {
+    this.warm = options.warm ?? DEFAULT_WARM_INTERPRETERS;
+    this.defaults = resolveLimits(options.defaultLimits, PYTHON_DEFAULT_LIMITS);
+  }
+
+  /** `cpython-<version>+bwrap-<version>`, once ready() has probed them. */
+  get engine(): string {
+    return this.probe?.ok ? `cpython-${this.probe.python}+bwrap-${this.probe.bwrap}` : 'cpython+bwrap';
+  }
+
+  /** Rejects with SANDBOX_UNAVAILABLE (saying how to fix it) when bubblewrap or the interpreter cannot run. */
+  async ready(): Promise<void> {
+    const probe = await this.probed();
+    if (!probe.ok) throw new CodecallError('SANDBOX_UNAVAILABLE', probe.reason);
+    this.fill();
+    await Promise.all(this.pool);
+  }
+
+  async execute(request: ExecutionRequest, options: ExecuteOptions = {}): Promise<ExecutionResult> {
+    if (this.closed) throw new CodecallError('POOL_CLOSED', 'the python driver is closed');
+    const probe = await this.probed();
+    const limits = resolveLimits(request.limits, this.defaults);
+    const empty = { logs: [], resources: { wallMs: 0, toolCalls: 0, memoryBytes: 0 } };
+    if (!probe.ok) {
+      return {
+        status: 'failed',
+        error: { code: 'SANDBOX_UNAVAILABLE', name: 'Error', message: probe.reason },
+        ...empty,
+      };
+    }
+    if (request.language !== 'python') {
+      const message = `the python driver runs python, not ${request.language}`;
+      return { status: 'failed', error: { code: 'INVALID_ARGUMENT', name: 'Error', message }, ...empty };
+    }
+    if (Buffer.byteLength(request.code) > limits.sourceBytes) {
+      const message = `the program is larger than ${limits.sourceBytes} bytes`;
+      return { status: 'failed', error: { code: 'SOURCE_TOO_LARGE', name: 'Error', message }, ...empty };
+    }
+    const proc = await (this.pool.shift() ?? this.spawn(probe));
+    this.fill();
+    try {
+      return await runOnProcess(proc, request, limits, options.signal);
+    } finally {
+      void proc.dispose();
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const pooled = this.pool.splice(0);
+    await Promise.all(pooled.map(async (p) => (await p).dispose()));
+  }
+
+  private probed(): Promise<PythonProbe> {
+    this.probing ??= probePython({
+      ...(this.options.bwrap ? { bwrap: this.options.bwrap } : {}),
+      ...(this.options.python ? { python: this.options.python } : {}),
+    }).then((p) => (this.probe = p));
+    return this.probing;
+  }
+
+  private fill(): void {
+    const probe = this.probe;
+    if (!probe?.ok || this.closed) return;
+    while (this.pool.length < this.warm) {
+      const started = this.spawn(probe);
+      started.catch(() => undefined);
+      this.pool.push(started);
+    }
+  }
+
+  private spawn(probe: Extract<PythonProbe, { ok: true }>): Promise<PythonProcess> {
+    return PythonProcess.start({
+      bwrap: probe.bwrapPath,
+      python: probe.pythonPath,
+      safePathFlag: probe.safePathFlag,
+    });
+  }
+}
+
+export function createPythonDriver(options: PythonDriverOptions = {}): PythonDriver {
+  return new PythonDriver(options);
+}

@@ -1,0 +1,272 @@
+import { decodeValue, encodeOutcome } from '../../codec/index.ts';
+import { isCodecallError } from '../../errors/index.ts';
+import type {
+  ExecutionLimits,
+  ExecutionRequest,
+  ExecutionResult,
+  HostCall,
+  HostOutcome,
+  LogEntry,
+  LogLevel,
+  SerializedError,
+} from '../../spec/index.ts';
+import type { ExitInfo, PythonProcess } from './python-process.ts';
+
+type Failure = SerializedError & { line?: number };
+
+/** Processes a sandbox may run at once (its own and its children): enough for subprocess use, not for a bomb. */
+export const DEFAULT_MAX_PROCESSES = 32;
+/** Largest file the program may write. */
+export const DEFAULT_MAX_FILE_BYTES = 256 * 1024 * 1024;
+
+const LEVELS: ReadonlySet<string> = new Set(['log', 'info', 'warn', 'error', 'debug']);
+
+interface GuestMessage {
+  t?: unknown;
+  id?: unknown;
+  ns?: unknown;
+  name?: unknown;
+  args?: unknown;
+  ms?: unknown;
+  level?: unknown;
+  message?: unknown;
+  ok?: unknown;
+  value?: unknown;
+  error?: Partial<Failure>;
+  resources?: { cpuMs?: unknown; memoryBytes?: unknown };
+}
+
+/**
+ * Runs one program on a started interpreter: sends it the program, serves its tool calls (bounded concurrency,
+ * outcomes delivered in the order they settle), enforces the wall-clock, output, call and result limits, and
+ * resolves once with the result. The interpreter is used once and killed.
+ */
+export function runOnProcess(
+  proc: PythonProcess,
+  request: ExecutionRequest,
+  limits: ExecutionLimits,
+  signal?: AbortSignal,
+): Promise<ExecutionResult> {
+  const started = performance.now();
+  const clock = request.clock ?? Date.now;
+  const logs: LogEntry[] = [];
+  const controller = new AbortController();
+  let outputBytes = 0;
+  let toolCalls = 0;
+  let running = 0;
+  const queue: { call: HostCall; id: string }[] = [];
+  let override: Failure | null = null;
+  let done = false;
+  return new Promise<ExecutionResult>((resolve) => {
+    type Outcome = { status: 'succeeded'; value: unknown } | { status: 'failed'; error: Failure };
+    const finish = (result: Outcome, usage: GuestMessage['resources'] = {}) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      controller.abort(new Error('the execution ended'));
+      proc.kill();
+      const resources = {
+        wallMs: performance.now() - started,
+        toolCalls,
+        memoryBytes: typeof usage.memoryBytes === 'number' ? usage.memoryBytes : 0,
+        ...(typeof usage.cpuMs === 'number' ? { cpuMs: usage.cpuMs } : {}),
+      };
+      resolve({ ...result, logs, resources });
+    };
+    const fail = (error: Failure, usage?: GuestMessage['resources']) =>
+      finish({ status: 'failed', error: override ?? error }, usage);
+    const end = (error: Failure) => {
+      override ??= error;
+      proc.kill();
+    };
+    const timer = setTimeout(
+      () => end({ code: 'TIMEOUT', name: 'Error', message: `the execution exceeded ${limits.timeoutMs} ms` }),
+      limits.timeoutMs,
+    );
+    const onAbort = () => {
+      const reason: unknown = signal?.reason;
+      const code = isCodecallError(reason) ? reason.code : 'ABORTED';
+      const message = reason instanceof Error ? reason.message : 'the execution was interrupted';
+      end({ code, name: 'Error', message });
+    };
+    if (signal?.aborted) onAbort();
+    signal?.addEventListener('abort', onAbort, { once: true });
+
+    const log = (level: LogLevel, message: string) => {
+      outputBytes += Buffer.byteLength(message) + 1;
+      if (outputBytes > limits.outputBytes) {
+        end({
+          code: 'OUTPUT_LIMIT',
+          name: 'Error',
+          message: `the program printed more than ${limits.outputBytes} bytes`,
+        });
+        return;
+      }
+      const entry = { level, message };
+      logs.push(entry);
+      request.host.onLog?.(entry);
+    };
+    proc.onRawOutput((level, text) => {
+      for (const line of text.split('\n')) if (line !== '') log(level, line);
+    });
+
+    const pump = () => {
+      while (running < limits.maxConcurrentToolCalls && !done) {
+        const next = queue.shift();
+        if (!next) return;
+        running += 1;
+        void serve(next.call, next.id).finally(() => {
+          running -= 1;
+          pump();
+        });
+      }
+    };
+    const serve = async (call: HostCall, id: string) => {
+      let outcome: HostOutcome;
+      try {
+        outcome = await request.host.call(call, controller.signal);
+      } catch (thrown) {
+        outcome = {
+          ok: false,
+          error: {
+            code: 'TOOL_ERROR',
+            name: 'ToolError',
+            message: (thrown as Error)?.message ?? String(thrown),
+          },
+        };
+      }
+      if (done) return;
+      const tool = call.kind === 'tool' ? `${call.namespace}.${call.name}` : 'a timer';
+      const { ok, payload } = encodeOutcome(outcome, tool);
+      proc.send({ t: 'outcome', id, ok, payload, clock: outcome.clock ?? clock() });
+    };
+
+    const onMessage = (raw: unknown) => {
+      if (done || override) return;
+      const msg = raw as GuestMessage;
+      switch (msg.t) {
+        case 'log':
+          if (typeof msg.message === 'string') {
+            log(
+              typeof msg.level === 'string' && LEVELS.has(msg.level) ? (msg.level as LogLevel) : 'log',
+              msg.message,
+            );
+          }
+          return;
+        case 'call':
+        case 'timer': {
+          if (typeof msg.id !== 'string') return end(protocol('a call without an id'));
+          toolCalls += 1;
+          if (toolCalls > limits.maxToolCalls) {
+            return end({
+              code: 'TOOL_CALL_LIMIT',
+              name: 'Error',
+              message: `the program made more than ${limits.maxToolCalls} tool calls`,
+            });
+          }
+          if (msg.t === 'timer') {
+            const delayMs = typeof msg.ms === 'number' && Number.isFinite(msg.ms) ? Math.max(0, msg.ms) : 0;
+            void serve({ kind: 'timer', callId: msg.id, delayMs }, msg.id);
+            return;
+          }
+          const binding = request.tools.find((b) => b.namespace === msg.ns && b.name === msg.name);
+          if (!binding || typeof msg.args !== 'string') return end(protocol(`a call of an unknown tool`));
+          let args: unknown;
+          try {
+            args = decodeValue(msg.args);
+          } catch {
+            return end(protocol('tool arguments that are not tagged JSON'));
+          }
+          const call: HostCall = {
+            kind: 'tool',
+            callId: msg.id,
+            namespace: binding.namespace,
+            name: binding.name,
+            args,
+            argsJson: msg.args,
+          };
+          queue.push({ call, id: msg.id });
+          pump();
+          return;
+        }
+        case 'done': {
+          if (msg.ok === true && typeof msg.value === 'string') {
+            if (Buffer.byteLength(msg.value) > limits.resultBytes) {
+              return fail(
+                {
+                  code: 'RESULT_LIMIT',
+                  name: 'Error',
+                  message: `the result is larger than ${limits.resultBytes} bytes`,
+                },
+                msg.resources,
+              );
+            }
+            try {
+              return finish({ status: 'succeeded', value: decodeValue(msg.value) }, msg.resources);
+            } catch (e) {
+              return fail(
+                { code: 'RESULT_INVALID', name: 'Error', message: (e as Error).message },
+                msg.resources,
+              );
+            }
+          }
+          const e = msg.error ?? {};
+          return fail(
+            {
+              code: typeof e.code === 'string' ? e.code : 'GUEST_ERROR',
+              name: typeof e.name === 'string' ? e.name : 'Error',
+              message: typeof e.message === 'string' ? e.message : 'the program failed',
+              ...(typeof e.line === 'number' ? { line: e.line } : {}),
+            },
+            msg.resources,
+          );
+        }
+        default:
+          return end(protocol('an unknown message'));
+      }
+    };
+    proc.onMessage(onMessage);
+    void proc.exited.then((exit) => {
+      // Let the last messages (written before the exit) arrive first.
+      setImmediate(() => fail(exitFailure(exit, proc.brokenProtocol)));
+    });
+    proc.send({
+      t: 'start',
+      code: request.code,
+      seed: request.seed ?? 0,
+      clock: clock(),
+      tools: request.tools.map((b) => ({
+        namespace: b.namespace,
+        name: b.name,
+        ...(b.params ? { params: b.params } : {}),
+      })),
+      limits: {
+        memoryBytes: limits.memoryBytes,
+        cpuSeconds: Math.ceil(limits.timeoutMs / 1000) + 1,
+        fileBytes: DEFAULT_MAX_FILE_BYTES,
+        processes: DEFAULT_MAX_PROCESSES,
+      },
+    });
+  });
+}
+
+function protocol(what: string): Failure {
+  return { code: 'SANDBOX_CRASHED', name: 'Error', message: `the sandbox broke its protocol: ${what}` };
+}
+
+function exitFailure(exit: ExitInfo, broken: string | null): Failure {
+  if (broken) return { code: 'SANDBOX_CRASHED', name: 'Error', message: broken };
+  if (exit.signal === 'SIGXCPU') {
+    return { code: 'TIMEOUT', name: 'Error', message: 'the program used up its CPU time' };
+  }
+  if (exit.signal === 'SIGXFSZ') {
+    return { code: 'OUTPUT_LIMIT', name: 'Error', message: 'the program wrote a file over the size limit' };
+  }
+  const how = exit.signal ? `by ${exit.signal}` : `with code ${String(exit.code)}`;
+  return {
+    code: 'SANDBOX_CRASHED',
+    name: 'Error',
+    message: `the sandboxed interpreter ended ${how} before the program did`,
+  };
+}

@@ -1,0 +1,179 @@
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { chown, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Readable, Writable } from 'node:stream';
+import { CodecallError } from '../../errors/index.ts';
+import { bwrapArgs } from './bwrap-args.ts';
+
+/** The uid and gid a sandbox runs as when codecall runs as root: bwrap started as root maps the guest to root. */
+export const SANDBOX_UID = 65534;
+
+/** Longest protocol line accepted from a guest (a tool call's arguments or the result, with room). */
+export const MAX_LINE_BYTES = 64 * 1024 * 1024;
+
+export interface ProcessOptions {
+  readonly bwrap: string;
+  readonly python: string;
+  readonly safePathFlag: boolean;
+  /** A seccomp BPF program given to bwrap on an extra fd, when the driver has one. */
+  readonly seccomp?: Buffer;
+}
+
+export interface ExitInfo {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+}
+
+/**
+ * One sandboxed interpreter, started ahead of use: it waits for its start message. Messages from the guest
+ * arrive line by line (fd 3); its raw stdout/stderr (C extensions writing to fd 1/2) arrive as text.
+ */
+export class PythonProcess {
+  private buffer = '';
+  private lineHandler: ((msg: unknown) => void) | null = null;
+  private rawHandler: ((level: 'log' | 'error', text: string) => void) | null = null;
+  private readonly queued: unknown[] = [];
+  private protocolError: string | null = null;
+  readonly exited: Promise<ExitInfo>;
+  private killed = false;
+  private readyHandler: (() => void) | null = null;
+  /** What bwrap or the interpreter printed before the guest was up. */
+  private startupErrors = '';
+
+  private constructor(
+    private readonly child: ChildProcess,
+    readonly workspace: string,
+  ) {
+    this.exited = new Promise((resolve) => {
+      // 'close', not 'exit': every message written before the end has been read by then.
+      child.once('close', (code, signal) => resolve({ code, signal }));
+      child.once('error', () => resolve({ code: null, signal: null }));
+    });
+    const messages = child.stdio[3] as Readable;
+    messages.setEncoding('utf8');
+    messages.on('data', (chunk: string) => this.onData(chunk));
+    for (const [stream, level] of [
+      [child.stdout, 'log'],
+      [child.stderr, 'error'],
+    ] as const) {
+      stream?.setEncoding('utf8');
+      stream?.on('data', (text: string) => {
+        if (this.readyHandler) this.startupErrors += text;
+        this.rawHandler?.(level, text);
+      });
+    }
+    // A guest that closes its pipes early must not crash the host with EPIPE.
+    (child.stdio[4] as Writable).on('error', () => undefined);
+  }
+
+  static async start(options: ProcessOptions): Promise<PythonProcess> {
+    const workspace = await mkdtemp(join(tmpdir(), 'codecall-py-'));
+    const root = process.getuid?.() === 0;
+    if (root) await chown(workspace, SANDBOX_UID, SANDBOX_UID);
+    const seccompFd = options.seccomp ? 5 : undefined;
+    const args = bwrapArgs({
+      python: options.python,
+      workspace,
+      safePathFlag: options.safePathFlag,
+      ...(seccompFd === undefined ? {} : { seccompFd }),
+    });
+    const child = spawn(options.bwrap, args, {
+      stdio: [
+        'ignore',
+        'pipe',
+        'pipe',
+        'pipe',
+        'pipe',
+        ...(seccompFd === undefined ? [] : ['pipe' as const]),
+      ],
+      ...(root ? { uid: SANDBOX_UID, gid: SANDBOX_UID } : {}),
+    });
+    const stdio = child.stdio as readonly unknown[];
+    if (options.seccomp) (stdio[5] as Writable).end(options.seccomp);
+    const proc = new PythonProcess(child, workspace);
+    // Handed out only once the guest says it is up: bwrap killed while it sets up a sandbox may leave its child
+    // running (outside the host's reach but for our pipes).
+    const ready = await new Promise<boolean>((resolve) => {
+      proc.readyHandler = () => resolve(true);
+      void proc.exited.then(() => resolve(false));
+    });
+    if (!ready) {
+      const stderr = proc.startupErrors.trim();
+      await rm(workspace, { recursive: true, force: true });
+      throw new CodecallError(
+        'SANDBOX_UNAVAILABLE',
+        `the python sandbox did not start${stderr ? `: ${stderr.slice(0, 500)}` : ''}`,
+      );
+    }
+    return proc;
+  }
+
+  /** Receives the guest's messages (those that arrived before are delivered first). */
+  onMessage(handler: (msg: unknown) => void): void {
+    this.lineHandler = handler;
+    for (const msg of this.queued.splice(0)) handler(msg);
+  }
+
+  onRawOutput(handler: (level: 'log' | 'error', text: string) => void): void {
+    this.rawHandler = handler;
+  }
+
+  /** Why the guest's messages could not be read (a line too long, not JSON), once that happened. */
+  get brokenProtocol(): string | null {
+    return this.protocolError;
+  }
+
+  send(msg: unknown): void {
+    const pipe = this.child.stdio[4] as Writable;
+    if (!pipe.destroyed) pipe.write(`${JSON.stringify(msg)}\n`);
+  }
+
+  get alive(): boolean {
+    return this.child.exitCode === null && this.child.signalCode === null && !this.killed;
+  }
+
+  /** Ends the sandbox: bwrap's death takes the whole pid namespace with it (--die-with-parent, pid 1 gone). */
+  kill(): void {
+    this.killed = true;
+    this.child.kill('SIGKILL');
+    // Closing our ends also ends anything of the sandbox that might outlive bwrap (it exits on EOF).
+    for (const stream of this.child.stdio) stream?.destroy();
+  }
+
+  /** Kills it (if still running) and removes its workspace. */
+  async dispose(): Promise<void> {
+    if (this.child.exitCode === null && this.child.signalCode === null) this.kill();
+    await this.exited;
+    await rm(this.workspace, { recursive: true, force: true });
+  }
+
+  private onData(chunk: string): void {
+    if (this.protocolError) return;
+    this.buffer += chunk;
+    let nl: number;
+    while ((nl = this.buffer.indexOf('\n')) >= 0) {
+      const line = this.buffer.slice(0, nl);
+      this.buffer = this.buffer.slice(nl + 1);
+      let msg: unknown;
+      try {
+        msg = JSON.parse(line);
+      } catch {
+        return this.fail('the sandbox sent a message that is not JSON');
+      }
+      if (this.readyHandler && (msg as { t?: unknown }).t === 'ready') {
+        const ready = this.readyHandler;
+        this.readyHandler = null;
+        ready();
+      } else if (this.lineHandler) this.lineHandler(msg);
+      else this.queued.push(msg);
+    }
+    if (this.buffer.length > MAX_LINE_BYTES) this.fail('the sandbox sent a message over the size limit');
+  }
+
+  private fail(reason: string): void {
+    this.protocolError = reason;
+    this.kill();
+  }
+}
