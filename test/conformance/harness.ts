@@ -39,9 +39,12 @@ export interface RunOptions {
 }
 
 /** Returns 2: run after a breach to show the pool is healthy. A new language adds its version here. */
-export const HEALTH: PerLanguage<string> = { javascript: 'return 1 + 1' };
+export const HEALTH: PerLanguage<string> = { javascript: 'return 1 + 1', python: '1 + 1' };
 /** Awaits the `sleep` tool (see fixtures) for 100 ms and returns 'ok': runs next to a breaching program. */
-export const NEIGHBOUR: PerLanguage<string> = { javascript: "await tools.sleep({ ms: 100 }); return 'ok';" };
+export const NEIGHBOUR: PerLanguage<string> = {
+  javascript: "await tools.sleep({ ms: 100 }); return 'ok';",
+  python: "tools.sleep(ms=100)\n'ok'",
+};
 export const SUITE_LANGUAGES: readonly SuiteLanguage[] = ['javascript', 'python'];
 
 /** Executions started at once in beforeAll, so that every worker of a small pool is up before timing. */
