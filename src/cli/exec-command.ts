@@ -2,8 +2,14 @@ import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { inspect } from 'node:util';
 import { CodecallError } from '../errors/index.ts';
-import { createQuickJsDriver } from '../sandbox/index.ts';
-import type { ExecutionLimits, ExecutionResult, GuestLanguage, ToolDefinition } from '../spec/index.ts';
+import { createPythonDriver, createQuickJsDriver, probePython } from '../sandbox/index.ts';
+import type {
+  ExecutionLimits,
+  ExecutionResult,
+  GuestLanguage,
+  SandboxDriver,
+  ToolDefinition,
+} from '../spec/index.ts';
 import { runProgram } from '../tools/index.ts';
 import { runTaskHere } from './durable-exec.ts';
 import { toJsonView } from '../codec/index.ts';
@@ -26,9 +32,18 @@ export interface CliIo {
   stderr: (text: string) => void;
 }
 
-/** `codecall exec FILE`: runs a .js/.ts program in the quickjs sandbox; returns the exit code. */
+/** The python sandbox, or SANDBOX_UNAVAILABLE saying why it cannot run here and how to fix that. */
+async function pythonDriver(): Promise<SandboxDriver> {
+  const probe = await probePython();
+  if (!probe.ok) throw new CodecallError('SANDBOX_UNAVAILABLE', probe.reason);
+  return createPythonDriver({ warm: 0 });
+}
+
+/** `codecall exec FILE`: runs a .js/.ts program in the quickjs sandbox, a .py one in the python sandbox. */
 export async function execCommand(file: string, options: ExecCommandOptions, io: CliIo): Promise<number> {
-  const language: GuestLanguage = /\.[cm]?ts$/.test(extname(file)) ? 'typescript' : 'javascript';
+  const ext = extname(file);
+  const language: GuestLanguage =
+    ext === '.py' ? 'python' : /\.[cm]?ts$/.test(ext) ? 'typescript' : 'javascript';
   let code: string;
   try {
     code = await readFile(file, 'utf8');
@@ -57,7 +72,7 @@ export async function execCommand(file: string, options: ExecCommandOptions, io:
   }
 
   const tools: ToolDefinition[] = options.tools ? await loadToolsModule(options.tools) : [];
-  const driver = createQuickJsDriver({ warmVmsPerWorker: 1 });
+  const driver = language === 'python' ? await pythonDriver() : createQuickJsDriver({ warmVmsPerWorker: 1 });
   const controller = new AbortController();
   const onSigint = (): void => controller.abort(new CodecallError('INTERRUPTED', 'interrupted by SIGINT'));
   process.once('SIGINT', onSigint);

@@ -12,6 +12,8 @@ export interface ServeOptions {
   webhookSecret?: string;
   allowPrivateWebhooks?: boolean;
   insecureNoAuth?: boolean;
+  python?: boolean;
+  pythonWarm?: string;
   provider?: string;
   baseUrl?: string;
   model?: string;
@@ -26,7 +28,9 @@ export const DEFAULT_DB = 'data/codecall.db';
  * pauses running tasks (`shutdown`) and exits; they resume on the next start.
  */
 export async function serveCommand(options: ServeOptions, io: CliIo): Promise<number> {
-  const { config: file, ...flags } = options;
+  const { config: file, python, ...rest } = options;
+  // commander sets a --no-x switch to true when absent; only a given --no-python may override the config.
+  const flags = python === false ? { ...rest, python } : rest;
   const config = loadConfig({ flags, ...(file === undefined ? {} : { file }) });
   const service = await startService(config, {
     log: (line) => io.stderr(`${line}\n`),

@@ -2,7 +2,7 @@ import { agentForModel } from '../agent/index.ts';
 import { createRuntime } from '../durable/index.ts';
 import type { ModelConfig } from '../model/index.ts';
 import type { Runtime } from '../durable/index.ts';
-import { createQuickJsDriver } from '../sandbox/index.ts';
+import { availableDrivers } from '../sandbox/index.ts';
 import type { SandboxDriver, TaskStore } from '../spec/index.ts';
 import { ToolRegistry } from '../tools/index.ts';
 import { loadToolsModule } from '../tools/load-tools-module.ts';
@@ -28,7 +28,10 @@ export async function openCliRuntime(options: {
 }): Promise<CliRuntime> {
   const tools = options.runs && options.tools ? await loadToolsModule(options.tools) : [];
   const store = await openTaskDb(options.db, options.mustExist);
-  const drivers: SandboxDriver[] = options.runs ? [createQuickJsDriver({ warmVmsPerWorker: 1 })] : [];
+  // A CLI runs a task or two: one warm VM or interpreter each.
+  const drivers: SandboxDriver[] = options.runs
+    ? (await availableDrivers({ quickjs: { warmVmsPerWorker: 1 }, python: { warm: 1 } })).drivers
+    : [];
   const registry = new ToolRegistry(tools);
   const model = options.model ?? null;
   const runtime = createRuntime({

@@ -3,3 +3,5 @@ export type { QuickJsDriverOptions } from './quickjs/index.ts';
 export { DEFAULT_LIMITS, resolveLimits } from './limits.ts';
 export { createPythonDriver, PythonDriver, PYTHON_DEFAULT_LIMITS, probePython } from './python/index.ts';
 export type { PythonDriverOptions, PythonProbe } from './python/index.ts';
+export { availableDrivers } from './available-drivers.ts';
+export type { AvailableDrivers } from './available-drivers.ts';

@@ -33,6 +33,10 @@ export const serviceConfigSchema = z
     leaseMs: z.number().int().min(100).max(600_000).default(15_000),
     /** How long a graceful shutdown waits for running tasks to pause. */
     shutdownTimeoutMs: z.number().int().min(0).max(600_000).default(10_000),
+    /** Runs Python tasks where bubblewrap and the system's python3 work (else they fail SANDBOX_UNAVAILABLE). */
+    python: z.boolean().default(true),
+    /** Sandboxed Python interpreters kept started ahead of use. */
+    pythonWarm: z.number().int().min(0).max(256).default(2),
     /** The model of instruction tasks (see modelConfigFrom): a provider preset, its URL, model and key. */
     provider: z.string().min(1).nullable().default(null),
     baseUrl: z.string().url().nullable().default(null),

@@ -7,7 +7,7 @@ import type { Runtime } from '../durable/index.ts';
 import { CodecallError } from '../errors/index.ts';
 import { buildServer } from '../http/index.ts';
 import type { CallbackCheck } from '../http/index.ts';
-import { createQuickJsDriver } from '../sandbox/index.ts';
+import { availableDrivers } from '../sandbox/index.ts';
 import type { ToolDefinition } from '../spec/index.ts';
 import { createSqliteTaskStore } from '../store/index.ts';
 import type { SqliteTaskStore } from '../store/index.ts';
@@ -48,13 +48,16 @@ export async function startService(config: ServiceConfig, options: StartServiceO
   const store = await createSqliteTaskStore({ path: config.db });
   // The metrics come first: the driver and the runtime report to them through their observers.
   const metrics = createMetrics({ store });
-  const driver = createQuickJsDriver({ observer: metrics.sandboxObserver });
+  const { drivers, unavailable } = await availableDrivers({
+    observer: metrics.sandboxObserver,
+    python: config.python ? { warm: config.pythonWarm } : false,
+  });
   const registry = new ToolRegistry(tools);
   const model = options.model ?? null;
   const runtime = createRuntime({
     store,
     observer: metrics.runtimeObserver,
-    drivers: [driver],
+    drivers,
     tools: registry,
     agent: agentForModel(model, registry.definitions),
     concurrency: config.concurrency,
@@ -99,12 +102,13 @@ export async function startService(config: ServiceConfig, options: StartServiceO
     );
     if (config.allowPrivateWebhooks)
       log('webhooks may go to loopback and private addresses (--allow-private-webhooks)');
-    await driver.ready();
+    for (const u of unavailable) log(`the ${u.name} sandbox is not available: ${u.reason}`);
+    await Promise.all(drivers.map((d) => d.ready()));
     runtime.start();
     webhooks?.start();
     const address = await app.listen({ port: config.port, host: config.host });
     log(
-      `codecall serving on ${address} (db ${config.db}, ${tools.length} tools, concurrency ${config.concurrency}` +
+      `codecall serving on ${address} (db ${config.db}, ${tools.length} tools, sandboxes ${drivers.map((d) => d.name).join(' and ')}, concurrency ${config.concurrency}` +
         `${config.tenantConcurrency === null ? '' : `, ${config.tenantConcurrency} per tenant`})`,
     );
     return {
@@ -118,14 +122,14 @@ export async function startService(config: ServiceConfig, options: StartServiceO
           await runtime.close({ pauseRunning: true, timeoutMs: config.shutdownTimeoutMs });
           // Messages cut short stay in the outbox and go out after the next start.
           await webhooks?.close();
-          await driver.close();
+          await Promise.all(drivers.map((d) => d.close()));
           metrics.close();
           await store.close();
         })()),
     };
   } catch (e) {
     await runtime.close({ pauseRunning: true }).catch(() => undefined);
-    await driver.close().catch(() => undefined);
+    await Promise.all(drivers.map((d) => d.close().catch(() => undefined)));
     await store.close();
     throw e;
   }
