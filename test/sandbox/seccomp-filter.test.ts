@@ -182,8 +182,8 @@ function sandboxed(code: string, filter: Buffer | null, via: 'file' | 'pipe' = '
   if (filter && via === 'pipe') (child.stdio[3] as Writable).end(filter);
   let stdout = '';
   let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   return new Promise((resolve, reject) => {
     child.on('error', reject);
     child.on('close', (exitCode) => resolve({ code: exitCode, stdout, stderr }));
