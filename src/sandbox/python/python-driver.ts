@@ -12,6 +12,7 @@ import { DEFAULT_LIMITS, resolveLimits } from '../limits.ts';
 import { probePython } from './probe.ts';
 import type { PythonProbe } from './probe.ts';
 import { runOnProcess } from './python-execution.ts';
+import { seccompFilter } from './seccomp-filter.ts';
 import { PythonProcess } from './python-process.ts';
 
 export interface PythonDriverOptions {
@@ -42,6 +43,7 @@ export class PythonDriver implements SandboxDriver {
   private readonly warm: number;
   private readonly defaults: Readonly<ExecutionLimits>;
   private closed = false;
+  private filter: Buffer | undefined;
 
   constructor(private readonly options: PythonDriverOptions = {}) {
     this.warm = options.warm ?? DEFAULT_WARM_INTERPRETERS;
