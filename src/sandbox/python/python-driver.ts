@@ -117,10 +117,13 @@ export class PythonDriver implements SandboxDriver {
   }
 
   private spawn(probe: Extract<PythonProbe, { ok: true }>): Promise<PythonProcess> {
+    // Built once: the same filter for every sandbox (ptrace, mount, keyctl, bpf, perf_event_open, userfaultfd...).
+    this.filter ??= seccompFilter();
     return PythonProcess.start({
       bwrap: probe.bwrapPath,
       python: probe.pythonPath,
       safePathFlag: probe.safePathFlag,
+      seccomp: this.filter,
     });
   }
 }
