@@ -3,6 +3,7 @@ import { isCodecallError } from '../errors/index.ts';
 import type { ExecutionResult, InstructionTaskInput } from '../spec/index.ts';
 import type { AgentStep, StepResult } from './agent-journal.ts';
 import { composeProgram, lineInCurrent } from './compose-program.ts';
+import { composePythonProgram } from './compose-python.ts';
 import { extractCode } from './extract-code.ts';
 import { RUN_CODE_TOOL } from './prompts.ts';
 import type { RunJournal } from './step-run.ts';
@@ -59,20 +60,27 @@ export async function runCodeStep(
     ]);
   }
   const rerun = earlier.filter((s) => s.result?.ok === true && s.code !== null);
+  const python = input.language === 'python';
   let program;
   try {
-    program = composeProgram({
-      earlier: rerun.map((s) => s.code ?? ''),
-      current: code,
-      language: input.language === 'typescript' ? 'typescript' : 'javascript',
-    });
+    program = python
+      ? composePythonProgram(
+          rerun.map((s) => s.code ?? ''),
+          code,
+        )
+      : composeProgram({
+          earlier: rerun.map((s) => s.code ?? ''),
+          current: code,
+          language: input.language === 'typescript' ? 'typescript' : 'javascript',
+        });
   } catch (e) {
     if (!isCodecallError(e) || e.code !== 'SYNTAX_ERROR') throw e;
     const line = typeof e.details.line === 'number' ? { line: e.details.line } : {};
     const error = { code: e.code, name: 'SyntaxError', message: e.message, ...line };
     return record(journal, { step: step.step, ok: false, final: false, output: null, error, logs: [] });
   }
-  const run = await journal.runStep(step.step, program.code, 'javascript', new Set(rerun.map((s) => s.step)));
+  const rerunSteps = new Set(rerun.map((s) => s.step));
+  const run = await journal.runStep(step.step, program.code, python ? 'python' : 'javascript', rerunSteps);
   if (run.status === 'failed' && ENDS_RUN.has(run.error.code)) return { kind: 'ended', run };
   if (run.status === 'failed') {
     const line = lineInCurrent(program, run.error.line);

@@ -1,4 +1,5 @@
 import type { AgentMode, GuestLanguage, ToolDefinition, ToolSpec } from '../spec/index.ts';
+import { pythonStubs } from './python-stubs.ts';
 import { toolDeclarations } from './tool-declarations.ts';
 
 /** The tool a code-mode reply's program runs through, so that every step's feedback answers a tool call. */
@@ -38,6 +39,27 @@ Rules:
 - When you know the answer, call \`final_answer(value)\` in code, or reply in plain text without a code block: that text is the answer.`;
 }
 
+function pythonCodeModePrompt(tools: readonly ToolDefinition[]): string {
+  const stubs = tools.length > 0 ? pythonStubs(tools) : '# (no tools for this task)';
+  const fence = '```';
+  return `You solve the user's task by writing Python 3 that runs in a sandbox. Each reply is one step: a fenced ${fence}python code block, which is run; you then see what it printed and its value, or its error.
+
+These tools are functions. Call them with keyword arguments; each returns its result or raises ToolError (with \`code\` and \`message\`). Every tool also has an awaitable twin named \`<name>_async\`: \`await asyncio.gather(tools.a_async(x=1), tools.b_async(y=2))\` runs calls at the same time (top-level \`await\` works).
+${fence}python
+${stubs}
+
+def final_answer(value: Any) -> None:
+    """Ends the task: value is the answer."""
+${fence}
+
+Rules:
+- The value of a step is its last expression; \`print\` shows output.
+- Variables, functions, classes and imports stay defined in later steps. A step that fails defines nothing new; fix it and send it again.
+- Do as much as you can in one step: loops, conditions and data handling belong in code, not in more steps.
+- There is no network. Files you were given are in the working directory; files you write there are returned.
+- When you know the answer, call \`final_answer(value)\` in code, or reply in plain text without a code block: that text is the answer.`;
+}
+
 function functionCallingPrompt(): string {
   return `You solve the user's task by calling the functions you are given. Call several functions in one reply when they do not depend on each other: they run at the same time. A call that fails returns its error; fix the arguments and call again. When you know the answer, reply in plain text without calling a function: that text is the answer.`;
 }
@@ -47,5 +69,6 @@ export function systemPrompt(
   tools: readonly ToolDefinition[],
   language: GuestLanguage,
 ): string {
-  return mode === 'code' ? codeModePrompt(tools, language) : functionCallingPrompt();
+  if (mode !== 'code') return functionCallingPrompt();
+  return language === 'python' ? pythonCodeModePrompt(tools) : codeModePrompt(tools, language);
 }

@@ -381,6 +381,33 @@ def _limits(limits):
     cap(resource.RLIMIT_FSIZE, limits.get('fileBytes'))
     cap(resource.RLIMIT_NPROC, limits.get('processes'))
 
+_STEPS = '# __cc_steps__ = '
+
+def _earlier_steps(code):
+    """An agent's later step names the earlier successful steps on its first line (a comment to Python): they run
+    first, silently, in the same globals, so their names are defined (their tool calls replay from the journal)."""
+    first = code.split('\n', 1)[0]
+    return _loads(first[len(_STEPS):]) if first.startswith(_STEPS) else []
+
+class _Quiet:
+    def write(self, text):
+        return len(text)
+    def flush(self):
+        pass
+
+def _run_quiet(block, program, loop):
+    out, err = sys.stdout, sys.stderr
+    sys.stdout = sys.stderr = _Quiet()
+    try:
+        tree = ast.parse(block, '<step>', 'exec')
+        result = eval(compile(tree, '<step>', 'exec', flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT), program)
+        if asyncio.iscoroutine(result):
+            loop.run_until_complete(result)
+    except _FinalAnswer:
+        pass
+    finally:
+        sys.stdout, sys.stderr = out, err
+
 def _usage():
     u = resource.getrusage(resource.RUSAGE_SELF)
     c = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -413,17 +440,23 @@ def _main():
     try:
         code = _compile(start['code'])
         _limits(start.get('limits', {}))
+        for block in _earlier_steps(start['code']):
+            _run_quiet(block, program, loop)
+        program.pop('__cc_value__', None)
         result = eval(code, program)
         if asyncio.iscoroutine(result):
             loop.run_until_complete(result)
-        value = program.get('__cc_value__')
+        value, final = program.get('__cc_value__'), False
     except _FinalAnswer as given:
-        value = given.args[0] if given.args else None
+        value, final = (given.args[0] if given.args else None), True
     except BaseException as exc:
         sys.stdout.flush(); sys.stderr.flush()
         _send({'t': 'done', 'ok': False, 'error': _failure(exc), 'resources': _usage()})
         return
     sys.stdout.flush(); sys.stderr.flush()
+    if start['code'].startswith(_STEPS):
+        # An agent's step says whether it gave the final answer, as the composed JavaScript does.
+        value = {'final': final, 'value': value}
     try:
         _send({'t': 'done', 'ok': True, 'value': _encode(value), 'resources': _usage()})
     except BaseException as exc:
