@@ -23,6 +23,10 @@ export interface ExecCommandOptions {
   memory?: string;
   seed?: string;
   json?: boolean;
+  /** Python: the top-level modules the program may import (comma-separated). */
+  allowedLibraries?: string;
+  /** Python: let the program start processes. */
+  allowSubprocesses?: boolean;
   /** Run as a durable task stored in this SQLite file. */
   db?: string;
 }
@@ -55,6 +59,14 @@ export async function execCommand(file: string, options: ExecCommandOptions, io:
   if (options.memory !== undefined)
     limits.memoryBytes = positiveOption('--memory', options.memory) * 1024 * 1024;
   const seed = options.seed === undefined ? undefined : integerOption('--seed', options.seed);
+  const allowedLibraries = options.allowedLibraries
+    ?.split(',')
+    .map((m) => m.trim())
+    .filter((m) => m !== '');
+  const constraints = {
+    ...(allowedLibraries ? { allowedLibraries } : {}),
+    ...(options.allowSubprocesses ? { allowSubprocesses: true } : {}),
+  };
   if (options.db !== undefined) {
     const dbPath = options.db;
     return withCliRuntime(
@@ -65,6 +77,7 @@ export async function execCommand(file: string, options: ExecCommandOptions, io:
           language,
           ...(seed === undefined ? {} : { seed }),
           ...(Object.keys(limits).length > 0 ? { limits } : {}),
+          ...(Object.keys(constraints).length > 0 ? { constraints } : {}),
         });
         return runTaskHere({ runtime, taskId: task.task_id, dbPath, json: options.json === true }, io);
       },
@@ -86,6 +99,7 @@ export async function execCommand(file: string, options: ExecCommandOptions, io:
       filename: file,
       tools,
       limits,
+      ...(Object.keys(constraints).length > 0 ? { policy: constraints } : {}),
       signal: controller.signal,
       ...(seed === undefined ? {} : { seed }),
       onLog: (entry) => io.stderr(`${entry.level === 'log' ? '' : `[${entry.level}] `}${entry.message}\n`),

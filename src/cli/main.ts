@@ -24,12 +24,17 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo): Prom
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
   program
     .command('exec')
-    .description('run a .js/.ts program in the quickjs sandbox')
+    .description('run a .js/.ts program in the quickjs sandbox, or a .py one in the python sandbox')
     .argument('<file>', 'the program')
     .option('--tools <module>', 'a .js/.ts module whose default export is a list or record of tools')
     .option('--timeout <seconds>', 'wall-clock limit')
     .option('--memory <mb>', 'memory limit in MiB')
-    .option('--seed <n>', 'seed for Math.random')
+    .option('--seed <n>', "seed for Math.random (and Python's random)")
+    .option(
+      '--allowed-libraries <modules>',
+      'Python: the only top-level modules the program may import (a,b,c)',
+    )
+    .option('--allow-subprocesses', 'Python: let the program start processes')
     .option('--json', 'print one JSON object on the last line of stdout')
     .option('--db <path>', 'run as a durable task stored in this SQLite file (SIGINT pauses it)')
     .action(async (file: string, options: ExecCommandOptions) => {

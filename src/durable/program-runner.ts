@@ -5,6 +5,7 @@ import type {
   JournalEntryInput,
   LogEntry,
   SandboxDriver,
+  SandboxPolicy,
 } from '../spec/index.ts';
 import type { ProgramRun } from './agent-hook.ts';
 import { runJournaled } from './run-journaled.ts';
@@ -17,6 +18,7 @@ export interface ProgramRunnerOptions {
   readonly bindings: readonly GuestToolBinding[];
   readonly seed: number;
   readonly limits?: Partial<ExecutionLimits>;
+  readonly policy?: SandboxPolicy;
   readonly onLog?: (entry: LogEntry) => void;
   /** The guest's clock at start, fixed for the task. */
   readonly startClock: number;
@@ -38,6 +40,7 @@ export function programRunner(o: ProgramRunnerOptions): (run: ProgramRun) => Pro
         tools: o.bindings,
         seed: o.seed,
         ...(o.limits ? { limits: o.limits } : {}),
+        ...(o.policy ? { policy: o.policy } : {}),
       },
       live: o.onLog ? tools.host({ onLog: o.onLog }) : tools.host(),
       effectOf: (call) =>

@@ -103,6 +103,9 @@ export function toTaskInput(input: SubmitInput): TaskInput {
       }
     };
     names('allowed_libraries', c.allowedLibraries);
+    if (c.allowSubprocesses !== undefined && typeof c.allowSubprocesses !== 'boolean') {
+      bad('tool_constraints.allow_subprocesses', 'must be a boolean');
+    }
     names('blocked_commands', c.blockedCommands);
     // quickjs programs reach nothing but their tools; a task must not believe it has a network.
     if (c.networkAccess === true && language !== 'python') {

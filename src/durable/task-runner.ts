@@ -7,6 +7,8 @@ import type {
   Lease,
   LogEntry,
   SandboxDriver,
+  SandboxPolicy,
+  TaskConstraints,
   TaskRecord,
   TaskStore,
 } from '../spec/index.ts';
@@ -59,6 +61,15 @@ export interface TaskRunnerOptions {
   readonly onEvent?: (event: RuntimeEvent) => void;
   /** Runs instruction tasks; without one they fail with MODEL_NOT_CONFIGURED. */
   readonly agent?: TaskAgent;
+}
+
+/** The sandbox's part of a task's constraints. */
+function policyOf(c: TaskConstraints): SandboxPolicy {
+  return {
+    ...(c.allowedLibraries ? { allowedLibraries: c.allowedLibraries } : {}),
+    ...(c.allowSubprocesses === undefined ? {} : { allowSubprocesses: c.allowSubprocesses }),
+    ...(c.blockedCommands ? { blockedCommands: c.blockedCommands } : {}),
+  };
 }
 
 /** The journal entries a replay needs. */
@@ -362,6 +373,7 @@ export class TaskRunner {
       bindings,
       seed: input.seed,
       ...(input.limits ? { limits: input.limits } : {}),
+      ...(input.constraints ? { policy: policyOf(input.constraints) } : {}),
       ...(onLog ? { onLog } : {}),
       startClock,
       clock: this.clock,

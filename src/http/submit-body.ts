@@ -42,6 +42,7 @@ export function toSubmitInput(
     ...(c?.allowed_libraries ? { allowedLibraries: c.allowed_libraries } : {}),
     ...(c?.blocked_commands ? { blockedCommands: c.blocked_commands } : {}),
     ...(c?.network_access === undefined ? {} : { networkAccess: c.network_access }),
+    ...(c?.allow_subprocesses === undefined ? {} : { allowSubprocesses: c.allow_subprocesses }),
   };
   if (b.callback_url !== undefined) options.checkCallback(b.callback_url, at('callback_url'));
   return {

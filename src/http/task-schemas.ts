@@ -41,6 +41,7 @@ export const taskBodySchema = {
         allowed_libraries: names,
         blocked_commands: names,
         network_access: { type: 'boolean' },
+        allow_subprocesses: { type: 'boolean' },
       },
     },
   },
@@ -68,6 +69,7 @@ export interface TaskBody {
     allowed_libraries?: string[];
     blocked_commands?: string[];
     network_access?: boolean;
+    allow_subprocesses?: boolean;
   };
 }
 

@@ -90,8 +90,19 @@ export interface ReplayStep {
   readonly clock: number;
 }
 
+/** What a program may reach beyond its tools; drivers enforce what applies to them (quickjs reaches nothing). */
+export interface SandboxPolicy {
+  /** Top-level modules the program may import (Python); undefined means any the sandbox has. */
+  readonly allowedLibraries?: readonly string[];
+  /** Whether the program may start processes (Python); off by default. */
+  readonly allowSubprocesses?: boolean;
+  /** Executables the program may not start even when processes are allowed (by name or path). */
+  readonly blockedCommands?: readonly string[];
+}
+
 export interface ExecutionRequest {
   readonly code: string;
+  readonly policy?: SandboxPolicy;
   readonly language: GuestLanguage;
   /** Name shown in stack traces and error positions. */
   readonly filename?: string;

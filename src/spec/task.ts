@@ -50,6 +50,8 @@ export interface TaskConstraints {
   readonly allowedLibraries?: readonly string[];
   /** Executables the program may not start (Python). */
   readonly blockedCommands?: readonly string[];
+  /** Whether the program may start processes at all (Python); off by default. */
+  readonly allowSubprocesses?: boolean;
   readonly networkAccess?: boolean;
 }
 

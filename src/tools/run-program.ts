@@ -3,6 +3,7 @@ import type {
   ExecutionResult,
   GuestLanguage,
   LogEntry,
+  SandboxPolicy,
   SandboxDriver,
   ToolDefinition,
 } from '../spec/index.ts';
@@ -15,6 +16,8 @@ export interface RunProgramOptions {
   filename?: string;
   tools?: readonly ToolDefinition[] | ToolRegistry;
   limits?: Partial<ExecutionLimits>;
+  /** What the program may import and start (drivers apply what they can). */
+  policy?: SandboxPolicy;
   seed?: number;
   clock?: () => number;
   signal?: AbortSignal;
@@ -48,6 +51,7 @@ export function runProgram(options: RunProgramOptions): Promise<ExecutionResult>
       ...(options.filename === undefined ? {} : { filename: options.filename }),
       ...(options.limits === undefined ? {} : { limits: options.limits }),
       ...(options.seed === undefined ? {} : { seed: options.seed }),
+      ...(options.policy === undefined ? {} : { policy: options.policy }),
       ...(options.clock === undefined ? {} : { clock: options.clock }),
     },
     options.signal ? { signal: options.signal } : {},

@@ -276,15 +276,75 @@ class _UserDatetime(type(datetime)):
 _user_datetime = _UserDatetime('datetime')
 _user_datetime.datetime, _user_datetime.date = _DateTime, _Date
 
-def _user_builtins():
+def _user_builtins(allowed):
+    """The program's builtins: its own import statements go through the policy (allowed_libraries); what a
+    library imports for itself does not (libraries use the real builtins)."""
     real = builtins.__import__
     def _import(name, globals=None, locals=None, fromlist=(), level=0):
+        if level == 0 and allowed is not None and name.split('.')[0] not in allowed:
+            listed = ', '.join(sorted(allowed)) or 'none'
+            raise ImportError('import of ' + repr(name.split('.')[0]) + ' is not allowed for this task (allowed_libraries: ' + listed + ')', name=name)
         if name == 'datetime' and level == 0:
             return _user_datetime
         return real(name, globals, locals, fromlist, level)
     b = dict(builtins.__dict__)
     b['__import__'] = _import
     return b
+
+_NO_PROCESSES = 'starting processes is not allowed for this task (tool_constraints.allow_subprocesses)'
+
+def _install_filter(blob):
+    """A second seccomp filter, on top of bwrap's: execve and execveat fail with EPERM from here on, so no
+    program can start another, whatever it calls (forking stays allowed)."""
+    import ctypes, platform
+    libc = ctypes.CDLL(None, use_errno=True)
+    class _Prog(ctypes.Structure):
+        _fields_ = [('len', ctypes.c_ushort), ('filter', ctypes.c_void_p)]
+    buf = ctypes.create_string_buffer(blob, len(blob))
+    prog = _Prog(len(blob) // 8, ctypes.cast(buf, ctypes.c_void_p))
+    nr = {'x86_64': 317, 'aarch64': 277}.get(platform.machine())
+    libc.prctl(38, 1, 0, 0, 0)  # PR_SET_NO_NEW_PRIVS (bwrap set it already)
+    if nr is None or libc.syscall(nr, 1, 0, ctypes.byref(prog)) != 0:
+        raise RuntimeError('cannot install the no-exec filter (errno ' + str(ctypes.get_errno()) + ')')
+
+def _command_of(args, shell):
+    if isinstance(args, (str, bytes)):
+        text = args.decode() if isinstance(args, bytes) else args
+        return text.strip().split()[0] if shell and text.strip() else text
+    first = list(args)[0] if args else ''
+    return os.fsdecode(first)
+
+def _process_policy(policy, exec_filter):
+    import base64, subprocess
+    blocked = set(policy.get('blockedCommands') or [])
+    allow = bool(policy.get('allowSubprocesses'))
+    def check(command):
+        if not allow:
+            raise PermissionError(_NO_PROCESSES)
+        if command in blocked or os.path.basename(command) in blocked:
+            raise PermissionError('starting ' + repr(command) + ' is not allowed for this task (tool_constraints.blocked_commands)')
+    execute = subprocess.Popen._execute_child
+    def _execute_child(self, args, executable, *rest, **kw):
+        shell = rest[-1] if rest and isinstance(rest[-1], bool) else kw.get('shell', False)
+        check(os.fsdecode(executable) if executable else _command_of(args, shell))
+        return execute(self, args, executable, *rest, **kw)
+    subprocess.Popen._execute_child = _execute_child
+    def guard(fn, command_of):
+        def guarded(*a, **k):
+            check(command_of(a))
+            return fn(*a, **k)
+        return guarded
+    for name in ('execv', 'execve', 'execvp', 'execvpe', 'execl', 'execle', 'execlp', 'execlpe',
+                 'spawnv', 'spawnve', 'spawnvp', 'spawnvpe', 'spawnl', 'spawnle', 'spawnlp', 'spawnlpe',
+                 'posix_spawn', 'posix_spawnp'):
+        fn = getattr(os, name, None)
+        if fn is not None:
+            index = 1 if name.startswith('spawn') else 0
+            setattr(os, name, guard(fn, lambda a, i=index: os.fsdecode(a[i]) if len(a) > i else ''))
+    for name in ('system', 'popen'):
+        setattr(os, name, guard(getattr(os, name), lambda a: _command_of(a[0] if a else '', True)))
+    if not allow and exec_filter:
+        _install_filter(base64.b64decode(exec_filter))
 
 def _deterministic(seed, clock):
     _clock[0] = clock
@@ -424,7 +484,10 @@ def _main():
         object.__setattr__(ns, b['name'] + '_async', call_async)
     def final_answer(value):
         raise _FinalAnswer(value)
-    program = {'__name__': '__main__', '__builtins__': _user_builtins(), 'final_answer': final_answer}
+    policy = start.get('policy') or {}
+    allowed = policy.get('allowedLibraries')
+    program = {'__name__': '__main__', '__builtins__': _user_builtins(None if allowed is None else set(allowed)),
+               'final_answer': final_answer}
     program.update(namespaces)
     program.update(_ERRORS)
     _deterministic(start['seed'], start['clock'])
@@ -439,6 +502,7 @@ def _main():
     asyncio.set_event_loop(loop)
     try:
         code = _compile(start['code'])
+        _process_policy(policy, start.get('execFilter'))
         _limits(start.get('limits', {}))
         for block in _earlier_steps(start['code']):
             _run_quiet(block, program, loop)

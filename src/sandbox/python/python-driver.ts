@@ -44,6 +44,8 @@ export class PythonDriver implements SandboxDriver {
   private readonly defaults: Readonly<ExecutionLimits>;
   private closed = false;
   private filter: Buffer | undefined;
+  /** Installed by the guest runner before the program when the task may not start processes. */
+  private execFilter: Buffer | undefined;
 
   constructor(private readonly options: PythonDriverOptions = {}) {
     this.warm = options.warm ?? DEFAULT_WARM_INTERPRETERS;
@@ -86,7 +88,11 @@ export class PythonDriver implements SandboxDriver {
     const proc = await (this.pool.shift() ?? this.spawn(probe));
     this.fill();
     try {
-      return await runOnProcess(proc, request, limits, options.signal);
+      this.execFilter ??= seccompFilter({ blocked: ['execve', 'execveat'] });
+      return await runOnProcess(proc, request, limits, {
+        ...(options.signal ? { signal: options.signal } : {}),
+        execFilter: this.execFilter,
+      });
     } finally {
       void proc.dispose();
     }

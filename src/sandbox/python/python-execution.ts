@@ -45,8 +45,9 @@ export function runOnProcess(
   proc: PythonProcess,
   request: ExecutionRequest,
   limits: ExecutionLimits,
-  signal?: AbortSignal,
+  options: { signal?: AbortSignal; execFilter: Buffer },
 ): Promise<ExecutionResult> {
+  const signal = options.signal;
   const started = performance.now();
   const clock = request.clock ?? Date.now;
   const logs: LogEntry[] = [];
@@ -234,6 +235,8 @@ export function runOnProcess(
     proc.send({
       t: 'start',
       code: request.code,
+      policy: request.policy ?? {},
+      execFilter: options.execFilter.toString('base64'),
       seed: request.seed ?? 0,
       clock: clock(),
       tools: request.tools.map((b) => ({

@@ -90,11 +90,17 @@ export const SYSCALL_NUMBERS: Readonly<Record<string, Readonly<Partial<Record<Se
   iopl: { x64: 172 },
   ioperm: { x64: 173 },
   modify_ldt: { x64: 154 },
+  // Not in the default list: blocked by the second filter of a task that may not start processes.
+  execve: { x64: 59, arm64: 221 },
+  execveat: { x64: 322, arm64: 281 },
 };
+
+/** Syscalls only the no-exec filter blocks (the interpreter itself must still be exec'd by bwrap). */
+const EXEC_SYSCALLS = new Set(['clone', 'execve', 'execveat']);
 
 /** Syscalls a sandboxed program never needs and that widen the kernel surface or escape the namespaces. */
 export const BLOCKED_SYSCALLS: readonly string[] = Object.freeze(
-  Object.keys(SYSCALL_NUMBERS).filter((name) => name !== 'clone'),
+  Object.keys(SYSCALL_NUMBERS).filter((name) => !EXEC_SYSCALLS.has(name)),
 );
 
 /** glibc (2.34+) tries clone3 first and falls back to clone only on ENOSYS, so EPERM would break threads. */
