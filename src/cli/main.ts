@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { isCodecallError } from '../errors/index.ts';
 import type { CliIo, ExecCommandOptions } from './exec-command.ts';
+import { doctorCommand } from './doctor-command.ts';
 import { execCommand } from './exec-command.ts';
 import { runCommand } from './run-command.ts';
 import type { RunCommandOptions } from './run-command.ts';
@@ -39,6 +40,14 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo): Prom
     .option('--db <path>', 'run as a durable task stored in this SQLite file (SIGINT pauses it)')
     .action(async (file: string, options: ExecCommandOptions) => {
       exitCode = await execCommand(file, options, io);
+    });
+  program
+    .command('doctor')
+    .description('report which sandbox drivers work on this machine, and why not')
+    .option('--json', 'print the checks as JSON')
+    .option('--bwrap <path>', 'the bubblewrap binary to check (default: /usr/bin/bwrap)')
+    .action(async (options: { json?: boolean; bwrap?: string }) => {
+      exitCode = await doctorCommand(options, io);
     });
   program
     .command('run')
