@@ -13,7 +13,9 @@ export const GUEST_RUNNER = String.raw`
 import sys
 # Nothing is imported from the working directory (python3 -P does this too, from 3.11 on).
 sys.path[:] = [p for p in sys.path if p not in ('', '.', '/workspace')]
-import os, json, math, ast, asyncio, random, time, datetime, resource, selectors, traceback, builtins
+# asyncio, subprocess and ctypes are imported when first needed (or while the interpreter waits in the pool).
+import os, json, math, ast, random, time, datetime, resource, builtins, binascii, select
+asyncio = None
 
 _out = os.fdopen(3, 'w', encoding='utf-8', buffering=1)
 _in = os.fdopen(4, 'r', encoding='utf-8')
@@ -189,27 +191,6 @@ async def _call_async(msg):
     _futures[call_id] = fut
     return await fut
 
-class _HostSelector(selectors.BaseSelector):
-    """Reads the host's next outcome only when every task waits (the loop would block): the host alone decides
-    the order of deliveries, as it does for JavaScript."""
-    def __init__(self):
-        self._inner = selectors.DefaultSelector()
-    def register(self, fileobj, events, data=None):
-        return self._inner.register(fileobj, events, data)
-    def unregister(self, fileobj):
-        return self._inner.unregister(fileobj)
-    def modify(self, fileobj, events, data=None):
-        return self._inner.modify(fileobj, events, data)
-    def get_map(self):
-        return self._inner.get_map()
-    def close(self):
-        self._inner.close()
-    def select(self, timeout=None):
-        if (timeout is None or timeout > 0) and _futures:
-            _dispatch(_recv())
-            return self._inner.select(0)
-        return self._inner.select(timeout)
-
 def _make_tool(ns, name, params):
     def pack(args, kwargs):
         if params:
@@ -286,7 +267,13 @@ def _user_builtins(allowed):
             raise ImportError('import of ' + repr(name.split('.')[0]) + ' is not allowed for this task (allowed_libraries: ' + listed + ')', name=name)
         if name == 'datetime' and level == 0:
             return _user_datetime
-        return real(name, globals, locals, fromlist, level)
+        top = name.split('.')[0] if level == 0 else ''
+        if top == 'asyncio':
+            _asyncio()
+        module = real(name, globals, locals, fromlist, level)
+        if top == 'subprocess':
+            _guard_subprocess()
+        return module
     b = dict(builtins.__dict__)
     b['__import__'] = _import
     return b
@@ -296,13 +283,13 @@ _NO_PROCESSES = 'starting processes is not allowed for this task (tool_constrain
 def _install_filter(blob):
     """A second seccomp filter, on top of bwrap's: execve and execveat fail with EPERM from here on, so no
     program can start another, whatever it calls (forking stays allowed)."""
-    import ctypes, platform
+    import ctypes
     libc = ctypes.CDLL(None, use_errno=True)
     class _Prog(ctypes.Structure):
         _fields_ = [('len', ctypes.c_ushort), ('filter', ctypes.c_void_p)]
     buf = ctypes.create_string_buffer(blob, len(blob))
     prog = _Prog(len(blob) // 8, ctypes.cast(buf, ctypes.c_void_p))
-    nr = {'x86_64': 317, 'aarch64': 277}.get(platform.machine())
+    nr = {'x86_64': 317, 'aarch64': 277}.get(os.uname().machine)
     libc.prctl(38, 1, 0, 0, 0)  # PR_SET_NO_NEW_PRIVS (bwrap set it already)
     if nr is None or libc.syscall(nr, 1, 0, ctypes.byref(prog)) != 0:
         raise RuntimeError('cannot install the no-exec filter (errno ' + str(ctypes.get_errno()) + ')')
@@ -314,8 +301,24 @@ def _command_of(args, shell):
     first = list(args)[0] if args else ''
     return os.fsdecode(first)
 
+_check = [None]
+
+def _guard_subprocess():
+    """subprocess.Popen asks the policy first (for a clear error; the kernel refuses execve anyway when processes
+    are off). Done when the program imports subprocess, or at once when commands are blocked."""
+    import subprocess
+    check = _check[0]
+    if check is None or getattr(subprocess.Popen, '_cc_guarded', False):
+        return
+    execute = subprocess.Popen._execute_child
+    def _execute_child(self, args, executable, *rest, **kw):
+        shell = rest[-1] if rest and isinstance(rest[-1], bool) else kw.get('shell', False)
+        check(os.fsdecode(executable) if executable else _command_of(args, shell))
+        return execute(self, args, executable, *rest, **kw)
+    subprocess.Popen._execute_child = _execute_child
+    subprocess.Popen._cc_guarded = True
+
 def _process_policy(policy, exec_filter):
-    import base64, subprocess
     blocked = set(policy.get('blockedCommands') or [])
     allow = bool(policy.get('allowSubprocesses'))
     def check(command):
@@ -323,12 +326,9 @@ def _process_policy(policy, exec_filter):
             raise PermissionError(_NO_PROCESSES)
         if command in blocked or os.path.basename(command) in blocked:
             raise PermissionError('starting ' + repr(command) + ' is not allowed for this task (tool_constraints.blocked_commands)')
-    execute = subprocess.Popen._execute_child
-    def _execute_child(self, args, executable, *rest, **kw):
-        shell = rest[-1] if rest and isinstance(rest[-1], bool) else kw.get('shell', False)
-        check(os.fsdecode(executable) if executable else _command_of(args, shell))
-        return execute(self, args, executable, *rest, **kw)
-    subprocess.Popen._execute_child = _execute_child
+    _check[0] = check
+    if 'subprocess' in sys.modules or (allow and blocked):
+        _guard_subprocess()
     def guard(fn, command_of):
         def guarded(*a, **k):
             check(command_of(a))
@@ -344,7 +344,7 @@ def _process_policy(policy, exec_filter):
     for name in ('system', 'popen'):
         setattr(os, name, guard(getattr(os, name), lambda a: _command_of(a[0] if a else '', True)))
     if not allow and exec_filter:
-        _install_filter(base64.b64decode(exec_filter))
+        _install_filter(binascii.a2b_base64(exec_filter))
 
 def _deterministic(seed, clock):
     _clock[0] = clock
@@ -358,17 +358,59 @@ def _deterministic(seed, clock):
     time.monotonic_ns = time.perf_counter_ns = time.time_ns
     def sleep(seconds):
         _call_sync({'t': 'timer', 'ms': max(0, float(seconds) * 1000)})
+    time.sleep = sleep
+
+_loop = []
+
+def _asyncio():
+    """Sets asyncio up once, the first time the program needs it (a top-level await, an import of asyncio): a
+    loop whose selector reads the host, asyncio.sleep as a host timer, the policy asyncio.run() uses."""
+    global asyncio
+    if _loop:
+        return _loop[0]
+    import asyncio as aio, selectors
+    asyncio = aio
+    class _HostSelector(selectors.BaseSelector):
+        """Reads the host's next outcome only when every task waits (the loop would block): the host alone decides
+        the order of deliveries, as it does for JavaScript."""
+        def __init__(self):
+            self._inner = selectors.DefaultSelector()
+        def register(self, fileobj, events, data=None):
+            return self._inner.register(fileobj, events, data)
+        def unregister(self, fileobj):
+            return self._inner.unregister(fileobj)
+        def modify(self, fileobj, events, data=None):
+            return self._inner.modify(fileobj, events, data)
+        def get_map(self):
+            return self._inner.get_map()
+        def close(self):
+            self._inner.close()
+        def select(self, timeout=None):
+            if (timeout is None or timeout > 0) and _futures:
+                _dispatch(_recv())
+                return self._inner.select(0)
+            return self._inner.select(timeout)
+
+    class _Loop(asyncio.SelectorEventLoop):
+        def __init__(self):
+            super().__init__(_HostSelector())
+        def time(self):
+            # The loop schedules by the real clock; the program sees the journaled one.
+            return _real_monotonic()
     async def asleep(seconds, result=None):
         await _call_async({'t': 'timer', 'ms': max(0, float(seconds) * 1000)})
         return result
-    time.sleep, asyncio.sleep = sleep, asleep
+    aio.sleep = asleep
+    class _Policy(aio.DefaultEventLoopPolicy):
+        def new_event_loop(self):
+            return _Loop()
+    # asyncio.run() in the program makes its loops through the policy, so they read the host too.
+    aio.set_event_loop_policy(_Policy())
+    loop = aio.new_event_loop()
+    aio.set_event_loop(loop)
+    _loop.append(loop)
+    return loop
 
-class _Loop(asyncio.SelectorEventLoop):
-    def __init__(self):
-        super().__init__(_HostSelector())
-    def time(self):
-        # The loop schedules by the real clock; the program sees the journaled one.
-        return _real_monotonic()
 
 # ---- output ----------------------------------------------------------------------------------------------------
 class _Log:
@@ -392,9 +434,11 @@ def _line_of(exc):
     if isinstance(exc, SyntaxError) and exc.filename == '<program>':
         return exc.lineno
     line = None
-    for frame, lineno in traceback.walk_tb(exc.__traceback__):
-        if frame.f_code.co_filename == '<program>':
-            line = lineno
+    tb = exc.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == '<program>':
+            line = tb.tb_lineno
+        tb = tb.tb_next
     return line
 
 def _failure(exc):
@@ -455,14 +499,16 @@ class _Quiet:
     def flush(self):
         pass
 
-def _run_quiet(block, program, loop):
+_CO_COROUTINE = 0x80
+
+def _run_quiet(block, program):
     out, err = sys.stdout, sys.stderr
     sys.stdout = sys.stderr = _Quiet()
     try:
-        tree = ast.parse(block, '<step>', 'exec')
-        result = eval(compile(tree, '<step>', 'exec', flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT), program)
-        if asyncio.iscoroutine(result):
-            loop.run_until_complete(result)
+        code = compile(ast.parse(block, '<step>', 'exec'), '<step>', 'exec', flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
+        result = eval(code, program)
+        if _CO_COROUTINE & code.co_flags:
+            _asyncio().run_until_complete(result)
     except _FinalAnswer:
         pass
     finally:
@@ -474,7 +520,19 @@ def _usage():
     cpu = u.ru_utime + u.ru_stime + c.ru_utime + c.ru_stime
     return {'cpuMs': round(cpu * 1000, 3), 'memoryBytes': max(u.ru_maxrss, c.ru_maxrss) * 1024}
 
+def _prewarm():
+    """While the interpreter waits in the pool, import what programs often need, stopping as soon as its start
+    message is there (a cold start does not wait for these)."""
+    # A cold start's message follows the ready signal within a millisecond or two.
+    if select.select([_in], [], [], 0.01)[0]:
+        return
+    for name in ('asyncio', 'subprocess', 'ctypes'):
+        if select.select([_in], [], [], 0)[0]:
+            return
+        __import__(name)
+
 def _main():
+    _prewarm()
     start = _recv()
     namespaces = {}
     for b in start['tools']:
@@ -493,23 +551,16 @@ def _main():
     _deterministic(start['seed'], start['clock'])
     sys.stdout, sys.stderr = _Log('log'), _Log('error')
     sys.stdin = open(os.devnull)
-    class _Policy(asyncio.DefaultEventLoopPolicy):
-        def new_event_loop(self):
-            return _Loop()
-    # asyncio.run() in the program makes its loops through the policy, so they read the host too.
-    asyncio.set_event_loop_policy(_Policy())
-    loop = asyncio.new_event_loop()
-    asyncio.set_event_loop(loop)
     try:
         code = _compile(start['code'])
         _process_policy(policy, start.get('execFilter'))
         _limits(start.get('limits', {}))
         for block in _earlier_steps(start['code']):
-            _run_quiet(block, program, loop)
+            _run_quiet(block, program)
         program.pop('__cc_value__', None)
         result = eval(code, program)
-        if asyncio.iscoroutine(result):
-            loop.run_until_complete(result)
+        if _CO_COROUTINE & code.co_flags:
+            _asyncio().run_until_complete(result)
         value, final = program.get('__cc_value__'), False
     except _FinalAnswer as given:
         value, final = (given.args[0] if given.args else None), True

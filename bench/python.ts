@@ -1,0 +1,116 @@
+// Python sandbox benchmark (issue 6): warm-pool execution and cold start of the python driver, side by side with
+// bare `python3 -c pass` and bare `bwrap <the same sandbox> python3 -c pass`; tool-call round trips per second
+// inside one execution; executions per second. Runs the built package (dist/). Usage: npm run bench:python
+// (BENCH_QUICK=1 for a short run).
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import { join } from 'node:path';
+import { createPythonDriver, probePython } from '../dist/index.js';
+import type { HostCall } from '../dist/index.js';
+import { bwrapArgs } from '../dist/sandbox/python/bwrap-args.js';
+import { median, percentile } from './stats.ts';
+
+const QUICK = process.env.BENCH_QUICK === '1';
+const N = QUICK ? 10 : 40;
+const CALLS = QUICK ? 2_000 : 10_000;
+const EXECS = QUICK ? 40 : 200;
+
+const probe = await probePython();
+if (!probe.ok) {
+  console.log(`python benchmark skipped: ${probe.reason}`);
+  process.exit(0);
+}
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const root = process.getuid?.() === 0;
+
+function runProcess(file: string, args: readonly string[]): Promise<number> {
+  const t0 = performance.now();
+  return new Promise((resolve, reject) => {
+    const child = spawn(file, args, { stdio: 'ignore', ...(root ? { uid: 65534, gid: 65534 } : {}) });
+    child.on('error', reject);
+    child.on('exit', () => resolve(performance.now() - t0));
+  });
+}
+
+async function timeMany(n: number, fn: () => Promise<number>): Promise<number[]> {
+  const times: number[] = [];
+  for (let i = 0; i < n; i++) times.push(await fn());
+  return times;
+}
+
+const host = {
+  call: (c: HostCall) =>
+    Promise.resolve(
+      c.kind === 'timer' ? { ok: true as const, value: null } : { ok: true as const, value: 1 },
+    ),
+};
+const tools = [{ namespace: 'tools', name: 'one' }];
+const request = (code: string) => ({ code, language: 'python' as const, tools, host });
+
+// Bare interpreters, for scale.
+const bare = await timeMany(N, () => runProcess(probe.pythonPath, ['-c', 'pass']));
+const workspace = await mkdtemp(join(os.tmpdir(), 'codecall-bench-py-'));
+if (root) await (await import('node:fs/promises')).chown(workspace, 65534, 65534);
+const args = bwrapArgs({ python: probe.pythonPath, workspace, safePathFlag: probe.safePathFlag });
+const bareArgs = [...args.slice(0, args.indexOf('-c') + 1), 'pass'];
+const bareBwrap = await timeMany(N, () => runProcess(probe.bwrapPath, bareArgs));
+
+// Cold: no warm pool, every execution starts its sandbox.
+const cold = createPythonDriver({ warm: 0 });
+await cold.ready();
+const coldTimes = await timeMany(N, async () => {
+  const t0 = performance.now();
+  const r = await cold.execute(request('print(1)'));
+  if (r.status !== 'succeeded') throw new Error(JSON.stringify(r));
+  return performance.now() - t0;
+});
+await cold.close();
+
+// Warm: the pool has an interpreter waiting (a pause lets it refill between executions).
+const warm = createPythonDriver({ warm: 2 });
+await warm.ready();
+const warmTimes = await timeMany(N, async () => {
+  await sleep(60);
+  const t0 = performance.now();
+  const r = await warm.execute(request('print(1)'));
+  if (r.status !== 'succeeded') throw new Error(JSON.stringify(r));
+  return performance.now() - t0;
+});
+
+// Tool calls inside one execution.
+await sleep(100);
+const t0 = performance.now();
+const loop = await warm.execute(request(`for _ in range(${CALLS}):\n    tools.one()\n${CALLS}`));
+const loopMs = performance.now() - t0;
+if (loop.status !== 'succeeded') throw new Error(JSON.stringify(loop));
+await warm.close();
+
+// Executions per second, 4 at once, pool of 4.
+const pool = createPythonDriver({ warm: 4 });
+await pool.ready();
+const e0 = performance.now();
+let next = 0;
+await Promise.all(
+  Array.from({ length: 4 }, async () => {
+    while (next++ < EXECS) await pool.execute(request('1 + 1'));
+  }),
+);
+const execsPerSec = EXECS / ((performance.now() - e0) / 1000);
+await pool.close();
+await rm(workspace, { recursive: true, force: true });
+
+const ms = (xs: number[]) => `${median(xs).toFixed(1)} ms (p90 ${percentile(xs, 0.9).toFixed(1)})`;
+console.log(
+  `python benchmark${QUICK ? ' (BENCH_QUICK=1)' : ''}: ${os.availableParallelism()} x ${os.cpus()[0]?.model ?? 'cpu'}, node ${process.version}, cpython ${probe.python}, bwrap ${probe.bwrap}`,
+);
+console.log(`bare python3 -c pass                ${ms(bare)}`);
+console.log(`bare bwrap (same sandbox) python3   ${ms(bareBwrap)}`);
+console.log(
+  `driver cold start, print(1)         ${ms(coldTimes)}   ratio to bare bwrap ${(median(coldTimes) / median(bareBwrap)).toFixed(2)} (target <= 1.5)`,
+);
+console.log(`driver warm pool, print(1)          ${ms(warmTimes)}   (target p50 <= 5 ms)`);
+console.log(
+  `tool-call round trips               ${Math.round(CALLS / (loopMs / 1000))}/s (target >= 5,000/s)`,
+);
+console.log(`executions, 4 at once, pool of 4    ${execsPerSec.toFixed(0)}/s`);
