@@ -100,9 +100,18 @@ export interface SandboxPolicy {
   readonly blockedCommands?: readonly string[];
 }
 
+/** A file in the program's working directory: an input before it runs, an artifact after. */
+export interface WorkspaceFile {
+  /** Relative path (`data.csv`, `out/chart.svg`): no `..`, no leading `/`. */
+  readonly name: string;
+  readonly data: Uint8Array;
+}
+
 export interface ExecutionRequest {
   readonly code: string;
   readonly policy?: SandboxPolicy;
+  /** Placed in the working directory before the program starts (drivers with a file system). */
+  readonly files?: readonly WorkspaceFile[];
   readonly language: GuestLanguage;
   /** Name shown in stack traces and error positions. */
   readonly filename?: string;
@@ -141,12 +150,15 @@ export type ExecutionResult =
       readonly value: unknown;
       readonly logs: readonly LogEntry[];
       readonly resources: ExecutionResources;
+      /** Files the program wrote or changed in its working directory. */
+      readonly artifacts?: readonly WorkspaceFile[];
     }
   | {
       readonly status: 'failed';
       readonly error: SerializedError & { readonly line?: number };
       readonly logs: readonly LogEntry[];
       readonly resources: ExecutionResources;
+      readonly artifacts?: readonly WorkspaceFile[];
     };
 
 export interface ExecuteOptions {

@@ -4,8 +4,8 @@ import { GUEST_RUNNER } from './guest-runner.ts';
 export interface BwrapOptions {
   /** The interpreter, which must live under /usr (bound read-only). */
   readonly python: string;
-  /** Host directory bound read-write at /workspace (the program's working directory). */
-  readonly workspace: string;
+  /** Size of the private tmpfs at /workspace (the program's working directory): input files, artifacts. */
+  readonly workspaceBytes: number;
   /** The fd number bwrap reads a seccomp BPF program from, when there is one. */
   readonly seccompFd?: number;
   /** `-P` (keep the working directory off sys.path) exists from Python 3.11; the runner cleans sys.path too. */
@@ -19,7 +19,7 @@ const ETC_FILES = ['/etc/alternatives', '/etc/ld.so.cache', '/etc/localtime', '/
 
 /**
  * The bwrap command line of one sandboxed interpreter: every namespace new (no network interface at all), the
- * system's /usr read-only and nothing else of the host but a few files of /etc, a private /tmp, the workspace,
+ * system's /usr read-only and nothing else of the host but a few files of /etc, a private /tmp and workspace,
  * no capabilities, a new session (no terminal injection), killed with its parent, an empty environment.
  */
 export function bwrapArgs(options: BwrapOptions): string[] {
@@ -33,7 +33,9 @@ export function bwrapArgs(options: BwrapOptions): string[] {
   }
   for (const file of ETC_FILES) args.push('--ro-bind-try', file, file);
   args.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp', '--hostname', 'sandbox');
-  args.push('--bind', options.workspace, '/workspace', '--chdir', '/workspace');
+  // The workspace is the sandbox's own tmpfs, capped: filling it fails with ENOSPC inside, the host's disk is not
+  // touched. Input files go in and artifacts come out through the bridge.
+  args.push('--size', String(options.workspaceBytes), '--tmpfs', '/workspace', '--chdir', '/workspace');
   args.push('--clearenv');
   for (const [name, value] of Object.entries(SANDBOX_ENV)) args.push('--setenv', name, value);
   if (options.seccompFd !== undefined) args.push('--seccomp', String(options.seccompFd));

@@ -514,6 +514,47 @@ def _run_quiet(block, program):
     finally:
         sys.stdout, sys.stderr = out, err
 
+_WORKSPACE = '/workspace'
+_MAX_ARTIFACTS = 1000
+
+def _put_files(files):
+    """Writes the input files; returns what each one was, so only files the program wrote come back."""
+    seen = {}
+    for f in files:
+        path = os.path.join(_WORKSPACE, f['name'])
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, 'wb') as out:
+            out.write(binascii.a2b_base64(f['data']))
+        st = os.stat(path)
+        seen[f['name']] = (st.st_size, st.st_mtime_ns)
+    return seen
+
+def _artifacts(inputs):
+    found = []
+    for folder, dirs, names in os.walk(_WORKSPACE):
+        dirs.sort()
+        for n in sorted(names):
+            path = os.path.join(folder, n)
+            rel = os.path.relpath(path, _WORKSPACE)
+            try:
+                st = os.lstat(path)
+                if not os.path.isfile(path) or os.path.islink(path) or inputs.get(rel) == (st.st_size, st.st_mtime_ns):
+                    continue
+                with open(path, 'rb') as f:
+                    data = f.read()
+            except OSError:
+                continue
+            found.append({'name': rel, 'data': binascii.b2a_base64(data, newline=False).decode()})
+            if len(found) >= _MAX_ARTIFACTS:
+                return found
+    return found
+
+def _collect(inputs):
+    try:
+        return _artifacts(inputs or {})
+    except BaseException:
+        return []
+
 def _usage():
     u = resource.getrusage(resource.RUSAGE_SELF)
     c = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -553,6 +594,7 @@ def _main():
     sys.stdin = open(os.devnull)
     try:
         code = _compile(start['code'])
+        inputs = _put_files(start.get('files') or [])
         _process_policy(policy, start.get('execFilter'))
         _limits(start.get('limits', {}))
         for block in _earlier_steps(start['code']):
@@ -566,14 +608,14 @@ def _main():
         value, final = (given.args[0] if given.args else None), True
     except BaseException as exc:
         sys.stdout.flush(); sys.stderr.flush()
-        _send({'t': 'done', 'ok': False, 'error': _failure(exc), 'resources': _usage()})
+        _send({'t': 'done', 'ok': False, 'error': _failure(exc), 'resources': _usage(), 'artifacts': _collect(locals().get('inputs'))})
         return
     sys.stdout.flush(); sys.stderr.flush()
     if start['code'].startswith(_STEPS):
         # An agent's step says whether it gave the final answer, as the composed JavaScript does.
         value = {'final': final, 'value': value}
     try:
-        _send({'t': 'done', 'ok': True, 'value': _encode(value), 'resources': _usage()})
+        _send({'t': 'done', 'ok': True, 'value': _encode(value), 'resources': _usage(), 'artifacts': _collect(inputs)})
     except BaseException as exc:
         _send({'t': 'done', 'ok': False, 'error': {'code': 'RESULT_INVALID', 'name': type(exc).__name__, 'message': 'the result cannot be sent: ' + str(exc)}})
 

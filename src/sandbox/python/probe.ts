@@ -1,8 +1,5 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm, chown } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { bwrapArgs } from './bwrap-args.ts';
 import { SANDBOX_UID } from './python-process.ts';
 
@@ -54,11 +51,9 @@ export async function probePython(options: { bwrap?: string; python?: string } =
   const version = await run(bwrapPath, ['--version']);
   if (!version.ok) return { ok: false, reason: `${bwrapPath} --version failed: ${version.stderr.trim()}` };
   const bwrap = version.stdout.trim().split(/\s+/).at(-1) ?? 'unknown';
-  const workspace = await mkdtemp(join(tmpdir(), 'codecall-probe-'));
-  try {
+  {
     const root = process.getuid?.() === 0;
-    if (root) await chown(workspace, SANDBOX_UID, SANDBOX_UID);
-    const args = bwrapArgs({ python: pythonPath, workspace, safePathFlag: false });
+    const args = bwrapArgs({ python: pythonPath, workspaceBytes: 1024 * 1024, safePathFlag: false });
     // The same sandbox, running a one-liner instead of the runner.
     const probeArgs = [
       ...args.slice(0, args.indexOf('-c') + 1),
@@ -78,7 +73,5 @@ export async function probePython(options: { bwrap?: string; python?: string } =
       return { ok: false, reason: `python ${python} is too old: the python driver needs 3.8 or later` };
     }
     return { ok: true, bwrapPath, pythonPath, bwrap, python, safePathFlag: major > 3 || minor >= 11 };
-  } finally {
-    await rm(workspace, { recursive: true, force: true });
   }
 }

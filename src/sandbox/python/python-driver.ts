@@ -9,6 +9,7 @@ import type {
   SandboxDriver,
 } from '../../spec/index.ts';
 import { DEFAULT_LIMITS, resolveLimits } from '../limits.ts';
+import { isWorkspaceName } from '../workspace-name.ts';
 import { probePython } from './probe.ts';
 import type { PythonProbe } from './probe.ts';
 import { runOnProcess } from './python-execution.ts';
@@ -22,7 +23,11 @@ export interface PythonDriverOptions {
   /** Must live under /usr, which is what the sandbox sees of the host. Default /usr/bin/python3. */
   readonly python?: string;
   readonly defaultLimits?: Partial<ExecutionLimits>;
+  /** Size of each sandbox's workspace (a tmpfs: input files, what the program writes). Default 64 MiB. */
+  readonly workspaceBytes?: number;
 }
+
+export const DEFAULT_WORKSPACE_BYTES = 64 * 1024 * 1024;
 
 /** The interpreter and pandas need more than a QuickJS heap; the limit counts what the program adds. */
 export const PYTHON_DEFAULT_LIMITS: Readonly<ExecutionLimits> = Object.freeze({
@@ -81,6 +86,17 @@ export class PythonDriver implements SandboxDriver {
       const message = `the python driver runs python, not ${request.language}`;
       return { status: 'failed', error: { code: 'INVALID_ARGUMENT', name: 'Error', message }, ...empty };
     }
+    const files = request.files ?? [];
+    const bad = files.find((f) => !isWorkspaceName(f.name));
+    if (bad) {
+      const message = `input file name ${JSON.stringify(bad.name)} must be a relative path without . or .. parts`;
+      return { status: 'failed', error: { code: 'INVALID_ARGUMENT', name: 'Error', message }, ...empty };
+    }
+    const workspace = this.options.workspaceBytes ?? DEFAULT_WORKSPACE_BYTES;
+    if (files.reduce((n, f) => n + f.data.byteLength, 0) > workspace / 2) {
+      const message = `the input files take more than half of the ${workspace}-byte workspace`;
+      return { status: 'failed', error: { code: 'INVALID_ARGUMENT', name: 'Error', message }, ...empty };
+    }
     if (Buffer.byteLength(request.code) > limits.sourceBytes) {
       const message = `the program is larger than ${limits.sourceBytes} bytes`;
       return { status: 'failed', error: { code: 'SOURCE_TOO_LARGE', name: 'Error', message }, ...empty };
@@ -129,6 +145,7 @@ export class PythonDriver implements SandboxDriver {
       bwrap: probe.bwrapPath,
       python: probe.pythonPath,
       safePathFlag: probe.safePathFlag,
+      workspaceBytes: this.options.workspaceBytes ?? DEFAULT_WORKSPACE_BYTES,
       seccomp: this.filter,
     });
   }

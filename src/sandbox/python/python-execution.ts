@@ -9,7 +9,9 @@ import type {
   LogEntry,
   LogLevel,
   SerializedError,
+  WorkspaceFile,
 } from '../../spec/index.ts';
+import { isWorkspaceName } from '../workspace-name.ts';
 import type { ExitInfo, PythonProcess } from './python-process.ts';
 
 type Failure = SerializedError & { line?: number };
@@ -34,6 +36,18 @@ interface GuestMessage {
   value?: unknown;
   error?: Partial<Failure>;
   resources?: { cpuMs?: unknown; memoryBytes?: unknown };
+  artifacts?: unknown;
+}
+
+/** The files a guest reports, checked: relative names, base64 data. */
+function artifactsOf(raw: unknown): WorkspaceFile[] {
+  if (!Array.isArray(raw)) return [];
+  const files: WorkspaceFile[] = [];
+  for (const f of raw as { name?: unknown; data?: unknown }[]) {
+    if (typeof f?.name !== 'string' || typeof f.data !== 'string' || !isWorkspaceName(f.name)) continue;
+    files.push({ name: f.name, data: new Uint8Array(Buffer.from(f.data, 'base64')) });
+  }
+  return files;
 }
 
 /**
@@ -60,6 +74,7 @@ export function runOnProcess(
   let done = false;
   return new Promise<ExecutionResult>((resolve) => {
     type Outcome = { status: 'succeeded'; value: unknown } | { status: 'failed'; error: Failure };
+    let artifacts: WorkspaceFile[] = [];
     const finish = (result: Outcome, usage: GuestMessage['resources'] = {}) => {
       if (done) return;
       done = true;
@@ -73,7 +88,7 @@ export function runOnProcess(
         memoryBytes: typeof usage.memoryBytes === 'number' ? usage.memoryBytes : 0,
         ...(typeof usage.cpuMs === 'number' ? { cpuMs: usage.cpuMs } : {}),
       };
-      resolve({ ...result, logs, resources });
+      resolve({ ...result, logs, resources, ...(artifacts.length > 0 ? { artifacts } : {}) });
     };
     const fail = (error: Failure, usage?: GuestMessage['resources']) =>
       finish({ status: 'failed', error: override ?? error }, usage);
@@ -192,6 +207,7 @@ export function runOnProcess(
           return;
         }
         case 'done': {
+          artifacts = artifactsOf(msg.artifacts);
           if (msg.ok === true && typeof msg.value === 'string') {
             if (Buffer.byteLength(msg.value) > limits.resultBytes) {
               return fail(
@@ -236,6 +252,7 @@ export function runOnProcess(
       t: 'start',
       code: request.code,
       policy: request.policy ?? {},
+      files: (request.files ?? []).map((f) => ({ name: f.name, data: Buffer.from(f.data).toString('base64') })),
       execFilter: options.execFilter.toString('base64'),
       seed: request.seed ?? 0,
       clock: clock(),

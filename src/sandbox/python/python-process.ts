@@ -1,8 +1,5 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { chown, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { CodecallError } from '../../errors/index.ts';
 import { bwrapArgs } from './bwrap-args.ts';
@@ -17,6 +14,8 @@ export interface ProcessOptions {
   readonly bwrap: string;
   readonly python: string;
   readonly safePathFlag: boolean;
+  /** Size of the sandbox's workspace tmpfs. */
+  readonly workspaceBytes: number;
   /** A seccomp BPF program given to bwrap on an extra fd, when the driver has one. */
   readonly seccomp?: Buffer;
 }
@@ -42,10 +41,7 @@ export class PythonProcess {
   /** What bwrap or the interpreter printed before the guest was up. */
   private startupErrors = '';
 
-  private constructor(
-    private readonly child: ChildProcess,
-    readonly workspace: string,
-  ) {
+  private constructor(private readonly child: ChildProcess) {
     this.exited = new Promise((resolve) => {
       // 'close', not 'exit': every message written before the end has been read by then.
       child.once('close', (code, signal) => resolve({ code, signal }));
@@ -69,13 +65,11 @@ export class PythonProcess {
   }
 
   static async start(options: ProcessOptions): Promise<PythonProcess> {
-    const workspace = await mkdtemp(join(tmpdir(), 'codecall-py-'));
     const root = process.getuid?.() === 0;
-    if (root) await chown(workspace, SANDBOX_UID, SANDBOX_UID);
     const seccompFd = options.seccomp ? 5 : undefined;
     const args = bwrapArgs({
       python: options.python,
-      workspace,
+      workspaceBytes: options.workspaceBytes,
       safePathFlag: options.safePathFlag,
       ...(seccompFd === undefined ? {} : { seccompFd }),
     });
@@ -92,7 +86,7 @@ export class PythonProcess {
     });
     const stdio = child.stdio as readonly unknown[];
     if (options.seccomp) (stdio[5] as Writable).end(options.seccomp);
-    const proc = new PythonProcess(child, workspace);
+    const proc = new PythonProcess(child);
     // Handed out only once the guest says it is up: bwrap killed while it sets up a sandbox may leave its child
     // running (outside the host's reach but for our pipes).
     const ready = await new Promise<boolean>((resolve) => {
@@ -101,7 +95,6 @@ export class PythonProcess {
     });
     if (!ready) {
       const stderr = proc.startupErrors.trim();
-      await rm(workspace, { recursive: true, force: true });
       throw new CodecallError(
         'SANDBOX_UNAVAILABLE',
         `the python sandbox did not start${stderr ? `: ${stderr.slice(0, 500)}` : ''}`,
@@ -142,11 +135,10 @@ export class PythonProcess {
     for (const stream of this.child.stdio) stream?.destroy();
   }
 
-  /** Kills it (if still running) and removes its workspace. */
+  /** Kills it (if still running); its workspace goes with it. */
   async dispose(): Promise<void> {
     if (this.child.exitCode === null && this.child.signalCode === null) this.kill();
     await this.exited;
-    await rm(this.workspace, { recursive: true, force: true });
   }
 
   private onData(chunk: string): void {
