@@ -3,9 +3,7 @@
 // inside one execution; executions per second. Runs the built package (dist/). Usage: npm run bench:python
 // (BENCH_QUICK=1 for a short run).
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
-import { join } from 'node:path';
 import { createPythonDriver, probePython } from '../dist/index.js';
 import type { HostCall } from '../dist/index.js';
 import { bwrapArgs } from '../dist/sandbox/python/bwrap-args.js';
@@ -50,9 +48,11 @@ const request = (code: string) => ({ code, language: 'python' as const, tools, h
 
 // Bare interpreters, for scale.
 const bare = await timeMany(N, () => runProcess(probe.pythonPath, ['-c', 'pass']));
-const workspace = await mkdtemp(join(os.tmpdir(), 'codecall-bench-py-'));
-if (root) await (await import('node:fs/promises')).chown(workspace, 65534, 65534);
-const args = bwrapArgs({ python: probe.pythonPath, workspace, safePathFlag: probe.safePathFlag });
+const args = bwrapArgs({
+  python: probe.pythonPath,
+  workspaceBytes: 64 * 1024 * 1024,
+  safePathFlag: probe.safePathFlag,
+});
 const bareArgs = [...args.slice(0, args.indexOf('-c') + 1), 'pass'];
 const bareBwrap = await timeMany(N, () => runProcess(probe.bwrapPath, bareArgs));
 
@@ -98,7 +98,6 @@ await Promise.all(
 );
 const execsPerSec = EXECS / ((performance.now() - e0) / 1000);
 await pool.close();
-await rm(workspace, { recursive: true, force: true });
 
 const ms = (xs: number[]) => `${median(xs).toFixed(1)} ms (p90 ${percentile(xs, 0.9).toFixed(1)})`;
 console.log(

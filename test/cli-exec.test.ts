@@ -64,3 +64,44 @@ describe('codecall exec (the built CLI, as a child process)', () => {
     expect(badFlag.code).toBe(2);
   });
 });
+
+describe('codecall exec FILE.py (the built CLI)', () => {
+  it('runs Python with input files, saves its artifacts, and keeps the --json contract', async () => {
+    const { probePython } = await import('../src/sandbox/index.ts');
+    const probe = await probePython();
+    if (!probe.ok) {
+      console.warn(`[cli-exec] python skipped: ${probe.reason}`);
+      return;
+    }
+    const dir = await mkdtemp(join(tmpdir(), 'codecall-cli-py-'));
+    await writeFile(join(dir, 'in.csv'), 'a,b\n1,2\n3,4\n');
+    await writeFile(
+      join(dir, 'sum.py'),
+      'import csv\nrows = list(csv.DictReader(open("in.csv")))\nprint("rows:", len(rows))\nopen("sum.txt", "w").write(str(sum(int(r["b"]) for r in rows)))\n{"rows": len(rows)}\n',
+    );
+    const out = join(dir, 'out');
+    const r = await codecall(
+      'exec',
+      join(dir, 'sum.py'),
+      '--file',
+      join(dir, 'in.csv'),
+      '--artifacts',
+      out,
+      '--json',
+    );
+    expect(r.code).toBe(0);
+    expect(lastJson(r.stdout)).toMatchObject({
+      status: 'succeeded',
+      result: { rows: 2 },
+      logs: [{ level: 'log', message: 'rows: 2' }],
+      artifacts: [{ name: 'sum.txt', size: 1 }],
+    });
+    const { readFile } = await import('node:fs/promises');
+    expect(await readFile(join(out, 'sum.txt'), 'utf8')).toBe('6');
+    const refused = await codecall('exec', join(dir, 'sum.py'), '--allowed-libraries', 'json');
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(
+      "import of 'csv' is not allowed for this task (allowed_libraries: json)",
+    );
+  });
+});

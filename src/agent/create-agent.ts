@@ -218,7 +218,9 @@ function ended(
   tally: Tally,
   outcome: { value: unknown } | { error: StepError | CodecallError },
 ): ExecutionResult {
-  const t = totals(entries, tally);
+  // The files of the last step's run: each step re-runs the earlier ones, so it holds what they wrote too.
+  const artifacts = tally.runs.at(-1)?.artifacts;
+  const t = { ...totals(entries, tally), ...(artifacts ? { artifacts } : {}) };
   if ('value' in outcome) return { status: 'succeeded', value: outcome.value, ...t };
   const e = outcome.error;
   const error =

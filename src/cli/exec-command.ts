@@ -1,5 +1,5 @@
-import { readFile } from 'node:fs/promises';
-import { extname } from 'node:path';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { basename, dirname, extname, join } from 'node:path';
 import { inspect } from 'node:util';
 import { CodecallError } from '../errors/index.ts';
 import { createPythonDriver, createQuickJsDriver, probePython } from '../sandbox/index.ts';
@@ -9,6 +9,7 @@ import type {
   GuestLanguage,
   SandboxDriver,
   ToolDefinition,
+  WorkspaceFile,
 } from '../spec/index.ts';
 import { runProgram } from '../tools/index.ts';
 import { runTaskHere } from './durable-exec.ts';
@@ -27,6 +28,10 @@ export interface ExecCommandOptions {
   allowedLibraries?: string;
   /** Python: let the program start processes. */
   allowSubprocesses?: boolean;
+  /** Input files, placed in the program's working directory under their base names. */
+  file?: string[];
+  /** Where to write the files the program leaves in its working directory. */
+  artifacts?: string;
   /** Run as a durable task stored in this SQLite file. */
   db?: string;
 }
@@ -34,6 +39,31 @@ export interface ExecCommandOptions {
 export interface CliIo {
   stdout: (text: string) => void;
   stderr: (text: string) => void;
+}
+
+/** `--file PATH` (repeatable): each file under its base name; two with one name are a usage error. */
+async function inputFiles(paths: readonly string[]): Promise<WorkspaceFile[]> {
+  const files: WorkspaceFile[] = [];
+  for (const path of paths) {
+    const name = basename(path);
+    if (files.some((f) => f.name === name)) {
+      throw new CodecallError('INVALID_ARGUMENT', `two --file arguments are named ${name}`);
+    }
+    try {
+      files.push({ name, data: new Uint8Array(await readFile(path)) });
+    } catch {
+      throw new CodecallError('NOT_FOUND', `input file not found: ${path}`);
+    }
+  }
+  return files;
+}
+
+async function saveArtifacts(dir: string, artifacts: readonly WorkspaceFile[]): Promise<void> {
+  for (const a of artifacts) {
+    const target = join(dir, a.name);
+    await mkdir(dirname(target), { recursive: true });
+    await writeFile(target, a.data);
+  }
 }
 
 /** The python sandbox, or SANDBOX_UNAVAILABLE saying why it cannot run here and how to fix that. */
@@ -63,6 +93,7 @@ export async function execCommand(file: string, options: ExecCommandOptions, io:
     ?.split(',')
     .map((m) => m.trim())
     .filter((m) => m !== '');
+  const files = await inputFiles(options.file ?? []);
   const constraints = {
     ...(allowedLibraries ? { allowedLibraries } : {}),
     ...(options.allowSubprocesses ? { allowSubprocesses: true } : {}),
@@ -78,6 +109,9 @@ export async function execCommand(file: string, options: ExecCommandOptions, io:
           ...(seed === undefined ? {} : { seed }),
           ...(Object.keys(limits).length > 0 ? { limits } : {}),
           ...(Object.keys(constraints).length > 0 ? { constraints } : {}),
+          ...(files.length > 0
+            ? { files: files.map((f) => ({ name: f.name, data: Buffer.from(f.data).toString('base64') })) }
+            : {}),
         });
         return runTaskHere({ runtime, taskId: task.task_id, dbPath, json: options.json === true }, io);
       },
@@ -100,6 +134,7 @@ export async function execCommand(file: string, options: ExecCommandOptions, io:
       tools,
       limits,
       ...(Object.keys(constraints).length > 0 ? { policy: constraints } : {}),
+      ...(files.length > 0 ? { files } : {}),
       signal: controller.signal,
       ...(seed === undefined ? {} : { seed }),
       onLog: (entry) => io.stderr(`${entry.level === 'log' ? '' : `[${entry.level}] `}${entry.message}\n`),
@@ -108,6 +143,13 @@ export async function execCommand(file: string, options: ExecCommandOptions, io:
     process.off('SIGINT', onSigint);
     await driver.close();
   }
+  const artifacts = result.artifacts ?? [];
+  if (options.artifacts !== undefined) await saveArtifacts(options.artifacts, artifacts);
+  for (const a of artifacts) {
+    io.stderr(
+      `artifact ${a.name} (${a.data.byteLength} bytes)${options.artifacts ? ` saved in ${options.artifacts}` : ''}\n`,
+    );
+  }
   if (options.json) {
     io.stdout(
       `${JSON.stringify({
@@ -115,6 +157,7 @@ export async function execCommand(file: string, options: ExecCommandOptions, io:
         result: result.status === 'succeeded' ? toJsonView(result.value) : null,
         logs: result.logs,
         error: result.status === 'failed' ? { code: result.error.code, message: result.error.message } : null,
+        artifacts: artifacts.map((a) => ({ name: a.name, size: a.data.byteLength })),
         resources: {
           wall_ms: Math.round(result.resources.wallMs),
           tool_calls: result.resources.toolCalls,

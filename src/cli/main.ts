@@ -16,6 +16,10 @@ import type { RunCommand } from './tasks-program.ts';
 
 export { EXIT_USAGE };
 
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
 /** Parses argv and runs the command; resolves the process exit code. */
 export async function main(argv: readonly string[], io: CliIo = defaultIo): Promise<number> {
   let exitCode = 0;
@@ -36,6 +40,8 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo): Prom
       'Python: the only top-level modules the program may import (a,b,c)',
     )
     .option('--allow-subprocesses', 'Python: let the program start processes')
+    .option('--file <path>', 'Python: an input file in the working directory (repeatable)', collect, [])
+    .option('--artifacts <dir>', 'Python: save the files the program writes into this directory')
     .option('--json', 'print one JSON object on the last line of stdout')
     .option('--db <path>', 'run as a durable task stored in this SQLite file (SIGINT pauses it)')
     .action(async (file: string, options: ExecCommandOptions) => {

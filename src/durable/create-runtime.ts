@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
 import { CodecallError, isCodecallError } from '../errors/index.ts';
 import type { SandboxDriver, TaskRecord, TaskStore } from '../spec/index.ts';
-import { isTerminal } from '../spec/index.ts';
+import { isArtifactStore, isTerminal } from '../spec/index.ts';
 import { decideApprovals, provideInput, resolveAttention, resumePaused } from './paused-actions.ts';
 import type { ApprovalDecision, AttentionDecision, PausedAction } from './paused-actions.ts';
 import type { RuntimeEvent } from './runtime-event.ts';
@@ -420,7 +420,8 @@ class DurableRuntime implements Runtime {
   /** A task whose journal is damaged is still shown (failed, CHECKPOINT_CORRUPT), without the journal's parts. */
   private async viewOf(record: TaskRecord): Promise<TaskView> {
     try {
-      return taskView(record, await this.store.readJournal(record.id));
+      const artifacts = isArtifactStore(this.store) ? await this.store.listArtifacts(record.id) : undefined;
+      return taskView(record, await this.store.readJournal(record.id), artifacts);
     } catch (e) {
       if (isCodecallError(e) && e.code === 'CHECKPOINT_CORRUPT') return taskView(record);
       throw e;

@@ -6,6 +6,7 @@ import type {
   LogEntry,
   SandboxDriver,
   SandboxPolicy,
+  WorkspaceFile,
 } from '../spec/index.ts';
 import type { ProgramRun } from './agent-hook.ts';
 import { runJournaled } from './run-journaled.ts';
@@ -19,6 +20,8 @@ export interface ProgramRunnerOptions {
   readonly seed: number;
   readonly limits?: Partial<ExecutionLimits>;
   readonly policy?: SandboxPolicy;
+  /** The task's input files, in every execution's working directory. */
+  readonly files?: readonly WorkspaceFile[];
   readonly onLog?: (entry: LogEntry) => void;
   /** The guest's clock at start, fixed for the task. */
   readonly startClock: number;
@@ -41,6 +44,7 @@ export function programRunner(o: ProgramRunnerOptions): (run: ProgramRun) => Pro
         seed: o.seed,
         ...(o.limits ? { limits: o.limits } : {}),
         ...(o.policy ? { policy: o.policy } : {}),
+        ...(o.files && o.files.length > 0 ? { files: o.files } : {}),
       },
       live: o.onLog ? tools.host({ onLog: o.onLog }) : tools.host(),
       effectOf: (call) =>

@@ -4,6 +4,7 @@ import type {
   GuestLanguage,
   SandboxDriver,
   TaskConstraints,
+  TaskFile,
   TaskStatus,
   TaskStore,
 } from '../spec/index.ts';
@@ -69,6 +70,8 @@ export interface SubmitInput {
   readonly tools?: readonly string[];
   readonly metadata?: Readonly<Record<string, unknown>>;
   readonly constraints?: TaskConstraints;
+  /** Placed in the working directory (Python): `{ name, data }` with the bytes in base64. */
+  readonly files?: readonly TaskFile[];
   readonly id?: string;
   /** Default `default`. */
   readonly tenant?: string;

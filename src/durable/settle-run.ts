@@ -1,4 +1,5 @@
 import { encodeValue } from '../codec/index.ts';
+import { isArtifactStore } from '../spec/index.ts';
 import type {
   ExecutionResult,
   JournalEntryInput,
@@ -71,6 +72,10 @@ const PAUSES = new Set(['PAUSED', 'SHUTDOWN', 'APPROVAL_REQUIRED', 'AWAITING_INP
 
 async function settle(options: SettleOptions): Promise<TaskRecord> {
   const { store, lease, task, result } = options;
+  // What the program left in its working directory (drivers with a file system), before the status says so.
+  if (result.artifacts && isArtifactStore(store)) {
+    await store.putArtifacts(lease.taskId, result.artifacts, { fencingToken: lease.fencingToken });
+  }
   // The audit log names who ended the run (a pause or cancel asked by someone), else the lease owner.
   const fenced = { fencingToken: lease.fencingToken, ...(options.actor ? { actor: options.actor } : {}) };
   const kept: TaskPatch = {

@@ -1,8 +1,8 @@
 import { randomInt } from 'node:crypto';
 import { CodecallError, isCodecallError } from '../errors/index.ts';
-import { resolveLimits } from '../sandbox/index.ts';
+import { isWorkspaceName, resolveLimits } from '../sandbox/index.ts';
 import { AGENT_MODES } from '../spec/index.ts';
-import type { GuestLanguage, NewTaskAttributes, TaskInput } from '../spec/index.ts';
+import type { GuestLanguage, NewTaskAttributes, TaskFile, TaskInput } from '../spec/index.ts';
 import { assertJsonValue } from './json-value.ts';
 import type { SubmitInput } from './runtime-types.ts';
 
@@ -115,12 +115,16 @@ export function toTaskInput(input: SubmitInput): TaskInput {
       );
     }
   }
+  if (input.files !== undefined) checkFiles(input.files);
   if (input.id !== undefined && !TASK_ID.test(input.id)) {
     bad('id', 'must be 1-128 letters, digits or _ . : -');
   }
   const common = {
     language,
     seed,
+    ...(input.files && input.files.length > 0
+      ? { files: input.files.map((f) => ({ name: f.name, data: f.data })) }
+      : {}),
     ...(input.limits ? { limits: input.limits } : {}),
     ...(input.tools ? { tools: input.tools } : {}),
     ...(input.metadata ? { metadata: input.metadata } : {}),
@@ -128,6 +132,31 @@ export function toTaskInput(input: SubmitInput): TaskInput {
   };
   if (input.instruction === undefined) return { kind: 'code', code: input.code ?? '', ...common };
   return { kind: 'instruction', ...agentInput(input, input.instruction), ...common };
+}
+
+/** Input files of one task, decoded, at most this many bytes (the python workspace is 64 MiB by default). */
+export const MAX_INPUT_FILE_BYTES = 32 * 1024 * 1024;
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+function checkFiles(files: unknown): void {
+  if (!Array.isArray(files) || files.length > 1000) invalid('files', 'must be a list of at most 1000 files');
+  const names = new Set<string>();
+  let bytes = 0;
+  (files as readonly Partial<Record<keyof TaskFile, unknown>>[]).forEach((f, i) => {
+    const field = `files[${i}]`;
+    const { name, data } = f ?? {};
+    if (typeof name !== 'string' || !isWorkspaceName(name)) {
+      invalid(`${field}.name`, 'must be a relative path without . or .. parts');
+    }
+    if (names.has(name)) invalid(`${field}.name`, `repeats ${JSON.stringify(name)}`);
+    names.add(name);
+    if (typeof data !== 'string' || data.length % 4 !== 0 || !BASE64.test(data)) {
+      invalid(`${field}.data`, 'must be base64');
+    }
+    bytes += (data.length / 4) * 3;
+  });
+  if (bytes > MAX_INPUT_FILE_BYTES)
+    invalid('files', `must hold at most ${MAX_INPUT_FILE_BYTES} bytes in all`);
 }
 
 const AGENT_FIELDS = {

@@ -374,6 +374,14 @@ export class TaskRunner {
       seed: input.seed,
       ...(input.limits ? { limits: input.limits } : {}),
       ...(input.constraints ? { policy: policyOf(input.constraints) } : {}),
+      ...(input.files
+        ? {
+            files: input.files.map((f) => ({
+              name: f.name,
+              data: new Uint8Array(Buffer.from(f.data, 'base64')),
+            })),
+          }
+        : {}),
       ...(onLog ? { onLog } : {}),
       startClock,
       clock: this.clock,

@@ -1,6 +1,7 @@
 import { decodeValue, toJsonView } from '../codec/index.ts';
 import type {
   AgentMode,
+  ArtifactInfo,
   JournalEntry,
   LogEntry,
   PauseReason,
@@ -37,6 +38,8 @@ export interface TaskView {
   readonly instruction: string | null;
   readonly mode: AgentMode | null;
   readonly steps: readonly StepView[] | null;
+  /** Files the program left in its working directory: GET /api/v1/tasks/{id}/artifacts/{name}. */
+  readonly artifacts: readonly { readonly name: string; readonly size: number; readonly sha256: string }[];
   readonly result: {
     readonly output: unknown;
     readonly execution_log: readonly LogEntry[];
@@ -65,7 +68,11 @@ export interface TaskView {
 }
 
 /** Builds the view; without the journal, the parts that need it are empty (listing many tasks). */
-export function taskView(record: TaskRecord, journal?: readonly JournalEntry[]): TaskView {
+export function taskView(
+  record: TaskRecord,
+  journal?: readonly JournalEntry[],
+  artifacts: readonly ArtifactInfo[] = [],
+): TaskView {
   const last = journal?.at(-1);
   const res = record.resources;
   const ran = record.executionLog !== null || record.result !== null;
@@ -101,6 +108,7 @@ export function taskView(record: TaskRecord, journal?: readonly JournalEntry[]):
     instruction: agent ? agent.instruction : null,
     mode: agent ? agent.mode : null,
     steps: agent ? steps : null,
+    artifacts: artifacts.map((a) => ({ name: a.name, size: a.size, sha256: a.sha256 })),
     result: ran
       ? {
           output: record.result === null ? null : toJsonView(decodeValue(record.result)),

@@ -17,6 +17,7 @@ import { registerStreamRoute } from './stream-route.ts';
 import type { CallbackCheck } from './submit-body.ts';
 import { idSchema } from './task-schemas.ts';
 import { registerTaskRoutes } from './task-routes.ts';
+import { registerArtifactRoute } from './artifact-route.ts';
 
 export interface ServerOptions {
   readonly runtime: Runtime;
@@ -82,6 +83,7 @@ export function buildServer(options: ServerOptions): FastifyInstance {
     registerBatchRoutes(api, options.runtime, checkCallback);
     registerControlRoutes(api, options.runtime, options.store);
     registerStreamRoute(api, options.runtime, options.store);
+    registerArtifactRoute(api, options.store);
     if (options.keys) registerKeyRoutes(api, options.keys);
     done();
   });

@@ -53,6 +53,9 @@ export function toSubmitInput(
     ...(b.max_step_retries === undefined ? {} : { maxStepRetries: b.max_step_retries }),
     ...(b.model === undefined ? {} : { model: b.model }),
     tenant: options.tenant,
+    ...(b.files === undefined
+      ? {}
+      : { files: b.files.map((f) => ({ name: f.name, data: f.content_base64 })) }),
     ...(b.language ? { language: b.language } : {}),
     ...(b.seed === undefined ? {} : { seed: b.seed }),
     ...(b.tools ? { tools: b.tools } : {}),

@@ -30,6 +30,20 @@ export const taskBodySchema = {
     max_retries: { type: 'integer', minimum: 0, maximum: 10 },
     deadline_seconds: { type: 'number', exclusiveMinimum: 0, maximum: 31_536_000 },
     callback_url: { type: 'string', minLength: 1, maxLength: 2048 },
+    files: {
+      type: 'array',
+      maxItems: 1000,
+      description: 'Input files: in the working directory when the program starts (Python)',
+      items: {
+        type: 'object',
+        required: ['name', 'content_base64'],
+        additionalProperties: false,
+        properties: {
+          name: { type: 'string', minLength: 1, maxLength: 1024 },
+          content_base64: { type: 'string' },
+        },
+      },
+    },
     tool_constraints: {
       type: 'object',
       additionalProperties: false,
@@ -63,6 +77,7 @@ export interface TaskBody {
   max_retries?: number;
   deadline_seconds?: number;
   callback_url?: string;
+  files?: { name: string; content_base64: string }[];
   tool_constraints?: {
     timeout_seconds?: number;
     max_memory_mb?: number;

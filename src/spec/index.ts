@@ -6,3 +6,4 @@ export * from './journal.ts';
 export * from './task-store.ts';
 export * from './service-store.ts';
 export * from './model.ts';
+export * from './artifact-store.ts';

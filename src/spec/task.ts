@@ -55,8 +55,17 @@ export interface TaskConstraints {
   readonly networkAccess?: boolean;
 }
 
+/** A file given with a task: it is in the program's working directory when the program starts. */
+export interface TaskFile {
+  /** Relative path in the working directory. */
+  readonly name: string;
+  /** The bytes, base64. */
+  readonly data: string;
+}
+
 /** What every task input has, whoever writes the program. */
 interface TaskInputBase {
+  readonly files?: readonly TaskFile[];
   readonly language: GuestLanguage;
   /** Seeds the guest's Math.random; fixed for the task's life so replays match. */
   readonly seed: number;

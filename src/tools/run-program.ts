@@ -6,6 +6,7 @@ import type {
   SandboxPolicy,
   SandboxDriver,
   ToolDefinition,
+  WorkspaceFile,
 } from '../spec/index.ts';
 import { ToolRegistry } from './tool-host.ts';
 
@@ -18,6 +19,8 @@ export interface RunProgramOptions {
   limits?: Partial<ExecutionLimits>;
   /** What the program may import and start (drivers apply what they can). */
   policy?: SandboxPolicy;
+  /** Placed in the working directory (drivers with a file system). */
+  files?: readonly WorkspaceFile[];
   seed?: number;
   clock?: () => number;
   signal?: AbortSignal;
@@ -52,6 +55,7 @@ export function runProgram(options: RunProgramOptions): Promise<ExecutionResult>
       ...(options.limits === undefined ? {} : { limits: options.limits }),
       ...(options.seed === undefined ? {} : { seed: options.seed }),
       ...(options.policy === undefined ? {} : { policy: options.policy }),
+      ...(options.files === undefined ? {} : { files: options.files }),
       ...(options.clock === undefined ? {} : { clock: options.clock }),
     },
     options.signal ? { signal: options.signal } : {},

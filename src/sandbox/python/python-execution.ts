@@ -252,7 +252,10 @@ export function runOnProcess(
       t: 'start',
       code: request.code,
       policy: request.policy ?? {},
-      files: (request.files ?? []).map((f) => ({ name: f.name, data: Buffer.from(f.data).toString('base64') })),
+      files: (request.files ?? []).map((f) => ({
+        name: f.name,
+        data: Buffer.from(f.data).toString('base64'),
+      })),
       execFilter: options.execFilter.toString('base64'),
       seed: request.seed ?? 0,
       clock: clock(),

@@ -144,6 +144,18 @@ export const MIGRATIONS: readonly string[] = [
   CREATE TRIGGER audit_no_delete BEFORE DELETE ON audit_log
     BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
   `,
+  // 5: files a task's program left in its working directory (the last run's).
+  `
+  CREATE TABLE artifacts (
+    task_id TEXT NOT NULL REFERENCES tasks (id) ON DELETE CASCADE,
+    name TEXT NOT NULL,
+    size INTEGER NOT NULL,
+    sha256 TEXT NOT NULL,
+    data BLOB NOT NULL,
+    created_at INTEGER NOT NULL,
+    PRIMARY KEY (task_id, name)
+  ) STRICT, WITHOUT ROWID;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

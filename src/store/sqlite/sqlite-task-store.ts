@@ -2,6 +2,9 @@ import type Database from 'better-sqlite3';
 import { CodecallError } from '../../errors/index.ts';
 import type {
   ApiKeyRecord,
+  ArtifactInfo,
+  ArtifactStore,
+  WorkspaceFile,
   AuditEntry,
   BatchRecord,
   ControlRequest,
@@ -32,6 +35,7 @@ import { appendEntries, readVerifiedJournal } from './sqlite-journal.ts';
 import { auditStatus, readVerifiedAudit } from './sqlite-audit.ts';
 import { readBatch } from './sqlite-batches.ts';
 import { claimNext } from './sqlite-claim.ts';
+import { listArtifacts, readArtifact, replaceArtifacts } from './sqlite-artifacts.ts';
 import { createBatchRows, createTaskRows } from './sqlite-insert-task.ts';
 import { taskWhere } from './task-where.ts';
 import * as service from './sqlite-service.ts';
@@ -44,7 +48,7 @@ const MAX_LIMIT = 1000;
  * are group-committed (ADR 0009): those of one event-loop turn share one transaction and one fsync. Every other
  * method first commits the appends queued before it, so operations take effect in the order they were called.
  */
-export class SqliteTaskStore implements TaskStore, ServiceStore {
+export class SqliteTaskStore implements TaskStore, ServiceStore, ArtifactStore {
   #db: Database.Database;
   #appends: GroupCommit;
   #closed = false;
@@ -173,6 +177,28 @@ export class SqliteTaskStore implements TaskStore, ServiceStore {
       this.#assertFenced(this.#getToken(taskId), options.fencingToken);
       return appendEntries(this.#db, taskId, entries, now);
     }, options.signal);
+  }
+
+  putArtifacts(
+    taskId: string,
+    files: readonly WorkspaceFile[],
+    options: StoreOptions & { fencingToken: number; now?: number },
+  ): Promise<void> {
+    const now = options.now ?? Date.now();
+    return this.#run(options.signal, () =>
+      this.#db.transaction(() => {
+        this.#assertFenced(this.#getToken(taskId), options.fencingToken);
+        replaceArtifacts(this.#db, taskId, files, now);
+      })(),
+    );
+  }
+
+  listArtifacts(taskId: string, options: StoreOptions = {}): Promise<ArtifactInfo[]> {
+    return this.#run(options.signal, () => listArtifacts(this.#db, taskId));
+  }
+
+  readArtifact(taskId: string, name: string, options: StoreOptions = {}): Promise<Uint8Array | null> {
+    return this.#run(options.signal, () => readArtifact(this.#db, taskId, name));
   }
 
   readJournal(
