@@ -15,12 +15,18 @@ import sys
 sys.path[:] = [p for p in sys.path if p not in ('', '.', '/workspace')]
 import os, json, math, ast, asyncio, random, time, datetime, resource, selectors, traceback, builtins
 
-_out = os.fdopen(3, 'w', encoding='utf-8', buffering=1)
+_out = os.fdopen(3, 'wb')
 _in = os.fdopen(4, 'r', encoding='utf-8')
 _dumps, _loads = json.dumps, json.loads
 
 def _send(msg):
-    _out.write(_dumps(msg, separators=(',', ':'), ensure_ascii=False) + '\n')
+    line = _dumps(msg, separators=(',', ':'), ensure_ascii=False) + '\n'
+    try:
+        data = line.encode('utf-8')
+    except UnicodeEncodeError:
+        # A lone surrogate (a valid str, as it is a valid JS string) has no UTF-8 form: JSON escapes carry it.
+        data = (_dumps(msg, separators=(',', ':')) + '\n').encode('ascii')
+    _out.write(data)
     _out.flush()
 
 def _recv():
@@ -37,10 +43,13 @@ TAG = '$cc'
 _UTC = datetime.timezone.utc
 _orig_datetime, _orig_date = datetime.datetime, datetime.date
 
-def _enc(v, depth=0):
-    if depth > 200:
-        raise ValueError('the value is nested too deeply')
-    d = depth + 1
+class _Map(dict):
+    """A Map the host sent: a dict to the program, and a Map again when it goes back."""
+
+def _enc(v, path='value', depth=0, ancestors=None):
+    # Failures name the path the way the host's codec does (result.a[1].f, args.m.get(0)).
+    def fail(what):
+        raise TypeError(path + ': ' + what + ' cannot cross the sandbox boundary')
     if v is None or isinstance(v, (bool, str)):
         return v
     if isinstance(v, int):
@@ -58,25 +67,37 @@ def _enc(v, depth=0):
         return {TAG: 'd', 'v': round(aware.timestamp() * 1000)}
     if isinstance(v, _orig_date):
         return {TAG: 'd', 'v': round(_orig_datetime(v.year, v.month, v.day, tzinfo=_UTC).timestamp() * 1000)}
-    if isinstance(v, (list, tuple)):
-        return [_enc(x, d) for x in v]
-    if isinstance(v, (set, frozenset)):
-        return {TAG: 's', 'v': [_enc(x, d) for x in v]}
-    if isinstance(v, dict):
-        if all(isinstance(k, str) for k in v):
-            if TAG in v:
-                return {TAG: 'o', 'v': [[k, _enc(x, d)] for k, x in v.items()]}
-            return {k: _enc(x, d) for k, x in v.items()}
-        return {TAG: 'm', 'v': [[_enc(k, d), _enc(x, d)] for k, x in v.items()]}
-    # numpy and pandas values, as their plain Python equivalents.
-    to_dict = getattr(v, 'to_dict', None)
-    if callable(to_dict) and hasattr(v, 'columns'):
-        return _enc(to_dict(orient='records'), d)
-    for name in ('to_dict', 'tolist', 'item'):
-        fn = getattr(v, name, None)
-        if callable(fn):
-            return _enc(fn(), d)
-    raise TypeError('cannot send a value of type ' + type(v).__name__)
+    if depth > 200:
+        fail('nesting deeper than 200')
+    ancestors = ancestors if ancestors is not None else set()
+    if id(v) in ancestors:
+        fail('a circular reference')
+    ancestors.add(id(v))
+    try:
+        d = depth + 1
+        if isinstance(v, (list, tuple)):
+            return [_enc(x, path + '[' + str(i) + ']', d, ancestors) for i, x in enumerate(v)]
+        if isinstance(v, (set, frozenset)):
+            return {TAG: 's', 'v': [_enc(x, path + '<item ' + str(i) + '>', d, ancestors) for i, x in enumerate(v)]}
+        if isinstance(v, dict):
+            if not isinstance(v, _Map) and all(isinstance(k, str) for k in v):
+                if TAG in v:
+                    return {TAG: 'o', 'v': [[k, _enc(x, path + '.' + k, d, ancestors)] for k, x in v.items()]}
+                return {k: _enc(x, path + '.' + k, d, ancestors) for k, x in v.items()}
+            return {TAG: 'm', 'v': [[_enc(k, path + '<key ' + str(i) + '>', d, ancestors),
+                                     _enc(x, path + '.get(' + str(i) + ')', d, ancestors)]
+                                    for i, (k, x) in enumerate(v.items())]}
+        # numpy and pandas values, as their plain Python equivalents.
+        to_dict = getattr(v, 'to_dict', None)
+        if callable(to_dict) and hasattr(v, 'columns'):
+            return _enc(to_dict(orient='records'), path, d, ancestors)
+        for name in ('to_dict', 'tolist', 'item'):
+            fn = getattr(v, name, None)
+            if callable(fn):
+                return _enc(fn(), path, d, ancestors)
+    finally:
+        ancestors.discard(id(v))
+    fail('a value of type ' + type(v).__name__)
 
 def _hashable(x):
     if isinstance(x, list):
@@ -101,7 +122,7 @@ def _dec(v):
     if tag == 'b':
         return int(inner)
     if tag == 'm':
-        return {_hashable(_dec(k)): _dec(x) for k, x in inner}
+        return _Map((_hashable(_dec(k)), _dec(x)) for k, x in inner)
     if tag == 's':
         items = [_dec(x) for x in inner]
         try:
@@ -112,8 +133,8 @@ def _dec(v):
         return {k: _dec(x) for k, x in inner}
     return {k: _dec(x) for k, x in v.items()}
 
-def _encode(v):
-    return _dumps(_enc(v), separators=(',', ':'), ensure_ascii=False, allow_nan=False)
+def _encode(v, root='value'):
+    return _dumps(_enc(v, root), separators=(',', ':'), ensure_ascii=False, allow_nan=False)
 
 # ---- errors the program sees -------------------------------------------------------------------------------
 class ToolError(Exception):
@@ -222,21 +243,25 @@ def _make_tool(ns, name, params):
             raise TypeError(ns + '.' + name + '() takes keyword arguments')
         return kwargs
     def call(*args, **kwargs):
-        return _call_sync({'t': 'call', 'ns': ns, 'name': name, 'args': _encode(pack(args, kwargs))})
+        return _call_sync({'t': 'call', 'ns': ns, 'name': name, 'args': _encode(pack(args, kwargs), 'args')})
     async def call_async(*args, **kwargs):
-        return await _call_async({'t': 'call', 'ns': ns, 'name': name, 'args': _encode(pack(args, kwargs))})
+        return await _call_async({'t': 'call', 'ns': ns, 'name': name, 'args': _encode(pack(args, kwargs), 'args')})
     call.__name__, call_async.__name__ = name, name + '_async'
     return call, call_async
 
-class _Namespace:
-    def __init__(self, name):
-        object.__setattr__(self, '_name', name)
-    def __getattr__(self, attr):
-        if attr.startswith('__'):
-            raise AttributeError(attr)
-        raise NoSuchToolError('no tool ' + self._name + '.' + attr, 'NO_SUCH_TOOL')
-    def __repr__(self):
-        return '<tools ' + self._name + '>'
+def _namespace(ns, names):
+    """The object a namespace's tools hang on: any other name is a NoSuchToolError listing what there is (as the
+    JavaScript driver does). It keeps nothing else the program could mistake for a tool."""
+    listing = ', '.join(names) or '(none)'
+    class Namespace:
+        def __getattr__(self, attr):
+            if attr.startswith('__'):
+                raise AttributeError(attr)
+            raise NoSuchToolError('no tool ' + ns + '.' + attr + '; available: ' + listing, 'NO_SUCH_TOOL',
+                                  {'available': list(names)})
+        def __repr__(self):
+            return '<tools ' + ns + '>'
+    return Namespace()
 
 # ---- determinism ---------------------------------------------------------------------------------------------
 class _ClockMeta(type):
@@ -315,9 +340,12 @@ class _Log:
     def __init__(self, level):
         self.level, self.buf = level, ''
     def write(self, text):
-        self.buf += str(text)
-        while '\n' in self.buf:
-            line, self.buf = self.buf.split('\n', 1)
+        text = str(text)
+        self.buf += text
+        # print() writes its arguments, separators and end one by one: an entry ends where a write ends a line,
+        # so print('a\nb') is one entry, as console.log('a\nb') is. A long unfinished line goes out in pieces.
+        if self.buf.endswith('\n') or len(self.buf) > 65536:
+            line, self.buf = self.buf[:-1] if self.buf.endswith('\n') else self.buf, ''
             _send({'t': 'log', 'level': self.level, 'message': line})
         return len(text)
     def flush(self):
@@ -337,17 +365,17 @@ def _line_of(exc):
             line = lineno
     return line
 
-def _failure(exc):
-    if isinstance(exc, SyntaxError):
-        code = 'SYNTAX_ERROR'
-    elif isinstance(exc, RecursionError):
-        code = 'STACK_OVERFLOW'
-    elif isinstance(exc, MemoryError):
-        code = 'MEMORY_LIMIT'
-    elif isinstance(exc, ToolError):
-        code = exc.code
-    else:
-        code = 'GUEST_ERROR'
+def _code_of(exc):
+    if isinstance(exc, RecursionError):
+        return 'STACK_OVERFLOW'
+    if isinstance(exc, MemoryError):
+        return 'MEMORY_LIMIT'
+    if isinstance(exc, ToolError):
+        return exc.code
+    return 'GUEST_ERROR'
+
+def _failure(exc, code=None):
+    code = code or _code_of(exc)
     message = str(exc) or type(exc).__name__
     if isinstance(exc, SystemExit):
         message = 'the program called exit(' + repr(exc.code) + ')'
@@ -389,12 +417,14 @@ def _usage():
 
 def _main():
     start = _recv()
-    namespaces = {}
+    names = {}
     for b in start['tools']:
-        ns = namespaces.setdefault(b['namespace'], _Namespace(b['namespace']))
+        names.setdefault(b['namespace'], []).append(b['name'])
+    namespaces = {ns: _namespace(ns, listed) for ns, listed in names.items()}
+    for b in start['tools']:
         call, call_async = _make_tool(b['namespace'], b['name'], b.get('params'))
-        object.__setattr__(ns, b['name'], call)
-        object.__setattr__(ns, b['name'] + '_async', call_async)
+        object.__setattr__(namespaces[b['namespace']], b['name'], call)
+        object.__setattr__(namespaces[b['namespace']], b['name'] + '_async', call_async)
     def final_answer(value):
         raise _FinalAnswer(value)
     program = {'__name__': '__main__', '__builtins__': _user_builtins(), 'final_answer': final_answer}
@@ -412,20 +442,35 @@ def _main():
     asyncio.set_event_loop(loop)
     try:
         code = _compile(start['code'])
+    except BaseException as exc:
+        # Only the program's own text is a SYNTAX_ERROR; a SyntaxError raised as it runs is a GUEST_ERROR.
+        syntax = isinstance(exc, (SyntaxError, ValueError))
+        _send({'t': 'done', 'ok': False, 'error': _failure(exc, 'SYNTAX_ERROR' if syntax else None),
+               'resources': _usage()})
+        return
+    try:
         _limits(start.get('limits', {}))
         result = eval(code, program)
         if asyncio.iscoroutine(result):
             loop.run_until_complete(result)
         value = program.get('__cc_value__')
+        # An awaitable last expression is awaited, as a JavaScript program's returned promise is.
+        if asyncio.iscoroutine(value) or asyncio.isfuture(value):
+            value = loop.run_until_complete(value)
     except _FinalAnswer as given:
         value = given.args[0] if given.args else None
     except BaseException as exc:
+        if isinstance(exc, MemoryError):
+            # Free what the program holds (its globals and the locals of its frames), so that reporting the
+            # failure has memory to work with; the traceback keeps its line numbers.
+            program.clear()
+            traceback.clear_frames(exc.__traceback__)
         sys.stdout.flush(); sys.stderr.flush()
         _send({'t': 'done', 'ok': False, 'error': _failure(exc), 'resources': _usage()})
         return
     sys.stdout.flush(); sys.stderr.flush()
     try:
-        _send({'t': 'done', 'ok': True, 'value': _encode(value), 'resources': _usage()})
+        _send({'t': 'done', 'ok': True, 'value': _encode(value, 'result'), 'resources': _usage()})
     except BaseException as exc:
         _send({'t': 'done', 'ok': False, 'error': {'code': 'RESULT_INVALID', 'name': type(exc).__name__, 'message': 'the result cannot be sent: ' + str(exc)}})
 
