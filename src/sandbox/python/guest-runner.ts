@@ -448,6 +448,8 @@ def _main():
         _send({'t': 'done', 'ok': False, 'error': _failure(exc, 'SYNTAX_ERROR' if syntax else None),
                'resources': _usage()})
         return
+    # Address space set aside (inside the baseline the memory limit is added to) for reporting a MemoryError.
+    reserve = [bytearray(2 * 1024 * 1024)]
     try:
         _limits(start.get('limits', {}))
         result = eval(code, program)
@@ -461,12 +463,16 @@ def _main():
         value = given.args[0] if given.args else None
     except BaseException as exc:
         if isinstance(exc, MemoryError):
-            # Free what the program holds (its globals and the locals of its frames), so that reporting the
-            # failure has memory to work with; the traceback keeps its line numbers.
+            # Reporting needs memory: free the reserve and what the program holds (its globals, the locals of its
+            # frames; the traceback keeps its line numbers).
+            reserve.clear()
             program.clear()
             traceback.clear_frames(exc.__traceback__)
-        sys.stdout.flush(); sys.stderr.flush()
-        _send({'t': 'done', 'ok': False, 'error': _failure(exc), 'resources': _usage()})
+        try:
+            sys.stdout.flush(); sys.stderr.flush()
+            _send({'t': 'done', 'ok': False, 'error': _failure(exc), 'resources': _usage()})
+        except MemoryError:
+            os.write(3, b'{"t":"done","ok":false,"error":{"code":"MEMORY_LIMIT","name":"MemoryError","message":"MemoryError"}}\n')
         return
     sys.stdout.flush(); sys.stderr.flush()
     try:
