@@ -103,7 +103,8 @@ if not isinstance(r['when'], datetime.datetime) or not isinstance(r['m'], dict) 
       },
     );
 
-    // Python's counterparts of names every JS object has: a namespace's would-be internals and dict methods.
+    // Python's counterparts of names every JS object has: a private-looking name (the namespace object must keep
+    // no internals there), the awaitable form of an unknown tool, and a dict method (a namespace is no dict).
     for (const [call, pythonCall] of [
       ['tools.nope({})', 'tools.nope()'],
       ['tools.constructor({})', 'tools._name()'],
