@@ -11,6 +11,7 @@ export function registerConcurrencyCases(options: SuiteOptions): void {
       {
         javascript:
           'return await Promise.all([tools.sleep({ ms: 200 }), tools.sleep({ ms: 200 }), tools.sleep({ ms: 200 })]);',
+        python: 'import asyncio\n\nawait asyncio.gather(*[tools.sleep_async(ms=200) for _ in range(3)])',
       },
       async (src) => {
         const log = newToolLog();
@@ -26,6 +27,8 @@ export function registerConcurrencyCases(options: SuiteOptions): void {
       {
         javascript:
           'return await Promise.all([1, 2, 3, 4, 5, 6].map((i) => tools.sleep({ ms: 40, tag: i })));',
+        python:
+          'import asyncio\n\nawait asyncio.gather(*[tools.sleep_async(ms=40, tag=i) for i in range(1, 7)])',
       },
       async (src) => {
         const log = newToolLog();
@@ -43,6 +46,13 @@ export function registerConcurrencyCases(options: SuiteOptions): void {
 globalThis.mine = id;
 await tools.sleep({ ms: 30 });
 return { id, still: globalThis.mine };`,
+        // builtins is Python's globalThis: every module of the interpreter sees it.
+        python: `import builtins
+
+id = tools.whoami()
+builtins.mine = id
+tools.sleep(ms=30)
+{'id': id, 'still': builtins.mine}`,
       },
       async (src) => {
         const runs = Array.from({ length: 8 }, (_, i) => {
@@ -60,7 +70,7 @@ return { id, still: globalThis.mine };`,
 
     g.program(
       'a CPU-bound guest does not block the host event loop',
-      { javascript: 'while (true) {}' },
+      { javascript: 'while (true) {}', python: 'while True:\n    pass' },
       async (src) => {
         let ticks = 0;
         const timer = setInterval(() => (ticks += 1), 10);
@@ -78,6 +88,7 @@ return { id, still: globalThis.mine };`,
       {
         javascript:
           'let x = 0;\nfor (let i = 0; i < 1e5; i++) x += i;\nawait tools.sleep({ ms: 20 });\nreturn x;',
+        python: 'x = 0\nfor i in range(10**5):\n    x += i\ntools.sleep(ms=20)\nx',
       },
       async (src) => {
         const results = await Promise.all(

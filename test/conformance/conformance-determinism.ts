@@ -31,11 +31,33 @@ const r2 = Math.random();
 console.log('randoms', r1, r2, { t0 });
 return { r1, r2, t0, t1: Date.now(), results };`;
 
+/** MIXED_JS in Python: three sleeps at once (asyncio.gather), a log line as each settles, random and the clock. */
+const MIXED_PY = `import asyncio, random, time
+
+now = lambda: time.time_ns() // 1_000_000
+r1 = random.random()
+t0 = now()
+async def note(pending):
+    v = await pending
+    print('done', v, now())
+    return v
+results = await asyncio.gather(
+    note(tools.sleep_async(ms=120, tag='slow')),
+    note(tools.sleep_async(ms=10, tag='fast')),
+    note(tools.sleep_async(ms=60, tag='mid')),
+)
+r2 = random.random()
+print('randoms', r1, r2, {'t0': t0})
+{'r1': r1, 'r2': r2, 't0': t0, 't1': now(), 'results': results}`;
+
 export function registerDeterminismCases(options: SuiteOptions): void {
   defineGroup(options, 'determinism', (g) => {
     g.program(
       'seed seeds Math.random: same seed, same sequence; another seed, another sequence',
-      { javascript: 'return Array.from({ length: 5 }, () => Math.random());' },
+      {
+        javascript: 'return Array.from({ length: 5 }, () => Math.random());',
+        python: 'import random\n\n[random.random() for _ in range(5)]',
+      },
       async (src) => {
         const a = expectSucceeded(await g.run(src, { seed: 42 })) as number[];
         const b = expectSucceeded(await g.run(src, { seed: 42 })) as number[];
@@ -59,6 +81,17 @@ const b = Date.now();
 await tools.echo({});
 const c = Date.now();
 return { a, b, c, d, x: x > 0 };`,
+        python: `import datetime, time
+
+a = time.time_ns() // 1_000_000
+d = round(datetime.datetime.now(datetime.timezone.utc).timestamp() * 1000)
+x = 0
+for i in range(10**6):
+    x += i
+b = time.time_ns() // 1_000_000
+tools.echo()
+c = time.time_ns() // 1_000_000
+{'a': a, 'b': b, 'c': c, 'd': d, 'x': x > 0}`,
       },
       async (src) => {
         const { clock, reads } = steppingClock();
@@ -73,7 +106,7 @@ return { a, b, c, d, x: x > 0 };`,
 
     g.program(
       'without clock, Date.now() is the host time',
-      { javascript: 'return Date.now();' },
+      { javascript: 'return Date.now();', python: 'import time\n\ntime.time_ns() // 1_000_000' },
       async (src) => {
         const before = Date.now();
         const v = expectSucceeded(await g.run(src)) as number;
@@ -84,7 +117,7 @@ return { a, b, c, d, x: x > 0 };`,
 
     g.program(
       'same seed, clock sequence and tools give identical results and logs',
-      { javascript: MIXED_JS },
+      { javascript: MIXED_JS, python: MIXED_PY },
       async (src) => {
         const runOnce = () => g.run(src, { seed: 7, clock: steppingClock().clock, tools: [sleepTool()] });
         const first = await runOnce();
@@ -112,6 +145,18 @@ setTimeout(() => order.push('a'), 10);
 await new Promise((r) => setTimeout(r, 80));
 await new Promise((r) => setTimeout(r));
 return order;`,
+        // Python's timers are asyncio.sleep (host timers, like setTimeout): each callback is a task that sleeps.
+        python: `import asyncio
+
+order = []
+async def later(seconds, name):
+    await asyncio.sleep(seconds)
+    order.append(name)
+asyncio.ensure_future(later(0.04, 'b'))
+asyncio.ensure_future(later(0.01, 'a'))
+await asyncio.sleep(0.08)
+await asyncio.sleep(0)
+order`,
       },
       async (src) => {
         const result = await g.run(src);
@@ -128,6 +173,19 @@ const id = setTimeout(() => { fired = true; }, 10);
 clearTimeout(id);
 await new Promise((r) => setTimeout(r, 50));
 return fired;`,
+        // The task is cancelled once its timer is pending (after the first sleep(0) it waits on it).
+        python: `import asyncio
+
+fired = False
+async def later():
+    global fired
+    await asyncio.sleep(0.01)
+    fired = True
+timer = asyncio.ensure_future(later())
+await asyncio.sleep(0)
+timer.cancel()
+await asyncio.sleep(0.05)
+fired`,
       },
       async (src) => {
         expect(expectSucceeded(await g.run(src))).toBe(false);

@@ -33,10 +33,14 @@ async function abortAfterStart(
 
 const LOOP_JS = "console.log('started');\nwhile (true) {}";
 const TOOL_JS = "console.log('started');\nawait tools.hang({});\nreturn 'unreachable';";
+const LOOP_PY = "print('started')\nwhile True:\n    pass";
+const TOOL_PY = "print('started')\ntools.hang()\n'unreachable'";
+const LOOP = { javascript: LOOP_JS, python: LOOP_PY };
+const TOOL = { javascript: TOOL_JS, python: TOOL_PY };
 
 export function registerInterruptionCases(options: SuiteOptions): void {
   defineGroup(options, 'interruption', (g) => {
-    g.program('aborting during a CPU loop is INTERRUPTED, promptly', { javascript: LOOP_JS }, async (src) => {
+    g.program('aborting during a CPU loop is INTERRUPTED, promptly', LOOP, async (src) => {
       const { result, msAfterAbort } = await abortAfterStart(g, src, undefined);
       expectFailed(result, 'INTERRUPTED');
       expect(msAfterAbort).toBeLessThan(PROMPT_MS);
@@ -45,7 +49,7 @@ export function registerInterruptionCases(options: SuiteOptions): void {
 
     g.program(
       "aborting while awaiting a tool is INTERRUPTED and aborts the tool's ctx.signal",
-      { javascript: TOOL_JS },
+      TOOL,
       async (src) => {
         const log = newToolLog();
         const { result, msAfterAbort } = await abortAfterStart(g, src, undefined, log);
@@ -57,36 +61,24 @@ export function registerInterruptionCases(options: SuiteOptions): void {
       },
     );
 
-    g.program(
-      'an abort reason with a string code gives that code (CodecallError)',
-      { javascript: LOOP_JS },
-      async (src) => {
-        const { result } = await abortAfterStart(
-          g,
-          src,
-          new CodecallError('ABORTED', 'cancelled by the user'),
-        );
-        expectFailed(result, 'ABORTED');
-      },
-    );
+    g.program('an abort reason with a string code gives that code (CodecallError)', LOOP, async (src) => {
+      const { result } = await abortAfterStart(g, src, new CodecallError('ABORTED', 'cancelled by the user'));
+      expectFailed(result, 'ABORTED');
+    });
 
-    g.program(
-      'an abort reason with a string code gives that code (plain object)',
-      { javascript: TOOL_JS },
-      async (src) => {
-        const { result } = await abortAfterStart(g, src, { code: 'POOL_CLOSED', message: 'shutting down' });
-        expectFailed(result, 'POOL_CLOSED');
-      },
-    );
+    g.program('an abort reason with a string code gives that code (plain object)', TOOL, async (src) => {
+      const { result } = await abortAfterStart(g, src, { code: 'POOL_CLOSED', message: 'shutting down' });
+      expectFailed(result, 'POOL_CLOSED');
+    });
 
-    g.program('an abort reason without a code is INTERRUPTED', { javascript: LOOP_JS }, async (src) => {
+    g.program('an abort reason without a code is INTERRUPTED', LOOP, async (src) => {
       const { result } = await abortAfterStart(g, src, new Error('no code here'));
       expectFailed(result, 'INTERRUPTED');
     });
 
     g.program(
       'an already-aborted signal ends the execution before any tool runs',
-      { javascript: "console.log('ran');\nawait tools.hang({});" },
+      { javascript: "console.log('ran');\nawait tools.hang({});", python: "print('ran')\ntools.hang()" },
       async (src) => {
         const log = newToolLog();
         const controller = new AbortController();
@@ -104,6 +96,10 @@ export function registerInterruptionCases(options: SuiteOptions): void {
           loop: LOOP_JS,
           other:
             'let x = 0;\nfor (let i = 0; i < 2e5; i++) x += i;\nawait new Promise((r) => setTimeout(r, 100));\nreturn x;',
+        },
+        python: {
+          loop: LOOP_PY,
+          other: 'import time\n\nx = 0\nfor i in range(2 * 10**5):\n    x += i\ntime.sleep(0.1)\nx',
         },
       },
       async (src) => {

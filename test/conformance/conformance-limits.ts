@@ -58,7 +58,7 @@ export function registerLimitCases(options: SuiteOptions): void {
     breachCase(
       g,
       'timeoutMs: a CPU loop is TIMEOUT',
-      { javascript: 'while (true) {}' },
+      { javascript: 'while (true) {}', python: 'while True:\n    pass' },
       {
         limits: { timeoutMs: 300 },
         code: 'TIMEOUT',
@@ -68,7 +68,10 @@ export function registerLimitCases(options: SuiteOptions): void {
     breachCase(
       g,
       'timeoutMs: a promise that never settles is TIMEOUT',
-      { javascript: 'await new Promise(() => {});' },
+      {
+        javascript: 'await new Promise(() => {});',
+        python: 'import asyncio\n\nawait asyncio.get_running_loop().create_future()',
+      },
       {
         limits: { timeoutMs: 300 },
         code: 'TIMEOUT',
@@ -78,7 +81,7 @@ export function registerLimitCases(options: SuiteOptions): void {
     breachCase(
       g,
       'timeoutMs: a tool that never returns is TIMEOUT',
-      { javascript: 'await tools.hang({});' },
+      { javascript: 'await tools.hang({});', python: 'tools.hang()' },
       {
         limits: { timeoutMs: 300 },
         code: 'TIMEOUT',
@@ -93,6 +96,8 @@ export function registerLimitCases(options: SuiteOptions): void {
       {
         javascript:
           "for (;;) {\n  try { while (true) {} } catch (e) { console.log('caught', String(e)); }\n}",
+        python:
+          "while True:\n    try:\n        while True:\n            pass\n    except BaseException as e:\n        print('caught', e)",
       },
       { limits: { timeoutMs: 300 }, code: 'TIMEOUT', withinMs: 5_000 },
     );
@@ -102,13 +107,23 @@ export function registerLimitCases(options: SuiteOptions): void {
       {
         javascript:
           'const spin = () => { while (true) {} };\nreturn new Proxy({ a: 1 }, { get: spin, ownKeys: spin, getPrototypeOf: spin });',
+        // Python: a dict whose iteration (which the encoder uses) never ends.
+        python: [
+          'class Spin(dict):',
+          '    def __iter__(self):',
+          '        while True:',
+          '            pass',
+          '    items = keys = __iter__',
+          '',
+          'Spin(a=1)',
+        ].join('\n'),
       },
       { limits: { timeoutMs: 300 }, code: 'TIMEOUT', withinMs: 5_000 },
     );
 
     g.program(
       'timeoutMs: the hanging tool is aborted when the execution times out',
-      { javascript: 'await tools.hang({});' },
+      { javascript: 'await tools.hang({});', python: 'tools.hang()' },
       async (src) => {
         const log = newToolLog();
         expectFailed(await g.run(src, { tools: [hangTool(log)], limits: { timeoutMs: 300 } }), 'TIMEOUT');
@@ -121,32 +136,41 @@ export function registerLimitCases(options: SuiteOptions): void {
     breachCase(
       g,
       'memoryBytes: new Uint8Array(1e9) is MEMORY_LIMIT',
-      { javascript: 'const a = new Uint8Array(1e9);\nreturn a.length;' },
+      {
+        javascript: 'const a = new Uint8Array(1e9);\nreturn a.length;',
+        python: 'a = bytearray(10**9)\nlen(a)',
+      },
       memory,
     );
     breachCase(
       g,
       "memoryBytes: 'x'.repeat(1e9) is MEMORY_LIMIT",
-      { javascript: "const s = 'x'.repeat(1e9);\nreturn s.length;" },
+      { javascript: "const s = 'x'.repeat(1e9);\nreturn s.length;", python: "s = 'x' * 10**9\nlen(s)" },
       memory,
     );
     breachCase(
       g,
       'memoryBytes: an array push loop is MEMORY_LIMIT',
-      { javascript: 'const a = [];\nwhile (true) a.push({ i: a.length, s: "abcdefgh" + a.length });' },
+      {
+        javascript: 'const a = [];\nwhile (true) a.push({ i: a.length, s: "abcdefgh" + a.length });',
+        python: "a = []\nwhile True:\n    a.append({'i': len(a), 's': 'abcdefgh' + str(len(a))})",
+      },
       memory,
     );
     breachCase(
       g,
       'memoryBytes: string doubling is MEMORY_LIMIT',
-      { javascript: "let s = 'x';\nwhile (true) { s += s; s.charCodeAt(s.length - 1); }" },
+      {
+        javascript: "let s = 'x';\nwhile (true) { s += s; s.charCodeAt(s.length - 1); }",
+        python: "s = 'x'\nwhile True:\n    s += s",
+      },
       memory,
     );
 
     breachCase(
       g,
       'deep recursion is STACK_OVERFLOW',
-      { javascript: 'function f() { return f(); }\nf();' },
+      { javascript: 'function f() { return f(); }\nf();', python: 'def f():\n    return f()\n\nf()' },
       {
         limits: {},
         code: 'STACK_OVERFLOW',
@@ -155,13 +179,19 @@ export function registerLimitCases(options: SuiteOptions): void {
     breachCase(
       g,
       'deep recursion through arguments is STACK_OVERFLOW',
-      { javascript: 'const f = (n) => 1 + f(n + 1);\nreturn f(0);' },
+      {
+        javascript: 'const f = (n) => 1 + f(n + 1);\nreturn f(0);',
+        python: 'f = lambda n: 1 + f(n + 1)\nf(0)',
+      },
       { limits: {}, code: 'STACK_OVERFLOW' },
     );
 
     g.program(
       'maxToolCalls: the call over the limit is TOOL_CALL_LIMIT and is not run',
-      { javascript: 'for (let i = 0; i < 5; i++) await tools.sleep({ ms: 1 });\nreturn "finished";' },
+      {
+        javascript: 'for (let i = 0; i < 5; i++) await tools.sleep({ ms: 1 });\nreturn "finished";',
+        python: "for i in range(5):\n    tools.sleep(ms=1)\n'finished'",
+      },
       async (src) => {
         const log = newToolLog();
         expectFailed(
@@ -175,7 +205,10 @@ export function registerLimitCases(options: SuiteOptions): void {
     breachCase(
       g,
       'maxToolCalls: breach leaves the pool healthy',
-      { javascript: 'for (let i = 0; i < 5; i++) await tools.sleep({ ms: 1 });' },
+      {
+        javascript: 'for (let i = 0; i < 5; i++) await tools.sleep({ ms: 1 });',
+        python: 'for i in range(5):\n    tools.sleep(ms=1)',
+      },
       {
         limits: { maxToolCalls: 3 },
         code: 'TOOL_CALL_LIMIT',
@@ -185,20 +218,27 @@ export function registerLimitCases(options: SuiteOptions): void {
     breachCase(
       g,
       'sourceBytes: a program over it is SOURCE_TOO_LARGE',
-      { javascript: `return 1; // ${'x'.repeat(500)}` },
+      { javascript: `return 1; // ${'x'.repeat(500)}`, python: `1  # ${'x'.repeat(500)}` },
       {
         limits: { sourceBytes: 100 },
         code: 'SOURCE_TOO_LARGE',
       },
     );
-    g.program('sourceBytes: a program within it runs', { javascript: 'return 1;' }, async (src) => {
-      expect(expectSucceeded(await g.run(src, { limits: { sourceBytes: 100 } }))).toBe(1);
-    });
+    g.program(
+      'sourceBytes: a program within it runs',
+      { javascript: 'return 1;', python: '1' },
+      async (src) => {
+        expect(expectSucceeded(await g.run(src, { limits: { sourceBytes: 100 } }))).toBe(1);
+      },
+    );
 
     breachCase(
       g,
       'outputBytes: breach leaves the pool healthy',
-      { javascript: "while (true) console.log('spam spam spam');" },
+      {
+        javascript: "while (true) console.log('spam spam spam');",
+        python: "while True:\n    print('spam spam spam')",
+      },
       {
         limits: { outputBytes: 10_000 },
         code: 'OUTPUT_LIMIT',
@@ -207,7 +247,7 @@ export function registerLimitCases(options: SuiteOptions): void {
     breachCase(
       g,
       'resultBytes: breach leaves the pool healthy',
-      { javascript: "return 'x'.repeat(100000);" },
+      { javascript: "return 'x'.repeat(100000);", python: "'x' * 100000" },
       {
         limits: { resultBytes: 1_000 },
         code: 'RESULT_LIMIT',
@@ -216,7 +256,10 @@ export function registerLimitCases(options: SuiteOptions): void {
 
     g.program(
       'a memory limit that the program fits in is not hit',
-      { javascript: 'const a = new Uint8Array(1024 * 1024);\nreturn a.length;' },
+      {
+        javascript: 'const a = new Uint8Array(1024 * 1024);\nreturn a.length;',
+        python: 'a = bytearray(1024 * 1024)\nlen(a)',
+      },
       async (src) => {
         expect(expectSucceeded(await g.run(src, { limits: { memoryBytes: 16 * MiB } }))).toBe(MiB);
       },

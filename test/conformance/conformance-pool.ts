@@ -24,6 +24,7 @@ export function registerPoolCases(options: SuiteOptions): void {
       {
         javascript:
           "await tools.echo({ i: 1 });\nawait tools.echo({ i: 2 });\nawait tools.echo({ i: 3 });\nreturn new Array(1000).fill('x').join('').length;",
+        python: "tools.echo(i=1)\ntools.echo(i=2)\ntools.echo(i=3)\nlen(''.join(['x'] * 1000))",
       },
       async (src) => {
         const result = await g.run(src, { tools: [echoTool()] });
@@ -36,7 +37,7 @@ export function registerPoolCases(options: SuiteOptions): void {
 
     g.program(
       'resources are reported for a failed execution too',
-      { javascript: "throw new Error('x');" },
+      { javascript: "throw new Error('x');", python: "raise Exception('x')" },
       async (src) => {
         const result = await g.run(src);
         expectFailed(result, 'GUEST_ERROR');
@@ -48,7 +49,7 @@ export function registerPoolCases(options: SuiteOptions): void {
 
     g.program(
       'runs many executions in a row',
-      { javascript: 'return [1, 2, 3].map((x) => x * 2);' },
+      { javascript: 'return [1, 2, 3].map((x) => x * 2);', python: '[x * 2 for x in [1, 2, 3]]' },
       async (src) => {
         for (let i = 0; i < 40; i++) expect(expectSucceeded(await g.run(src))).toEqual([2, 4, 6]);
       },
@@ -64,6 +65,14 @@ export function registerPoolCases(options: SuiteOptions): void {
           memory: "let s = 'x';\nwhile (true) { s += s; s.charCodeAt(s.length - 1); }",
           timeout: 'while (true) {}',
           health: 'return 1 + 1',
+        },
+        python: {
+          guest: "raise TypeError('t')",
+          syntax: '(',
+          stack: 'def f():\n    return f()\n\nf()',
+          memory: "s = 'x'\nwhile True:\n    s += s",
+          timeout: 'while True:\n    pass',
+          health: '1 + 1',
         },
       },
       async (src) => {
@@ -85,7 +94,10 @@ export function registerPoolCases(options: SuiteOptions): void {
 
     g.programs(
       'close() settles running executions, then execute rejects',
-      { javascript: { health: 'return 1 + 1', loop: 'while (true) {}' } },
+      {
+        javascript: { health: 'return 1 + 1', loop: 'while (true) {}' },
+        python: { health: '1 + 1', loop: 'while True:\n    pass' },
+      },
       async (src) => {
         const driver: SandboxDriver = await options.createDriver();
         const run = (code: string): Promise<ExecutionResult> =>

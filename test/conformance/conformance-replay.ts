@@ -90,6 +90,14 @@ export function registerReplayCases(options: SuiteOptions): void {
           javascript: `const order = [];
 await Promise.all([1, 2, 3].map((i) => tools.echo({ i }).then((v) => order.push(v.i + ':' + v.from))));
 return order;`,
+          python: `import asyncio
+
+order = []
+async def echo(i):
+    v = await tools.echo_async(i=i)
+    order.append(str(v['i']) + ':' + str(v.get('from')))
+await asyncio.gather(*[echo(i) for i in (1, 2, 3)])
+order`,
         },
         async (src) => {
           const steps = await record(g, src);
@@ -107,6 +115,14 @@ return order;`,
           javascript: `const order = [];
 await Promise.all([1, 2, 3].map((i) => tools.echo({ i }).then((v) => order.push(v.i + ':' + (v.from ?? 'host')))));
 return order;`,
+          python: `import asyncio
+
+order = []
+async def echo(i):
+    v = await tools.echo_async(i=i)
+    order.append(str(v['i']) + ':' + v.get('from', 'host'))
+await asyncio.gather(*[echo(i) for i in (1, 2, 3)])
+order`,
         },
         async (src) => {
           const steps = await record(g, src);
@@ -132,6 +148,22 @@ for (let k = 1; k <= 3; k++) {
 }
 await live;
 return order;`,
+          // gather starts live() first, so its call is the first issued, as in JavaScript.
+          python: `import asyncio
+
+order = []
+async def live():
+    await tools.echo_async(i=0)
+    order.append('host')
+async def scripted():
+    for k in range(1, 4):
+        await tools.echo_async(i=k)
+        order.append('script ' + str(k))
+        x = 0
+        for j in range(300000):
+            x += j
+await asyncio.gather(live(), scripted())
+order`,
         },
         async (src) => {
           const steps = await record(g, src);
@@ -150,6 +182,15 @@ seen.push(Date.now());
 await new Promise((resolve) => setTimeout(resolve, 10));
 seen.push(Date.now());
 return seen;`,
+          python: `import time
+
+now = lambda: time.time_ns() // 1_000_000
+seen = [now()]
+tools.echo(i=1)
+seen.append(now())
+time.sleep(0.01)
+seen.append(now())
+seen`,
         },
         async (src) => {
           const steps = await record(g, src);
@@ -175,6 +216,14 @@ console.log('after');
 const v = await tools.echo({ i: 3 });
 console.log('live ' + (v.from ?? 'host'));
 return v.i;`,
+          python: `print('before')
+tools.echo(i=1)
+print('between')
+tools.echo(i=2)
+print('after')
+v = tools.echo(i=3)
+print('live ' + v.get('from', 'host'))
+v['i']`,
         },
         async (src) => {
           const steps = await record(g, src);
@@ -193,7 +242,10 @@ return v.i;`,
 
       g.program(
         'an empty script is through before the program starts',
-        { javascript: "console.log('hi');\nreturn (await tools.echo({ i: 1 })).i;" },
+        {
+          javascript: "console.log('hi');\nreturn (await tools.echo({ i: 1 })).i;",
+          python: "print('hi')\ntools.echo(i=1)['i']",
+        },
         async (src) => {
           const { result, events, calls } = await execute(g, src, []);
           expect(expectSucceeded(result)).toBe(1);
@@ -205,7 +257,10 @@ return v.i;`,
 
       g.program(
         'scripted calls count towards maxToolCalls like live ones',
-        { javascript: 'for (let i = 0; i < 3; i++) await tools.echo({ i });\nreturn 1;' },
+        {
+          javascript: 'for (let i = 0; i < 3; i++) await tools.echo({ i });\nreturn 1;',
+          python: 'for i in range(3):\n    tools.echo(i=i)\n1',
+        },
         async (src) => {
           const steps = await record(g, src);
           const { result, calls } = await execute(g, src, steps, { maxToolCalls: 2 });

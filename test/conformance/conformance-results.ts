@@ -8,7 +8,10 @@ export function registerResultCases(options: SuiteOptions): void {
   defineGroup(options, 'results & serialization', (g) => {
     g.program(
       'returns JSON values',
-      { javascript: "return { a: 1, b: 'x', c: [true, null, 1.5], d: { e: -2 } };" },
+      {
+        javascript: "return { a: 1, b: 'x', c: [true, null, 1.5], d: { e: -2 } };",
+        python: "{'a': 1, 'b': 'x', 'c': [True, None, 1.5], 'd': {'e': -2}}",
+      },
       async (src) => {
         expect(expectSucceeded(await g.run(src))).toEqual({
           a: 1,
@@ -21,21 +24,35 @@ export function registerResultCases(options: SuiteOptions): void {
 
     g.program(
       'the program is an async function body: top-level await and return',
-      { javascript: 'const v = await Promise.resolve(41);\nreturn v + 1;' },
+      {
+        javascript: 'const v = await Promise.resolve(41);\nreturn v + 1;',
+        // Python: top-level await, and the last expression is the value.
+        python: 'async def answer():\n    return 41\n\nv = await answer()\nv + 1',
+      },
       async (src) => {
         expect(expectSucceeded(await g.run(src))).toBe(42);
       },
     );
 
-    g.program('a program without return yields undefined', { javascript: 'const x = 1;' }, async (src) => {
-      const result = await g.run(src);
-      expect(expectSucceeded(result)).toBeUndefined();
-      expect(result.status === 'succeeded' && 'value' in result).toBe(true);
-    });
+    g.program(
+      'a program without return yields undefined',
+      { javascript: 'const x = 1;', python: 'x = 1' },
+      async (src) => {
+        const result = await g.run(src);
+        // Python has no undefined: a program whose last statement is not an expression yields None.
+        if (g.language === 'python') expect(expectSucceeded(result)).toBeNull();
+        else expect(expectSucceeded(result)).toBeUndefined();
+        expect(result.status === 'succeeded' && 'value' in result).toBe(true);
+      },
+    );
 
     g.program(
       'a returned promise is awaited',
-      { javascript: 'return new Promise((resolve) => setTimeout(() => resolve(5), 10));' },
+      {
+        javascript: 'return new Promise((resolve) => setTimeout(() => resolve(5), 10));',
+        // An awaitable last expression (here a coroutine, unawaited) is awaited.
+        python: 'import asyncio\n\nasyncio.sleep(0.01, 5)',
+      },
       async (src) => {
         expect(expectSucceeded(await g.run(src))).toBe(5);
       },
@@ -43,19 +60,27 @@ export function registerResultCases(options: SuiteOptions): void {
 
     g.program(
       'undefined survives',
-      { javascript: 'return { a: undefined, b: [1, undefined, 3] };' },
+      {
+        javascript: 'return { a: undefined, b: [1, undefined, 3] };',
+        python: "{'a': None, 'b': [1, None, 3]}",
+      },
       async (src) => {
         const value = expectSucceeded(await g.run(src)) as { a?: unknown; b: unknown[] };
+        // Python's None is JSON null (it has no undefined); the key and the hole survive all the same.
+        const absent = g.language === 'python' ? null : undefined;
         expect(Object.hasOwn(value, 'a')).toBe(true);
-        expect(value.a).toBeUndefined();
+        expect(value.a).toBe(absent);
         expect(value.b).toHaveLength(3);
-        expect(value.b[1]).toBeUndefined();
+        expect(value.b[1]).toBe(absent);
       },
     );
 
     g.program(
       'strings round-trip exactly (astral, NUL, lone surrogate, as keys too)',
-      { javascript: String.raw`const s = '\u{1F600} \0 \uD800 \\ "q" \n';` + '\nreturn { s, [s]: 1 };' },
+      {
+        javascript: String.raw`const s = '\u{1F600} \0 \uD800 \\ "q" \n';` + '\nreturn { s, [s]: 1 };',
+        python: String.raw`s = '\U0001F600 \0 \ud800 \\ "q" \n'` + "\n{'s': s, s: 1}",
+      },
       async (src) => {
         const s = '\u{1F600} \0 \uD800 \\ "q" \n';
         expect(expectSucceeded(await g.run(src))).toEqual({ s, [s]: 1 });
@@ -64,7 +89,11 @@ export function registerResultCases(options: SuiteOptions): void {
 
     g.program(
       'a Date comes back as a host Date',
-      { javascript: "return new Date('2020-01-02T03:04:05.678Z');" },
+      {
+        javascript: "return new Date('2020-01-02T03:04:05.678Z');",
+        python:
+          'import datetime\n\ndatetime.datetime(2020, 1, 2, 3, 4, 5, 678000, tzinfo=datetime.timezone.utc)',
+      },
       async (src) => {
         const value = expectSucceeded(await g.run(src));
         expect(value).toBeInstanceOf(Date);
@@ -74,7 +103,12 @@ export function registerResultCases(options: SuiteOptions): void {
 
     g.program(
       'Map and Set survive',
-      { javascript: "return { m: new Map([['a', 1], [2, { b: 3 }]]), s: new Set([1, 'two']) };" },
+      {
+        javascript: "return { m: new Map([['a', 1], [2, { b: 3 }]]), s: new Set([1, 'two']) };",
+        // A dict with a key that is not a str is a Map. The set's order is its hash order (the sandbox fixes
+        // PYTHONHASHSEED, so it is the same every run).
+        python: "{'m': {'a': 1, 2: {'b': 3}}, 's': {1, 'two'}}",
+      },
       async (src) => {
         const value = expectSucceeded(await g.run(src)) as { m: unknown; s: unknown };
         expect(value.m).toBeInstanceOf(Map);
@@ -87,13 +121,22 @@ export function registerResultCases(options: SuiteOptions): void {
       },
     );
 
-    g.program('BigInt survives', { javascript: 'return { big: 2n ** 70n, small: -5n };' }, async (src) => {
-      expect(expectSucceeded(await g.run(src))).toEqual({ big: 1180591620717411303424n, small: -5n });
-    });
+    g.program(
+      'BigInt survives',
+      { javascript: 'return { big: 2n ** 70n, small: -5n };', python: "{'big': 2 ** 70, 'small': -5}" },
+      async (src) => {
+        // Python has one int type: only ints beyond 2^53 become BigInts; a small one stays a number.
+        const small = g.language === 'python' ? -5 : -5n;
+        expect(expectSucceeded(await g.run(src))).toEqual({ big: 1180591620717411303424n, small });
+      },
+    );
 
     g.program(
       'NaN and Infinity survive',
-      { javascript: 'return [NaN, Infinity, -Infinity];' },
+      {
+        javascript: 'return [NaN, Infinity, -Infinity];',
+        python: "[float('nan'), float('inf'), float('-inf')]",
+      },
       async (src) => {
         const value = expectSucceeded(await g.run(src)) as number[];
         expect(Number.isNaN(value[0])).toBe(true);
@@ -103,7 +146,7 @@ export function registerResultCases(options: SuiteOptions): void {
 
     g.program(
       'shared (acyclic) references are not cycles',
-      { javascript: 'const x = { a: 1 };\nreturn [x, x];' },
+      { javascript: 'const x = { a: 1 };\nreturn [x, x];', python: "x = {'a': 1}\n[x, x]" },
       async (src) => {
         expect(expectSucceeded(await g.run(src))).toEqual([{ a: 1 }, { a: 1 }]);
       },
@@ -111,7 +154,7 @@ export function registerResultCases(options: SuiteOptions): void {
 
     g.program(
       'a function in the result is RESULT_INVALID naming the path',
-      { javascript: 'return { a: [1, { f() { return 1; } }] };' },
+      { javascript: 'return { a: [1, { f() { return 1; } }] };', python: "{'a': [1, {'f': lambda: 1}]}" },
       async (src) => {
         expect(expectFailed(await g.run(src), 'RESULT_INVALID').message).toContain('result.a[1].f');
       },
@@ -119,7 +162,8 @@ export function registerResultCases(options: SuiteOptions): void {
 
     g.program(
       'a symbol in the result is RESULT_INVALID naming the path',
-      { javascript: "return { s: Symbol('x') };" },
+      // Python has no symbols: its counterpart is a plain object(), which has no data form either.
+      { javascript: "return { s: Symbol('x') };", python: "{'s': object()}" },
       async (src) => {
         expect(expectFailed(await g.run(src), 'RESULT_INVALID').message).toContain('result.s');
       },
@@ -127,7 +171,18 @@ export function registerResultCases(options: SuiteOptions): void {
 
     g.program(
       'a toJSON method is honoured, as JSON.stringify does',
-      { javascript: "return { a: 1, nested: { b: 2, toJSON() { return 'replaced'; } } };" },
+      {
+        javascript: "return { a: 1, nested: { b: 2, toJSON() { return 'replaced'; } } };",
+        // Python's counterpart of toJSON is the conversion method numpy and pandas values have (to_dict, tolist).
+        python: [
+          'class Nested:',
+          '    b = 2',
+          '    def to_dict(self):',
+          "        return 'replaced'",
+          '',
+          "{'a': 1, 'nested': Nested()}",
+        ].join('\n'),
+      },
       async (src) => {
         expect(expectSucceeded(await g.run(src))).toEqual({ a: 1, nested: 'replaced' });
       },
@@ -135,19 +190,35 @@ export function registerResultCases(options: SuiteOptions): void {
 
     g.program(
       'a toJSON that returns a function is RESULT_INVALID naming the path',
-      { javascript: 'return { a: 1, nested: { toJSON() { return { f() {} }; } } };' },
+      {
+        javascript: 'return { a: 1, nested: { toJSON() { return { f() {} }; } } };',
+        python: [
+          'class Nested:',
+          '    def to_dict(self):',
+          "        return {'f': lambda: None}",
+          '',
+          "{'a': 1, 'nested': Nested()}",
+        ].join('\n'),
+      },
       async (src) => {
         expect(expectFailed(await g.run(src), 'RESULT_INVALID').message).toContain('result.nested.f');
       },
     );
 
-    g.program('returning a function is RESULT_INVALID', { javascript: 'return () => 1;' }, async (src) => {
-      expectFailed(await g.run(src), 'RESULT_INVALID');
-    });
+    g.program(
+      'returning a function is RESULT_INVALID',
+      { javascript: 'return () => 1;', python: 'lambda: 1' },
+      async (src) => {
+        expectFailed(await g.run(src), 'RESULT_INVALID');
+      },
+    );
 
     g.program(
       'a cycle is RESULT_INVALID',
-      { javascript: 'const o = { a: [] };\no.a.push(o);\nreturn o;' },
+      {
+        javascript: 'const o = { a: [] };\no.a.push(o);\nreturn o;',
+        python: "o = {'a': []}\no['a'].append(o)\no",
+      },
       async (src) => {
         expectFailed(await g.run(src), 'RESULT_INVALID');
       },
@@ -155,7 +226,10 @@ export function registerResultCases(options: SuiteOptions): void {
 
     g.programs(
       'a result over limits.resultBytes is RESULT_LIMIT; under it succeeds',
-      { javascript: { big: "return 'x'.repeat(5000);", small: "return 'x'.repeat(100);" } },
+      {
+        javascript: { big: "return 'x'.repeat(5000);", small: "return 'x'.repeat(100);" },
+        python: { big: "'x' * 5000", small: "'x' * 100" },
+      },
       async (src) => {
         expectFailed(await g.run(src.big, { limits: { resultBytes: 1000 } }), 'RESULT_LIMIT');
         expect(expectSucceeded(await g.run(src.small, { limits: { resultBytes: 1000 } }))).toBe(
@@ -166,7 +240,7 @@ export function registerResultCases(options: SuiteOptions): void {
 
     g.program(
       'an uncaught error is GUEST_ERROR with name and line',
-      { javascript: 'const a = 1;\nconst o = null;\nreturn o.x + a;' },
+      { javascript: 'const a = 1;\nconst o = null;\nreturn o.x + a;', python: 'a = 1\no = None\no + a' },
       async (src) => {
         const error = expectFailed(await g.run(src), 'GUEST_ERROR');
         expect(error.name).toBe('TypeError');
@@ -177,7 +251,10 @@ export function registerResultCases(options: SuiteOptions): void {
 
     g.program(
       'a thrown Error subclass keeps its name and message',
-      { javascript: "\n\nthrow new RangeError('out of range');" },
+      {
+        javascript: "\n\nthrow new RangeError('out of range');",
+        python: "class RangeError(ValueError):\n    pass\nraise RangeError('out of range')",
+      },
       async (src) => {
         const error = expectFailed(await g.run(src), 'GUEST_ERROR');
         expect(error.name).toBe('RangeError');
@@ -186,13 +263,21 @@ export function registerResultCases(options: SuiteOptions): void {
       },
     );
 
-    g.program('throwing a non-Error is GUEST_ERROR', { javascript: "throw 'plain string';" }, async (src) => {
-      expect(expectFailed(await g.run(src), 'GUEST_ERROR').message).toContain('plain string');
-    });
+    g.program(
+      'throwing a non-Error is GUEST_ERROR',
+      // Python raises only exceptions: the nearest to a non-Error is a BaseException outside Exception.
+      { javascript: "throw 'plain string';", python: "raise BaseException('plain string')" },
+      async (src) => {
+        expect(expectFailed(await g.run(src), 'GUEST_ERROR').message).toContain('plain string');
+      },
+    );
 
     g.program(
       'a rejected returned promise is GUEST_ERROR',
-      { javascript: "return Promise.reject(new SyntaxError('rejected'));" },
+      {
+        javascript: "return Promise.reject(new SyntaxError('rejected'));",
+        python: "async def rejected():\n    raise SyntaxError('rejected')\n\nrejected()",
+      },
       async (src) => {
         const error = expectFailed(await g.run(src), 'GUEST_ERROR');
         expect(error.name).toBe('SyntaxError');
@@ -201,7 +286,7 @@ export function registerResultCases(options: SuiteOptions): void {
 
     g.program(
       'a syntax error is SYNTAX_ERROR with a line',
-      { javascript: 'const x = 1;\nlet = = 2;\nreturn x;' },
+      { javascript: 'const x = 1;\nlet = = 2;\nreturn x;', python: 'x = 1\nlet = = 2\nx' },
       async (src) => {
         const error = expectFailed(await g.run(src), 'SYNTAX_ERROR');
         expect(error.line).toBe(2);
@@ -223,6 +308,20 @@ export function registerResultCases(options: SuiteOptions): void {
             'return late satisfies number;',
           ].join('\n'),
         },
+        // Python's counterpart: type hints, which do not change what runs.
+        python: [
+          'from typing import TypedDict',
+          'class Point(TypedDict):',
+          '    x: int',
+          '    y: int',
+          'Pair = tuple[int, int]',
+          "def add(p: Point) -> int: return p['x'] + p['y']",
+          'pair: Pair = (1, 2)',
+          'total: int = add(Point(x=pair[0], y=pair[1]))',
+          'async def later(v: int) -> int: return v',
+          'late: int = await later(total)',
+          'late',
+        ].join('\n'),
       },
       async (src) => {
         expect(expectSucceeded(await g.run(src))).toBe(3);
@@ -243,6 +342,14 @@ export function registerResultCases(options: SuiteOptions): void {
             'return p;',
           ].join('\n'),
         },
+        python: [
+          'class Point:',
+          '    x: int',
+          '    y: int',
+          'p: Point = Point()',
+          "if p is not None: raise TypeError('line five')",
+          'p',
+        ].join('\n'),
       },
       async (src) => {
         const error = expectFailed(await g.run(src), 'GUEST_ERROR');
@@ -254,7 +361,10 @@ export function registerResultCases(options: SuiteOptions): void {
 
     g.program(
       'TypeScript: a syntax error is SYNTAX_ERROR',
-      { javascript: { language: 'typescript', code: 'const x: number = 1;\nconst y: = 2;\nreturn x;' } },
+      {
+        javascript: { language: 'typescript', code: 'const x: number = 1;\nconst y: = 2;\nreturn x;' },
+        python: 'x: int = 1\ny: = 2\nx',
+      },
       async (src) => {
         expectFailed(await g.run(src), 'SYNTAX_ERROR');
       },
@@ -265,6 +375,7 @@ export function registerResultCases(options: SuiteOptions): void {
       {
         javascript:
           'const a = await tools.sleep({ ms: 5 });\nawait new Promise((r) => setTimeout(r, 5));\nreturn { a };',
+        python: "import asyncio\n\na = tools.sleep(ms=5)\nawait asyncio.sleep(0.005)\n{'a': a}",
       },
       async (src) => {
         expect(expectSucceeded(await g.run(src, { tools: [sleepTool()] }))).toEqual({ a: 5 });

@@ -20,6 +20,24 @@ try {
   };
 }`;
 
+/** The same for Python: `CALL` is a call expression, awaited when it gives an awaitable. */
+const catchPy = (call: string): string => `import traceback
+is_awaitable = False
+try:
+    pending = ${call}
+    is_awaitable = hasattr(pending, '__await__')
+    if is_awaitable:
+        await pending
+    caught = {'noError': True}
+except Exception as e:
+    caught = {
+        'isPromise': is_awaitable, 'name': type(e).__name__, 'code': getattr(e, 'code', None),
+        'message': str(e), 'stack': ''.join(traceback.format_exception(e)),
+        'isError': isinstance(e, Exception), 'isToolError': isinstance(e, ToolError),
+        'isNoSuchTool': isinstance(e, NoSuchToolError), 'isValidation': isinstance(e, ToolValidationError),
+    }
+caught`;
+
 interface Caught {
   noError?: boolean;
   isPromise: boolean;
@@ -37,7 +55,10 @@ export function registerToolCases(options: SuiteOptions): void {
   defineGroup(options, 'tools', (g) => {
     g.program(
       'a tool call returns the tool result',
-      { javascript: "const w = await tools.get_weather({ city: 'Paris' });\nreturn w;" },
+      {
+        javascript: "const w = await tools.get_weather({ city: 'Paris' });\nreturn w;",
+        python: "w = tools.get_weather(city='Paris')\nw",
+      },
       async (src) => {
         const log = newToolLog();
         const result = await g.run(src, { tools: [weatherTool(log)] });
@@ -52,6 +73,11 @@ export function registerToolCases(options: SuiteOptions): void {
         javascript: `const r = await tools.dated({});
 if (!(r.when instanceof Date) || !(r.m instanceof Map) || r.m.get('k') !== 1) throw new Error('lost types');
 return { when: r.when, m: r.m, t: r.when.getTime() };`,
+        python: `import datetime
+r = tools.dated()
+if not isinstance(r['when'], datetime.datetime) or not isinstance(r['m'], dict) or r['m'].get('k') != 1:
+    raise TypeError('lost types')
+{'when': r['when'], 'm': r['m'], 't': round(r['when'].timestamp() * 1000)}`,
       },
       async (src) => {
         const when = new Date('2021-05-06T07:08:09.000Z');
@@ -70,26 +96,29 @@ return { when: r.when, m: r.m, t: r.when.getTime() };`,
 
     g.program(
       'namespace puts a tool at that global',
-      { javascript: 'return await x.ping({});' },
+      { javascript: 'return await x.ping({});', python: 'x.ping()' },
       async (src) => {
         const ping = defineTool({ name: 'ping', namespace: 'x', description: 'pong', execute: () => 'pong' });
         expect(expectSucceeded(await g.run(src, { tools: [ping] }))).toBe('pong');
       },
     );
 
-    for (const call of [
-      'tools.nope({})',
-      'tools.constructor({})',
-      'tools.__proto__({})',
-      'tools.toString()',
-    ]) {
+    // Python's counterparts of names every JS object has: a private-looking name (the namespace object must keep
+    // no internals there), the awaitable form of an unknown tool, and a dict method (a namespace is no dict).
+    for (const [call, pythonCall] of [
+      ['tools.nope({})', 'tools.nope()'],
+      ['tools.constructor({})', 'tools._name()'],
+      ['tools.__proto__({})', 'tools.nope_async()'],
+      ['tools.toString()', 'tools.keys()'],
+    ] as const) {
       g.program(
         `an unknown tool rejects with a catchable NoSuchToolError: ${call}`,
-        { javascript: catchJs(call) },
+        { javascript: catchJs(call), python: catchPy(pythonCall) },
         async (src) => {
           const caught = expectSucceeded(await g.run(src, { tools: [weatherTool(), sleepTool()] })) as Caught;
           expect(caught).toMatchObject({
-            isPromise: true,
+            // A JavaScript tool call is a promise that rejects; a Python one raises at the call.
+            isPromise: g.language === 'javascript',
             name: 'NoSuchToolError',
             code: 'NO_SUCH_TOOL',
             isError: true,
@@ -104,7 +133,7 @@ return { when: r.when, m: r.m, t: r.when.getTime() };`,
 
     g.program(
       'an uncaught unknown tool fails with NO_SUCH_TOOL',
-      { javascript: 'await tools.nope({});' },
+      { javascript: 'await tools.nope({});', python: 'tools.nope()' },
       async (src) => {
         expectFailed(await g.run(src, { tools: [weatherTool()] }), 'NO_SUCH_TOOL');
       },
@@ -112,7 +141,10 @@ return { when: r.when, m: r.m, t: r.when.getTime() };`,
 
     g.program(
       'a schema violation (JSON Schema) is a catchable ToolValidationError naming the field; execute not called',
-      { javascript: catchJs('tools.get_weather({ city: 42 })') },
+      {
+        javascript: catchJs('tools.get_weather({ city: 42 })'),
+        python: catchPy('tools.get_weather(city=42)'),
+      },
       async (src) => {
         const log = newToolLog();
         const caught = expectSucceeded(await g.run(src, { tools: [weatherTool(log)] })) as Caught;
@@ -129,7 +161,10 @@ return { when: r.when, m: r.m, t: r.when.getTime() };`,
 
     g.program(
       'a schema violation (zod) is a catchable ToolValidationError naming the field; execute not called',
-      { javascript: catchJs("tools.order({ quantity: 'many' })") },
+      {
+        javascript: catchJs("tools.order({ quantity: 'many' })"),
+        python: catchPy("tools.order(quantity='many')"),
+      },
       async (src) => {
         const log = newToolLog();
         const caught = expectSucceeded(await g.run(src, { tools: [zodTool(log)] })) as Caught;
@@ -145,7 +180,7 @@ return { when: r.when, m: r.m, t: r.when.getTime() };`,
 
     g.program(
       "a tool's thrown error is a catchable ToolError with its code and no host stack",
-      { javascript: catchJs('tools.boom({})') },
+      { javascript: catchJs('tools.boom({})'), python: catchPy('tools.boom()') },
       async (src) => {
         const caught = expectSucceeded(await g.run(src, { tools: [boomTool()] })) as Caught;
         expect(caught).toMatchObject({
@@ -162,7 +197,7 @@ return { when: r.when, m: r.m, t: r.when.getTime() };`,
 
     g.program(
       'an uncaught tool error fails with its code',
-      { javascript: 'await tools.boom({});\nreturn 1;' },
+      { javascript: 'await tools.boom({});\nreturn 1;', python: 'tools.boom()\n1' },
       async (src) => {
         const error = expectFailed(await g.run(src, { tools: [boomTool()] }), 'E_BOOM');
         expect(error.message).toContain('boom');
@@ -179,10 +214,17 @@ return { when: r.when, m: r.m, t: r.when.getTime() };`,
   noSuch: NoSuchToolError.prototype instanceof ToolError,
   validation: ToolValidationError.prototype instanceof ToolError,
 };`,
+        python: `{
+    'types': [type(c).__name__ for c in (ToolError, NoSuchToolError, ToolValidationError)],
+    'base': issubclass(ToolError, Exception),
+    'noSuch': issubclass(NoSuchToolError, ToolError),
+    'validation': issubclass(ToolValidationError, ToolError),
+}`,
       },
       async (src) => {
         expect(expectSucceeded(await g.run(src))).toEqual({
-          types: ['function', 'function', 'function'],
+          // Classes are functions in JavaScript and types in Python.
+          types: Array<string>(3).fill(g.language === 'python' ? 'type' : 'function'),
           base: true,
           noSuch: true,
           validation: true,
@@ -192,7 +234,7 @@ return { when: r.when, m: r.m, t: r.when.getTime() };`,
 
     g.program(
       'a tool returning a function is a catchable TOOL_RESULT_INVALID',
-      { javascript: catchJs('tools.fn({})') + '\n' },
+      { javascript: catchJs('tools.fn({})') + '\n', python: catchPy('tools.fn()') },
       async (src) => {
         const tool = valueTool('fn', () => ({ a: [1, () => 2] }));
         const caught = expectSucceeded(await g.run(src, { tools: [tool] })) as Caught;
@@ -203,7 +245,7 @@ return { when: r.when, m: r.m, t: r.when.getTime() };`,
 
     g.program(
       'a result violating the output schema is TOOL_RESULT_INVALID',
-      { javascript: catchJs('tools.typed({})') },
+      { javascript: catchJs('tools.typed({})'), python: catchPy('tools.typed()') },
       async (src) => {
         const typed = defineTool({
           name: 'typed',
@@ -222,6 +264,9 @@ return { when: r.when, m: r.m, t: r.when.getTime() };`,
       {
         javascript:
           "await tools.echo({ a: 1 });\nvoid tools.sleep({ ms: 60000 }).catch(() => {});\nreturn 'done';",
+        // The sleep is a task left running: it starts while the program awaits the echo.
+        python:
+          "import asyncio\n\nleft = asyncio.ensure_future(tools.sleep_async(ms=60000))\nawait tools.echo_async(a=1)\n'done'",
       },
       async (src) => {
         const log = newToolLog();
@@ -237,6 +282,8 @@ return { when: r.when, m: r.m, t: r.when.getTime() };`,
       'ctx.callId identifies calls in issue order',
       {
         javascript: 'await Promise.all([tools.echo({ i: 0 }), tools.echo({ i: 1 }), tools.echo({ i: 2 })]);',
+        python:
+          'import asyncio\n\nawait asyncio.gather(tools.echo_async(i=0), tools.echo_async(i=1), tools.echo_async(i=2))',
       },
       async (src) => {
         const log = newToolLog();
@@ -255,7 +302,10 @@ return { when: r.when, m: r.m, t: r.when.getTime() };`,
 
     g.program(
       'a tool result is a copy: guest mutations do not reach the host',
-      { javascript: "const r = await tools.shared({});\nr.count = 99;\nr.list.push('x');\nreturn r.count;" },
+      {
+        javascript: "const r = await tools.shared({});\nr.count = 99;\nr.list.push('x');\nreturn r.count;",
+        python: "r = tools.shared()\nr['count'] = 99\nr['list'].append('x')\nr['count']",
+      },
       async (src) => {
         const shared = { count: 1, list: ['a'] };
         const tool = valueTool('shared', () => shared);

@@ -17,12 +17,18 @@ sys.path[:] = [p for p in sys.path if p not in ('', '.', '/workspace')]
 import os, json, math, ast, random, time, datetime, resource, builtins, binascii, select
 asyncio = None
 
-_out = os.fdopen(3, 'w', encoding='utf-8', buffering=1)
+_out = os.fdopen(3, 'wb')
 _in = os.fdopen(4, 'r', encoding='utf-8')
 _dumps, _loads = json.dumps, json.loads
 
 def _send(msg):
-    _out.write(_dumps(msg, separators=(',', ':'), ensure_ascii=False) + '\n')
+    line = _dumps(msg, separators=(',', ':'), ensure_ascii=False) + '\n'
+    try:
+        data = line.encode('utf-8')
+    except UnicodeEncodeError:
+        # A lone surrogate (a valid str, as it is a valid JS string) has no UTF-8 form: JSON escapes carry it.
+        data = (_dumps(msg, separators=(',', ':')) + '\n').encode('ascii')
+    _out.write(data)
     _out.flush()
 
 def _recv():
@@ -39,10 +45,13 @@ TAG = '$cc'
 _UTC = datetime.timezone.utc
 _orig_datetime, _orig_date = datetime.datetime, datetime.date
 
-def _enc(v, depth=0):
-    if depth > 200:
-        raise ValueError('the value is nested too deeply')
-    d = depth + 1
+class _Map(dict):
+    """A Map the host sent: a dict to the program, and a Map again when it goes back."""
+
+def _enc(v, path='value', depth=0, ancestors=None):
+    # Failures name the path the way the host's codec does (result.a[1].f, args.m.get(0)).
+    def fail(what):
+        raise TypeError(path + ': ' + what + ' cannot cross the sandbox boundary')
     if v is None or isinstance(v, (bool, str)):
         return v
     if isinstance(v, int):
@@ -60,25 +69,37 @@ def _enc(v, depth=0):
         return {TAG: 'd', 'v': round(aware.timestamp() * 1000)}
     if isinstance(v, _orig_date):
         return {TAG: 'd', 'v': round(_orig_datetime(v.year, v.month, v.day, tzinfo=_UTC).timestamp() * 1000)}
-    if isinstance(v, (list, tuple)):
-        return [_enc(x, d) for x in v]
-    if isinstance(v, (set, frozenset)):
-        return {TAG: 's', 'v': [_enc(x, d) for x in v]}
-    if isinstance(v, dict):
-        if all(isinstance(k, str) for k in v):
-            if TAG in v:
-                return {TAG: 'o', 'v': [[k, _enc(x, d)] for k, x in v.items()]}
-            return {k: _enc(x, d) for k, x in v.items()}
-        return {TAG: 'm', 'v': [[_enc(k, d), _enc(x, d)] for k, x in v.items()]}
-    # numpy and pandas values, as their plain Python equivalents.
-    to_dict = getattr(v, 'to_dict', None)
-    if callable(to_dict) and hasattr(v, 'columns'):
-        return _enc(to_dict(orient='records'), d)
-    for name in ('to_dict', 'tolist', 'item'):
-        fn = getattr(v, name, None)
-        if callable(fn):
-            return _enc(fn(), d)
-    raise TypeError('cannot send a value of type ' + type(v).__name__)
+    if depth > 200:
+        fail('nesting deeper than 200')
+    ancestors = ancestors if ancestors is not None else set()
+    if id(v) in ancestors:
+        fail('a circular reference')
+    ancestors.add(id(v))
+    try:
+        d = depth + 1
+        if isinstance(v, (list, tuple)):
+            return [_enc(x, path + '[' + str(i) + ']', d, ancestors) for i, x in enumerate(v)]
+        if isinstance(v, (set, frozenset)):
+            return {TAG: 's', 'v': [_enc(x, path + '<item ' + str(i) + '>', d, ancestors) for i, x in enumerate(v)]}
+        if isinstance(v, dict):
+            if not isinstance(v, _Map) and all(isinstance(k, str) for k in v):
+                if TAG in v:
+                    return {TAG: 'o', 'v': [[k, _enc(x, path + '.' + k, d, ancestors)] for k, x in v.items()]}
+                return {k: _enc(x, path + '.' + k, d, ancestors) for k, x in v.items()}
+            return {TAG: 'm', 'v': [[_enc(k, path + '<key ' + str(i) + '>', d, ancestors),
+                                     _enc(x, path + '.get(' + str(i) + ')', d, ancestors)]
+                                    for i, (k, x) in enumerate(v.items())]}
+        # numpy and pandas values, as their plain Python equivalents.
+        to_dict = getattr(v, 'to_dict', None)
+        if callable(to_dict) and hasattr(v, 'columns'):
+            return _enc(to_dict(orient='records'), path, d, ancestors)
+        for name in ('to_dict', 'tolist', 'item'):
+            fn = getattr(v, name, None)
+            if callable(fn):
+                return _enc(fn(), path, d, ancestors)
+    finally:
+        ancestors.discard(id(v))
+    fail('a value of type ' + type(v).__name__)
 
 def _hashable(x):
     if isinstance(x, list):
@@ -103,7 +124,7 @@ def _dec(v):
     if tag == 'b':
         return int(inner)
     if tag == 'm':
-        return {_hashable(_dec(k)): _dec(x) for k, x in inner}
+        return _Map((_hashable(_dec(k)), _dec(x)) for k, x in inner)
     if tag == 's':
         items = [_dec(x) for x in inner]
         try:
@@ -114,8 +135,8 @@ def _dec(v):
         return {k: _dec(x) for k, x in inner}
     return {k: _dec(x) for k, x in v.items()}
 
-def _encode(v):
-    return _dumps(_enc(v), separators=(',', ':'), ensure_ascii=False, allow_nan=False)
+def _encode(v, root='value'):
+    return _dumps(_enc(v, root), separators=(',', ':'), ensure_ascii=False, allow_nan=False)
 
 # ---- errors the program sees -------------------------------------------------------------------------------
 class ToolError(Exception):
@@ -203,21 +224,25 @@ def _make_tool(ns, name, params):
             raise TypeError(ns + '.' + name + '() takes keyword arguments')
         return kwargs
     def call(*args, **kwargs):
-        return _call_sync({'t': 'call', 'ns': ns, 'name': name, 'args': _encode(pack(args, kwargs))})
+        return _call_sync({'t': 'call', 'ns': ns, 'name': name, 'args': _encode(pack(args, kwargs), 'args')})
     async def call_async(*args, **kwargs):
-        return await _call_async({'t': 'call', 'ns': ns, 'name': name, 'args': _encode(pack(args, kwargs))})
+        return await _call_async({'t': 'call', 'ns': ns, 'name': name, 'args': _encode(pack(args, kwargs), 'args')})
     call.__name__, call_async.__name__ = name, name + '_async'
     return call, call_async
 
-class _Namespace:
-    def __init__(self, name):
-        object.__setattr__(self, '_name', name)
-    def __getattr__(self, attr):
-        if attr.startswith('__'):
-            raise AttributeError(attr)
-        raise NoSuchToolError('no tool ' + self._name + '.' + attr, 'NO_SUCH_TOOL')
-    def __repr__(self):
-        return '<tools ' + self._name + '>'
+def _namespace(ns, names):
+    """The object a namespace's tools hang on: any other name is a NoSuchToolError listing what there is (as the
+    JavaScript driver does). It keeps nothing else the program could mistake for a tool."""
+    listing = ', '.join(names) or '(none)'
+    class Namespace:
+        def __getattr__(self, attr):
+            if attr.startswith('__'):
+                raise AttributeError(attr)
+            raise NoSuchToolError('no tool ' + ns + '.' + attr + '; available: ' + listing, 'NO_SUCH_TOOL',
+                                  {'available': list(names)})
+        def __repr__(self):
+            return '<tools ' + ns + '>'
+    return Namespace()
 
 # ---- determinism ---------------------------------------------------------------------------------------------
 class _ClockMeta(type):
@@ -417,9 +442,12 @@ class _Log:
     def __init__(self, level):
         self.level, self.buf = level, ''
     def write(self, text):
-        self.buf += str(text)
-        while '\n' in self.buf:
-            line, self.buf = self.buf.split('\n', 1)
+        text = str(text)
+        self.buf += text
+        # print() writes its arguments, separators and end one by one: an entry ends where a write ends a line,
+        # so print('a\nb') is one entry, as console.log('a\nb') is. A long unfinished line goes out in pieces.
+        if self.buf.endswith('\n') or len(self.buf) > 65536:
+            line, self.buf = self.buf[:-1] if self.buf.endswith('\n') else self.buf, ''
             _send({'t': 'log', 'level': self.level, 'message': line})
         return len(text)
     def flush(self):
@@ -441,17 +469,17 @@ def _line_of(exc):
         tb = tb.tb_next
     return line
 
-def _failure(exc):
-    if isinstance(exc, SyntaxError):
-        code = 'SYNTAX_ERROR'
-    elif isinstance(exc, RecursionError):
-        code = 'STACK_OVERFLOW'
-    elif isinstance(exc, MemoryError):
-        code = 'MEMORY_LIMIT'
-    elif isinstance(exc, ToolError):
-        code = exc.code
-    else:
-        code = 'GUEST_ERROR'
+def _code_of(exc):
+    if isinstance(exc, RecursionError):
+        return 'STACK_OVERFLOW'
+    if isinstance(exc, MemoryError):
+        return 'MEMORY_LIMIT'
+    if isinstance(exc, ToolError):
+        return exc.code
+    return 'GUEST_ERROR'
+
+def _failure(exc, code=None):
+    code = code or _code_of(exc)
     message = str(exc) or type(exc).__name__
     if isinstance(exc, SystemExit):
         message = 'the program called exit(' + repr(exc.code) + ')'
@@ -549,6 +577,14 @@ def _artifacts(inputs):
                 return found
     return found
 
+def _clear_frames(tb):
+    while tb is not None:
+        try:
+            tb.tb_frame.clear()
+        except RuntimeError:
+            pass
+        tb = tb.tb_next
+
 def _collect(inputs):
     try:
         return _artifacts(inputs or {})
@@ -575,12 +611,14 @@ def _prewarm():
 def _main():
     _prewarm()
     start = _recv()
-    namespaces = {}
+    names = {}
     for b in start['tools']:
-        ns = namespaces.setdefault(b['namespace'], _Namespace(b['namespace']))
+        names.setdefault(b['namespace'], []).append(b['name'])
+    namespaces = {ns: _namespace(ns, listed) for ns, listed in names.items()}
+    for b in start['tools']:
         call, call_async = _make_tool(b['namespace'], b['name'], b.get('params'))
-        object.__setattr__(ns, b['name'], call)
-        object.__setattr__(ns, b['name'] + '_async', call_async)
+        object.__setattr__(namespaces[b['namespace']], b['name'], call)
+        object.__setattr__(namespaces[b['namespace']], b['name'] + '_async', call_async)
     def final_answer(value):
         raise _FinalAnswer(value)
     policy = start.get('policy') or {}
@@ -594,6 +632,16 @@ def _main():
     sys.stdin = open(os.devnull)
     try:
         code = _compile(start['code'])
+    except BaseException as exc:
+        # Only the program's own text is a SYNTAX_ERROR; a SyntaxError raised as it runs is a GUEST_ERROR.
+        syntax = isinstance(exc, (SyntaxError, ValueError))
+        _send({'t': 'done', 'ok': False, 'error': _failure(exc, 'SYNTAX_ERROR' if syntax else None),
+               'resources': _usage()})
+        return
+    # Address space set aside (inside the baseline the memory limit is added to) for reporting a MemoryError.
+    reserve = [bytearray(2 * 1024 * 1024)]
+    inputs = {}
+    try:
         inputs = _put_files(start.get('files') or [])
         _process_policy(policy, start.get('execFilter'))
         _limits(start.get('limits', {}))
@@ -604,18 +652,30 @@ def _main():
         if _CO_COROUTINE & code.co_flags:
             _asyncio().run_until_complete(result)
         value, final = program.get('__cc_value__'), False
+        # An awaitable last expression is awaited, as a JavaScript program's returned promise is.
+        if hasattr(value, '__await__'):
+            value = _asyncio().run_until_complete(value)
     except _FinalAnswer as given:
         value, final = (given.args[0] if given.args else None), True
     except BaseException as exc:
-        sys.stdout.flush(); sys.stderr.flush()
-        _send({'t': 'done', 'ok': False, 'error': _failure(exc), 'resources': _usage(), 'artifacts': _collect(locals().get('inputs'))})
+        if isinstance(exc, MemoryError):
+            # Reporting needs memory: free the reserve and what the program holds (its globals, the locals of its
+            # frames; the traceback keeps its line numbers).
+            reserve.clear()
+            program.clear()
+            _clear_frames(exc.__traceback__)
+        try:
+            sys.stdout.flush(); sys.stderr.flush()
+            _send({'t': 'done', 'ok': False, 'error': _failure(exc), 'resources': _usage(), 'artifacts': _collect(inputs)})
+        except MemoryError:
+            os.write(3, b'{"t":"done","ok":false,"error":{"code":"MEMORY_LIMIT","name":"MemoryError","message":"MemoryError"}}\n')
         return
     sys.stdout.flush(); sys.stderr.flush()
     if start['code'].startswith(_STEPS):
         # An agent's step says whether it gave the final answer, as the composed JavaScript does.
         value = {'final': final, 'value': value}
     try:
-        _send({'t': 'done', 'ok': True, 'value': _encode(value), 'resources': _usage(), 'artifacts': _collect(inputs)})
+        _send({'t': 'done', 'ok': True, 'value': _encode(value, 'result'), 'resources': _usage(), 'artifacts': _collect(inputs)})
     except BaseException as exc:
         _send({'t': 'done', 'ok': False, 'error': {'code': 'RESULT_INVALID', 'name': type(exc).__name__, 'message': 'the result cannot be sent: ' + str(exc)}})
 

@@ -37,6 +37,9 @@ export const PYTHON_DEFAULT_LIMITS: Readonly<ExecutionLimits> = Object.freeze({
 
 export const DEFAULT_WARM_INTERPRETERS = 2;
 
+/** The abort reason of the executions close() ends (its code is their failure's code). */
+const CLOSED = { code: 'POOL_CLOSED', message: 'the python driver closed' };
+
 /** CPython in bubblewrap; see bwrap-args.ts for the sandbox and guest-runner.ts for the guest side. */
 export class PythonDriver implements SandboxDriver {
   readonly name = 'python';
@@ -45,6 +48,8 @@ export class PythonDriver implements SandboxDriver {
   private probe: PythonProbe | null = null;
   private probing: Promise<PythonProbe> | null = null;
   private readonly pool: Promise<PythonProcess>[] = [];
+  /** One per execution running: close() aborts them, so that they settle at once (POOL_CLOSED). */
+  private readonly running = new Set<AbortController>();
   private readonly warm: number;
   private readonly defaults: Readonly<ExecutionLimits>;
   private closed = false;
@@ -103,19 +108,26 @@ export class PythonDriver implements SandboxDriver {
     }
     const proc = await (this.pool.shift() ?? this.spawn(probe));
     this.fill();
+    const controller = new AbortController();
+    const signal = options.signal;
+    const forward = () => controller.abort(signal?.reason);
+    if (signal?.aborted) forward();
+    else signal?.addEventListener('abort', forward, { once: true });
+    if (this.closed) controller.abort(CLOSED);
+    this.running.add(controller);
     try {
       this.execFilter ??= seccompFilter({ blocked: ['execve', 'execveat'] });
-      return await runOnProcess(proc, request, limits, {
-        ...(options.signal ? { signal: options.signal } : {}),
-        execFilter: this.execFilter,
-      });
+      return await runOnProcess(proc, request, limits, { signal: controller.signal, execFilter: this.execFilter });
     } finally {
+      this.running.delete(controller);
+      signal?.removeEventListener('abort', forward);
       void proc.dispose();
     }
   }
 
   async close(): Promise<void> {
     this.closed = true;
+    for (const controller of this.running) controller.abort(CLOSED);
     const pooled = this.pool.splice(0);
     await Promise.all(pooled.map(async (p) => (await p).dispose()));
   }

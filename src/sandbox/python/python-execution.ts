@@ -1,5 +1,4 @@
 import { decodeValue, encodeOutcome } from '../../codec/index.ts';
-import { isCodecallError } from '../../errors/index.ts';
 import type {
   ExecutionLimits,
   ExecutionRequest,
@@ -101,9 +100,14 @@ export function runOnProcess(
       limits.timeoutMs,
     );
     const onAbort = () => {
-      const reason: unknown = signal?.reason;
-      const code = isCodecallError(reason) ? reason.code : 'ABORTED';
-      const message = reason instanceof Error ? reason.message : 'the execution was interrupted';
+      // As the quickjs driver does: a reason's string code is the failure's code (a CodecallError, or a plain
+      // `{ code, message }`); a reason without one (abort() with no argument, a plain Error) is INTERRUPTED.
+      const reason = signal?.reason as { code?: unknown; message?: unknown } | undefined;
+      const code = typeof reason?.code === 'string' ? reason.code : 'INTERRUPTED';
+      const message =
+        typeof reason?.message === 'string' && reason.message !== ''
+          ? reason.message
+          : 'the execution was interrupted';
       end({ code, name: 'Error', message });
     };
     if (signal?.aborted) onAbort();
