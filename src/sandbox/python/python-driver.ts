@@ -14,6 +14,8 @@ import { probePython } from './probe.ts';
 import type { PythonProbe } from './probe.ts';
 import { runOnProcess } from './python-execution.ts';
 import { seccompFilter } from './seccomp-filter.ts';
+import { detectCgroups } from './cgroups.ts';
+import type { CgroupManager } from './cgroups.ts';
 import { PythonProcess } from './python-process.ts';
 
 export interface PythonDriverOptions {
@@ -25,7 +27,12 @@ export interface PythonDriverOptions {
   readonly defaultLimits?: Partial<ExecutionLimits>;
   /** Size of each sandbox's workspace (a tmpfs: input files, what the program writes). Default 64 MiB. */
   readonly workspaceBytes?: number;
+  /** Put each sandbox in a cgroup of its own where this machine allows (memory, pids). Default true. */
+  readonly cgroups?: boolean;
 }
+
+/** Processes (and threads) one sandbox may have at once, when it has a cgroup. */
+export const CGROUP_PIDS = 64;
 
 export const DEFAULT_WORKSPACE_BYTES = 64 * 1024 * 1024;
 
@@ -54,6 +61,7 @@ export class PythonDriver implements SandboxDriver {
   private readonly defaults: Readonly<ExecutionLimits>;
   private closed = false;
   private filter: Buffer | undefined;
+  private cgroups: CgroupManager | null = null;
   /** Installed by the guest runner before the program when the task may not start processes. */
   private execFilter: Buffer | undefined;
 
@@ -117,7 +125,10 @@ export class PythonDriver implements SandboxDriver {
     this.running.add(controller);
     try {
       this.execFilter ??= seccompFilter({ blocked: ['execve', 'execveat'] });
-      return await runOnProcess(proc, request, limits, { signal: controller.signal, execFilter: this.execFilter });
+      return await runOnProcess(proc, request, limits, {
+        signal: controller.signal,
+        execFilter: this.execFilter,
+      });
     } finally {
       this.running.delete(controller);
       signal?.removeEventListener('abort', forward);
@@ -136,7 +147,15 @@ export class PythonDriver implements SandboxDriver {
     this.probing ??= probePython({
       ...(this.options.bwrap ? { bwrap: this.options.bwrap } : {}),
       ...(this.options.python ? { python: this.options.python } : {}),
-    }).then((p) => (this.probe = p));
+    }).then(async (p) => {
+      // Cgroups need root (or a delegated subtree); without them the rlimits alone bound the sandbox.
+      if (p.ok && this.options.cgroups !== false && process.getuid?.() === 0) {
+        const found = await detectCgroups().catch(() => ({ manager: null }));
+        this.cgroups = found.manager;
+      }
+      this.probe = p;
+      return p;
+    });
     return this.probing;
   }
 
@@ -159,6 +178,21 @@ export class PythonDriver implements SandboxDriver {
       safePathFlag: probe.safePathFlag,
       workspaceBytes: this.options.workspaceBytes ?? DEFAULT_WORKSPACE_BYTES,
       seccomp: this.filter,
+      ...(this.cgroups
+        ? {
+            cgroups: {
+              manager: this.cgroups,
+              // A backstop above the rlimits: the program's memory, its tmpfs workspace and the interpreter.
+              limits: {
+                memoryBytes:
+                  this.defaults.memoryBytes +
+                  (this.options.workspaceBytes ?? DEFAULT_WORKSPACE_BYTES) +
+                  256 * 1024 * 1024,
+                pids: CGROUP_PIDS,
+              },
+            },
+          }
+        : {}),
     });
   }
 }

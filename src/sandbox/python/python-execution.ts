@@ -248,9 +248,20 @@ export function runOnProcess(
       }
     };
     proc.onMessage(onMessage);
-    void proc.exited.then((exit) => {
+    void proc.exited.then(async (exit) => {
+      const oom = await proc.oomKilled();
       // Let the last messages (written before the exit) arrive first.
-      setImmediate(() => fail(exitFailure(exit, proc.brokenProtocol)));
+      setImmediate(() =>
+        fail(
+          oom
+            ? {
+                code: 'MEMORY_LIMIT',
+                name: 'Error',
+                message: 'the program used more memory than its sandbox has',
+              }
+            : exitFailure(exit, proc.brokenProtocol),
+        ),
+      );
     });
     proc.send({
       t: 'start',

@@ -3,6 +3,7 @@ import type { ChildProcess } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import { CodecallError } from '../../errors/index.ts';
 import { bwrapArgs } from './bwrap-args.ts';
+import type { Cgroup, CgroupLimits, CgroupManager } from './cgroups.ts';
 
 /** The uid and gid a sandbox runs as when codecall runs as root: bwrap started as root maps the guest to root. */
 export const SANDBOX_UID = 65534;
@@ -18,7 +19,11 @@ export interface ProcessOptions {
   readonly workspaceBytes: number;
   /** A seccomp BPF program given to bwrap on an extra fd, when the driver has one. */
   readonly seccomp?: Buffer;
+  /** Where the sandbox's processes are counted, capped and ended, when this machine has usable cgroups. */
+  readonly cgroups?: { readonly manager: CgroupManager; readonly limits: CgroupLimits };
 }
+
+let groups = 0;
 
 export interface ExitInfo {
   readonly code: number | null;
@@ -41,7 +46,10 @@ export class PythonProcess {
   /** What bwrap or the interpreter printed before the guest was up. */
   private startupErrors = '';
 
-  private constructor(private readonly child: ChildProcess) {
+  private constructor(
+    private readonly child: ChildProcess,
+    private readonly cgroup: Cgroup | null = null,
+  ) {
     this.exited = new Promise((resolve) => {
       // 'close', not 'exit': every message written before the end has been read by then.
       child.once('close', (code, signal) => resolve({ code, signal }));
@@ -73,9 +81,16 @@ export class PythonProcess {
       safePathFlag: options.safePathFlag,
       ...(seccompFd === undefined ? {} : { seccompFd }),
     });
-    const child = spawn(options.bwrap, args, {
+    // With a cgroup, a shell waits for a line on stdin before it becomes bwrap: the process is in its group before
+    // anything of the sandbox starts, so every process it makes is counted and ended with it.
+    const cgroup = options.cgroups
+      ? await options.cgroups.manager.create(`py-${process.pid}-${++groups}`, options.cgroups.limits)
+      : null;
+    const command = cgroup ? '/bin/sh' : options.bwrap;
+    const argv = cgroup ? ['-c', 'read _ && exec "$0" "$@"', options.bwrap, ...args] : args;
+    const child = spawn(command, argv, {
       stdio: [
-        'ignore',
+        cgroup ? 'pipe' : 'ignore',
         'pipe',
         'pipe',
         'pipe',
@@ -86,7 +101,20 @@ export class PythonProcess {
     });
     const stdio = child.stdio as readonly unknown[];
     if (options.seccomp) (stdio[5] as Writable).end(options.seccomp);
-    const proc = new PythonProcess(child);
+    const proc = new PythonProcess(child, cgroup);
+    if (cgroup) {
+      try {
+        if (child.pid === undefined) throw new Error('the sandbox did not start');
+        await cgroup.add(child.pid);
+        child.stdin?.end('\n');
+      } catch (e) {
+        await proc.dispose();
+        throw new CodecallError(
+          'SANDBOX_UNAVAILABLE',
+          `cannot put the sandbox in its cgroup: ${(e as Error).message}`,
+        );
+      }
+    }
     // Handed out only once the guest says it is up: bwrap killed while it sets up a sandbox may leave its child
     // running (outside the host's reach but for our pipes).
     const ready = await new Promise<boolean>((resolve) => {
@@ -135,10 +163,16 @@ export class PythonProcess {
     for (const stream of this.child.stdio) stream?.destroy();
   }
 
-  /** Kills it (if still running); its workspace goes with it. */
+  /** Whether the kernel's OOM killer ended something of the sandbox (its cgroup's memory limit). */
+  async oomKilled(): Promise<boolean> {
+    return this.cgroup ? this.cgroup.oomKilled().catch(() => false) : false;
+  }
+
+  /** Kills it (if still running); its workspace goes with it, and its cgroup ends whatever else is left. */
   async dispose(): Promise<void> {
     if (this.child.exitCode === null && this.child.signalCode === null) this.kill();
     await this.exited;
+    await this.cgroup?.destroy().catch(() => undefined);
   }
 
   private onData(chunk: string): void {

@@ -1,0 +1,55 @@
+// The python driver with cgroups (where the machine has them and we are root): a fork bomb is capped and ended
+// with the sandbox, and nothing of it outlives the execution.
+import { readdirSync, existsSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { detectCgroups } from '../../src/sandbox/python/cgroups.ts';
+import { createPythonDriver, probePython } from '../../src/sandbox/index.ts';
+import type { PythonDriver } from '../../src/sandbox/index.ts';
+
+const probe = await probePython();
+const cgroups = process.getuid?.() === 0 && probe.ok ? await detectCgroups() : null;
+const usable = cgroups?.manager?.version === 1 ? '/sys/fs/cgroup/pids/codecall' : '/sys/fs/cgroup/codecall';
+const why = !probe.ok
+  ? probe.reason
+  : !cgroups?.manager
+    ? cgroups && 'reason' in cgroups
+      ? cgroups.reason
+      : 'not root'
+    : '';
+
+function ours(): string[] {
+  if (!existsSync(usable)) return [];
+  return readdirSync(usable).filter((d) => d.startsWith(`py-${process.pid}-`));
+}
+
+describe.skipIf(why !== '')(`python driver in cgroups${why ? ` (skipped: ${why})` : ''}`, () => {
+  let driver: PythonDriver;
+  beforeAll(async () => {
+    driver = createPythonDriver({ warm: 1 });
+    await driver.ready();
+  });
+  afterAll(() => driver.close());
+
+  it('caps a fork bomb at the group’s pids limit and ends every process of it', async () => {
+    const bomb = await driver.execute({
+      code: 'import os\nn = 0\nwhile True:\n    try:\n        if os.fork() == 0:\n            while True: pass\n        n += 1\n    except OSError:\n        break\nn',
+      language: 'python',
+      tools: [],
+      host: { call: () => Promise.resolve({ ok: true, value: null }) },
+      limits: { timeoutMs: 10_000 },
+    });
+    expect(bomb.status).toBe('succeeded');
+    // Fewer than the group allows (the interpreter and bwrap count too), and the RLIMIT_NPROC may cap it first.
+    expect(bomb.status === 'succeeded' && (bomb.value as number)).toBeLessThan(64);
+    await new Promise((r) => setTimeout(r, 300));
+    // Only the warm interpreter's group is left; the bomb's group (and its spinning children) are gone.
+    expect(ours().length).toBeLessThanOrEqual(1);
+    const after = await driver.execute({
+      code: '1 + 1',
+      language: 'python',
+      tools: [],
+      host: { call: () => Promise.resolve({ ok: true, value: null }) },
+    });
+    expect(after.status === 'succeeded' && after.value).toBe(2);
+  });
+});
