@@ -3,7 +3,6 @@ import type { FastifyInstance } from 'fastify';
 import { CodecallError } from '../errors/index.ts';
 import { isArtifactStore } from '../spec/index.ts';
 import type { TaskStore } from '../spec/index.ts';
-import { errorResponses } from './schemas.ts';
 import { idSchema } from './task-schemas.ts';
 import { visibleTask } from './task-routes.ts';
 
@@ -24,17 +23,15 @@ const TYPES: Readonly<Record<string, string>> = {
 
 /** GET /api/v1/tasks/{id}/artifacts/{name}: a file the task's program left in its working directory. */
 export function registerArtifactRoute(app: FastifyInstance, store: TaskStore): void {
-  app.get<{ Params: { id: string; '*': string } }>(
-    '/api/v1/tasks/:id/artifacts/*',
+  app.get<{ Params: { id: string; name: string } }>(
+    '/api/v1/tasks/:id/artifacts/:name',
     {
       schema: {
-        params: { type: 'object', properties: { id: idSchema, '*': { type: 'string' } } },
-        response: { 200: { description: 'The bytes of the file', type: 'string' }, ...errorResponses },
+        params: { type: 'object', properties: { id: idSchema, name: { type: 'string', minLength: 1 } } },
       },
     },
     async (request, reply) => {
-      const { id } = request.params;
-      const name = request.params['*'];
+      const { id, name } = request.params;
       await visibleTask(store, request, id);
       const data = isArtifactStore(store) ? await store.readArtifact(id, name) : null;
       if (!data) {

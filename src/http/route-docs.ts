@@ -80,6 +80,11 @@ const DOCS: Readonly<Record<string, RouteDoc>> = {
     tags: ['tasks'],
     response: { 200: { description: 'An event stream: view, status, log, journal' } },
   },
+  'GET /api/v1/tasks/:id/artifacts/:name': {
+    summary: 'Download a file the task left in its working directory (a name with / is sent as %2F)',
+    tags: ['tasks'],
+    response: { 200: { description: 'The bytes of the file, as an attachment' } },
+  },
   'POST /api/v1/tasks/:id/control': {
     summary: 'Pause, resume or cancel a task',
     tags: ['tasks'],

@@ -17,6 +17,7 @@ describe('SQLite migrations', () => {
     expect(migrate(db)).toBe(0);
     expect(tables(db)).toEqual([
       'api_keys',
+      'artifacts',
       'audit_log',
       'batches',
       'idempotency_keys',
