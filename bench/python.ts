@@ -99,7 +99,11 @@ await Promise.all(
 const execsPerSec = EXECS / ((performance.now() - e0) / 1000);
 await pool.close();
 
-const ms = (xs: number[]) => `${median(xs).toFixed(1)} ms (p90 ${percentile(xs, 0.9).toFixed(1)})`;
+const ms = (xs: number[]) =>
+  `${median(xs).toFixed(1)} ms (p90 ${percentile(
+    [...xs].sort((a, b) => a - b),
+    90,
+  ).toFixed(1)})`;
 console.log(
   `python benchmark${QUICK ? ' (BENCH_QUICK=1)' : ''}: ${os.availableParallelism()} x ${os.cpus()[0]?.model ?? 'cpu'}, node ${process.version}, cpython ${probe.python}, bwrap ${probe.bwrap}`,
 );
