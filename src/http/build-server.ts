@@ -17,6 +17,7 @@ import { registerStreamRoute } from './stream-route.ts';
 import type { CallbackCheck } from './submit-body.ts';
 import { idSchema } from './task-schemas.ts';
 import { registerTaskRoutes } from './task-routes.ts';
+import { registerMultipart } from './multipart-task.ts';
 import { registerArtifactRoute } from './artifact-route.ts';
 
 export interface ServerOptions {
@@ -67,6 +68,7 @@ export function buildServer(options: ServerOptions): FastifyInstance {
   registerOpenApi(app);
   if (options.metrics) registerMetricsRoute(app, options.metrics);
   registerAuth(app, options.authenticate);
+  registerMultipart(app, options.bodyLimit ?? 1024 * 1024);
   const checkCallback = options.checkCallback ?? noCallbacks;
   // In a plugin, so its routes are registered once the OpenAPI plugin (above) watches for them.
   void app.register((api, _options, done) => {

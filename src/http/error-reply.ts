@@ -32,7 +32,7 @@ export function errorHandler(
       field,
     });
   }
-  if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+  if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || error.statusCode === 413) {
     return sendError(reply, 413, 'PAYLOAD_TOO_LARGE', 'the request body is too large');
   }
   if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {

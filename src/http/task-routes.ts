@@ -5,6 +5,7 @@ import { CodecallError } from '../errors/index.ts';
 import type { TaskStatus, TaskStore } from '../spec/index.ts';
 import { mergedEvents } from './task-events.ts';
 import { canSee } from './principal.ts';
+import { multipartTaskBody } from './multipart-task.ts';
 import { toSubmitInput } from './submit-body.ts';
 import type { CallbackCheck } from './submit-body.ts';
 import { idSchema, pageQuery, STATUSES, taskBodySchema } from './task-schemas.ts';
@@ -33,7 +34,13 @@ export function registerTaskRoutes(app: FastifyInstance, options: TaskRouteOptio
 
   app.post<{ Body: TaskBody }>(
     '/api/v1/tasks',
-    { schema: { body: taskBodySchema } },
+    {
+      schema: { body: taskBodySchema },
+      // A multipart body (the task as JSON, files as parts) is turned into the JSON body before validation.
+      preValidation: async (request) => {
+        if (request.isMultipart()) request.body = (await multipartTaskBody(request)) as TaskBody;
+      },
+    },
     async (request, reply) => {
       const key = request.headers['idempotency-key'];
       if (Array.isArray(key) || (key !== undefined && (key.length === 0 || key.length > 255))) {

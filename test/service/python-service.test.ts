@@ -90,4 +90,35 @@ describe.skipIf(!pandas)(`python tasks in the service${pandas ? '' : ` (skipped:
     const missing = await fetch(`${service.address}/api/v1/tasks/${task_id}/artifacts/nope.txt`);
     expect(missing.status).toBe(404);
   });
+
+  it('takes the task as multipart/form-data, the files as parts', async () => {
+    const form = new FormData();
+    form.append(
+      'task',
+      JSON.stringify({
+        code: 'import os\nos.makedirs("out", exist_ok=True)\nopen("out/n.txt", "w").write(str(len(open("rain.csv").read().splitlines())))\nsorted(os.listdir("."))',
+        language: 'python',
+      }),
+    );
+    form.append('upload', new Blob([CSV], { type: 'text/csv' }), 'rain.csv');
+    const res = await fetch(`${service.address}/api/v1/tasks`, { method: 'POST', body: form });
+    expect(res.status).toBe(201);
+    const { task_id } = (await res.json()) as { task_id: string };
+    let view: { status?: string; result?: { output: unknown } } = {};
+    for (let i = 0; i < 300 && view.status !== 'succeeded' && view.status !== 'failed'; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      view = (await (await fetch(`${service.address}/api/v1/tasks/${task_id}`)).json()) as typeof view;
+    }
+    expect(view.result?.output).toEqual(['out', 'rain.csv']);
+    // An artifact in a folder: its name with / sent as %2F.
+    const n = await fetch(`${service.address}/api/v1/tasks/${task_id}/artifacts/out%2Fn.txt`);
+    expect(await n.text()).toBe('7');
+    const noTask = new FormData();
+    noTask.append('upload', new Blob(['x']), 'x.txt');
+    const refused = await fetch(`${service.address}/api/v1/tasks`, { method: 'POST', body: noTask });
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as { error: { details: { field: string } } }).error.details.field).toBe(
+      'task',
+    );
+  });
 });
