@@ -12,6 +12,7 @@ import type {
 } from '../../spec/index.ts';
 import { isWorkspaceName } from '../workspace-name.ts';
 import type { ExitInfo, PythonProcess } from './python-process.ts';
+import { hostCallFailure } from '../host-failure.ts';
 
 type Failure = SerializedError & { line?: number };
 
@@ -147,14 +148,7 @@ export function runOnProcess(
       try {
         outcome = await request.host.call(call, controller.signal);
       } catch (thrown) {
-        outcome = {
-          ok: false,
-          error: {
-            code: 'TOOL_ERROR',
-            name: 'ToolError',
-            message: (thrown as Error)?.message ?? String(thrown),
-          },
-        };
+        outcome = hostCallFailure(thrown);
       }
       if (done) return;
       const tool = call.kind === 'tool' ? `${call.namespace}.${call.name}` : 'a timer';

@@ -12,6 +12,7 @@ import { decodeValue, encodeOutcome } from '../../codec/index.ts';
 import type { FromWorker } from './protocol.ts';
 import type { SandboxWorker } from './sandbox-worker.ts';
 import { callIdText } from './worker-replay.ts';
+import { hostCallFailure } from '../host-failure.ts';
 
 /** Grace after the deadline before a worker that does not answer is considered stuck and terminated. */
 export const STUCK_WORKER_GRACE_MS = 2_000;
@@ -155,14 +156,7 @@ export class HostExecution {
       }
       outcome = await this.request.host.call(call, this.controller.signal);
     } catch (thrown) {
-      outcome = {
-        ok: false,
-        error: {
-          code: 'TOOL_ERROR',
-          name: 'ToolError',
-          message: (thrown as Error)?.message ?? String(thrown),
-        },
-      };
+      outcome = hostCallFailure(thrown);
     }
     if (this.resolved) return;
     const { ok, payload } = encodeOutcome(outcome, this.toolName(msg.tool));
