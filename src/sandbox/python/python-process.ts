@@ -89,6 +89,10 @@ export class PythonProcess {
         ...(seccompFd === undefined ? [] : ['pipe' as const]),
       ],
       ...(root ? { uid: SANDBOX_UID, gid: SANDBOX_UID } : {}),
+      // bwrap stays in the sandbox as its pid 1, with the environment it was started with, and the program may
+      // read /proc/1/environ: the host's environment (API keys) was readable there until bwrap got none of it
+      // (--clearenv only clears the program's). Found by the escape suite, "the host's environment".
+      env: {},
     });
     const stdio = child.stdio as readonly unknown[];
     if (options.seccomp) (stdio[5] as Writable).end(options.seccomp);
