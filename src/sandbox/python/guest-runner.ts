@@ -13,7 +13,7 @@ export const GUEST_RUNNER = String.raw`
 import sys
 # Nothing is imported from the working directory (python3 -P does this too, from 3.11 on).
 sys.path[:] = [p for p in sys.path if p not in ('', '.', '/workspace')]
-import os, json, math, ast, asyncio, random, time, datetime, resource, selectors, traceback, builtins
+import os, errno, json, math, ast, asyncio, random, time, datetime, resource, selectors, traceback, builtins
 
 _out = os.fdopen(3, 'w', encoding='utf-8', buffering=1)
 _in = os.fdopen(4, 'r', encoding='utf-8')
@@ -344,6 +344,9 @@ def _failure(exc):
         code = 'STACK_OVERFLOW'
     elif isinstance(exc, MemoryError):
         code = 'MEMORY_LIMIT'
+    elif isinstance(exc, OSError) and exc.errno in (errno.EFBIG, errno.ENOSPC, errno.EDQUOT):
+        # A file over RLIMIT_FSIZE (Python ignores SIGXFSZ, so the write fails), a full /tmp or /dev/shm.
+        code = 'OUTPUT_LIMIT'
     elif isinstance(exc, ToolError):
         code = exc.code
     else:
@@ -380,6 +383,7 @@ def _limits(limits):
     cap(resource.RLIMIT_CPU, limits.get('cpuSeconds'))
     cap(resource.RLIMIT_FSIZE, limits.get('fileBytes'))
     cap(resource.RLIMIT_NPROC, limits.get('processes'))
+    cap(resource.RLIMIT_NOFILE, limits.get('files'))
 
 def _usage():
     u = resource.getrusage(resource.RUSAGE_SELF)

@@ -39,6 +39,8 @@ export class PythonDriver implements SandboxDriver {
   private probe: PythonProbe | null = null;
   private probing: Promise<PythonProbe> | null = null;
   private readonly pool: Promise<PythonProcess>[] = [];
+  /** Used interpreters being killed and their workspaces removed: close() waits for them. */
+  private readonly disposing = new Set<Promise<void>>();
   private readonly warm: number;
   private readonly defaults: Readonly<ExecutionLimits>;
   private closed = false;
@@ -86,14 +88,20 @@ export class PythonDriver implements SandboxDriver {
     try {
       return await runOnProcess(proc, request, limits, options.signal);
     } finally {
-      void proc.dispose();
+      const disposed = proc.dispose().catch(() => undefined);
+      this.disposing.add(disposed);
+      void disposed.finally(() => this.disposing.delete(disposed));
     }
   }
 
   async close(): Promise<void> {
     this.closed = true;
     const pooled = this.pool.splice(0);
-    await Promise.all(pooled.map(async (p) => (await p).dispose()));
+    await Promise.all([
+      ...pooled.map(async (p) => (await p).dispose()),
+      // A workspace left behind is the program's files on the host's disk.
+      ...this.disposing,
+    ]);
   }
 
   private probed(): Promise<PythonProbe> {

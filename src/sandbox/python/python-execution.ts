@@ -11,6 +11,7 @@ import type {
   SerializedError,
 } from '../../spec/index.ts';
 import type { ExitInfo, PythonProcess } from './python-process.ts';
+import { watchSandbox } from './watchdog.ts';
 
 type Failure = SerializedError & { line?: number };
 
@@ -18,6 +19,16 @@ type Failure = SerializedError & { line?: number };
 export const DEFAULT_MAX_PROCESSES = 32;
 /** Largest file the program may write. */
 export const DEFAULT_MAX_FILE_BYTES = 256 * 1024 * 1024;
+/** Files a sandboxed process may hold open (RLIMIT_NOFILE; the host's is often 20k or more). */
+export const DEFAULT_MAX_OPEN_FILES = 1024;
+/** What the workspace (on the host's disk) may hold in all, and how many entries: see watchdog.ts. */
+export const DEFAULT_MAX_WORKSPACE_BYTES = 1024 * 1024 * 1024;
+export const DEFAULT_MAX_WORKSPACE_ENTRIES = 10_000;
+/**
+ * Memory the host allows the sandbox's processes together beyond the memory limit: the interpreter's own
+ * (RLIMIT_AS is set above its baseline, so one process never reaches this) and bwrap's two processes.
+ */
+export const PROCESS_MEMORY_ALLOWANCE = 64 * 1024 * 1024;
 
 const LEVELS: ReadonlySet<string> = new Set(['log', 'info', 'warn', 'error', 'debug']);
 
@@ -63,6 +74,7 @@ export function runOnProcess(
       if (done) return;
       done = true;
       clearTimeout(timer);
+      unwatch();
       signal?.removeEventListener('abort', onAbort);
       controller.abort(new Error('the execution ended'));
       proc.kill();
@@ -80,6 +92,21 @@ export function runOnProcess(
       override ??= error;
       proc.kill();
     };
+    // What rlimits cannot bound (memory across processes, memfds, the workspace's total): the host watches it.
+    const pid = proc.pid;
+    const unwatch =
+      pid === undefined
+        ? () => undefined
+        : watchSandbox(
+            pid,
+            proc.workspace,
+            {
+              memoryBytes: limits.memoryBytes + PROCESS_MEMORY_ALLOWANCE,
+              workspaceBytes: DEFAULT_MAX_WORKSPACE_BYTES,
+              workspaceEntries: DEFAULT_MAX_WORKSPACE_ENTRIES,
+            },
+            (breach) => end({ code: breach.code, name: 'Error', message: breach.message }),
+          );
     const timer = setTimeout(
       () => end({ code: 'TIMEOUT', name: 'Error', message: `the execution exceeded ${limits.timeoutMs} ms` }),
       limits.timeoutMs,
@@ -246,6 +273,7 @@ export function runOnProcess(
         cpuSeconds: Math.ceil(limits.timeoutMs / 1000) + 1,
         fileBytes: DEFAULT_MAX_FILE_BYTES,
         processes: DEFAULT_MAX_PROCESSES,
+        files: DEFAULT_MAX_OPEN_FILES,
       },
     });
   });

@@ -134,6 +134,11 @@ export class PythonProcess {
     if (!pipe.destroyed) pipe.write(`${JSON.stringify(msg)}\n`);
   }
 
+  /** The host pid of bwrap: every process of the sandbox descends from it. */
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
   get alive(): boolean {
     return this.child.exitCode === null && this.child.signalCode === null && !this.killed;
   }
