@@ -20,7 +20,13 @@ _in = os.fdopen(4, 'r', encoding='utf-8')
 _dumps, _loads = json.dumps, json.loads
 
 def _send(msg):
-    _out.write(_dumps(msg, separators=(',', ':'), ensure_ascii=False) + '\n')
+    line = _dumps(msg, separators=(',', ':'), ensure_ascii=False) + '\n'
+    try:
+        line.encode('utf-8')
+    except UnicodeEncodeError:
+        # A lone surrogate (the program's text) cannot be UTF-8: JSON escapes it instead.
+        line = _dumps(msg, separators=(',', ':')) + '\n'
+    _out.write(line)
     _out.flush()
 
 def _recv():
@@ -337,26 +343,49 @@ def _line_of(exc):
             line = lineno
     return line
 
-def _failure(exc):
+def _text(exc):
+    try:
+        text = str(exc)
+        return text if text else _name(exc)
+    except BaseException:
+        return 'an exception whose str() failed'
+
+def _name(exc):
+    try:
+        return str(type(exc).__name__)
+    except BaseException:
+        return 'Exception'
+
+def _code(exc):
     if isinstance(exc, SyntaxError):
-        code = 'SYNTAX_ERROR'
-    elif isinstance(exc, RecursionError):
-        code = 'STACK_OVERFLOW'
-    elif isinstance(exc, MemoryError):
-        code = 'MEMORY_LIMIT'
-    elif isinstance(exc, OSError) and exc.errno in (errno.EFBIG, errno.ENOSPC, errno.EDQUOT):
+        return 'SYNTAX_ERROR'
+    if isinstance(exc, RecursionError):
+        return 'STACK_OVERFLOW'
+    if isinstance(exc, MemoryError):
+        return 'MEMORY_LIMIT'
+    if isinstance(exc, OSError) and exc.errno in (errno.EFBIG, errno.ENOSPC, errno.EDQUOT):
         # A file over RLIMIT_FSIZE (Python ignores SIGXFSZ, so the write fails), a full /tmp or /dev/shm.
-        code = 'OUTPUT_LIMIT'
-    elif isinstance(exc, ToolError):
-        code = exc.code
-    else:
+        return 'OUTPUT_LIMIT'
+    if isinstance(exc, ToolError):
+        return str(exc.code)
+    return 'GUEST_ERROR'
+
+def _failure(exc):
+    """The program's exception as the host sees it. The exception is the program's: its str(), its class's
+    __name__, even isinstance() (a __class__ property) may raise; the report must still go out."""
+    try:
+        code = _code(exc)
+    except BaseException:
         code = 'GUEST_ERROR'
-    message = str(exc) or type(exc).__name__
-    if isinstance(exc, SystemExit):
-        message = 'the program called exit(' + repr(exc.code) + ')'
-    err = {'code': code, 'name': type(exc).__name__, 'message': message}
-    line = _line_of(exc)
-    if line is not None:
+    message = _text(exc)
+    if issubclass(type(exc), SystemExit):
+        message = 'the program called exit(' + _text(repr(exc.code)) + ')'
+    err = {'code': code, 'name': _name(exc), 'message': message}
+    try:
+        line = _line_of(exc)
+    except BaseException:
+        line = None
+    if isinstance(line, int):
         err['line'] = line
     return err
 
@@ -397,6 +426,9 @@ def _main():
     for b in start['tools']:
         ns = namespaces.setdefault(b['namespace'], _Namespace(b['namespace']))
         call, call_async = _make_tool(b['namespace'], b['name'], b.get('params'))
+        if b['name'].startswith('__'):
+            # Python's own protocol (__class__, __dict__, ...): a tool cannot be one, nor break the namespace.
+            continue
         object.__setattr__(ns, b['name'], call)
         object.__setattr__(ns, b['name'] + '_async', call_async)
     def final_answer(value):
@@ -405,7 +437,15 @@ def _main():
     program.update(namespaces)
     program.update(_ERRORS)
     _deterministic(start['seed'], start['clock'])
-    sys.stdout, sys.stderr = _Log('log'), _Log('error')
+    logs = (_Log('log'), _Log('error'))
+    sys.stdout, sys.stderr = logs
+    def flush():
+        # The runner's own log streams: the program may have replaced sys.stdout with anything.
+        for stream in logs:
+            try:
+                stream.flush()
+            except BaseException:
+                pass
     sys.stdin = open(os.devnull)
     class _Policy(asyncio.DefaultEventLoopPolicy):
         def new_event_loop(self):
@@ -424,14 +464,17 @@ def _main():
     except _FinalAnswer as given:
         value = given.args[0] if given.args else None
     except BaseException as exc:
-        sys.stdout.flush(); sys.stderr.flush()
+        flush()
         _send({'t': 'done', 'ok': False, 'error': _failure(exc), 'resources': _usage()})
         return
-    sys.stdout.flush(); sys.stderr.flush()
+    flush()
     try:
-        _send({'t': 'done', 'ok': True, 'value': _encode(value), 'resources': _usage()})
+        payload = _encode(value)
     except BaseException as exc:
-        _send({'t': 'done', 'ok': False, 'error': {'code': 'RESULT_INVALID', 'name': type(exc).__name__, 'message': 'the result cannot be sent: ' + str(exc)}})
+        message = 'the result cannot be sent: ' + _text(exc)
+        _send({'t': 'done', 'ok': False, 'error': {'code': 'RESULT_INVALID', 'name': _name(exc), 'message': message}})
+        return
+    _send({'t': 'done', 'ok': True, 'value': payload, 'resources': _usage()})
 
 _main()
 sys.stdout = sys.__stdout__
