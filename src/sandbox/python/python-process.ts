@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { chown, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -105,7 +105,7 @@ export class PythonProcess {
     });
     if (!ready) {
       const stderr = proc.startupErrors.trim();
-      await rm(workspace, { recursive: true, force: true });
+      await removeWorkspace(workspace);
       throw new CodecallError(
         'SANDBOX_UNAVAILABLE',
         `the python sandbox did not start${stderr ? `: ${stderr.slice(0, 500)}` : ''}`,
@@ -155,7 +155,7 @@ export class PythonProcess {
   async dispose(): Promise<void> {
     if (this.child.exitCode === null && this.child.signalCode === null) this.kill();
     await this.exited;
-    await rm(this.workspace, { recursive: true, force: true });
+    await removeWorkspace(this.workspace);
   }
 
   private onData(chunk: string): void {
@@ -185,4 +185,23 @@ export class PythonProcess {
     this.protocolError = reason;
     this.kill();
   }
+}
+
+/**
+ * Removes a workspace whatever the program made of it. fs.rm walks by full paths, so a tree deeper than PATH_MAX
+ * (mkdir and chdir in a loop) failed with ENAMETOOLONG and stayed on the host's disk: found by the escape suite
+ * ("a directory tree deeper than PATH_MAX"). rm(1) walks by directory fds; chmod first, for a directory the
+ * program made unreadable (its owner is the host's user when codecall does not run as root).
+ */
+export async function removeWorkspace(dir: string): Promise<void> {
+  try {
+    await rm(dir, { recursive: true, force: true });
+    return;
+  } catch {
+    // Below.
+  }
+  const run = (file: string, args: readonly string[]) =>
+    new Promise<void>((resolve) => execFile(file, args, { timeout: 60_000 }, () => resolve()));
+  await run('chmod', ['-R', 'u+rwX', '--', dir]);
+  await run('rm', ['-rf', '--one-file-system', '--', dir]);
 }
