@@ -363,6 +363,11 @@ def _code(exc):
         return 'STACK_OVERFLOW'
     if isinstance(exc, MemoryError):
         return 'MEMORY_LIMIT'
+    if isinstance(exc, OSError) and exc.errno == errno.ENOMEM:
+        return 'MEMORY_LIMIT'
+    if isinstance(exc, ImportError) and 'failed to map segment' in str(exc):
+        # The dynamic loader's mmap over RLIMIT_AS (import pandas under a small limit).
+        return 'MEMORY_LIMIT'
     if isinstance(exc, OSError) and exc.errno in (errno.EFBIG, errno.ENOSPC, errno.EDQUOT):
         # A file over RLIMIT_FSIZE (Python ignores SIGXFSZ, so the write fails), a full /tmp or /dev/shm.
         return 'OUTPUT_LIMIT'
@@ -464,17 +469,30 @@ def _main():
     except _FinalAnswer as given:
         value = given.args[0] if given.args else None
     except BaseException as exc:
-        flush()
-        _send({'t': 'done', 'ok': False, 'error': _failure(exc), 'resources': _usage()})
+        try:
+            flush()
+            _send({'t': 'done', 'ok': False, 'error': _failure(exc), 'resources': _usage()})
+        except MemoryError:
+            _out_of_memory(program)
         return
     flush()
     try:
         payload = _encode(value)
     except BaseException as exc:
-        message = 'the result cannot be sent: ' + _text(exc)
-        _send({'t': 'done', 'ok': False, 'error': {'code': 'RESULT_INVALID', 'name': _name(exc), 'message': message}})
+        try:
+            message = 'the result cannot be sent: ' + _text(exc)
+            _send({'t': 'done', 'ok': False, 'error': {'code': 'RESULT_INVALID', 'name': _name(exc), 'message': message}})
+        except MemoryError:
+            _out_of_memory(program)
         return
     _send({'t': 'done', 'ok': True, 'value': payload, 'resources': _usage()})
+
+def _out_of_memory(program):
+    # The program's data fills the address space, so even the report could not be made (a 1e6-deep list just
+    # under the limit): let the program's globals go, then report with what that freed.
+    program.clear()
+    _send({'t': 'done', 'ok': False, 'error': {'code': 'MEMORY_LIMIT', 'name': 'MemoryError',
+                                                'message': 'the program ran out of memory'}})
 
 _main()
 sys.stdout = sys.__stdout__
