@@ -1,8 +1,8 @@
 import { existsSync, rmSync } from 'node:fs';
 import { types } from 'node:util';
-import { afterEach, beforeAll, expect } from 'vitest';
+import { afterEach, beforeAll, expect, it } from 'vitest';
 import type { ExecutionLimits, ExecutionResult, ToolDefinition } from '../../src/spec/index.ts';
-import type { Group, PerLanguage } from './harness.ts';
+import type { Group, PerLanguage, Source } from './harness.ts';
 import { describeResult, expectClean, timed } from './harness.ts';
 
 /** A guest that reached the host writes this file; the host checks it never appears. */
@@ -132,14 +132,38 @@ export function useHostChecks(g: Group): void {
   });
 }
 
+/**
+ * One case's programs, one per language. An attack with no equivalent in a language (a Proxy has none in Python)
+ * says why in `na`: that language skips the case saying so, rather than as a program not written yet.
+ */
+export type EscapePrograms = PerLanguage<string> & { readonly na?: string };
+
+/** Registers `name` with the group's language's program, or skips it saying why it does not apply. */
+export function escapeProgram(
+  g: Group,
+  name: string,
+  programs: EscapePrograms,
+  body: (src: Source) => Promise<void>,
+  timeoutMs?: number,
+): void {
+  const { na, ...byLanguage } = programs;
+  if (byLanguage[g.language] === undefined && na !== undefined) return notApplicable(g, name, na);
+  g.program(name, byLanguage, body, timeoutMs);
+}
+
+/** A case (or a family of them) that has no meaning in the group's language: one skipped entry saying why. */
+export function notApplicable(g: Group, what: string, why: string): void {
+  it.skip(`${what} [not applicable to ${g.language}: ${why}]`, () => undefined);
+}
+
 /** Registers one contained-program case per entry of `cases`. */
 export function containedCases(
   g: Group,
-  cases: Record<string, PerLanguage<string>>,
+  cases: Record<string, EscapePrograms>,
   options: { limits?: Partial<ExecutionLimits>; tools?: () => readonly ToolDefinition[] } = {},
 ): void {
   for (const [name, programs] of Object.entries(cases)) {
-    g.program(name, programs, async (src) => {
+    escapeProgram(g, name, programs, async (src) => {
       await expectContained(g, src, {
         ...(options.limits ? { limits: options.limits } : {}),
         ...(options.tools ? { tools: options.tools() } : {}),
