@@ -156,6 +156,26 @@ export function notApplicable(g: Group, what: string, why: string): void {
   it.skip(`${what} [not applicable to ${g.language}: ${why}]`, () => undefined);
 }
 
+/**
+ * The cases of a family the group's language has a program for (without `na`). The ones that do not apply are
+ * listed in one skipped entry with their reasons; a case with neither is kept, to be skipped as "not yet".
+ */
+export function applicable(
+  g: Group,
+  family: string,
+  cases: Record<string, EscapePrograms>,
+): [string, PerLanguage<string>][] {
+  const kept: [string, PerLanguage<string>][] = [];
+  const dropped = new Map<string, string[]>();
+  for (const [name, { na, ...programs }] of Object.entries(cases)) {
+    if (programs[g.language] === undefined && na !== undefined)
+      dropped.set(na, [...(dropped.get(na) ?? []), name]);
+    else kept.push([name, programs]);
+  }
+  for (const [why, names] of dropped) notApplicable(g, `${family}: ${names.join('; ')}`, why);
+  return kept;
+}
+
 /** Registers one contained-program case per entry of `cases`. */
 export function containedCases(
   g: Group,
