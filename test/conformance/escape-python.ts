@@ -32,7 +32,7 @@ import {
   timed,
   waitFor,
 } from './harness.ts';
-import { ESCAPE_MARKER, expectContained, useHostChecks } from './escape-support.ts';
+import { ESCAPE_MARKER, expectContained, sandboxRoot, useHostChecks } from './escape-support.ts';
 
 /**
  * Python programs that attack the sandbox itself (bubblewrap, rlimits, the host's watchdog), not the value
@@ -211,13 +211,6 @@ async function tearDownHost(world: HostWorld | undefined): Promise<void> {
   world.udp.close();
   rmSync(world.canaryDir, { recursive: true, force: true });
   if (world.usrCanary) rmSync(world.usrCanary, { recursive: true, force: true });
-}
-
-/** The sandbox's view of /: bwrap-args.ts (the top-level directories that exist on the host, and its own). */
-function sandboxRoot(): string[] {
-  const own = ['dev', 'etc', 'proc', 'tmp', 'usr', 'workspace'];
-  const linked = ['bin', 'sbin', 'lib', 'lib32', 'lib64', 'libx32'].filter((d) => existsSync(`/${d}`));
-  return [...own, ...linked].sort();
 }
 
 /** The host path of a workspace whose mount source the sandbox saw (relative to its filesystem's root). */

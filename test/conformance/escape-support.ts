@@ -23,6 +23,39 @@ try { reached.__escaped = true; } catch {}
 return report;`;
 }
 
+/**
+ * Python that evaluates `expr` (a chain through the object graph to `os`; `setup` may define helpers) and uses
+ * what it reached: its uid, the root it sees, the marker written. In Python reaching `os` is allowed and no
+ * escape: the report shows it stays in the sandbox (the host then checks the marker is not on its /tmp).
+ */
+export function pyPayload(expr: string, setup = ''): string {
+  return `${setup}
+def _payload():
+    try:
+        reached = ${expr}
+    except BaseException as e:
+        return {'threw': type(e).__name__}
+    report = {'module': getattr(reached, '__name__', None)}
+    try:
+        report['uid'] = reached.getuid()
+        report['root'] = sorted(reached.listdir('/'))
+        fd = reached.open(${JSON.stringify(ESCAPE_MARKER)}, reached.O_WRONLY | reached.O_CREAT, 0o644)
+        reached.write(fd, b'escaped')
+        reached.close(fd)
+        report['wrote'] = 'in the sandbox'
+    except BaseException as e:
+        report['error'] = type(e).__name__
+    return report
+_payload()`;
+}
+
+/** The python sandbox's view of / (bwrap-args.ts): its own mounts and the host's top-level links into /usr. */
+export function sandboxRoot(): string[] {
+  const own = ['dev', 'etc', 'proc', 'tmp', 'usr', 'workspace'];
+  const linked = ['bin', 'sbin', 'lib', 'lib32', 'lib64', 'libx32'].filter((d) => existsSync(`/${d}`));
+  return [...own, ...linked].sort();
+}
+
 /** Walks a value iteratively: it must be plain data (no functions, symbols, accessors or proxies). */
 export function expectPlainData(value: unknown): void {
   const stack: { v: unknown; path: string }[] = [{ v: value, path: 'value' }];
