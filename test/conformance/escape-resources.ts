@@ -9,8 +9,8 @@ const MiB = 1024 * 1024;
 /** The host process may grow by this much while one hostile program runs (the guest's limit is 32 MiB). */
 const HOST_GROWTH_BUDGET = 512 * MiB;
 
-const JS_EXPR = 'a JavaScript expression; Python has its own allocations in this family';
-const PY_EXPR = 'a Python expression; JavaScript has its own allocations in this family';
+const JS_EXPR = 'a JavaScript program; Python has its own in this family';
+const PY_EXPR = 'a Python program; JavaScript has its own in this family';
 
 /** Allocations far over the limit: each must end MEMORY_LIMIT (or another clean code), never grow the host. */
 const HUGE: Record<string, EscapePrograms> = {
