@@ -14,7 +14,7 @@ import {
   statfsSync,
   writeFileSync,
 } from 'node:fs';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import type { AddressInfo, Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
@@ -101,7 +101,8 @@ interface HostWorld {
   abstract: Server;
   unixPath: string;
   unix: Server;
-  connections: number;
+  /** Connections and datagrams the host's servers received: from a sandbox, none may arrive. */
+  hits: { count: number };
   /** A host process running as the sandbox's uid (when root): the one a signal could reach if any could. */
   victim: ChildProcess;
 }
@@ -152,30 +153,56 @@ async function setUpHost(): Promise<HostWorld> {
   } catch {
     // Not root: /usr/local/share is not ours; the host-only canary still stands.
   }
-  const world = { connections: 0 } as HostWorld;
+  const hits = { count: 0 };
   const count = () => {
-    world.connections += 1;
+    hits.count += 1;
   };
-  world.tcp = createServer((s) => (count(), s.destroy()));
-  await listen(world.tcp, 0);
-  world.tcpPort = (world.tcp.address() as AddressInfo).port;
-  world.udp = createSocket('udp4');
-  world.udp.on('message', count);
-  await new Promise<void>((resolve) => world.udp.bind(0, '127.0.0.1', resolve));
-  world.udpPort = world.udp.address().port;
-  world.abstractName = `codecall-escape-${randomUUID()}`;
-  world.abstract = createServer((s) => (count(), s.destroy()));
-  await listen(world.abstract, `\0${world.abstractName}`);
-  world.unixPath = join(canaryDir, 'host.sock');
-  world.unix = createServer((s) => (count(), s.destroy()));
-  await listen(world.unix, world.unixPath);
-  chmodSync(world.unixPath, 0o777);
-  world.victim = spawn('sleep', ['3600'], {
+  const tcp = createServer((socket) => (count(), socket.destroy()));
+  await listen(tcp, 0);
+  const udp = createSocket('udp4');
+  udp.on('message', count);
+  await new Promise<void>((resolve) => udp.bind(0, '127.0.0.1', resolve));
+  const abstractName = `codecall-escape-${randomUUID()}`;
+  const abstract = createServer((socket) => (count(), socket.destroy()));
+  await listen(abstract, `\0${abstractName}`);
+  const unixPath = join(canaryDir, 'host.sock');
+  const unix = createServer((socket) => (count(), socket.destroy()));
+  await listen(unix, unixPath);
+  chmodSync(unixPath, 0o777);
+  const victim = spawn('sleep', ['3600'], {
     stdio: 'ignore',
     ...(ROOT ? { uid: SANDBOX_UID, gid: SANDBOX_UID } : {}),
   });
-  Object.assign(world, { canaryDir, canaryFile, canaryText, usrCanary });
-  return world;
+  // The detectors work: one connection (or datagram) from the host itself to each is counted.
+  const probe = createSocket('udp4');
+  probe.send('probe', udp.address().port, '127.0.0.1', () => probe.close());
+  for (const to of [
+    { port: (tcp.address() as AddressInfo).port, host: '127.0.0.1' },
+    { path: `\0${abstractName}` },
+    { path: unixPath },
+  ]) {
+    connect(to)
+      .on('error', () => undefined)
+      .end();
+  }
+  await waitFor(() => hits.count === 4, 5_000);
+  hits.count = 0;
+  return {
+    canaryDir,
+    canaryFile,
+    canaryText,
+    usrCanary,
+    tcp,
+    tcpPort: (tcp.address() as AddressInfo).port,
+    udp,
+    udpPort: udp.address().port,
+    abstractName,
+    abstract,
+    unixPath,
+    unix,
+    hits,
+    victim,
+  };
 }
 
 function victimAlive(world: HostWorld): boolean {
@@ -198,7 +225,7 @@ function expectHostUntouched(world: HostWorld): void {
     );
   }
   expect(existsSync('/usr/bin/python3'), '/usr/bin/python3').toBe(true);
-  expect(world.connections, 'connections to the host servers').toBe(0);
+  expect(world.hits.count, 'connections and datagrams to the host servers').toBe(0);
   expect(victimAlive(world), `host process ${world.victim.pid} of the sandbox's uid`).toBe(true);
 }
 
