@@ -10,6 +10,7 @@ import type {
   LogLevel,
   SerializedError,
 } from '../../spec/index.ts';
+import { MAX_LINE_BYTES } from './python-process.ts';
 import type { ExitInfo, PythonProcess } from './python-process.ts';
 import { watchSandbox } from './watchdog.ts';
 
@@ -29,6 +30,12 @@ export const DEFAULT_MAX_WORKSPACE_ENTRIES = 10_000;
  * (RLIMIT_AS is set above its baseline, so one process never reaches this) and bwrap's two processes.
  */
 export const PROCESS_MEMORY_ALLOWANCE = 64 * 1024 * 1024;
+/**
+ * What the host holds for one program at once: the arguments of its queued and running tool calls, and the
+ * outcomes it has not read. Unbounded, a program wrote one 16 MiB call line again and again (no memory of its
+ * own spent) and the host grew by gigabytes: found by the escape suite ("tool calls that pile up on the host").
+ */
+export const MAX_HELD_BYTES = MAX_LINE_BYTES;
 
 const LEVELS: ReadonlySet<string> = new Set(['log', 'info', 'warn', 'error', 'debug']);
 
@@ -65,7 +72,9 @@ export function runOnProcess(
   let outputBytes = 0;
   let toolCalls = 0;
   let running = 0;
-  const queue: { call: HostCall; id: string }[] = [];
+  const queue: { call: HostCall; id: string; size: number }[] = [];
+  /** Bytes of arguments of the calls queued or running: the host holds them for the program. */
+  let heldArgs = 0;
   let override: Failure | null = null;
   let done = false;
   return new Promise<ExecutionResult>((resolve) => {
@@ -145,6 +154,7 @@ export function runOnProcess(
         running += 1;
         void serve(next.call, next.id).finally(() => {
           running -= 1;
+          heldArgs -= next.size;
           pump();
         });
       }
@@ -167,6 +177,14 @@ export function runOnProcess(
       const tool = call.kind === 'tool' ? `${call.namespace}.${call.name}` : 'a timer';
       const { ok, payload } = encodeOutcome(outcome, tool);
       proc.send({ t: 'outcome', id, ok, payload, clock: outcome.clock ?? clock() });
+      if (proc.unsentBytes > MAX_HELD_BYTES) {
+        // A program that does not read its outcomes would have them pile up in the host's memory.
+        end({
+          code: 'MEMORY_LIMIT',
+          name: 'Error',
+          message: `the program left more than ${MAX_HELD_BYTES} bytes of tool outcomes unread`,
+        });
+      }
     };
 
     const onMessage = (raw: unknown) => {
@@ -213,7 +231,16 @@ export function runOnProcess(
             args,
             argsJson: msg.args,
           };
-          queue.push({ call, id: msg.id });
+          const size = msg.args.length;
+          if (heldArgs + size > MAX_HELD_BYTES) {
+            return end({
+              code: 'MEMORY_LIMIT',
+              name: 'Error',
+              message: `the program's waiting tool calls hold more than ${MAX_HELD_BYTES} bytes of arguments`,
+            });
+          }
+          heldArgs += size;
+          queue.push({ call, id: msg.id, size });
           pump();
           return;
         }

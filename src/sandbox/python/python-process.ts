@@ -141,6 +141,11 @@ export class PythonProcess {
     return this.child.pid;
   }
 
+  /** Bytes sent to the guest that it has not read yet (beyond what the pipe holds). */
+  get unsentBytes(): number {
+    return (this.child.stdio[4] as Writable).writableLength;
+  }
+
   get alive(): boolean {
     return this.child.exitCode === null && this.child.signalCode === null && !this.killed;
   }
