@@ -20,7 +20,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import type { ExecutionLimits, ExecutionResult } from '../../src/spec/index.ts';
-import { sleepTool } from './fixtures.ts';
+import { echoTool, hangTool, sleepTool } from './fixtures.ts';
 import type { Group, SuiteOptions } from './harness.ts';
 import {
   defineGroup,
@@ -905,6 +905,46 @@ while True:
       expect(value.ms).toBeLessThan(5_000);
       expect(lag, "the host's event loop").toBeLessThan(500);
       expect(process.memoryUsage().rss - before).toBeLessThan(512 * MiB);
+    });
+
+    g.test(
+      'tool calls that pile up on the host (one call line written again and again) are MEMORY_LIMIT',
+      async () => {
+        const before = process.memoryUsage().rss;
+        // The program spends no memory of its own: one 16 MiB line, written 200 times, for a tool that hangs.
+        const { result } = await expectContained(
+          g,
+          {
+            language: 'python',
+            code: `${PRELUDE}
+import json
+line = (json.dumps({'t': 'call', 'id': 'c', 'ns': 'tools', 'name': 'hang', 'args': json.dumps({'s': 'x' * (16 << 20)})}) + '\\n').encode()
+for i in range(200):
+    os.write(3, line.replace(b'"c"', b'"c%d"' % i, 1))
+hold()`,
+          },
+          { tools: [hangTool()], limits: { timeoutMs: 10_000 } },
+        );
+        expect(expectFailed(result, 'MEMORY_LIMIT').message).toMatch(/tool calls/);
+        expect(process.memoryUsage().rss - before, "the host's memory").toBeLessThan(768 * MiB);
+      },
+    );
+
+    g.test('tool outcomes the program never reads are MEMORY_LIMIT', async () => {
+      const { result } = await expectContained(
+        g,
+        {
+          language: 'python',
+          code: `${PRELUDE}
+import json
+line = (json.dumps({'t': 'call', 'id': 'c', 'ns': 'tools', 'name': 'echo', 'args': json.dumps({'s': 'x' * (8 << 20)})}) + '\\n').encode()
+for i in range(200):
+    os.write(3, line.replace(b'"c"', b'"c%d"' % i, 1))
+hold()`,
+        },
+        { tools: [echoTool()], limits: { timeoutMs: 10_000 } },
+      );
+      expect(expectFailed(result, 'MEMORY_LIMIT').message).toMatch(/unread/);
     });
 
     // ---- the disk --------------------------------------------------------------------------------------------
