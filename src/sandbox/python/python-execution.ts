@@ -217,6 +217,15 @@ export function runOnProcess(
           }
           const binding = request.tools.find((b) => b.namespace === msg.ns && b.name === msg.name);
           if (!binding || typeof msg.args !== 'string') return end(protocol(`a call of an unknown tool`));
+          // Checked before decoding: the host would hold them (and their decoded copy) for the program.
+          const size = msg.args.length;
+          if (heldArgs + size > MAX_HELD_BYTES) {
+            return end({
+              code: 'MEMORY_LIMIT',
+              name: 'Error',
+              message: `the program's waiting tool calls hold more than ${MAX_HELD_BYTES} bytes of arguments`,
+            });
+          }
           let args: unknown;
           try {
             args = decodeValue(msg.args);
@@ -231,14 +240,6 @@ export function runOnProcess(
             args,
             argsJson: msg.args,
           };
-          const size = msg.args.length;
-          if (heldArgs + size > MAX_HELD_BYTES) {
-            return end({
-              code: 'MEMORY_LIMIT',
-              name: 'Error',
-              message: `the program's waiting tool calls hold more than ${MAX_HELD_BYTES} bytes of arguments`,
-            });
-          }
           heldArgs += size;
           queue.push({ call, id: msg.id, size });
           pump();
