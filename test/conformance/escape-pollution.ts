@@ -1,8 +1,8 @@
 import { expect } from 'vitest';
 import { boomTool, newToolLog, weatherTool } from './fixtures.ts';
-import type { Source, SuiteOptions } from './harness.ts';
+import type { PerLanguage, Source, SuiteOptions } from './harness.ts';
 import { defineGroup, expectNoHostPaths, expectSucceeded } from './harness.ts';
-import { expectContained, expectPlainData, useHostChecks } from './escape-support.ts';
+import { expectContained, expectPlainData, notApplicable, useHostChecks } from './escape-support.ts';
 
 /** Enough runs that every warm VM of a small pool serves one. */
 const REPEAT = 6;
@@ -45,7 +45,75 @@ console.log = () => {};`,
   'Error.stackTraceLimit = Infinity': 'Error.stackTraceLimit = Infinity;',
 };
 
+/**
+ * Python's counterparts: each execution is a fresh interpreter, so nothing can last into the next; what is left
+ * to show is that tampering with builtins, the modules the runner uses, or the runner itself (reached through gc)
+ * never makes the host accept anything but plain data, nor changes the host or a later execution.
+ */
+const PY_POLLUTIONS: Record<string, string> = {
+  'builtins replaced (isinstance, len, str, getattr, callable)': `import builtins
+builtins.isinstance = lambda *a: True
+builtins.len = lambda *a: 0
+builtins.str = lambda *a: 'hijacked'
+builtins.getattr = lambda *a: (lambda *b, **k: {'hijacked': True})
+builtins.callable = lambda *a: True`,
+  'json.dumps / json.loads replaced': `import json
+json.dumps = lambda *a, **k: '{"__proto__":{"polluted":true}}'
+json.loads = lambda *a, **k: {'hijacked': True}`,
+  "the runner's own functions replaced (reached through gc)": `import gc
+for o in gc.get_objects():
+    if isinstance(o, dict) and '_send' in o and '_encode' in o:
+        o['_encode'] = lambda v: '{"city":"Paris","__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}}}'
+        o['_dec'] = lambda v: {'city': 'hijacked'}`,
+  "the runner's message writer replaced": `import gc
+for o in gc.get_objects():
+    if isinstance(o, dict) and '_send' in o and '_dumps' in o:
+        o['_dumps'] = lambda *a, **k: '{"t":"call","id":"x","ns":"tools","name":"get_weather","args":"{\\\\"__proto__\\\\":{\\\\"polluted\\\\":true}}"}'`,
+  'sys.stdout, sys.stderr and print replaced': `import sys, builtins
+class Bad:
+    def write(self, t):
+        raise RuntimeError('trap')
+    def flush(self):
+        while True:
+            pass
+sys.stdout = sys.stderr = Bad()
+builtins.print = None`,
+  'asyncio and the event loop replaced': `import asyncio
+asyncio.get_running_loop = None
+asyncio.Future = None
+asyncio.set_event_loop_policy(None)
+asyncio.set_event_loop(None)`,
+  'sys.modules poisoned': `import sys
+for m in ('json', 'os', 'datetime', 'asyncio', 'selectors', 'traceback'):
+    sys.modules[m] = None`,
+  "the namespace's tools replaced": `object.__setattr__(tools, 'get_weather', lambda **k: {'city': 'fake'})
+type(tools).__getattr__ = lambda self, n: (lambda *a, **k: {'city': 'fake'})`,
+  'ctypes overwriting the small int 1': `import ctypes
+ctypes.cast(id(1), ctypes.POINTER(ctypes.c_long))[3] = 2`,
+  'the protocol fds swapped': `import os
+os.dup2(os.open('/dev/null', os.O_RDWR), 4)`,
+};
+
+const CANARY_PY = `import json, builtins, sys, asyncio
+w = tools.get_weather(city='Oslo')
+{
+    'isinstance': isinstance(1, int), 'len': len([1, 2]), 'str': str(5), 'print': callable(print),
+    'json': json.dumps(json.loads('{"a":[1]}')), 'dict': type({}).__name__, 'one': 1 + 1,
+    'stdout': type(sys.stdout).__name__, 'modules': [m for m in ('json', 'os', 'asyncio') if sys.modules.get(m) is None],
+    'loop': type(asyncio.get_event_loop()).__name__, 'ctors': [c.__name__ for c in (ToolError, Exception, dict, list)],
+    'weather': w['city'],
+}`;
+
 /** Wraps each statement so that a frozen intrinsic (which throws) does not stop the rest. */
+/** Python: the tampering (its failure is ignored), then the same call and result as the JavaScript cases. */
+function pyGuarded(statements: string): string {
+  const body = statements
+    .split('\n')
+    .map((line) => `    ${line}`)
+    .join('\n');
+  return `try:\n${body}\nexcept BaseException:\n    pass\nw = tools.get_weather(city='Paris')\n{'city': w['city']}`;
+}
+
 function guarded(statements: string): string {
   return statements
     .split(/;\n/)
@@ -75,24 +143,45 @@ export function registerPollutionEscapes(options: SuiteOptions): void {
       return baseline;
     };
 
-    g.program('baseline: the canary in a fresh execution', { javascript: CANARY_JS }, async (src) => {
-      expect(await canaryBaseline(src)).toMatchObject({
-        polluted: undefined,
-        then: 'undefined',
-        push: 1,
-        weather: 'Oslo',
-      });
-    });
+    g.program(
+      'baseline: the canary in a fresh execution',
+      { javascript: CANARY_JS, python: CANARY_PY },
+      async (src) => {
+        expect(await canaryBaseline(src)).toMatchObject(
+          g.language === 'python'
+            ? { isinstance: true, len: 2, str: '5', one: 2, modules: [], weather: 'Oslo' }
+            : { polluted: undefined, then: 'undefined', push: 1, weather: 'Oslo' },
+        );
+      },
+    );
 
-    for (const [name, statements] of Object.entries(POLLUTIONS)) {
+    // Each language's own ways to tamper with its runtime (none has the other's): the same checks follow.
+    const pollutions: [string, PerLanguage<{ pollute: string; canary: string }>][] =
+      g.language === 'python'
+        ? Object.entries(PY_POLLUTIONS).map(([name, statements]) => [
+            name,
+            { python: { pollute: pyGuarded(statements), canary: CANARY_PY } },
+          ])
+        : Object.entries(POLLUTIONS).map(([name, statements]) => [
+            name,
+            {
+              javascript: {
+                pollute: `${guarded(statements)}\nconst w = await tools.get_weather({ city: 'Paris' });\nreturn { city: w.city };`,
+                canary: CANARY_JS,
+              },
+            },
+          ]);
+    notApplicable(
+      g,
+      g.language === 'python' ? 'JavaScript intrinsics pollution' : 'Python runtime tampering',
+      g.language === 'python'
+        ? 'Python has no prototypes to pollute; its own tampering cases run instead'
+        : 'the Python cases tamper with CPython (builtins, gc, ctypes)',
+    );
+    for (const [name, programs] of pollutions) {
       g.programs(
         `${name}: the host, the tool arguments and later executions are unaffected`,
-        {
-          javascript: {
-            pollute: `${guarded(statements)}\nconst w = await tools.get_weather({ city: 'Paris' });\nreturn { city: w.city };`,
-            canary: CANARY_JS,
-          },
-        },
+        programs,
         async (src) => {
           const expected = await canaryBaseline(src.canary);
           const log = newToolLog();
@@ -116,6 +205,19 @@ export function registerPollutionEscapes(options: SuiteOptions): void {
     g.program(
       'stack traces built by a tampered Error.prepareStackTrace show no host paths',
       {
+        // Python builds its tracebacks itself; what crosses from the host is a tool error's message and details.
+        python: `import traceback, sys
+tool_stack = ''
+try:
+    tools.boom()
+except ToolError as e:
+    tool_stack = ''.join(traceback.format_exception(e)) + repr(e.details) + e.message + repr(vars(e))
+own = ''.join(traceback.format_stack())
+try:
+    raise RuntimeError('x')
+except RuntimeError as e:
+    caught = ''.join(traceback.format_exception(e))
+{'toolStack': tool_stack, 'own': own, 'captured': caught, 'path': sys.path, 'argv': sys.argv}`,
         javascript: `Error.prepareStackTrace = (e, frames) =>
   frames.map((f) => [String(f.getFileName?.()), String(f.getFunctionName?.()), typeof f.getThis?.()].join('|')).join('\\n');
 let toolStack = '';

@@ -1,6 +1,7 @@
 import { describe } from 'vitest';
 import { registerConstructorEscapes } from './escape-constructors.ts';
 import { registerPollutionEscapes } from './escape-pollution.ts';
+import { registerPythonEscapeCases } from './escape-python.ts';
 import { registerResourceEscapes } from './escape-resources.ts';
 import { registerToolEscapes } from './escape-tools.ts';
 import { registerValueEscapes } from './escape-values.ts';
@@ -18,5 +19,6 @@ export function describeEscapeSuite(options: SuiteOptions): void {
     registerToolEscapes(options);
     registerPollutionEscapes(options);
     registerResourceEscapes(options);
+    registerPythonEscapeCases(options);
   });
 }

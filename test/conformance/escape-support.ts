@@ -1,8 +1,8 @@
 import { existsSync, rmSync } from 'node:fs';
 import { types } from 'node:util';
-import { afterEach, beforeAll, expect } from 'vitest';
+import { afterEach, beforeAll, expect, it } from 'vitest';
 import type { ExecutionLimits, ExecutionResult, ToolDefinition } from '../../src/spec/index.ts';
-import type { Group, PerLanguage } from './harness.ts';
+import type { Group, PerLanguage, Source } from './harness.ts';
 import { describeResult, expectClean, timed } from './harness.ts';
 
 /** A guest that reached the host writes this file; the host checks it never appears. */
@@ -21,6 +21,39 @@ try { reached.getBuiltinModule('fs').writeFileSync(${JSON.stringify(ESCAPE_MARKE
 try { reached.mainModule.require('fs').writeFileSync(${JSON.stringify(ESCAPE_MARKER)}, 'escaped'); report.wrote = true; } catch {}
 try { reached.__escaped = true; } catch {}
 return report;`;
+}
+
+/**
+ * Python that evaluates `expr` (a chain through the object graph to `os`; `setup` may define helpers) and uses
+ * what it reached: its uid, the root it sees, the marker written. In Python reaching `os` is allowed and no
+ * escape: the report shows it stays in the sandbox (the host then checks the marker is not on its /tmp).
+ */
+export function pyPayload(expr: string, setup = ''): string {
+  return `${setup}
+def _payload():
+    try:
+        reached = ${expr}
+    except BaseException as e:
+        return {'threw': type(e).__name__}
+    report = {'module': getattr(reached, '__name__', None)}
+    try:
+        report['uid'] = reached.getuid()
+        report['root'] = sorted(reached.listdir('/'))
+        fd = reached.open(${JSON.stringify(ESCAPE_MARKER)}, reached.O_WRONLY | reached.O_CREAT, 0o644)
+        reached.write(fd, b'escaped')
+        reached.close(fd)
+        report['wrote'] = 'in the sandbox'
+    except BaseException as e:
+        report['error'] = type(e).__name__
+    return report
+_payload()`;
+}
+
+/** The python sandbox's view of / (bwrap-args.ts): its own mounts and the host's top-level links into /usr. */
+export function sandboxRoot(): string[] {
+  const own = ['dev', 'etc', 'proc', 'tmp', 'usr', 'workspace'];
+  const linked = ['bin', 'sbin', 'lib', 'lib32', 'lib64', 'libx32'].filter((d) => existsSync(`/${d}`));
+  return [...own, ...linked].sort();
 }
 
 /** Walks a value iteratively: it must be plain data (no functions, symbols, accessors or proxies). */
@@ -132,14 +165,58 @@ export function useHostChecks(g: Group): void {
   });
 }
 
+/**
+ * One case's programs, one per language. An attack with no equivalent in a language (a Proxy has none in Python)
+ * says why in `na`: that language skips the case saying so, rather than as a program not written yet.
+ */
+export type EscapePrograms = PerLanguage<string> & { readonly na?: string };
+
+/** Registers `name` with the group's language's program, or skips it saying why it does not apply. */
+export function escapeProgram(
+  g: Group,
+  name: string,
+  programs: EscapePrograms,
+  body: (src: Source) => Promise<void>,
+  timeoutMs?: number,
+): void {
+  const { na, ...byLanguage } = programs;
+  if (byLanguage[g.language] === undefined && na !== undefined) return notApplicable(g, name, na);
+  g.program(name, byLanguage, body, timeoutMs);
+}
+
+/** A case (or a family of them) that has no meaning in the group's language: one skipped entry saying why. */
+export function notApplicable(g: Group, what: string, why: string): void {
+  it.skip(`${what} [not applicable to ${g.language}: ${why}]`, () => undefined);
+}
+
+/**
+ * The cases of a family the group's language has a program for (without `na`). The ones that do not apply are
+ * listed in one skipped entry with their reasons; a case with neither is kept, to be skipped as "not yet".
+ */
+export function applicable(
+  g: Group,
+  family: string,
+  cases: Record<string, EscapePrograms>,
+): [string, PerLanguage<string>][] {
+  const kept: [string, PerLanguage<string>][] = [];
+  const dropped = new Map<string, string[]>();
+  for (const [name, { na, ...programs }] of Object.entries(cases)) {
+    if (programs[g.language] === undefined && na !== undefined)
+      dropped.set(na, [...(dropped.get(na) ?? []), name]);
+    else kept.push([name, programs]);
+  }
+  for (const [why, names] of dropped) notApplicable(g, `${family}: ${names.join('; ')}`, why);
+  return kept;
+}
+
 /** Registers one contained-program case per entry of `cases`. */
 export function containedCases(
   g: Group,
-  cases: Record<string, PerLanguage<string>>,
+  cases: Record<string, EscapePrograms>,
   options: { limits?: Partial<ExecutionLimits>; tools?: () => readonly ToolDefinition[] } = {},
 ): void {
   for (const [name, programs] of Object.entries(cases)) {
-    g.program(name, programs, async (src) => {
+    escapeProgram(g, name, programs, async (src) => {
       await expectContained(g, src, {
         ...(options.limits ? { limits: options.limits } : {}),
         ...(options.tools ? { tools: options.tools() } : {}),

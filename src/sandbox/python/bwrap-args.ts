@@ -18,12 +18,24 @@ const ROOT_DIRS = ['/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
 const ETC_FILES = ['/etc/alternatives', '/etc/ld.so.cache', '/etc/localtime', '/etc/mime.types'];
 
 /**
+ * Size of the sandbox's private /tmp. A tmpfs is memory that no rlimit counts (RLIMIT_AS does not see its pages),
+ * and an unsized one may take half the host's RAM: found by the escape suite (escape-python.ts, "filling /tmp").
+ */
+export const TMP_BYTES = 64 * 1024 * 1024;
+/** Size of /dev/shm (POSIX shared memory, multiprocessing's semaphores), for the same reason. */
+export const SHM_BYTES = 16 * 1024 * 1024;
+
+/**
  * The bwrap command line of one sandboxed interpreter: every namespace new (no network interface at all), the
  * system's /usr read-only and nothing else of the host but a few files of /etc, a private /tmp and workspace,
  * no capabilities, a new session (no terminal injection), killed with its parent, an empty environment.
  */
 export function bwrapArgs(options: BwrapOptions): string[] {
   const args = ['--unshare-all', '--die-with-parent', '--new-session', '--cap-drop', 'ALL'];
+  // --unshare-all only tries a user namespace; --disable-userns needs one. Without it the program could make a
+  // nested user namespace (`unshare -Urm`, ctypes unshare(CLONE_NEWUSER)), be root there and mount tmpfs of any
+  // size, or reach kernel code only namespace root reaches: found by the escape suite ("nested namespaces").
+  args.push('--unshare-user', '--disable-userns');
   args.push('--ro-bind', '/usr', '/usr');
   for (const dir of ROOT_DIRS) {
     if (!existsSync(dir)) continue;
@@ -32,10 +44,24 @@ export function bwrapArgs(options: BwrapOptions): string[] {
     else args.push('--ro-bind', dir, dir);
   }
   for (const file of ETC_FILES) args.push('--ro-bind-try', file, file);
-  args.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp', '--hostname', 'sandbox');
+  args.push('--proc', '/proc', '--dev', '/dev', '--hostname', 'sandbox');
+  args.push(
+    '--size',
+    String(SHM_BYTES),
+    '--tmpfs',
+    '/dev/shm',
+    '--size',
+    String(TMP_BYTES),
+    '--tmpfs',
+    '/tmp',
+  );
   // The workspace is the sandbox's own tmpfs, capped: filling it fails with ENOSPC inside, the host's disk is not
   // touched. Input files go in and artifacts come out through the bridge.
   args.push('--size', String(options.workspaceBytes), '--tmpfs', '/workspace', '--chdir', '/workspace');
+  // bwrap builds / and /dev on tmpfs mounts of no size, writable by the sandbox's uid (/, /etc, /dev/x were
+  // writable without bound: found by the escape suite, "writing outside the workspace"). Read-only once built;
+  // the mounts on them (/tmp, /dev/shm, the device nodes, /workspace) keep their own flags.
+  args.push('--remount-ro', '/dev', '--remount-ro', '/');
   args.push('--clearenv');
   for (const [name, value] of Object.entries(SANDBOX_ENV)) args.push('--setenv', name, value);
   if (options.seccompFd !== undefined) args.push('--seccomp', String(options.seccompFd));

@@ -14,7 +14,7 @@ import sys
 # Nothing is imported from the working directory (python3 -P does this too, from 3.11 on).
 sys.path[:] = [p for p in sys.path if p not in ('', '.', '/workspace')]
 # asyncio, subprocess and ctypes are imported when first needed (or while the interpreter waits in the pool).
-import os, json, math, ast, random, time, datetime, resource, builtins, binascii, select
+import os, errno, json, math, ast, random, time, datetime, resource, builtins, binascii, select
 asyncio = None
 
 _out = os.fdopen(3, 'wb')
@@ -469,23 +469,52 @@ def _line_of(exc):
         tb = tb.tb_next
     return line
 
+def _text(exc):
+    try:
+        text = str(exc)
+        return text if text else _name(exc)
+    except BaseException:
+        return 'an exception whose str() failed'
+
+def _name(exc):
+    try:
+        return str(type(exc).__name__)
+    except BaseException:
+        return 'Exception'
+
 def _code_of(exc):
     if isinstance(exc, RecursionError):
         return 'STACK_OVERFLOW'
     if isinstance(exc, MemoryError):
         return 'MEMORY_LIMIT'
+    if isinstance(exc, OSError) and exc.errno == errno.ENOMEM:
+        return 'MEMORY_LIMIT'
+    if isinstance(exc, ImportError) and 'failed to map segment' in str(exc):
+        # The dynamic loader's mmap over RLIMIT_AS (import pandas under a small limit).
+        return 'MEMORY_LIMIT'
+    if isinstance(exc, OSError) and exc.errno in (errno.EFBIG, errno.ENOSPC, errno.EDQUOT):
+        # A file over RLIMIT_FSIZE (Python ignores SIGXFSZ, so the write fails), a full /tmp or /dev/shm.
+        return 'OUTPUT_LIMIT'
     if isinstance(exc, ToolError):
-        return exc.code
+        return str(exc.code)
     return 'GUEST_ERROR'
 
 def _failure(exc, code=None):
-    code = code or _code_of(exc)
-    message = str(exc) or type(exc).__name__
-    if isinstance(exc, SystemExit):
-        message = 'the program called exit(' + repr(exc.code) + ')'
-    err = {'code': code, 'name': type(exc).__name__, 'message': message}
-    line = _line_of(exc)
-    if line is not None:
+    """The program's exception as the host sees it. The exception is the program's: its str(), its class's
+    __name__, even isinstance() (a __class__ property) may raise; the report must still go out."""
+    try:
+        code = code or _code_of(exc)
+    except BaseException:
+        code = 'GUEST_ERROR'
+    message = _text(exc)
+    if issubclass(type(exc), SystemExit):
+        message = 'the program called exit(' + _text(repr(exc.code)) + ')'
+    err = {'code': code, 'name': _name(exc), 'message': message}
+    try:
+        line = _line_of(exc)
+    except BaseException:
+        line = None
+    if isinstance(line, int):
         err['line'] = line
     return err
 
@@ -512,6 +541,7 @@ def _limits(limits):
     cap(resource.RLIMIT_CPU, limits.get('cpuSeconds'))
     cap(resource.RLIMIT_FSIZE, limits.get('fileBytes'))
     cap(resource.RLIMIT_NPROC, limits.get('processes'))
+    cap(resource.RLIMIT_NOFILE, limits.get('files'))
 
 _STEPS = '# __cc_steps__ = '
 
@@ -617,6 +647,9 @@ def _main():
     namespaces = {ns: _namespace(ns, listed) for ns, listed in names.items()}
     for b in start['tools']:
         call, call_async = _make_tool(b['namespace'], b['name'], b.get('params'))
+        if b['name'].startswith('__'):
+            # Python's own protocol (__class__, __dict__, ...): a tool cannot be one, nor break the namespace.
+            continue
         object.__setattr__(namespaces[b['namespace']], b['name'], call)
         object.__setattr__(namespaces[b['namespace']], b['name'] + '_async', call_async)
     def final_answer(value):
@@ -628,7 +661,15 @@ def _main():
     program.update(namespaces)
     program.update(_ERRORS)
     _deterministic(start['seed'], start['clock'])
-    sys.stdout, sys.stderr = _Log('log'), _Log('error')
+    logs = (_Log('log'), _Log('error'))
+    sys.stdout, sys.stderr = logs
+    def flush():
+        # The runner's own log streams: the program may have replaced sys.stdout with anything.
+        for stream in logs:
+            try:
+                stream.flush()
+            except BaseException:
+                pass
     sys.stdin = open(os.devnull)
     try:
         code = _compile(start['code'])
@@ -665,19 +706,32 @@ def _main():
             program.clear()
             _clear_frames(exc.__traceback__)
         try:
-            sys.stdout.flush(); sys.stderr.flush()
+            flush()
             _send({'t': 'done', 'ok': False, 'error': _failure(exc), 'resources': _usage(), 'artifacts': _collect(inputs)})
         except MemoryError:
-            os.write(3, b'{"t":"done","ok":false,"error":{"code":"MEMORY_LIMIT","name":"MemoryError","message":"MemoryError"}}\n')
+            _out_of_memory(program)
         return
-    sys.stdout.flush(); sys.stderr.flush()
+    flush()
     if start['code'].startswith(_STEPS):
         # An agent's step says whether it gave the final answer, as the composed JavaScript does.
         value = {'final': final, 'value': value}
     try:
-        _send({'t': 'done', 'ok': True, 'value': _encode(value, 'result'), 'resources': _usage(), 'artifacts': _collect(inputs)})
+        payload = _encode(value, 'result')
     except BaseException as exc:
-        _send({'t': 'done', 'ok': False, 'error': {'code': 'RESULT_INVALID', 'name': type(exc).__name__, 'message': 'the result cannot be sent: ' + str(exc)}})
+        try:
+            message = 'the result cannot be sent: ' + _text(exc)
+            _send({'t': 'done', 'ok': False, 'error': {'code': 'RESULT_INVALID', 'name': _name(exc), 'message': message}})
+        except MemoryError:
+            _out_of_memory(program)
+        return
+    _send({'t': 'done', 'ok': True, 'value': payload, 'resources': _usage(), 'artifacts': _collect(inputs)})
+
+def _out_of_memory(program):
+    # The program's data fills the address space, so even the report could not be made (a 1e6-deep list just
+    # under the limit): let the program's globals go, then report with what that freed.
+    program.clear()
+    _send({'t': 'done', 'ok': False, 'error': {'code': 'MEMORY_LIMIT', 'name': 'MemoryError',
+                                                'message': 'the program ran out of memory'}})
 
 _main()
 sys.stdout = sys.__stdout__

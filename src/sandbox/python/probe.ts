@@ -17,7 +17,7 @@ export type PythonProbe =
 function run(
   file: string,
   args: readonly string[],
-  options: { uid?: number; gid?: number } = {},
+  options: { uid?: number; gid?: number; env?: NodeJS.ProcessEnv } = {},
 ): Promise<{ ok: boolean; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     execFile(file, args, { timeout: 10_000, ...options }, (error, stdout, stderr) =>
@@ -59,7 +59,11 @@ export async function probePython(options: { bwrap?: string; python?: string } =
       ...args.slice(0, args.indexOf('-c') + 1),
       'import sys; print("%d.%d.%d" % sys.version_info[:3])',
     ];
-    const sandboxed = await run(bwrapPath, probeArgs, root ? { uid: SANDBOX_UID, gid: SANDBOX_UID } : {});
+    // As the driver starts it: as the sandbox's uid, with no environment (see python-process.ts).
+    const sandboxed = await run(bwrapPath, probeArgs, {
+      env: {},
+      ...(root ? { uid: SANDBOX_UID, gid: SANDBOX_UID } : {}),
+    });
     if (!sandboxed.ok) {
       const why = sandboxed.stderr.trim() || 'no output';
       const userns = /namespace|permission|Operation not permitted/i.test(why)

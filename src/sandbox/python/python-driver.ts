@@ -57,6 +57,8 @@ export class PythonDriver implements SandboxDriver {
   private readonly pool: Promise<PythonProcess>[] = [];
   /** One per execution running: close() aborts them, so that they settle at once (POOL_CLOSED). */
   private readonly running = new Set<AbortController>();
+  /** Used interpreters being killed (their cgroups ended): close() waits for them. */
+  private readonly disposing = new Set<Promise<void>>();
   private readonly warm: number;
   private readonly defaults: Readonly<ExecutionLimits>;
   private closed = false;
@@ -132,7 +134,9 @@ export class PythonDriver implements SandboxDriver {
     } finally {
       this.running.delete(controller);
       signal?.removeEventListener('abort', forward);
-      void proc.dispose();
+      const disposed = proc.dispose().catch(() => undefined);
+      this.disposing.add(disposed);
+      void disposed.finally(() => this.disposing.delete(disposed));
     }
   }
 
@@ -140,7 +144,11 @@ export class PythonDriver implements SandboxDriver {
     this.closed = true;
     for (const controller of this.running) controller.abort(CLOSED);
     const pooled = this.pool.splice(0);
-    await Promise.all(pooled.map(async (p) => (await p).dispose()));
+    await Promise.all([
+      ...pooled.map(async (p) => (await p).dispose()),
+      // A workspace left behind is the program's files on the host's disk.
+      ...this.disposing,
+    ]);
   }
 
   private probed(): Promise<PythonProbe> {

@@ -11,8 +11,10 @@ import type {
   WorkspaceFile,
 } from '../../spec/index.ts';
 import { isWorkspaceName } from '../workspace-name.ts';
-import type { ExitInfo, PythonProcess } from './python-process.ts';
 import { hostCallFailure } from '../host-failure.ts';
+import { MAX_LINE_BYTES } from './python-process.ts';
+import type { ExitInfo, PythonProcess } from './python-process.ts';
+import { watchSandbox } from './watchdog.ts';
 
 type Failure = SerializedError & { line?: number };
 
@@ -20,6 +22,22 @@ type Failure = SerializedError & { line?: number };
 export const DEFAULT_MAX_PROCESSES = 32;
 /** Largest file the program may write. */
 export const DEFAULT_MAX_FILE_BYTES = 256 * 1024 * 1024;
+/** Files a sandboxed process may hold open (RLIMIT_NOFILE; the host's is often 20k or more). */
+export const DEFAULT_MAX_OPEN_FILES = 1024;
+/** What the sandbox's tmpfs mounts may hold in all, and how many entries (inodes are host memory): watchdog.ts. */
+export const DEFAULT_MAX_WORKSPACE_BYTES = 1024 * 1024 * 1024;
+export const DEFAULT_MAX_WORKSPACE_ENTRIES = 50_000;
+/**
+ * Memory the host allows the sandbox's processes together beyond the memory limit: the interpreter's own
+ * (RLIMIT_AS is set above its baseline, so one process never reaches this) and bwrap's two processes.
+ */
+export const PROCESS_MEMORY_ALLOWANCE = 64 * 1024 * 1024;
+/**
+ * What the host holds for one program at once: the arguments of its queued and running tool calls, and the
+ * outcomes it has not read. Unbounded, a program wrote one 16 MiB call line again and again (no memory of its
+ * own spent) and the host grew by gigabytes: found by the escape suite ("tool calls that pile up on the host").
+ */
+export const MAX_HELD_BYTES = MAX_LINE_BYTES;
 
 const LEVELS: ReadonlySet<string> = new Set(['log', 'info', 'warn', 'error', 'debug']);
 
@@ -69,7 +87,9 @@ export function runOnProcess(
   let outputBytes = 0;
   let toolCalls = 0;
   let running = 0;
-  const queue: { call: HostCall; id: string }[] = [];
+  const queue: { call: HostCall; id: string; size: number }[] = [];
+  /** Bytes of arguments of the calls queued or running: the host holds them for the program. */
+  let heldArgs = 0;
   let override: Failure | null = null;
   let done = false;
   return new Promise<ExecutionResult>((resolve) => {
@@ -79,6 +99,7 @@ export function runOnProcess(
       if (done) return;
       done = true;
       clearTimeout(timer);
+      unwatch();
       signal?.removeEventListener('abort', onAbort);
       controller.abort(new Error('the execution ended'));
       proc.kill();
@@ -96,6 +117,20 @@ export function runOnProcess(
       override ??= error;
       proc.kill();
     };
+    // What rlimits cannot bound (memory across processes, memfds, the workspace's total): the host watches it.
+    const pid = proc.pid;
+    const unwatch =
+      pid === undefined
+        ? () => undefined
+        : watchSandbox(
+            pid,
+            {
+              memoryBytes: limits.memoryBytes + PROCESS_MEMORY_ALLOWANCE,
+              workspaceBytes: DEFAULT_MAX_WORKSPACE_BYTES,
+              workspaceEntries: DEFAULT_MAX_WORKSPACE_ENTRIES,
+            },
+            (breach) => end({ code: breach.code, name: 'Error', message: breach.message }),
+          );
     const timer = setTimeout(
       () => end({ code: 'TIMEOUT', name: 'Error', message: `the execution exceeded ${limits.timeoutMs} ms` }),
       limits.timeoutMs,
@@ -139,6 +174,7 @@ export function runOnProcess(
         running += 1;
         void serve(next.call, next.id).finally(() => {
           running -= 1;
+          heldArgs -= next.size;
           pump();
         });
       }
@@ -154,6 +190,14 @@ export function runOnProcess(
       const tool = call.kind === 'tool' ? `${call.namespace}.${call.name}` : 'a timer';
       const { ok, payload } = encodeOutcome(outcome, tool);
       proc.send({ t: 'outcome', id, ok, payload, clock: outcome.clock ?? clock() });
+      if (proc.unsentBytes > MAX_HELD_BYTES) {
+        // A program that does not read its outcomes would have them pile up in the host's memory.
+        end({
+          code: 'MEMORY_LIMIT',
+          name: 'Error',
+          message: `the program left more than ${MAX_HELD_BYTES} bytes of tool outcomes unread`,
+        });
+      }
     };
 
     const onMessage = (raw: unknown) => {
@@ -186,6 +230,15 @@ export function runOnProcess(
           }
           const binding = request.tools.find((b) => b.namespace === msg.ns && b.name === msg.name);
           if (!binding || typeof msg.args !== 'string') return end(protocol(`a call of an unknown tool`));
+          // Checked before decoding: the host would hold them (and their decoded copy) for the program.
+          const size = msg.args.length;
+          if (heldArgs + size > MAX_HELD_BYTES) {
+            return end({
+              code: 'MEMORY_LIMIT',
+              name: 'Error',
+              message: `the program's waiting tool calls hold more than ${MAX_HELD_BYTES} bytes of arguments`,
+            });
+          }
           let args: unknown;
           try {
             args = decodeValue(msg.args);
@@ -200,7 +253,8 @@ export function runOnProcess(
             args,
             argsJson: msg.args,
           };
-          queue.push({ call, id: msg.id });
+          heldArgs += size;
+          queue.push({ call, id: msg.id, size });
           pump();
           return;
         }
@@ -278,6 +332,7 @@ export function runOnProcess(
         cpuSeconds: Math.ceil(limits.timeoutMs / 1000) + 1,
         fileBytes: DEFAULT_MAX_FILE_BYTES,
         processes: DEFAULT_MAX_PROCESSES,
+        files: DEFAULT_MAX_OPEN_FILES,
       },
     });
   });

@@ -35,7 +35,9 @@ export interface ExitInfo {
  * arrive line by line (fd 3); its raw stdout/stderr (C extensions writing to fd 1/2) arrive as text.
  */
 export class PythonProcess {
-  private buffer = '';
+  /** The start of a line not yet ended, in the chunks it arrived in. */
+  private pending: string[] = [];
+  private pendingLength = 0;
   private lineHandler: ((msg: unknown) => void) | null = null;
   private rawHandler: ((level: 'log' | 'error', text: string) => void) | null = null;
   private readonly queued: unknown[] = [];
@@ -98,6 +100,10 @@ export class PythonProcess {
         ...(seccompFd === undefined ? [] : ['pipe' as const]),
       ],
       ...(root ? { uid: SANDBOX_UID, gid: SANDBOX_UID } : {}),
+      // bwrap stays in the sandbox as its pid 1, with the environment it was started with, and the program may
+      // read /proc/1/environ: the host's environment (API keys) was readable there until bwrap got none of it
+      // (--clearenv only clears the program's). Found by the escape suite, "the host's environment".
+      env: {},
     });
     const stdio = child.stdio as readonly unknown[];
     if (options.seccomp) (stdio[5] as Writable).end(options.seccomp);
@@ -151,6 +157,16 @@ export class PythonProcess {
     if (!pipe.destroyed) pipe.write(`${JSON.stringify(msg)}\n`);
   }
 
+  /** The host pid of bwrap: every process of the sandbox descends from it. */
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  /** Bytes sent to the guest that it has not read yet (beyond what the pipe holds). */
+  get unsentBytes(): number {
+    return (this.child.stdio[4] as Writable).writableLength;
+  }
+
   get alive(): boolean {
     return this.child.exitCode === null && this.child.signalCode === null && !this.killed;
   }
@@ -177,11 +193,17 @@ export class PythonProcess {
 
   private onData(chunk: string): void {
     if (this.protocolError) return;
-    this.buffer += chunk;
+    // Only the new chunk is searched for the end of a line: searching the whole pending text at every chunk
+    // was quadratic, and a line with no end (64 KiB chunks towards MAX_LINE_BYTES) held the host's event loop
+    // for tens of seconds. Found by the escape suite ("an endless line on the protocol fd").
+    let start = 0;
     let nl: number;
-    while ((nl = this.buffer.indexOf('\n')) >= 0) {
-      const line = this.buffer.slice(0, nl);
-      this.buffer = this.buffer.slice(nl + 1);
+    while ((nl = chunk.indexOf('\n', start)) >= 0) {
+      const tail = chunk.slice(start, nl);
+      const line = this.pending.length > 0 ? this.pending.join('') + tail : tail;
+      this.pending = [];
+      this.pendingLength = 0;
+      start = nl + 1;
       let msg: unknown;
       try {
         msg = JSON.parse(line);
@@ -194,8 +216,13 @@ export class PythonProcess {
         ready();
       } else if (this.lineHandler) this.lineHandler(msg);
       else this.queued.push(msg);
+      if (this.protocolError) return;
     }
-    if (this.buffer.length > MAX_LINE_BYTES) this.fail('the sandbox sent a message over the size limit');
+    if (start < chunk.length) {
+      this.pending.push(chunk.slice(start));
+      this.pendingLength += chunk.length - start;
+    }
+    if (this.pendingLength > MAX_LINE_BYTES) this.fail('the sandbox sent a message over the size limit');
   }
 
   private fail(reason: string): void {

@@ -1,0 +1,1085 @@
+import { spawn, spawnSync } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { createSocket } from 'node:dgram';
+import type { Socket as UdpSocket } from 'node:dgram';
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statfsSync,
+  writeFileSync,
+} from 'node:fs';
+import { connect, createServer } from 'node:net';
+import type { AddressInfo, Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import type { ExecutionLimits, ExecutionResult } from '../../src/spec/index.ts';
+import { echoTool, hangTool, sleepTool } from './fixtures.ts';
+import type { Group, SuiteOptions } from './harness.ts';
+import {
+  defineGroup,
+  describeResult,
+  expectFailed,
+  expectSucceeded,
+  HEALTH,
+  NEIGHBOUR,
+  timed,
+  waitFor,
+} from './harness.ts';
+import { ESCAPE_MARKER, expectContained, sandboxRoot, useHostChecks } from './escape-support.ts';
+
+/**
+ * Python programs that attack the sandbox itself (bubblewrap, rlimits, the host's watchdog), not the value
+ * bridge: the OS is the boundary, so each case checks the host from the outside: canary files the sandbox could
+ * delete if it saw them, servers on the host's loopback, a host process of the sandbox's own uid, the host's
+ * environment, its /tmp and its process table. `os`, `subprocess` and `ctypes` are allowed: reaching them is not
+ * an escape, leaving the sandbox with them would be.
+ */
+
+const MiB = 1024 * 1024;
+/** The uid the driver runs sandboxes as when the tests run as root (python-process.ts). */
+const SANDBOX_UID = 65534;
+const ROOT = process.getuid?.() === 0;
+/** In the host's environment while the sandboxes start: the program looks for it everywhere it can read. */
+const SECRET = `codecall-escape-secret-${randomUUID()}`;
+/** Processes the hostile programs start name themselves this (prctl PR_SET_NAME); the host looks for them. */
+const TAG = 'ccescape';
+
+/** Whether an attempt worked (and what it returned), or the exception it raised and its errno. */
+interface Attempt {
+  ok: boolean;
+  value?: unknown;
+  error?: string;
+  errno?: number | null;
+}
+type Report = Record<string, Attempt>;
+
+/** Prepended to the programs that report: `attempt(name, fn)` records each try, `R` is the result. */
+const PRELUDE = `import os, sys, errno
+R = {}
+def attempt(name, fn):
+    try:
+        v = fn()
+        R[name] = {'ok': True, 'value': v if isinstance(v, (int, str, bool, list, type(None))) else repr(v)}
+    except BaseException as e:
+        R[name] = {'ok': False, 'error': type(e).__name__, 'errno': getattr(e, 'errno', None)}
+def tag(name):
+    import ctypes
+    ctypes.CDLL(None).prctl(15, name.encode(), 0, 0, 0)
+def hold(seconds=3600):
+    # A real wait: time.sleep goes to the host (the journaled clock), select does not.
+    import select
+    select.select([], [], [], seconds)
+def workspace_host_path():
+    for line in open('/proc/self/mountinfo'):
+        f = line.split()
+        if f[4] == '/workspace':
+            return f[3]
+`;
+
+/** A Python literal for a string or number (JSON's are Python's). */
+const py = (v: string | number): string => JSON.stringify(v);
+
+/** The host as the sandbox must leave it. */
+interface HostWorld {
+  canaryDir: string;
+  canaryFile: string;
+  canaryText: string;
+  /** Under /usr (the sandbox sees it, read-only), owned by the sandbox's uid: only the mount protects it. */
+  usrCanary: string | null;
+  tcp: Server;
+  tcpPort: number;
+  udp: UdpSocket;
+  udpPort: number;
+  abstractName: string;
+  abstract: Server;
+  unixPath: string;
+  unix: Server;
+  /** Connections and datagrams the host's servers received: from a sandbox, none may arrive. */
+  hits: { count: number };
+  /** A host process running as the sandbox's uid (when root): the one a signal could reach if any could. */
+  victim: ChildProcess;
+}
+
+function hostPidsNamed(name: string): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === name) found.push(Number(entry));
+    } catch {
+      // Gone.
+    }
+  }
+  return found;
+}
+
+function listen(server: Server, where: number | string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    if (typeof where === 'number') server.listen(where, '127.0.0.1', resolve);
+    else server.listen(where, resolve);
+  });
+}
+
+function asOwner(path: string): void {
+  if (ROOT) chownSync(path, SANDBOX_UID, SANDBOX_UID);
+}
+
+async function setUpHost(): Promise<HostWorld> {
+  const canaryDir = mkdtempSync(join(tmpdir(), 'codecall-escape-canary-'));
+  const canaryFile = join(canaryDir, 'canary.txt');
+  const canaryText = `canary ${randomUUID()}`;
+  writeFileSync(canaryFile, canaryText);
+  // Writable by the sandbox's uid: if the sandbox could see it, it could delete it.
+  chmodSync(canaryDir, 0o777);
+  chmodSync(canaryFile, 0o666);
+  asOwner(canaryDir);
+  asOwner(canaryFile);
+  let usrCanary: string | null = null;
+  try {
+    const dir = mkdtempSync('/usr/local/share/codecall-escape-canary-');
+    writeFileSync(join(dir, 'canary.txt'), canaryText);
+    chmodSync(dir, 0o777);
+    asOwner(dir);
+    asOwner(join(dir, 'canary.txt'));
+    usrCanary = dir;
+  } catch {
+    // Not root: /usr/local/share is not ours; the host-only canary still stands.
+  }
+  const hits = { count: 0 };
+  const count = () => {
+    hits.count += 1;
+  };
+  const tcp = createServer((socket) => (count(), socket.destroy()));
+  await listen(tcp, 0);
+  const udp = createSocket('udp4');
+  udp.on('message', count);
+  await new Promise<void>((resolve) => udp.bind(0, '127.0.0.1', resolve));
+  const abstractName = `codecall-escape-${randomUUID()}`;
+  const abstract = createServer((socket) => (count(), socket.destroy()));
+  await listen(abstract, `\0${abstractName}`);
+  const unixPath = join(canaryDir, 'host.sock');
+  const unix = createServer((socket) => (count(), socket.destroy()));
+  await listen(unix, unixPath);
+  chmodSync(unixPath, 0o777);
+  const victim = spawn('sleep', ['3600'], {
+    stdio: 'ignore',
+    ...(ROOT ? { uid: SANDBOX_UID, gid: SANDBOX_UID } : {}),
+  });
+  // The detectors work: one connection (or datagram) from the host itself to each is counted.
+  const probe = createSocket('udp4');
+  probe.send('probe', udp.address().port, '127.0.0.1', () => probe.close());
+  for (const to of [
+    { port: (tcp.address() as AddressInfo).port, host: '127.0.0.1' },
+    { path: `\0${abstractName}` },
+    { path: unixPath },
+  ]) {
+    connect(to)
+      .on('error', () => undefined)
+      .end();
+  }
+  await waitFor(() => hits.count === 4, 5_000);
+  hits.count = 0;
+  return {
+    canaryDir,
+    canaryFile,
+    canaryText,
+    usrCanary,
+    tcp,
+    tcpPort: (tcp.address() as AddressInfo).port,
+    udp,
+    udpPort: udp.address().port,
+    abstractName,
+    abstract,
+    unixPath,
+    unix,
+    hits,
+    victim,
+  };
+}
+
+function victimAlive(world: HostWorld): boolean {
+  const pid = world.victim.pid;
+  if (pid === undefined || world.victim.exitCode !== null || world.victim.signalCode !== null) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function expectHostUntouched(world: HostWorld): void {
+  expect(readFileSync(world.canaryFile, 'utf8'), 'host canary file').toBe(world.canaryText);
+  expect(readdirSync(world.canaryDir).sort(), 'host canary dir').toEqual(['canary.txt', 'host.sock']);
+  if (world.usrCanary) {
+    expect(readFileSync(join(world.usrCanary, 'canary.txt'), 'utf8'), 'canary under /usr').toBe(
+      world.canaryText,
+    );
+  }
+  expect(existsSync('/usr/bin/python3'), '/usr/bin/python3').toBe(true);
+  expect(world.hits.count, 'connections and datagrams to the host servers').toBe(0);
+  expect(victimAlive(world), `host process ${world.victim.pid} of the sandbox's uid`).toBe(true);
+}
+
+async function tearDownHost(world: HostWorld | undefined): Promise<void> {
+  if (!world) return;
+  world.victim.kill('SIGKILL');
+  await Promise.all(
+    [world.tcp, world.abstract, world.unix].map((s) => new Promise((r) => s.close(() => r(undefined)))),
+  );
+  world.udp.close();
+  rmSync(world.canaryDir, { recursive: true, force: true });
+  if (world.usrCanary) rmSync(world.usrCanary, { recursive: true, force: true });
+}
+
+/** The host path of a workspace whose mount source the sandbox saw (relative to its filesystem's root). */
+function onHost(source: string): string {
+  expect(source).toMatch(/codecall-py-/);
+  return join(tmpdir(), basename(source));
+}
+
+function attempted(report: Report, name: string): Attempt {
+  const a = report[name];
+  expect(a, `attempt "${name}" missing from ${JSON.stringify(report).slice(0, 500)}`).toBeDefined();
+  return a as Attempt;
+}
+
+/** The attempt failed with one of `errors` (an exception name) and, when given, one of `errnos`. */
+function expectDenied(
+  report: Report,
+  name: string,
+  errors: readonly string[],
+  errnos?: readonly number[],
+): void {
+  const a = attempted(report, name);
+  expect(a.ok, `${name} should fail: ${JSON.stringify(a)}`).toBe(false);
+  expect(errors, `${name}: ${JSON.stringify(a)}`).toContain(a.error);
+  if (errnos) expect(errnos, `${name}: ${JSON.stringify(a)}`).toContain(a.errno);
+}
+
+function expectWorked(report: Report, name: string): unknown {
+  const a = attempted(report, name);
+  expect(a.ok, `${name} should work: ${JSON.stringify(a)}`).toBe(true);
+  return a.value;
+}
+
+const E = { PERM: 1, NOENT: 2, SRCH: 3, ACCES: 13, XDEV: 18, ROFS: 30, NOSPC: 28, NETUNREACH: 101 } as const;
+
+/** Runs a program built on PRELUDE and returns its report (it must succeed). */
+async function runReport(g: Group, body: string, limits: Partial<ExecutionLimits> = {}): Promise<Report> {
+  const { failed, result, value } = await expectContained(
+    g,
+    { code: `${PRELUDE}\n${body}\nR`, language: 'python' },
+    { limits: { timeoutMs: 10_000, ...limits } },
+  );
+  expect(failed, describeResult(result)).toBe(false);
+  return value as Report;
+}
+
+async function runHostile(
+  g: Group,
+  body: string,
+  limits: Partial<ExecutionLimits> = {},
+): Promise<{ result: ExecutionResult; ms: number }> {
+  const { value, ms } = await timed(() =>
+    expectContained(g, { code: `${PRELUDE}\n${body}`, language: 'python' }, { limits }),
+  );
+  return { result: value.result, ms };
+}
+
+/** Runs `fn`, measuring the longest the host's event loop went without turning meanwhile. */
+async function withLag<T>(fn: () => Promise<T>): Promise<{ value: T; lag: number }> {
+  let lag = 0;
+  let last = performance.now();
+  const interval = setInterval(() => {
+    const now = performance.now();
+    lag = Math.max(lag, now - last);
+    last = now;
+  }, 10);
+  try {
+    const value = await fn();
+    return { value, lag: Math.max(lag, performance.now() - last) };
+  } finally {
+    clearInterval(interval);
+  }
+}
+
+/** Until none is left (processes of a killed sandbox take a moment to be reaped). */
+async function expectNoneNamed(name: string): Promise<void> {
+  await waitFor(() => hostPidsNamed(name).length === 0, 5_000).catch(() => undefined);
+  expect(hostPidsNamed(name), `host processes named ${name}`).toEqual([]);
+}
+
+export function registerPythonEscapeCases(options: SuiteOptions): void {
+  // These attack CPython's sandbox (bubblewrap, rlimits): they have no meaning for another language's driver.
+  if (options.language !== 'python') return;
+  process.env.CODECALL_ESCAPE_SECRET = SECRET;
+
+  defineGroup(options, 'escape: python sandbox (the OS boundary)', (g) => {
+    useHostChecks(g);
+    let world: HostWorld | undefined;
+    const host = (): HostWorld => {
+      if (!world) throw new Error('the host world is not set up');
+      return world;
+    };
+    beforeAll(async () => {
+      world = await setUpHost();
+    });
+    afterEach(() => expectHostUntouched(host()));
+    afterAll(async () => {
+      await tearDownHost(world);
+    });
+
+    // ---- the filesystem ------------------------------------------------------------------------------------
+
+    g.test(
+      'os.system("rm -rf /") and shutil.rmtree("/usr") remove nothing of the host',
+      async () => {
+        const usr = host().usrCanary;
+        const r = await runReport(
+          g,
+          `import shutil
+attempt('rm', lambda: os.system('rm -rf --no-preserve-root / 2>/dev/null'))
+attempt('rmtree usr', lambda: shutil.rmtree('/usr'))
+attempt('python3', lambda: os.path.exists('/usr/bin/python3'))
+attempt('usr canary', lambda: ${usr ? `os.listdir(${py(usr)})` : "'none'"})`,
+          { timeoutMs: 30_000 },
+        );
+        expect(expectWorked(r, 'rm'), 'rm -rf / exits non-zero (read-only mounts)').not.toBe(0);
+        expectDenied(r, 'rmtree usr', ['OSError'], [E.ROFS]);
+        expect(expectWorked(r, 'python3')).toBe(true);
+        // The canary under /usr is writable by the sandbox's uid: only the read-only mount kept it.
+        if (usr) expect(expectWorked(r, 'usr canary')).toEqual(['canary.txt']);
+      },
+      60_000,
+    );
+
+    g.test('writes outside the workspace fail; /tmp is private to one execution', async () => {
+      const w = host();
+      const privateName = `/tmp/codecall-escape-private-${randomUUID()}`;
+      const targets: Record<string, string> = {
+        root: '/escaped',
+        etc: '/etc/escaped',
+        usr: '/usr/escaped',
+        bin: '/usr/bin/escaped',
+        dev: '/dev/escaped',
+        proc: '/proc/escaped',
+        'host canary dir': join(w.canaryDir, 'escaped'),
+        ...(w.usrCanary ? { 'usr canary': join(w.usrCanary, 'escaped') } : {}),
+      };
+      const writes = Object.entries(targets)
+        .map(([name, path]) => `attempt(${py(name)}, lambda: open(${py(path)}, 'w').write('x'))`)
+        .join('\n');
+      const r = await runReport(
+        g,
+        `${writes}
+attempt('chmod python3', lambda: os.chmod('/usr/bin/python3', 0o777))
+attempt('core_pattern', lambda: open('/proc/sys/kernel/core_pattern', 'w').write('|/tmp/x'))
+attempt('mkdir /usr', lambda: os.mkdir('/usr/escaped'))
+attempt('tmp', lambda: open(${py(privateName)}, 'w').write('x'))
+attempt('workspace', lambda: open('/workspace/file', 'w').write('x'))
+attempt('dev/null', lambda: open('/dev/null', 'w').write('x'))`,
+      );
+      for (const name of ['root', 'etc', 'usr', 'bin', 'dev', 'mkdir /usr', 'chmod python3']) {
+        expectDenied(r, name, ['OSError'], [E.ROFS]);
+      }
+      if (w.usrCanary) expectDenied(r, 'usr canary', ['OSError'], [E.ROFS]);
+      expectDenied(r, 'proc', ['FileNotFoundError', 'PermissionError', 'OSError']);
+      expectDenied(r, 'core_pattern', ['PermissionError', 'OSError'], [E.ACCES, E.ROFS]);
+      // The host's canary directory is not there at all.
+      expectDenied(r, 'host canary dir', ['FileNotFoundError'], [E.NOENT]);
+      expect(expectWorked(r, 'tmp')).toBe(1);
+      expect(expectWorked(r, 'workspace')).toBe(1);
+      expect(expectWorked(r, 'dev/null')).toBe(1);
+      expect(existsSync(privateName), "the sandbox's /tmp is not the host's").toBe(false);
+      const next = await runReport(g, `attempt('tmp', lambda: os.path.exists(${py(privateName)}))`);
+      expect(expectWorked(next, 'tmp'), 'a later execution does not see it').toBe(false);
+    });
+
+    g.test(
+      "links in the workspace to host paths do not lead the host's cleanup or watchdog outside it",
+      async () => {
+        const w = host();
+        const r = await runReport(
+          g,
+          `attempt('symlink file', lambda: os.symlink(${py(w.canaryFile)}, 'to-canary'))
+attempt('symlink dir', lambda: os.symlink(${py(w.canaryDir)}, 'to-canary-dir'))
+attempt('symlink root', lambda: os.symlink('/', 'to-root'))
+attempt('hardlink usr', lambda: os.link('/usr/bin/python3', 'python3'))
+attempt('read through', lambda: open('to-canary').read())
+attempt('workspace', lambda: workspace_host_path())
+hold(0.3)`,
+        );
+        expectWorked(r, 'symlink file');
+        // Inside, the link leads nowhere: the host path is not in the sandbox.
+        expectDenied(r, 'read through', ['FileNotFoundError'], [E.NOENT]);
+        expectDenied(r, 'hardlink usr', ['OSError', 'PermissionError'], [E.XDEV, E.PERM]);
+        const workspace = onHost(expectWorked(r, 'workspace') as string);
+        // The host removes the workspace without following the links (the canary is checked after each case).
+        await waitFor(() => !existsSync(workspace), 5_000);
+      },
+    );
+
+    g.test("a directory tree deeper than PATH_MAX is still removed from the host's disk", async () => {
+      const { result } = await runHostile(
+        g,
+        `print(workspace_host_path())
+for i in range(1200):
+    os.mkdir('d' * 10)
+    os.chdir('d' * 10)
+open('leaf', 'w').write('x')
+'deep'`,
+      );
+      // The watchdog may end it first (it cannot read so deep a path either): either way, nothing is left.
+      if (result.status === 'failed') expectFailed(result, 'OUTPUT_LIMIT');
+      const workspace = onHost(result.logs[0]?.message ?? '');
+      await waitFor(() => !existsSync(workspace), 10_000);
+    });
+
+    // ---- reading the host ----------------------------------------------------------------------------------
+
+    g.test('/etc/shadow, /etc/passwd, /root and /home are not there', async () => {
+      const r = await runReport(
+        g,
+        `attempt('shadow', lambda: open('/etc/shadow').read())
+attempt('passwd', lambda: open('/etc/passwd').read())
+attempt('root', lambda: os.listdir('/root'))
+attempt('home', lambda: os.listdir('/home'))
+attempt('etc', lambda: sorted(os.listdir('/etc')))
+attempt('ssh', lambda: os.listdir('/etc/ssh'))`,
+      );
+      for (const name of ['shadow', 'passwd', 'root', 'home', 'ssh']) {
+        expectDenied(r, name, ['FileNotFoundError'], [E.NOENT]);
+      }
+      for (const entry of expectWorked(r, 'etc') as string[]) {
+        expect(['alternatives', 'ld.so.cache', 'localtime', 'mime.types']).toContain(entry);
+      }
+    });
+
+    g.test(
+      "the host's processes are not visible: the sandbox's own pids only, no host environment or command line",
+      async () => {
+        const w = host();
+        const r = await runReport(
+          g,
+          `pids = sorted(int(p) for p in os.listdir('/proc') if p.isdigit())
+attempt('pids', lambda: pids)
+attempt('host pid', lambda: open('/proc/${process.pid}/cmdline').read())
+attempt('victim', lambda: open('/proc/${w.victim.pid}/environ').read())
+attempt('host root via proc', lambda: os.listdir('/proc/1/root/root'))
+def leaks():
+    found = []
+    for p in pids:
+        for what in ('environ', 'cmdline'):
+            try:
+                if ${py(SECRET)} in open('/proc/%d/%s' % (p, what), errors='replace').read():
+                    found.append('%d/%s' % (p, what))
+            except OSError:
+                pass
+    return found
+attempt('secret', leaks)
+attempt('own environ', lambda: ${py(SECRET)} in repr(dict(os.environ)))
+attempt('environ of 1', lambda: open('/proc/1/environ').read())`,
+        );
+        const pids = expectWorked(r, 'pids') as number[];
+        // bwrap (pid 1) and the interpreter, in the sandbox's own pid namespace.
+        expect(pids.length).toBeLessThanOrEqual(4);
+        for (const pid of pids) expect(pid).toBeLessThan(100);
+        expect(pids).not.toContain(process.pid);
+        expectDenied(r, 'host pid', ['FileNotFoundError', 'ProcessLookupError'], [E.NOENT, E.SRCH]);
+        expectDenied(r, 'victim', ['FileNotFoundError', 'ProcessLookupError'], [E.NOENT, E.SRCH]);
+        expectDenied(r, 'host root via proc', ['FileNotFoundError'], [E.NOENT]);
+        // bwrap used to keep the host's environment, readable at /proc/1/environ (fixed in python-process.ts).
+        expect(expectWorked(r, 'secret'), "the host's environment").toEqual([]);
+        expect(expectWorked(r, 'own environ')).toBe(false);
+        expect(expectWorked(r, 'environ of 1')).toBe('');
+      },
+    );
+
+    // ---- processes -------------------------------------------------------------------------------------------
+
+    g.test('subprocess.run runs inside the sandbox only', async () => {
+      const w = host();
+      const r = await runReport(
+        g,
+        `import subprocess
+def run(*args):
+    p = subprocess.run(list(args), capture_output=True, text=True)
+    return [p.returncode, p.stdout.strip()[:2000]]
+attempt('id', lambda: run('id', '-u'))
+attempt('ps', lambda: run('sh', '-c', 'ls /proc | grep -c "^[0-9]"'))
+attempt('env', lambda: run('sh', '-c', 'cat /proc/1/environ; env'))
+attempt('kill victim', lambda: run('kill', '-9', ${py(String(w.victim.pid))}))
+attempt('kill host', lambda: run('kill', '-9', ${py(String(process.pid))}))
+attempt('connect', lambda: run(sys.executable, '-c', 'import socket; socket.create_connection(("127.0.0.1", ${w.tcpPort}), 2)'))
+attempt('shell rm', lambda: run('sh', '-c', 'rm -rf ${w.canaryDir} /usr/bin/python3; echo $?'))
+attempt('sudo', lambda: run('sh', '-c', 'command -v sudo su mount || true'))`,
+      );
+      const [idCode, uid] = expectWorked(r, 'id') as [number, string];
+      expect(idCode).toBe(0);
+      expect(uid).not.toBe('0');
+      const [, procs] = expectWorked(r, 'ps') as [number, string];
+      expect(Number(procs)).toBeLessThan(10);
+      const [, env] = expectWorked(r, 'env') as [number, string];
+      expect(env).not.toContain(SECRET);
+      expect((expectWorked(r, 'kill victim') as [number])[0]).not.toBe(0);
+      expect((expectWorked(r, 'kill host') as [number])[0]).not.toBe(0);
+      expect((expectWorked(r, 'connect') as [number])[0]).not.toBe(0);
+      expect((expectWorked(r, 'shell rm') as [number, string])[1]).not.toBe('0');
+    });
+
+    g.test('a daemon the program starts (new session, double fork) dies with the execution', async () => {
+      const name = `${TAG}-daemon`;
+      const r = await runReport(
+        g,
+        `import subprocess
+child = ('import ctypes, os, select\\n'
+         'if os.fork(): os._exit(0)\\n'
+         'os.setsid()\\n'
+         'ctypes.CDLL(None).prctl(15, b${py(name)}, 0, 0, 0)\\n'
+         'select.select([], [], [], 3600)\\n')
+subprocess.Popen([sys.executable, '-c', child], start_new_session=True,
+                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).wait()
+hold(0.3)
+attempt('running', lambda: len([p for p in os.listdir('/proc') if p.isdigit() and open('/proc/%s/comm' % p).read().strip() == ${py(name)}]))`,
+      );
+      expect(expectWorked(r, 'running'), 'the daemon ran inside').toBe(1);
+      await expectNoneNamed(name);
+    });
+
+    g.test(
+      'ctypes: libc calls (kill, ptrace, setuid, mount, chroot, unshare) cannot reach the host',
+      async () => {
+        const w = host();
+        const r = await runReport(
+          g,
+          `import ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+def c(fn, *args):
+    ctypes.set_errno(0)
+    return [fn(*args), ctypes.get_errno()]
+attempt('kill host', lambda: c(libc.syscall, 62, ${process.pid}, 9))
+attempt('kill victim', lambda: c(libc.kill, ${w.victim.pid}, 9))
+attempt('ptrace host', lambda: c(libc.syscall, 101, 16, ${process.pid}, 0, 0))
+attempt('ptrace victim', lambda: c(libc.ptrace, 16, ${w.victim.pid}, 0, 0))
+attempt('setuid 0', lambda: c(libc.setuid, 0))
+attempt('mount', lambda: c(libc.mount, b'none', b'/tmp', b'tmpfs', 0, None))
+attempt('chroot', lambda: c(libc.chroot, b'/tmp'))
+attempt('unshare user', lambda: c(libc.unshare, 0x10000000))
+attempt('unshare mount', lambda: c(libc.unshare, 0x00020000))
+attempt('setns', lambda: c(libc.setns, os.open('/proc/1/ns/net', os.O_RDONLY), 0))
+attempt('getpid', lambda: c(libc.getpid))`,
+        );
+        const failed = (name: string, errnos: readonly number[]) => {
+          const [ret, err] = expectWorked(r, name) as [number, number];
+          expect(ret, name).toBe(-1);
+          expect(errnos, `${name}: errno ${err}`).toContain(err);
+        };
+        failed('kill host', [E.SRCH]);
+        failed('kill victim', [E.SRCH]);
+        failed('ptrace host', [E.SRCH]);
+        failed('ptrace victim', [E.SRCH]);
+        failed('setuid 0', [E.PERM, 22]);
+        failed('mount', [E.PERM]);
+        failed('chroot', [E.PERM]);
+        // --disable-userns: no nested user namespace (ENOSPC: the count is used up; EPERM on some kernels).
+        failed('unshare user', [E.NOSPC, E.PERM]);
+        failed('unshare mount', [E.PERM]);
+        failed('setns', [E.PERM, 22]);
+        expect((expectWorked(r, 'getpid') as number[])[0], 'its own pid namespace').toBeLessThan(100);
+      },
+    );
+
+    g.test('no nested user namespaces: unshare -Ur cannot make the program root anywhere', async () => {
+      const r = await runReport(
+        g,
+        `import subprocess
+p = subprocess.run(['unshare', '-Urm', 'sh', '-c', 'id -u; mount -t tmpfs none /tmp && echo mounted'],
+                   capture_output=True, text=True)
+attempt('unshare', lambda: [p.returncode, p.stdout])`,
+      );
+      const [code, out] = expectWorked(r, 'unshare') as [number, string];
+      expect(code).not.toBe(0);
+      expect(out).not.toContain('mounted');
+    });
+
+    g.test('ctypes: a segfault is SANDBOX_CRASHED, and the next execution runs', async () => {
+      const { result } = await runHostile(g, 'import ctypes\nctypes.string_at(0)');
+      expectFailed(result, 'SANDBOX_CRASHED');
+    });
+
+    g.test(
+      "signals: kill(1), kill(<host pid>) and kill(<host process of the sandbox's uid>) reach nothing",
+      async () => {
+        const w = host();
+        const r = await runReport(
+          g,
+          `import signal
+attempt('kill 1', lambda: os.kill(1, signal.SIGKILL))
+attempt('kill host', lambda: os.kill(${process.pid}, signal.SIGKILL))
+attempt('kill victim', lambda: os.kill(${w.victim.pid}, signal.SIGKILL))
+attempt('killpg host', lambda: os.killpg(${process.pid}, signal.SIGKILL))
+attempt('pidfd host', lambda: os.pidfd_open(${process.pid}))
+attempt('alive', lambda: os.getpid())`,
+        );
+        // Init of a pid namespace ignores SIGKILL from inside it.
+        expectWorked(r, 'kill 1');
+        for (const name of ['kill host', 'kill victim', 'killpg host', 'pidfd host']) {
+          expectDenied(r, name, ['ProcessLookupError'], [E.SRCH]);
+        }
+        expectWorked(r, 'alive');
+      },
+    );
+
+    g.test(
+      'kill(-1, SIGKILL) ends only its own sandbox: a concurrent execution and a host process of its uid live on',
+      async () => {
+        const tools = [sleepTool()];
+        const neighbour = g.run({ code: NEIGHBOUR.python ?? '', language: 'python' }, { tools });
+        const { result } = await runHostile(
+          g,
+          `import signal
+if os.fork() == 0:
+    os.kill(-1, signal.SIGKILL)
+    os._exit(0)
+os.wait()
+'survived'`,
+        );
+        // The child killed the interpreter (and itself is left): the sandbox ends, nothing else.
+        expectFailed(result, 'SANDBOX_CRASHED');
+        expect(expectSucceeded(await neighbour)).toBe('ok');
+        expect(victimAlive(host())).toBe(true);
+      },
+    );
+
+    g.test(
+      '().__class__.__base__.__subclasses__() reaches os, and os still cannot leave the sandbox',
+      async () => {
+        const w = host();
+        const r = await runReport(
+          g,
+          `osm = None
+for c in ().__class__.__base__.__subclasses__():
+    if c.__name__ == '_wrap_close':
+        osm = c.__init__.__globals__
+        break
+attempt('reached', lambda: osm is not None and osm['__name__'])
+attempt('root', lambda: sorted(osm['listdir']('/')))
+attempt('uid', lambda: [osm['getuid'](), osm['geteuid'](), osm['getgid']()])
+attempt('writable', lambda: [p for p in ['/', '/usr', '/usr/bin', '/etc', '/bin', '/dev', ${py(w.canaryDir)}] if osm['access'](p, osm['W_OK'])])
+attempt('system', lambda: osm['system']('touch /usr/escaped /escaped 2>/dev/null'))
+attempt('subprocess', lambda: osm['sys'].modules.get('subprocess') is not None or __import__('subprocess').__name__)
+attempt('marker', lambda: osm['open'](${py(ESCAPE_MARKER)}, osm['O_WRONLY'] | osm['O_CREAT']))
+attempt('canary', lambda: osm['stat'](${py(w.canaryFile)}))`,
+        );
+        expect(expectWorked(r, 'reached')).toBe('os');
+        expect(expectWorked(r, 'root')).toEqual(sandboxRoot());
+        for (const id of expectWorked(r, 'uid') as number[]) expect(id).not.toBe(0);
+        expect(expectWorked(r, 'writable')).toEqual([]);
+        expect(expectWorked(r, 'system')).not.toBe(0);
+        expectWorked(r, 'subprocess');
+        // The marker is written to the sandbox's own /tmp; useHostChecks asserts the host's does not exist.
+        expectWorked(r, 'marker');
+        expectDenied(r, 'canary', ['FileNotFoundError'], [E.NOENT]);
+      },
+    );
+
+    // ---- the network -----------------------------------------------------------------------------------------
+
+    g.test(
+      "sockets: 127.0.0.1 is the sandbox's own; the host's TCP, UDP, abstract and unix servers see nothing; no way out",
+      async () => {
+        const w = host();
+        const r = await runReport(
+          g,
+          `import socket
+def tcp(host, port):
+    s = socket.create_connection((host, port), timeout=2)
+    s.sendall(b'escaped')
+    return 'connected'
+def udp(host, port):
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    return s.sendto(b'escaped', (host, port))
+def unix(address):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(2)
+    s.connect(address)
+    return 'connected'
+attempt('tcp host', lambda: tcp('127.0.0.1', ${w.tcpPort}))
+attempt('tcp localhost', lambda: tcp('localhost', ${w.tcpPort}))
+attempt('udp host', lambda: udp('127.0.0.1', ${w.udpPort}))
+attempt('abstract', lambda: unix('\\0' + ${py(w.abstractName)}))
+attempt('unix path', lambda: unix(${py(w.unixPath)}))
+attempt('tcp out', lambda: tcp('1.1.1.1', 53))
+attempt('udp out', lambda: udp('1.1.1.1', 53))
+attempt('dns', lambda: socket.getaddrinfo('example.com', 80))
+attempt('interfaces', lambda: [name for _, name in socket.if_nameindex()])
+attempt('raw', lambda: socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP))
+attempt('packet', lambda: socket.socket(socket.AF_PACKET, socket.SOCK_RAW))
+def own_server():
+    srv = socket.socket()
+    srv.bind(('127.0.0.1', ${w.tcpPort}))
+    srv.listen()
+    return tcp('127.0.0.1', ${w.tcpPort})
+attempt('own server', own_server)`,
+        );
+        expectDenied(r, 'tcp host', ['ConnectionRefusedError'], [111]);
+        expectDenied(r, 'tcp localhost', ['ConnectionRefusedError', 'gaierror', 'OSError']);
+        // A datagram to the sandbox's own loopback goes nowhere; the host's server counts none (after each case).
+        expectWorked(r, 'udp host');
+        expectDenied(r, 'abstract', ['ConnectionRefusedError', 'FileNotFoundError'], [111, E.NOENT]);
+        expectDenied(r, 'unix path', ['FileNotFoundError'], [E.NOENT]);
+        expectDenied(r, 'tcp out', ['OSError', 'TimeoutError'], [E.NETUNREACH]);
+        expectDenied(r, 'udp out', ['OSError'], [E.NETUNREACH]);
+        expectDenied(r, 'dns', ['gaierror']);
+        expect(expectWorked(r, 'interfaces')).toEqual(['lo']);
+        expectDenied(r, 'raw', ['PermissionError'], [E.PERM]);
+        expectDenied(r, 'packet', ['PermissionError'], [E.PERM]);
+        // Its own loopback: it may listen on the host server's port, and reach only itself.
+        expect(expectWorked(r, 'own server')).toBe('connected');
+        await new Promise((r2) => setTimeout(r2, 100));
+      },
+    );
+
+    // ---- processes and memory --------------------------------------------------------------------------------
+
+    g.test('a fork bomb (while True: os.fork()) ends with a clear error', async () => {
+      const { result, ms } = await runHostile(
+        g,
+        `tag(${py(`${TAG}-bomb`)})
+while True:
+    os.fork()`,
+        { timeoutMs: 5_000 },
+      );
+      expect(result.status).toBe('failed');
+      if (result.status === 'failed') {
+        // RLIMIT_NPROC: fork raises BlockingIOError (EAGAIN) in the program.
+        expect(result.error, describeResult(result)).toMatchObject({
+          code: 'GUEST_ERROR',
+          name: 'BlockingIOError',
+        });
+      }
+      expect(ms).toBeLessThan(5_000);
+      await expectNoneNamed(`${TAG}-bomb`);
+    });
+
+    g.test(
+      'a fork bomb that holds its processes: another execution and the host still fork; nothing survives',
+      async () => {
+        const name = `${TAG}-hold`;
+        const bomb = runHostile(
+          g,
+          `tag(${py(name)})
+try:
+    while True:
+        os.fork()
+except BlockingIOError:
+    pass
+hold()`,
+          { timeoutMs: 4_000 },
+        );
+        await waitFor(() => hostPidsNamed(name).length >= 8, 4_000);
+        // RLIMIT_NPROC counts per user namespace: the bomb's limit is not its neighbours'.
+        expect(expectSucceeded(await g.run({ code: HEALTH.python ?? '', language: 'python' }))).toBe(2);
+        const fork = spawnSync('/bin/true', { ...(ROOT ? { uid: SANDBOX_UID, gid: SANDBOX_UID } : {}) });
+        expect(fork.status, 'the host forks (as the sandbox uid) during the bomb').toBe(0);
+        const { result } = await bomb;
+        expectFailed(result, 'TIMEOUT');
+        await expectNoneNamed(name);
+      },
+    );
+
+    g.test('bytearray(10**10) is MEMORY_LIMIT', async () => {
+      const { result } = await runHostile(g, 'x = bytearray(10**10)', { memoryBytes: 64 * MiB });
+      expectFailed(result, 'MEMORY_LIMIT');
+    });
+
+    g.test('a growing list is MEMORY_LIMIT', async () => {
+      const { result } = await runHostile(g, "x = []\nwhile True:\n    x.append('y' * 10**6)", {
+        memoryBytes: 64 * MiB,
+      });
+      expectFailed(result, 'MEMORY_LIMIT');
+    });
+
+    g.test(
+      "fork, then allocate in every child: MEMORY_LIMIT across processes (the host's watchdog)",
+      async () => {
+        // Each child stays under its own RLIMIT_AS; together they hold 8 x 48 MiB against a 64 MiB limit. Bounded,
+        // so that a broken watchdog fails this case instead of the host.
+        const { result, ms } = await runHostile(
+          g,
+          `for i in range(8):
+    if os.fork() == 0:
+        tag(${py(`${TAG}-mem`)})
+        keep = b'x' * (48 << 20)
+        hold()
+hold()`,
+          { memoryBytes: 64 * MiB, timeoutMs: 10_000 },
+        );
+        expectFailed(result, 'MEMORY_LIMIT');
+        expect(ms).toBeLessThan(5_000);
+        await expectNoneNamed(`${TAG}-mem`);
+      },
+    );
+
+    g.test('memory in memfds (outside every address space) is MEMORY_LIMIT', async () => {
+      const { result } = await runHostile(
+        g,
+        `fds = []
+chunk = b'x' * (1 << 20)
+for i in range(16):
+    fd = os.memfd_create('m%d' % i)
+    for _ in range(32):
+        os.write(fd, chunk)
+    fds.append(fd)
+hold()`,
+        { memoryBytes: 64 * MiB, timeoutMs: 10_000 },
+      );
+      expectFailed(result, 'MEMORY_LIMIT');
+    });
+
+    g.test("while True: pass is TIMEOUT, and the host's event loop keeps turning", async () => {
+      const { value, lag } = await withLag(() =>
+        runHostile(g, 'while True:\n    pass', { timeoutMs: 1_000 }),
+      );
+      expectFailed(value.result, 'TIMEOUT');
+      expect(value.ms).toBeLessThan(3_000);
+      expect(lag, "the host's event loop").toBeLessThan(500);
+    });
+
+    g.test(
+      'ignoring SIGTERM and SIGINT and trying to raise its rlimits does not outlast the timeout',
+      async () => {
+        const { result, ms } = await runHostile(
+          g,
+          `import signal, resource
+for s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGXCPU):
+    signal.signal(s, signal.SIG_IGN)
+for r in (resource.RLIMIT_CPU, resource.RLIMIT_AS, resource.RLIMIT_NPROC):
+    try:
+        resource.setrlimit(r, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+    except (ValueError, OSError):
+        pass
+while True:
+    pass`,
+          { timeoutMs: 1_000 },
+        );
+        expectFailed(result, 'TIMEOUT');
+        expect(ms).toBeLessThan(3_000);
+      },
+    );
+
+    // ---- output --------------------------------------------------------------------------------------------
+
+    g.test('a print flood is OUTPUT_LIMIT', async () => {
+      const { result } = await runHostile(g, "while True:\n    print('x' * 1000)", {
+        outputBytes: 64 * 1024,
+      });
+      expectFailed(result, 'OUTPUT_LIMIT');
+    });
+
+    g.test('raw writes to fds 1 and 2 (under print) are OUTPUT_LIMIT', async () => {
+      for (const fd of [1, 2]) {
+        const { result } = await runHostile(g, `while True:\n    os.write(${fd}, b'y' * 4096 + b'\\n')`, {
+          outputBytes: 64 * 1024,
+        });
+        expectFailed(result, 'OUTPUT_LIMIT');
+      }
+    });
+
+    g.test("an endless line on the protocol fd is SANDBOX_CRASHED, the host's memory bounded", async () => {
+      const before = process.memoryUsage().rss;
+      const { value, lag } = await withLag(() =>
+        runHostile(g, "chunk = b'z' * (1 << 20)\nwhile True:\n    os.write(3, chunk)", { timeoutMs: 10_000 }),
+      );
+      // Over MAX_LINE_BYTES, promptly: the host used to rescan the whole pending line at every chunk.
+      expect(expectFailed(value.result, 'SANDBOX_CRASHED').message).toMatch(/size limit/);
+      expect(value.ms).toBeLessThan(5_000);
+      expect(lag, "the host's event loop").toBeLessThan(500);
+      expect(process.memoryUsage().rss - before).toBeLessThan(512 * MiB);
+    });
+
+    g.test(
+      'tool calls that pile up on the host (one call line written again and again) are MEMORY_LIMIT',
+      async () => {
+        const before = process.memoryUsage().rss;
+        // The program spends no memory of its own: one 16 MiB line, written 200 times, for a tool that hangs.
+        const { result } = await expectContained(
+          g,
+          {
+            language: 'python',
+            code: `${PRELUDE}
+import json
+line = (json.dumps({'t': 'call', 'id': 'c', 'ns': 'tools', 'name': 'hang', 'args': json.dumps({'s': 'x' * (16 << 20)})}) + '\\n').encode()
+for i in range(200):
+    os.write(3, line.replace(b'"c"', b'"c%d"' % i, 1))
+hold()`,
+          },
+          { tools: [hangTool()], limits: { timeoutMs: 10_000 } },
+        );
+        expect(expectFailed(result, 'MEMORY_LIMIT').message).toMatch(/tool calls/);
+        expect(process.memoryUsage().rss - before, "the host's memory").toBeLessThan(768 * MiB);
+      },
+    );
+
+    g.test('tool outcomes the program never reads are MEMORY_LIMIT', async () => {
+      const { result } = await expectContained(
+        g,
+        {
+          language: 'python',
+          code: `${PRELUDE}
+import json
+line = (json.dumps({'t': 'call', 'id': 'c', 'ns': 'tools', 'name': 'echo', 'args': json.dumps({'s': 'x' * (8 << 20)})}) + '\\n').encode()
+for i in range(200):
+    os.write(3, line.replace(b'"c"', b'"c%d"' % i, 1))
+hold()`,
+        },
+        { tools: [echoTool()], limits: { timeoutMs: 10_000 } },
+      );
+      expect(expectFailed(result, 'MEMORY_LIMIT').message).toMatch(/unread/);
+    });
+
+    // ---- the disk --------------------------------------------------------------------------------------------
+
+    g.test('a file over 256 MiB in the workspace is OUTPUT_LIMIT (RLIMIT_FSIZE)', async () => {
+      const { result } = await runHostile(
+        g,
+        `chunk = b'x' * (1 << 20)
+with open('big', 'wb') as f:
+    for _ in range(1024):
+        f.write(chunk)`,
+        { timeoutMs: 10_000 },
+      );
+      expect(expectFailed(result, 'OUTPUT_LIMIT').name).toBe('OSError');
+    });
+
+    g.test("many large files in the workspace: OUTPUT_LIMIT at the workspace's budget", async () => {
+      const { result } = await runHostile(
+        g,
+        `chunk = b'x' * (1 << 20)
+for i in range(32):
+    with open('f%d' % i, 'wb') as f:
+        for _ in range(64):
+            f.write(chunk)
+hold()`,
+        { timeoutMs: 15_000 },
+      );
+      expect(expectFailed(result, 'OUTPUT_LIMIT').message).toMatch(/workspace/);
+    });
+
+    g.test("many empty files in the workspace: OUTPUT_LIMIT at the workspace's entry budget", async () => {
+      const { result } = await runHostile(
+        g,
+        `for i in range(50000):
+    open('e%d' % i, 'w').close()
+hold()`,
+        { timeoutMs: 15_000 },
+      );
+      expect(expectFailed(result, 'OUTPUT_LIMIT').message).toMatch(/workspace/);
+    });
+
+    g.test("files deleted but held open count towards the workspace's budget", async () => {
+      const { result } = await runHostile(
+        g,
+        `chunk = b'x' * (1 << 20)
+held = []
+for i in range(24):
+    f = open('d%d' % i, 'wb')
+    for _ in range(64):
+        f.write(chunk)
+    f.flush()
+    os.unlink('d%d' % i)
+    held.append(f)
+hold()`,
+        { timeoutMs: 15_000 },
+      );
+      expect(expectFailed(result, 'OUTPUT_LIMIT').message).toMatch(/workspace/);
+    });
+
+    g.test("filling /tmp is OUTPUT_LIMIT (a sized tmpfs) and the host's /tmp does not fill", async () => {
+      const name = `codecall-escape-fill-${randomUUID()}`;
+      const free = () => {
+        const s = statfsSync(tmpdir());
+        return s.bavail * s.bsize;
+      };
+      const before = free();
+      // Bounded at 1 GiB: an unsized tmpfs fails this case, not the host.
+      const { result } = await runHostile(
+        g,
+        `chunk = b'x' * (1 << 20)
+for i in range(8):
+    with open('/tmp/${name}-%d' % i, 'wb') as f:
+        for _ in range(128):
+            f.write(chunk)`,
+        { timeoutMs: 10_000 },
+      );
+      expect(expectFailed(result, 'OUTPUT_LIMIT').message).toMatch(/No space left/);
+      expect(readdirSync(tmpdir()).filter((n) => n.startsWith(name))).toEqual([]);
+      expect(before - free(), "the host's /tmp").toBeLessThan(256 * MiB);
+    });
+
+    g.test('filling /dev/shm is OUTPUT_LIMIT', async () => {
+      const { result } = await runHostile(
+        g,
+        `chunk = b'x' * (1 << 20)
+with open('/dev/shm/fill', 'wb') as f:
+    for _ in range(256):
+        f.write(chunk)`,
+        { timeoutMs: 10_000 },
+      );
+      expect(expectFailed(result, 'OUTPUT_LIMIT').message).toMatch(/No space left/);
+    });
+
+    // ---- not contained yet ----------------------------------------------------------------------------------
+    // Kernel memory no rlimit counts and the host cannot attribute: memory.max of a cgroup charges it to the
+    // sandbox (or seccomp refuses the calls). Kept here, skipped with the reason, to be turned on with them.
+    for (const [name, { why, program }] of Object.entries(KNOWN_HOLES)) {
+      it.skip(`${name} [not contained yet: ${why}]`, async () => {
+        const { result } = await runHostile(g, program, { memoryBytes: 64 * MiB, timeoutMs: 5_000 });
+        expectFailed(result, 'MEMORY_LIMIT');
+      });
+    }
+  });
+}
+
+/**
+ * Memory the kernel keeps for the sandbox that no rlimit counts and the host's watchdog cannot see. Each program
+ * holds 512 MiB against a 64 MiB limit and succeeds today (reproduced by hand); with the memory cgroup's
+ * memory.max (it charges shmem) or a seccomp filter refusing the calls, flip `it.skip` to run them and expect
+ * MEMORY_LIMIT or a denied call.
+ */
+const KNOWN_HOLES: Record<string, { why: string; program: string }> = {
+  'SysV shared memory (shmget, shmat, shmdt) kept after detaching': {
+    why: "the segments live in the sandbox's IPC namespace, in no address space and no process the host can see; needs the memory cgroup or seccomp",
+    program: `import ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+libc.shmat.restype = ctypes.c_void_p
+for i in range(16):
+    sid = libc.shmget(0, 32 << 20, 0o1000 | 0o600)
+    addr = libc.shmat(sid, None, 0)
+    ctypes.memset(addr, 1, 32 << 20)
+    libc.shmdt(ctypes.c_void_p(addr))
+hold()`,
+  },
+  'memfds parked in a unix socket queue (SCM_RIGHTS) and closed': {
+    why: 'held by no process, so the watchdog cannot find them; needs the memory cgroup or seccomp',
+    program: `import socket
+a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
+chunk = b'x' * (1 << 20)
+for i in range(16):
+    fd = os.memfd_create('p%d' % i)
+    for _ in range(32):
+        os.write(fd, chunk)
+    socket.send_fds(a, [b'x'], [fd])
+    os.close(fd)
+hold()`,
+  },
+};
