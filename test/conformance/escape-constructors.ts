@@ -43,7 +43,7 @@ const PY_CHAINS: Record<string, { expr: string; setup?: string }> = {
     expr: "next(c for c in ().__class__.__base__.__subclasses__() if c.__name__ == '_wrap_close').__init__.__globals__['sys'].modules['os']",
   },
   'tools.<tool>.__globals__': { expr: "tools.get_weather.__globals__['os']" },
-  'tools.__class__.__init__.__globals__': { expr: "tools.__class__.__init__.__globals__['os']" },
+  'tools.__class__.__getattr__.__globals__': { expr: "tools.__class__.__getattr__.__globals__['os']" },
   'final_answer.__globals__': { expr: "final_answer.__globals__['os']" },
   'ToolError.__init__.__globals__': { expr: "ToolError.__init__.__globals__['os']" },
   "a tool error's traceback frames": {

@@ -1,7 +1,12 @@
 import { existsSync, rmSync } from 'node:fs';
 import { types } from 'node:util';
 import { afterEach, beforeAll, expect, it } from 'vitest';
-import type { ExecutionLimits, ExecutionResult, ToolDefinition } from '../../src/spec/index.ts';
+import type {
+  ExecutionLimits,
+  ExecutionResult,
+  SandboxPolicy,
+  ToolDefinition,
+} from '../../src/spec/index.ts';
 import type { Group, PerLanguage, Source } from './harness.ts';
 import { describeResult, expectClean, timed } from './harness.ts';
 
@@ -88,11 +93,19 @@ export function expectPlainData(value: unknown): void {
 export async function expectContained(
   g: Group,
   src: { code: string; language: 'javascript' | 'typescript' | 'python' },
-  options: { limits?: Partial<ExecutionLimits>; tools?: readonly ToolDefinition[] } = {},
+  options: {
+    limits?: Partial<ExecutionLimits>;
+    tools?: readonly ToolDefinition[];
+    policy?: SandboxPolicy;
+  } = {},
 ): Promise<{ result: ExecutionResult; failed: boolean; value: unknown }> {
   const limits = { timeoutMs: 2_000, ...options.limits };
   const { value: result, ms } = await timed(() =>
-    g.run(src, { limits, ...(options.tools ? { tools: options.tools } : {}) }),
+    g.run(src, {
+      limits,
+      ...(options.tools ? { tools: options.tools } : {}),
+      ...(options.policy ? { policy: options.policy } : {}),
+    }),
   );
   expect(ms, 'the execution must end within its timeout plus a margin').toBeLessThan(
     limits.timeoutMs + 5_000,

@@ -6,6 +6,7 @@ import type {
   GuestLanguage,
   LogEntry,
   SandboxDriver,
+  SandboxPolicy,
   SerializedError,
   ToolDefinition,
 } from '../../src/spec/index.ts';
@@ -32,6 +33,7 @@ export interface Source {
 export interface RunOptions {
   tools?: readonly ToolDefinition[];
   limits?: Partial<ExecutionLimits>;
+  policy?: SandboxPolicy;
   seed?: number;
   clock?: () => number;
   signal?: AbortSignal;
@@ -150,6 +152,7 @@ export function defineGroup(
           tools: runOptions.tools ?? [],
           limits: { ...DEFAULT_TEST_LIMITS, ...runOptions.limits },
           ...(runOptions.seed === undefined ? {} : { seed: runOptions.seed }),
+          ...(runOptions.policy === undefined ? {} : { policy: runOptions.policy }),
           ...(runOptions.clock === undefined ? {} : { clock: runOptions.clock }),
           ...(runOptions.signal === undefined ? {} : { signal: runOptions.signal }),
           ...(runOptions.onLog === undefined ? {} : { onLog: runOptions.onLog }),

@@ -587,8 +587,11 @@ def _put_files(files):
         seen[f['name']] = (st.st_size, st.st_mtime_ns)
     return seen
 
+# What comes back of the workspace in all (base64 grows it by a third; the host takes lines up to 64 MiB).
+_MAX_ARTIFACT_BYTES = 32 * 1024 * 1024
+
 def _artifacts(inputs):
-    found = []
+    found, total, left_out = [], 0, []
     for folder, dirs, names in os.walk(_WORKSPACE):
         dirs.sort()
         for n in sorted(names):
@@ -598,13 +601,19 @@ def _artifacts(inputs):
                 st = os.lstat(path)
                 if not os.path.isfile(path) or os.path.islink(path) or inputs.get(rel) == (st.st_size, st.st_mtime_ns):
                     continue
+                if len(found) >= _MAX_ARTIFACTS or total + st.st_size > _MAX_ARTIFACT_BYTES:
+                    left_out.append(rel)
+                    continue
                 with open(path, 'rb') as f:
                     data = f.read()
             except OSError:
                 continue
+            total += len(data)
             found.append({'name': rel, 'data': binascii.b2a_base64(data, newline=False).decode()})
-            if len(found) >= _MAX_ARTIFACTS:
-                return found
+    if left_out:
+        shown = ', '.join(left_out[:5]) + (' ...' if len(left_out) > 5 else '')
+        _send({'t': 'log', 'level': 'warn', 'message': 'files not returned (over ' + str(_MAX_ARTIFACTS) + ' files or '
+               + str(_MAX_ARTIFACT_BYTES) + ' bytes of artifacts): ' + shown})
     return found
 
 def _clear_frames(tb):

@@ -26,7 +26,7 @@ export const DEFAULT_MAX_FILE_BYTES = 256 * 1024 * 1024;
 export const DEFAULT_MAX_OPEN_FILES = 1024;
 /** What the sandbox's tmpfs mounts may hold in all, and how many entries (inodes are host memory): watchdog.ts. */
 export const DEFAULT_MAX_WORKSPACE_BYTES = 1024 * 1024 * 1024;
-export const DEFAULT_MAX_WORKSPACE_ENTRIES = 50_000;
+export const DEFAULT_MAX_WORKSPACE_ENTRIES = 10_000;
 /**
  * Memory the host allows the sandbox's processes together beyond the memory limit: the interpreter's own
  * (RLIMIT_AS is set above its baseline, so one process never reaches this) and bwrap's two processes.

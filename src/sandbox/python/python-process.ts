@@ -89,7 +89,8 @@ export class PythonProcess {
       ? await options.cgroups.manager.create(`py-${process.pid}-${++groups}`, options.cgroups.limits)
       : null;
     const command = cgroup ? '/bin/sh' : options.bwrap;
-    const argv = cgroup ? ['-c', 'read _ && exec "$0" "$@"', options.bwrap, ...args] : args;
+    // env -i: the shell would hand bwrap (the sandbox's pid 1, whose environ the program can read) its PWD.
+    const argv = cgroup ? ['-c', 'read _ && exec /usr/bin/env -i "$0" "$@"', options.bwrap, ...args] : args;
     const child = spawn(command, argv, {
       stdio: [
         cgroup ? 'pipe' : 'ignore',
