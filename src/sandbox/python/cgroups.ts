@@ -27,6 +27,8 @@ export interface Cgroup {
   readonly path: string;
   /** Moves a process in (its children follow). */
   add(pid: number): Promise<void>;
+  /** Changes the memory limit (an execution's own, once a pooled sandbox gets one). */
+  setMemory(bytes: number): Promise<void>;
   memoryPeakBytes(): Promise<number | null>;
   /** memory.events oom_kill (v2) / memory.oom_control oom_kill, else failcnt (v1). */
   oomKilled(): Promise<boolean>;
@@ -148,6 +150,19 @@ function v1Manager(root: string, hasCpu: boolean): CgroupManager {
       return {
         path: join(root, `{${cpu ? 'freezer,pids,memory,cpu' : 'freezer,pids,memory'}}`, PARENT, name),
         add: (pid) => addTo(dirs, pid),
+        async setMemory(bytes) {
+          const limit = join(memory, 'memory.limit_in_bytes');
+          const memsw = join(memory, 'memory.memsw.limit_in_bytes');
+          // memsw must stay at least the memory limit: lower memory first, raise memsw first.
+          const current = Number(((await read(limit)) ?? '0').trim());
+          if (bytes < current) {
+            await write(limit, bytes);
+            await writeIfPresent(memsw, bytes);
+          } else {
+            await writeIfPresent(memsw, bytes);
+            await write(limit, bytes);
+          }
+        },
         async memoryPeakBytes() {
           const text = await read(join(memory, 'memory.max_usage_in_bytes'));
           return text === null ? null : Number(text.trim());
@@ -217,6 +232,9 @@ function v2Manager(parent: string, hasCpu: boolean): CgroupManager {
       return {
         path: dir,
         add: (pid) => addTo([dir], pid),
+        async setMemory(bytes) {
+          await write(file('memory.max'), bytes);
+        },
         async memoryPeakBytes() {
           const text = await read(file('memory.peak')); // Linux 5.19+
           return text === null ? null : Number(text.trim());

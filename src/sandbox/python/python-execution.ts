@@ -311,7 +311,7 @@ export function runOnProcess(
         ),
       );
     });
-    proc.send({
+    const start = {
       t: 'start',
       code: request.code,
       policy: request.policy ?? {},
@@ -334,9 +334,20 @@ export function runOnProcess(
         processes: DEFAULT_MAX_PROCESSES,
         files: DEFAULT_MAX_OPEN_FILES,
       },
-    });
+    };
+    // The cgroup's limit becomes this execution's: the program's memory, the interpreter and its libraries, and
+    // the tmpfs mounts (charged to the group as they fill). It counts what rlimits cannot (shared memory, memfds).
+    void proc
+      .limitMemory(limits.memoryBytes + CGROUP_ALLOWANCE_BYTES)
+      .catch(() => false)
+      .then(() => {
+        if (!done) proc.send(start);
+      });
   });
 }
+
+/** What a sandbox's cgroup allows beyond the program's memory limit. */
+export const CGROUP_ALLOWANCE_BYTES = 272 * 1024 * 1024;
 
 function protocol(what: string): Failure {
   return { code: 'SANDBOX_CRASHED', name: 'Error', message: `the sandbox broke its protocol: ${what}` };

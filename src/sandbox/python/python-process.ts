@@ -180,6 +180,13 @@ export class PythonProcess {
     for (const stream of this.child.stdio) stream?.destroy();
   }
 
+  /** Sets the sandbox's cgroup memory limit, when it has a cgroup (false when not). */
+  async limitMemory(bytes: number): Promise<boolean> {
+    if (!this.cgroup) return false;
+    await this.cgroup.setMemory(bytes);
+    return true;
+  }
+
   /** Whether the kernel's OOM killer ended something of the sandbox (its cgroup's memory limit). */
   async oomKilled(): Promise<boolean> {
     return this.cgroup ? this.cgroup.oomKilled().catch(() => false) : false;
