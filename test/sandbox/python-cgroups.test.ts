@@ -3,6 +3,7 @@
 import { readdirSync, existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { detectCgroups } from '../../src/sandbox/python/cgroups.ts';
+import type { CgroupManager } from '../../src/sandbox/python/cgroups.ts';
 import { createPythonDriver, probePython } from '../../src/sandbox/index.ts';
 import type { PythonDriver } from '../../src/sandbox/index.ts';
 
@@ -53,3 +54,44 @@ describe.skipIf(why !== '')(`python driver in cgroups${why ? ` (skipped: ${why})
     expect(after.status === 'succeeded' && after.value).toBe(2);
   });
 });
+
+describe.skipIf(!probe.ok)(
+  `python sandboxes when a cgroup cannot be had${probe.ok ? '' : ` (skipped: ${probe.reason})`}`,
+  () => {
+    it('run on their rlimits when the group cannot be made, or the process cannot join it', async () => {
+      const { PythonProcess } = await import('../../src/sandbox/python/python-process.ts');
+      if (!probe.ok) return;
+      const destroyed: string[] = [];
+      const failing = (where: 'create' | 'add'): CgroupManager => ({
+        version: 2,
+        create: (name) =>
+          where === 'create'
+            ? Promise.reject(new Error('EACCES'))
+            : Promise.resolve({
+                path: name,
+                add: () => Promise.reject(new Error('EBUSY')),
+                setMemory: () => Promise.resolve(),
+                memoryPeakBytes: () => Promise.resolve(null),
+                oomKilled: () => Promise.resolve(false),
+                destroy: () => {
+                  destroyed.push(name);
+                  return Promise.resolve();
+                },
+              }),
+      });
+      for (const where of ['create', 'add'] as const) {
+        const proc = await PythonProcess.start({
+          bwrap: probe.bwrapPath,
+          python: probe.pythonPath,
+          safePathFlag: probe.safePathFlag,
+          workspaceBytes: 1024 * 1024,
+          cgroups: { manager: failing(where), limits: { pids: 8 } },
+        });
+        expect(proc.alive).toBe(true);
+        expect(await proc.limitMemory(1024 * 1024)).toBe(false);
+        await proc.dispose();
+      }
+      expect(destroyed).toHaveLength(1);
+    });
+  },
+);

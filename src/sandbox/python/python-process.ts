@@ -50,7 +50,7 @@ export class PythonProcess {
 
   private constructor(
     private readonly child: ChildProcess,
-    private readonly cgroup: Cgroup | null = null,
+    private cgroup: Cgroup | null = null,
   ) {
     this.exited = new Promise((resolve) => {
       // 'close', not 'exit': every message written before the end has been read by then.
@@ -85,8 +85,12 @@ export class PythonProcess {
     });
     // With a cgroup, a shell waits for a line on stdin before it becomes bwrap: the process is in its group before
     // anything of the sandbox starts, so every process it makes is counted and ended with it.
+    // A cgroup that cannot be made leaves the sandbox to its rlimits and the watchdog: a machine whose hierarchy
+    // refuses one group must not stop Python tasks altogether.
     const cgroup = options.cgroups
-      ? await options.cgroups.manager.create(`py-${process.pid}-${++groups}`, options.cgroups.limits)
+      ? await options.cgroups.manager
+          .create(`py-${process.pid}-${++groups}`, options.cgroups.limits)
+          .catch(() => null)
       : null;
     const command = cgroup ? '/bin/sh' : options.bwrap;
     // env -i: the shell would hand bwrap (the sandbox's pid 1, whose environ the program can read) its PWD.
@@ -113,14 +117,12 @@ export class PythonProcess {
       try {
         if (child.pid === undefined) throw new Error('the sandbox did not start');
         await cgroup.add(child.pid);
-        child.stdin?.end('\n');
-      } catch (e) {
-        await proc.dispose();
-        throw new CodecallError(
-          'SANDBOX_UNAVAILABLE',
-          `cannot put the sandbox in its cgroup: ${(e as Error).message}`,
-        );
+      } catch {
+        // Nothing of the sandbox runs yet (the shell waits): it goes on without the group.
+        proc.cgroup = null;
+        await cgroup.destroy().catch(() => undefined);
       }
+      child.stdin?.end('\n');
     }
     // Handed out only once the guest says it is up: bwrap killed while it sets up a sandbox may leave its child
     // running (outside the host's reach but for our pipes).
