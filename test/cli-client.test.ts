@@ -60,7 +60,18 @@ describe('codecall tasks ... --url (the HTTP client)', () => {
     await writeFile(file('weather.js'), WEATHER);
     await writeFile(file('email.js'), EMAIL);
     await writeFile(file('nap.js'), 'return await tools.nap({ ms: 30000 });\n');
-    server = startCodecall({}, 'serve', '--port', '0', '--db', file('tasks.db'), '--tools', file('tools.ts'));
+    // No model from the machine's environment: instruction tasks here fail with MODEL_NOT_CONFIGURED.
+    const noModel = { OPENAI_API_KEY: '', OPENAI_BASE_URL: '', MISTRAL_API_KEY: '' };
+    server = startCodecall(
+      noModel,
+      'serve',
+      '--port',
+      '0',
+      '--db',
+      file('tasks.db'),
+      '--tools',
+      file('tools.ts'),
+    );
     await until(() => {
       url = /serving on (http:\/\/[^\s]+)/.exec(server.stderr())?.[1] ?? '';
       return url !== '';
@@ -82,6 +93,42 @@ describe('codecall tasks ... --url (the HTTP client)', () => {
     server.child.kill('SIGTERM');
     await server.exited;
     await rm(dir, { recursive: true, force: true });
+  });
+
+  it('submits an instruction (agent mode) and a Python program with input files', async () => {
+    const agent = await cli(
+      'submit',
+      '--instruction',
+      'say hi',
+      '--mode',
+      'function_calling',
+      '--wait',
+      '--json',
+    );
+    expect(agent.code).toBe(1);
+    expect(lastJson(agent.stdout)).toMatchObject({
+      status: 'failed',
+      instruction: 'say hi',
+      mode: 'function_calling',
+      error: { code: 'MODEL_NOT_CONFIGURED' },
+    });
+    const both = await cli('submit', file('weather.js'), '--instruction', 'x');
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain('give a program FILE or --instruction TEXT');
+    const { probePython } = await import('../src/sandbox/index.ts');
+    if (!(await probePython()).ok) {
+      console.warn('[cli-client] python part skipped: the python sandbox is not available here');
+      return;
+    }
+    await writeFile(file('rows.csv'), 'a\n1\n2\n3\n');
+    await writeFile(file('count.py'), 'len(open("rows.csv").read().split())\n');
+    const py = await cli('submit', file('count.py'), '--file', file('rows.csv'), '--wait', '--json');
+    expect(py.code).toBe(0);
+    expect(lastJson(py.stdout)).toMatchObject({
+      status: 'succeeded',
+      language: 'python',
+      result: { output: 4 },
+    });
   });
 
   it('submits with --wait and prints tool calls, logs, progress and the result as they happen', async () => {

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { extname } from 'node:path';
+import { basename, extname } from 'node:path';
 import { createClient } from '../client/index.ts';
 import type { CodecallClient, ControlAction, SubmitRequest, TaskView } from '../client/index.ts';
 import { CodecallError, isCodecallError } from '../errors/index.ts';
@@ -18,6 +18,12 @@ export interface RemoteOptions {
 }
 
 export interface SubmitOptions extends RemoteOptions {
+  /** Agent mode: what a model is to do (instead of a program file). */
+  instruction?: string;
+  mode?: string;
+  maxSteps?: string;
+  /** Input files (repeatable), under their base names. */
+  file?: string[];
   language?: string;
   tools?: string;
   timeout?: string;
@@ -59,7 +65,11 @@ async function overHttp(
 }
 
 /** `codecall tasks submit FILE --url`: POST /api/v1/tasks; with --wait, follows it to its end. */
-export async function remoteSubmit(file: string, options: SubmitOptions, io: CliIo): Promise<number> {
+export async function remoteSubmit(
+  file: string | undefined,
+  options: SubmitOptions,
+  io: CliIo,
+): Promise<number> {
   const request = await submitRequest(file, options);
   return overHttp(options, io, async (client) => {
     const created = await client.submit(request, { idempotencyKey: options.idempotencyKey });
@@ -83,14 +93,32 @@ export async function remoteSubmit(file: string, options: SubmitOptions, io: Cli
   });
 }
 
-async function submitRequest(file: string, options: SubmitOptions): Promise<SubmitRequest> {
-  let code: string;
-  try {
-    code = await readFile(file, 'utf8');
-  } catch {
-    throw new CodecallError('NOT_FOUND', `program not found: ${file}`);
+async function submitRequest(file: string | undefined, options: SubmitOptions): Promise<SubmitRequest> {
+  if ((file === undefined) === (options.instruction === undefined)) {
+    throw new CodecallError('INVALID_ARGUMENT', 'give a program FILE or --instruction TEXT (one of them)');
   }
-  const language = options.language ?? (/\.[cm]?ts$/.test(extname(file)) ? 'typescript' : 'javascript');
+  let code: string | undefined;
+  if (file !== undefined) {
+    try {
+      code = await readFile(file, 'utf8');
+    } catch {
+      throw new CodecallError('NOT_FOUND', `program not found: ${file}`);
+    }
+  }
+  if (options.mode !== undefined && !['code', 'function_calling'].includes(options.mode)) {
+    throw new CodecallError('INVALID_ARGUMENT', '--mode must be one of code, function_calling');
+  }
+  const files = [];
+  for (const path of options.file ?? []) {
+    try {
+      files.push({ name: basename(path), content_base64: (await readFile(path)).toString('base64') });
+    } catch {
+      throw new CodecallError('NOT_FOUND', `input file not found: ${path}`);
+    }
+  }
+  const ext = file === undefined ? '' : extname(file);
+  const language =
+    options.language ?? (ext === '.py' ? 'python' : /\.[cm]?ts$/.test(ext) ? 'typescript' : 'javascript');
   if (!LANGUAGES.includes(language as GuestLanguage)) {
     throw new CodecallError('INVALID_ARGUMENT', `--language must be one of ${LANGUAGES.join(', ')}`);
   }
@@ -117,7 +145,13 @@ async function submitRequest(file: string, options: SubmitOptions): Promise<Subm
   }
   // Only the fields given: a server that does not know one yet refuses it by name rather than guessing.
   return {
-    code,
+    ...(code === undefined ? {} : { code }),
+    ...(options.instruction === undefined ? {} : { instruction: options.instruction }),
+    ...(options.mode === undefined ? {} : { mode: options.mode as 'code' | 'function_calling' }),
+    ...(options.maxSteps === undefined
+      ? {}
+      : { max_steps: integerOption('--max-steps', options.maxSteps, { min: 1, max: 100 }) }),
+    ...(files.length > 0 ? { files } : {}),
     language: language as GuestLanguage,
     ...(tools === undefined ? {} : { tools }),
     ...(Object.keys(limits).length > 0 ? { tool_constraints: limits } : {}),

@@ -90,8 +90,17 @@ export function registerTasksCommands(program: Command, context: { io: CliIo; ru
   where(
     tasks
       .command('submit')
-      .description('submit a .js/.ts program as a task to a service')
-      .argument('<file>', 'the program')
+      .description('submit a .js/.ts/.py program, or an --instruction for a model, as a task to a service')
+      .argument('[file]', 'the program (or use --instruction)')
+      .option('--instruction <text>', 'what a model is to do (agent mode, instead of a program)')
+      .option('--mode <mode>', 'agent mode: code (default) or function_calling')
+      .option('--max-steps <n>', 'agent mode: model round trips before giving up')
+      .option(
+        '--file <path>',
+        'an input file in the working directory (repeatable)',
+        (v: string, p: string[]) => [...p, v],
+        [],
+      )
       .option('--language <language>', 'javascript | typescript | python (default: from the file name)')
       .option('--tools <names>', 'only these tools, comma-separated')
       .option('--timeout <seconds>', 'wall-clock limit')
@@ -105,7 +114,7 @@ export function registerTasksCommands(program: Command, context: { io: CliIo; ru
       .option('--wait', 'follow the task to its end (exit 1 unless it succeeds)')
       .option('--json', 'print the JSON body (with --wait: the final task view)'),
     'remote',
-  ).action((file: string, options: SubmitOptions, cmd: Command) =>
+  ).action((file: string | undefined, options: SubmitOptions, cmd: Command) =>
     run(() => remoteSubmit(file, { ...options, ...remoteOf(cmd) }, io)),
   );
 

@@ -18,7 +18,12 @@ export interface CallOptions {
 
 /** The body of POST /api/v1/tasks; only the fields given are sent. */
 export interface SubmitRequest {
-  readonly code: string;
+  /** The program (exec mode), or `instruction` (agent mode). */
+  readonly code?: string;
+  readonly instruction?: string;
+  readonly mode?: 'code' | 'function_calling';
+  readonly max_steps?: number;
+  readonly files?: readonly { readonly name: string; readonly content_base64: string }[];
   readonly language?: GuestLanguage;
   readonly tools?: readonly string[];
   readonly tool_constraints?: { readonly timeout_seconds?: number; readonly max_memory_mb?: number };
