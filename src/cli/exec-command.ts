@@ -70,7 +70,7 @@ async function saveArtifacts(dir: string, artifacts: readonly WorkspaceFile[]): 
 async function pythonDriver(): Promise<SandboxDriver> {
   const probe = await probePython();
   if (!probe.ok) throw new CodecallError('SANDBOX_UNAVAILABLE', probe.reason);
-  return createPythonDriver({ warm: 0 });
+  return createPythonDriver({ warm: 0, probe });
 }
 
 /** `codecall exec FILE`: runs a .js/.ts program in the quickjs sandbox, a .py one in the python sandbox. */

@@ -31,7 +31,7 @@ export async function availableDrivers(
       ...(python.bwrap ? { bwrap: python.bwrap } : {}),
       ...(python.python ? { python: python.python } : {}),
     });
-    if (probe.ok) drivers.push(createPythonDriver(python));
+    if (probe.ok) drivers.push(createPythonDriver({ ...python, probe }));
     else unavailable.push({ name: 'python', reason: probe.reason });
   }
   return { drivers, unavailable };

@@ -29,6 +29,8 @@ export interface PythonDriverOptions {
   readonly workspaceBytes?: number;
   /** Put each sandbox in a cgroup of its own where this machine allows (memory, pids). Default true. */
   readonly cgroups?: boolean;
+  /** What probePython() already found (so a caller that checked first does not start a probe sandbox again). */
+  readonly probe?: PythonProbe;
 }
 
 /** Processes (and threads) one sandbox may have at once, when it has a cgroup. */
@@ -152,10 +154,13 @@ export class PythonDriver implements SandboxDriver {
   }
 
   private probed(): Promise<PythonProbe> {
-    this.probing ??= probePython({
-      ...(this.options.bwrap ? { bwrap: this.options.bwrap } : {}),
-      ...(this.options.python ? { python: this.options.python } : {}),
-    }).then(async (p) => {
+    const probe = this.options.probe
+      ? Promise.resolve(this.options.probe)
+      : probePython({
+          ...(this.options.bwrap ? { bwrap: this.options.bwrap } : {}),
+          ...(this.options.python ? { python: this.options.python } : {}),
+        });
+    this.probing ??= probe.then(async (p) => {
       // Cgroups need root (or a delegated subtree); without them the rlimits alone bound the sandbox.
       if (p.ok && this.options.cgroups !== false && process.getuid?.() === 0) {
         const found = await detectCgroups().catch(() => ({ manager: null }));

@@ -1,0 +1,215 @@
+/** Determinism and policy in the guest: the journaled clock, the program's datetime and imports, processes, asyncio, the log. Part of GUEST_RUNNER (guest-runner.ts). */
+export const GUEST_DETERMINISM = String.raw`# ---- determinism ---------------------------------------------------------------------------------------------
+class _ClockMeta(type):
+    def __instancecheck__(cls, obj):
+        return isinstance(obj, cls._orig)
+    def __subclasscheck__(cls, sub):
+        return issubclass(sub, cls._orig)
+
+class _DateTime(_orig_datetime, metaclass=_ClockMeta):
+    _orig = _orig_datetime
+    @classmethod
+    def now(cls, tz=None):
+        t = _orig_datetime.fromtimestamp(_clock[0] / 1000, tz or _UTC)
+        return t if tz else t.replace(tzinfo=None)
+    @classmethod
+    def utcnow(cls):
+        return _orig_datetime.fromtimestamp(_clock[0] / 1000, _UTC).replace(tzinfo=None)
+    @classmethod
+    def today(cls):
+        return cls.now()
+
+class _Date(_orig_date, metaclass=_ClockMeta):
+    _orig = _orig_date
+    @classmethod
+    def today(cls):
+        return _orig_datetime.fromtimestamp(_clock[0] / 1000, _UTC).date()
+
+_real_monotonic = time.monotonic
+_datetime_module = datetime
+
+class _UserDatetime(type(datetime)):
+    """What the program's \`import datetime\` gives: the real module with now() and today() on the journaled clock.
+    Libraries keep the real module (pandas subclasses its C types)."""
+    def __getattr__(self, name):
+        return getattr(_datetime_module, name)
+
+_user_datetime = _UserDatetime('datetime')
+_user_datetime.datetime, _user_datetime.date = _DateTime, _Date
+
+def _user_builtins(allowed):
+    """The program's builtins: its own import statements go through the policy (allowed_libraries); what a
+    library imports for itself does not (libraries use the real builtins)."""
+    real = builtins.__import__
+    def _import(name, globals=None, locals=None, fromlist=(), level=0):
+        if level == 0 and allowed is not None and name.split('.')[0] not in allowed:
+            listed = ', '.join(sorted(allowed)) or 'none'
+            raise ImportError('import of ' + repr(name.split('.')[0]) + ' is not allowed for this task (allowed_libraries: ' + listed + ')', name=name)
+        if name == 'datetime' and level == 0:
+            return _user_datetime
+        top = name.split('.')[0] if level == 0 else ''
+        if top == 'asyncio':
+            _asyncio()
+        module = real(name, globals, locals, fromlist, level)
+        if top == 'subprocess':
+            _guard_subprocess()
+        return module
+    b = dict(builtins.__dict__)
+    b['__import__'] = _import
+    return b
+
+_NO_PROCESSES = 'starting processes is not allowed for this task (tool_constraints.allow_subprocesses)'
+
+def _install_filter(blob):
+    """A second seccomp filter, on top of bwrap's: execve and execveat fail with EPERM from here on, so no
+    program can start another, whatever it calls (forking stays allowed)."""
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    class _Prog(ctypes.Structure):
+        _fields_ = [('len', ctypes.c_ushort), ('filter', ctypes.c_void_p)]
+    buf = ctypes.create_string_buffer(blob, len(blob))
+    prog = _Prog(len(blob) // 8, ctypes.cast(buf, ctypes.c_void_p))
+    nr = {'x86_64': 317, 'aarch64': 277}.get(os.uname().machine)
+    libc.prctl(38, 1, 0, 0, 0)  # PR_SET_NO_NEW_PRIVS (bwrap set it already)
+    if nr is None or libc.syscall(nr, 1, 0, ctypes.byref(prog)) != 0:
+        raise RuntimeError('cannot install the no-exec filter (errno ' + str(ctypes.get_errno()) + ')')
+
+def _command_of(args, shell):
+    if isinstance(args, (str, bytes)):
+        text = args.decode() if isinstance(args, bytes) else args
+        return text.strip().split()[0] if shell and text.strip() else text
+    first = list(args)[0] if args else ''
+    return os.fsdecode(first)
+
+_check = [None]
+
+def _guard_subprocess():
+    """subprocess.Popen asks the policy first (for a clear error; the kernel refuses execve anyway when processes
+    are off). Done when the program imports subprocess, or at once when commands are blocked."""
+    import subprocess
+    check = _check[0]
+    if check is None or getattr(subprocess.Popen, '_cc_guarded', False):
+        return
+    execute = subprocess.Popen._execute_child
+    def _execute_child(self, args, executable, *rest, **kw):
+        shell = rest[-1] if rest and isinstance(rest[-1], bool) else kw.get('shell', False)
+        check(os.fsdecode(executable) if executable else _command_of(args, shell))
+        return execute(self, args, executable, *rest, **kw)
+    subprocess.Popen._execute_child = _execute_child
+    subprocess.Popen._cc_guarded = True
+
+def _process_policy(policy, exec_filter):
+    blocked = set(policy.get('blockedCommands') or [])
+    allow = bool(policy.get('allowSubprocesses'))
+    def check(command):
+        if not allow:
+            raise PermissionError(_NO_PROCESSES)
+        if command in blocked or os.path.basename(command) in blocked:
+            raise PermissionError('starting ' + repr(command) + ' is not allowed for this task (tool_constraints.blocked_commands)')
+    _check[0] = check
+    if 'subprocess' in sys.modules or (allow and blocked):
+        _guard_subprocess()
+    def guard(fn, command_of):
+        def guarded(*a, **k):
+            check(command_of(a))
+            return fn(*a, **k)
+        return guarded
+    for name in ('execv', 'execve', 'execvp', 'execvpe', 'execl', 'execle', 'execlp', 'execlpe',
+                 'spawnv', 'spawnve', 'spawnvp', 'spawnvpe', 'spawnl', 'spawnle', 'spawnlp', 'spawnlpe',
+                 'posix_spawn', 'posix_spawnp'):
+        fn = getattr(os, name, None)
+        if fn is not None:
+            index = 1 if name.startswith('spawn') else 0
+            setattr(os, name, guard(fn, lambda a, i=index: os.fsdecode(a[i]) if len(a) > i else ''))
+    for name in ('system', 'popen'):
+        setattr(os, name, guard(getattr(os, name), lambda a: _command_of(a[0] if a else '', True)))
+    if not allow and exec_filter:
+        _install_filter(binascii.a2b_base64(exec_filter))
+
+def _deterministic(seed, clock):
+    _clock[0] = clock
+    random.seed(seed)
+    rng = random.Random(seed ^ 0x5DEECE66D)
+    os.urandom = lambda n: rng.randbytes(n)
+    random._urandom = os.urandom
+    time.time = lambda: _clock[0] / 1000
+    time.time_ns = lambda: int(_clock[0]) * 1_000_000
+    time.monotonic = time.perf_counter = time.time
+    time.monotonic_ns = time.perf_counter_ns = time.time_ns
+    def sleep(seconds):
+        _call_sync({'t': 'timer', 'ms': max(0, float(seconds) * 1000)})
+    time.sleep = sleep
+
+_loop = []
+
+def _asyncio():
+    """Sets asyncio up once, the first time the program needs it (a top-level await, an import of asyncio): a
+    loop whose selector reads the host, asyncio.sleep as a host timer, the policy asyncio.run() uses."""
+    global asyncio
+    if _loop:
+        return _loop[0]
+    import asyncio as aio, selectors
+    asyncio = aio
+    class _HostSelector(selectors.BaseSelector):
+        """Reads the host's next outcome only when every task waits (the loop would block): the host alone decides
+        the order of deliveries, as it does for JavaScript."""
+        def __init__(self):
+            self._inner = selectors.DefaultSelector()
+        def register(self, fileobj, events, data=None):
+            return self._inner.register(fileobj, events, data)
+        def unregister(self, fileobj):
+            return self._inner.unregister(fileobj)
+        def modify(self, fileobj, events, data=None):
+            return self._inner.modify(fileobj, events, data)
+        def get_map(self):
+            return self._inner.get_map()
+        def close(self):
+            self._inner.close()
+        def select(self, timeout=None):
+            if (timeout is None or timeout > 0) and _futures:
+                _dispatch(_recv())
+                return self._inner.select(0)
+            return self._inner.select(timeout)
+
+    class _Loop(asyncio.SelectorEventLoop):
+        def __init__(self):
+            super().__init__(_HostSelector())
+        def time(self):
+            # The loop schedules by the real clock; the program sees the journaled one.
+            return _real_monotonic()
+    async def asleep(seconds, result=None):
+        await _call_async({'t': 'timer', 'ms': max(0, float(seconds) * 1000)})
+        return result
+    aio.sleep = asleep
+    class _Policy(aio.DefaultEventLoopPolicy):
+        def new_event_loop(self):
+            return _Loop()
+    # asyncio.run() in the program makes its loops through the policy, so they read the host too.
+    aio.set_event_loop_policy(_Policy())
+    loop = aio.new_event_loop()
+    aio.set_event_loop(loop)
+    _loop.append(loop)
+    return loop
+
+
+# ---- output ----------------------------------------------------------------------------------------------------
+class _Log:
+    def __init__(self, level):
+        self.level, self.buf = level, ''
+    def write(self, text):
+        text = str(text)
+        self.buf += text
+        # print() writes its arguments, separators and end one by one: an entry ends where a write ends a line,
+        # so print('a\nb') is one entry, as console.log('a\nb') is. A long unfinished line goes out in pieces.
+        if self.buf.endswith('\n') or len(self.buf) > 65536:
+            line, self.buf = self.buf[:-1] if self.buf.endswith('\n') else self.buf, ''
+            _send({'t': 'log', 'level': self.level, 'message': line})
+        return len(text)
+    def flush(self):
+        if self.buf:
+            _send({'t': 'log', 'level': self.level, 'message': self.buf})
+            self.buf = ''
+    def isatty(self):
+        return False
+
+`;

@@ -1,0 +1,172 @@
+/** The guest's workspace (input files, artifacts) and its main: start message to done. Part of GUEST_RUNNER (guest-runner.ts). */
+export const GUEST_MAIN = String.raw`def _put_files(files):
+    """Writes the input files; returns what each one was, so only files the program wrote come back."""
+    seen = {}
+    for f in files:
+        path = os.path.join(_WORKSPACE, f['name'])
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, 'wb') as out:
+            out.write(binascii.a2b_base64(f['data']))
+        st = os.stat(path)
+        seen[f['name']] = (st.st_size, st.st_mtime_ns)
+    return seen
+
+# What comes back of the workspace in all (base64 grows it by a third; the host takes lines up to 64 MiB).
+_MAX_ARTIFACT_BYTES = 32 * 1024 * 1024
+
+def _artifacts(inputs):
+    found, total, left_out = [], 0, []
+    for folder, dirs, names in os.walk(_WORKSPACE):
+        dirs.sort()
+        for n in sorted(names):
+            path = os.path.join(folder, n)
+            rel = os.path.relpath(path, _WORKSPACE)
+            try:
+                st = os.lstat(path)
+                if not os.path.isfile(path) or os.path.islink(path) or inputs.get(rel) == (st.st_size, st.st_mtime_ns):
+                    continue
+                if len(found) >= _MAX_ARTIFACTS or total + st.st_size > _MAX_ARTIFACT_BYTES:
+                    left_out.append(rel)
+                    continue
+                with open(path, 'rb') as f:
+                    data = f.read()
+            except OSError:
+                continue
+            total += len(data)
+            found.append({'name': rel, 'data': binascii.b2a_base64(data, newline=False).decode()})
+    if left_out:
+        shown = ', '.join(left_out[:5]) + (' ...' if len(left_out) > 5 else '')
+        _send({'t': 'log', 'level': 'warn', 'message': 'files not returned (over ' + str(_MAX_ARTIFACTS) + ' files or '
+               + str(_MAX_ARTIFACT_BYTES) + ' bytes of artifacts): ' + shown})
+    return found
+
+def _clear_frames(tb):
+    while tb is not None:
+        try:
+            tb.tb_frame.clear()
+        except RuntimeError:
+            pass
+        tb = tb.tb_next
+
+def _collect(inputs):
+    try:
+        return _artifacts(inputs or {})
+    except BaseException:
+        return []
+
+def _usage():
+    u = resource.getrusage(resource.RUSAGE_SELF)
+    c = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = u.ru_utime + u.ru_stime + c.ru_utime + c.ru_stime
+    return {'cpuMs': round(cpu * 1000, 3), 'memoryBytes': max(u.ru_maxrss, c.ru_maxrss) * 1024}
+
+def _prewarm():
+    """While the interpreter waits in the pool, import what programs often need, stopping as soon as its start
+    message is there (a cold start does not wait for these)."""
+    # A cold start's message follows the ready signal within a millisecond or two.
+    if select.select([_in], [], [], 0.01)[0]:
+        return
+    for name in ('asyncio', 'subprocess', 'ctypes'):
+        if select.select([_in], [], [], 0)[0]:
+            return
+        __import__(name)
+
+def _main():
+    _prewarm()
+    start = _recv()
+    names = {}
+    for b in start['tools']:
+        names.setdefault(b['namespace'], []).append(b['name'])
+    namespaces = {ns: _namespace(ns, listed) for ns, listed in names.items()}
+    for b in start['tools']:
+        call, call_async = _make_tool(b['namespace'], b['name'], b.get('params'))
+        if b['name'].startswith('__'):
+            # Python's own protocol (__class__, __dict__, ...): a tool cannot be one, nor break the namespace.
+            continue
+        object.__setattr__(namespaces[b['namespace']], b['name'], call)
+        object.__setattr__(namespaces[b['namespace']], b['name'] + '_async', call_async)
+    def final_answer(value):
+        raise _FinalAnswer(value)
+    policy = start.get('policy') or {}
+    allowed = policy.get('allowedLibraries')
+    program = {'__name__': '__main__', '__builtins__': _user_builtins(None if allowed is None else set(allowed)),
+               'final_answer': final_answer}
+    program.update(namespaces)
+    program.update(_ERRORS)
+    _deterministic(start['seed'], start['clock'])
+    logs = (_Log('log'), _Log('error'))
+    sys.stdout, sys.stderr = logs
+    def flush():
+        # The runner's own log streams: the program may have replaced sys.stdout with anything.
+        for stream in logs:
+            try:
+                stream.flush()
+            except BaseException:
+                pass
+    sys.stdin = open(os.devnull)
+    try:
+        code = _compile(start['code'])
+    except BaseException as exc:
+        # Only the program's own text is a SYNTAX_ERROR; a SyntaxError raised as it runs is a GUEST_ERROR.
+        syntax = isinstance(exc, (SyntaxError, ValueError))
+        _send({'t': 'done', 'ok': False, 'error': _failure(exc, 'SYNTAX_ERROR' if syntax else None),
+               'resources': _usage()})
+        return
+    # Address space set aside (inside the baseline the memory limit is added to) for reporting a MemoryError.
+    reserve = [bytearray(2 * 1024 * 1024)]
+    inputs = {}
+    try:
+        inputs = _put_files(start.get('files') or [])
+        _process_policy(policy, start.get('execFilter'))
+        _limits(start.get('limits', {}))
+        for block in _earlier_steps(start['code']):
+            _run_quiet(block, program)
+        program.pop('__cc_value__', None)
+        result = eval(code, program)
+        if _CO_COROUTINE & code.co_flags:
+            _asyncio().run_until_complete(result)
+        value, final = program.get('__cc_value__'), False
+        # An awaitable last expression is awaited, as a JavaScript program's returned promise is.
+        if hasattr(value, '__await__'):
+            value = _asyncio().run_until_complete(value)
+    except _FinalAnswer as given:
+        value, final = (given.args[0] if given.args else None), True
+    except BaseException as exc:
+        if isinstance(exc, MemoryError):
+            # Reporting needs memory: free the reserve and what the program holds (its globals, the locals of its
+            # frames; the traceback keeps its line numbers).
+            reserve.clear()
+            program.clear()
+            _clear_frames(exc.__traceback__)
+        try:
+            flush()
+            _send({'t': 'done', 'ok': False, 'error': _failure(exc), 'resources': _usage(), 'artifacts': _collect(inputs)})
+        except MemoryError:
+            _out_of_memory(program)
+        return
+    flush()
+    if start['code'].startswith(_STEPS):
+        # An agent's step says whether it gave the final answer, as the composed JavaScript does.
+        value = {'final': final, 'value': value}
+    try:
+        payload = _encode(value, 'result')
+    except BaseException as exc:
+        try:
+            message = 'the result cannot be sent: ' + _text(exc)
+            _send({'t': 'done', 'ok': False, 'error': {'code': 'RESULT_INVALID', 'name': _name(exc), 'message': message}})
+        except MemoryError:
+            _out_of_memory(program)
+        return
+    _send({'t': 'done', 'ok': True, 'value': payload, 'resources': _usage(), 'artifacts': _collect(inputs)})
+
+def _out_of_memory(program):
+    # The program's data fills the address space, so even the report could not be made (a 1e6-deep list just
+    # under the limit): let the program's globals go, then report with what that freed.
+    program.clear()
+    _send({'t': 'done', 'ok': False, 'error': {'code': 'MEMORY_LIMIT', 'name': 'MemoryError',
+                                                'message': 'the program ran out of memory'}})
+
+_main()
+sys.stdout = sys.__stdout__
+os._exit(0)
+`;

@@ -1,0 +1,120 @@
+/** How the guest reports a failure, compiles the program, sets its limits and re-runs earlier agent steps. Part of GUEST_RUNNER (guest-runner.ts). */
+export const GUEST_REPORT = String.raw`# ---- the program ---------------------------------------------------------------------------------------------
+def _line_of(exc):
+    if isinstance(exc, SyntaxError) and exc.filename == '<program>':
+        return exc.lineno
+    line = None
+    tb = exc.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == '<program>':
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    return line
+
+def _text(exc):
+    try:
+        text = str(exc)
+        return text if text else _name(exc)
+    except BaseException:
+        return 'an exception whose str() failed'
+
+def _name(exc):
+    try:
+        return str(type(exc).__name__)
+    except BaseException:
+        return 'Exception'
+
+def _code_of(exc):
+    if isinstance(exc, RecursionError):
+        return 'STACK_OVERFLOW'
+    if isinstance(exc, MemoryError):
+        return 'MEMORY_LIMIT'
+    if isinstance(exc, OSError) and exc.errno == errno.ENOMEM:
+        return 'MEMORY_LIMIT'
+    if isinstance(exc, ImportError) and 'failed to map segment' in str(exc):
+        # The dynamic loader's mmap over RLIMIT_AS (import pandas under a small limit).
+        return 'MEMORY_LIMIT'
+    if isinstance(exc, OSError) and exc.errno in (errno.EFBIG, errno.ENOSPC, errno.EDQUOT):
+        # A file over RLIMIT_FSIZE (Python ignores SIGXFSZ, so the write fails), a full /tmp or /dev/shm.
+        return 'OUTPUT_LIMIT'
+    if isinstance(exc, ToolError):
+        return str(exc.code)
+    return 'GUEST_ERROR'
+
+def _failure(exc, code=None):
+    """The program's exception as the host sees it. The exception is the program's: its str(), its class's
+    __name__, even isinstance() (a __class__ property) may raise; the report must still go out."""
+    try:
+        code = code or _code_of(exc)
+    except BaseException:
+        code = 'GUEST_ERROR'
+    message = _text(exc)
+    if issubclass(type(exc), SystemExit):
+        message = 'the program called exit(' + _text(repr(exc.code)) + ')'
+    err = {'code': code, 'name': _name(exc), 'message': message}
+    try:
+        line = _line_of(exc)
+    except BaseException:
+        line = None
+    if isinstance(line, int):
+        err['line'] = line
+    return err
+
+def _compile(code):
+    tree = ast.parse(code, '<program>', 'exec')
+    last = tree.body[-1] if tree.body else None
+    if isinstance(last, ast.Expr):
+        # Notebook style: the last expression statement is the value.
+        target = ast.Name('__cc_value__', ast.Store())
+        tree.body[-1] = ast.copy_location(ast.Assign([target], last.value), last)
+        ast.fix_missing_locations(tree)
+    return compile(tree, '<program>', 'exec', flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
+
+def _limits(limits):
+    def cap(kind, value):
+        if value:
+            soft, hard = resource.getrlimit(kind)
+            value = int(value) if hard == resource.RLIM_INFINITY else min(int(value), hard)
+            resource.setrlimit(kind, (value, value))
+    with open('/proc/self/statm') as f:
+        virtual = int(f.read().split()[0]) * resource.getpagesize()
+    if limits.get('memoryBytes'):
+        cap(resource.RLIMIT_AS, virtual + limits['memoryBytes'])
+    cap(resource.RLIMIT_CPU, limits.get('cpuSeconds'))
+    cap(resource.RLIMIT_FSIZE, limits.get('fileBytes'))
+    cap(resource.RLIMIT_NPROC, limits.get('processes'))
+    cap(resource.RLIMIT_NOFILE, limits.get('files'))
+
+_STEPS = '# __cc_steps__ = '
+
+def _earlier_steps(code):
+    """An agent's later step names the earlier successful steps on its first line (a comment to Python): they run
+    first, silently, in the same globals, so their names are defined (their tool calls replay from the journal)."""
+    first = code.split('\n', 1)[0]
+    return _loads(first[len(_STEPS):]) if first.startswith(_STEPS) else []
+
+class _Quiet:
+    def write(self, text):
+        return len(text)
+    def flush(self):
+        pass
+
+_CO_COROUTINE = 0x80
+
+def _run_quiet(block, program):
+    out, err = sys.stdout, sys.stderr
+    sys.stdout = sys.stderr = _Quiet()
+    try:
+        code = compile(ast.parse(block, '<step>', 'exec'), '<step>', 'exec', flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
+        result = eval(code, program)
+        if _CO_COROUTINE & code.co_flags:
+            _asyncio().run_until_complete(result)
+    except _FinalAnswer:
+        pass
+    finally:
+        sys.stdout, sys.stderr = out, err
+
+_WORKSPACE = '/workspace'
+_MAX_ARTIFACTS = 1000
+
+`;

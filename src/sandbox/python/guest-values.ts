@@ -1,0 +1,149 @@
+/** The start of the guest runner: the protocol fds, the tagged value codec, the errors the program sees. Part of GUEST_RUNNER (guest-runner.ts). */
+export const GUEST_VALUES = String.raw`
+import sys
+# Nothing is imported from the working directory (python3 -P does this too, from 3.11 on).
+sys.path[:] = [p for p in sys.path if p not in ('', '.', '/workspace')]
+# asyncio, subprocess and ctypes are imported when first needed (or while the interpreter waits in the pool).
+import os, errno, json, math, ast, random, time, datetime, resource, builtins, binascii, select
+asyncio = None
+
+_out = os.fdopen(3, 'wb')
+_in = os.fdopen(4, 'r', encoding='utf-8')
+_dumps, _loads = json.dumps, json.loads
+
+def _send(msg):
+    line = _dumps(msg, separators=(',', ':'), ensure_ascii=False) + '\n'
+    try:
+        data = line.encode('utf-8')
+    except UnicodeEncodeError:
+        # A lone surrogate (a valid str, as it is a valid JS string) has no UTF-8 form: JSON escapes carry it.
+        data = (_dumps(msg, separators=(',', ':')) + '\n').encode('ascii')
+    _out.write(data)
+    _out.flush()
+
+def _recv():
+    line = _in.readline()
+    if not line:
+        os._exit(70)
+    return _loads(line)
+
+# The sandbox is set up (bwrap is done with it): the host may hand out this interpreter, and kill it safely.
+_send({'t': 'ready'})
+
+# ---- values ------------------------------------------------------------------------------------------------
+TAG = '$cc'
+_UTC = datetime.timezone.utc
+_orig_datetime, _orig_date = datetime.datetime, datetime.date
+
+class _Map(dict):
+    """A Map the host sent: a dict to the program, and a Map again when it goes back."""
+
+def _enc(v, path='value', depth=0, ancestors=None):
+    # Failures name the path the way the host's codec does (result.a[1].f, args.m.get(0)).
+    def fail(what):
+        raise TypeError(path + ': ' + what + ' cannot cross the sandbox boundary')
+    if v is None or isinstance(v, (bool, str)):
+        return v
+    if isinstance(v, int):
+        return v if -(2 ** 53) < v < 2 ** 53 else {TAG: 'b', 'v': str(v)}
+    if isinstance(v, float):
+        if math.isnan(v):
+            return {TAG: 'n', 'v': 'NaN'}
+        if math.isinf(v):
+            return {TAG: 'n', 'v': 'Infinity' if v > 0 else '-Infinity'}
+        if v == 0 and math.copysign(1.0, v) < 0:
+            return {TAG: 'n', 'v': '-0'}
+        return v
+    if isinstance(v, _orig_datetime):
+        aware = v if v.tzinfo else v.replace(tzinfo=_UTC)
+        return {TAG: 'd', 'v': round(aware.timestamp() * 1000)}
+    if isinstance(v, _orig_date):
+        return {TAG: 'd', 'v': round(_orig_datetime(v.year, v.month, v.day, tzinfo=_UTC).timestamp() * 1000)}
+    if depth > 200:
+        fail('nesting deeper than 200')
+    ancestors = ancestors if ancestors is not None else set()
+    if id(v) in ancestors:
+        fail('a circular reference')
+    ancestors.add(id(v))
+    try:
+        d = depth + 1
+        if isinstance(v, (list, tuple)):
+            return [_enc(x, path + '[' + str(i) + ']', d, ancestors) for i, x in enumerate(v)]
+        if isinstance(v, (set, frozenset)):
+            return {TAG: 's', 'v': [_enc(x, path + '<item ' + str(i) + '>', d, ancestors) for i, x in enumerate(v)]}
+        if isinstance(v, dict):
+            if not isinstance(v, _Map) and all(isinstance(k, str) for k in v):
+                if TAG in v:
+                    return {TAG: 'o', 'v': [[k, _enc(x, path + '.' + k, d, ancestors)] for k, x in v.items()]}
+                return {k: _enc(x, path + '.' + k, d, ancestors) for k, x in v.items()}
+            return {TAG: 'm', 'v': [[_enc(k, path + '<key ' + str(i) + '>', d, ancestors),
+                                     _enc(x, path + '.get(' + str(i) + ')', d, ancestors)]
+                                    for i, (k, x) in enumerate(v.items())]}
+        # numpy and pandas values, as their plain Python equivalents.
+        to_dict = getattr(v, 'to_dict', None)
+        if callable(to_dict) and hasattr(v, 'columns'):
+            return _enc(to_dict(orient='records'), path, d, ancestors)
+        for name in ('to_dict', 'tolist', 'item'):
+            fn = getattr(v, name, None)
+            if callable(fn):
+                return _enc(fn(), path, d, ancestors)
+    finally:
+        ancestors.discard(id(v))
+    fail('a value of type ' + type(v).__name__)
+
+def _hashable(x):
+    if isinstance(x, list):
+        return tuple(_hashable(y) for y in x)
+    return x
+
+def _dec(v):
+    if isinstance(v, list):
+        return [_dec(x) for x in v]
+    if not isinstance(v, dict):
+        return v
+    tag = v.get(TAG)
+    if tag is None:
+        return {k: _dec(x) for k, x in v.items()}
+    inner = v.get('v')
+    if tag == 'u':
+        return None
+    if tag == 'd':
+        return None if inner is None else _orig_datetime.fromtimestamp(inner / 1000, _UTC)
+    if tag == 'n':
+        return -0.0 if inner == '-0' else float(inner.replace('Infinity', 'inf'))
+    if tag == 'b':
+        return int(inner)
+    if tag == 'm':
+        return _Map((_hashable(_dec(k)), _dec(x)) for k, x in inner)
+    if tag == 's':
+        items = [_dec(x) for x in inner]
+        try:
+            return set(_hashable(x) for x in items)
+        except TypeError:
+            return items
+    if tag == 'o':
+        return {k: _dec(x) for k, x in inner}
+    return {k: _dec(x) for k, x in v.items()}
+
+def _encode(v, root='value'):
+    return _dumps(_enc(v, root), separators=(',', ':'), ensure_ascii=False, allow_nan=False)
+
+# ---- errors the program sees -------------------------------------------------------------------------------
+class ToolError(Exception):
+    def __init__(self, message, code='TOOL_ERROR', details=None):
+        super().__init__(message)
+        self.code, self.message, self.details = code, message, details
+
+class NoSuchToolError(ToolError): pass
+class ToolValidationError(ToolError): pass
+class ToolRejectedError(ToolError): pass
+class InputTimeoutError(ToolError): pass
+
+_ERRORS = {c.__name__: c for c in (ToolError, NoSuchToolError, ToolValidationError, ToolRejectedError, InputTimeoutError)}
+_BY_CODE = {'NO_SUCH_TOOL': NoSuchToolError, 'TOOL_VALIDATION': ToolValidationError,
+            'TOOL_REJECTED': ToolRejectedError, 'INPUT_TIMEOUT': InputTimeoutError}
+
+class _FinalAnswer(BaseException):
+    pass
+
+`;
