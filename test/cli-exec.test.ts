@@ -40,6 +40,9 @@ describe('codecall exec (the built CLI, as a child process)', () => {
     const out = lastJson(r.stdout);
     expect(out.status).toBe('failed');
     expect(out.error).toMatchObject({ code: 'TIMEOUT' });
+    const cpu = await codecall('exec', file, '--timeout', '30', '--cpu', '0.2', '--json');
+    expect(cpu.code).toBe(1);
+    expect(lastJson(cpu.stdout).error).toMatchObject({ code: 'CPU_LIMIT' });
   });
 
   it('seeds Math.random with --seed', async () => {

@@ -21,6 +21,7 @@ import { withCliRuntime } from './task-runtime.ts';
 export interface ExecCommandOptions {
   tools?: string;
   timeout?: string;
+  cpu?: string;
   memory?: string;
   seed?: string;
   json?: boolean;
@@ -86,6 +87,7 @@ export async function execCommand(file: string, options: ExecCommandOptions, io:
   }
   const limits: Partial<ExecutionLimits> = {};
   if (options.timeout !== undefined) limits.timeoutMs = positiveOption('--timeout', options.timeout) * 1000;
+  if (options.cpu !== undefined) limits.cpuMs = Math.ceil(positiveOption('--cpu', options.cpu) * 1000);
   if (options.memory !== undefined)
     limits.memoryBytes = positiveOption('--memory', options.memory) * 1024 * 1024;
   const seed = options.seed === undefined ? undefined : integerOption('--seed', options.seed);

@@ -33,6 +33,10 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo): Prom
     .argument('<file>', 'the program')
     .option('--tools <module>', 'a .js/.ts module whose default export is a list or record of tools')
     .option('--timeout <seconds>', 'wall-clock limit')
+    .option(
+      '--cpu <seconds>',
+      'CPU time limit (waiting for tools is not counted; default: the wall-clock limit)',
+    )
     .option('--memory <mb>', 'memory limit in MiB')
     .option('--seed <n>', "seed for Math.random (and Python's random)")
     .option(

@@ -27,6 +27,7 @@ export interface SubmitOptions extends RemoteOptions {
   language?: string;
   tools?: string;
   timeout?: string;
+  cpu?: string;
   memory?: string;
   session?: string;
   callbackUrl?: string;
@@ -126,6 +127,7 @@ async function submitRequest(file: string | undefined, options: SubmitOptions): 
     ...(options.timeout === undefined
       ? {}
       : { timeout_seconds: positiveOption('--timeout', options.timeout) }),
+    ...(options.cpu === undefined ? {} : { cpu_seconds: positiveOption('--cpu', options.cpu) }),
     ...(options.memory === undefined ? {} : { max_memory_mb: positiveOption('--memory', options.memory) }),
   };
   const tools = options.tools

@@ -104,6 +104,7 @@ export function registerTasksCommands(program: Command, context: { io: CliIo; ru
       .option('--language <language>', 'javascript | typescript | python (default: from the file name)')
       .option('--tools <names>', 'only these tools, comma-separated')
       .option('--timeout <seconds>', 'wall-clock limit')
+      .option('--cpu <seconds>', 'CPU time limit (waiting for tools is not counted)')
       .option('--memory <mb>', 'memory limit in MiB')
       .option('--session <id>', 'the session the task belongs to')
       .option('--callback-url <url>', 'webhook for its status changes')

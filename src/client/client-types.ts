@@ -26,7 +26,11 @@ export interface SubmitRequest {
   readonly files?: readonly { readonly name: string; readonly content_base64: string }[];
   readonly language?: GuestLanguage;
   readonly tools?: readonly string[];
-  readonly tool_constraints?: { readonly timeout_seconds?: number; readonly max_memory_mb?: number };
+  readonly tool_constraints?: {
+    readonly timeout_seconds?: number;
+    readonly cpu_seconds?: number;
+    readonly max_memory_mb?: number;
+  };
   readonly session_id?: string;
   readonly callback_url?: string;
   readonly max_retries?: number;

@@ -20,6 +20,10 @@ export const ERROR_CODES = {
   RESULT_INVALID: 422,
   RESULT_LIMIT: 413,
   TIMEOUT: 408,
+  // The sandbox's own limits: CPU time (apart from waiting), processes at once, one file's or the workspace's size.
+  CPU_LIMIT: 408,
+  PROCESS_LIMIT: 429,
+  FILE_LIMIT: 413,
   MEMORY_LIMIT: 507,
   STACK_OVERFLOW: 422,
   OUTPUT_LIMIT: 413,

@@ -36,6 +36,7 @@ export function toSubmitInput(
   const c = b.tool_constraints;
   const limits = {
     ...(c?.timeout_seconds === undefined ? {} : { timeoutMs: c.timeout_seconds * 1000 }),
+    ...(c?.cpu_seconds === undefined ? {} : { cpuMs: Math.max(1, Math.round(c.cpu_seconds * 1000)) }),
     ...(c?.max_memory_mb === undefined ? {} : { memoryBytes: Math.round(c.max_memory_mb * 1024 * 1024) }),
   };
   const constraints = {

@@ -50,6 +50,8 @@ export const taskBodySchema = {
       properties: {
         // A timer past 2^31 ms fires at once (Node clamps it to 1 ms), so a longer timeout would be none.
         timeout_seconds: { type: 'number', exclusiveMinimum: 0, maximum: 2_147_483 },
+        // CPU time the program may compute (its waiting for tools is not counted): CPU_LIMIT past it.
+        cpu_seconds: { type: 'number', exclusiveMinimum: 0, maximum: 2_147_483 },
         // The sandbox's floor (MIN_MEMORY_BYTES), refused here so the error names this field.
         max_memory_mb: { type: 'number', minimum: 2 },
         allowed_libraries: names,
@@ -80,6 +82,7 @@ export interface TaskBody {
   files?: { name: string; content_base64: string }[];
   tool_constraints?: {
     timeout_seconds?: number;
+    cpu_seconds?: number;
     max_memory_mb?: number;
     allowed_libraries?: string[];
     blocked_commands?: string[];

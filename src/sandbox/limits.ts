@@ -11,6 +11,14 @@ export const DEFAULT_LIMITS: Readonly<ExecutionLimits> = Object.freeze({
   sourceBytes: 1024 * 1024,
 });
 
+/** Limits without a default: unset, another bounds what they would (cpuMs: the wall clock). */
+const OPTIONAL_LIMITS: ReadonlySet<string> = new Set(['cpuMs']);
+
+/** The CPU time an execution may use: its own budget, or the wall-clock one. */
+export function cpuBudgetMs(limits: Readonly<ExecutionLimits>): number {
+  return limits.cpuMs ?? limits.timeoutMs;
+}
+
 /** Smallest heap a QuickJS VM can start in; below it the runtime itself cannot initialise. */
 export const MIN_MEMORY_BYTES = 2 * 1024 * 1024;
 
@@ -23,7 +31,7 @@ export function resolveLimits(
   const limits: ExecutionLimits = { ...defaults };
   for (const [key, value] of Object.entries(overrides ?? {})) {
     if (value === undefined) continue;
-    if (!Object.hasOwn(defaults, key)) {
+    if (!Object.hasOwn(defaults, key) && !OPTIONAL_LIMITS.has(key)) {
       throw new CodecallError('INVALID_ARGUMENT', `unknown limit "${key}"`, { details: { field: key } });
     }
     if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {

@@ -19,6 +19,11 @@ export interface ExecutionLimits {
   maxConcurrentToolCalls: number;
   /** Size of the program text. */
   sourceBytes: number;
+  /**
+   * CPU time the guest may compute (all its processes together), apart from its waiting: CPU_LIMIT past it.
+   * Unset, the wall-clock budget bounds it.
+   */
+  cpuMs?: number;
 }
 
 export type LogLevel = 'log' | 'info' | 'warn' | 'error' | 'debug';

@@ -121,6 +121,34 @@ export function registerLimitCases(options: SuiteOptions): void {
       { limits: { timeoutMs: 300 }, code: 'TIMEOUT', withinMs: 5_000 },
     );
 
+    breachCase(
+      g,
+      'cpuMs: a CPU loop within the wall-clock budget is CPU_LIMIT',
+      { javascript: 'while (true) {}', python: 'while True:\n    pass' },
+      { limits: { timeoutMs: 20_000, cpuMs: 300 }, code: 'CPU_LIMIT', withinMs: 5_000 },
+    );
+    g.program(
+      'cpuMs: waiting for tools is not CPU time',
+      {
+        javascript: 'for (let i = 0; i < 4; i++) await tools.sleep({ ms: 150 });\nreturn "waited";',
+        python: "for i in range(4):\n    tools.sleep(ms=150)\n'waited'",
+      },
+      async (src) => {
+        const result = await g.run(src, { tools: [sleepTool()], limits: { cpuMs: 200, timeoutMs: 10_000 } });
+        expect(expectSucceeded(result)).toBe('waited');
+        expect(result.resources.wallMs).toBeGreaterThan(550);
+        expect(result.resources.cpuMs ?? 0).toBeLessThan(200);
+      },
+    );
+    g.program(
+      'cpuMs: a refused CPU budget names the limit',
+      { javascript: 'return 1;', python: '1' },
+      async (src) => {
+        const result = await g.run(src, { limits: { cpuMs: -1 } });
+        expect(expectFailed(result, 'INVALID_ARGUMENT').message).toMatch(/cpuMs/);
+      },
+    );
+
     g.program(
       'timeoutMs: the hanging tool is aborted when the execution times out',
       { javascript: 'await tools.hang({});', python: 'tools.hang()' },

@@ -450,7 +450,7 @@ open('leaf', 'w').write('x')
 'deep'`,
       );
       // The watchdog may end it first (it cannot read so deep a path either): either way, nothing is left.
-      if (result.status === 'failed') expectFailed(result, 'OUTPUT_LIMIT');
+      if (result.status === 'failed') expectFailed(result, 'FILE_LIMIT');
       const workspace = onHost(result.logs[0]?.message ?? '');
       if (workspace) await waitFor(() => !existsSync(workspace), 10_000);
     });
@@ -773,9 +773,9 @@ while True:
       );
       expect(result.status).toBe('failed');
       if (result.status === 'failed') {
-        // RLIMIT_NPROC: fork raises BlockingIOError (EAGAIN) in the program.
+        // RLIMIT_NPROC: fork raises BlockingIOError (EAGAIN) in the program; uncaught, it is the process limit.
         expect(result.error, describeResult(result)).toMatchObject({
-          code: 'GUEST_ERROR',
+          code: 'PROCESS_LIMIT',
           name: 'BlockingIOError',
         });
       }
@@ -808,6 +808,25 @@ hold()`,
         await expectNoneNamed(name);
       },
     );
+
+    g.test('forked children spinning together: CPU_LIMIT across processes (the watchdog)', async () => {
+      // RLIMIT_CPU is per process: each child alone stays under it, together they pass the budget.
+      const { result, ms } = await runHostile(
+        g,
+        `for i in range(3):
+    if os.fork() == 0:
+        tag(${py(`${TAG}-cpu`)})
+        while True:
+            pass
+while True:
+    pass`,
+        { timeoutMs: 20_000, cpuMs: 1_500 },
+      );
+      expect(expectFailed(result, 'CPU_LIMIT').message).toMatch(/processes/);
+      // Four spinners on two cores: the budget is spent in well under its wall-clock equivalent.
+      expect(ms).toBeLessThan(5_000);
+      await expectNoneNamed(`${TAG}-cpu`);
+    });
 
     g.test('bytearray(10**10) is MEMORY_LIMIT', async () => {
       const { result } = await runHostile(g, 'x = bytearray(10**10)', { memoryBytes: 64 * MiB });
@@ -961,7 +980,7 @@ hold()`,
 
     // ---- the disk --------------------------------------------------------------------------------------------
 
-    g.test('a file over 256 MiB in the workspace is OUTPUT_LIMIT (RLIMIT_FSIZE)', async () => {
+    g.test('a file over 256 MiB in the workspace is FILE_LIMIT (RLIMIT_FSIZE)', async () => {
       const { result } = await runHostile(
         g,
         `chunk = b'x' * (1 << 20)
@@ -970,10 +989,10 @@ with open('big', 'wb') as f:
         f.write(chunk)`,
         { timeoutMs: 10_000 },
       );
-      expect(expectFailed(result, 'OUTPUT_LIMIT').name).toBe('OSError');
+      expect(expectFailed(result, 'FILE_LIMIT').name).toBe('OSError');
     });
 
-    g.test("many large files in the workspace: OUTPUT_LIMIT at the workspace's budget", async () => {
+    g.test("many large files in the workspace: FILE_LIMIT at the workspace's budget", async () => {
       const { result } = await runHostile(
         g,
         `chunk = b'x' * (1 << 20)
@@ -984,10 +1003,10 @@ for i in range(32):
 hold()`,
         { timeoutMs: 15_000 },
       );
-      expect(expectFailed(result, 'OUTPUT_LIMIT').message).toMatch(/workspace|No space left on device/);
+      expect(expectFailed(result, 'FILE_LIMIT').message).toMatch(/workspace|No space left on device/);
     });
 
-    g.test("many empty files in the workspace: OUTPUT_LIMIT at the workspace's entry budget", async () => {
+    g.test("many empty files in the workspace: FILE_LIMIT at the workspace's entry budget", async () => {
       const { result } = await runHostile(
         g,
         `for i in range(50000):
@@ -995,7 +1014,7 @@ hold()`,
 hold()`,
         { timeoutMs: 15_000 },
       );
-      expect(expectFailed(result, 'OUTPUT_LIMIT').message).toMatch(/workspace|No space left on device/);
+      expect(expectFailed(result, 'FILE_LIMIT').message).toMatch(/workspace|No space left on device/);
     });
 
     g.test("files deleted but held open count towards the workspace's budget", async () => {
@@ -1013,10 +1032,10 @@ for i in range(24):
 hold()`,
         { timeoutMs: 15_000 },
       );
-      expect(expectFailed(result, 'OUTPUT_LIMIT').message).toMatch(/workspace|No space left on device/);
+      expect(expectFailed(result, 'FILE_LIMIT').message).toMatch(/workspace|No space left on device/);
     });
 
-    g.test("filling /tmp is OUTPUT_LIMIT (a sized tmpfs) and the host's /tmp does not fill", async () => {
+    g.test("filling /tmp is FILE_LIMIT (a sized tmpfs) and the host's /tmp does not fill", async () => {
       const name = `codecall-escape-fill-${randomUUID()}`;
       const free = () => {
         const s = statfsSync(tmpdir());
@@ -1033,12 +1052,12 @@ for i in range(8):
             f.write(chunk)`,
         { timeoutMs: 10_000 },
       );
-      expect(expectFailed(result, 'OUTPUT_LIMIT').message).toMatch(/No space left/);
+      expect(expectFailed(result, 'FILE_LIMIT').message).toMatch(/No space left/);
       expect(readdirSync(tmpdir()).filter((n) => n.startsWith(name))).toEqual([]);
       expect(before - free(), "the host's /tmp").toBeLessThan(256 * MiB);
     });
 
-    g.test('filling /dev/shm is OUTPUT_LIMIT', async () => {
+    g.test('filling /dev/shm is FILE_LIMIT', async () => {
       const { result } = await runHostile(
         g,
         `chunk = b'x' * (1 << 20)
@@ -1047,7 +1066,7 @@ with open('/dev/shm/fill', 'wb') as f:
         f.write(chunk)`,
         { timeoutMs: 10_000 },
       );
-      expect(expectFailed(result, 'OUTPUT_LIMIT').message).toMatch(/No space left/);
+      expect(expectFailed(result, 'FILE_LIMIT').message).toMatch(/No space left/);
     });
 
     // ---- not contained yet ----------------------------------------------------------------------------------

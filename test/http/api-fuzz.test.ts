@@ -252,6 +252,7 @@ describe('HTTP API under arbitrary requests (property)', () => {
   };
   const constraintFields = [
     'timeout_seconds',
+    'cpu_seconds',
     'max_memory_mb',
     'allowed_libraries',
     'blocked_commands',

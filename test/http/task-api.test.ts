@@ -69,6 +69,27 @@ describe('HTTP task API', () => {
     expect((await app.inject({ url: '/api/v1/tasks?limit=5000' })).statusCode).toBe(400);
   });
 
+  it('tool_constraints.cpu_seconds bounds the computing, not the waiting: CPU_LIMIT', async () => {
+    const busy = await post('/api/v1/tasks', {
+      code: 'while (true) {}',
+      tool_constraints: { timeout_seconds: 30, cpu_seconds: 0.2 },
+    });
+    expect(busy.statusCode).toBe(201);
+    const failed = await until(busy.json<{ task_id: string }>().task_id, 'failed');
+    expect(failed).toMatchObject({ error: { code: 'CPU_LIMIT' } });
+    const waiting = await post('/api/v1/tasks', {
+      code: 'await new Promise((r) => setTimeout(r, 400)); return "waited";',
+      tool_constraints: { cpu_seconds: 0.2 },
+    });
+    const done = await until(waiting.json<{ task_id: string }>().task_id, 'succeeded');
+    expect(done).toMatchObject({ result: { output: 'waited' } });
+    const refused = await post('/api/v1/tasks', { code: 'return 1', tool_constraints: { cpu_seconds: 0 } });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json<{ error: { details: unknown } }>().error.details).toEqual({
+      field: 'tool_constraints.cpu_seconds',
+    });
+  });
+
   it('pauses for approval, takes the decision by id, and succeeds', async () => {
     const { task_id } = (
       await post('/api/v1/tasks', { code: 'return await tools.pay({ amount: 500 });' })

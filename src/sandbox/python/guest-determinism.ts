@@ -83,6 +83,22 @@ def _command_of(args, shell):
 
 _check = [None]
 
+# The exceptions that were the process limit (fork's EAGAIN): by identity, so a program cannot forge the code.
+_process_limit_errors = []
+
+def _limited(fn):
+    """fork(2) fails with EAGAIN at RLIMIT_NPROC or the cgroup's pids.max: the program sees BlockingIOError as
+    ever; uncaught, it is PROCESS_LIMIT."""
+    def call(*a, **k):
+        try:
+            return fn(*a, **k)
+        except BlockingIOError as e:
+            if e.errno == errno.EAGAIN:
+                del _process_limit_errors[:-15]
+                _process_limit_errors.append(e)
+            raise
+    return call
+
 def _guard_subprocess():
     """subprocess.Popen asks the policy first (for a clear error; the kernel refuses execve anyway when processes
     are off). Done when the program imports subprocess, or at once when commands are blocked."""
@@ -94,7 +110,7 @@ def _guard_subprocess():
     def _execute_child(self, args, executable, *rest, **kw):
         shell = rest[-1] if rest and isinstance(rest[-1], bool) else kw.get('shell', False)
         check(os.fsdecode(executable) if executable else _command_of(args, shell))
-        return execute(self, args, executable, *rest, **kw)
+        return _limited(execute)(self, args, executable, *rest, **kw)
     subprocess.Popen._execute_child = _execute_child
     subprocess.Popen._cc_guarded = True
 
@@ -123,6 +139,9 @@ def _process_policy(policy, exec_filter):
             setattr(os, name, guard(fn, lambda a, i=index: os.fsdecode(a[i]) if len(a) > i else ''))
     for name in ('system', 'popen'):
         setattr(os, name, guard(getattr(os, name), lambda a: _command_of(a[0] if a else '', True)))
+    for name in ('fork', 'forkpty'):
+        if hasattr(os, name):
+            setattr(os, name, _limited(getattr(os, name)))
     if not allow and exec_filter:
         _install_filter(binascii.a2b_base64(exec_filter))
 

@@ -35,8 +35,10 @@ def _code_of(exc):
         # The dynamic loader's mmap over RLIMIT_AS (import pandas under a small limit).
         return 'MEMORY_LIMIT'
     if isinstance(exc, OSError) and exc.errno in (errno.EFBIG, errno.ENOSPC, errno.EDQUOT):
-        # A file over RLIMIT_FSIZE (Python ignores SIGXFSZ, so the write fails), a full /tmp or /dev/shm.
-        return 'OUTPUT_LIMIT'
+        # A file over RLIMIT_FSIZE (Python ignores SIGXFSZ, so the write fails), a full workspace, /tmp or /dev/shm.
+        return 'FILE_LIMIT'
+    if any(exc is e for e in _process_limit_errors):
+        return 'PROCESS_LIMIT'
     if isinstance(exc, ToolError):
         return str(exc.code)
     return 'GUEST_ERROR'
@@ -80,7 +82,10 @@ def _limits(limits):
         virtual = int(f.read().split()[0]) * resource.getpagesize()
     if limits.get('memoryBytes'):
         cap(resource.RLIMIT_AS, virtual + limits['memoryBytes'])
-    cap(resource.RLIMIT_CPU, limits.get('cpuSeconds'))
+    if limits.get('cpuSeconds'):
+        # RLIMIT_CPU counts from the process's start, the program's budget from now.
+        used = resource.getrusage(resource.RUSAGE_SELF)
+        cap(resource.RLIMIT_CPU, math.ceil(used.ru_utime + used.ru_stime) + limits['cpuSeconds'])
     cap(resource.RLIMIT_FSIZE, limits.get('fileBytes'))
     cap(resource.RLIMIT_NPROC, limits.get('processes'))
     cap(resource.RLIMIT_NOFILE, limits.get('files'))

@@ -1,4 +1,4 @@
-import { CodecallError } from '../../errors/index.ts';
+import { CodecallError, isCodecallError } from '../../errors/index.ts';
 import { SANDBOX_DRIVER_API_VERSION } from '../../spec/index.ts';
 import type {
   ExecuteOptions,
@@ -90,8 +90,15 @@ export class PythonDriver implements SandboxDriver {
   async execute(request: ExecutionRequest, options: ExecuteOptions = {}): Promise<ExecutionResult> {
     if (this.closed) throw new CodecallError('POOL_CLOSED', 'the python driver is closed');
     const probe = await this.probed();
-    const limits = resolveLimits(request.limits, this.defaults);
     const empty = { logs: [], resources: { wallMs: 0, toolCalls: 0, memoryBytes: 0 } };
+    let limits: ExecutionLimits;
+    try {
+      limits = resolveLimits(request.limits, this.defaults);
+    } catch (e) {
+      // As the quickjs driver: a refused limit is the execution's failure, not a thrown error.
+      const code = isCodecallError(e) ? e.code : 'INVALID_ARGUMENT';
+      return { status: 'failed', error: { code, name: 'Error', message: (e as Error).message }, ...empty };
+    }
     if (!probe.ok) {
       return {
         status: 'failed',

@@ -14,7 +14,8 @@ import { isWorkspaceName } from '../workspace-name.ts';
 import { hostCallFailure } from '../host-failure.ts';
 import { MAX_LINE_BYTES } from './python-process.ts';
 import type { ExitInfo, PythonProcess } from './python-process.ts';
-import { watchSandbox } from './watchdog.ts';
+import { cpuBudgetMs } from '../limits.ts';
+import { sandboxCpuMs, watchSandbox } from './watchdog.ts';
 
 type Failure = SerializedError & { line?: number };
 
@@ -117,20 +118,26 @@ export function runOnProcess(
       override ??= error;
       proc.kill();
     };
-    // What rlimits cannot bound (memory across processes, memfds, the workspace's total): the host watches it.
+    // What rlimits cannot bound (memory and CPU across processes, memfds, the workspace's total): the host
+    // watches it, from the program's start (the interpreter's own start is not the program's CPU time).
     const pid = proc.pid;
-    const unwatch =
-      pid === undefined
-        ? () => undefined
-        : watchSandbox(
-            pid,
-            {
-              memoryBytes: limits.memoryBytes + PROCESS_MEMORY_ALLOWANCE,
-              workspaceBytes: DEFAULT_MAX_WORKSPACE_BYTES,
-              workspaceEntries: DEFAULT_MAX_WORKSPACE_ENTRIES,
-            },
-            (breach) => end({ code: breach.code, name: 'Error', message: breach.message }),
-          );
+    let unwatch = () => undefined as void;
+    const watch = async () => {
+      if (pid === undefined) return;
+      const cpuBaselineMs = await sandboxCpuMs(pid);
+      if (done) return;
+      unwatch = watchSandbox(
+        pid,
+        {
+          memoryBytes: limits.memoryBytes + PROCESS_MEMORY_ALLOWANCE,
+          workspaceBytes: DEFAULT_MAX_WORKSPACE_BYTES,
+          workspaceEntries: DEFAULT_MAX_WORKSPACE_ENTRIES,
+          cpuMs: cpuBudgetMs(limits),
+          cpuBaselineMs,
+        },
+        (breach) => end({ code: breach.code, name: 'Error', message: breach.message }),
+      );
+    };
     const timer = setTimeout(
       () => end({ code: 'TIMEOUT', name: 'Error', message: `the execution exceeded ${limits.timeoutMs} ms` }),
       limits.timeoutMs,
@@ -329,7 +336,8 @@ export function runOnProcess(
       })),
       limits: {
         memoryBytes: limits.memoryBytes,
-        cpuSeconds: Math.ceil(limits.timeoutMs / 1000) + 1,
+        // Per process, from the program's start: a backstop past the watchdog's budget for all of them.
+        cpuSeconds: Math.ceil(cpuBudgetMs(limits) / 1000) + 1,
         fileBytes: DEFAULT_MAX_FILE_BYTES,
         processes: DEFAULT_MAX_PROCESSES,
         files: DEFAULT_MAX_OPEN_FILES,
@@ -337,9 +345,11 @@ export function runOnProcess(
     };
     // The cgroup's limit becomes this execution's: the program's memory, the interpreter and its libraries, and
     // the tmpfs mounts (charged to the group as they fill). It counts what rlimits cannot (shared memory, memfds).
-    void proc
-      .limitMemory(limits.memoryBytes + CGROUP_ALLOWANCE_BYTES)
-      .catch(() => false)
+    void Promise.all([
+      proc.limitMemory(limits.memoryBytes + CGROUP_ALLOWANCE_BYTES).catch(() => false),
+      watch(),
+    ])
+      .catch(() => undefined)
       .then(() => {
         if (!done) proc.send(start);
       });
@@ -356,10 +366,10 @@ function protocol(what: string): Failure {
 function exitFailure(exit: ExitInfo, broken: string | null): Failure {
   if (broken) return { code: 'SANDBOX_CRASHED', name: 'Error', message: broken };
   if (exit.signal === 'SIGXCPU') {
-    return { code: 'TIMEOUT', name: 'Error', message: 'the program used up its CPU time' };
+    return { code: 'CPU_LIMIT', name: 'Error', message: 'the program used up its CPU time' };
   }
   if (exit.signal === 'SIGXFSZ') {
-    return { code: 'OUTPUT_LIMIT', name: 'Error', message: 'the program wrote a file over the size limit' };
+    return { code: 'FILE_LIMIT', name: 'Error', message: 'the program wrote a file over the size limit' };
   }
   const how = exit.signal ? `by ${exit.signal}` : `with code ${String(exit.code)}`;
   return {

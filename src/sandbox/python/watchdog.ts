@@ -11,7 +11,8 @@ import { join } from 'node:path';
  * - memfd_create(2) files: their pages are in no address space until mapped, so RLIMIT_AS never sees them
  *   ("memory in memfds");
  * - the workspace, on the host's disk: RLIMIT_FSIZE bounds one file, not how many ("many files in the
- *   workspace"), nor files unlinked but kept open.
+ *   workspace"), nor files unlinked but kept open;
+ * - CPU time: RLIMIT_CPU is per process, so forks each get the whole budget.
  *
  * The host polls: every WATCH_INTERVAL_MS one scan of /proc serves every watched sandbox. A program can overshoot
  * by what it allocates or writes in one interval; it cannot keep going.
@@ -25,10 +26,14 @@ export interface WatchLimits {
   readonly workspaceBytes: number;
   /** Files, directories and links under the workspace. */
   readonly workspaceEntries: number;
+  /** CPU time of all the sandbox's processes (those it reaped included) past `cpuBaselineMs`. */
+  readonly cpuMs: number;
+  /** What the sandbox had used when the program started (sandboxCpuMs). */
+  readonly cpuBaselineMs: number;
 }
 
 export interface Breach {
-  readonly code: 'MEMORY_LIMIT' | 'OUTPUT_LIMIT';
+  readonly code: 'MEMORY_LIMIT' | 'FILE_LIMIT' | 'CPU_LIMIT';
   readonly message: string;
 }
 
@@ -99,11 +104,18 @@ function tick(): void {
 }
 
 async function scanProcesses(): Promise<void> {
-  const children = await processTree();
+  const { children, cpuMs } = await processTable();
   await Promise.all(
     [...watches].map(async (watch) => {
       const pids = descendants(children, watch.rootPid);
       if (pids.length === 0) return;
+      const used = treeCpuMs(pids, cpuMs) - watch.limits.cpuBaselineMs;
+      if (used > watch.limits.cpuMs) {
+        return watch.onBreach({
+          code: 'CPU_LIMIT',
+          message: `the program's processes computed for more than ${watch.limits.cpuMs} ms of CPU time`,
+        });
+      }
       // The deepest process is inside the sandbox's mount namespace: its root is where the tmpfs mounts are.
       watch.root = `/proc/${pids.at(-1) ?? watch.rootPid}/root`;
       const held = new Map<string, { bytes: number; memfd: boolean }>();
@@ -130,28 +142,45 @@ async function scanProcesses(): Promise<void> {
   );
 }
 
-/** Every process of the host by its parent. */
-async function processTree(): Promise<Map<number, number[]>> {
+/** Kernel clock ticks per second in /proc/<pid>/stat (USER_HZ: 100 on every Linux ABI Node runs on). */
+const TICKS_PER_SECOND = 100;
+
+/** CPU time the processes under `rootPid` used so far, their reaped children's included. */
+export async function sandboxCpuMs(rootPid: number): Promise<number> {
+  const { children, cpuMs } = await processTable();
+  return treeCpuMs(descendants(children, rootPid), cpuMs);
+}
+
+function treeCpuMs(pids: readonly number[], cpuMs: ReadonlyMap<number, number>): number {
+  return pids.reduce((sum, pid) => sum + (cpuMs.get(pid) ?? 0), 0);
+}
+
+/** Every process of the host by its parent, and the CPU time each used (its waited-for children's included). */
+async function processTable(): Promise<{ children: Map<number, number[]>; cpuMs: Map<number, number> }> {
   const children = new Map<number, number[]>();
+  const cpuMs = new Map<number, number>();
   let names: string[];
   try {
     names = await readdir('/proc');
   } catch {
-    return children;
+    return { children, cpuMs };
   }
   await Promise.all(
     names.map(async (name) => {
       if (!/^\d+$/.test(name)) return;
       const text = await readFile(`/proc/${name}/stat`, 'utf8').catch(() => null);
       if (text === null) return;
-      // "pid (comm) state ppid ...": comm may hold spaces and parentheses.
-      const ppid = Number(text.slice(text.lastIndexOf(')') + 2).split(' ')[1]);
+      // "pid (comm) state ppid ... utime stime cutime cstime ...": comm may hold spaces and parentheses.
+      const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+      const ppid = Number(fields[1]);
       const list = children.get(ppid);
       if (list) list.push(Number(name));
       else children.set(ppid, [Number(name)]);
+      const ticks = fields.slice(11, 15).reduce((sum, f) => sum + (Number(f) || 0), 0);
+      cpuMs.set(Number(name), (ticks * 1000) / TICKS_PER_SECOND);
     }),
   );
-  return children;
+  return { children, cpuMs };
 }
 
 function descendants(children: ReadonlyMap<number, number[]>, root: number): number[] {
@@ -213,7 +242,7 @@ async function walkWorkspace(watch: Watch): Promise<void> {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT' || tops.includes(dir)) continue;
       // A directory the host cannot read (the program made it so) could hide anything.
       return watch.onBreach({
-        code: 'OUTPUT_LIMIT',
+        code: 'FILE_LIMIT',
         message: 'the program made part of its workspace unreadable to the host',
       });
     }
@@ -231,13 +260,13 @@ async function walkWorkspace(watch: Watch): Promise<void> {
   }
   if (entries > workspaceEntries) {
     return watch.onBreach({
-      code: 'OUTPUT_LIMIT',
+      code: 'FILE_LIMIT',
       message: `the program made more than ${workspaceEntries} files in its workspace`,
     });
   }
   if (bytes > workspaceBytes) {
     return watch.onBreach({
-      code: 'OUTPUT_LIMIT',
+      code: 'FILE_LIMIT',
       message: `the program wrote more than ${workspaceBytes} bytes to its workspace`,
     });
   }

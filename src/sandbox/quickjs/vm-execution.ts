@@ -1,6 +1,7 @@
 import type { ErrorCode } from '../../errors/index.ts';
 import { isCodecallError } from '../../errors/index.ts';
 import type { ExecutionLimits, GuestToolBinding, LogLevel, SerializedError } from '../../spec/index.ts';
+import { cpuBudgetMs } from '../limits.ts';
 import type { PreparedVm, VmGuestHooks } from './prepared-vm.ts';
 import type { FromWorker } from './protocol.ts';
 import { wrapProgram } from './transpile.ts';
@@ -34,6 +35,9 @@ export class VmExecution implements VmGuestHooks, ReplaySink {
   private logBytes = 0;
   private peakMemory = 0;
   private guestMs = 0;
+  /** When the current turn in the guest began (performance.now()). */
+  private enteredAt = 0;
+  private readonly cpuBudgetMs: number;
   private readonly deadline: number;
   private readonly wallTimer: NodeJS.Timeout;
 
@@ -47,6 +51,7 @@ export class VmExecution implements VmGuestHooks, ReplaySink {
     private readonly onFinished: () => void,
   ) {
     this.deadline = performance.now() + limits.timeoutMs;
+    this.cpuBudgetMs = cpuBudgetMs(limits);
     this.wallTimer = setTimeout(
       () => this.fail('TIMEOUT', `the execution exceeded ${limits.timeoutMs} ms`),
       limits.timeoutMs,
@@ -139,8 +144,15 @@ export class VmExecution implements VmGuestHooks, ReplaySink {
       this.failure !== null ||
       this.success !== null ||
       Atomics.load(this.flags, this.slot) !== 0 ||
-      performance.now() > this.deadline
+      performance.now() > this.deadline ||
+      this.cpuSpent()
     );
+  }
+
+  /** Whether the guest computed past its CPU budget (its time in the interpreter, this turn included). */
+  private cpuSpent(): boolean {
+    const now = this.inGuest ? performance.now() - this.enteredAt : 0;
+    return this.guestMs + now > this.cpuBudgetMs;
   }
 
   onCall(tool: number, payload: string): number {
@@ -198,6 +210,13 @@ export class VmExecution implements VmGuestHooks, ReplaySink {
     if (Atomics.load(this.flags, this.slot) !== 0) {
       return { code: 'INTERRUPTED', name: 'Error', message: 'the execution was interrupted' };
     }
+    if (this.cpuSpent()) {
+      return {
+        code: 'CPU_LIMIT',
+        name: 'Error',
+        message: `the program computed for more than ${this.cpuBudgetMs} ms of CPU time`,
+      };
+    }
     return null;
   }
 
@@ -232,6 +251,7 @@ export class VmExecution implements VmGuestHooks, ReplaySink {
     if (this.finished || vm === null) return;
     this.inGuest = true;
     const entered = performance.now();
+    this.enteredAt = entered;
     try {
       fn();
       vm.vm.executePendingJobs();
