@@ -3,16 +3,17 @@ import { runJournaled } from '../../src/durable/index.ts';
 import { createQuickJsDriver, defineTool, ToolRegistry } from '../../src/index.ts';
 import type {
   ExecutionRequest,
+  GuestLanguage,
   JournalEntryInput,
-  QuickJsDriver,
   ReplayStep,
   SandboxDriver,
 } from '../../src/index.ts';
+import { createPythonDriver, probePython } from '../../src/sandbox/index.ts';
 
 // The durable layer hands a driver that can serve recorded outcomes itself the journal as a replay script; the
 // host then sees only the calls the journal has no outcome for. Without the capability it serves them itself.
 
-const PROGRAM = `
+const JS_PROGRAM = `
 const order = [];
 const [a, b, c] = await Promise.all(['a', 'b', 'c'].map(async (id, i) => {
   const v = await tools.work({ id, ms: [40, 5, 20][i] });
@@ -24,6 +25,42 @@ console.log('done', Date.now());
 return { a, b, c, d, order, r: Math.random(), t: Date.now() };
 `;
 
+const PY_PROGRAM = `import asyncio, random, time
+
+order = []
+async def one(id, ms):
+    v = await tools.work_async(id=id, ms=ms)
+    order.append(id)
+    return v
+a, b, c = await asyncio.gather(*[one(id, ms) for id, ms in (('a', 40), ('b', 5), ('c', 20))])
+d = tools.work(id='d', ms=1)
+print('done', time.time_ns() // 1_000_000)
+{'a': a, 'b': b, 'c': c, 'd': d, 'order': order, 'r': random.random(), 't': time.time_ns() // 1_000_000}
+`;
+
+const python = await probePython();
+const DRIVERS: {
+  name: string;
+  language: GuestLanguage;
+  program: string;
+  make: () => SandboxDriver;
+  skip?: string;
+}[] = [
+  {
+    name: 'quickjs',
+    language: 'javascript',
+    program: JS_PROGRAM,
+    make: () => createQuickJsDriver({ workers: 1 }),
+  },
+  {
+    name: 'python',
+    language: 'python',
+    program: PY_PROGRAM,
+    make: () => createPythonDriver({ warm: 1, probe: python }),
+    ...(python.ok ? {} : { skip: python.reason }),
+  },
+];
+
 interface Seen {
   replay: readonly ReplayStep[] | undefined;
   hostCalls: string[];
@@ -31,7 +68,7 @@ interface Seen {
 }
 
 /** The real driver, with what the durable layer asked of it recorded. */
-function observing(driver: QuickJsDriver, supportsReplayScript: boolean, seen: Seen[]): SandboxDriver {
+function observing(driver: SandboxDriver, supportsReplayScript: boolean, seen: Seen[]): SandboxDriver {
   return {
     name: driver.name,
     apiVersion: driver.apiVersion,
@@ -65,88 +102,96 @@ function observing(driver: QuickJsDriver, supportsReplayScript: boolean, seen: S
   };
 }
 
-describe('replay through a driver-side script (quickjs)', () => {
-  let driver: QuickJsDriver;
-  beforeAll(async () => {
-    driver = createQuickJsDriver({ workers: 1 });
-    await driver.ready();
-  });
-  afterAll(() => driver.close());
-
-  const runs: string[] = [];
-  const registry = new ToolRegistry([
-    defineTool({
-      name: 'work',
-      description: 'sleeps, then echoes',
-      effect: 'read',
-      async execute(args) {
-        const { id, ms } = args as { id: string; ms: number };
-        runs.push(id);
-        await new Promise((r) => setTimeout(r, ms));
-        return `${id}-done`;
-      },
-    }),
-  ]);
-  let clockNow = 1_700_000_000_000;
-
-  async function run(d: SandboxDriver, recorded: readonly JournalEntryInput[]) {
-    const journal: JournalEntryInput[] = [];
-    const streamed: string[] = [];
-    runs.length = 0;
-    const result = await runJournaled({
-      driver: d,
-      request: { code: PROGRAM, language: 'javascript', tools: registry.bindings, seed: 3 },
-      live: registry.host({ onLog: (e) => streamed.push(e.message) }),
-      effectOf: () => 'read',
-      recorded,
-      append: (entries) => {
-        journal.push(...entries);
-        return Promise.resolve();
-      },
-      startClock: 1_700_000_000_000,
-      clock: () => (clockNow += 11),
-    });
-    if (result.status !== 'succeeded') throw new Error(`${result.error.code}: ${result.error.message}`);
-    return { value: result.value, journal, streamed, ran: [...runs] };
-  }
-
-  it('passes the journaled outcomes in delivery order; the host sees only the calls past the journal', async () => {
-    const seen: Seen[] = [];
-    const capable = observing(driver, true, seen);
-    const original = await run(capable, []);
-    expect(seen[0]?.replay).toBeUndefined();
-    // The journal as it stood when the process died: the three intents and the first two outcomes (b, c).
-    const crashed = [
-      ...original.journal.filter((e) => e.type === 'tool_intent').slice(0, 3),
-      ...original.journal.filter((e) => e.type === 'tool_outcome').slice(0, 2),
-    ];
-    const resumed = await run(capable, crashed);
-    expect(seen[1]?.replay?.map((s) => s.callId)).toEqual(['call-2', 'call-3']);
-    expect(seen[1]?.replay?.[0]).toMatchObject({ tool: 'tools.work', args: '{"id":"b","ms":5}', ok: true });
-    expect(seen[1]?.hostCalls).toEqual(['call-1', 'call-4']);
-    expect(seen[1]?.replayDone).toBe(1);
-    expect(resumed.ran).toEqual(['a', 'd']);
-    const { t: _t, ...rest } = resumed.value as Record<string, unknown>;
-    const { t: _t0, ...originalRest } = original.value as Record<string, unknown>;
-    expect(rest).toEqual(originalRest);
-    expect(rest.order).toEqual(['b', 'c', 'a']);
-  });
-
-  it('replays a whole journal the same with and without the script, streaming only what is new', async () => {
-    const seen: Seen[] = [];
-    const original = await run(observing(driver, true, seen), []);
-    const scripted = await run(observing(driver, true, seen), original.journal);
-    const hosted = await run(observing(driver, false, seen), original.journal);
-    expect(seen[1]?.replay).toHaveLength(4);
-    expect(seen[1]?.hostCalls).toEqual([]);
-    expect(seen[2]?.replay).toBeUndefined();
-    expect(seen[2]?.hostCalls).toEqual(['call-1', 'call-2', 'call-3', 'call-4']);
-    for (const replay of [scripted, hosted]) {
-      expect(replay.value).toEqual(original.value);
-      expect(replay.journal).toEqual([]);
-      expect(replay.ran).toEqual([]);
-      // The last line is printed after the last journaled outcome: live, so streamed again.
-      expect(replay.streamed).toEqual(original.streamed);
+describe.each(DRIVERS)(
+  'replay through a driver-side script ($name$skip)',
+  ({ language, program, make, skip }) => {
+    if (skip !== undefined) {
+      it.skip(`skipped: ${skip}`, () => undefined);
+      return;
     }
-  });
-});
+    let driver: SandboxDriver;
+    beforeAll(async () => {
+      driver = make();
+      await driver.ready();
+    });
+    afterAll(() => driver.close());
+
+    const runs: string[] = [];
+    const registry = new ToolRegistry([
+      defineTool({
+        name: 'work',
+        description: 'sleeps, then echoes',
+        effect: 'read',
+        async execute(args) {
+          const { id, ms } = args as { id: string; ms: number };
+          runs.push(id);
+          await new Promise((r) => setTimeout(r, ms));
+          return `${id}-done`;
+        },
+      }),
+    ]);
+    let clockNow = 1_700_000_000_000;
+
+    async function run(d: SandboxDriver, recorded: readonly JournalEntryInput[]) {
+      const journal: JournalEntryInput[] = [];
+      const streamed: string[] = [];
+      runs.length = 0;
+      const result = await runJournaled({
+        driver: d,
+        request: { code: program, language, tools: registry.bindings, seed: 3 },
+        live: registry.host({ onLog: (e) => streamed.push(e.message) }),
+        effectOf: () => 'read',
+        recorded,
+        append: (entries) => {
+          journal.push(...entries);
+          return Promise.resolve();
+        },
+        startClock: 1_700_000_000_000,
+        clock: () => (clockNow += 11),
+      });
+      if (result.status !== 'succeeded') throw new Error(`${result.error.code}: ${result.error.message}`);
+      return { value: result.value, journal, streamed, ran: [...runs] };
+    }
+
+    it('passes the journaled outcomes in delivery order; the host sees only the calls past the journal', async () => {
+      const seen: Seen[] = [];
+      const capable = observing(driver, true, seen);
+      const original = await run(capable, []);
+      expect(seen[0]?.replay).toBeUndefined();
+      // The journal as it stood when the process died: the three intents and the first two outcomes (b, c).
+      const crashed = [
+        ...original.journal.filter((e) => e.type === 'tool_intent').slice(0, 3),
+        ...original.journal.filter((e) => e.type === 'tool_outcome').slice(0, 2),
+      ];
+      const resumed = await run(capable, crashed);
+      expect(seen[1]?.replay?.map((s) => s.callId)).toEqual(['call-2', 'call-3']);
+      expect(seen[1]?.replay?.[0]).toMatchObject({ tool: 'tools.work', ok: true });
+      expect(JSON.parse(seen[1]?.replay?.[0]?.args ?? '')).toEqual({ id: 'b', ms: 5 });
+      expect(seen[1]?.hostCalls).toEqual(['call-1', 'call-4']);
+      expect(seen[1]?.replayDone).toBe(1);
+      expect(resumed.ran).toEqual(['a', 'd']);
+      const { t: _t, ...rest } = resumed.value as Record<string, unknown>;
+      const { t: _t0, ...originalRest } = original.value as Record<string, unknown>;
+      expect(rest).toEqual(originalRest);
+      expect(rest.order).toEqual(['b', 'c', 'a']);
+    });
+
+    it('replays a whole journal the same with and without the script, streaming only what is new', async () => {
+      const seen: Seen[] = [];
+      const original = await run(observing(driver, true, seen), []);
+      const scripted = await run(observing(driver, true, seen), original.journal);
+      const hosted = await run(observing(driver, false, seen), original.journal);
+      expect(seen[1]?.replay).toHaveLength(4);
+      expect(seen[1]?.hostCalls).toEqual([]);
+      expect(seen[2]?.replay).toBeUndefined();
+      expect(seen[2]?.hostCalls).toEqual(['call-1', 'call-2', 'call-3', 'call-4']);
+      for (const replay of [scripted, hosted]) {
+        expect(replay.value).toEqual(original.value);
+        expect(replay.journal).toEqual([]);
+        expect(replay.ran).toEqual([]);
+        // The last line is printed after the last journaled outcome: live, so streamed again.
+        expect(replay.streamed).toEqual(original.streamed);
+      }
+    });
+  },
+);

@@ -186,7 +186,7 @@ def _asyncio():
             self._inner.close()
         def select(self, timeout=None):
             if (timeout is None or timeout > 0) and _futures:
-                _dispatch(_recv())
+                _dispatch(_next_outcome())
                 return self._inner.select(0)
             return self._inner.select(timeout)
 

@@ -5,11 +5,104 @@ _counter = [0]
 _futures = {}
 _early = {}
 
+# ---- the replay script (ADR 0010): recorded outcomes served here, with no round trip to the host ----
+_ISSUED, _DROPPED = 1, 2
+
+class _Script:
+    """Step k is delivered once steps < k have been and its call was issued with the step's tool and argument
+    text; a call issued with other text is dropped from the script and goes to the host. Host outcomes wait for
+    the script's end (they come later in delivery order)."""
+    def __init__(self, steps):
+        self.steps = steps
+        self.pos = {s['callId']: i for i, s in enumerate(steps)}
+        self.state = [0] * len(steps)
+        self.next = 0
+        self.held = []
+        self.announced = False
+
+    def claim(self, msg):
+        i = self.pos.get(msg['id'])
+        if i is None:
+            return False
+        step = self.steps[i]
+        if msg['t'] == 'timer':
+            same = step['tool'] == 'timer' and float(step['args']) == msg['ms']
+        else:
+            same = step['tool'] == msg['ns'] + '.' + msg['name'] and step['args'] == msg['args']
+        self.state[i] = _ISSUED if same else _DROPPED
+        return same
+
+    def take(self):
+        """The next scripted outcome if its call was issued; the host hears of the replay's end before the last."""
+        while self.next < len(self.steps):
+            state = self.state[self.next]
+            if state == _DROPPED:
+                self.next += 1
+                continue
+            if state != _ISSUED:
+                return None
+            step = self.steps[self.next]
+            self.next += 1
+            if self.next >= len(self.steps):
+                self.announce()
+            return {'t': 'outcome', 'id': step['callId'], 'ok': step['ok'], 'payload': step['payload'],
+                    'clock': step['clock']}
+        return None
+
+    def through(self):
+        while self.next < len(self.steps) and self.state[self.next] == _DROPPED:
+            self.next += 1
+        return self.next >= len(self.steps)
+
+    def announce(self):
+        if not self.announced:
+            self.announced = True
+            _send({'t': 'replayDone'})
+
+_replay = [None]
+_released = []
+
+def _load_script(steps):
+    if steps is not None:
+        _replay[0] = _Script(steps)
+        _script_through()
+
+def _script_through():
+    """Once every step is delivered or dropped the replay is over: what the host held back comes next."""
+    script = _replay[0]
+    if script is None or not script.through():
+        return False
+    script.announce()
+    _replay[0] = None
+    _released.extend(script.held)
+    return True
+
 def _issue(msg):
     _counter[0] += 1
     msg['id'] = 'call-' + str(_counter[0])
-    _send(msg)
+    script = _replay[0]
+    if script is not None and script.claim(msg):
+        # The host counts it (maxToolCalls) and runs nothing.
+        _send({'t': 'scripted', 'id': msg['id']})
+    else:
+        _send(msg)
+        _script_through()
     return msg['id']
+
+def _next_outcome():
+    """The next delivery: the script's while it lasts, then what the host sent meanwhile, then the host's."""
+    while _replay[0] is not None:
+        msg = _replay[0].take()
+        if msg is not None:
+            return msg
+        if _script_through():
+            break
+        # No scripted outcome can come before the program issues more calls, and it waits: keep what the host
+        # sends (the host ends a replay that diverged).
+        _replay[0].held.append(_recv())
+    if _released:
+        return _released.pop(0)
+    return _recv()
 
 def _result(msg):
     if isinstance(msg.get('clock'), (int, float)):
@@ -35,7 +128,7 @@ def _dispatch(msg):
 
 def _wait_sync(call_id):
     while call_id not in _early:
-        _dispatch(_recv())
+        _dispatch(_next_outcome())
     ok, value = _result(_early.pop(call_id))
     if ok:
         return value

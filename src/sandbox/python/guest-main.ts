@@ -101,6 +101,7 @@ def _main():
     program.update(namespaces)
     program.update(_ERRORS)
     _deterministic(start['seed'], start['clock'])
+    _load_script(start.get('replay'))
     logs = (_Log('log'), _Log('error'))
     sys.stdout, sys.stderr = logs
     def flush():

@@ -10,6 +10,7 @@ import type {
 } from '../../spec/index.ts';
 import { DEFAULT_LIMITS, resolveLimits } from '../limits.ts';
 import { isWorkspaceName } from '../workspace-name.ts';
+import { toWorkerSteps } from '../replay-steps.ts';
 import { probePython } from './probe.ts';
 import type { PythonProbe } from './probe.ts';
 import { runOnProcess } from './python-execution.ts';
@@ -54,6 +55,8 @@ export class PythonDriver implements SandboxDriver {
   readonly name = 'python';
   readonly apiVersion = SANDBOX_DRIVER_API_VERSION;
   readonly languages: readonly GuestLanguage[] = ['python'];
+  /** The sandbox's runner serves replay scripts (ADR 0010): replayed calls cost no host round trip. */
+  readonly supportsReplayScript = true;
   private probe: PythonProbe | null = null;
   private probing: Promise<PythonProbe> | null = null;
   private readonly pool: Promise<PythonProcess>[] = [];
@@ -98,6 +101,14 @@ export class PythonDriver implements SandboxDriver {
       // As the quickjs driver: a refused limit is the execution's failure, not a thrown error.
       const code = isCodecallError(e) ? e.code : 'INVALID_ARGUMENT';
       return { status: 'failed', error: { code, name: 'Error', message: (e as Error).message }, ...empty };
+    }
+    const steps = request.replay ? toWorkerSteps(request.replay) : undefined;
+    if (typeof steps === 'string') {
+      return {
+        status: 'failed',
+        error: { code: 'INVALID_ARGUMENT', name: 'Error', message: steps },
+        ...empty,
+      };
     }
     if (!probe.ok) {
       return {

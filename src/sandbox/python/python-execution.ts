@@ -93,6 +93,7 @@ export function runOnProcess(
   let heldArgs = 0;
   let override: Failure | null = null;
   let done = false;
+  let replayAnnounced = false;
   return new Promise<ExecutionResult>((resolve) => {
     type Outcome = { status: 'succeeded'; value: unknown } | { status: 'failed'; error: Failure };
     let artifacts: WorkspaceFile[] = [];
@@ -219,6 +220,14 @@ export function runOnProcess(
             );
           }
           return;
+        case 'replayDone':
+          // Only an execution with a script has a replay to end, and it ends once.
+          if (request.replay && !replayAnnounced) {
+            replayAnnounced = true;
+            request.host.onReplayDone?.();
+          }
+          return;
+        case 'scripted':
         case 'call':
         case 'timer': {
           if (typeof msg.id !== 'string') return end(protocol('a call without an id'));
@@ -230,6 +239,8 @@ export function runOnProcess(
               message: `the program made more than ${limits.maxToolCalls} tool calls`,
             });
           }
+          // Answered from the replay script inside the sandbox: counted, nothing runs.
+          if (msg.t === 'scripted') return;
           if (msg.t === 'timer') {
             const delayMs = typeof msg.ms === 'number' && Number.isFinite(msg.ms) ? Math.max(0, msg.ms) : 0;
             void serve({ kind: 'timer', callId: msg.id, delayMs }, msg.id);
@@ -328,6 +339,19 @@ export function runOnProcess(
       })),
       execFilter: options.execFilter.toString('base64'),
       seed: request.seed ?? 0,
+      // Checked by the driver (replay-steps.ts); the guest serves it (guest-host-calls.ts).
+      ...(request.replay
+        ? {
+            replay: request.replay.map((s) => ({
+              callId: s.callId,
+              tool: s.tool,
+              args: s.args,
+              ok: s.ok,
+              payload: s.payload,
+              clock: s.clock,
+            })),
+          }
+        : {}),
       clock: clock(),
       tools: request.tools.map((b) => ({
         namespace: b.namespace,
