@@ -23,6 +23,38 @@ export function registerConcurrencyCases(options: SuiteOptions): void {
     );
 
     g.program(
+      'a timer beats a slow tool call (Promise.race, asyncio.wait_for) and fires while tools run',
+      {
+        javascript: `const winner = await Promise.race([
+  tools.sleep({ ms: 3000 }).then(() => 'tool'),
+  new Promise((r) => setTimeout(() => r('timeout'), 100)),
+]);
+const fired = [];
+setTimeout(() => fired.push('later'), 50);
+await tools.sleep({ ms: 300 });
+return [winner, fired];`,
+        python: `import asyncio
+
+async def race():
+    try:
+        await asyncio.wait_for(tools.sleep_async(ms=3000), 0.1)
+        return 'tool'
+    except asyncio.TimeoutError:
+        return 'timeout'
+winner = await race()
+fired = []
+asyncio.get_running_loop().call_later(0.05, lambda: fired.append('later'))
+await tools.sleep_async(ms=300)
+[winner, fired]`,
+      },
+      async (src) => {
+        const { value, ms } = await timed(() => g.run(src, { tools: [sleepTool()] }));
+        expect(expectSucceeded(value)).toEqual(['timeout', ['later']]);
+        expect(ms).toBeLessThan(2_000);
+      },
+    );
+
+    g.program(
       'maxConcurrentToolCalls bounds the calls running at once; the rest wait their turn',
       {
         javascript:

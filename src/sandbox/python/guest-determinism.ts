@@ -25,7 +25,6 @@ class _Date(_orig_date, metaclass=_ClockMeta):
     def today(cls):
         return _orig_datetime.fromtimestamp(_clock[0] / 1000, _UTC).date()
 
-_real_monotonic = time.monotonic
 _datetime_module = datetime
 
 class _UserDatetime(type(datetime)):
@@ -160,6 +159,17 @@ def _deterministic(seed, clock):
     time.sleep = sleep
 
 _loop = []
+# The host timers that wake the loop for its own timers: call id -> the loop time they are for.
+_wakes = {}
+
+def _wake_after(seconds):
+    """Asks the host for a timer unless one already wakes the loop by then."""
+    deadline = _clock[0] / 1000 + seconds
+    if _wakes and min(_wakes.values()) <= deadline:
+        return
+    call_id = _issue({'t': 'timer', 'ms': seconds * 1000})
+    _wakes[call_id] = deadline
+    _futures[call_id] = asyncio.get_running_loop().create_future()
 
 def _asyncio():
     """Sets asyncio up once, the first time the program needs it (a top-level await, an import of asyncio): a
@@ -171,7 +181,8 @@ def _asyncio():
     asyncio = aio
     class _HostSelector(selectors.BaseSelector):
         """Reads the host's next outcome only when every task waits (the loop would block): the host alone decides
-        the order of deliveries, as it does for JavaScript."""
+        the order of deliveries, as it does for JavaScript. A wait with a timeout (a loop timer: wait_for,
+        call_later) becomes a host timer, so a timer and a tool race on the host and the journal says who won."""
         def __init__(self):
             self._inner = selectors.DefaultSelector()
         def register(self, fileobj, events, data=None):
@@ -185,7 +196,11 @@ def _asyncio():
         def close(self):
             self._inner.close()
         def select(self, timeout=None):
-            if (timeout is None or timeout > 0) and _futures:
+            if timeout is not None and timeout <= 0:
+                return self._inner.select(0)
+            if timeout is not None:
+                _wake_after(timeout)
+            if _futures:
                 _dispatch(_next_outcome())
                 return self._inner.select(0)
             return self._inner.select(timeout)
@@ -194,8 +209,8 @@ def _asyncio():
         def __init__(self):
             super().__init__(_HostSelector())
         def time(self):
-            # The loop schedules by the real clock; the program sees the journaled one.
-            return _real_monotonic()
+            # The journaled clock: it moves with each delivery, so loop timers fire at the same points on replay.
+            return _clock[0] / 1000
     async def asleep(seconds, result=None):
         await _call_async({'t': 'timer', 'ms': max(0, float(seconds) * 1000)})
         return result

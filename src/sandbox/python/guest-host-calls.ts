@@ -123,6 +123,10 @@ def _dispatch(msg):
         _early[msg['id']] = msg
         return
     ok, value = _result(msg)
+    wake = _wakes.pop(msg['id'], None)
+    if wake is not None:
+        # The loop's timer is due: at least its time has passed, whatever clock the host keeps.
+        _clock[0] = max(_clock[0], wake * 1000)
     if not fut.done():
         (fut.set_result if ok else fut.set_exception)(value)
 
