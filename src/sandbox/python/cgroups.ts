@@ -76,10 +76,10 @@ const cpuQuotaUs = (fraction: number): number =>
 async function makeGroup(dirs: readonly string[], configure: () => Promise<void>): Promise<void> {
   const made: string[] = [];
   try {
-    for (const dir of dirs) {
-      await mkdir(dir);
-      made.push(dir);
-    }
+    // At once: a sandbox's start waits for its group (four directories on v1).
+    const results = await Promise.allSettled(dirs.map((dir) => mkdir(dir).then(() => made.push(dir))));
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) throw failed.reason;
     await configure();
   } catch (error) {
     for (const dir of made.reverse()) await rmdir(dir).catch(() => undefined);
@@ -135,16 +135,21 @@ function v1Manager(root: string, hasCpu: boolean): CgroupManager {
       // The freezer first: a process in it can always be frozen by destroy(), whatever else failed.
       const dirs = cpu ? [freezer, pids, memory, cpu] : [freezer, pids, memory];
       await makeGroup(dirs, async () => {
-        if (limits.memoryBytes !== undefined) {
-          await write(join(memory, 'memory.limit_in_bytes'), limits.memoryBytes);
+        const memoryLimit = async (bytes: number) => {
+          await write(join(memory, 'memory.limit_in_bytes'), bytes);
           // memsw (memory + swap) exists only with swap accounting; without it swap would stretch the limit.
-          await writeIfPresent(join(memory, 'memory.memsw.limit_in_bytes'), limits.memoryBytes);
-        }
-        if (limits.pids !== undefined) await write(join(pids, 'pids.max'), limits.pids);
-        if (cpu && limits.cpuQuota !== undefined) {
-          await write(join(cpu, 'cpu.cfs_period_us'), CPU_PERIOD_US);
-          await write(join(cpu, 'cpu.cfs_quota_us'), cpuQuotaUs(limits.cpuQuota));
-        }
+          await writeIfPresent(join(memory, 'memory.memsw.limit_in_bytes'), bytes);
+        };
+        const cpuLimit = async (fraction: number) => {
+          await write(join(cpu as string, 'cpu.cfs_period_us'), CPU_PERIOD_US);
+          await write(join(cpu as string, 'cpu.cfs_quota_us'), cpuQuotaUs(fraction));
+        };
+        // Each controller's files at once (within one, in order).
+        await Promise.all([
+          limits.memoryBytes === undefined ? undefined : memoryLimit(limits.memoryBytes),
+          limits.pids === undefined ? undefined : write(join(pids, 'pids.max'), limits.pids),
+          cpu && limits.cpuQuota !== undefined ? cpuLimit(limits.cpuQuota) : undefined,
+        ]);
       });
       const state = join(freezer, 'freezer.state');
       return {

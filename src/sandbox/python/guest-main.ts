@@ -66,20 +66,20 @@ def _usage():
     cpu, maxrss = _cpu_seconds()
     return {'cpuMs': round(max(0.0, cpu - _cpu_at_start[0]) * 1000, 3), 'memoryBytes': maxrss * 1024}
 
-def _prewarm():
-    """While the interpreter waits in the pool, import what programs often need, stopping as soon as its start
-    message is there (a cold start does not wait for these)."""
-    # A cold start's message follows the ready signal within a millisecond or two.
-    if select.select([_in], [], [], 0.01)[0]:
-        return
-    for name in ('asyncio', 'subprocess', 'ctypes'):
-        if select.select([_in], [], [], 0)[0]:
-            return
-        __import__(name)
+def _first_message():
+    """A pooled interpreter is told to prewarm first: it imports what programs often need (and the no-exec
+    filter needs) while it waits. A cold start's first message is its start message, with nothing imported."""
+    msg = _recv()
+    if msg.get('t') == 'prewarm':
+        for name in ('asyncio', 'subprocess', 'ctypes'):
+            if select.select([_in], [], [], 0)[0]:
+                break
+            __import__(name)
+        msg = _recv()
+    return msg
 
 def _main():
-    _prewarm()
-    start = _recv()
+    start = _first_message()
     _cpu_at_start[0] = _cpu_seconds()[0]
     names = {}
     for b in start['tools']:

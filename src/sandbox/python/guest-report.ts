@@ -62,15 +62,19 @@ def _failure(exc, code=None):
         err['line'] = line
     return err
 
+def _located(node, like):
+    for name in ('lineno', 'col_offset', 'end_lineno', 'end_col_offset'):
+        setattr(node, name, getattr(like, name, None))
+    return node
+
 def _compile(code):
-    tree = ast.parse(code, '<program>', 'exec')
+    tree = compile(code, '<program>', 'exec', flags=_ast.PyCF_ONLY_AST | _ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
     last = tree.body[-1] if tree.body else None
-    if isinstance(last, ast.Expr):
+    if isinstance(last, _ast.Expr):
         # Notebook style: the last expression statement is the value.
-        target = ast.Name('__cc_value__', ast.Store())
-        tree.body[-1] = ast.copy_location(ast.Assign([target], last.value), last)
-        ast.fix_missing_locations(tree)
-    return compile(tree, '<program>', 'exec', flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
+        target = _located(_ast.Name('__cc_value__', _ast.Store()), last)
+        tree.body[-1] = _located(_ast.Assign([target], last.value), last)
+    return compile(tree, '<program>', 'exec', flags=_ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
 
 def _limits(limits):
     def cap(kind, value):
@@ -110,7 +114,7 @@ def _run_quiet(block, program):
     out, err = sys.stdout, sys.stderr
     sys.stdout = sys.stderr = _Quiet()
     try:
-        code = compile(ast.parse(block, '<step>', 'exec'), '<step>', 'exec', flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
+        code = compile(block, '<step>', 'exec', flags=_ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
         result = eval(code, program)
         if _CO_COROUTINE & code.co_flags:
             _asyncio().run_until_complete(result)

@@ -1,23 +1,65 @@
 /** The start of the guest runner: the protocol fds, the tagged value codec, the errors the program sees. Part of GUEST_RUNNER (guest-runner.ts). */
 export const GUEST_VALUES = String.raw`
-import sys
+import sys, os
 # Nothing is imported from the working directory (python3 -P does this too, from 3.11 on).
 sys.path[:] = [p for p in sys.path if p not in ('', '.', '/workspace')]
-# asyncio, subprocess and ctypes are imported when first needed (or while the interpreter waits in the pool).
-import os, errno, json, math, ast, random, time, datetime, resource, builtins, binascii, select
-asyncio = None
-
 _out = os.fdopen(3, 'wb')
 _in = os.fdopen(4, 'r', encoding='utf-8')
-_dumps, _loads = json.dumps, json.loads
+# The sandbox is set up (bwrap is done with it): the host may hand out this interpreter, and kill it safely. Said
+# before the imports, so that the host's own preparations for a cold start overlap them.
+_out.write(b'{"t":"ready"}\n')
+_out.flush()
+
+# asyncio, subprocess and ctypes are imported when first needed (or while the interpreter waits in the pool). The
+# json and ast packages are not imported at all: their C halves do (json pulls in re, ast contextlib and enum:
+# two thirds of the runner's start).
+import errno, math, random, time, datetime, resource, builtins, binascii, select, _ast
+asyncio = None
+
+def _codec():
+    try:
+        import _json
+        class _Context:
+            strict, object_hook, object_pairs_hook = True, None, None
+            parse_float, parse_int, memo = float, int, {}
+            def parse_constant(name):
+                raise ValueError('not JSON: ' + name)
+        scan = _json.make_scanner(_Context)
+        def loads(text):
+            end = len(text.rstrip())
+            start = len(text) - len(text.lstrip())
+            try:
+                value, at = scan(text, start)
+            except StopIteration as stop:
+                raise ValueError('not JSON at ' + str(stop.value)) from None
+            if at != end:
+                raise ValueError('not JSON: extra data at ' + str(at))
+            return value
+        def default(o):
+            raise TypeError('Object of type ' + type(o).__name__ + ' is not JSON serializable')
+        encoders = {}
+        def dumps(obj, ensure_ascii=False, allow_nan=True):
+            key = (ensure_ascii, allow_nan)
+            if key not in encoders:
+                string = _json.encode_basestring_ascii if ensure_ascii else _json.encode_basestring
+                encoders[key] = _json.make_encoder({}, default, string, None, ':', ',', False, False, allow_nan)
+            return ''.join(encoders[key](obj, 0))
+        if loads('{"a":[1,2.5,"x",null,true]}') == {'a': [1, 2.5, 'x', None, True]} and dumps({'a': [1, 'é']}) == '{"a":[1,"é"]}':
+            return dumps, loads
+    except BaseException:
+        pass
+    import json
+    return (lambda obj, ensure_ascii=False, allow_nan=True: json.dumps(obj, separators=(',', ':'), ensure_ascii=ensure_ascii, allow_nan=allow_nan)), json.loads
+
+_dumps, _loads = _codec()
 
 def _send(msg):
-    line = _dumps(msg, separators=(',', ':'), ensure_ascii=False) + '\n'
+    line = _dumps(msg) + '\n'
     try:
         data = line.encode('utf-8')
     except UnicodeEncodeError:
         # A lone surrogate (a valid str, as it is a valid JS string) has no UTF-8 form: JSON escapes carry it.
-        data = (_dumps(msg, separators=(',', ':')) + '\n').encode('ascii')
+        data = (_dumps(msg, ensure_ascii=True) + '\n').encode('ascii')
     _out.write(data)
     _out.flush()
 
@@ -26,9 +68,6 @@ def _recv():
     if not line:
         os._exit(70)
     return _loads(line)
-
-# The sandbox is set up (bwrap is done with it): the host may hand out this interpreter, and kill it safely.
-_send({'t': 'ready'})
 
 # ---- values ------------------------------------------------------------------------------------------------
 TAG = '$cc'
@@ -126,7 +165,7 @@ def _dec(v):
     return {k: _dec(x) for k, x in v.items()}
 
 def _encode(v, root='value'):
-    return _dumps(_enc(v, root), separators=(',', ':'), ensure_ascii=False, allow_nan=False)
+    return _dumps(_enc(v, root), allow_nan=False)
 
 # ---- errors the program sees -------------------------------------------------------------------------------
 class ToolError(Exception):

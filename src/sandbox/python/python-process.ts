@@ -21,6 +21,8 @@ export interface ProcessOptions {
   readonly seccomp?: Buffer;
   /** Where the sandbox's processes are counted, capped and ended, when this machine has usable cgroups. */
   readonly cgroups?: { readonly manager: CgroupManager; readonly limits: CgroupLimits };
+  /** For the warm pool: the guest imports what programs often need while it waits (a cold start does not). */
+  readonly prewarm?: boolean;
 }
 
 let groups = 0;
@@ -87,17 +89,18 @@ export class PythonProcess {
     // anything of the sandbox starts, so every process it makes is counted and ended with it.
     // A cgroup that cannot be made leaves the sandbox to its rlimits and the watchdog: a machine whose hierarchy
     // refuses one group must not stop Python tasks altogether.
-    const cgroup = options.cgroups
-      ? await options.cgroups.manager
+    // The group is made while the shell starts (the shell waits for it).
+    const grouping = options.cgroups
+      ? options.cgroups.manager
           .create(`py-${process.pid}-${++groups}`, options.cgroups.limits)
           .catch(() => null)
       : null;
-    const command = cgroup ? '/bin/sh' : options.bwrap;
+    const command = grouping ? '/bin/sh' : options.bwrap;
     // env -i: the shell would hand bwrap (the sandbox's pid 1, whose environ the program can read) its PWD.
-    const argv = cgroup ? ['-c', 'read _ && exec /usr/bin/env -i "$0" "$@"', options.bwrap, ...args] : args;
+    const argv = grouping ? ['-c', 'read _ && exec /usr/bin/env -i "$0" "$@"', options.bwrap, ...args] : args;
     const child = spawn(command, argv, {
       stdio: [
-        cgroup ? 'pipe' : 'ignore',
+        grouping ? 'pipe' : 'ignore',
         'pipe',
         'pipe',
         'pipe',
@@ -112,15 +115,18 @@ export class PythonProcess {
     });
     const stdio = child.stdio as readonly unknown[];
     if (options.seccomp) (stdio[5] as Writable).end(options.seccomp);
-    const proc = new PythonProcess(child, cgroup);
-    if (cgroup) {
+    const proc = new PythonProcess(child, null);
+    if (options.prewarm) proc.send({ t: 'prewarm' });
+    if (grouping) {
+      const cgroup = await grouping;
       try {
+        if (!cgroup) throw new Error('no cgroup');
         if (child.pid === undefined) throw new Error('the sandbox did not start');
         await cgroup.add(child.pid);
+        proc.cgroup = cgroup;
       } catch {
         // Nothing of the sandbox runs yet (the shell waits): it goes on without the group.
-        proc.cgroup = null;
-        await cgroup.destroy().catch(() => undefined);
+        await cgroup?.destroy().catch(() => undefined);
       }
       child.stdin?.end('\n');
     }

@@ -145,10 +145,42 @@ async function scanProcesses(): Promise<void> {
 /** Kernel clock ticks per second in /proc/<pid>/stat (USER_HZ: 100 on every Linux ABI Node runs on). */
 const TICKS_PER_SECOND = 100;
 
-/** CPU time the processes under `rootPid` used so far, their reaped children's included. */
+/**
+ * CPU time the processes under `rootPid` used so far, their reaped children's included. Walks the tree through
+ * /proc/<pid>/task/<tid>/children (a few reads for a sandbox) rather than all of /proc, where the kernel has it.
+ */
 export async function sandboxCpuMs(rootPid: number): Promise<number> {
-  const { children, cpuMs } = await processTable();
-  return treeCpuMs(descendants(children, rootPid), cpuMs);
+  let total = 0;
+  const stack = [rootPid];
+  const seen = new Set<number>();
+  while (stack.length > 0) {
+    const pid = stack.pop() as number;
+    if (seen.has(pid)) continue;
+    seen.add(pid);
+    const [stat, tasks] = await Promise.all([
+      readFile(`/proc/${pid}/stat`, 'utf8').catch(() => null),
+      readdir(`/proc/${pid}/task`).catch(() => [] as string[]),
+    ]);
+    if (stat !== null) total += statCpuMs(stat);
+    const lists = await Promise.all(
+      tasks.map((tid) => readFile(`/proc/${pid}/task/${tid}/children`, 'utf8').catch(() => null)),
+    );
+    if (lists.some((l) => l === null) && stat !== null) {
+      // No children files (CONFIG_PROC_CHILDREN off): the whole process table.
+      const { children, cpuMs } = await processTable();
+      return treeCpuMs(descendants(children, rootPid), cpuMs);
+    }
+    for (const list of lists)
+      for (const child of (list ?? '').split(' ')) if (child) stack.push(Number(child));
+  }
+  return total;
+}
+
+/** utime + stime + cutime + cstime of one /proc/<pid>/stat line, in ms. */
+function statCpuMs(text: string): number {
+  // "pid (comm) state ppid ... utime stime cutime cstime ...": comm may hold spaces and parentheses.
+  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  return (fields.slice(11, 15).reduce((sum, f) => sum + (Number(f) || 0), 0) * 1000) / TICKS_PER_SECOND;
 }
 
 function treeCpuMs(pids: readonly number[], cpuMs: ReadonlyMap<number, number>): number {
@@ -170,14 +202,12 @@ async function processTable(): Promise<{ children: Map<number, number[]>; cpuMs:
       if (!/^\d+$/.test(name)) return;
       const text = await readFile(`/proc/${name}/stat`, 'utf8').catch(() => null);
       if (text === null) return;
-      // "pid (comm) state ppid ... utime stime cutime cstime ...": comm may hold spaces and parentheses.
-      const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
-      const ppid = Number(fields[1]);
+      // "pid (comm) state ppid ...": comm may hold spaces and parentheses.
+      const ppid = Number(text.slice(text.lastIndexOf(')') + 2).split(' ')[1]);
       const list = children.get(ppid);
       if (list) list.push(Number(name));
       else children.set(ppid, [Number(name)]);
-      const ticks = fields.slice(11, 15).reduce((sum, f) => sum + (Number(f) || 0), 0);
-      cpuMs.set(Number(name), (ticks * 1000) / TICKS_PER_SECOND);
+      cpuMs.set(Number(name), statCpuMs(text));
     }),
   );
   return { children, cpuMs };

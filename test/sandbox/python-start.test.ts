@@ -1,0 +1,52 @@
+// How a python sandbox starts: what a cold start imports (its cost), what the warm pool prepares, the CPU it reports.
+import { afterAll, describe, expect, it } from 'vitest';
+import { createPythonDriver, probePython } from '../../src/sandbox/index.ts';
+import type { PythonDriver } from '../../src/sandbox/index.ts';
+import type { ExecutionResult } from '../../src/spec/index.ts';
+
+const probe = await probePython();
+const SEEN = "import sys\nsorted(m for m in ('json', 're', 'ast', 'asyncio', 'ctypes') if m in sys.modules)";
+
+describe.skipIf(!probe.ok)(`python sandbox start${probe.ok ? '' : ` (skipped: ${probe.reason})`}`, () => {
+  const drivers: PythonDriver[] = [];
+  afterAll(() => Promise.all(drivers.map((d) => d.close())));
+  const make = async (warm: number) => {
+    const driver = createPythonDriver({ warm, ...(probe.ok ? { probe } : {}) });
+    drivers.push(driver);
+    await driver.ready();
+    return driver;
+  };
+  const run = (driver: PythonDriver, code: string, allowSubprocesses = true): Promise<ExecutionResult> =>
+    driver.execute({
+      code,
+      language: 'python',
+      tools: [],
+      host: { call: () => Promise.resolve({ ok: true, value: null }) },
+      // Processes allowed: the no-exec filter (which needs ctypes) is not installed, so ctypes shows prewarming.
+      policy: { allowSubprocesses },
+    });
+  const value = (r: ExecutionResult) => {
+    if (r.status !== 'succeeded') throw new Error(`${r.error.code}: ${r.error.message}`);
+    return r.value;
+  };
+
+  it('a cold start imports neither json, re nor ast (their C halves serve the runner)', async () => {
+    const cold = await make(0);
+    expect(value(await run(cold, SEEN))).toEqual([]);
+  });
+
+  it('a pooled interpreter imports asyncio and ctypes while it waits', async () => {
+    const warm = await make(1);
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect(value(await run(warm, SEEN))).toEqual(expect.arrayContaining(['asyncio', 'ctypes']));
+  });
+
+  it("the CPU time reported is the program's, not the interpreter's start", async () => {
+    const cold = await make(0);
+    const idle = await run(cold, '1', false);
+    const busy = await run(cold, 'x = 0\nfor i in range(3_000_000):\n    x += i\nx', false);
+    expect(value(busy)).toBe(4_499_998_500_000);
+    expect(idle.resources.cpuMs ?? Infinity).toBeLessThan(busy.resources.cpuMs ?? 0);
+    expect(busy.resources.cpuMs ?? 0).toBeGreaterThan(50);
+  });
+});
