@@ -1,5 +1,6 @@
 import { existsSync, lstatSync } from 'node:fs';
 import { GUEST_RUNNER } from './guest-runner.ts';
+import { RUNNER_BOOTSTRAP } from './runner-code.ts';
 
 export interface BwrapOptions {
   /** The interpreter, which must live under /usr (bound read-only). */
@@ -10,6 +11,8 @@ export interface BwrapOptions {
   readonly seccompFd?: number;
   /** `-P` (keep the working directory off sys.path) exists from Python 3.11; the runner cleans sys.path too. */
   readonly safePathFlag?: boolean;
+  /** The runner comes compiled on RUNNER_FD (runner-code.ts) rather than as source. */
+  readonly compiledRunner?: boolean;
 }
 
 /** Top-level directories that are symlinks into /usr on merged-/usr systems, else bound read-only. */
@@ -72,7 +75,7 @@ export function bwrapArgs(options: BwrapOptions): string[] {
     '-s',
     ...(options.safePathFlag === false ? [] : ['-P']),
     '-c',
-    GUEST_RUNNER,
+    options.compiledRunner ? RUNNER_BOOTSTRAP : GUEST_RUNNER,
   );
   return args;
 }

@@ -14,6 +14,7 @@ import { toWorkerSteps } from '../replay-steps.ts';
 import { probePython } from './probe.ts';
 import type { PythonProbe } from './probe.ts';
 import { runOnProcess } from './python-execution.ts';
+import { compiledRunner } from './runner-code.ts';
 import { seccompFilter } from './seccomp-filter.ts';
 import { detectCgroups } from './cgroups.ts';
 import type { CgroupManager } from './cgroups.ts';
@@ -61,6 +62,8 @@ export class PythonDriver implements SandboxDriver {
   /** The sandbox's runner serves replay scripts (ADR 0010): replayed calls cost no host round trip. */
   readonly supportsReplayScript = true;
   private probe: PythonProbe | null = null;
+  /** The runner as this interpreter compiled it, when it could. */
+  private runnerCode: Buffer | null = null;
   private probing: Promise<PythonProbe> | null = null;
   private readonly pool: Promise<PythonProcess>[] = [];
   /** One per execution running: close() aborts them, so that they settle at once (POOL_CLOSED). */
@@ -187,6 +190,7 @@ export class PythonDriver implements SandboxDriver {
         });
     this.probing ??= probe.then(async (p) => {
       // Cgroups need root (or a delegated subtree); without them the rlimits alone bound the sandbox.
+      if (p.ok) this.runnerCode = await compiledRunner(p.pythonPath);
       if (p.ok && this.options.cgroups !== false && process.getuid?.() === 0) {
         const found = await detectCgroups().catch(() => ({ manager: null }));
         this.cgroups = found.manager;
@@ -217,6 +221,7 @@ export class PythonDriver implements SandboxDriver {
       workspaceBytes: this.options.workspaceBytes ?? DEFAULT_WORKSPACE_BYTES,
       seccomp: this.filter,
       prewarm,
+      ...(this.runnerCode ? { runnerCode: this.runnerCode } : {}),
       ...(this.cgroups
         ? {
             cgroups: {

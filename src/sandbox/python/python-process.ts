@@ -3,6 +3,7 @@ import type { ChildProcess } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import { CodecallError } from '../../errors/index.ts';
 import { bwrapArgs } from './bwrap-args.ts';
+import { RUNNER_FD } from './runner-code.ts';
 import type { Cgroup, CgroupLimits, CgroupManager } from './cgroups.ts';
 
 /** The uid and gid a sandbox runs as when codecall runs as root: bwrap started as root maps the guest to root. */
@@ -23,6 +24,8 @@ export interface ProcessOptions {
   readonly cgroups?: { readonly manager: CgroupManager; readonly limits: CgroupLimits };
   /** For the warm pool: the guest imports what programs often need while it waits (a cold start does not). */
   readonly prewarm?: boolean;
+  /** The runner compiled by this interpreter (runner-code.ts); without it the sandbox compiles the source. */
+  readonly runnerCode?: Buffer;
 }
 
 let groups = 0;
@@ -84,6 +87,7 @@ export class PythonProcess {
       workspaceBytes: options.workspaceBytes,
       safePathFlag: options.safePathFlag,
       ...(seccompFd === undefined ? {} : { seccompFd }),
+      ...(options.runnerCode ? { compiledRunner: true } : {}),
     });
     // With a cgroup, a shell waits for a line on stdin before it becomes bwrap: the process is in its group before
     // anything of the sandbox starts, so every process it makes is counted and ended with it.
@@ -105,7 +109,8 @@ export class PythonProcess {
         'pipe',
         'pipe',
         'pipe',
-        ...(seccompFd === undefined ? [] : ['pipe' as const]),
+        seccompFd === undefined ? 'ignore' : 'pipe',
+        ...(options.runnerCode ? ['pipe' as const] : []),
       ],
       ...(root ? { uid: SANDBOX_UID, gid: SANDBOX_UID } : {}),
       // bwrap stays in the sandbox as its pid 1, with the environment it was started with, and the program may
@@ -115,6 +120,11 @@ export class PythonProcess {
     });
     const stdio = child.stdio as readonly unknown[];
     if (options.seccomp) (stdio[5] as Writable).end(options.seccomp);
+    if (options.runnerCode) {
+      const runner = stdio[RUNNER_FD] as Writable;
+      runner.on('error', () => undefined); // a sandbox that died at once; its exit says why
+      runner.end(options.runnerCode);
+    }
     const proc = new PythonProcess(child, null);
     if (options.prewarm) proc.send({ t: 'prewarm' });
     if (grouping) {
