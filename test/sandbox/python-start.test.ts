@@ -50,3 +50,24 @@ describe.skipIf(!probe.ok)(`python sandbox start${probe.ok ? '' : ` (skipped: ${
     expect(busy.resources.cpuMs ?? 0).toBeGreaterThan(50);
   });
 });
+
+describe.skipIf(!probe.ok)(`python driver engine${probe.ok ? '' : ` (skipped: ${probe.reason})`}`, () => {
+  it('names the interpreter and bubblewrap versions from the start when given a probe, and never changes', async () => {
+    if (!probe.ok) return;
+    const driver = createPythonDriver({ warm: 0, probe });
+    try {
+      const before = driver.engine;
+      expect(before).toBe(`cpython-${probe.python}+bwrap-${probe.bwrap}`);
+      await driver.execute({
+        code: '1',
+        language: 'python',
+        tools: [],
+        host: { call: () => Promise.reject(new Error('no')) },
+      });
+      // A task's manifest records the engine when it is claimed: the same before and after the first execution.
+      expect(driver.engine).toBe(before);
+    } finally {
+      await driver.close();
+    }
+  });
+});

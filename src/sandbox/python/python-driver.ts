@@ -81,9 +81,13 @@ export class PythonDriver implements SandboxDriver {
   constructor(private readonly options: PythonDriverOptions = {}) {
     this.warm = options.warm ?? DEFAULT_WARM_INTERPRETERS;
     this.defaults = resolveLimits(options.defaultLimits, PYTHON_DEFAULT_LIMITS);
+    // A task's manifest records the engine when the task is claimed, before any execution: with a probe it is
+    // the full name from the start (it read `cpython+bwrap` until the first execution, then changed, and a task
+    // paused before that would have resumed as INCOMPATIBLE_CHECKPOINT).
+    if (options.probe?.ok) this.probe = options.probe;
   }
 
-  /** `cpython-<version>+bwrap-<version>`, once ready() has probed them. */
+  /** `cpython-<version>+bwrap-<version>`: from the start with a probe (availableDrivers gives one), else once ready() probed. */
   get engine(): string {
     return this.probe?.ok ? `cpython-${this.probe.python}+bwrap-${this.probe.bwrap}` : 'cpython+bwrap';
   }
