@@ -5,7 +5,8 @@
 import { spawn } from 'node:child_process';
 import os from 'node:os';
 import { createPythonDriver, probePython } from '../dist/index.js';
-import type { HostCall } from '../dist/index.js';
+import type { HostCall, ReplayStep } from '../dist/index.js';
+import { encodeOutcome } from '../dist/codec/index.js';
 import { bwrapArgs } from '../dist/sandbox/python/bwrap-args.js';
 import { median, percentile } from './stats.ts';
 
@@ -46,25 +47,29 @@ const host = {
 const tools = [{ namespace: 'tools', name: 'one' }];
 const request = (code: string) => ({ code, language: 'python' as const, tools, host });
 
-// Bare interpreters, for scale.
-const bare = await timeMany(N, () => runProcess(probe.pythonPath, ['-c', 'pass']));
+// Bare interpreters, for scale, interleaved with the driver's cold starts (one at a time, alternately: the load
+// of a busy machine falls on both alike).
 const args = bwrapArgs({
   python: probe.pythonPath,
   workspaceBytes: 64 * 1024 * 1024,
   safePathFlag: probe.safePathFlag,
 });
 const bareArgs = [...args.slice(0, args.indexOf('-c') + 1), 'pass'];
-const bareBwrap = await timeMany(N, () => runProcess(probe.bwrapPath, bareArgs));
-
 // Cold: no warm pool, every execution starts its sandbox.
 const cold = createPythonDriver({ warm: 0 });
 await cold.ready();
-const coldTimes = await timeMany(N, async () => {
+const bare: number[] = [];
+const bareBwrap: number[] = [];
+const coldTimes: number[] = [];
+for (let i = 0; i < N; i++) {
+  bare.push(await runProcess(probe.pythonPath, ['-c', 'pass']));
+  bareBwrap.push(await runProcess(probe.bwrapPath, bareArgs));
   const t0 = performance.now();
   const r = await cold.execute(request('print(1)'));
   if (r.status !== 'succeeded') throw new Error(JSON.stringify(r));
-  return performance.now() - t0;
-});
+  coldTimes.push(performance.now() - t0);
+  await sleep(30); // the last sandbox's cgroup is ended meanwhile
+}
 await cold.close();
 
 // Warm: the pool has an interpreter waiting (a pause lets it refill between executions).
@@ -84,6 +89,37 @@ const t0 = performance.now();
 const loop = await warm.execute(request(`for _ in range(${CALLS}):\n    tools.one()\n${CALLS}`));
 const loopMs = performance.now() - t0;
 if (loop.status !== 'succeeded') throw new Error(JSON.stringify(loop));
+
+// Replay: the same calls served from a replay script inside the sandbox, against served by the host.
+const REPLAYED = QUICK ? 200 : 1_000;
+const replayCode = `for i in range(${REPLAYED}):\n    tools.one(i=i)\n${REPLAYED}`;
+const recorded: ReplayStep[] = [];
+const recording = await warm.execute({
+  ...request(replayCode),
+  host: {
+    call: (c: HostCall) => {
+      if (c.kind === 'tool') {
+        const { ok, payload } = encodeOutcome({ ok: true, value: 1 }, 'tools.one');
+        recorded.push({ callId: c.callId, tool: 'tools.one', args: c.argsJson ?? '', ok, payload, clock: 0 });
+      }
+      return Promise.resolve({ ok: true as const, value: 1 });
+    },
+  },
+});
+if (recording.status !== 'succeeded') throw new Error(JSON.stringify(recording));
+const scriptedTimes: number[] = [];
+const hostedTimes: number[] = [];
+for (let i = 0; i < (QUICK ? 3 : 7); i++) {
+  await sleep(100);
+  let t = performance.now();
+  const s = await warm.execute({ ...request(replayCode), replay: recorded });
+  scriptedTimes.push(performance.now() - t);
+  await sleep(100);
+  t = performance.now();
+  const h = await warm.execute(request(replayCode));
+  hostedTimes.push(performance.now() - t);
+  if (s.status !== 'succeeded' || h.status !== 'succeeded') throw new Error(JSON.stringify([s, h]));
+}
 await warm.close();
 
 // Executions per second, 4 at once, pool of 4.
@@ -117,3 +153,6 @@ console.log(
   `tool-call round trips               ${Math.round(CALLS / (loopMs / 1000))}/s (target >= 5,000/s)`,
 );
 console.log(`executions, 4 at once, pool of 4    ${execsPerSec.toFixed(0)}/s`);
+console.log(
+  `replay of ${REPLAYED} calls: script ${median(scriptedTimes).toFixed(1)} ms, host ${median(hostedTimes).toFixed(1)} ms (ratio ${(median(scriptedTimes) / median(hostedTimes)).toFixed(2)})`,
+);

@@ -166,7 +166,8 @@ export class PythonDriver implements SandboxDriver {
     } finally {
       this.running.delete(controller);
       clearTimeout(refill);
-      this.fill();
+      // After the result is handed back: starting a process takes the event loop a few ms (fork).
+      setImmediate(() => this.fill());
       signal?.removeEventListener('abort', forward);
       const disposed = proc.dispose().catch(() => undefined);
       this.disposing.add(disposed);
