@@ -187,22 +187,23 @@ export class PythonDriver implements SandboxDriver {
   }
 
   private probed(): Promise<PythonProbe> {
-    const probe = this.options.probe
-      ? Promise.resolve(this.options.probe)
-      : probePython({
+    // Once: every execution asks, and a probe is a sandbox of its own (it used to start one per execution).
+    this.probing ??= (async () => {
+      const p =
+        this.options.probe ??
+        (await probePython({
           ...(this.options.bwrap ? { bwrap: this.options.bwrap } : {}),
           ...(this.options.python ? { python: this.options.python } : {}),
-        });
-    this.probing ??= probe.then(async (p) => {
-      // Cgroups need root (or a delegated subtree); without them the rlimits alone bound the sandbox.
+        }));
       if (p.ok) this.runnerCode = await compiledRunner(p.pythonPath);
+      // Cgroups need root (or a delegated subtree); without them the rlimits alone bound the sandbox.
       if (p.ok && this.options.cgroups !== false && process.getuid?.() === 0) {
         const found = await detectCgroups().catch(() => ({ manager: null }));
         this.cgroups = found.manager;
       }
       this.probe = p;
       return p;
-    });
+    })();
     return this.probing;
   }
 
