@@ -19,6 +19,7 @@ import { seccompFilter } from './seccomp-filter.ts';
 import { detectCgroups } from './cgroups.ts';
 import type { CgroupManager } from './cgroups.ts';
 import { PythonProcess } from './python-process.ts';
+import type { ParkedProcess, ProcessOptions } from './python-process.ts';
 
 export interface PythonDriverOptions {
   /** Interpreters started ahead of use (each runs one execution). Default 2. */
@@ -62,6 +63,8 @@ export class PythonDriver implements SandboxDriver {
   /** The sandbox's runner serves replay scripts (ADR 0010): replayed calls cost no host round trip. */
   readonly supportsReplayScript = true;
   private probe: PythonProbe | null = null;
+  /** One sandbox spawned into its cgroup ahead, for the next cold start (with cgroups only). */
+  private parked: Promise<ParkedProcess> | null = null;
   /** The runner as this interpreter compiled it, when it could. */
   private runnerCode: Buffer | null = null;
   private probing: Promise<PythonProbe> | null = null;
@@ -146,7 +149,7 @@ export class PythonDriver implements SandboxDriver {
       const message = `the program is larger than ${limits.sourceBytes} bytes`;
       return { status: 'failed', error: { code: 'SOURCE_TOO_LARGE', name: 'Error', message }, ...empty };
     }
-    const proc = await (this.pool.shift() ?? this.spawn(probe));
+    const proc = await (this.pool.shift() ?? this.cold(probe));
     // The pool refills once this execution is over, or soon if it runs on: a sandbox starting up beside a short
     // execution takes the CPU it needs (two cores: a warm print(1) went from ~3 ms to 9-18 ms).
     const refill = setTimeout(() => this.fill(), REFILL_DELAY_MS);
@@ -179,8 +182,11 @@ export class PythonDriver implements SandboxDriver {
     this.closed = true;
     for (const controller of this.running) controller.abort(CLOSED);
     const pooled = this.pool.splice(0);
+    const parked = this.parked;
+    this.parked = null;
     await Promise.all([
       ...pooled.map(async (p) => (await p).dispose()),
+      parked?.then((p) => p.dispose?.()).catch(() => undefined),
       // A workspace left behind is the program's files on the host's disk.
       ...this.disposing,
     ]);
@@ -202,6 +208,7 @@ export class PythonDriver implements SandboxDriver {
         this.cgroups = found.manager;
       }
       this.probe = p;
+      this.park();
       return p;
     })();
     return this.probing;
@@ -217,10 +224,37 @@ export class PythonDriver implements SandboxDriver {
     }
   }
 
+  /** A started interpreter for the pool: it prewarms while it waits. */
   private spawn(probe: Extract<PythonProbe, { ok: true }>, prewarm = false): Promise<PythonProcess> {
+    return PythonProcess.start(this.processOptions(probe, prewarm));
+  }
+
+  /** A sandbox for an execution the pool had none for: the parked one (already in its cgroup), else a new one. */
+  private async cold(probe: Extract<PythonProbe, { ok: true }>): Promise<PythonProcess> {
+    const parked = this.parked;
+    this.parked = null;
+    setImmediate(() => this.park());
+    if (parked) {
+      // A parked shell that died meanwhile (killed from outside) must not fail the execution.
+      const proc = await parked.then((p) => p.launch()).catch(() => null);
+      if (proc) return proc;
+    }
+    return PythonProcess.start(this.processOptions(probe, false));
+  }
+
+  /** Keeps one sandbox parked in its cgroup for the next cold start (joining one is the slow part on v1). */
+  private park(): void {
+    const probe = this.probe;
+    if (!this.cgroups || !probe?.ok || this.closed || this.parked) return;
+    const parked = PythonProcess.park(this.processOptions(probe, false));
+    parked.catch(() => undefined);
+    this.parked = parked;
+  }
+
+  private processOptions(probe: Extract<PythonProbe, { ok: true }>, prewarm: boolean): ProcessOptions {
     // Built once: the same filter for every sandbox (ptrace, mount, keyctl, bpf, perf_event_open, userfaultfd...).
     this.filter ??= seccompFilter();
-    return PythonProcess.start({
+    return {
       bwrap: probe.bwrapPath,
       python: probe.pythonPath,
       safePathFlag: probe.safePathFlag,
@@ -243,7 +277,7 @@ export class PythonDriver implements SandboxDriver {
             },
           }
         : {}),
-    });
+    };
   }
 }
 

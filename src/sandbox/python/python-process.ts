@@ -30,6 +30,14 @@ export interface ProcessOptions {
 
 let groups = 0;
 
+/** A sandbox spawned ahead, waiting to be launched (PythonProcess.park). */
+export interface ParkedProcess {
+  /** Starts the sandbox; resolves once its guest is up (SANDBOX_UNAVAILABLE when it cannot start). */
+  launch(): Promise<PythonProcess>;
+  /** Ends it unlaunched (its cgroup too). */
+  dispose?(): Promise<void>;
+}
+
 export interface ExitInfo {
   readonly code: number | null;
   readonly signal: NodeJS.Signals | null;
@@ -75,11 +83,45 @@ export class PythonProcess {
         this.rawHandler?.(level, text);
       });
     }
-    // A guest that closes its pipes early must not crash the host with EPIPE.
-    (child.stdio[4] as Writable).on('error', () => undefined);
+    // A guest that closes its pipes early (or a parked shell killed with the seccomp filter and the runner still
+    // unread) must not crash the host with EPIPE or ECONNRESET: its exit says what happened.
+    for (const stream of child.stdio) stream?.on('error', () => undefined);
   }
 
   static async start(options: ProcessOptions): Promise<PythonProcess> {
+    return (await PythonProcess.park(options)).launch();
+  }
+
+  /**
+   * Spawns a sandbox up to the point where it joins its cgroup, and parks it there: a shell waiting for its go.
+   * Joining is the slow part of a start on cgroup v1 (each move waits for an RCU grace period, 10-15 ms), so a
+   * driver keeps one parked for its next cold start. Without cgroups there is nothing to do ahead: bwrap is
+   * spawned at launch.
+   */
+  static async park(options: ProcessOptions): Promise<ParkedProcess> {
+    if (!options.cgroups) return { launch: () => PythonProcess.spawnSandbox(options, false) };
+    const proc = PythonProcess.spawnSandbox(options, true);
+    const cgroup = await options.cgroups.manager
+      .create(`py-${process.pid}-${++groups}`, options.cgroups.limits)
+      .catch(() => null);
+    const parked = await proc;
+    try {
+      if (!cgroup) throw new Error('no cgroup');
+      if (parked.child.pid === undefined) throw new Error('the sandbox did not start');
+      await cgroup.add(parked.child.pid);
+      parked.cgroup = cgroup;
+    } catch {
+      // Nothing of the sandbox runs yet (the shell waits): it goes on without the group.
+      await cgroup?.destroy().catch(() => undefined);
+    }
+    return {
+      launch: () => parked.go(options.prewarm === true),
+      dispose: () => parked.dispose(),
+    };
+  }
+
+  /** The sandbox's process: with `parked`, a shell that waits for a line on stdin before it becomes bwrap. */
+  private static async spawnSandbox(options: ProcessOptions, parked: boolean): Promise<PythonProcess> {
     const root = process.getuid?.() === 0;
     const seccompFd = options.seccomp ? 5 : undefined;
     const args = bwrapArgs({
@@ -89,22 +131,16 @@ export class PythonProcess {
       ...(seccompFd === undefined ? {} : { seccompFd }),
       ...(options.runnerCode ? { compiledRunner: true } : {}),
     });
-    // With a cgroup, a shell waits for a line on stdin before it becomes bwrap: the process is in its group before
-    // anything of the sandbox starts, so every process it makes is counted and ended with it.
-    // A cgroup that cannot be made leaves the sandbox to its rlimits and the watchdog: a machine whose hierarchy
-    // refuses one group must not stop Python tasks altogether.
-    // The group is made while the shell starts (the shell waits for it).
-    const grouping = options.cgroups
-      ? options.cgroups.manager
-          .create(`py-${process.pid}-${++groups}`, options.cgroups.limits)
-          .catch(() => null)
-      : null;
-    const command = grouping ? '/bin/sh' : options.bwrap;
+    // A parked shell waits for a line on stdin before it becomes bwrap: the process is in its group before
+    // anything of the sandbox starts, so every process it makes is counted and ended with it. A cgroup that
+    // cannot be made leaves the sandbox to its rlimits and the watchdog: a machine whose hierarchy refuses one
+    // group must not stop Python tasks altogether.
+    const command = parked ? '/bin/sh' : options.bwrap;
     // env -i: the shell would hand bwrap (the sandbox's pid 1, whose environ the program can read) its PWD.
-    const argv = grouping ? ['-c', 'read _ && exec /usr/bin/env -i "$0" "$@"', options.bwrap, ...args] : args;
+    const argv = parked ? ['-c', 'read _ && exec /usr/bin/env -i "$0" "$@"', options.bwrap, ...args] : args;
     const child = spawn(command, argv, {
       stdio: [
-        grouping ? 'pipe' : 'ignore',
+        parked ? 'pipe' : 'ignore',
         'pipe',
         'pipe',
         'pipe',
@@ -121,39 +157,32 @@ export class PythonProcess {
     const stdio = child.stdio as readonly unknown[];
     if (options.seccomp) (stdio[5] as Writable).end(options.seccomp);
     if (options.runnerCode) {
-      const runner = stdio[RUNNER_FD] as Writable;
-      runner.on('error', () => undefined); // a sandbox that died at once; its exit says why
-      runner.end(options.runnerCode);
+      (stdio[RUNNER_FD] as Writable).end(options.runnerCode);
     }
     const proc = new PythonProcess(child, null);
-    if (options.prewarm) proc.send({ t: 'prewarm' });
-    if (grouping) {
-      const cgroup = await grouping;
-      try {
-        if (!cgroup) throw new Error('no cgroup');
-        if (child.pid === undefined) throw new Error('the sandbox did not start');
-        await cgroup.add(child.pid);
-        proc.cgroup = cgroup;
-      } catch {
-        // Nothing of the sandbox runs yet (the shell waits): it goes on without the group.
-        await cgroup?.destroy().catch(() => undefined);
-      }
-      child.stdin?.end('\n');
-    }
+    return parked ? proc : proc.go(options.prewarm === true);
+  }
+
+  /** Lets a parked shell become the sandbox (or waits for a spawned one) until the guest says it is up. */
+  private async go(prewarm: boolean): Promise<PythonProcess> {
+    if (prewarm) this.send({ t: 'prewarm' });
+    const stdin = this.child.stdin;
+    stdin?.end('\n');
     // Handed out only once the guest says it is up: bwrap killed while it sets up a sandbox may leave its child
     // running (outside the host's reach but for our pipes).
     const ready = await new Promise<boolean>((resolve) => {
-      proc.readyHandler = () => resolve(true);
-      void proc.exited.then(() => resolve(false));
+      this.readyHandler = () => resolve(true);
+      void this.exited.then(() => resolve(false));
     });
     if (!ready) {
-      const stderr = proc.startupErrors.trim();
+      const stderr = this.startupErrors.trim();
+      await this.cgroup?.destroy().catch(() => undefined);
       throw new CodecallError(
         'SANDBOX_UNAVAILABLE',
         `the python sandbox did not start${stderr ? `: ${stderr.slice(0, 500)}` : ''}`,
       );
     }
-    return proc;
+    return this;
   }
 
   /** Receives the guest's messages (those that arrived before are delivered first). */
