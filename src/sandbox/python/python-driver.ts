@@ -150,9 +150,10 @@ export class PythonDriver implements SandboxDriver {
       return { status: 'failed', error: { code: 'SOURCE_TOO_LARGE', name: 'Error', message }, ...empty };
     }
     const proc = await (this.pool.shift() ?? this.cold(probe));
-    // The pool refills once this execution is over, or soon if it runs on: a sandbox starting up beside a short
-    // execution takes the CPU it needs (two cores: a warm print(1) went from ~3 ms to 9-18 ms).
-    const refill = setTimeout(() => this.fill(), REFILL_DELAY_MS);
+    // Alone, an execution has the pool refill once it is over, or soon if it runs on: a sandbox starting up beside
+    // a short execution takes the CPU it needs (two cores: a warm print(1) went from ~3 ms to 9-18 ms). Beside
+    // others, the pool refills at once, or the next ones find it empty.
+    const refill = setTimeout(() => this.fill(), this.running.size > 0 ? 0 : REFILL_DELAY_MS);
     const controller = new AbortController();
     const signal = options.signal;
     const forward = () => controller.abort(signal?.reason);
