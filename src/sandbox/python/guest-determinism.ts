@@ -144,8 +144,10 @@ def _process_policy(policy, exec_filter):
     if not allow and exec_filter:
         _install_filter(binascii.a2b_base64(exec_filter))
 
+_clock_origin = [0]
+
 def _deterministic(seed, clock):
-    _clock[0] = clock
+    _clock[0] = _clock_origin[0] = clock
     random.seed(seed)
     rng = random.Random(seed ^ 0x5DEECE66D)
     os.urandom = lambda n: rng.randbytes(n)
@@ -163,8 +165,8 @@ _loop = []
 _wakes = {}
 
 def _wake_after(seconds):
-    """Asks the host for a timer unless one already wakes the loop by then."""
-    deadline = _clock[0] / 1000 + seconds
+    """Asks the host for a timer unless one already wakes the loop by then (deadlines in clock ms)."""
+    deadline = _clock[0] + seconds * 1000
     if _wakes and min(_wakes.values()) <= deadline:
         return
     call_id = _issue({'t': 'timer', 'ms': seconds * 1000})
@@ -208,9 +210,13 @@ def _asyncio():
     class _Loop(asyncio.SelectorEventLoop):
         def __init__(self):
             super().__init__(_HostSelector())
+            # Timers are due within a microsecond: the loop's own 1 ns is below what its float time can tell.
+            self._clock_resolution = 1e-6
         def time(self):
             # The journaled clock: it moves with each delivery, so loop timers fire at the same points on replay.
-            return _clock[0] / 1000
+            # Seconds since the program started: small numbers keep their sub-microsecond precision (at epoch
+            # seconds a timer due now could compare later than now forever, and the loop spun).
+            return (_clock[0] - _clock_origin[0]) / 1000
     async def asleep(seconds, result=None):
         await _call_async({'t': 'timer', 'ms': max(0, float(seconds) * 1000)})
         return result

@@ -126,7 +126,7 @@ def _dispatch(msg):
     wake = _wakes.pop(msg['id'], None)
     if wake is not None:
         # The loop's timer is due: at least its time has passed, whatever clock the host keeps.
-        _clock[0] = max(_clock[0], wake * 1000)
+        _clock[0] = max(_clock[0], wake)
     if not fut.done():
         (fut.set_result if ok else fut.set_exception)(value)
 
