@@ -214,6 +214,32 @@ export const eventsResponse = {
   },
 } as const;
 
+export const approvalsResponse = {
+  200: {
+    description: 'Every pending approval of the tasks the caller may see, oldest task first',
+    type: 'object',
+    ...open,
+    properties: {
+      approvals: {
+        type: 'array',
+        items: {
+          type: 'object',
+          ...open,
+          properties: {
+            task_id: { type: 'string' },
+            approval_id: { type: 'string' },
+            tool: { type: 'string' },
+            arguments: { ...anyValue, description: 'The exact arguments the call would run with' },
+            requested_at: timestamp,
+            tenant: { type: 'string' },
+            session_id: nullable('string'),
+          },
+        },
+      },
+    },
+  },
+} as const;
+
 export const batchCreatedResponse = {
   201: {
     description: 'The batch and its tasks were stored (all of them)',
