@@ -20,6 +20,7 @@ import { registerTaskRoutes } from './task-routes.ts';
 import { registerMultipart } from './multipart-task.ts';
 import { registerArtifactRoute } from './artifact-route.ts';
 import { registerApprovalRoutes } from './approval-routes.ts';
+import { registerMeRoute } from './me-route.ts';
 import { registerConsole } from './console-route.ts';
 import type { ConsoleOptions } from './console-route.ts';
 import { registerTenantStreamRoute } from './tenant-stream-route.ts';
@@ -94,6 +95,7 @@ export function buildServer(options: ServerOptions): FastifyInstance {
     registerStreamRoute(api, options.runtime, options.store);
     registerArtifactRoute(api, options.store);
     registerApprovalRoutes(api, options.runtime, options.store);
+    registerMeRoute(api);
     registerTenantStreamRoute(api, options.runtime, options.store);
     if (options.keys) registerKeyRoutes(api, options.keys);
     done();

@@ -1,6 +1,7 @@
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import {
   approvalsResponse,
+  principalResponse,
   batchCreatedResponse,
   batchResponse,
   createdResponse,
@@ -100,6 +101,11 @@ const DOCS: Readonly<Record<string, RouteDoc>> = {
     summary: "Approve or reject several (by default all) of a task's pending calls in one decision",
     tags: ['tasks'],
     response: taskViewResponse,
+  },
+  'GET /api/v1/me': {
+    summary: 'Who the API key is (its tenant and role): the console shows it and checks a key with it',
+    tags: ['keys'],
+    response: principalResponse,
   },
   'GET /api/v1/approvals': {
     summary: 'The approvals inbox: every pending approval of your tasks, with its exact arguments',

@@ -79,6 +79,7 @@ export const taskViewSchema = {
         steps_completed: { type: 'number' },
       },
     },
+    code: { ...nullable('string'), description: 'exec mode: the program that was sent' },
     instruction: { ...nullable('string'), description: 'agent mode: what the model was asked to do' },
     mode: { type: ['string', 'null'], enum: ['code', 'function_calling', null] },
     steps: {
@@ -236,6 +237,20 @@ export const approvalsResponse = {
           },
         },
       },
+    },
+  },
+} as const;
+
+export const principalResponse = {
+  200: {
+    description: 'Who the API key is: its tenant, role and id (null without auth)',
+    type: 'object',
+    ...open,
+    properties: {
+      tenant: { type: 'string' },
+      role: { type: 'string', enum: ['admin', 'member'] },
+      key_id: nullable('string'),
+      actor: { type: 'string' },
     },
   },
 } as const;

@@ -138,4 +138,14 @@ describe('approvals inbox and batch decisions', () => {
       details: { field: 'decision' },
     });
   });
+
+  it('GET /api/v1/me names the key, and its code and instruction are in the view', async () => {
+    const me = await get('/api/v1/me', a);
+    expect(me.json()).toEqual({ tenant: 'tenant-a', role: 'member', key_id: a.id, actor: `key:${a.id}` });
+    const unauth = await fx.app.inject({ url: '/api/v1/me' });
+    expect(unauth.statusCode).toBe(401);
+    const id = await create(a, { code: 'return 40 + 2;' });
+    const view = (await get(`/api/v1/tasks/${id}`, a)).json<{ code: string; instruction: null }>();
+    expect(view).toMatchObject({ code: 'return 40 + 2;', instruction: null });
+  });
 });
