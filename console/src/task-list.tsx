@@ -1,5 +1,5 @@
 import type { JSX } from 'preact';
-import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { Api } from './api.ts';
 import { ApiError } from './api.ts';
 import { ErrorBox } from './error-box.tsx';
@@ -18,17 +18,23 @@ export function TaskList(props: { api: Api }): JSX.Element {
   const { api } = props;
   const [status, setStatus] = useState<TaskStatus | ''>('');
   const [session, setSession] = useState('');
+  // What is typed; applied (the list read again) on Enter or leaving the field.
+  const [sessionDraft, setSessionDraft] = useState('');
   const [search, setSearch] = useState('');
   const [tasks, setTasks] = useState<ReadonlyMap<string, TaskView>>(new Map());
   const [found, setFound] = useState<TaskView | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [loading, setLoading] = useState(true);
 
+  // Only the newest load counts: one for filters since changed may answer last.
+  const generation = useRef(0);
   const load = useCallback(() => {
+    const n = ++generation.current;
     setLoading(true);
     api
       .tasks({ status: status || undefined, session_id: session || undefined })
       .then((list) => {
+        if (n !== generation.current) return;
         // Events that came while the list was read are newer than it.
         setTasks((now) => {
           const next = new Map(list.map((t) => [t.task_id, t]));
@@ -111,7 +117,8 @@ export function TaskList(props: { api: Api }): JSX.Element {
         <label>
           Session
           <input
-            value={session}
+            value={sessionDraft}
+            onInput={(e) => setSessionDraft(e.currentTarget.value)}
             onChange={(e) => setSession(e.currentTarget.value.trim())}
             placeholder="session id"
             data-testid="filter-session"

@@ -25,6 +25,8 @@ export function useLive(
         .stream(
           path,
           (event, data) => {
+            // A message already read when the stream was let go of is not this render's.
+            if (abort.signal.aborted) return;
             setState('live');
             onEvent(event, data);
           },

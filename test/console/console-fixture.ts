@@ -70,7 +70,7 @@ export interface ConsoleFixture {
   api<T>(key: string, method: 'GET' | 'POST', path: string, body?: unknown): Promise<T>;
 }
 
-export function useConsoleFixture(name: string): ConsoleFixture {
+export function useConsoleFixture(name: string, options: { python?: boolean } = {}): ConsoleFixture {
   const fx = {} as { service: Service; browser: Browser; dir: string };
   beforeAll(async () => {
     fx.dir = await mkdtemp(join(tmpdir(), `codecall-${name}-`));
@@ -78,7 +78,7 @@ export function useConsoleFixture(name: string): ConsoleFixture {
     await buildConsole(root);
     const config = loadConfig({
       env: {},
-      flags: { port: '0', db: join(fx.dir, 'tasks.db'), python: false },
+      flags: { port: '0', db: join(fx.dir, 'tasks.db'), python: options.python ?? false, pythonWarm: '0' },
     });
     fx.service = await startService(config, { log: () => undefined, tools: consoleTools, console: { root } });
     fx.browser = await chromium.launch({
