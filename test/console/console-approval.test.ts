@@ -1,20 +1,9 @@
-import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { NO_BROWSER, signIn, useConsoleFixture } from './console-fixture.ts';
+import { NO_BROWSER, signIn, useConsoleFixture, watchErrors } from './console-fixture.ts';
 
 // The console in a real browser (Chromium, headless) against a real service: a task that needs approval is
 // submitted through the form, pauses, is approved in the inbox and succeeds; rejections reach the program as
 // TOOL_REJECTED; the requests of one Promise.all are approved at once.
-
-/** Errors the page logged (a CSP violation is one): a test fails on any. */
-function watchErrors(page: Page): string[] {
-  const errors: string[] = [];
-  page.on('pageerror', (e) => errors.push(e.message));
-  page.on('console', (m) => {
-    if (m.type() === 'error') errors.push(m.text());
-  });
-  return errors;
-}
 
 describe.skipIf(NO_BROWSER !== null)(
   `web console approvals${NO_BROWSER ? ` (skipped: ${NO_BROWSER})` : ''}`,

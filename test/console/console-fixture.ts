@@ -146,3 +146,13 @@ export async function signIn(page: Page, base: string, key: string): Promise<voi
   await page.getByTestId('sign-in').click();
   await page.getByTestId('task-table').waitFor();
 }
+
+/** Errors the page logged (a CSP violation is one): a test fails on any. */
+export function watchErrors(page: Page): string[] {
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(m.text());
+  });
+  return errors;
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { NO_BROWSER, signIn, useConsoleFixture } from './console-fixture.ts';
+import { NO_BROWSER, signIn, useConsoleFixture, watchErrors } from './console-fixture.ts';
 
 // The console in a real browser against a real service: sign-in and sign-out, tenant isolation, the live list
 // and its filters, the task controls and the security headers of the page.
@@ -110,12 +110,13 @@ describe.skipIf(NO_BROWSER !== null)(
       });
     });
 
-    it('pauses, resumes and cancels a running task from its page, and its timeline shows the calls', async () => {
+    it('pauses, resumes and cancels a running task from its page, its timeline shows the calls, and a refused submission shows the error', async () => {
       const key = await fx.key('steer-co');
       const id = await submit(key, {
         code: 'console.log("start");\nconst a = await tools.wait({ ms: 50 });\nconst b = await tools.wait({ ms: 60000 });\nreturn a + b;',
       });
       await fx.withPage('controls', async (page) => {
+        const errors = watchErrors(page);
         await signIn(page, fx.base, key);
         await page.goto(`${fx.base}/#/tasks/${id}`);
         const detail = page.getByTestId('task-detail');
@@ -142,9 +143,19 @@ describe.skipIf(NO_BROWSER !== null)(
         expect(await page.getByTestId('cancel').isDisabled()).toBe(true);
         await expect.poll(() => page.getByTestId('timeline').textContent()).toContain('Cancel by key:');
         expect(await page.getByTestId('timeline').textContent()).toContain('Pause by key:');
-        // A control the task's state refuses shows the API's error.
         const view = await fx.api<{ status: string }>(key, 'GET', `/api/v1/tasks/${id}`);
         expect(view.status).toBe('cancelled');
+        // Nothing went wrong in the page (a CSP violation would be logged); the refusal below logs its 400.
+        expect(errors).toEqual([]);
+        // A submission the API refuses shows its error, naming the field.
+        await page.getByTestId('tab-submit').click();
+        await page.getByTestId('program').fill('return 1;');
+        await page.getByTestId('timeout').fill('99999999');
+        await page.getByTestId('submit').click();
+        const refused = page.getByTestId('submit-error');
+        await refused.waitFor();
+        expect(await refused.textContent()).toContain('BAD_REQUEST');
+        expect(await refused.textContent()).toContain('tool_constraints.timeout_seconds');
       });
     });
   },
