@@ -123,6 +123,17 @@ export class Api {
     return this.json('POST', `/api/v1/tasks/${encodeURIComponent(id)}/approvals`, body);
   }
 
+  provideInput(id: string, name: string, value: unknown): Promise<TaskView> {
+    return this.json('POST', `/api/v1/tasks/${encodeURIComponent(id)}/input`, { name, value });
+  }
+
+  resolveAttention(
+    id: string,
+    body: { action: 'retry' | 'skip' | 'fail'; result?: unknown; reason?: string },
+  ): Promise<TaskView> {
+    return this.json('POST', `/api/v1/tasks/${encodeURIComponent(id)}/attention`, body);
+  }
+
   submit(body: Record<string, unknown>): Promise<{ task_id: string }> {
     return this.json('POST', '/api/v1/tasks', body);
   }

@@ -1,5 +1,5 @@
 import type { JSX } from 'preact';
-import { useCallback, useMemo, useState } from 'preact/hooks';
+import { useCallback, useMemo, useRef, useState } from 'preact/hooks';
 import type { Api } from './api.ts';
 import { ErrorBox } from './error-box.tsx';
 import { pretty, when } from './format.ts';
@@ -15,14 +15,26 @@ export function Approvals(props: { api: Api }): JSX.Element {
   const { api } = props;
   const [items, setItems] = useState<readonly InboxItem[] | null>(null);
   const [error, setError] = useState<unknown>(null);
+  // One read at a time: changes during a read make one more read after it, not one each.
+  const reading = useRef<'idle' | 'busy' | 'again'>('idle');
   const load = useCallback(() => {
+    if (reading.current !== 'idle') {
+      reading.current = 'again';
+      return;
+    }
+    reading.current = 'busy';
     api
       .approvals()
       .then((r) => {
         setItems(r.approvals);
         setError(null);
       })
-      .catch(setError);
+      .catch(setError)
+      .finally(() => {
+        const again = reading.current === 'again';
+        reading.current = 'idle';
+        if (again) load();
+      });
   }, [api]);
   const live = useLive(api, '/api/v1/task-events', (event) => {
     if (event === 'ready' || event === 'task') load();

@@ -1,6 +1,5 @@
-/** A value as indented JSON for a `<pre>` (strings as they are). */
+/** A value as indented JSON for a `<pre>` (a string quoted, so "42" and 42 differ). */
 export function pretty(value: unknown): string {
-  if (typeof value === 'string') return value;
   try {
     return JSON.stringify(value, null, 2) ?? 'undefined';
   } catch {

@@ -6,7 +6,8 @@ import { bytes, pretty, when } from './format.ts';
 import { Code } from './highlight.tsx';
 import { StatusBadge } from './status-badge.tsx';
 import { Timeline } from './timeline-view.tsx';
-import { isTerminal } from './types.ts';
+import { WaitingActions } from './waiting-actions.tsx';
+import { isNewer, isTerminal } from './types.ts';
 import type { LogEntry, TaskEvent, TaskView } from './types.ts';
 import { useLive } from './use-live.ts';
 
@@ -24,23 +25,30 @@ export function TaskDetail(props: { api: Api; id: string }): JSX.Element {
   const [actionError, setActionError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const reloads = useRef(0);
+  // The first read, the stream and an action's answer may arrive in any order: the newest view wins.
+  const show = useCallback((next: TaskView) => setTask((prev) => (isNewer(next, prev) ? next : prev)), []);
 
   const reloadEvents = useCallback(() => {
     const n = ++reloads.current;
     api
       .events(id)
-      .then((list) => n === reloads.current && setEvents(list))
+      .then((list) => {
+        if (n !== reloads.current) return;
+        // Journal entries streamed after the read began are kept.
+        const last = Math.max(0, ...list.filter((e) => e.source === 'journal').map((e) => e.seq));
+        setEvents((now) => [...list, ...now.filter((e) => e.source === 'journal' && e.seq > last)]);
+      })
       .catch(setError);
   }, [api, id]);
 
   useEffect(() => {
-    api.task(id).then(setTask).catch(setError);
+    api.task(id).then(show).catch(setError);
     reloadEvents();
-  }, [api, id, reloadEvents]);
+  }, [api, id, reloadEvents, show]);
 
   const live = useLive(api, `/api/v1/tasks/${encodeURIComponent(id)}/stream`, (event, data) => {
     if (event === 'view' || event === 'status') {
-      setTask(data as TaskView);
+      show(data as TaskView);
       if (event === 'status') reloadEvents();
     } else if (event === 'log') {
       setLogs((l) => [...l, data as LogEntry]);
@@ -57,7 +65,7 @@ export function TaskDetail(props: { api: Api; id: string }): JSX.Element {
     setBusy(true);
     setActionError(null);
     try {
-      setTask(await work());
+      show(await work());
       reloadEvents();
     } catch (e) {
       setActionError(e);
@@ -126,6 +134,14 @@ export function TaskDetail(props: { api: Api; id: string }): JSX.Element {
           </a>
         ) : null}
       </div>
+      <WaitingActions
+        api={api}
+        task={task}
+        onDone={(view) => {
+          show(view);
+          reloadEvents();
+        }}
+      />
       <ErrorBox error={actionError} testid="action-error" />
       <ErrorBox error={error} />
       {task.error ? (

@@ -5,7 +5,7 @@ import { ApiError } from './api.ts';
 import { ErrorBox } from './error-box.tsx';
 import { when } from './format.ts';
 import { StatusBadge } from './status-badge.tsx';
-import { STATUSES } from './types.ts';
+import { isNewer, STATUSES } from './types.ts';
 import type { TaskStatus, TaskView } from './types.ts';
 import { useLive } from './use-live.ts';
 import { taskHref } from './use-route.ts';
@@ -40,7 +40,7 @@ export function TaskList(props: { api: Api }): JSX.Element {
           const next = new Map(list.map((t) => [t.task_id, t]));
           for (const [id, t] of now) {
             const old = next.get(id);
-            if (old && old.updated_at < t.updated_at) next.set(id, t);
+            if (old && isNewer(t, old)) next.set(id, t);
           }
           return next;
         });
@@ -60,8 +60,8 @@ export function TaskList(props: { api: Api }): JSX.Element {
       const fits = (!status || t.status === status) && (!session || t.session_id === session);
       setTasks((now) => {
         const next = new Map(now);
-        if (fits) next.set(t.task_id, t);
-        else next.delete(t.task_id);
+        if (!fits) next.delete(t.task_id);
+        else if (isNewer(t, now.get(t.task_id))) next.set(t.task_id, t);
         return next;
       });
     },

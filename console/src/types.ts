@@ -36,6 +36,7 @@ export interface TaskView {
   readonly resumable: boolean;
   readonly pending_approvals: readonly { id: string; tool: string; arguments: unknown }[];
   readonly pending_inputs: readonly { call_id: string; name: string; deadline: string | null }[];
+  readonly attention: { call_id: string; tool: string; arguments: unknown } | null;
   readonly current_step: number;
   readonly progress: {
     readonly tool_calls_completed: number;
@@ -109,3 +110,10 @@ export const STATUSES: readonly TaskStatus[] = [
 
 export const isTerminal = (s: TaskStatus): boolean =>
   s === 'succeeded' || s === 'failed' || s === 'cancelled';
+
+/** Whether `next` is at least as new as `prev` (views can arrive out of order: a read, a stream, an action). */
+export function isNewer(next: TaskView, prev: TaskView | null | undefined): boolean {
+  if (!prev) return true;
+  if (next.updated_at !== prev.updated_at) return next.updated_at > prev.updated_at;
+  return next.progress.journal_entries >= prev.progress.journal_entries;
+}

@@ -7,7 +7,13 @@ export function useRoute(): string[] {
       .replace(/^#\/?/, '')
       .split('/')
       .filter((p) => p !== '')
-      .map((p) => decodeURIComponent(p));
+      .map((p) => {
+        try {
+          return decodeURIComponent(p);
+        } catch {
+          return p; // a hand-typed `%` that is not an escape
+        }
+      });
   const [route, setRoute] = useState(read);
   useEffect(() => {
     const on = (): void => setRoute(read());

@@ -158,5 +158,25 @@ describe.skipIf(NO_BROWSER !== null)(
         expect(await refused.textContent()).toContain('tool_constraints.timeout_seconds');
       });
     });
+
+    it('gives a task waiting for input its value, as JSON', async () => {
+      const key = await fx.key('input-co');
+      const id = await submit(key, {
+        code: 'const who = await input.wait("who"); return `hello ${who.name}`;',
+      });
+      await fx.withPage('provide-input', async (page) => {
+        await signIn(page, fx.base, key);
+        await page.goto(`${fx.base}/#/tasks/${id}`);
+        await page.locator('[data-testid="task-detail"][data-status="paused"]').waitFor();
+        // Not JSON: refused in the page, nothing sent.
+        await page.getByTestId('input-value').fill('{name: Ada}');
+        await page.getByTestId('provide-input').click();
+        expect(await page.getByTestId('waiting-error').textContent()).toContain('not JSON');
+        await page.getByTestId('input-value').fill('{"name": "Ada"}');
+        await page.getByTestId('provide-input').click();
+        await page.locator('[data-testid="task-detail"][data-status="succeeded"]').waitFor();
+        expect(JSON.parse((await page.getByTestId('result').textContent()) ?? '')).toBe('hello Ada');
+      });
+    });
   },
 );
