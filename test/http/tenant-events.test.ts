@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readSse } from '../../src/client/sse-reader.ts';
+import { buildServer } from '../../src/http/index.ts';
 import { defineTool } from '../../src/index.ts';
 import { useApiFixture } from './api-fixture.ts';
 import type { ApiKey } from './api-fixture.ts';
@@ -105,5 +106,21 @@ describe('GET /api/v1/task-events', () => {
     const task = await fx.store.getTask(id);
     await fx.store.updateTask(id, { status: 'cancelled' }, { expectedVersion: task?.version ?? 0 });
     await until(() => seen.events.some((e) => e.task_id === id && e.status === 'cancelled'), 'cancelled');
+  });
+
+  it('ends every open stream when the server closes', async () => {
+    const app = buildServer({ runtime: fx.runtime, store: fx.store });
+    const url = await app.listen({ port: 0, host: '127.0.0.1' });
+    const res = await fetch(`${url}/api/v1/task-events`);
+    const messages = readSse(res.body!);
+    expect((await messages.next()).value).toMatchObject({ event: 'ready', data: '{"tenant":null}' });
+    const ended = (async () => {
+      for await (const _ of messages) {
+        // status changes of other tests' tasks may come; the loop ends when the server ends the stream
+      }
+      return true;
+    })();
+    await app.close();
+    expect(await ended).toBe(true);
   });
 });
