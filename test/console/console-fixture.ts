@@ -70,7 +70,13 @@ export interface ConsoleFixture {
   api<T>(key: string, method: 'GET' | 'POST', path: string, body?: unknown): Promise<T>;
 }
 
-export function useConsoleFixture(name: string, options: { python?: boolean } = {}): ConsoleFixture {
+export interface ConsoleFixtureOptions {
+  readonly python?: boolean;
+  /** The model of instruction tasks: an OpenAI-compatible base URL, read when the service starts. */
+  readonly modelUrl?: () => string;
+}
+
+export function useConsoleFixture(name: string, options: ConsoleFixtureOptions = {}): ConsoleFixture {
   const fx = {} as { service: Service; browser: Browser; dir: string };
   beforeAll(async () => {
     fx.dir = await mkdtemp(join(tmpdir(), `codecall-${name}-`));
@@ -80,7 +86,15 @@ export function useConsoleFixture(name: string, options: { python?: boolean } = 
       env: {},
       flags: { port: '0', db: join(fx.dir, 'tasks.db'), python: options.python ?? false, pythonWarm: '0' },
     });
-    fx.service = await startService(config, { log: () => undefined, tools: consoleTools, console: { root } });
+    const model = options.modelUrl
+      ? { provider: 'openai' as const, baseUrl: options.modelUrl(), model: 'scripted', apiKey: 'k' }
+      : null;
+    fx.service = await startService(config, {
+      log: () => undefined,
+      tools: consoleTools,
+      console: { root },
+      model,
+    });
     fx.browser = await chromium.launch({
       executablePath: CHROMIUM,
       args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
