@@ -1,4 +1,4 @@
-import { loadConfig, loadModelConfig, startService } from '../service/index.ts';
+import { DEFAULT_CONSOLE_ROOT, loadConfig, loadModelConfig, startService } from '../service/index.ts';
 import type { CliIo } from './exec-command.ts';
 
 export interface ServeOptions {
@@ -35,6 +35,7 @@ export async function serveCommand(options: ServeOptions, io: CliIo): Promise<nu
   const service = await startService(config, {
     log: (line) => io.stderr(`${line}\n`),
     model: loadModelConfig(config),
+    console: { root: DEFAULT_CONSOLE_ROOT },
   });
   await new Promise<void>((resolve) => {
     const stop = (signal: string): void => {

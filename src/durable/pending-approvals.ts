@@ -5,6 +5,8 @@ export interface PendingApproval {
   readonly id: string;
   readonly tool: string;
   readonly arguments: unknown;
+  /** When the call asked (the request's journal time). */
+  readonly requestedAt: string;
 }
 
 /** Approval requests in a task's journal that have no decision yet, in the order they were made. */
@@ -18,5 +20,6 @@ export function pendingApprovals(journal: readonly JournalEntry[]): PendingAppro
       id: String(e.data.approval_id),
       tool: String(e.data.tool),
       arguments: decodeValue(String(e.data.args)),
+      requestedAt: e.createdAt,
     }));
 }

@@ -34,6 +34,8 @@ export interface TaskView {
     /** Agent steps that have ended (code run, calls answered). */
     readonly steps_completed: number;
   };
+  /** Exec mode: the program the caller sent (agent mode: null; its code is in `steps`). */
+  readonly code: string | null;
   /** Agent mode: what the model was asked, how it works, and its steps (with the journal). */
   readonly instruction: string | null;
   readonly mode: AgentMode | null;
@@ -105,6 +107,7 @@ export function taskView(
       journal_entries: last?.seq ?? 0,
       steps_completed: agent ? (steps?.filter((s) => s.ok !== null).length ?? 0) : ran ? 1 : 0,
     },
+    code: record.input.kind === 'code' ? record.input.code : null,
     instruction: agent ? agent.instruction : null,
     mode: agent ? agent.mode : null,
     steps: agent ? steps : null,

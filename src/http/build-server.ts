@@ -19,6 +19,11 @@ import { idSchema } from './task-schemas.ts';
 import { registerTaskRoutes } from './task-routes.ts';
 import { registerMultipart } from './multipart-task.ts';
 import { registerArtifactRoute } from './artifact-route.ts';
+import { registerApprovalRoutes } from './approval-routes.ts';
+import { registerMeRoute } from './me-route.ts';
+import { registerConsole } from './console-route.ts';
+import type { ConsoleOptions } from './console-route.ts';
+import { registerTenantStreamRoute } from './tenant-stream-route.ts';
 
 export interface ServerOptions {
   readonly runtime: Runtime;
@@ -36,6 +41,8 @@ export interface ServerOptions {
   readonly checkCallback?: CallbackCheck;
   /** Serves GET /metrics and counts requests and errors (see src/metrics). */
   readonly metrics?: Metrics;
+  /** Serves the web console's built files at `/` (see console-route.ts). */
+  readonly console?: ConsoleOptions;
 }
 
 const noCallbacks: CallbackCheck = (_url, field) => {
@@ -69,6 +76,7 @@ export function buildServer(options: ServerOptions): FastifyInstance {
   if (options.metrics) registerMetricsRoute(app, options.metrics);
   registerAuth(app, options.authenticate);
   registerMultipart(app, options.bodyLimit ?? 1024 * 1024);
+  if (options.console) registerConsole(app, options.console);
   const checkCallback = options.checkCallback ?? noCallbacks;
   // In a plugin, so its routes are registered once the OpenAPI plugin (above) watches for them.
   void app.register((api, _options, done) => {
@@ -86,6 +94,9 @@ export function buildServer(options: ServerOptions): FastifyInstance {
     registerControlRoutes(api, options.runtime, options.store);
     registerStreamRoute(api, options.runtime, options.store);
     registerArtifactRoute(api, options.store);
+    registerApprovalRoutes(api, options.runtime, options.store);
+    registerMeRoute(api);
+    registerTenantStreamRoute(api, options.runtime, options.store);
     if (options.keys) registerKeyRoutes(api, options.keys);
     done();
   });

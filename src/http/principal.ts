@@ -1,3 +1,4 @@
+import { CodecallError } from '../errors/index.ts';
 import type { KeyRole } from '../spec/index.ts';
 
 /** Who sends a request: their tenant scopes every task they see; `actor` is journaled with what they do. */
@@ -18,6 +19,19 @@ export const ANONYMOUS_ADMIN: Principal = Object.freeze({
   keyId: null,
   actor: 'anonymous',
 });
+
+/**
+ * The tenant a listing covers: a member's own (naming another is FORBIDDEN); an admin's every tenant (undefined)
+ * unless it names one.
+ */
+export function listedTenant(principal: Principal, requested: string | undefined): string | undefined {
+  if (requested !== undefined && !canSee(principal, requested)) {
+    throw new CodecallError('FORBIDDEN', 'only an admin key lists another tenant', {
+      details: { field: 'tenant' },
+    });
+  }
+  return requested ?? (principal.role === 'admin' ? undefined : principal.tenant);
+}
 
 export function canSee(principal: Principal, tenant: string): boolean {
   return principal.role === 'admin' || principal.tenant === tenant;

@@ -1,5 +1,7 @@
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import {
+  approvalsResponse,
+  principalResponse,
   batchCreatedResponse,
   batchResponse,
   createdResponse,
@@ -94,6 +96,26 @@ const DOCS: Readonly<Record<string, RouteDoc>> = {
     summary: 'Approve or reject a pending tool call',
     tags: ['tasks'],
     response: taskViewResponse,
+  },
+  'POST /api/v1/tasks/:id/approvals': {
+    summary: "Approve or reject several (by default all) of a task's pending calls in one decision",
+    tags: ['tasks'],
+    response: taskViewResponse,
+  },
+  'GET /api/v1/me': {
+    summary: 'Who the API key is (its tenant and role): the console shows it and checks a key with it',
+    tags: ['keys'],
+    response: principalResponse,
+  },
+  'GET /api/v1/approvals': {
+    summary: 'The approvals inbox: every pending approval of your tasks, with its exact arguments',
+    tags: ['tasks'],
+    response: approvalsResponse,
+  },
+  'GET /api/v1/task-events': {
+    summary: 'Status changes of every task you may see, as Server-Sent Events (text/event-stream)',
+    tags: ['tasks'],
+    response: { 200: { description: 'An event stream: ready, then task (the task as the list shows it)' } },
   },
   'POST /api/v1/tasks/:id/input': {
     summary: 'Provide the input a task waits for',

@@ -79,6 +79,7 @@ export const taskViewSchema = {
         steps_completed: { type: 'number' },
       },
     },
+    code: { ...nullable('string'), description: 'exec mode: the program that was sent' },
     instruction: { ...nullable('string'), description: 'agent mode: what the model was asked to do' },
     mode: { type: ['string', 'null'], enum: ['code', 'function_calling', null] },
     steps: {
@@ -210,6 +211,46 @@ export const eventsResponse = {
         },
       },
       next_after: { ...nullable('string'), description: 'Pass as `after` for the next page (`J-A`)' },
+    },
+  },
+} as const;
+
+export const approvalsResponse = {
+  200: {
+    description: 'Every pending approval of the tasks the caller may see, oldest task first',
+    type: 'object',
+    ...open,
+    properties: {
+      approvals: {
+        type: 'array',
+        items: {
+          type: 'object',
+          ...open,
+          properties: {
+            task_id: { type: 'string' },
+            approval_id: { type: 'string' },
+            tool: { type: 'string' },
+            arguments: { ...anyValue, description: 'The exact arguments the call would run with' },
+            requested_at: timestamp,
+            tenant: { type: 'string' },
+            session_id: nullable('string'),
+          },
+        },
+      },
+    },
+  },
+} as const;
+
+export const principalResponse = {
+  200: {
+    description: 'Who the API key is: its tenant, role and id (null without auth)',
+    type: 'object',
+    ...open,
+    properties: {
+      tenant: { type: 'string' },
+      role: { type: 'string', enum: ['admin', 'member'] },
+      key_id: nullable('string'),
+      actor: { type: 'string' },
     },
   },
 } as const;

@@ -4,7 +4,7 @@ import type { Runtime } from '../durable/index.ts';
 import { CodecallError } from '../errors/index.ts';
 import type { TaskStatus, TaskStore } from '../spec/index.ts';
 import { mergedEvents } from './task-events.ts';
-import { canSee } from './principal.ts';
+import { canSee, listedTenant } from './principal.ts';
 import { multipartTaskBody } from './multipart-task.ts';
 import { toSubmitInput } from './submit-body.ts';
 import type { CallbackCheck } from './submit-body.ts';
@@ -92,14 +92,7 @@ export function registerTaskRoutes(app: FastifyInstance, options: TaskRouteOptio
     },
     async (request) => {
       const q = request.query;
-      const p = request.principal;
-      if (q.tenant !== undefined && !canSee(p, q.tenant)) {
-        throw new CodecallError('FORBIDDEN', 'only an admin key lists another tenant', {
-          details: { field: 'tenant' },
-        });
-      }
-      // A member sees its tenant; an admin every tenant unless it names one.
-      const tenant = q.tenant ?? (p.role === 'admin' ? undefined : p.tenant);
+      const tenant = listedTenant(request.principal, q.tenant);
       return runtime.list({
         ...(q.status ? { status: q.status as TaskStatus } : {}),
         ...(tenant === undefined ? {} : { tenant }),

@@ -5,8 +5,8 @@ import { createRuntime } from '../durable/index.ts';
 import type { ModelConfig } from '../model/index.ts';
 import type { Runtime } from '../durable/index.ts';
 import { CodecallError } from '../errors/index.ts';
-import { buildServer } from '../http/index.ts';
-import type { CallbackCheck } from '../http/index.ts';
+import { buildServer, CONSOLE_NOT_BUILT, consoleBuilt } from '../http/index.ts';
+import type { CallbackCheck, ConsoleOptions } from '../http/index.ts';
 import { availableDrivers } from '../sandbox/index.ts';
 import type { ToolDefinition } from '../spec/index.ts';
 import { createSqliteTaskStore } from '../store/index.ts';
@@ -36,6 +36,8 @@ export interface StartServiceOptions {
   readonly tools?: readonly ToolDefinition[];
   /** The model of instruction tasks (see loadModelConfig); without one they fail with MODEL_NOT_CONFIGURED. */
   readonly model?: ModelConfig | null;
+  /** Serves the web console at `/` from this built directory (`codecall serve`: dist/console). */
+  readonly console?: ConsoleOptions;
 }
 
 /** The composition root: the store, sandbox, runtime, HTTP API and webhook outbox of one `codecall serve`. */
@@ -86,6 +88,7 @@ export async function startService(config: ServiceConfig, options: StartServiceO
       ready: () => closing === undefined,
       ...(config.insecureNoAuth ? {} : { authenticate: keyAuthenticator(store) }),
       checkCallback: callbackPolicy(config),
+      ...(options.console ? { console: options.console } : {}),
     });
     const webhooks =
       config.webhookSecret === null
@@ -103,6 +106,7 @@ export async function startService(config: ServiceConfig, options: StartServiceO
     if (config.allowPrivateWebhooks)
       log('webhooks may go to loopback and private addresses (--allow-private-webhooks)');
     for (const u of unavailable) log(`the ${u.name} sandbox is not available: ${u.reason}`);
+    if (options.console && !consoleBuilt(options.console.root)) log(`WARNING: ${CONSOLE_NOT_BUILT}`);
     await Promise.all(drivers.map((d) => d.ready()));
     runtime.start();
     webhooks?.start();
@@ -111,6 +115,7 @@ export async function startService(config: ServiceConfig, options: StartServiceO
       `codecall serving on ${address} (db ${config.db}, ${tools.length} tools, sandboxes ${drivers.map((d) => d.name).join(' and ')}, concurrency ${config.concurrency}` +
         `${config.tenantConcurrency === null ? '' : `, ${config.tenantConcurrency} per tenant`})`,
     );
+    if (options.console && consoleBuilt(options.console.root)) log(`web console at ${address}/`);
     return {
       address,
       config,

@@ -1,0 +1,88 @@
+import type { JSX } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import { Api } from './api.ts';
+import { Approvals } from './approvals.tsx';
+import { SignIn } from './sign-in.tsx';
+import { SubmitForm } from './submit-form.tsx';
+import { TaskDetail } from './task-detail.tsx';
+import { TaskList } from './task-list.tsx';
+import type { Me } from './types.ts';
+import { useRoute } from './use-route.ts';
+
+const KEY = 'codecall.apiKey';
+
+/** Signed in or not; then the header, the tabs and the page the hash names. */
+export function App(): JSX.Element {
+  const [session, setSession] = useState<{ api: Api; me: Me } | null>(null);
+  const [checking, setChecking] = useState(() => sessionStorage.getItem(KEY) !== null);
+  const route = useRoute();
+
+  // A key kept from earlier in this tab is checked again (it may have been revoked).
+  useEffect(() => {
+    const kept = sessionStorage.getItem(KEY);
+    if (kept === null) return;
+    const api = new Api(kept);
+    api
+      .me()
+      .then((me) => setSession({ api, me }))
+      .catch(() => sessionStorage.removeItem(KEY))
+      .finally(() => setChecking(false));
+  }, []);
+
+  if (checking) return <p class="muted">Checking the key…</p>;
+  if (!session) {
+    return (
+      <SignIn
+        onSignedIn={(api, me) => {
+          sessionStorage.setItem(KEY, api.key);
+          setSession({ api, me });
+        }}
+      />
+    );
+  }
+  const { api, me } = session;
+  const signOut = (): void => {
+    sessionStorage.removeItem(KEY);
+    setSession(null);
+  };
+  const [page = 'tasks', id] = route;
+  const tab = (name: string, label: string): JSX.Element => (
+    <a
+      href={`#/${name}`}
+      class={page === name && !(name === 'tasks' && id) ? 'tab active' : 'tab'}
+      data-testid={`tab-${name}`}
+    >
+      {label}
+    </a>
+  );
+  return (
+    <>
+      <header>
+        <span class="brand">codecall</span>
+        <nav>
+          {tab('tasks', 'Tasks')}
+          {tab('approvals', 'Approvals')}
+          {tab('submit', 'Submit')}
+        </nav>
+        <span class="who" data-testid="who">
+          tenant <strong data-testid="tenant">{me.tenant}</strong> · {me.role}
+          {me.key_id ? ` · key ${me.key_id}` : ''}
+        </span>
+        <button type="button" onClick={signOut} data-testid="sign-out">
+          Sign out
+        </button>
+      </header>
+      <main>
+        {page === 'tasks' && id ? (
+          <TaskDetail api={api} id={id} key={id} />
+        ) : page === 'approvals' ? (
+          <Approvals api={api} />
+        ) : page === 'submit' ? (
+          <SubmitForm api={api} />
+        ) : (
+          <TaskList api={api} />
+        )}
+      </main>
+    </>
+  );
+}

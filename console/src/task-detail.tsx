@@ -1,0 +1,241 @@
+import type { JSX } from 'preact';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import type { Api } from './api.ts';
+import { ErrorBox } from './error-box.tsx';
+import { bytes, pretty, when } from './format.ts';
+import { Code } from './highlight.tsx';
+import { StatusBadge } from './status-badge.tsx';
+import { Timeline } from './timeline-view.tsx';
+import { WaitingActions } from './waiting-actions.tsx';
+import { isNewer, isTerminal } from './types.ts';
+import type { LogEntry, TaskEvent, TaskView } from './types.ts';
+import { useLive } from './use-live.ts';
+
+/**
+ * One task: what it runs, its controls, the timeline from its journal and audit log, logs, result, artifacts
+ * and resources. Live while it runs: the task's stream sends status changes, log lines and journal entries; the
+ * audit log (who changed the status) is read again at each status change.
+ */
+export function TaskDetail(props: { api: Api; id: string }): JSX.Element {
+  const { api, id } = props;
+  const [task, setTask] = useState<TaskView | null>(null);
+  const [events, setEvents] = useState<readonly TaskEvent[]>([]);
+  const [logs, setLogs] = useState<readonly LogEntry[]>([]);
+  const [error, setError] = useState<unknown>(null);
+  const [actionError, setActionError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const reloads = useRef(0);
+  // The first read, the stream and an action's answer may arrive in any order: the newest view wins.
+  const show = useCallback((next: TaskView) => setTask((prev) => (isNewer(next, prev) ? next : prev)), []);
+
+  const reloadEvents = useCallback(() => {
+    const n = ++reloads.current;
+    api
+      .events(id)
+      .then((list) => {
+        if (n !== reloads.current) return;
+        // Journal entries streamed after the read began are kept.
+        const last = Math.max(0, ...list.filter((e) => e.source === 'journal').map((e) => e.seq));
+        setEvents((now) => [...list, ...now.filter((e) => e.source === 'journal' && e.seq > last)]);
+      })
+      .catch(setError);
+  }, [api, id]);
+
+  useEffect(() => {
+    api.task(id).then(show).catch(setError);
+    reloadEvents();
+  }, [api, id, reloadEvents, show]);
+
+  const live = useLive(api, `/api/v1/tasks/${encodeURIComponent(id)}/stream`, (event, data) => {
+    if (event === 'view' || event === 'status') {
+      show(data as TaskView);
+      if (event === 'status') reloadEvents();
+    } else if (event === 'log') {
+      setLogs((l) => [...l, data as LogEntry]);
+    } else if (event === 'journal') {
+      const fresh = (data as TaskEvent[]).map((e) => ({ ...e, source: 'journal' as const }));
+      setEvents((now) => {
+        const have = new Set(now.filter((e) => e.source !== 'audit').map((e) => e.seq));
+        return [...now, ...fresh.filter((e) => !have.has(e.seq))];
+      });
+    }
+  });
+
+  const act = async (work: () => Promise<TaskView>): Promise<void> => {
+    setBusy(true);
+    setActionError(null);
+    try {
+      show(await work());
+      reloadEvents();
+    } catch (e) {
+      setActionError(e);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const shownLogs = useMemo(
+    () => (task?.result?.execution_log.length ? task.result.execution_log : logs),
+    [task, logs],
+  );
+
+  if (!task) {
+    return (
+      <section>
+        <h2 class="mono">{id}</h2>
+        {error ? <ErrorBox error={error} /> : <p class="muted">Loading…</p>}
+      </section>
+    );
+  }
+  const s = task.status;
+  return (
+    <section class="detail" data-testid="task-detail" data-task-id={task.task_id} data-status={s}>
+      <h2>
+        <span class="mono">{task.task_id}</span> <StatusBadge task={task} />{' '}
+        <span class={`live live-${live}`} data-testid="live-state">
+          {live}
+        </span>
+      </h2>
+      <p class="muted">
+        {task.instruction !== null ? `agent (${task.mode ?? 'code'})` : 'code'} · {task.language} · tenant{' '}
+        {task.tenant}
+        {task.session_id ? ` · session ${task.session_id}` : ''} · created {when(task.created_at)} · updated{' '}
+        {when(task.updated_at)} · attempts {task.attempts}
+      </p>
+      <div class="controls">
+        <button
+          type="button"
+          disabled={busy || !(s === 'pending' || s === 'running')}
+          onClick={() => void act(() => api.control(id, 'pause'))}
+          data-testid="pause"
+        >
+          Pause
+        </button>
+        <button
+          type="button"
+          disabled={busy || !(s === 'paused' && task.resumable)}
+          onClick={() => void act(() => api.control(id, 'resume'))}
+          data-testid="resume"
+        >
+          Resume
+        </button>
+        <button
+          type="button"
+          class="danger"
+          disabled={busy || isTerminal(s)}
+          onClick={() => void act(() => api.control(id, 'cancel'))}
+          data-testid="cancel"
+        >
+          Cancel
+        </button>
+        {task.pending_approvals.length > 0 ? (
+          <a href="#/approvals" data-testid="to-inbox">
+            {task.pending_approvals.length} approval(s) waiting: open the inbox
+          </a>
+        ) : null}
+      </div>
+      <WaitingActions
+        api={api}
+        task={task}
+        onDone={(view) => {
+          show(view);
+          reloadEvents();
+        }}
+      />
+      <ErrorBox error={actionError} testid="action-error" />
+      <ErrorBox error={error} />
+      {task.error ? (
+        <div class="error" data-testid="task-error">
+          <strong>{task.error.code}</strong> {task.error.message}
+        </div>
+      ) : null}
+
+      <h3>{task.instruction !== null ? 'Instruction' : 'Code'}</h3>
+      {task.instruction !== null ? (
+        <pre class="instruction" data-testid="instruction">
+          {task.instruction}
+        </pre>
+      ) : (
+        <Code code={task.code ?? ''} language={task.language} testid="code" />
+      )}
+
+      <h3>Result</h3>
+      {task.result ? (
+        <>
+          <pre data-testid="result">{pretty(task.result.output)}</pre>
+          <table class="resources" data-testid="resources">
+            <tbody>
+              <tr>
+                <th>Wall time</th>
+                <td>{task.result.resources_used.wall_time_s} s</td>
+                <th>CPU time</th>
+                <td>{task.result.resources_used.cpu_time_s} s</td>
+                <th>Memory</th>
+                <td>{task.result.resources_used.memory_mb} MiB</td>
+                <th>Tool calls</th>
+                <td>{task.result.resources_used.tool_calls}</td>
+              </tr>
+            </tbody>
+          </table>
+        </>
+      ) : (
+        <p class="muted">{isTerminal(s) ? 'No result.' : 'Not finished yet.'}</p>
+      )}
+
+      <h3>Logs</h3>
+      {shownLogs.length > 0 ? (
+        <pre class="logs" data-testid="logs">
+          {shownLogs.map((l) => `[${l.level}] ${l.message}`).join('\n')}
+        </pre>
+      ) : (
+        <p class="muted">No output.</p>
+      )}
+
+      {task.artifacts.length > 0 ? (
+        <>
+          <h3>Artifacts</h3>
+          <ul data-testid="artifacts">
+            {task.artifacts.map((a) => (
+              <li key={a.name}>
+                <Artifact api={api} taskId={id} name={a.name} /> <span class="muted">{bytes(a.size)}</span>
+              </li>
+            ))}
+          </ul>
+        </>
+      ) : null}
+
+      <h3>Timeline</h3>
+      <Timeline events={events} language={task.language} />
+    </section>
+  );
+}
+
+/** A download through fetch (it needs the key), handed to the browser as a blob URL. */
+function Artifact(props: { api: Api; taskId: string; name: string }): JSX.Element {
+  const [error, setError] = useState<unknown>(null);
+  const download = async (e: Event): Promise<void> => {
+    e.preventDefault();
+    setError(null);
+    try {
+      const blob = await props.api.artifact(props.taskId, props.name);
+      const url = URL.createObjectURL(blob);
+      const a = document.createElement('a');
+      a.href = url;
+      a.download = props.name.split('/').at(-1) ?? props.name;
+      document.body.append(a);
+      a.click();
+      a.remove();
+      setTimeout(() => URL.revokeObjectURL(url), 10_000);
+    } catch (err) {
+      setError(err);
+    }
+  };
+  return (
+    <>
+      <a href="#" onClick={(e) => void download(e)} data-testid="artifact" data-name={props.name}>
+        {props.name}
+      </a>
+      <ErrorBox error={error} />
+    </>
+  );
+}

@@ -1,0 +1,164 @@
+import { ms, payload } from './format.ts';
+import type { TaskEvent } from './types.ts';
+
+/** One line of a task's timeline, built from its journal and audit log. */
+export interface TimelineItem {
+  readonly key: string;
+  readonly kind:
+    'start' | 'model' | 'code' | 'tool' | 'approval' | 'decision' | 'input' | 'control' | 'step' | 'status';
+  readonly at: string;
+  readonly title: string;
+  readonly detail?: string;
+  /** Code steps: the program. */
+  readonly code?: string;
+  /** Tool calls. */
+  readonly call?: {
+    readonly tool: string;
+    readonly arguments: unknown;
+    readonly ok: boolean | null;
+    readonly outcome?: unknown;
+    readonly duration?: string;
+  };
+}
+
+const str = (v: unknown): string => {
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  return v === undefined || v === null ? '' : JSON.stringify(v);
+};
+const by = (d: Readonly<Record<string, unknown>>): string => (d.actor ? ` by ${str(d.actor)}` : '');
+const because = (d: Readonly<Record<string, unknown>>): string => (d.reason ? `: ${str(d.reason)}` : '');
+
+/** `await_approval` as "Await approval". */
+const action = (name: string): string => {
+  const words = name.replace(/_/g, ' ');
+  return words.charAt(0).toUpperCase() + words.slice(1);
+};
+
+/**
+ * The journal (what the program and the model did, and what humans decided) and the audit log (status changes)
+ * as one list in the order given; a tool call's outcome is folded into its intent, with the time between them.
+ */
+export function timeline(events: readonly TaskEvent[]): TimelineItem[] {
+  const out: TimelineItem[] = [];
+  const calls = new Map<string, number>();
+  const intents = new Map<string, TaskEvent>();
+  for (const e of events) {
+    const d = e.data;
+    const key = `${e.source ?? 'journal'}-${e.seq}`;
+    const base = { key, at: e.created_at };
+    if (e.source === 'audit') {
+      if (e.type === 'status') {
+        const reason = d.pause_reason
+          ? ` (${str(d.pause_reason)})`
+          : d.error_code
+            ? ` (${str(d.error_code)})`
+            : '';
+        out.push({ ...base, kind: 'status', title: `${str(d.from)} → ${str(d.to)}${reason}${by(d)}` });
+      }
+      continue;
+    }
+    switch (e.type) {
+      case 'task_input':
+        out.push({ ...base, kind: 'start', title: `Task started (${str(d.language)}, seed ${str(d.seed)})` });
+        break;
+      case 'model_request':
+        out.push({ ...base, kind: 'model', title: `Model asked (step ${str(d.step)})` });
+        break;
+      case 'model_reply':
+        out.push({
+          ...base,
+          kind: 'model',
+          title: `Model replied (step ${str(d.step)}${d.model ? `, ${str(d.model)}` : ''})`,
+          detail: str(d.content),
+        });
+        break;
+      case 'code_block':
+        out.push({
+          ...base,
+          kind: 'code',
+          title: `Code block ${str(d.block)}`,
+          ...(typeof d.code === 'string' ? { code: d.code } : {}),
+        });
+        break;
+      case 'tool_intent': {
+        const id = str(d.call_id);
+        calls.set(id, out.length);
+        intents.set(id, e);
+        out.push({
+          ...base,
+          kind: 'tool',
+          title: `${str(d.tool)} (${id})`,
+          call: { tool: str(d.tool), arguments: payload(d.args), ok: null },
+        });
+        break;
+      }
+      case 'tool_outcome': {
+        const id = str(d.call_id);
+        const i = calls.get(id);
+        const intent = intents.get(id);
+        const item = i === undefined ? undefined : out[i];
+        if (item?.call && intent) {
+          const took = Date.parse(e.created_at) - Date.parse(intent.created_at);
+          out[i!] = {
+            ...item,
+            call: {
+              ...item.call,
+              ok: d.ok === true,
+              outcome: payload(d.payload),
+              ...(Number.isFinite(took) ? { duration: ms(took) } : {}),
+            },
+          };
+        }
+        break;
+      }
+      case 'approval_request':
+        out.push({
+          ...base,
+          kind: 'approval',
+          title: `Approval asked for ${str(d.tool)} (${str(d.approval_id)})`,
+          detail: JSON.stringify(payload(d.args)),
+        });
+        break;
+      case 'approval_decision':
+        out.push({
+          ...base,
+          kind: 'decision',
+          title: `${d.decision === 'approve' ? 'Approved' : 'Rejected'} ${str(d.approval_id)}${by(d)}${because(d)}`,
+        });
+        break;
+      case 'input_request':
+        out.push({ ...base, kind: 'input', title: `Waits for input "${str(d.name)}"` });
+        break;
+      case 'input_provided':
+        out.push({ ...base, kind: 'input', title: `Input "${str(d.name)}" given${by(d)}` });
+        break;
+      case 'input_timeout':
+        out.push({ ...base, kind: 'input', title: `Input "${str(d.name)}" timed out` });
+        break;
+      case 'attention_decision':
+        out.push({
+          ...base,
+          kind: 'control',
+          title: `Call ${str(d.call_id)}: ${str(d.action)}${by(d)}${because(d)}`,
+        });
+        break;
+      case 'control':
+        if (d.action === 'attempt') break;
+        out.push({ ...base, kind: 'control', title: `${action(str(d.action))}${by(d)}${because(d)}` });
+        break;
+      case 'step_result':
+        out.push({
+          ...base,
+          kind: 'step',
+          title: `Step ${str(d.step)} ${d.ok === true ? 'ended' : 'failed'}${d.final === true ? ' (final)' : ''}`,
+          ...(d.ok === true ? {} : { detail: JSON.stringify(d.error ?? null) }),
+        });
+        break;
+      default:
+        // clock, manifest: bookkeeping of replay, not steps a person follows.
+        break;
+    }
+  }
+  return out;
+}

@@ -1,0 +1,119 @@
+// What the console reads of the API's answers (the service's snake_case field names; see GET /api/v1/openapi.json).
+
+export type TaskStatus = 'pending' | 'running' | 'paused' | 'succeeded' | 'failed' | 'cancelled';
+
+export interface LogEntry {
+  readonly level: string;
+  readonly message: string;
+}
+
+export interface ToolCallView {
+  readonly call_id: string;
+  readonly tool: string;
+  readonly arguments: unknown;
+  readonly ok: boolean | null;
+  readonly result?: unknown;
+  readonly error?: unknown;
+}
+
+export interface StepView {
+  readonly step: number;
+  readonly reply: string | null;
+  readonly code: string | null;
+  readonly tool_calls: readonly ToolCallView[];
+  readonly ok: boolean | null;
+  readonly final: boolean;
+  readonly output: readonly LogEntry[];
+  readonly value: unknown;
+  readonly error: unknown;
+  readonly model: string | null;
+}
+
+export interface TaskView {
+  readonly task_id: string;
+  readonly status: TaskStatus;
+  readonly pause_reason: string | null;
+  readonly resumable: boolean;
+  readonly pending_approvals: readonly { id: string; tool: string; arguments: unknown }[];
+  readonly pending_inputs: readonly { call_id: string; name: string; deadline: string | null }[];
+  readonly attention: { call_id: string; tool: string; arguments: unknown } | null;
+  readonly current_step: number;
+  readonly progress: {
+    readonly tool_calls_completed: number;
+    readonly journal_entries: number;
+    readonly steps_completed: number;
+  };
+  readonly code: string | null;
+  readonly instruction: string | null;
+  readonly mode: string | null;
+  readonly steps: readonly StepView[] | null;
+  readonly artifacts: readonly { name: string; size: number; sha256: string }[];
+  readonly result: {
+    readonly output: unknown;
+    readonly execution_log: readonly LogEntry[];
+    readonly resources_used: {
+      readonly cpu_time_s: number;
+      readonly memory_mb: number;
+      readonly wall_time_s: number;
+      readonly tool_calls: number;
+    };
+  } | null;
+  readonly error: { readonly code: string; readonly message: string } | null;
+  readonly language: string;
+  readonly tenant: string;
+  readonly session_id: string | null;
+  readonly batch_id: string | null;
+  readonly attempts: number;
+  readonly created_at: string;
+  readonly updated_at: string;
+}
+
+export interface TaskList {
+  readonly tasks: TaskView[];
+  readonly next_cursor: string | null;
+}
+
+/** One entry of GET /tasks/{id}/events (journal or audit), or of the stream's `journal` events (journal). */
+export interface TaskEvent {
+  readonly source?: 'journal' | 'audit';
+  readonly seq: number;
+  readonly type: string;
+  readonly data: Readonly<Record<string, unknown>>;
+  readonly created_at: string;
+}
+
+export interface InboxItem {
+  readonly task_id: string;
+  readonly approval_id: string;
+  readonly tool: string;
+  readonly arguments: unknown;
+  readonly requested_at: string;
+  readonly tenant: string;
+  readonly session_id: string | null;
+}
+
+export interface Me {
+  readonly tenant: string;
+  readonly role: 'admin' | 'member';
+  readonly key_id: string | null;
+  readonly actor: string;
+}
+
+export const STATUSES: readonly TaskStatus[] = [
+  'pending',
+  'running',
+  'paused',
+  'succeeded',
+  'failed',
+  'cancelled',
+];
+
+export const isTerminal = (s: TaskStatus): boolean =>
+  s === 'succeeded' || s === 'failed' || s === 'cancelled';
+
+/** Whether `next` is at least as new as `prev` (views can arrive out of order: a read, a stream, an action). */
+export function isNewer(next: TaskView, prev: TaskView | null | undefined): boolean {
+  if (!prev) return true;
+  if (next.updated_at !== prev.updated_at) return next.updated_at > prev.updated_at;
+  return next.progress.journal_entries >= prev.progress.journal_entries;
+}

@@ -1,0 +1,115 @@
+import type { JSX } from 'preact';
+import { useState } from 'preact/hooks';
+import type { Api } from './api.ts';
+import { ErrorBox } from './error-box.tsx';
+import { pretty } from './format.ts';
+import type { TaskView } from './types.ts';
+
+/**
+ * What a paused task waits for besides approvals: an input (`input.wait(name)`), given as JSON; or, after a crash
+ * left an unsafe call in doubt (`needs_attention`), whether to run it again, take a result for it, or fail.
+ */
+export function WaitingActions(props: {
+  api: Api;
+  task: TaskView;
+  onDone: (view: TaskView) => void;
+}): JSX.Element | null {
+  const { api, task } = props;
+  const [value, setValue] = useState('');
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  if (task.status !== 'paused') return null;
+  const act = async (work: () => Promise<TaskView>): Promise<void> => {
+    setBusy(true);
+    setError(null);
+    try {
+      props.onDone(await work());
+      setValue('');
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(false);
+    }
+  };
+  /** The typed JSON, or the error naming it: a value that is not JSON never goes out as a string by mistake. */
+  const parsed = (): unknown => {
+    try {
+      return JSON.parse(value) as unknown;
+    } catch (e) {
+      throw new Error(`not JSON: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+    }
+  };
+  const input = task.pending_inputs[0];
+  const attention = task.pause_reason === 'needs_attention' ? task.attention : null;
+  if (!input && !attention) return null;
+  return (
+    <div class="waiting" data-testid="waiting">
+      {input ? (
+        <form
+          onSubmit={(e) => {
+            e.preventDefault();
+            void act(() => api.provideInput(task.task_id, input.name, parsed()));
+          }}
+        >
+          <label>
+            Input "{input.name}" (JSON){input.deadline ? `, before ${input.deadline}` : ''}
+            <textarea
+              rows={3}
+              value={value}
+              onInput={(e) => setValue(e.currentTarget.value)}
+              data-testid="input-value"
+              required
+            />
+          </label>
+          <button type="submit" disabled={busy} data-testid="provide-input">
+            Provide input
+          </button>
+        </form>
+      ) : null}
+      {attention ? (
+        <div data-testid="attention">
+          <p>
+            A call may or may not have run before a crash: <strong>{attention.tool}</strong>
+          </p>
+          <pre>{pretty(attention.arguments)}</pre>
+          <button
+            type="button"
+            disabled={busy}
+            onClick={() => void act(() => api.resolveAttention(task.task_id, { action: 'retry' }))}
+            data-testid="attention-retry"
+          >
+            Run it again
+          </button>{' '}
+          <label>
+            Result to take instead (JSON)
+            <input
+              value={value}
+              onInput={(e) => setValue(e.currentTarget.value)}
+              data-testid="attention-result"
+            />
+          </label>
+          <button
+            type="button"
+            disabled={busy || value.trim() === ''}
+            onClick={() =>
+              void act(() => api.resolveAttention(task.task_id, { action: 'skip', result: parsed() }))
+            }
+            data-testid="attention-skip"
+          >
+            Skip with this result
+          </button>{' '}
+          <button
+            type="button"
+            class="danger"
+            disabled={busy}
+            onClick={() => void act(() => api.resolveAttention(task.task_id, { action: 'fail' }))}
+            data-testid="attention-fail"
+          >
+            Fail the task
+          </button>
+        </div>
+      ) : null}
+      <ErrorBox error={error} testid="waiting-error" />
+    </div>
+  );
+}

@@ -1,0 +1,116 @@
+import type { FastifyInstance } from 'fastify';
+import { taskView } from '../durable/index.ts';
+import type { Runtime, TaskView } from '../durable/index.ts';
+import { isTerminal } from '../spec/index.ts';
+import type { TaskRecord, TaskStatus, TaskStore } from '../spec/index.ts';
+import { listedTenant } from './principal.ts';
+import { idSchema } from './task-schemas.ts';
+
+const HEARTBEAT_MS = 15_000;
+/** Tasks run by another process send this one no events: the unfinished ones are re-listed this often. */
+const REFRESH_MS = 2000;
+const ACTIVE: readonly TaskStatus[] = ['pending', 'running', 'paused'];
+/** Unfinished tasks re-listed per status; past it, another process's changes show on the next event only. */
+const ACTIVE_CAP = 1000;
+
+const stamp = (t: TaskRecord): string => `${t.status}/${t.pauseReason ?? ''}/${t.updatedAt}`;
+
+/**
+ * `GET /api/v1/task-events`: Server-Sent Events of every task the caller may see (its tenant; an admin every tenant
+ * or the one named): `ready` once subscribed (list the tasks after it and no change is missed), then a `task`
+ * event with the task's view (as GET /api/v1/tasks lists it) at each status change. Changes made here come as
+ * they happen; those of other processes by re-listing the unfinished tasks every two seconds.
+ */
+export function registerTenantStreamRoute(app: FastifyInstance, runtime: Runtime, store: TaskStore): void {
+  const streams = new Set<() => void>();
+  app.addHook('preClose', (done) => {
+    for (const end of [...streams]) end();
+    done();
+  });
+  app.get<{ Querystring: { tenant?: string } }>(
+    '/api/v1/task-events',
+    {
+      schema: {
+        querystring: { type: 'object', additionalProperties: false, properties: { tenant: idSchema } },
+      },
+    },
+    async (request, reply) => {
+      const tenant = listedTenant(request.principal, request.query.tenant);
+      const visible = (t: TaskRecord): boolean => tenant === undefined || t.tenant === tenant;
+      const active = async (): Promise<TaskRecord[]> =>
+        (
+          await Promise.all(
+            ACTIVE.map((status) =>
+              store.listTasks({ status, limit: ACTIVE_CAP, ...(tenant === undefined ? {} : { tenant }) }),
+            ),
+          )
+        ).flatMap((p) => p.tasks);
+      // What the client was last told of each unfinished task; a finished one is told once and forgotten.
+      const told = new Map<string, string>();
+      for (const t of await active()) told.set(t.id, stamp(t));
+      reply.hijack();
+      const res = reply.raw;
+      res.writeHead(200, {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-cache',
+        connection: 'keep-alive',
+      });
+      let open = true;
+      const send = (event: string, data: unknown): void => {
+        if (open) res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+      };
+      const end = (): void => {
+        if (!open) return;
+        open = false;
+        streams.delete(end);
+        off();
+        clearInterval(heartbeat);
+        clearInterval(poll);
+        res.end();
+      };
+      streams.add(end);
+      // A view of a paused task carries what it waits for (its journal), as in the list.
+      const viewOf = async (t: TaskRecord): Promise<TaskView | null> =>
+        t.status === 'paused' ? runtime.get(t.id) : taskView(t);
+      const tell = async (t: TaskRecord): Promise<void> => {
+        const now = stamp(t);
+        if (!visible(t) || told.get(t.id) === now) return;
+        const view = await viewOf(t);
+        if (!open || !view) return;
+        if (isTerminal(t.status)) told.delete(t.id);
+        else told.set(t.id, now);
+        send('task', view);
+      };
+      // One change at a time, in order, whether an event or the re-listing noticed it first.
+      let chain = Promise.resolve();
+      const queue = (work: () => Promise<void>): void => {
+        chain = chain.then(async () => (open ? work() : undefined)).catch(() => undefined);
+      };
+      const off = runtime.subscribe('*', (e) => {
+        if (e.type !== 'status') return;
+        queue(async () => {
+          const t = await store.getTask(e.taskId);
+          if (t) await tell(t);
+        });
+      });
+      const refresh = (): void =>
+        queue(async () => {
+          const now = await active();
+          const seen = new Set(now.map((t) => t.id));
+          for (const t of now) await tell(t);
+          // An unfinished task no longer listed as one has ended elsewhere.
+          for (const id of [...told.keys()].filter((x) => !seen.has(x))) {
+            const t = await store.getTask(id);
+            if (t) await tell(t);
+            else told.delete(id);
+          }
+        });
+      const heartbeat = setInterval(() => open && res.write(': keep-alive\n\n'), HEARTBEAT_MS);
+      heartbeat.unref();
+      const poll = setInterval(refresh, REFRESH_MS);
+      poll.unref();
+      request.raw.on('close', end);
+      send('ready', { tenant: tenant ?? null });
+    },
+  );
+}
