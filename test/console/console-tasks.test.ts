@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { NO_BROWSER, signIn, useConsoleFixture, watchErrors } from './console-fixture.ts';
 
+/** A task row as the page's script sees it (the tests' TypeScript has no DOM library). */
+type Row = { dataset: Record<string, string | undefined> };
+
 // The console in a real browser against a real service: sign-in and sign-out, tenant isolation, the live list
 // and its filters, the task controls and the security headers of the page.
 
@@ -58,7 +61,7 @@ describe.skipIf(NO_BROWSER !== null)(
           .waitFor();
         const ids = await page
           .getByTestId('task-row')
-          .evaluateAll((rows) => rows.map((r) => r.dataset.taskId));
+          .evaluateAll((rows: Row[]) => rows.map((r) => r.dataset.taskId));
         expect(ids).not.toContain(hidden);
         expect(ids).not.toContain(theirs);
         // Search by A's id finds nothing; its page is NOT_FOUND; B's inbox is empty though A's task waits.
@@ -98,14 +101,14 @@ describe.skipIf(NO_BROWSER !== null)(
         await page
           .locator(`[data-testid="task-row"][data-task-id="${fresh}"]`)
           .waitFor({ state: 'detached' });
-        expect(await page.getByTestId('task-row').evaluateAll((r) => r.map((x) => x.dataset.taskId))).toEqual(
-          [old],
-        );
+        expect(
+          await page.getByTestId('task-row').evaluateAll((r: Row[]) => r.map((x) => x.dataset.taskId)),
+        ).toEqual([old]);
         await page.getByTestId('filter-session').fill('');
         await page.getByTestId('filter-session').press('Enter');
         await page.getByTestId('search').fill(fresh.slice(-10));
         await expect
-          .poll(() => page.getByTestId('task-row').evaluateAll((r) => r.map((x) => x.dataset.taskId)))
+          .poll(() => page.getByTestId('task-row').evaluateAll((r: Row[]) => r.map((x) => x.dataset.taskId)))
           .toEqual([fresh]);
       });
     });
