@@ -3,9 +3,9 @@ import type { Runtime, RuntimeEvent } from '../durable/index.ts';
 import { CodecallError } from '../errors/index.ts';
 import { isTerminal } from '../spec/index.ts';
 import type { JournalEntry, TaskStore } from '../spec/index.ts';
+import { sseOpener } from './sse-stream.ts';
 import { visibleTask } from './task-routes.ts';
 
-const HEARTBEAT_MS = 15_000;
 /** A task run by another process sends this one no events: its view is re-read this often. */
 const REFRESH_MS = 1000;
 
@@ -16,37 +16,14 @@ const REFRESH_MS = 1000;
  * of a task running elsewhere are seen by re-reading its view every second. Closing the server ends every stream.
  */
 export function registerStreamRoute(app: FastifyInstance, runtime: Runtime, store: TaskStore): void {
-  const streams = new Set<() => void>();
-  app.addHook('preClose', (done) => {
-    for (const end of [...streams]) end();
-    done();
-  });
+  const openSse = sseOpener(app);
   app.get<{ Params: { id: string } }>('/api/v1/tasks/:id/stream', async (request, reply) => {
     const taskId = request.params.id;
     await visibleTask(store, request, taskId);
     const first = await runtime.get(taskId);
     if (!first) throw new CodecallError('NOT_FOUND', `no task ${taskId}`);
-    reply.hijack();
-    const res = reply.raw;
-    res.writeHead(200, {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache',
-      connection: 'keep-alive',
-    });
-    let open = true;
-    const send = (event: string, data: unknown): void => {
-      if (open) res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
-    };
-    const end = (): void => {
-      if (!open) return;
-      open = false;
-      streams.delete(end);
-      off();
-      clearInterval(heartbeat);
-      clearInterval(poll);
-      res.end();
-    };
-    streams.add(end);
+    const sse = openSse(request, reply);
+    const { send, end } = sse;
     // Status changes are sent as the whole new view, read in order and only when it changed, so a client never
     // sees them out of order or twice, whether an event or the re-read noticed first.
     let chain = Promise.resolve();
@@ -64,7 +41,7 @@ export function registerStreamRoute(app: FastifyInstance, runtime: Runtime, stor
     };
     const refresh = (): void => {
       chain = chain.then(async () => {
-        if (!open) return;
+        if (!sse.open) return;
         // Entries written with a status change (a decision, a control action) or by another process come no
         // other way.
         sendEntries(await store.readJournal(taskId, { afterSeq: sentSeq }).catch(() => []));
@@ -86,11 +63,12 @@ export function registerStreamRoute(app: FastifyInstance, runtime: Runtime, stor
         else refresh();
       } else refresh();
     });
-    const heartbeat = setInterval(() => open && res.write(': keep-alive\n\n'), HEARTBEAT_MS);
-    heartbeat.unref();
     const poll = setInterval(refresh, REFRESH_MS);
     poll.unref();
-    request.raw.on('close', end);
+    sse.onEnd(() => {
+      off();
+      clearInterval(poll);
+    });
     send('view', first);
     if (isTerminal(first.status)) end();
     // The task may have moved between the first read and the subscription.

@@ -4,9 +4,9 @@ import type { Runtime, TaskView } from '../durable/index.ts';
 import { isTerminal } from '../spec/index.ts';
 import type { TaskRecord, TaskStatus, TaskStore } from '../spec/index.ts';
 import { listedTenant } from './principal.ts';
+import { sseOpener } from './sse-stream.ts';
 import { idSchema } from './task-schemas.ts';
 
-const HEARTBEAT_MS = 15_000;
 /** Tasks run by another process send this one no events: the unfinished ones are re-listed this often. */
 const REFRESH_MS = 2000;
 const ACTIVE: readonly TaskStatus[] = ['pending', 'running', 'paused'];
@@ -22,11 +22,7 @@ const stamp = (t: TaskRecord): string => `${t.status}/${t.pauseReason ?? ''}/${t
  * they happen; those of other processes by re-listing the unfinished tasks every two seconds.
  */
 export function registerTenantStreamRoute(app: FastifyInstance, runtime: Runtime, store: TaskStore): void {
-  const streams = new Set<() => void>();
-  app.addHook('preClose', (done) => {
-    for (const end of [...streams]) end();
-    done();
-  });
+  const openSse = sseOpener(app);
   app.get<{ Querystring: { tenant?: string } }>(
     '/api/v1/task-events',
     {
@@ -48,27 +44,8 @@ export function registerTenantStreamRoute(app: FastifyInstance, runtime: Runtime
       // What the client was last told of each unfinished task; a finished one is told once and forgotten.
       const told = new Map<string, string>();
       for (const t of await active()) told.set(t.id, stamp(t));
-      reply.hijack();
-      const res = reply.raw;
-      res.writeHead(200, {
-        'content-type': 'text/event-stream; charset=utf-8',
-        'cache-control': 'no-cache',
-        connection: 'keep-alive',
-      });
-      let open = true;
-      const send = (event: string, data: unknown): void => {
-        if (open) res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
-      };
-      const end = (): void => {
-        if (!open) return;
-        open = false;
-        streams.delete(end);
-        off();
-        clearInterval(heartbeat);
-        clearInterval(poll);
-        res.end();
-      };
-      streams.add(end);
+      const sse = openSse(request, reply);
+      const { send } = sse;
       // A view of a paused task carries what it waits for (its journal), as in the list.
       const viewOf = async (t: TaskRecord): Promise<TaskView | null> =>
         t.status === 'paused' ? runtime.get(t.id) : taskView(t);
@@ -76,7 +53,7 @@ export function registerTenantStreamRoute(app: FastifyInstance, runtime: Runtime
         const now = stamp(t);
         if (!visible(t) || told.get(t.id) === now) return;
         const view = await viewOf(t);
-        if (!open || !view) return;
+        if (!sse.open || !view) return;
         if (isTerminal(t.status)) told.delete(t.id);
         else told.set(t.id, now);
         send('task', view);
@@ -84,7 +61,7 @@ export function registerTenantStreamRoute(app: FastifyInstance, runtime: Runtime
       // One change at a time, in order, whether an event or the re-listing noticed it first.
       let chain = Promise.resolve();
       const queue = (work: () => Promise<void>): void => {
-        chain = chain.then(async () => (open ? work() : undefined)).catch(() => undefined);
+        chain = chain.then(async () => (sse.open ? work() : undefined)).catch(() => undefined);
       };
       const off = runtime.subscribe('*', (e) => {
         if (e.type !== 'status') return;
@@ -105,11 +82,12 @@ export function registerTenantStreamRoute(app: FastifyInstance, runtime: Runtime
             else told.delete(id);
           }
         });
-      const heartbeat = setInterval(() => open && res.write(': keep-alive\n\n'), HEARTBEAT_MS);
-      heartbeat.unref();
       const poll = setInterval(refresh, REFRESH_MS);
       poll.unref();
-      request.raw.on('close', end);
+      sse.onEnd(() => {
+        off();
+        clearInterval(poll);
+      });
       send('ready', { tenant: tenant ?? null });
     },
   );
