@@ -7,67 +7,27 @@ import type {
   HostOutcome,
   LogEntry,
   LogLevel,
-  SerializedError,
   WorkspaceFile,
 } from '../../spec/index.ts';
-import { isWorkspaceName } from '../workspace-name.ts';
 import { hostCallFailure } from '../host-failure.ts';
-import { MAX_LINE_BYTES } from './python-process.ts';
-import type { ExitInfo, PythonProcess } from './python-process.ts';
 import { cpuBudgetMs } from '../limits.ts';
+import type { PythonProcess } from './python-process.ts';
 import { sandboxCpuMs, watchSandbox } from './watchdog.ts';
-
-type Failure = SerializedError & { line?: number };
-
-/** Processes a sandbox may run at once (its own and its children): enough for subprocess use, not for a bomb. */
-export const DEFAULT_MAX_PROCESSES = 32;
-/** Largest file the program may write. */
-export const DEFAULT_MAX_FILE_BYTES = 256 * 1024 * 1024;
-/** Files a sandboxed process may hold open (RLIMIT_NOFILE; the host's is often 20k or more). */
-export const DEFAULT_MAX_OPEN_FILES = 1024;
-/** What the sandbox's tmpfs mounts may hold in all, and how many entries (inodes are host memory): watchdog.ts. */
-export const DEFAULT_MAX_WORKSPACE_BYTES = 1024 * 1024 * 1024;
-export const DEFAULT_MAX_WORKSPACE_ENTRIES = 10_000;
-/**
- * Memory the host allows the sandbox's processes together beyond the memory limit: the interpreter's own
- * (RLIMIT_AS is set above its baseline, so one process never reaches this) and bwrap's two processes.
- */
-export const PROCESS_MEMORY_ALLOWANCE = 64 * 1024 * 1024;
-/**
- * What the host holds for one program at once: the arguments of its queued and running tool calls, and the
- * outcomes it has not read. Unbounded, a program wrote one 16 MiB call line again and again (no memory of its
- * own spent) and the host grew by gigabytes: found by the escape suite ("tool calls that pile up on the host").
- */
-export const MAX_HELD_BYTES = MAX_LINE_BYTES;
-
-const LEVELS: ReadonlySet<string> = new Set(['log', 'info', 'warn', 'error', 'debug']);
-
-interface GuestMessage {
-  t?: unknown;
-  id?: unknown;
-  ns?: unknown;
-  name?: unknown;
-  args?: unknown;
-  ms?: unknown;
-  level?: unknown;
-  message?: unknown;
-  ok?: unknown;
-  value?: unknown;
-  error?: Partial<Failure>;
-  resources?: { cpuMs?: unknown; memoryBytes?: unknown };
-  artifacts?: unknown;
-}
-
-/** The files a guest reports, checked: relative names, base64 data. */
-function artifactsOf(raw: unknown): WorkspaceFile[] {
-  if (!Array.isArray(raw)) return [];
-  const files: WorkspaceFile[] = [];
-  for (const f of raw as { name?: unknown; data?: unknown }[]) {
-    if (typeof f?.name !== 'string' || typeof f.data !== 'string' || !isWorkspaceName(f.name)) continue;
-    files.push({ name: f.name, data: new Uint8Array(Buffer.from(f.data, 'base64')) });
-  }
-  return files;
-}
+import {
+  artifactsOf,
+  CGROUP_ALLOWANCE_BYTES,
+  DEFAULT_MAX_FILE_BYTES,
+  DEFAULT_MAX_OPEN_FILES,
+  DEFAULT_MAX_PROCESSES,
+  DEFAULT_MAX_WORKSPACE_BYTES,
+  DEFAULT_MAX_WORKSPACE_ENTRIES,
+  exitFailure,
+  LEVELS,
+  MAX_HELD_BYTES,
+  PROCESS_MEMORY_ALLOWANCE,
+  protocol,
+} from './execution-terms.ts';
+import type { Failure, GuestMessage } from './execution-terms.ts';
 
 /**
  * Runs one program on a started interpreter: sends it the program, serves its tool calls (bounded concurrency,
@@ -379,27 +339,4 @@ export function runOnProcess(
         if (!done) proc.send(start);
       });
   });
-}
-
-/** What a sandbox's cgroup allows beyond the program's memory limit. */
-export const CGROUP_ALLOWANCE_BYTES = 272 * 1024 * 1024;
-
-function protocol(what: string): Failure {
-  return { code: 'SANDBOX_CRASHED', name: 'Error', message: `the sandbox broke its protocol: ${what}` };
-}
-
-function exitFailure(exit: ExitInfo, broken: string | null): Failure {
-  if (broken) return { code: 'SANDBOX_CRASHED', name: 'Error', message: broken };
-  if (exit.signal === 'SIGXCPU') {
-    return { code: 'CPU_LIMIT', name: 'Error', message: 'the program used up its CPU time' };
-  }
-  if (exit.signal === 'SIGXFSZ') {
-    return { code: 'FILE_LIMIT', name: 'Error', message: 'the program wrote a file over the size limit' };
-  }
-  const how = exit.signal ? `by ${exit.signal}` : `with code ${String(exit.code)}`;
-  return {
-    code: 'SANDBOX_CRASHED',
-    name: 'Error',
-    message: `the sandboxed interpreter ended ${how} before the program did`,
-  };
 }
