@@ -71,13 +71,13 @@ export class Api {
     return this.json('GET', '/api/v1/me');
   }
 
-  /** Every page of the list (up to `max` tasks), for the filters given. */
+  /** The newest tasks (up to `max`, one page by default), for the filters given; older ones by search. */
   async tasks(filter: Query, options: { max?: number; signal?: AbortSignal } = {}): Promise<TaskView[]> {
     const out: TaskView[] = [];
-    for (let cursor: string | undefined; out.length < (options.max ?? 5000);) {
+    for (let cursor: string | undefined; out.length < (options.max ?? 1000);) {
       const page = await this.json<TaskList>(
         'GET',
-        withQuery('/api/v1/tasks', { ...filter, limit: '1000', cursor }),
+        withQuery('/api/v1/tasks', { ...filter, order: 'newest', limit: '1000', cursor }),
         undefined,
         options.signal,
       );

@@ -103,6 +103,8 @@ export interface ListFilter {
   readonly batchId?: string;
   readonly limit?: number;
   readonly cursor?: string;
+  /** `oldest` first (the default) or `newest` first. */
+  readonly order?: 'oldest' | 'newest';
 }
 
 export interface ActorOptions {

@@ -70,7 +70,11 @@ const DOCS: Readonly<Record<string, RouteDoc>> = {
     tags: ['keys'],
     response: { 200: { description: 'The revoked key', ...openObject } },
   },
-  'GET /api/v1/tasks': { summary: 'List tasks', tags: ['tasks'], response: taskListResponse },
+  'GET /api/v1/tasks': {
+    summary: 'List tasks, oldest first (order=newest: newest first); next_cursor pages on in the same order',
+    tags: ['tasks'],
+    response: taskListResponse,
+  },
   'GET /api/v1/tasks/:id': { summary: 'Get a task', tags: ['tasks'], response: taskViewResponse },
   'GET /api/v1/tasks/:id/events': {
     summary: "A task's journal and audit log (its audit trail), paged",

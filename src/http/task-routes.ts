@@ -73,7 +73,14 @@ export function registerTaskRoutes(app: FastifyInstance, options: TaskRouteOptio
   );
 
   app.get<{
-    Querystring: { status?: string; session_id?: string; tenant?: string; limit?: string; cursor?: string };
+    Querystring: {
+      status?: string;
+      session_id?: string;
+      tenant?: string;
+      limit?: string;
+      cursor?: string;
+      order?: 'oldest' | 'newest';
+    };
   }>(
     '/api/v1/tasks',
     {
@@ -85,6 +92,7 @@ export function registerTaskRoutes(app: FastifyInstance, options: TaskRouteOptio
             status: { type: 'string', enum: STATUSES },
             session_id: idSchema,
             tenant: idSchema,
+            order: { type: 'string', enum: ['oldest', 'newest'] },
             ...pageQuery,
           },
         },
@@ -99,6 +107,7 @@ export function registerTaskRoutes(app: FastifyInstance, options: TaskRouteOptio
         ...(q.session_id === undefined ? {} : { sessionId: q.session_id }),
         ...(q.limit === undefined ? {} : { limit: Number(q.limit) }),
         ...(q.cursor === undefined ? {} : { cursor: q.cursor }),
+        ...(q.order === undefined ? {} : { order: q.order }),
       });
     },
   );

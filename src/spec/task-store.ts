@@ -75,8 +75,10 @@ export interface TaskFilter {
   readonly dueBefore?: number;
   /** Default 50, at most 1000. */
   readonly limit?: number;
-  /** Opaque, from a previous page's `nextCursor`. */
+  /** Opaque, from a previous page's `nextCursor` (of a list in the same order). */
   readonly cursor?: string;
+  /** `oldest` first (the default) or `newest` first. */
+  readonly order?: 'oldest' | 'newest';
 }
 
 export type TaskCountFilter = Pick<TaskFilter, 'status' | 'tenant' | 'sessionId' | 'batchId'>;
@@ -126,7 +128,7 @@ export interface TaskStore {
   getTask(id: string, options?: StoreOptions): Promise<TaskRecord | null>;
   /** How many tasks match (an indexed COUNT, for gauges such as the queue's depth). */
   countTasks(filter?: TaskCountFilter, options?: StoreOptions): Promise<number>;
-  /** Oldest first. */
+  /** Oldest first, or newest first with `order: 'newest'`. */
   listTasks(
     filter?: TaskFilter,
     options?: StoreOptions,

@@ -102,6 +102,31 @@ export function describeTaskStoreConformance(
         await expectCode(store.listTasks({ limit: 1001 }), 'INVALID_ARGUMENT');
         await expectCode(store.listTasks({ cursor: 'nonsense' }), 'INVALID_ARGUMENT');
       });
+
+      it('lists newest first with order: newest, paging backwards without gaps or repeats', async () => {
+        const ids: string[] = [];
+        for (let i = 0; i < 5; i++) ids.push((await store.createTask(codeInput(), { now: T0 + i })).id);
+        for (let i = 0; i < 3; i++) ids.push((await store.createTask(codeInput(), { now: T0 + 100 })).id);
+        const oldest = (await store.listTasks({ limit: 1000 })).tasks.map((t) => t.id);
+        const seen: string[] = [];
+        let cursor: string | undefined;
+        for (let page = 0; page < 10; page++) {
+          const result = await store.listTasks({
+            order: 'newest',
+            limit: 3,
+            ...(cursor === undefined ? {} : { cursor }),
+          });
+          seen.push(...result.tasks.map((t) => t.id));
+          if (result.nextCursor === null) break;
+          cursor = result.nextCursor;
+        }
+        // Exactly the oldest-first list reversed, ties (same created_at) included.
+        expect(seen).toEqual([...oldest].reverse());
+        expect(seen.slice(-5)).toEqual(ids.slice(0, 5).reverse());
+        const newestPending = await store.listTasks({ status: 'pending', order: 'newest', limit: 1 });
+        expect(newestPending.tasks[0]?.id).toBe(seen[0]);
+        await expectCode(store.listTasks({ order: 'sideways' as unknown as 'newest' }), 'INVALID_ARGUMENT');
+      });
     });
 
     describe('counts', () => {

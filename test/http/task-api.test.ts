@@ -67,6 +67,15 @@ describe('HTTP task API', () => {
     });
     expect(next.json<{ tasks: { task_id: string }[] }>().tasks[0]?.task_id).not.toBe(created.task_id);
     expect((await app.inject({ url: '/api/v1/tasks?limit=5000' })).statusCode).toBe(400);
+    // Newest first: the task made last leads; an order the API does not know is a 400 naming the field.
+    const newest = (await app.inject({ url: '/api/v1/tasks?order=newest&limit=1' })).json<{
+      tasks: { task_id: string; created_at: string }[];
+    }>();
+    const all = (await app.inject({ url: '/api/v1/tasks?limit=1000' })).json<{
+      tasks: { task_id: string }[];
+    }>();
+    expect(newest.tasks[0]?.task_id).toBe(all.tasks.at(-1)?.task_id);
+    expect((await app.inject({ url: '/api/v1/tasks?order=sideways' })).statusCode).toBe(400);
   });
 
   it('tool_constraints.cpu_seconds bounds the computing, not the waiting: CPU_LIMIT', async () => {

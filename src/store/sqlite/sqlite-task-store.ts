@@ -25,7 +25,7 @@ import type {
   TaskRecord,
   TaskStore,
 } from '../../spec/index.ts';
-import { decodeCursor, encodeCursor, toTaskRecord } from './rows.ts';
+import { toTaskRecord } from './rows.ts';
 import type { TaskRow } from './rows.ts';
 import { GroupCommit } from './group-commit.ts';
 import { patchedColumns } from './patched-columns.ts';
@@ -38,10 +38,8 @@ import { claimNext } from './sqlite-claim.ts';
 import { listArtifacts, readArtifact, replaceArtifacts } from './sqlite-artifacts.ts';
 import { createBatchRows, createTaskRows } from './sqlite-insert-task.ts';
 import { taskWhere } from './task-where.ts';
+import { listTaskRows } from './sqlite-list-tasks.ts';
 import * as service from './sqlite-service.ts';
-
-const DEFAULT_LIMIT = 50;
-const MAX_LIMIT = 1000;
 
 /**
  * TaskStore on one SQLite file (better-sqlite3: synchronous, so each method is one atomic step). Journal appends
@@ -131,38 +129,7 @@ export class SqliteTaskStore implements TaskStore, ServiceStore, ArtifactStore {
     filter: TaskFilter = {},
     options: StoreOptions = {},
   ): Promise<{ tasks: TaskRecord[]; nextCursor: string | null }> {
-    return this.#run(options.signal, () => {
-      const limit = filter.limit ?? DEFAULT_LIMIT;
-      if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
-        throw new CodecallError('INVALID_ARGUMENT', `limit must be an integer from 1 to ${MAX_LIMIT}`, {
-          details: { limit },
-        });
-      }
-      const { where, params } = taskWhere(filter);
-      if (filter.deadlineBefore !== undefined) {
-        where.push("status = 'paused' AND deadline_at IS NOT NULL AND deadline_at <= ?");
-        params.push(filter.deadlineBefore);
-      }
-      if (filter.dueBefore !== undefined) {
-        where.push("status = 'paused' AND wake_at IS NOT NULL AND wake_at <= ?");
-        params.push(filter.dueBefore);
-      }
-      if (filter.cursor !== undefined) {
-        const after = decodeCursor(filter.cursor);
-        if (after === null) throw new CodecallError('INVALID_ARGUMENT', 'Invalid cursor');
-        where.push('(created_at > ? OR (created_at = ? AND id > ?))');
-        params.push(after.createdAt, after.createdAt, after.id);
-      }
-      const sql = `SELECT * FROM tasks ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
-                   ORDER BY created_at, id LIMIT ?`;
-      const rows = this.#db.prepare(sql).all(...params, limit + 1) as TaskRow[];
-      const page = rows.slice(0, limit);
-      const last = page.at(-1);
-      return {
-        tasks: page.map(toTaskRecord),
-        nextCursor: rows.length > limit && last !== undefined ? encodeCursor(last) : null,
-      };
-    });
+    return this.#run(options.signal, () => listTaskRows(this.#db, filter));
   }
 
   appendJournal(
