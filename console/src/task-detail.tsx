@@ -48,6 +48,8 @@ export function TaskDetail(props: { api: Api; id: string }): JSX.Element {
 
   const live = useLive(api, `/api/v1/tasks/${encodeURIComponent(id)}/stream`, (event, data) => {
     if (event === 'view' || event === 'status') {
+      // A stream (also a reconnected one) starts with the view, then the lines the run printed so far.
+      if (event === 'view') setLogs([]);
       show(data as TaskView);
       if (event === 'status') reloadEvents();
     } else if (event === 'log') {

@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { CodecallError, isCodecallError } from '../errors/index.ts';
-import type { SandboxDriver, TaskRecord, TaskStore } from '../spec/index.ts';
+import type { LogEntry, SandboxDriver, TaskRecord, TaskStore } from '../spec/index.ts';
 import { isArtifactStore, isTerminal } from '../spec/index.ts';
 import { decideApprovals, provideInput, resolveAttention, resumePaused } from './paused-actions.ts';
 import type { ApprovalDecision, AttentionDecision, PausedAction } from './paused-actions.ts';
@@ -15,6 +15,7 @@ import type {
   SubmitInput,
 } from './runtime-types.ts';
 import { EventHub } from './event-hub.ts';
+import { LiveLogs } from './live-logs.ts';
 import { failPastDeadline, resumeAfterShutdown, wakeDue } from './runtime-sweeps.ts';
 import type { ApplyAction } from './runtime-sweeps.ts';
 import { checkedCallbackUrl, toBatchTasks, toTaskAttributes, toTaskInput } from './submit-input.ts';
@@ -37,6 +38,7 @@ class DurableRuntime implements Runtime {
   private readonly drivers: readonly SandboxDriver[];
   private readonly runner: TaskRunner;
   private readonly events = new EventHub<RuntimeEvent>();
+  private readonly live = new LiveLogs();
   private readonly runs = new Map<string, Promise<TaskRecord | null>>();
   private readonly concurrency: number;
   private readonly pollMs: number;
@@ -69,6 +71,7 @@ class DurableRuntime implements Runtime {
       clock: this.clock,
       onEvent: (event) => this.events.emit(event),
     });
+    this.events.subscribe('*', (event) => this.live.observe(event));
   }
 
   async submit(
@@ -274,6 +277,10 @@ class DurableRuntime implements Runtime {
 
   subscribe(taskId: string, listener: (event: RuntimeEvent) => void): () => void {
     return this.events.subscribe(taskId, listener);
+  }
+
+  liveLogs(taskId: string): readonly LogEntry[] {
+    return this.live.of(taskId);
   }
 
   start(): void {

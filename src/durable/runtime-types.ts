@@ -2,6 +2,7 @@ import type {
   AgentMode,
   ExecutionLimits,
   GuestLanguage,
+  LogEntry,
   SandboxDriver,
   TaskConstraints,
   TaskFile,
@@ -139,6 +140,11 @@ export interface Runtime {
   resolveAttention(taskId: string, decision: AttentionDecision, options?: ActorOptions): Promise<TaskView>;
   /** Events of one task ('*' for all); returns the unsubscribe function. */
   subscribe(taskId: string, listener: (event: RuntimeEvent) => void): () => void;
+  /**
+   * What the task printed so far in its current run here (the recent lines, bounded): a stream opened while it
+   * runs starts with them. Empty when it does not run in this process; a paused or ended task's record has them.
+   */
+  liveLogs(taskId: string): readonly LogEntry[];
   /** Starts the loop that claims runnable tasks (pending, recovered, woken) up to `concurrency`. */
   start(): void;
   /**

@@ -69,7 +69,10 @@ export function registerStreamRoute(app: FastifyInstance, runtime: Runtime, stor
       off();
       clearInterval(poll);
     });
+    // What it printed before this stream (read in the same turn as the subscription: nothing twice or lost).
+    const earlier = [...runtime.liveLogs(taskId)];
     send('view', first);
+    for (const entry of earlier) send('log', { level: entry.level, message: entry.message });
     if (isTerminal(first.status)) end();
     // The task may have moved between the first read and the subscription.
     else refresh();

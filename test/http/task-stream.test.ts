@@ -121,6 +121,31 @@ describe('GET /api/v1/tasks/{id}/stream', () => {
     }
   });
 
+  it('starts with what a running task printed before the stream opened, each line once', async () => {
+    const created = await fetch(`${base}/api/v1/tasks`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        code: "console.log('one'); console.log('two'); const g = await tools.gate({}); console.log('three'); return g;",
+      }),
+    });
+    const { task_id } = (await created.json()) as { task_id: string };
+    for (let i = 0; i < 200 && runtime.liveLogs(task_id).length < 2; i++) {
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    expect(runtime.liveLogs(task_id).map((l) => l.message)).toEqual(['one', 'two']);
+    const res = await fetch(`${base}/api/v1/tasks/${task_id}/stream`);
+    // Subscribed before its headers were sent: the gate may open now.
+    const events = drain(res);
+    release();
+    const got = await events;
+    expect(got[0]?.event).toBe('view');
+    expect(got.filter((e) => e.event === 'log').map((e) => e.data.message)).toEqual(['one', 'two', 'three']);
+    expect(got.at(-1)).toMatchObject({ event: 'status', data: { status: 'succeeded' } });
+    // The run is over: its lines are in the task's record, not kept here.
+    expect(runtime.liveLogs(task_id)).toEqual([]);
+  });
+
   it('ends open streams when the server closes', async () => {
     const second = buildServer({ runtime, store: fx.store });
     const at = await second.listen({ port: 0, host: '127.0.0.1' });
