@@ -5,11 +5,22 @@ import { createRuntime } from '../../src/durable/index.ts';
 import type { Runtime } from '../../src/durable/index.ts';
 import { buildServer } from '../../src/http/index.ts';
 import type { CallbackCheck } from '../../src/http/index.ts';
-import { ToolRegistry } from '../../src/index.ts';
+import { defineTool, ToolRegistry } from '../../src/index.ts';
 import type { KeyRole, ToolDefinition } from '../../src/index.ts';
 import { keyAuthenticator, newApiKey } from '../../src/service/index.ts';
 import { SqliteTaskStore } from '../../src/store/index.ts';
 import { useDurableFixture } from '../durable/fixture.ts';
+
+/** The tests' paying tool: over 100 needs approval, so one call shows both paths. */
+export function payTool(): ToolDefinition {
+  return defineTool({
+    name: 'pay',
+    description: 'pays; over 100 needs approval',
+    effect: 'unsafe',
+    requiresApproval: (a) => (a as { amount: number }).amount > 100,
+    execute: (a) => `paid ${(a as { amount: number }).amount}`,
+  });
+}
 
 export interface ApiKey {
   readonly id: string;

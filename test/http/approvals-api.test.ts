@@ -1,6 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { defineTool } from '../../src/index.ts';
-import { useApiFixture } from './api-fixture.ts';
+import { payTool, useApiFixture } from './api-fixture.ts';
 import type { ApiKey, ErrorBody } from './api-fixture.ts';
 
 // The approvals inbox (GET /api/v1/approvals) and deciding several approvals of one task at once
@@ -18,15 +17,7 @@ interface InboxItem {
 
 describe('approvals inbox and batch decisions', () => {
   const fx = useApiFixture('http-approvals', {
-    tools: [
-      defineTool({
-        name: 'pay',
-        description: 'pays; over 100 needs approval',
-        effect: 'unsafe',
-        requiresApproval: (a) => (a as { amount: number }).amount > 100,
-        execute: (a) => `paid ${(a as { amount: number }).amount}`,
-      }),
-    ],
+    tools: [payTool()],
   });
   let a: ApiKey;
   let b: ApiKey;

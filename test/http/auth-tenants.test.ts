@@ -1,7 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { defineTool } from '../../src/index.ts';
 import { newApiKey } from '../../src/service/index.ts';
-import { useApiFixture } from './api-fixture.ts';
+import { payTool, useApiFixture } from './api-fixture.ts';
 import type { ApiKey, ErrorBody } from './api-fixture.ts';
 
 // Bearer keys and tenants over the real service parts: each key belongs to a tenant; another tenant's task or
@@ -12,15 +11,7 @@ type Event = { source: string; type: string; data: Record<string, unknown> };
 
 describe('HTTP auth and tenants', () => {
   const fx = useApiFixture('http-auth', {
-    tools: [
-      defineTool({
-        name: 'pay',
-        description: 'pays; over 100 needs approval',
-        effect: 'unsafe',
-        requiresApproval: (a) => (a as { amount: number }).amount > 100,
-        execute: (a) => `paid ${(a as { amount: number }).amount}`,
-      }),
-    ],
+    tools: [payTool()],
   });
   let a: ApiKey;
   let a2: ApiKey;

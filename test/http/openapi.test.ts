@@ -3,8 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRuntime } from '../../src/durable/index.ts';
 import type { Runtime } from '../../src/durable/index.ts';
 import { buildServer } from '../../src/http/index.ts';
-import { defineTool, ToolRegistry } from '../../src/index.ts';
+import { ToolRegistry } from '../../src/index.ts';
 import { createMetrics } from '../../src/metrics/index.ts';
+import { payTool } from './api-fixture.ts';
 import { useDurableFixture } from '../durable/fixture.ts';
 
 // GET /api/v1/openapi.json: generated from the route schemas; and those response schemas, which fastify
@@ -30,15 +31,7 @@ describe('OpenAPI document and response schemas', () => {
   const routes: { method: string; url: string }[] = [];
 
   beforeAll(async () => {
-    const tools = new ToolRegistry([
-      defineTool({
-        name: 'pay',
-        description: 'pays; over 100 needs approval',
-        effect: 'unsafe',
-        requiresApproval: (a) => (a as { amount: number }).amount > 100,
-        execute: (a) => `paid ${(a as { amount: number }).amount}`,
-      }),
-    ]);
+    const tools = new ToolRegistry([payTool()]);
     runtime = createRuntime({ store: fx.store, drivers: [fx.driver], tools, pollMs: 20 });
     runtime.start();
     const metrics = createMetrics({ store: fx.store, runtime, processMetrics: false });

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRuntime } from '../../src/durable/index.ts';
 import type { Runtime } from '../../src/durable/index.ts';
 import { buildServer } from '../../src/http/index.ts';
-import { defineTool, ToolRegistry } from '../../src/index.ts';
+import { ToolRegistry } from '../../src/index.ts';
+import { payTool } from './api-fixture.ts';
 import { useDurableFixture } from '../durable/fixture.ts';
 
 // The /api/v1 task endpoints over a real runtime (SQLite file, quickjs driver), through fastify's inject.
@@ -13,15 +14,7 @@ describe('HTTP task API', () => {
   let app: ReturnType<typeof buildServer>;
 
   beforeAll(async () => {
-    const tools = new ToolRegistry([
-      defineTool({
-        name: 'pay',
-        description: 'pays; over 100 needs approval',
-        effect: 'unsafe',
-        requiresApproval: (a) => (a as { amount: number }).amount > 100,
-        execute: (a) => `paid ${(a as { amount: number }).amount}`,
-      }),
-    ]);
+    const tools = new ToolRegistry([payTool()]);
     runtime = createRuntime({ store: fx.store, drivers: [fx.driver], tools, pollMs: 20 });
     runtime.start();
     app = buildServer({ runtime, store: fx.store, bodyLimit: 64 * 1024 });

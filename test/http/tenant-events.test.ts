@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readSse } from '../../src/client/sse-reader.ts';
 import { buildServer } from '../../src/http/index.ts';
-import { defineTool } from '../../src/index.ts';
-import { useApiFixture } from './api-fixture.ts';
+import { payTool, useApiFixture } from './api-fixture.ts';
 import type { ApiKey } from './api-fixture.ts';
 
 // GET /api/v1/task-events over a real socket: status changes of every task of the caller's tenant, live, and none of
@@ -18,15 +17,7 @@ interface TaskEvent {
 
 describe('GET /api/v1/task-events', () => {
   const fx = useApiFixture('http-tenant-events', {
-    tools: [
-      defineTool({
-        name: 'pay',
-        description: 'pays; over 100 needs approval',
-        effect: 'unsafe',
-        requiresApproval: (a) => (a as { amount: number }).amount > 100,
-        execute: (a) => `paid ${(a as { amount: number }).amount}`,
-      }),
-    ],
+    tools: [payTool()],
   });
   let base = '';
   let a: ApiKey;
