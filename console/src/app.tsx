@@ -72,6 +72,11 @@ export function App(): JSX.Element {
           Sign out
         </button>
       </header>
+      {me.auth === 'none' ? (
+        <p class="error" role="alert" data-testid="no-auth">
+          This server checks no API keys (--insecure-no-auth): every visitor is the admin of every tenant.
+        </p>
+      ) : null}
       <main>
         {page === 'tasks' && id ? (
           <TaskDetail api={api} id={id} key={id} />

@@ -97,6 +97,8 @@ export interface Me {
   readonly role: 'admin' | 'member';
   readonly key_id: string | null;
   readonly actor: string;
+  /** `none`: the server checks no keys (--insecure-no-auth). */
+  readonly auth?: 'key' | 'none';
 }
 
 export const STATUSES: readonly TaskStatus[] = [

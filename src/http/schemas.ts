@@ -251,6 +251,7 @@ export const principalResponse = {
       role: { type: 'string', enum: ['admin', 'member'] },
       key_id: nullable('string'),
       actor: { type: 'string' },
+      auth: { type: 'string', enum: ['key', 'none'] },
     },
   },
 } as const;

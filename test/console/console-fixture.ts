@@ -74,6 +74,8 @@ export interface ConsoleFixtureOptions {
   readonly python?: boolean;
   /** The model of instruction tasks: an OpenAI-compatible base URL, read when the service starts. */
   readonly modelUrl?: () => string;
+  /** Serve with --insecure-no-auth (no keys checked). */
+  readonly noAuth?: boolean;
 }
 
 export function useConsoleFixture(name: string, options: ConsoleFixtureOptions = {}): ConsoleFixture {
@@ -84,7 +86,13 @@ export function useConsoleFixture(name: string, options: ConsoleFixtureOptions =
     await buildConsole(root);
     const config = loadConfig({
       env: {},
-      flags: { port: '0', db: join(fx.dir, 'tasks.db'), python: options.python ?? false, pythonWarm: '0' },
+      flags: {
+        port: '0',
+        db: join(fx.dir, 'tasks.db'),
+        python: options.python ?? false,
+        pythonWarm: '0',
+        ...(options.noAuth ? { insecureNoAuth: true } : {}),
+      },
     });
     const model = options.modelUrl
       ? { provider: 'openai' as const, baseUrl: options.modelUrl(), model: 'scripted', apiKey: 'k' }

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { payTool, useApiFixture } from './api-fixture.ts';
+import { buildServer } from '../../src/http/index.ts';
 import type { ApiKey, ErrorBody } from './api-fixture.ts';
 
 // The approvals inbox (GET /api/v1/approvals) and deciding several approvals of one task at once
@@ -132,9 +133,27 @@ describe('approvals inbox and batch decisions', () => {
 
   it('GET /api/v1/me names the key, and its code and instruction are in the view', async () => {
     const me = await get('/api/v1/me', a);
-    expect(me.json()).toEqual({ tenant: 'tenant-a', role: 'member', key_id: a.id, actor: `key:${a.id}` });
+    expect(me.json()).toEqual({
+      tenant: 'tenant-a',
+      role: 'member',
+      key_id: a.id,
+      actor: `key:${a.id}`,
+      auth: 'key',
+    });
     const unauth = await fx.app.inject({ url: '/api/v1/me' });
     expect(unauth.statusCode).toBe(401);
+    // A server that checks no keys says so (the console shows it): any caller is the anonymous admin.
+    const open = buildServer({ runtime: fx.runtime, store: fx.store });
+    try {
+      expect((await open.inject({ url: '/api/v1/me' })).json()).toMatchObject({
+        tenant: 'default',
+        role: 'admin',
+        key_id: null,
+        auth: 'none',
+      });
+    } finally {
+      await open.close();
+    }
     const id = await create(a, { code: 'return 40 + 2;' });
     const view = (await get(`/api/v1/tasks/${id}`, a)).json<{ code: string; instruction: null }>();
     expect(view).toMatchObject({ code: 'return 40 + 2;', instruction: null });
