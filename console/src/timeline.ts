@@ -37,12 +37,16 @@ const action = (name: string): string => {
 
 /**
  * The journal (what the program and the model did, and what humans decided) and the audit log (status changes)
- * as one list in the order given; a tool call's outcome is folded into its intent, with the time between them.
+ * as one list in the order given; a tool call's outcome is folded into its intent, with the time it ran (from its
+ * intent, or from its start once approved: waiting for a human is not the tool's time).
  */
 export function timeline(events: readonly TaskEvent[]): TimelineItem[] {
   const out: TimelineItem[] = [];
   const calls = new Map<string, number>();
   const intents = new Map<string, TaskEvent>();
+  // A call that needed approval ran from its start (after the decision), not from its intent.
+  const asked = new Set<string>();
+  const started = new Map<string, string>();
   for (const e of events) {
     const d = e.data;
     const key = `${e.source ?? 'journal'}-${e.seq}`;
@@ -99,7 +103,9 @@ export function timeline(events: readonly TaskEvent[]): TimelineItem[] {
         const intent = intents.get(id);
         const item = i === undefined ? undefined : out[i];
         if (item?.call && intent) {
-          const took = Date.parse(e.created_at) - Date.parse(intent.created_at);
+          // A call refused (or never started) after an approval request has no run time to show.
+          const from = asked.has(id) ? started.get(id) : intent.created_at;
+          const took = from === undefined ? NaN : Date.parse(e.created_at) - Date.parse(from);
           out[i!] = {
             ...item,
             call: {
@@ -113,6 +119,7 @@ export function timeline(events: readonly TaskEvent[]): TimelineItem[] {
         break;
       }
       case 'approval_request':
+        asked.add(str(d.call_id));
         out.push({
           ...base,
           kind: 'approval',
@@ -145,6 +152,7 @@ export function timeline(events: readonly TaskEvent[]): TimelineItem[] {
         break;
       case 'control':
         if (d.action === 'attempt') break;
+        if (d.action === 'approved_call_started') started.set(str(d.call_id), e.created_at);
         out.push({ ...base, kind: 'control', title: `${action(str(d.action))}${by(d)}${because(d)}` });
         break;
       case 'step_result':

@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { timeline } from '../../console/src/timeline.ts';
+import type { TaskEvent } from '../../console/src/types.ts';
+
+// The console's timeline from journal entries (a pure function; the browser tests show it on the page).
+
+const at = (s: number) => new Date(Date.UTC(2026, 11, 1, 12, 0, s)).toISOString();
+let seq = 0;
+const entry = (type: string, data: Record<string, unknown>, second: number): TaskEvent => ({
+  source: 'journal',
+  seq: ++seq,
+  type,
+  data,
+  created_at: at(second),
+});
+
+describe('the console timeline', () => {
+  it("times a call from its intent, and an approved one from its start, not the human's wait", () => {
+    const items = timeline([
+      entry('tool_intent', { call_id: 'call-1', tool: 'tools.read', args: '{"x":1}' }, 0),
+      entry('tool_outcome', { call_id: 'call-1', ok: true, payload: '2' }, 1),
+      entry('tool_intent', { call_id: 'call-2', tool: 'tools.pay', args: '{"amount":500}' }, 2),
+      entry(
+        'approval_request',
+        { approval_id: 'call-2', call_id: 'call-2', tool: 'tools.pay', args: '{}' },
+        2,
+      ),
+      entry('approval_decision', { approval_id: 'call-2', decision: 'approve', actor: 'ops' }, 50),
+      entry('control', { action: 'approved_call_started', call_id: 'call-2' }, 51),
+      entry('tool_outcome', { call_id: 'call-2', ok: true, payload: '"paid"' }, 54),
+      entry('tool_intent', { call_id: 'call-3', tool: 'tools.pay', args: '{"amount":900}' }, 55),
+      entry(
+        'approval_request',
+        { approval_id: 'call-3', call_id: 'call-3', tool: 'tools.pay', args: '{}' },
+        55,
+      ),
+      entry('approval_decision', { approval_id: 'call-3', decision: 'reject', reason: 'no' }, 90),
+      entry('tool_outcome', { call_id: 'call-3', ok: false, payload: '{"code":"TOOL_REJECTED"}' }, 90),
+    ]);
+    const calls = items.filter((i) => i.kind === 'tool').map((i) => i.call);
+    expect(calls.map((c) => c?.duration)).toEqual(['1.00 s', '3.00 s', undefined]);
+    expect(calls.map((c) => c?.ok)).toEqual([true, true, false]);
+    expect(calls[1]?.outcome).toBe('paid');
+    expect(items.find((i) => i.kind === 'decision')?.title).toBe('Approved call-2 by ops');
+  });
+});
