@@ -56,7 +56,12 @@ export class Api {
     return res;
   }
 
-  async json<T>(method: 'GET' | 'POST', path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
+  private async json<T>(
+    method: 'GET' | 'POST',
+    path: string,
+    body?: unknown,
+    signal?: AbortSignal,
+  ): Promise<T> {
     const res = await this.fetch(path, {
       method,
       ...(body === undefined
@@ -71,15 +76,13 @@ export class Api {
     return this.json('GET', '/api/v1/me');
   }
 
-  /** The newest tasks (up to `max`, one page by default), for the filters given; older ones by search. */
-  async tasks(filter: Query, options: { max?: number; signal?: AbortSignal } = {}): Promise<TaskView[]> {
+  /** The newest tasks (one page of up to 1000), for the filters given; older ones by search. */
+  async tasks(filter: Query): Promise<TaskView[]> {
     const out: TaskView[] = [];
-    for (let cursor: string | undefined; out.length < (options.max ?? 1000);) {
+    for (let cursor: string | undefined; out.length < 1000;) {
       const page = await this.json<TaskList>(
         'GET',
         withQuery('/api/v1/tasks', { ...filter, order: 'newest', limit: '1000', cursor }),
-        undefined,
-        options.signal,
       );
       out.push(...page.tasks);
       if (page.next_cursor === null) break;

@@ -3,7 +3,9 @@ import { useCallback, useMemo, useRef, useState } from 'preact/hooks';
 import type { Api } from './api.ts';
 import { ErrorBox } from './error-box.tsx';
 import { pretty, when } from './format.ts';
+import { LiveBadge } from './status-badge.tsx';
 import type { InboxItem } from './types.ts';
+import { useAction } from './use-action.ts';
 import { useLive } from './use-live.ts';
 import { taskHref } from './use-route.ts';
 
@@ -47,10 +49,7 @@ export function Approvals(props: { api: Api }): JSX.Element {
   return (
     <section>
       <h2>
-        Approvals{' '}
-        <span class={`live live-${live}`} data-testid="live-state">
-          {live}
-        </span>
+        Approvals <LiveBadge state={live} />
       </h2>
       <ErrorBox error={error} />
       {items !== null && byTask.length === 0 ? (
@@ -73,24 +72,38 @@ function TaskApprovals(props: {
 }): JSX.Element {
   const { api, taskId, items } = props;
   const [reason, setReason] = useState('');
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
-  const decide = async (decision: 'approve' | 'reject', ids?: string[]): Promise<void> => {
-    setBusy(true);
-    setError(null);
-    try {
+  const { busy, error, run } = useAction();
+  const decide = (decision: 'approve' | 'reject', ids?: string[]): Promise<void> =>
+    run(async () => {
       await api.decide(taskId, {
         decision,
         ...(reason.trim() ? { reason: reason.trim() } : {}),
         ...(ids ? { approval_ids: ids } : {}),
       });
       props.onDecided();
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
-  };
+    });
+  /** Approve and Reject, for the approvals named (all of the task's when none are). */
+  const buttons = (ids: string[] | undefined, testSuffix: string, label: string): JSX.Element => (
+    <>
+      <button
+        type="button"
+        disabled={busy}
+        onClick={() => void decide('approve', ids)}
+        data-testid={`approve${testSuffix}`}
+      >
+        Approve{label}
+      </button>{' '}
+      <button
+        type="button"
+        class="danger"
+        disabled={busy}
+        onClick={() => void decide('reject', ids)}
+        data-testid={`reject${testSuffix}`}
+      >
+        Reject{label}
+      </button>
+    </>
+  );
   const first = items[0];
   return (
     <article class="inbox-task" data-testid="inbox-task" data-task-id={taskId}>
@@ -113,23 +126,7 @@ function TaskApprovals(props: {
               </span>
             </div>
             <pre data-testid="approval-args">{pretty(a.arguments)}</pre>
-            <button
-              type="button"
-              disabled={busy}
-              onClick={() => void decide('approve', [a.approval_id])}
-              data-testid="approve"
-            >
-              Approve
-            </button>{' '}
-            <button
-              type="button"
-              class="danger"
-              disabled={busy}
-              onClick={() => void decide('reject', [a.approval_id])}
-              data-testid="reject"
-            >
-              Reject
-            </button>
+            {buttons([a.approval_id], '', '')}
           </li>
         ))}
       </ul>
@@ -143,27 +140,7 @@ function TaskApprovals(props: {
             data-testid="reason"
           />
         </label>
-        {items.length > 1 ? (
-          <>
-            <button
-              type="button"
-              disabled={busy}
-              onClick={() => void decide('approve')}
-              data-testid="approve-all"
-            >
-              Approve all {items.length}
-            </button>{' '}
-            <button
-              type="button"
-              class="danger"
-              disabled={busy}
-              onClick={() => void decide('reject')}
-              data-testid="reject-all"
-            >
-              Reject all {items.length}
-            </button>
-          </>
-        ) : null}
+        {items.length > 1 ? buttons(undefined, '-all', ` all ${items.length}`) : null}
       </div>
       <ErrorBox error={error} testid="decision-error" />
     </article>

@@ -3,24 +3,18 @@ import { useState } from 'preact/hooks';
 import { Api } from './api.ts';
 import { ErrorBox } from './error-box.tsx';
 import type { Me } from './types.ts';
+import { useAction } from './use-action.ts';
 
 /** Paste an API key; it is checked with GET /api/v1/me before it is kept (for this browser tab only). */
 export function SignIn(props: { onSignedIn: (api: Api, me: Me) => void }): JSX.Element {
   const [key, setKey] = useState('');
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
-  const submit = async (e: Event): Promise<void> => {
+  const { busy, error, run } = useAction();
+  const submit = (e: Event): Promise<void> => {
     e.preventDefault();
-    setBusy(true);
-    setError(null);
-    const api = new Api(key.trim());
-    try {
+    return run(async () => {
+      const api = new Api(key.trim());
       props.onSignedIn(api, await api.me());
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   return (
     <main class="sign-in">

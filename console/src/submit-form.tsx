@@ -2,6 +2,7 @@ import type { JSX } from 'preact';
 import { useState } from 'preact/hooks';
 import type { Api } from './api.ts';
 import { ErrorBox } from './error-box.tsx';
+import { useAction } from './use-action.ts';
 import { go } from './use-route.ts';
 
 const list = (text: string): string[] | undefined => {
@@ -12,10 +13,33 @@ const list = (text: string): string[] | undefined => {
   return items.length > 0 ? items : undefined;
 };
 const num = (text: string): number | undefined => (text.trim() === '' ? undefined : Number(text));
+/** `{ [key]: value }`, or nothing when the field was left empty. */
+const opt = <T,>(key: string, value: T | undefined): Record<string, T> =>
+  value === undefined ? {} : { [key]: value };
+
+/** A labelled text (or number) input bound to one string of state. */
+function Field(
+  props: {
+    label: string;
+    value: string;
+    onValue: (value: string) => void;
+    testid: string;
+  } & Pick<JSX.InputHTMLAttributes<HTMLInputElement>, 'type' | 'min' | 'max' | 'step'>,
+): JSX.Element {
+  const { label, value, onValue, testid, ...rest } = props;
+  return (
+    <label>
+      {label}
+      <input {...rest} value={value} onInput={(e) => onValue(e.currentTarget.value)} data-testid={testid} />
+    </label>
+  );
+}
+
+type Kind = 'code' | 'instruction';
 
 /** A task as POST /api/v1/tasks takes it: code (exec mode) or an instruction (agent mode), with its limits. */
 export function SubmitForm(props: { api: Api }): JSX.Element {
-  const [kind, setKind] = useState<'code' | 'instruction'>('code');
+  const [kind, setKind] = useState<Kind>('code');
   const [language, setLanguage] = useState('javascript');
   const [text, setText] = useState('');
   const [mode, setMode] = useState('code');
@@ -27,39 +51,43 @@ export function SubmitForm(props: { api: Api }): JSX.Element {
   const [libraries, setLibraries] = useState('');
   const [priority, setPriority] = useState('');
   const [maxRetries, setMaxRetries] = useState('');
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useAction();
 
-  const submit = async (e: Event): Promise<void> => {
+  const submit = (e: Event): Promise<void> => {
     e.preventDefault();
-    setBusy(true);
-    setError(null);
     const constraints = {
-      ...(num(timeout) === undefined ? {} : { timeout_seconds: num(timeout) }),
-      ...(num(memory) === undefined ? {} : { max_memory_mb: num(memory) }),
-      ...(list(libraries) ? { allowed_libraries: list(libraries) } : {}),
+      ...opt('timeout_seconds', num(timeout)),
+      ...opt('max_memory_mb', num(memory)),
+      ...opt('allowed_libraries', list(libraries)),
     };
     const body = {
       [kind]: text,
       language,
-      ...(kind === 'instruction'
-        ? { mode, ...(num(maxSteps) === undefined ? {} : { max_steps: num(maxSteps) }) }
-        : {}),
-      ...(session.trim() ? { session_id: session.trim() } : {}),
-      ...(list(tools) ? { tools: list(tools) } : {}),
-      ...(num(priority) === undefined ? {} : { priority: num(priority) }),
-      ...(num(maxRetries) === undefined ? {} : { max_retries: num(maxRetries) }),
+      ...(kind === 'instruction' ? { mode, ...opt('max_steps', num(maxSteps)) } : {}),
+      ...opt('session_id', session.trim() || undefined),
+      ...opt('tools', list(tools)),
+      ...opt('priority', num(priority)),
+      ...opt('max_retries', num(maxRetries)),
       ...(Object.keys(constraints).length > 0 ? { tool_constraints: constraints } : {}),
     };
-    try {
+    return run(async () => {
       const created = await props.api.submit(body);
       go(`tasks/${encodeURIComponent(created.task_id)}`);
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
+
+  const kindChoice = (value: Kind, label: string): JSX.Element => (
+    <label>
+      <input
+        type="radio"
+        name="kind"
+        checked={kind === value}
+        onChange={() => setKind(value)}
+        data-testid={`kind-${value}`}
+      />{' '}
+      {label}
+    </label>
+  );
 
   return (
     <section>
@@ -67,26 +95,8 @@ export function SubmitForm(props: { api: Api }): JSX.Element {
       <form class="submit" onSubmit={(e) => void submit(e)} data-testid="submit-form">
         <fieldset>
           <legend>Kind</legend>
-          <label>
-            <input
-              type="radio"
-              name="kind"
-              checked={kind === 'code'}
-              onChange={() => setKind('code')}
-              data-testid="kind-code"
-            />{' '}
-            Code (run this program)
-          </label>
-          <label>
-            <input
-              type="radio"
-              name="kind"
-              checked={kind === 'instruction'}
-              onChange={() => setKind('instruction')}
-              data-testid="kind-instruction"
-            />{' '}
-            Instruction (a model writes the code)
-          </label>
+          {kindChoice('code', 'Code (run this program)')}
+          {kindChoice('instruction', 'Instruction (a model writes the code)')}
         </fieldset>
         <label>
           Language
@@ -123,82 +133,69 @@ export function SubmitForm(props: { api: Api }): JSX.Element {
                 <option value="function_calling">function_calling</option>
               </select>
             </label>
-            <label>
-              Max steps
-              <input
-                type="number"
-                min={1}
-                max={100}
-                value={maxSteps}
-                onInput={(e) => setMaxSteps(e.currentTarget.value)}
-                data-testid="max-steps"
-              />
-            </label>
+            <Field
+              label="Max steps"
+              type="number"
+              min={1}
+              max={100}
+              value={maxSteps}
+              onValue={setMaxSteps}
+              testid="max-steps"
+            />
           </div>
         ) : null}
         <div class="row">
-          <label>
-            Session
-            <input value={session} onInput={(e) => setSession(e.currentTarget.value)} data-testid="session" />
-          </label>
-          <label>
-            Tools allowed (names, comma separated; empty: all)
-            <input value={tools} onInput={(e) => setTools(e.currentTarget.value)} data-testid="tools" />
-          </label>
+          <Field label="Session" value={session} onValue={setSession} testid="session" />
+          <Field
+            label="Tools allowed (names, comma separated; empty: all)"
+            value={tools}
+            onValue={setTools}
+            testid="tools"
+          />
         </div>
         <div class="row">
-          <label>
-            Timeout (s)
-            <input
-              type="number"
-              min={0}
-              step="any"
-              value={timeout}
-              onInput={(e) => setTimeout_(e.currentTarget.value)}
-              data-testid="timeout"
-            />
-          </label>
-          <label>
-            Memory (MiB)
-            <input
-              type="number"
-              min={2}
-              step="any"
-              value={memory}
-              onInput={(e) => setMemory(e.currentTarget.value)}
-              data-testid="memory"
-            />
-          </label>
-          <label>
-            Allowed libraries (Python)
-            <input
-              value={libraries}
-              onInput={(e) => setLibraries(e.currentTarget.value)}
-              data-testid="libraries"
-            />
-          </label>
-          <label>
-            Priority
-            <input
-              type="number"
-              min={-100}
-              max={100}
-              value={priority}
-              onInput={(e) => setPriority(e.currentTarget.value)}
-              data-testid="priority"
-            />
-          </label>
-          <label>
-            Retries
-            <input
-              type="number"
-              min={0}
-              max={10}
-              value={maxRetries}
-              onInput={(e) => setMaxRetries(e.currentTarget.value)}
-              data-testid="max-retries"
-            />
-          </label>
+          <Field
+            label="Timeout (s)"
+            type="number"
+            min={0}
+            step="any"
+            value={timeout}
+            onValue={setTimeout_}
+            testid="timeout"
+          />
+          <Field
+            label="Memory (MiB)"
+            type="number"
+            min={2}
+            step="any"
+            value={memory}
+            onValue={setMemory}
+            testid="memory"
+          />
+          <Field
+            label="Allowed libraries (Python)"
+            value={libraries}
+            onValue={setLibraries}
+            testid="libraries"
+          />
+          <Field
+            label="Priority"
+            type="number"
+            min={-100}
+            max={100}
+            value={priority}
+            onValue={setPriority}
+            testid="priority"
+          />
+          <Field
+            label="Retries"
+            type="number"
+            min={0}
+            max={10}
+            value={maxRetries}
+            onValue={setMaxRetries}
+            testid="max-retries"
+          />
         </div>
         <button type="submit" disabled={busy || text.trim() === ''} data-testid="submit">
           Submit

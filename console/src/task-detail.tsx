@@ -1,14 +1,15 @@
 import type { JSX } from 'preact';
-import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import type { Api } from './api.ts';
 import { ErrorBox } from './error-box.tsx';
 import { bytes, pretty, when } from './format.ts';
 import { Code } from './highlight.tsx';
-import { StatusBadge } from './status-badge.tsx';
+import { LiveBadge, StatusBadge } from './status-badge.tsx';
 import { Timeline } from './timeline-view.tsx';
 import { WaitingActions } from './waiting-actions.tsx';
 import { isNewer, isTerminal } from './types.ts';
 import type { LogEntry, TaskEvent, TaskView } from './types.ts';
+import { useAction } from './use-action.ts';
 import { useLive } from './use-live.ts';
 
 /**
@@ -22,8 +23,7 @@ export function TaskDetail(props: { api: Api; id: string }): JSX.Element {
   const [events, setEvents] = useState<readonly TaskEvent[]>([]);
   const [logs, setLogs] = useState<readonly LogEntry[]>([]);
   const [error, setError] = useState<unknown>(null);
-  const [actionError, setActionError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error: actionError, run } = useAction();
   const reloads = useRef(0);
   // The first read, the stream and an action's answer may arrive in any order: the newest view wins.
   const show = useCallback((next: TaskView) => setTask((prev) => (isNewer(next, prev) ? next : prev)), []);
@@ -63,22 +63,27 @@ export function TaskDetail(props: { api: Api; id: string }): JSX.Element {
     }
   });
 
-  const act = async (work: () => Promise<TaskView>): Promise<void> => {
-    setBusy(true);
-    setActionError(null);
-    try {
-      show(await work());
-      reloadEvents();
-    } catch (e) {
-      setActionError(e);
-    } finally {
-      setBusy(false);
-    }
+  // An action's answer is the view after it; the audit log has a new entry then.
+  const done = (view: TaskView): void => {
+    show(view);
+    reloadEvents();
   };
-
-  const shownLogs = useMemo(
-    () => (task?.result?.execution_log.length ? task.result.execution_log : logs),
-    [task, logs],
+  const act = (work: () => Promise<TaskView>): Promise<void> => run(async () => done(await work()));
+  const control = (
+    action: 'pause' | 'resume' | 'cancel',
+    label: string,
+    enabled: boolean,
+    danger = false,
+  ): JSX.Element => (
+    <button
+      type="button"
+      class={danger ? 'danger' : undefined}
+      disabled={busy || !enabled}
+      onClick={() => void act(() => api.control(id, action))}
+      data-testid={action}
+    >
+      {label}
+    </button>
   );
 
   if (!task) {
@@ -90,13 +95,11 @@ export function TaskDetail(props: { api: Api; id: string }): JSX.Element {
     );
   }
   const s = task.status;
+  const shownLogs = task.result?.execution_log.length ? task.result.execution_log : logs;
   return (
     <section class="detail" data-testid="task-detail" data-task-id={task.task_id} data-status={s}>
       <h2>
-        <span class="mono">{task.task_id}</span> <StatusBadge task={task} />{' '}
-        <span class={`live live-${live}`} data-testid="live-state">
-          {live}
-        </span>
+        <span class="mono">{task.task_id}</span> <StatusBadge task={task} /> <LiveBadge state={live} />
       </h2>
       <p class="muted">
         {task.instruction !== null ? `agent (${task.mode ?? 'code'})` : 'code'} · {task.language} · tenant{' '}
@@ -105,45 +108,16 @@ export function TaskDetail(props: { api: Api; id: string }): JSX.Element {
         {when(task.updated_at)} · attempts {task.attempts}
       </p>
       <div class="controls">
-        <button
-          type="button"
-          disabled={busy || !(s === 'pending' || s === 'running')}
-          onClick={() => void act(() => api.control(id, 'pause'))}
-          data-testid="pause"
-        >
-          Pause
-        </button>
-        <button
-          type="button"
-          disabled={busy || !(s === 'paused' && task.resumable)}
-          onClick={() => void act(() => api.control(id, 'resume'))}
-          data-testid="resume"
-        >
-          Resume
-        </button>
-        <button
-          type="button"
-          class="danger"
-          disabled={busy || isTerminal(s)}
-          onClick={() => void act(() => api.control(id, 'cancel'))}
-          data-testid="cancel"
-        >
-          Cancel
-        </button>
+        {control('pause', 'Pause', s === 'pending' || s === 'running')}
+        {control('resume', 'Resume', s === 'paused' && task.resumable)}
+        {control('cancel', 'Cancel', !isTerminal(s), true)}
         {task.pending_approvals.length > 0 ? (
           <a href="#/approvals" data-testid="to-inbox">
             {task.pending_approvals.length} approval(s) waiting: open the inbox
           </a>
         ) : null}
       </div>
-      <WaitingActions
-        api={api}
-        task={task}
-        onDone={(view) => {
-          show(view);
-          reloadEvents();
-        }}
-      />
+      <WaitingActions api={api} task={task} onDone={done} />
       <ErrorBox error={actionError} testid="action-error" />
       <ErrorBox error={error} />
       {task.error ? (

@@ -4,7 +4,7 @@ import type { Api } from './api.ts';
 import { ApiError } from './api.ts';
 import { ErrorBox } from './error-box.tsx';
 import { when } from './format.ts';
-import { StatusBadge } from './status-badge.tsx';
+import { LiveBadge, StatusBadge } from './status-badge.tsx';
 import { isNewer, STATUSES } from './types.ts';
 import type { TaskStatus, TaskView } from './types.ts';
 import { useLive } from './use-live.ts';
@@ -58,6 +58,8 @@ export function TaskList(props: { api: Api }): JSX.Element {
       if (event !== 'task') return;
       const t = data as TaskView;
       const fits = (!status || t.status === status) && (!session || t.session_id === session);
+      // A task found by id (outside the list) is kept current too.
+      setFound((f) => (f?.task_id === t.task_id && isNewer(t, f) ? t : f));
       setTasks((now) => {
         const next = new Map(now);
         if (!fits) next.delete(t.task_id);
@@ -68,11 +70,12 @@ export function TaskList(props: { api: Api }): JSX.Element {
     { deps: [status, session] },
   );
 
-  // Search by id: a task not in the loaded list is asked for directly.
+  // Search by id: a task not in the loaded list is asked for directly (once per term, not at every change).
   const term = search.trim();
+  const inList = useMemo(() => [...tasks.keys()].some((id) => id.includes(term)), [tasks, term]);
   useEffect(() => {
     setFound(null);
-    if (term.length < 4 || [...tasks.keys()].some((id) => id.includes(term))) return;
+    if (term.length < 4 || inList) return;
     const abort = new AbortController();
     api
       .task(term, abort.signal)
@@ -81,7 +84,7 @@ export function TaskList(props: { api: Api }): JSX.Element {
         if (!(e instanceof ApiError && e.code === 'NOT_FOUND') && !abort.signal.aborted) setError(e);
       });
     return () => abort.abort();
-  }, [api, term, tasks]);
+  }, [api, term, inList]);
 
   const rows = useMemo(() => {
     const all = [...tasks.values()];
@@ -93,10 +96,7 @@ export function TaskList(props: { api: Api }): JSX.Element {
   return (
     <section>
       <h2>
-        Tasks{' '}
-        <span class={`live live-${live}`} data-testid="live-state" title="the list updates by itself">
-          {live}
-        </span>
+        Tasks <LiveBadge state={live} title="the list updates by itself" />
       </h2>
       <div class="filters">
         <label>

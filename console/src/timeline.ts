@@ -42,8 +42,8 @@ const action = (name: string): string => {
  */
 export function timeline(events: readonly TaskEvent[]): TimelineItem[] {
   const out: TimelineItem[] = [];
-  const calls = new Map<string, number>();
-  const intents = new Map<string, TaskEvent>();
+  // Each call's intent: where its item is in `out`, and when it was journaled.
+  const intents = new Map<string, { index: number; at: string }>();
   // A call that needed approval ran from its start (after the decision), not from its intent.
   const asked = new Set<string>();
   const started = new Map<string, string>();
@@ -87,8 +87,7 @@ export function timeline(events: readonly TaskEvent[]): TimelineItem[] {
         break;
       case 'tool_intent': {
         const id = str(d.call_id);
-        calls.set(id, out.length);
-        intents.set(id, e);
+        intents.set(id, { index: out.length, at: e.created_at });
         out.push({
           ...base,
           kind: 'tool',
@@ -99,14 +98,13 @@ export function timeline(events: readonly TaskEvent[]): TimelineItem[] {
       }
       case 'tool_outcome': {
         const id = str(d.call_id);
-        const i = calls.get(id);
         const intent = intents.get(id);
-        const item = i === undefined ? undefined : out[i];
-        if (item?.call && intent) {
+        const item = intent && out[intent.index];
+        if (intent && item?.call) {
           // A call refused (or never started) after an approval request has no run time to show.
-          const from = asked.has(id) ? started.get(id) : intent.created_at;
+          const from = asked.has(id) ? started.get(id) : intent.at;
           const took = from === undefined ? NaN : Date.parse(e.created_at) - Date.parse(from);
-          out[i!] = {
+          out[intent.index] = {
             ...item,
             call: {
               ...item.call,

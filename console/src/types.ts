@@ -1,6 +1,7 @@
 // What the console reads of the API's answers (the service's snake_case field names; see GET /api/v1/openapi.json).
 
-export type TaskStatus = 'pending' | 'running' | 'paused' | 'succeeded' | 'failed' | 'cancelled';
+export const STATUSES = ['pending', 'running', 'paused', 'succeeded', 'failed', 'cancelled'] as const;
+export type TaskStatus = (typeof STATUSES)[number];
 
 export interface LogEntry {
   readonly level: string;
@@ -100,15 +101,6 @@ export interface Me {
   /** `none`: the server checks no keys (--insecure-no-auth). */
   readonly auth?: 'key' | 'none';
 }
-
-export const STATUSES: readonly TaskStatus[] = [
-  'pending',
-  'running',
-  'paused',
-  'succeeded',
-  'failed',
-  'cancelled',
-];
 
 export const isTerminal = (s: TaskStatus): boolean =>
   s === 'succeeded' || s === 'failed' || s === 'cancelled';

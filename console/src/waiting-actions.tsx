@@ -4,6 +4,7 @@ import type { Api } from './api.ts';
 import { ErrorBox } from './error-box.tsx';
 import { pretty } from './format.ts';
 import type { TaskView } from './types.ts';
+import { useAction } from './use-action.ts';
 
 /**
  * What a paused task waits for besides approvals: an input (`input.wait(name)`), given as JSON; or, after a crash
@@ -16,21 +17,13 @@ export function WaitingActions(props: {
 }): JSX.Element | null {
   const { api, task } = props;
   const [value, setValue] = useState('');
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useAction();
   if (task.status !== 'paused') return null;
-  const act = async (work: () => Promise<TaskView>): Promise<void> => {
-    setBusy(true);
-    setError(null);
-    try {
+  const act = (work: () => Promise<TaskView>): Promise<void> =>
+    run(async () => {
       props.onDone(await work());
       setValue('');
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
-  };
+    });
   /** The typed JSON, or the error naming it: a value that is not JSON never goes out as a string by mistake. */
   const parsed = (): unknown => {
     try {

@@ -1,18 +1,18 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { basename, dirname, extname, join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { inspect } from 'node:util';
 import { CodecallError } from '../errors/index.ts';
 import { createPythonDriver, createQuickJsDriver, probePython } from '../sandbox/index.ts';
 import type {
   ExecutionLimits,
   ExecutionResult,
-  GuestLanguage,
   SandboxDriver,
   ToolDefinition,
   WorkspaceFile,
 } from '../spec/index.ts';
 import { runProgram } from '../tools/index.ts';
 import { runTaskHere } from './durable-exec.ts';
+import { inputFiles, languageOfFile } from './program-files.ts';
 import { toJsonView } from '../codec/index.ts';
 import { loadToolsModule } from '../tools/load-tools-module.ts';
 import { integerOption, positiveOption } from './number-options.ts';
@@ -42,23 +42,6 @@ export interface CliIo {
   stderr: (text: string) => void;
 }
 
-/** `--file PATH` (repeatable): each file under its base name; two with one name are a usage error. */
-async function inputFiles(paths: readonly string[]): Promise<WorkspaceFile[]> {
-  const files: WorkspaceFile[] = [];
-  for (const path of paths) {
-    const name = basename(path);
-    if (files.some((f) => f.name === name)) {
-      throw new CodecallError('INVALID_ARGUMENT', `two --file arguments are named ${name}`);
-    }
-    try {
-      files.push({ name, data: new Uint8Array(await readFile(path)) });
-    } catch {
-      throw new CodecallError('NOT_FOUND', `input file not found: ${path}`);
-    }
-  }
-  return files;
-}
-
 async function saveArtifacts(dir: string, artifacts: readonly WorkspaceFile[]): Promise<void> {
   for (const a of artifacts) {
     const target = join(dir, a.name);
@@ -76,9 +59,7 @@ async function pythonDriver(): Promise<SandboxDriver> {
 
 /** `codecall exec FILE`: runs a .js/.ts program in the quickjs sandbox, a .py one in the python sandbox. */
 export async function execCommand(file: string, options: ExecCommandOptions, io: CliIo): Promise<number> {
-  const ext = extname(file);
-  const language: GuestLanguage =
-    ext === '.py' ? 'python' : /\.[cm]?ts$/.test(ext) ? 'typescript' : 'javascript';
+  const language = languageOfFile(file);
   let code: string;
   try {
     code = await readFile(file, 'utf8');

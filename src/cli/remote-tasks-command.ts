@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { basename, extname } from 'node:path';
+import { inputFiles, languageOfFile } from './program-files.ts';
 import { createClient } from '../client/index.ts';
 import type { CodecallClient, ControlAction, SubmitRequest, TaskView } from '../client/index.ts';
 import { CodecallError, isCodecallError } from '../errors/index.ts';
@@ -109,17 +109,11 @@ async function submitRequest(file: string | undefined, options: SubmitOptions): 
   if (options.mode !== undefined && !['code', 'function_calling'].includes(options.mode)) {
     throw new CodecallError('INVALID_ARGUMENT', '--mode must be one of code, function_calling');
   }
-  const files = [];
-  for (const path of options.file ?? []) {
-    try {
-      files.push({ name: basename(path), content_base64: (await readFile(path)).toString('base64') });
-    } catch {
-      throw new CodecallError('NOT_FOUND', `input file not found: ${path}`);
-    }
-  }
-  const ext = file === undefined ? '' : extname(file);
-  const language =
-    options.language ?? (ext === '.py' ? 'python' : /\.[cm]?ts$/.test(ext) ? 'typescript' : 'javascript');
+  const files = (await inputFiles(options.file ?? [])).map((f) => ({
+    name: f.name,
+    content_base64: Buffer.from(f.data).toString('base64'),
+  }));
+  const language = options.language ?? (file === undefined ? 'javascript' : languageOfFile(file));
   if (!LANGUAGES.includes(language as GuestLanguage)) {
     throw new CodecallError('INVALID_ARGUMENT', `--language must be one of ${LANGUAGES.join(', ')}`);
   }

@@ -8,6 +8,7 @@ import type {
   GuestLanguage,
   SandboxDriver,
 } from '../../spec/index.ts';
+import { failedBeforeStart } from '../early-failure.ts';
 import { DEFAULT_LIMITS, resolveLimits } from '../limits.ts';
 import { isWorkspaceName } from '../workspace-name.ts';
 import { toWorkerSteps } from '../replay-steps.ts';
@@ -52,10 +53,10 @@ export const DEFAULT_WARM_INTERPRETERS = 2;
 /** The abort reason of the executions close() ends (its code is their failure's code). */
 const CLOSED = { code: 'POOL_CLOSED', message: 'the python driver closed' };
 
-/** CPython in bubblewrap; see bwrap-args.ts for the sandbox and guest-runner.ts for the guest side. */
 /** How long an execution may run before the pool starts replacing the interpreter it took. */
 const REFILL_DELAY_MS = 25;
 
+/** CPython in bubblewrap; see bwrap-args.ts for the sandbox and guest-runner.ts for the guest side. */
 export class PythonDriver implements SandboxDriver {
   readonly name = 'python';
   readonly apiVersion = SANDBOX_DRIVER_API_VERSION;
@@ -74,6 +75,7 @@ export class PythonDriver implements SandboxDriver {
   /** Used interpreters being killed (their cgroups ended): close() waits for them. */
   private readonly disposing = new Set<Promise<void>>();
   private readonly warm: number;
+  private readonly workspaceBytes: number;
   private readonly defaults: Readonly<ExecutionLimits>;
   private closed = false;
   private filter: Buffer | undefined;
@@ -83,6 +85,7 @@ export class PythonDriver implements SandboxDriver {
 
   constructor(private readonly options: PythonDriverOptions = {}) {
     this.warm = options.warm ?? DEFAULT_WARM_INTERPRETERS;
+    this.workspaceBytes = options.workspaceBytes ?? DEFAULT_WORKSPACE_BYTES;
     this.defaults = resolveLimits(options.defaultLimits, PYTHON_DEFAULT_LIMITS);
     // A task's manifest records the engine when the task is claimed, before any execution: with a probe it is
     // the full name from the start (it read `cpython+bwrap` until the first execution, then changed, and a task
@@ -106,48 +109,31 @@ export class PythonDriver implements SandboxDriver {
   async execute(request: ExecutionRequest, options: ExecuteOptions = {}): Promise<ExecutionResult> {
     if (this.closed) throw new CodecallError('POOL_CLOSED', 'the python driver is closed');
     const probe = await this.probed();
-    const empty = { logs: [], resources: { wallMs: 0, toolCalls: 0, memoryBytes: 0 } };
     let limits: ExecutionLimits;
     try {
       limits = resolveLimits(request.limits, this.defaults);
     } catch (e) {
       // As the quickjs driver: a refused limit is the execution's failure, not a thrown error.
-      const code = isCodecallError(e) ? e.code : 'INVALID_ARGUMENT';
-      return { status: 'failed', error: { code, name: 'Error', message: (e as Error).message }, ...empty };
+      return failedBeforeStart(isCodecallError(e) ? e.code : 'INVALID_ARGUMENT', (e as Error).message);
     }
     const steps = request.replay ? toWorkerSteps(request.replay) : undefined;
-    if (typeof steps === 'string') {
-      return {
-        status: 'failed',
-        error: { code: 'INVALID_ARGUMENT', name: 'Error', message: steps },
-        ...empty,
-      };
-    }
-    if (!probe.ok) {
-      return {
-        status: 'failed',
-        error: { code: 'SANDBOX_UNAVAILABLE', name: 'Error', message: probe.reason },
-        ...empty,
-      };
-    }
+    if (typeof steps === 'string') return failedBeforeStart('INVALID_ARGUMENT', steps);
+    if (!probe.ok) return failedBeforeStart('SANDBOX_UNAVAILABLE', probe.reason);
     if (request.language !== 'python') {
-      const message = `the python driver runs python, not ${request.language}`;
-      return { status: 'failed', error: { code: 'INVALID_ARGUMENT', name: 'Error', message }, ...empty };
+      return failedBeforeStart('INVALID_ARGUMENT', `the python driver runs python, not ${request.language}`);
     }
     const files = request.files ?? [];
     const bad = files.find((f) => !isWorkspaceName(f.name));
     if (bad) {
       const message = `input file name ${JSON.stringify(bad.name)} must be a relative path without . or .. parts`;
-      return { status: 'failed', error: { code: 'INVALID_ARGUMENT', name: 'Error', message }, ...empty };
+      return failedBeforeStart('INVALID_ARGUMENT', message);
     }
-    const workspace = this.options.workspaceBytes ?? DEFAULT_WORKSPACE_BYTES;
-    if (files.reduce((n, f) => n + f.data.byteLength, 0) > workspace / 2) {
-      const message = `the input files take more than half of the ${workspace}-byte workspace`;
-      return { status: 'failed', error: { code: 'INVALID_ARGUMENT', name: 'Error', message }, ...empty };
+    if (files.reduce((n, f) => n + f.data.byteLength, 0) > this.workspaceBytes / 2) {
+      const message = `the input files take more than half of the ${this.workspaceBytes}-byte workspace`;
+      return failedBeforeStart('INVALID_ARGUMENT', message);
     }
     if (Buffer.byteLength(request.code) > limits.sourceBytes) {
-      const message = `the program is larger than ${limits.sourceBytes} bytes`;
-      return { status: 'failed', error: { code: 'SOURCE_TOO_LARGE', name: 'Error', message }, ...empty };
+      return failedBeforeStart('SOURCE_TOO_LARGE', `the program is larger than ${limits.sourceBytes} bytes`);
     }
     const proc = await (this.pool.shift() ?? this.cold(probe));
     // Alone, an execution has the pool refill once it is over, or soon if it runs on: a sandbox starting up beside
@@ -219,15 +205,10 @@ export class PythonDriver implements SandboxDriver {
     const probe = this.probe;
     if (!probe?.ok || this.closed) return;
     while (this.pool.length < this.warm) {
-      const started = this.spawn(probe, true);
+      const started = PythonProcess.start(this.processOptions(probe, true));
       started.catch(() => undefined);
       this.pool.push(started);
     }
-  }
-
-  /** A started interpreter for the pool: it prewarms while it waits. */
-  private spawn(probe: Extract<PythonProbe, { ok: true }>, prewarm = false): Promise<PythonProcess> {
-    return PythonProcess.start(this.processOptions(probe, prewarm));
   }
 
   /** A sandbox for an execution the pool had none for: the parked one (already in its cgroup), else a new one. */
@@ -259,7 +240,7 @@ export class PythonDriver implements SandboxDriver {
       bwrap: probe.bwrapPath,
       python: probe.pythonPath,
       safePathFlag: probe.safePathFlag,
-      workspaceBytes: this.options.workspaceBytes ?? DEFAULT_WORKSPACE_BYTES,
+      workspaceBytes: this.workspaceBytes,
       seccomp: this.filter,
       prewarm,
       ...(this.runnerCode ? { runnerCode: this.runnerCode } : {}),
@@ -269,10 +250,7 @@ export class PythonDriver implements SandboxDriver {
               manager: this.cgroups,
               // A backstop above the rlimits: the program's memory, its tmpfs workspace and the interpreter.
               limits: {
-                memoryBytes:
-                  this.defaults.memoryBytes +
-                  (this.options.workspaceBytes ?? DEFAULT_WORKSPACE_BYTES) +
-                  256 * 1024 * 1024,
+                memoryBytes: this.defaults.memoryBytes + this.workspaceBytes + 256 * 1024 * 1024,
                 pids: CGROUP_PIDS,
               },
             },

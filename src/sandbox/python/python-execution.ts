@@ -9,6 +9,7 @@ import type {
   LogLevel,
   WorkspaceFile,
 } from '../../spec/index.ts';
+import { abortReason } from '../early-failure.ts';
 import { hostCallFailure } from '../host-failure.ts';
 import { cpuBudgetMs } from '../limits.ts';
 import type { PythonProcess } from './python-process.ts';
@@ -104,14 +105,7 @@ export function runOnProcess(
       limits.timeoutMs,
     );
     const onAbort = () => {
-      // As the quickjs driver does: a reason's string code is the failure's code (a CodecallError, or a plain
-      // `{ code, message }`); a reason without one (abort() with no argument, a plain Error) is INTERRUPTED.
-      const reason = signal?.reason as { code?: unknown; message?: unknown } | undefined;
-      const code = typeof reason?.code === 'string' ? reason.code : 'INTERRUPTED';
-      const message =
-        typeof reason?.message === 'string' && reason.message !== ''
-          ? reason.message
-          : 'the execution was interrupted';
+      const [code, message] = abortReason(signal?.reason);
       end({ code, name: 'Error', message });
     };
     if (signal?.aborted) onAbort();
@@ -300,18 +294,7 @@ export function runOnProcess(
       execFilter: options.execFilter.toString('base64'),
       seed: request.seed ?? 0,
       // Checked by the driver (replay-steps.ts); the guest serves it (guest-host-calls.ts).
-      ...(request.replay
-        ? {
-            replay: request.replay.map((s) => ({
-              callId: s.callId,
-              tool: s.tool,
-              args: s.args,
-              ok: s.ok,
-              payload: s.payload,
-              clock: s.clock,
-            })),
-          }
-        : {}),
+      ...(request.replay ? { replay: request.replay } : {}),
       clock: clock(),
       tools: request.tools.map((b) => ({
         namespace: b.namespace,

@@ -156,9 +156,7 @@ export class PythonProcess {
     });
     const stdio = child.stdio as readonly unknown[];
     if (options.seccomp) (stdio[5] as Writable).end(options.seccomp);
-    if (options.runnerCode) {
-      (stdio[RUNNER_FD] as Writable).end(options.runnerCode);
-    }
+    if (options.runnerCode) (stdio[RUNNER_FD] as Writable).end(options.runnerCode);
     const proc = new PythonProcess(child, null);
     return parked ? proc : proc.go(options.prewarm === true);
   }
@@ -166,8 +164,7 @@ export class PythonProcess {
   /** Lets a parked shell become the sandbox (or waits for a spawned one) until the guest says it is up. */
   private async go(prewarm: boolean): Promise<PythonProcess> {
     if (prewarm) this.send({ t: 'prewarm' });
-    const stdin = this.child.stdin;
-    stdin?.end('\n');
+    this.child.stdin?.end('\n');
     // Handed out only once the guest says it is up: bwrap killed while it sets up a sandbox may leave its child
     // running (outside the host's reach but for our pipes).
     const ready = await new Promise<boolean>((resolve) => {

@@ -11,6 +11,7 @@ import type {
   SandboxObserver,
 } from '../../spec/index.ts';
 import { SANDBOX_DRIVER_API_VERSION } from '../../spec/index.ts';
+import { abortReason, failedBeforeStart } from '../early-failure.ts';
 import { DEFAULT_LIMITS, resolveLimits } from '../limits.ts';
 import { HostExecution } from './host-execution.ts';
 import { SandboxWorker } from './sandbox-worker.ts';
@@ -236,21 +237,4 @@ function positiveInt(field: string, value: number): number {
     });
   }
   return value;
-}
-
-function abortReason(reason: unknown): [string, string] {
-  const r = reason as { code?: unknown; message?: unknown } | undefined;
-  const code = typeof r?.code === 'string' ? r.code : 'INTERRUPTED';
-  const message =
-    typeof r?.message === 'string' && r.message !== '' ? r.message : 'the execution was interrupted';
-  return [code, message];
-}
-
-function failedBeforeStart(code: string, message: string): ExecutionResult {
-  return {
-    status: 'failed',
-    error: { code, name: 'Error', message },
-    logs: [],
-    resources: { wallMs: 0, toolCalls: 0, memoryBytes: 0 },
-  };
 }
