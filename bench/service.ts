@@ -18,8 +18,9 @@ import {
   ToolRegistry,
 } from '../dist/index.js';
 import type { SandboxDriver, TaskView } from '../dist/index.js';
-import { loadConfig, startService } from '../dist/service/index.js';
-import type { Service } from '../dist/service/index.js';
+import { loadConfig } from '../dist/service/index.js';
+import { startService } from '../dist/http/index.js';
+import type { Service } from '../dist/http/index.js';
 import { busyShare, interference, machineTicks, processTicks } from './machine.ts';
 import { median, percentile } from './stats.ts';
 

@@ -1,5 +1,6 @@
 export * from './errors/index.ts';
 export * from './spec/index.ts';
+export * from './api/index.ts';
 export * from './codec/index.ts';
 export * from './tools/index.ts';
 export * from './sandbox/index.ts';

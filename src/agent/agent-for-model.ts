@@ -1,7 +1,6 @@
-import type { TaskAgent } from '../durable/index.ts';
 import { createOpenAiClient, PROVIDER_PRESETS } from '../model/index.ts';
 import type { ModelConfig } from '../model/index.ts';
-import type { ToolDefinition } from '../spec/index.ts';
+import type { TaskAgent, ToolDefinition } from '../spec/index.ts';
 import { createAgent } from './create-agent.ts';
 
 /**

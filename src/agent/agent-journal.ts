@@ -1,5 +1,5 @@
-import { REPLAY_ENTRIES } from '../durable/index.ts';
 import type { ChatMessage, JournalEntryInput, LogEntry, ModelToolCall } from '../spec/index.ts';
+import { REPLAY_ENTRIES } from '../spec/index.ts';
 
 /** How a step ended, as its `step_result` entry holds it. */
 export interface StepResult {

@@ -1,13 +1,14 @@
 import { decodeValue } from '../codec/index.ts';
-import type { AgentRunContext, TaskAgent } from '../durable/index.ts';
 import { CodecallError, isCodecallError } from '../errors/index.ts';
 import { noModelConfiguredError } from '../model/index.ts';
 import type {
+  AgentRunContext,
   ChatMessage,
   ExecutionResult,
   InstructionTaskInput,
   LogEntry,
   ModelClient,
+  TaskAgent,
   ToolDefinition,
 } from '../spec/index.ts';
 import { readAgentSteps } from './agent-journal.ts';

@@ -1,5 +1,4 @@
-import type { AgentRunContext } from '../durable/index.ts';
-import type { ExecutionResult, GuestLanguage, JournalEntryInput } from '../spec/index.ts';
+import type { AgentRunContext, ExecutionResult, GuestLanguage, JournalEntryInput } from '../spec/index.ts';
 import { journalCallId, recordedFor, toJournalIds } from './agent-journal.ts';
 
 /**

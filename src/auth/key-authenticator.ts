@@ -1,6 +1,5 @@
 import { CodecallError } from '../errors/index.ts';
-import type { Authenticate, Principal } from '../http/principal.ts';
-import type { ServiceStore } from '../spec/index.ts';
+import type { Authenticate, Principal, ServiceStore } from '../spec/index.ts';
 import { hashApiKey } from './api-keys.ts';
 
 /** Bearer API keys looked up by hash in the store; 401 UNAUTHORIZED for a missing, malformed or unknown key. */

@@ -1,5 +1,5 @@
 import { decodeValue, toJsonView } from '../codec/index.ts';
-import type { RuntimeEvent } from '../durable/index.ts';
+import type { RuntimeEvent } from '../api/index.ts';
 
 const MAX_SHOWN = 400;
 

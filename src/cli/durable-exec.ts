@@ -1,6 +1,6 @@
 import { inspect } from 'node:util';
-import type { Runtime, RuntimeEvent, TaskView } from '../durable/index.ts';
 import type { CliIo } from './exec-command.ts';
+import type { Runtime, RuntimeEvent, TaskView } from '../api/index.ts';
 
 export interface RunHereOptions {
   readonly runtime: Runtime;

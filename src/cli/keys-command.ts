@@ -2,7 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { CodecallError } from '../errors/index.ts';
 import { newApiKey } from '../auth/api-keys.ts';
-import { keyView } from '../auth/key-view.ts';
+import { keyView } from '../api/index.ts';
 import type { CliIo } from './exec-command.ts';
 import { openTaskDb } from './task-db.ts';
 

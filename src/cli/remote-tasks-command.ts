@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { inputFiles, languageOfFile } from './program-files.ts';
 import { createClient } from '../client/index.ts';
-import type { CodecallClient, ControlAction, SubmitRequest, TaskView } from '../client/index.ts';
+import type { CodecallClient, ControlAction, SubmitRequest } from '../client/index.ts';
 import { CodecallError, isCodecallError } from '../errors/index.ts';
 import type { GuestLanguage, TaskStatus } from '../spec/index.ts';
 import { TASK_TRANSITIONS } from '../spec/index.ts';
@@ -10,6 +10,7 @@ import { EXIT_USAGE } from './exit-codes.ts';
 import { integerOption, positiveOption } from './number-options.ts';
 import { watchTask } from './remote-watch.ts';
 import { taskDetailText, taskLine } from './task-view.ts';
+import type { TaskView } from '../api/index.ts';
 
 export interface RemoteOptions {
   url: string;

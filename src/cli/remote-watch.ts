@@ -1,9 +1,10 @@
 import { inspect } from 'node:util';
-import type { CodecallClient, StreamEvent, TaskEvent, TaskView } from '../client/index.ts';
+import type { CodecallClient, StreamEvent, TaskEvent } from '../client/index.ts';
 import { decodeValue, toJsonView } from '../codec/index.ts';
 import { CodecallError } from '../errors/index.ts';
 import { isTerminal } from '../spec/index.ts';
 import type { CliIo } from './exec-command.ts';
+import type { TaskView } from '../api/index.ts';
 
 /** How often a watch also reads the task, in case the stream missed its end (or the server went away). */
 export const WATCH_POLL_MS = 2000;

@@ -1,4 +1,5 @@
-import { DEFAULT_CONSOLE_ROOT, loadConfig, loadModelConfig, startService } from '../service/index.ts';
+import { DEFAULT_CONSOLE_ROOT, startService } from '../http/index.ts';
+import { loadConfig, loadModelConfig } from '../service/index.ts';
 import type { CliIo } from './exec-command.ts';
 
 export interface ServeOptions {

@@ -1,12 +1,12 @@
 import { agentForModel } from '../agent/index.ts';
 import { createRuntime } from '../durable/index.ts';
 import type { ModelConfig } from '../model/index.ts';
-import type { Runtime } from '../durable/index.ts';
 import { availableDrivers } from '../sandbox/index.ts';
 import type { SandboxDriver, TaskStore } from '../spec/index.ts';
 import { ToolRegistry } from '../tools/index.ts';
 import { loadToolsModule } from '../tools/load-tools-module.ts';
 import { openTaskDb } from './task-db.ts';
+import type { Runtime } from '../api/index.ts';
 
 export interface CliRuntime {
   readonly runtime: Runtime;

@@ -1,5 +1,5 @@
 import { inspect } from 'node:util';
-import type { TaskView } from '../durable/index.ts';
+import type { TaskView } from '../api/index.ts';
 
 /** One line per task for `tasks list`. */
 export function taskLine(view: TaskView): string {

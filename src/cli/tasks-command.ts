@@ -1,6 +1,5 @@
 import { modelConfigFrom } from '../model/index.ts';
 import { userInfo } from 'node:os';
-import type { Runtime, TaskView } from '../durable/index.ts';
 import { CodecallError } from '../errors/index.ts';
 import type { TaskStatus } from '../spec/index.ts';
 import { TASK_TRANSITIONS } from '../spec/index.ts';
@@ -8,6 +7,7 @@ import { reportView, runTaskHere } from './durable-exec.ts';
 import type { CliIo } from './exec-command.ts';
 import { withCliRuntime } from './task-runtime.ts';
 import { taskDetailText, taskLine } from './task-view.ts';
+import type { Runtime, TaskView } from '../api/index.ts';
 
 export interface TasksOptions {
   db: string;

@@ -1,5 +1,5 @@
-import type { TaskView } from '../durable/index.ts';
 import type { GuestLanguage, LogLevel, TaskStatus } from '../spec/index.ts';
+import type { TaskView } from '../api/index.ts';
 
 export type { TaskView };
 

@@ -9,9 +9,9 @@ import type {
   SubmitReply,
   TaskEvent,
   TaskPage,
-  TaskView,
 } from './client-types.ts';
 import { readSse } from './sse-reader.ts';
+import type { TaskView } from '../api/index.ts';
 
 const API = '/api/v1';
 

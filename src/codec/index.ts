@@ -5,3 +5,4 @@ export type { EncodedOutcome } from './encode-outcome.ts';
 export { canonicalJson } from './canonical-json.ts';
 export { toJsonView } from './json-view.ts';
 export { sha256Hex } from './sha256.ts';
+export { assertJsonValue } from './json-value.ts';

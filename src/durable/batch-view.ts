@@ -1,5 +1,5 @@
 import type { BatchRecord } from '../spec/index.ts';
-import type { BatchView } from './runtime-types.ts';
+import type { BatchView } from '../api/index.ts';
 
 export function batchView(batch: BatchRecord): BatchView {
   return {

@@ -3,17 +3,8 @@ import { CodecallError, isCodecallError } from '../errors/index.ts';
 import type { LogEntry, SandboxDriver, TaskRecord, TaskStore } from '../spec/index.ts';
 import { isArtifactStore, isTerminal } from '../spec/index.ts';
 import { decideApprovals, provideInput, resolveAttention, resumePaused } from './paused-actions.ts';
-import type { ApprovalDecision, AttentionDecision, PausedAction } from './paused-actions.ts';
-import type { RuntimeEvent } from './runtime-event.ts';
-import type {
-  ActorOptions,
-  BatchView,
-  ListFilter,
-  Runtime,
-  RuntimeObserver,
-  RuntimeOptions,
-  SubmitInput,
-} from './runtime-types.ts';
+import type { PausedAction } from './paused-actions.ts';
+import type { RuntimeOptions } from './runtime-types.ts';
 import { EventHub } from './event-hub.ts';
 import { LiveLogs } from './live-logs.ts';
 import { failPastDeadline, resumeAfterShutdown, wakeDue } from './runtime-sweeps.ts';
@@ -22,7 +13,20 @@ import { checkedCallbackUrl, toBatchTasks, toTaskAttributes, toTaskInput } from 
 import { batchView } from './batch-view.ts';
 import { TaskRunner } from './task-runner.ts';
 import { taskView } from './task-view.ts';
-import type { TaskView } from './task-view.ts';
+import { approvalInbox } from './approval-inbox.ts';
+import type {
+  ActorOptions,
+  ApprovalInboxItem,
+  ApprovalDecision,
+  AttentionDecision,
+  BatchView,
+  ListFilter,
+  Runtime,
+  RuntimeEvent,
+  RuntimeObserver,
+  SubmitInput,
+  TaskView,
+} from '../api/index.ts';
 
 export const DEFAULT_CONCURRENCY = 4;
 /** How often a started runtime looks for work it was not told about (other processes, expired leases, wake-ups). */
@@ -119,13 +123,17 @@ class DurableRuntime implements Runtime {
 
   async list(filter: ListFilter = {}): Promise<{ tasks: TaskView[]; next_cursor: string | null }> {
     const page = await this.store.listTasks(filter);
-    const tasks = await Promise.all(
-      page.tasks.map(async (t) =>
-        // A paused task's view needs its journal (what it waits for); others do not.
-        t.status === 'paused' ? this.viewOf(t) : taskView(t),
-      ),
-    );
+    const tasks = await Promise.all(page.tasks.map((t) => this.view(t)));
     return { tasks, next_cursor: page.nextCursor };
+  }
+
+  async view(record: TaskRecord): Promise<TaskView> {
+    // A paused task's view needs its journal (what it waits for); others do not.
+    return record.status === 'paused' ? this.viewOf(record) : taskView(record);
+  }
+
+  approvals(filter: { readonly tenant?: string } = {}): Promise<ApprovalInboxItem[]> {
+    return approvalInbox(this.store, filter.tenant);
   }
 
   async run(taskId: string, options: { signal?: AbortSignal } = {}): Promise<TaskView> {

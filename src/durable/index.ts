@@ -11,11 +11,8 @@ export type { ManifestTools } from './tool-manifest.ts';
 export { pendingApprovals } from './pending-approvals.ts';
 export type { PendingApproval } from './pending-approvals.ts';
 export { createRuntime, DEFAULT_CONCURRENCY, DEFAULT_POLL_MS } from './create-runtime.ts';
-export type { Runtime, RuntimeObserver, RuntimeOptions, SubmitInput, ActorOptions } from './runtime-types.ts';
-export type { RuntimeEvent } from './runtime-event.ts';
-export { assertJsonValue } from './json-value.ts';
+export type { RuntimeOptions } from './runtime-types.ts';
 export { taskView } from './task-view.ts';
-export type { TaskView } from './task-view.ts';
 export { INPUT_WAIT_BINDING } from './input-wait.ts';
 export { pendingInputs, attentionCall, nextWake } from './journal-state.ts';
 export type { PendingInput, AttentionCall } from './journal-state.ts';
@@ -26,8 +23,6 @@ export {
   resumePaused,
   timeOutInputs,
 } from './paused-actions.ts';
-export type { ApprovalDecision, AttentionDecision, PausedAction } from './paused-actions.ts';
+export type { PausedAction } from './paused-actions.ts';
 export { settleRun, addResources } from './settle-run.ts';
-export { REPLAY_ENTRIES } from './task-runner.ts';
-export type { AgentRunContext, ProgramRun, TaskAgent } from './agent-hook.ts';
 export { DEFAULT_MAX_STEPS, DEFAULT_MAX_STEP_RETRIES } from './submit-input.ts';

@@ -1,5 +1,5 @@
 import type { LogEntry } from '../spec/index.ts';
-import type { RuntimeEvent } from './runtime-event.ts';
+import type { RuntimeEvent } from '../api/index.ts';
 
 /** Lines kept per running task, and their bytes: a stream opened late gets the recent ones, not all. */
 export const LIVE_LOG_LINES = 1000;

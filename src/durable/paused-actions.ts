@@ -1,27 +1,14 @@
-import { encodeValue } from '../codec/index.ts';
-import { assertJsonValue } from './json-value.ts';
+import { assertJsonValue, encodeValue } from '../codec/index.ts';
 import { CodecallError } from '../errors/index.ts';
 import type { JournalEntry, JournalEntryInput, PauseReason, TaskPatch, TaskRecord } from '../spec/index.ts';
 import { attentionCall, earliestDeadline, pendingInputs } from './journal-state.ts';
 import { pendingApprovals } from './pending-approvals.ts';
+import type { ApprovalDecision, AttentionDecision } from '../api/index.ts';
 
 /** What a human's action on a paused task writes: journal entries and the patch, applied in one transaction. */
 export interface PausedAction {
   readonly patch: TaskPatch;
   readonly append: JournalEntryInput[];
-}
-
-export interface ApprovalDecision {
-  readonly approvalId: string;
-  readonly decision: 'approve' | 'reject';
-  readonly reason?: string;
-}
-
-export interface AttentionDecision {
-  /** `retry` runs the call again; `skip` takes `result` as its outcome; `fail` ends the task. */
-  readonly action: 'retry' | 'skip' | 'fail';
-  readonly result?: unknown;
-  readonly reason?: string;
 }
 
 const toPending: TaskPatch = { status: 'pending', wakeAt: null, error: null };

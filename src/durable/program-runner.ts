@@ -4,11 +4,11 @@ import type {
   GuestToolBinding,
   JournalEntryInput,
   LogEntry,
+  ProgramRun,
   SandboxDriver,
   SandboxPolicy,
   WorkspaceFile,
 } from '../spec/index.ts';
-import type { ProgramRun } from './agent-hook.ts';
 import { runJournaled } from './run-journaled.ts';
 import type { RunnerTools } from './task-runner.ts';
 

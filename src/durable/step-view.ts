@@ -1,30 +1,6 @@
 import { decodeValue, toJsonView } from '../codec/index.ts';
 import type { JournalEntry, LogEntry } from '../spec/index.ts';
-
-/** One step of an agent task as the view shows it: the model's reply, the code it ran, its calls and result. */
-export interface StepView {
-  readonly step: number;
-  /** The reply's text (code mode: with its code block). */
-  readonly reply: string | null;
-  readonly code: string | null;
-  readonly tool_calls: readonly {
-    readonly call_id: string;
-    readonly tool: string;
-    readonly arguments: unknown;
-    /** Null while the call runs (or waits for approval). */
-    readonly ok: boolean | null;
-    readonly result?: unknown;
-    readonly error?: unknown;
-  }[];
-  /** Null while the step runs. */
-  readonly ok: boolean | null;
-  readonly final: boolean;
-  readonly output: readonly LogEntry[];
-  readonly value: unknown;
-  readonly error: unknown;
-  readonly model: string | null;
-  readonly usage: { readonly prompt_tokens: number; readonly completion_tokens: number } | null;
-}
+import type { StepView } from '../api/index.ts';
 
 type Mutable = { -readonly [K in keyof StepView]: StepView[K] };
 

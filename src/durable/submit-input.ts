@@ -1,10 +1,9 @@
 import { randomInt } from 'node:crypto';
 import { CodecallError, isCodecallError } from '../errors/index.ts';
-import { isWorkspaceName, resolveLimits } from '../sandbox/index.ts';
-import { AGENT_MODES } from '../spec/index.ts';
+import { AGENT_MODES, isWorkspaceName, resolveLimits } from '../spec/index.ts';
 import type { GuestLanguage, NewTaskAttributes, TaskFile, TaskInput } from '../spec/index.ts';
-import { assertJsonValue } from './json-value.ts';
-import type { SubmitInput } from './runtime-types.ts';
+import { assertJsonValue } from '../codec/index.ts';
+import type { SubmitInput } from '../api/index.ts';
 
 const LANGUAGES: readonly GuestLanguage[] = ['javascript', 'typescript', 'python'];
 const TASK_ID = /^[A-Za-z0-9_.:-]{1,128}$/;

@@ -1,4 +1,5 @@
 import { CodecallError, isCodecallError } from '../errors/index.ts';
+import { REPLAY_ENTRIES } from '../spec/index.ts';
 import type {
   ExecutionHost,
   GuestToolBinding,
@@ -8,6 +9,7 @@ import type {
   LogEntry,
   SandboxDriver,
   SandboxPolicy,
+  TaskAgent,
   TaskConstraints,
   TaskRecord,
   TaskStore,
@@ -16,14 +18,12 @@ import { DEFAULT_MAX_STALLED_ATTEMPTS, nextAttempt } from './crash-loop.ts';
 import { checkTaskInput, codeHashOf } from './journal-state.ts';
 import { INPUT_WAIT_BINDING } from './input-wait.ts';
 import { decideApprovals } from './paused-actions.ts';
-import type { ApprovalDecision } from './paused-actions.ts';
-import type { RuntimeEvent } from './runtime-event.ts';
 import { armDeadline, deadlineExceeded, DEFAULT_RETRY_BASE_MS, retryDelay } from './retry-and-deadline.ts';
 import { settleRun } from './settle-run.ts';
 import { checkManifest } from './manifest-check.ts';
 import type { ManifestTools } from './tool-manifest.ts';
-import type { TaskAgent } from './agent-hook.ts';
 import { programRunner } from './program-runner.ts';
+import type { ApprovalDecision, RuntimeEvent } from '../api/index.ts';
 
 export const DEFAULT_LEASE_MS = 15_000;
 /** How often a runner asks the store for pause/cancel requests made by other processes. */
@@ -71,19 +71,6 @@ function policyOf(c: TaskConstraints): SandboxPolicy {
     ...(c.blockedCommands ? { blockedCommands: c.blockedCommands } : {}),
   };
 }
-
-/** The journal entries a replay needs. */
-export const REPLAY_ENTRIES: ReadonlySet<string> = new Set([
-  'tool_intent',
-  'tool_outcome',
-  'approval_request',
-  'approval_decision',
-  'input_request',
-  'input_provided',
-  'input_timeout',
-  'attention_decision',
-  'control',
-]);
 
 /**
  * Claims tasks from the store and runs them through the journal: a first run journals as it goes, a resumed or

@@ -1,73 +1,9 @@
 import { decodeValue, toJsonView } from '../codec/index.ts';
-import type {
-  AgentMode,
-  ArtifactInfo,
-  JournalEntry,
-  LogEntry,
-  PauseReason,
-  TaskRecord,
-  TaskStatus,
-} from '../spec/index.ts';
+import type { ArtifactInfo, JournalEntry, TaskRecord } from '../spec/index.ts';
 import { stepsView } from './step-view.ts';
-import type { StepView } from './step-view.ts';
 import { attentionCall, completedCalls, pendingInputs } from './journal-state.ts';
 import { pendingApprovals } from './pending-approvals.ts';
-
-/** A task as the runtime, CLI and service show it (snake_case: these are the service's field names). */
-export interface TaskView {
-  readonly task_id: string;
-  readonly status: TaskStatus;
-  readonly pause_reason: PauseReason | null;
-  /** `<task_id>:<seq>` of the last committed journal entry: everything up to it survives any crash. */
-  readonly checkpoint_id: string | null;
-  /** Whether `resume` is the way on (a pause by request or shutdown, or changed tools to accept with force). */
-  readonly resumable: boolean;
-  readonly pending_approvals: readonly { id: string; tool: string; arguments: unknown }[];
-  readonly pending_inputs: readonly { call_id: string; name: string; deadline: string | null }[];
-  /** The call a `needs_attention` task waits on a decision for (retry, skip, fail). */
-  readonly attention: { call_id: string; tool: string; arguments: unknown } | null;
-  /** The step being run: exec mode has one; an agent task counts its model round trips (0 before the first). */
-  readonly current_step: number;
-  readonly progress: {
-    readonly tool_calls_completed: number;
-    readonly journal_entries: number;
-    /** Agent steps that have ended (code run, calls answered). */
-    readonly steps_completed: number;
-  };
-  /** Exec mode: the program the caller sent (agent mode: null; its code is in `steps`). */
-  readonly code: string | null;
-  /** Agent mode: what the model was asked, how it works, and its steps (with the journal). */
-  readonly instruction: string | null;
-  readonly mode: AgentMode | null;
-  readonly steps: readonly StepView[] | null;
-  /** Files the program left in its working directory: GET /api/v1/tasks/{id}/artifacts/{name}. */
-  readonly artifacts: readonly { readonly name: string; readonly size: number; readonly sha256: string }[];
-  readonly result: {
-    readonly output: unknown;
-    readonly execution_log: readonly LogEntry[];
-    readonly resources_used: {
-      readonly cpu_time_s: number;
-      readonly memory_mb: number;
-      readonly wall_time_s: number;
-      readonly tool_calls: number;
-    };
-  } | null;
-  readonly error: { readonly code: string; readonly message: string } | null;
-  readonly language: string;
-  readonly metadata: Readonly<Record<string, unknown>> | null;
-  readonly attempts: number;
-  readonly tenant: string;
-  readonly session_id: string | null;
-  readonly batch_id: string | null;
-  readonly priority: number;
-  readonly callback_url: string | null;
-  readonly max_retries: number;
-  /** Infrastructure retries used. */
-  readonly retries: number;
-  readonly deadline: string | null;
-  readonly created_at: string;
-  readonly updated_at: string;
-}
+import type { TaskView } from '../api/index.ts';
 
 /** Builds the view; without the journal, the parts that need it are empty (listing many tasks). */
 export function taskView(

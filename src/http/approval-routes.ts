@@ -1,40 +1,9 @@
 import type { FastifyInstance } from 'fastify';
-import { toJsonView } from '../codec/index.ts';
-import { pendingApprovals } from '../durable/index.ts';
-import type { Runtime } from '../durable/index.ts';
-import type { TaskRecord, TaskStore } from '../spec/index.ts';
+import type { TaskStore } from '../spec/index.ts';
 import { listedTenant } from './principal.ts';
 import { idSchema } from './task-schemas.ts';
 import { visibleTask } from './task-routes.ts';
-
-/** Paused tasks read per store page while collecting the inbox. */
-const PAGE = 1000;
-
-export interface InboxItem {
-  readonly task_id: string;
-  readonly approval_id: string;
-  readonly tool: string;
-  readonly arguments: unknown;
-  readonly requested_at: string;
-  readonly tenant: string;
-  readonly session_id: string | null;
-}
-
-/** Every task of the tenant (an admin: of every tenant, or the one named) that waits for approval. */
-async function waitingTasks(store: TaskStore, tenant: string | undefined): Promise<TaskRecord[]> {
-  const out: TaskRecord[] = [];
-  for (let cursor: string | undefined; ;) {
-    const page = await store.listTasks({
-      status: 'paused',
-      limit: PAGE,
-      ...(tenant === undefined ? {} : { tenant }),
-      ...(cursor === undefined ? {} : { cursor }),
-    });
-    out.push(...page.tasks.filter((t) => t.pauseReason === 'approval_required'));
-    if (page.nextCursor === null) return out;
-    cursor = page.nextCursor;
-  }
-}
+import type { Runtime } from '../api/index.ts';
 
 /**
  * The approvals inbox (every pending approval the caller may decide, with the exact arguments) and the decision
@@ -50,21 +19,7 @@ export function registerApprovalRoutes(app: FastifyInstance, runtime: Runtime, s
     },
     async (request) => {
       const tenant = listedTenant(request.principal, request.query.tenant);
-      const approvals: InboxItem[] = [];
-      for (const task of await waitingTasks(store, tenant)) {
-        for (const a of pendingApprovals(await store.readJournal(task.id))) {
-          approvals.push({
-            task_id: task.id,
-            approval_id: a.id,
-            tool: a.tool,
-            arguments: toJsonView(a.arguments),
-            requested_at: a.requestedAt,
-            tenant: task.tenant,
-            session_id: task.sessionId,
-          });
-        }
-      }
-      return { approvals };
+      return { approvals: await runtime.approvals({ ...(tenant === undefined ? {} : { tenant }) }) };
     },
   );
 

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { ANONYMOUS_ADMIN } from './principal.ts';
-import type { Authenticate, Principal } from './principal.ts';
+import type { Authenticate, Principal } from '../spec/index.ts';
 
 /** Paths anyone may read: probes, the API description and the metrics scrape. */
 const PUBLIC = new Set(['/healthz', '/readyz', '/metrics', '/api/v1/openapi.json']);

@@ -1,11 +1,10 @@
 import type { FastifyInstance } from 'fastify';
-import type { Runtime } from '../durable/index.ts';
 import { CodecallError } from '../errors/index.ts';
 import { canSee } from './principal.ts';
 import { toSubmitInput } from './submit-body.ts';
-import type { CallbackCheck } from './submit-body.ts';
 import { batchBodySchema, idSchema } from './task-schemas.ts';
 import type { BatchBody } from './task-schemas.ts';
+import type { CallbackCheck, Runtime } from '../api/index.ts';
 
 /** Batches: up to 1,000 tasks accepted in one transaction (all or none), then each runs on its own. */
 export function registerBatchRoutes(

@@ -1,20 +1,17 @@
 import Fastify from 'fastify';
 import type { FastifyInstance } from 'fastify';
-import type { Runtime } from '../durable/index.ts';
 import { CodecallError } from '../errors/index.ts';
 import { registerMetricsRoute } from '../metrics/index.ts';
 import type { Metrics } from '../metrics/index.ts';
-import type { ServiceStore, TaskStore } from '../spec/index.ts';
+import type { Authenticate, ServiceStore, TaskStore } from '../spec/index.ts';
 import { registerAuth } from './auth-hook.ts';
 import { registerBatchRoutes } from './batch-routes.ts';
 import { registerControlRoutes } from './control-routes.ts';
 import { registerKeyRoutes } from './key-routes.ts';
 import { errorHandler, sendError } from './error-reply.ts';
-import type { Authenticate } from './principal.ts';
 import { registerOpenApi } from './openapi.ts';
 import { sharedSchemas } from './schemas.ts';
 import { registerStreamRoute } from './stream-route.ts';
-import type { CallbackCheck } from './submit-body.ts';
 import { idSchema } from './task-schemas.ts';
 import { registerTaskRoutes } from './task-routes.ts';
 import { registerMultipart } from './multipart-task.ts';
@@ -24,6 +21,7 @@ import { registerMeRoute } from './me-route.ts';
 import { registerConsole } from './console-route.ts';
 import type { ConsoleOptions } from './console-route.ts';
 import { registerTenantStreamRoute } from './tenant-stream-route.ts';
+import type { CallbackCheck, Runtime } from '../api/index.ts';
 
 export interface ServerOptions {
   readonly runtime: Runtime;

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
-import type { Runtime } from '../durable/index.ts';
 import type { TaskStore } from '../spec/index.ts';
 import { idSchema } from './task-schemas.ts';
 import { visibleTask } from './task-routes.ts';
+import type { Runtime } from '../api/index.ts';
 
 const params = { type: 'object', properties: { id: idSchema } } as const;
 const reason = { type: 'string', maxLength: 2000 } as const;

@@ -1,7 +1,7 @@
 export { buildServer } from './build-server.ts';
 export type { ServerOptions } from './build-server.ts';
 export { ANONYMOUS_ADMIN, canSee } from './principal.ts';
-export type { Authenticate, Principal } from './principal.ts';
-export type { CallbackCheck } from './submit-body.ts';
 export { CONSOLE_NOT_BUILT, DEFAULT_CONSOLE_ROOT, consoleBuilt } from './console-route.ts';
 export type { ConsoleOptions } from './console-route.ts';
+export { startService } from './serve.ts';
+export type { Service, StartServiceOptions } from './serve.ts';

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { CodecallError } from '../errors/index.ts';
 import { newApiKey } from '../auth/api-keys.ts';
-import { keyView } from '../auth/key-view.ts';
+import { keyView } from '../api/index.ts';
 import type { ServiceStore } from '../spec/index.ts';
 import { idSchema } from './task-schemas.ts';
 

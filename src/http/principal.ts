@@ -1,16 +1,5 @@
 import { CodecallError } from '../errors/index.ts';
-import type { KeyRole } from '../spec/index.ts';
-
-/** Who sends a request: their tenant scopes every task they see; `actor` is journaled with what they do. */
-export interface Principal {
-  readonly tenant: string;
-  readonly role: KeyRole;
-  readonly keyId: string | null;
-  readonly actor: string;
-}
-
-/** Resolves the Authorization header; throws UNAUTHORIZED (401) for a missing or unknown key. */
-export type Authenticate = (authorization: string | undefined) => Promise<Principal>;
+import type { Principal } from '../spec/index.ts';
 
 /** `--insecure-no-auth`: everyone is the admin of tenant `default`. */
 export const ANONYMOUS_ADMIN: Principal = Object.freeze({

@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
-import type { Runtime, RuntimeEvent } from '../durable/index.ts';
 import { CodecallError } from '../errors/index.ts';
 import { isTerminal } from '../spec/index.ts';
 import type { JournalEntry, TaskStore } from '../spec/index.ts';
 import { sseOpener } from './sse-stream.ts';
 import { visibleTask } from './task-routes.ts';
+import type { Runtime, RuntimeEvent } from '../api/index.ts';
 
 /** A task run by another process sends this one no events: its view is re-read this often. */
 const REFRESH_MS = 1000;

@@ -1,10 +1,10 @@
 import { CodecallError } from '../errors/index.ts';
-import { assertJsonValue } from '../durable/index.ts';
-import type { SubmitInput } from '../durable/index.ts';
+import type { CallbackCheck } from '../api/index.ts';
 import type { TaskBody } from './task-schemas.ts';
+import { assertJsonValue } from '../codec/index.ts';
+import type { SubmitInput } from '../api/index.ts';
 
 /** Checks a callback URL before it is stored (the service's webhook policy). */
-export type CallbackCheck = (url: string, field: string) => void;
 
 /** The runtime's submission from an HTTP task body (snake_case fields, seconds and MiB). */
 export function toSubmitInput(

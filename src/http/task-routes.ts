@@ -1,15 +1,14 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { canonicalJson, sha256Hex } from '../codec/index.ts';
-import type { Runtime } from '../durable/index.ts';
 import { CodecallError } from '../errors/index.ts';
 import type { TaskStatus, TaskStore } from '../spec/index.ts';
 import { mergedEvents } from './task-events.ts';
 import { canSee, listedTenant } from './principal.ts';
 import { multipartTaskBody } from './multipart-task.ts';
 import { toSubmitInput } from './submit-body.ts';
-import type { CallbackCheck } from './submit-body.ts';
 import { idSchema, pageQuery, STATUSES, taskBodySchema } from './task-schemas.ts';
 import type { TaskBody } from './task-schemas.ts';
+import type { CallbackCheck, Runtime } from '../api/index.ts';
 
 const params = { type: 'object', properties: { id: idSchema } } as const;
 

@@ -1,11 +1,10 @@
 import type { FastifyInstance } from 'fastify';
-import { taskView } from '../durable/index.ts';
-import type { Runtime, TaskView } from '../durable/index.ts';
 import { isTerminal } from '../spec/index.ts';
 import type { TaskRecord, TaskStatus, TaskStore } from '../spec/index.ts';
 import { listedTenant } from './principal.ts';
 import { sseOpener } from './sse-stream.ts';
 import { idSchema } from './task-schemas.ts';
+import type { Runtime, TaskView } from '../api/index.ts';
 
 /** Tasks run by another process send this one no events: the unfinished ones are re-listed this often. */
 const REFRESH_MS = 2000;
@@ -48,7 +47,7 @@ export function registerTenantStreamRoute(app: FastifyInstance, runtime: Runtime
       const { send } = sse;
       // A view of a paused task carries what it waits for (its journal), as in the list.
       const viewOf = async (t: TaskRecord): Promise<TaskView | null> =>
-        t.status === 'paused' ? runtime.get(t.id) : taskView(t);
+        t.status === 'paused' ? runtime.get(t.id) : runtime.view(t);
       const tell = async (t: TaskRecord): Promise<void> => {
         const now = stamp(t);
         if (!visible(t) || told.get(t.id) === now) return;

@@ -1,9 +1,9 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { Runtime, RuntimeEvent, RuntimeObserver } from '../durable/index.ts';
 import { isTerminal } from '../spec/index.ts';
 import type { SandboxObserver, TaskStatus, TaskStore } from '../spec/index.ts';
 import { ControlLatency } from './control-latency.ts';
 import { ToolCallTimer } from './tool-call-timer.ts';
+import type { Runtime, RuntimeEvent, RuntimeObserver } from '../api/index.ts';
 
 export interface MetricsOptions {
   /** Counted on each scrape (queue depth, tasks by status). */

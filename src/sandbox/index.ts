@@ -1,7 +1,5 @@
 export { createQuickJsDriver, QuickJsDriver, DEFAULT_WARM_VMS_PER_WORKER } from './quickjs/index.ts';
 export type { QuickJsDriverOptions } from './quickjs/index.ts';
-export { DEFAULT_LIMITS, resolveLimits } from './limits.ts';
-export { isWorkspaceName } from './workspace-name.ts';
 export { createPythonDriver, PythonDriver, PYTHON_DEFAULT_LIMITS, probePython } from './python/index.ts';
 export type { PythonDriverOptions, PythonProbe } from './python/index.ts';
 export { availableDrivers } from './available-drivers.ts';

@@ -1,47 +1,57 @@
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { agentForModel } from '../agent/index.ts';
+import type { CallbackCheck, Runtime } from '../api/index.ts';
+import { newApiKey } from '../auth/api-keys.ts';
+import { keyAuthenticator } from '../auth/key-authenticator.ts';
 import { createRuntime } from '../durable/index.ts';
-import type { ModelConfig } from '../model/index.ts';
-import type { Runtime } from '../durable/index.ts';
 import { CodecallError } from '../errors/index.ts';
-import { buildServer, CONSOLE_NOT_BUILT, consoleBuilt } from '../http/index.ts';
-import type { CallbackCheck, ConsoleOptions } from '../http/index.ts';
+import { createMetrics } from '../metrics/index.ts';
+import type { Metrics } from '../metrics/index.ts';
+import type { ModelConfig } from '../model/index.ts';
 import { availableDrivers } from '../sandbox/index.ts';
-import type { ToolDefinition } from '../spec/index.ts';
+import type { Authenticate, ToolDefinition } from '../spec/index.ts';
 import { createSqliteTaskStore } from '../store/index.ts';
 import type { SqliteTaskStore } from '../store/index.ts';
 import { loadToolsModule } from '../tools/load-tools-module.ts';
 import { ToolRegistry } from '../tools/index.ts';
-import { newApiKey } from '../auth/api-keys.ts';
 import type { ServiceConfig } from './config.ts';
-import { keyAuthenticator } from '../auth/key-authenticator.ts';
-import { createMetrics } from '../metrics/index.ts';
 import { checkWebhookUrl, createWebhookDispatcher, webhookKey } from './webhooks/index.ts';
 
-export interface Service {
-  /** `http://host:port` it listens on. */
-  readonly address: string;
+/** What one `codecall serve` runs besides its HTTP server: store, sandboxes, runtime, metrics, webhook outbox. */
+export interface ServiceCore {
   readonly config: ServiceConfig;
   readonly runtime: Runtime;
   readonly store: SqliteTaskStore;
-  /** Stops accepting, pauses running tasks (`shutdown`; they resume on the next start), closes everything. */
+  readonly metrics: Metrics;
+  /** Resolves API keys; undefined under --insecure-no-auth (every caller is admin). */
+  readonly authenticate: Authenticate | undefined;
+  /** The callback URLs this service delivers webhooks to (none without a signing secret). */
+  readonly checkCallback: CallbackCheck;
+  /** Tools loaded (for the start-up line). */
+  readonly toolCount: number;
+  /** The sandbox drivers, by name. */
+  readonly driverNames: readonly string[];
+  /** Waits for the sandboxes, then starts the runtime's loop and the webhook outbox. */
+  start(): Promise<void>;
+  /** Pauses running tasks (`shutdown`; they resume on the next start) and closes everything, once. */
   close(): Promise<void>;
 }
 
-export interface StartServiceOptions {
+export interface CreateServiceOptions {
   /** One line per start-up fact and warning (the CLI writes them to stderr). */
   readonly log: (line: string) => void;
   /** Tools besides (or instead of) `config.tools`. */
   readonly tools?: readonly ToolDefinition[];
   /** The model of instruction tasks (see loadModelConfig); without one they fail with MODEL_NOT_CONFIGURED. */
   readonly model?: ModelConfig | null;
-  /** Serves the web console at `/` from this built directory (`codecall serve`: dist/console). */
-  readonly console?: ConsoleOptions;
 }
 
-/** The composition root: the store, sandbox, runtime, HTTP API and webhook outbox of one `codecall serve`. */
-export async function startService(config: ServiceConfig, options: StartServiceOptions): Promise<Service> {
+/** The composition root of the service's core; the HTTP server over it is src/http/serve.ts. */
+export async function createService(
+  config: ServiceConfig,
+  options: CreateServiceOptions,
+): Promise<ServiceCore> {
   const { log } = options;
   // A bad secret stops the start, before anything is opened.
   if (config.webhookSecret !== null) webhookKey(config.webhookSecret);
@@ -67,6 +77,17 @@ export async function startService(config: ServiceConfig, options: StartServiceO
     ...(config.tenantConcurrency === null ? {} : { tenantConcurrency: config.tenantConcurrency }),
   });
   metrics.watch(runtime);
+  let closing: Promise<void> | undefined;
+  let webhooks: ReturnType<typeof createWebhookDispatcher> | null = null;
+  const close = (): Promise<void> =>
+    (closing ??= (async () => {
+      await runtime.close({ pauseRunning: true, timeoutMs: config.shutdownTimeoutMs });
+      // Messages cut short stay in the outbox and go out after the next start.
+      await webhooks?.close();
+      await Promise.all(drivers.map((d) => d.close()));
+      metrics.close();
+      await store.close();
+    })());
   try {
     if (config.insecureNoAuth) {
       log('WARNING: --insecure-no-auth: no API keys are checked; every caller is admin. For local use only.');
@@ -78,19 +99,7 @@ export async function startService(config: ServiceConfig, options: StartServiceO
       log(`  ${key.key}`);
       log('more with: codecall keys create --tenant NAME --db PATH');
     }
-    let closing: Promise<void> | undefined;
-    const app = buildServer({
-      runtime,
-      store,
-      bodyLimit: config.bodyLimitBytes,
-      metrics,
-      keys: store,
-      ready: () => closing === undefined,
-      ...(config.insecureNoAuth ? {} : { authenticate: keyAuthenticator(store) }),
-      checkCallback: callbackPolicy(config),
-      ...(options.console ? { console: options.console } : {}),
-    });
-    const webhooks =
+    webhooks =
       config.webhookSecret === null
         ? null
         : createWebhookDispatcher({
@@ -106,38 +115,28 @@ export async function startService(config: ServiceConfig, options: StartServiceO
     if (config.allowPrivateWebhooks)
       log('webhooks may go to loopback and private addresses (--allow-private-webhooks)');
     for (const u of unavailable) log(`the ${u.name} sandbox is not available: ${u.reason}`);
-    if (options.console && !consoleBuilt(options.console.root)) log(`WARNING: ${CONSOLE_NOT_BUILT}`);
-    await Promise.all(drivers.map((d) => d.ready()));
-    runtime.start();
-    webhooks?.start();
-    const address = await app.listen({ port: config.port, host: config.host });
-    log(
-      `codecall serving on ${address} (db ${config.db}, ${tools.length} tools, sandboxes ${drivers.map((d) => d.name).join(' and ')}, concurrency ${config.concurrency}` +
-        `${config.tenantConcurrency === null ? '' : `, ${config.tenantConcurrency} per tenant`})`,
-    );
-    if (options.console && consoleBuilt(options.console.root)) log(`web console at ${address}/`);
-    return {
-      address,
-      config,
-      runtime,
-      store,
-      close: () =>
-        (closing ??= (async () => {
-          await app.close();
-          await runtime.close({ pauseRunning: true, timeoutMs: config.shutdownTimeoutMs });
-          // Messages cut short stay in the outbox and go out after the next start.
-          await webhooks?.close();
-          await Promise.all(drivers.map((d) => d.close()));
-          metrics.close();
-          await store.close();
-        })()),
-    };
   } catch (e) {
     await runtime.close({ pauseRunning: true }).catch(() => undefined);
     await Promise.all(drivers.map((d) => d.close().catch(() => undefined)));
     await store.close();
     throw e;
   }
+  return {
+    config,
+    runtime,
+    store,
+    metrics,
+    authenticate: config.insecureNoAuth ? undefined : keyAuthenticator(store),
+    checkCallback: callbackPolicy(config),
+    toolCount: tools.length,
+    driverNames: drivers.map((d) => d.name),
+    start: async () => {
+      await Promise.all(drivers.map((d) => d.ready()));
+      runtime.start();
+      webhooks?.start();
+    },
+    close,
+  };
 }
 
 function callbackPolicy(config: ServiceConfig): CallbackCheck {

@@ -7,3 +7,8 @@ export * from './task-store.ts';
 export * from './service-store.ts';
 export * from './model.ts';
 export * from './artifact-store.ts';
+export * from './agent.ts';
+export * from './principal.ts';
+export * from './limits.ts';
+export * from './workspace-name.ts';
+export * from './replay-entries.ts';

@@ -5,13 +5,14 @@ import { afterAll, afterEach, beforeAll } from 'vitest';
 import { z } from 'zod';
 import { createAgent } from '../../src/agent/index.ts';
 import { createRuntime } from '../../src/durable/index.ts';
-import type { Runtime, RuntimeOptions } from '../../src/durable/index.ts';
+import type { RuntimeOptions } from '../../src/durable/index.ts';
 import { createOpenAiClient } from '../../src/model/index.ts';
 import { defineTool, ToolRegistry } from '../../src/tools/index.ts';
 import type { ToolDefinition } from '../../src/spec/index.ts';
 import { startScriptedModelServer } from '../model/scripted-model-server.ts';
 import type { ScriptedModelServer } from '../model/scripted-model-server.ts';
 import { useDurableFixture } from '../durable/fixture.ts';
+import type { Runtime } from '../../src/api/index.ts';
 
 /** Tool calls as they ran: name, arguments, start and end (performance.now()). */
 export interface CallLog {

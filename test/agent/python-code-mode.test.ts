@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgent } from '../../src/agent/index.ts';
 import { pythonStubs } from '../../src/agent/python-stubs.ts';
 import { createRuntime } from '../../src/durable/index.ts';
-import type { Runtime } from '../../src/durable/index.ts';
 import { createOpenAiClient } from '../../src/model/index.ts';
 import { createPythonDriver, probePython } from '../../src/sandbox/index.ts';
 import type { PythonDriver } from '../../src/sandbox/index.ts';
@@ -12,6 +11,7 @@ import type { ScriptedModelServer } from '../model/scripted-model-server.ts';
 import { useDurableFixture } from '../durable/fixture.ts';
 import { agentTools } from './agent-fixture.ts';
 import type { CallLog } from './agent-fixture.ts';
+import type { Runtime } from '../../src/api/index.ts';
 
 const py = (code: string) => `Let me compute.\n\`\`\`python\n${code}\n\`\`\``;
 

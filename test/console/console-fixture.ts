@@ -10,9 +10,10 @@ import type { Browser, Page } from 'playwright-core';
 import { build } from 'vite';
 import { afterAll, beforeAll } from 'vitest';
 import { z } from 'zod';
-import { loadConfig, newApiKey, startService } from '../../src/service/index.ts';
-import type { Service } from '../../src/service/index.ts';
+import { loadConfig, newApiKey } from '../../src/service/index.ts';
 import { defineTool } from '../../src/tools/index.ts';
+import { startService } from '../../src/http/index.ts';
+import type { Service } from '../../src/http/index.ts';
 
 export const CHROMIUM = '/usr/bin/chromium';
 /** Why the browser tests are skipped, or null when they run (named in the describe so a skip is never silent). */

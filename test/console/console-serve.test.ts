@@ -2,8 +2,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CONSOLE_NOT_BUILT } from '../../src/http/index.ts';
-import { loadConfig, startService } from '../../src/service/index.ts';
+import { CONSOLE_NOT_BUILT, startService } from '../../src/http/index.ts';
+import { loadConfig } from '../../src/service/index.ts';
 import { buildConsole } from './console-fixture.ts';
 
 // The service with the console (no browser): the built page at /, and a console that was never built makes the

@@ -1,10 +1,10 @@
 import { openForTampering } from '../store/tamper.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRuntime } from '../../src/durable/index.ts';
-import type { Runtime } from '../../src/durable/index.ts';
 import { defineTool, ToolRegistry } from '../../src/index.ts';
 import type { QuickJsDriver, TaskStore } from '../../src/index.ts';
 import { journalAsDeadWorker, useDurableFixture } from './fixture.ts';
+import type { Runtime } from '../../src/api/index.ts';
 
 // A damaged or diverging journal fails only its own task, with its own code; the other tasks go on.
 

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRuntime } from '../../src/durable/index.ts';
-import type { Runtime } from '../../src/durable/index.ts';
 import { defineTool, ToolRegistry } from '../../src/index.ts';
 import type { ExecuteOptions, ExecutionRequest, ExecutionResult, SandboxDriver } from '../../src/index.ts';
 import { useDurableFixture } from './fixture.ts';
+import type { Runtime } from '../../src/api/index.ts';
 
 // The queue over a real store and the real quickjs driver: priority, the per-tenant cap, retries of
 // infrastructure failures and deadlines.

@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRuntime } from '../../src/durable/index.ts';
-import type { Runtime } from '../../src/durable/index.ts';
 import { createQuickJsDriver, defineTool, ToolRegistry } from '../../src/index.ts';
 import type { QuickJsDriver, TaskStore } from '../../src/index.ts';
 import { createSqliteTaskStore } from '../../src/store/index.ts';
+import type { Runtime } from '../../src/api/index.ts';
 
 // Two runtimes on two connections to one SQLite file: the one that does not run a task steers it through the
 // store (as another process would), and the runner acts within its control poll.

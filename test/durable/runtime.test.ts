@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRuntime } from '../../src/durable/index.ts';
-import type { Runtime, RuntimeEvent } from '../../src/durable/index.ts';
 import { defineTool, ToolRegistry } from '../../src/index.ts';
 import type { QuickJsDriver, TaskStore } from '../../src/index.ts';
 import { journalAsDeadWorker, useDurableFixture } from './fixture.ts';
+import type { Runtime, RuntimeEvent } from '../../src/api/index.ts';
 
 // The library API over a real SQLite file and the real quickjs driver: submit, watch, steer.
 

@@ -1,5 +1,4 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Runtime, TaskView } from '../../src/durable/index.ts';
 import { isCodecallError } from '../../src/errors/index.ts';
 import { isTerminal } from '../../src/spec/index.ts';
 import type { JournalEntry } from '../../src/spec/index.ts';
@@ -15,6 +14,7 @@ import {
 import type { Action, RunLog, TaskModel } from './state-machine-model.ts';
 import { PROGRAM, SEED } from './state-machine-world.ts';
 import type { World } from './state-machine-world.ts';
+import type { Runtime, TaskView } from '../../src/api/index.ts';
 
 // Applying one action of the state-machine property to the world, checking its outcome and noting in the model
 // what was accepted.

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
-import type { TaskView } from '../../src/durable/index.ts';
 import { isTerminal } from '../../src/spec/index.ts';
 import type { TaskStatus } from '../../src/spec/index.ts';
+import type { TaskView } from '../../src/api/index.ts';
 
 // The actions of the state-machine property, what each must do to a task that cannot move by itself (paused or
 // ended), and the model of what the test asked and the runtime accepted (for the expected ends).

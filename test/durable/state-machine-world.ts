@@ -1,11 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
 import { createRuntime } from '../../src/durable/index.ts';
-import type { Runtime } from '../../src/durable/index.ts';
 import { defineTool, ToolRegistry } from '../../src/index.ts';
 import type { SandboxDriver, TaskStore } from '../../src/index.ts';
 import { createSqliteTaskStore } from '../../src/store/index.ts';
 import { FaultyRecordingStore, WriteRecorder } from './faulty-recording-store.ts';
+import type { Runtime } from '../../src/api/index.ts';
 
 // The world of one property run: one SQLite file, runtimes (each on its own connection behind a wrapper that
 // records writes and can crash), the tools and the program every task runs.

@@ -2,14 +2,13 @@
 // Bearer key auth, and helpers to create keys and send requests through fastify's inject.
 import { afterAll, beforeAll } from 'vitest';
 import { createRuntime } from '../../src/durable/index.ts';
-import type { Runtime } from '../../src/durable/index.ts';
 import { buildServer } from '../../src/http/index.ts';
-import type { CallbackCheck } from '../../src/http/index.ts';
 import { defineTool, ToolRegistry } from '../../src/index.ts';
 import type { KeyRole, ToolDefinition } from '../../src/index.ts';
 import { keyAuthenticator, newApiKey } from '../../src/service/index.ts';
 import { SqliteTaskStore } from '../../src/store/index.ts';
 import { useDurableFixture } from '../durable/fixture.ts';
+import type { CallbackCheck, Runtime } from '../../src/api/index.ts';
 
 /** The tests' paying tool: over 100 needs approval, so one call shows both paths. */
 export function payTool(): ToolDefinition {

@@ -3,12 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRuntime } from '../../src/durable/index.ts';
-import type { Runtime } from '../../src/durable/index.ts';
 import { buildServer, CONSOLE_NOT_BUILT } from '../../src/http/index.ts';
 import { ToolRegistry } from '../../src/index.ts';
 import { keyAuthenticator } from '../../src/service/index.ts';
 import { SqliteTaskStore } from '../../src/store/index.ts';
 import { useDurableFixture } from '../durable/fixture.ts';
+import type { Runtime } from '../../src/api/index.ts';
 
 // The console's static files from buildServer's `console` option: public, with strict security headers, beside
 // an API that still wants its key; and without a build, `/` says how to make one.

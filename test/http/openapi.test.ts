@@ -1,12 +1,12 @@
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRuntime } from '../../src/durable/index.ts';
-import type { Runtime } from '../../src/durable/index.ts';
 import { buildServer } from '../../src/http/index.ts';
 import { ToolRegistry } from '../../src/index.ts';
 import { createMetrics } from '../../src/metrics/index.ts';
 import { payTool } from './api-fixture.ts';
 import { useDurableFixture } from '../durable/fixture.ts';
+import type { Runtime } from '../../src/api/index.ts';
 
 // GET /api/v1/openapi.json: generated from the route schemas; and those response schemas, which fastify
 // serializes with, drop no field of what the routes return.

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRuntime } from '../../src/durable/index.ts';
-import type { Runtime } from '../../src/durable/index.ts';
 import { buildServer } from '../../src/http/index.ts';
 import { ToolRegistry } from '../../src/index.ts';
 import { payTool } from './api-fixture.ts';
 import { useDurableFixture } from '../durable/fixture.ts';
+import type { Runtime } from '../../src/api/index.ts';
 
 // The /api/v1 task endpoints over a real runtime (SQLite file, quickjs driver), through fastify's inject.
 

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRuntime } from '../../src/durable/index.ts';
-import type { Runtime } from '../../src/durable/index.ts';
 import { buildServer } from '../../src/http/index.ts';
 import { defineTool, ToolRegistry } from '../../src/index.ts';
 import { useDurableFixture } from '../durable/fixture.ts';
+import type { Runtime } from '../../src/api/index.ts';
 
 // The task event stream over a real socket on loopback: Server-Sent Events from the first view to the end.
 

@@ -4,11 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { loadConfig, startService } from '../../src/service/index.ts';
-import type { Service } from '../../src/service/index.ts';
+import { loadConfig } from '../../src/service/index.ts';
 import { defineTool } from '../../src/tools/index.ts';
 import { reply, startScriptedModelServer } from '../model/scripted-model-server.ts';
 import type { ScriptedModelServer } from '../model/scripted-model-server.ts';
+import { startService } from '../../src/http/index.ts';
+import type { Service } from '../../src/http/index.ts';
 
 const double = defineTool({
   name: 'double',

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRuntime } from '../../src/durable/index.ts';
-import type { Runtime } from '../../src/durable/index.ts';
 import { buildServer } from '../../src/http/index.ts';
 import { createQuickJsDriver, defineTool, ToolRegistry } from '../../src/index.ts';
 import type { QuickJsDriver } from '../../src/index.ts';
 import { createMetrics } from '../../src/metrics/index.ts';
 import type { Metrics } from '../../src/metrics/index.ts';
 import { useDurableFixture } from '../durable/fixture.ts';
+import type { Runtime } from '../../src/api/index.ts';
 
 // GET /metrics over a real runtime (SQLite file, quickjs driver reporting to the metrics), through inject.
 

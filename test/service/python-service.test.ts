@@ -5,8 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { probePython } from '../../src/sandbox/index.ts';
-import { loadConfig, startService } from '../../src/service/index.ts';
-import type { Service } from '../../src/service/index.ts';
+import { loadConfig } from '../../src/service/index.ts';
+import { startService } from '../../src/http/index.ts';
+import type { Service } from '../../src/http/index.ts';
 
 const probe = await probePython();
 const pandas = probe.ok

@@ -1,5 +1,5 @@
 import type { SerializedError, WorkspaceFile } from '../../spec/index.ts';
-import { isWorkspaceName } from '../workspace-name.ts';
+import { isWorkspaceName } from '../../spec/index.ts';
 import { MAX_LINE_BYTES } from './python-process.ts';
 import type { ExitInfo } from './python-process.ts';
 

@@ -9,8 +9,8 @@ import type {
   SandboxDriver,
 } from '../../spec/index.ts';
 import { failedBeforeStart } from '../early-failure.ts';
-import { DEFAULT_LIMITS, resolveLimits } from '../limits.ts';
-import { isWorkspaceName } from '../workspace-name.ts';
+import { DEFAULT_LIMITS, resolveLimits } from '../../spec/index.ts';
+import { isWorkspaceName } from '../../spec/index.ts';
 import { toWorkerSteps } from '../replay-steps.ts';
 import { probePython } from './probe.ts';
 import type { PythonProbe } from './probe.ts';

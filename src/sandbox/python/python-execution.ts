@@ -11,7 +11,7 @@ import type {
 } from '../../spec/index.ts';
 import { abortReason } from '../early-failure.ts';
 import { hostCallFailure } from '../host-failure.ts';
-import { cpuBudgetMs } from '../limits.ts';
+import { cpuBudgetMs } from '../../spec/index.ts';
 import type { PythonProcess } from './python-process.ts';
 import { sandboxCpuMs, watchSandbox } from './watchdog.ts';
 import {

@@ -12,7 +12,7 @@ import type {
 } from '../../spec/index.ts';
 import { SANDBOX_DRIVER_API_VERSION } from '../../spec/index.ts';
 import { abortReason, failedBeforeStart } from '../early-failure.ts';
-import { DEFAULT_LIMITS, resolveLimits } from '../limits.ts';
+import { DEFAULT_LIMITS, resolveLimits } from '../../spec/index.ts';
 import { HostExecution } from './host-execution.ts';
 import { SandboxWorker } from './sandbox-worker.ts';
 import type { WorkerListener } from './sandbox-worker.ts';

@@ -1,7 +1,7 @@
 import type { ErrorCode } from '../../errors/index.ts';
 import { isCodecallError } from '../../errors/index.ts';
 import type { ExecutionLimits, GuestToolBinding, LogLevel, SerializedError } from '../../spec/index.ts';
-import { cpuBudgetMs } from '../limits.ts';
+import { cpuBudgetMs } from '../../spec/index.ts';
 import type { PreparedVm, VmGuestHooks } from './prepared-vm.ts';
 import type { FromWorker } from './protocol.ts';
 import { wrapProgram } from './transpile.ts';

@@ -1,0 +1,15 @@
+export type {
+  ActorOptions,
+  ApprovalDecision,
+  CallbackCheck,
+  AttentionDecision,
+  ListFilter,
+  Runtime,
+  RuntimeObserver,
+  SubmitInput,
+} from './runtime.ts';
+export type { RuntimeEvent } from './runtime-event.ts';
+export type { BatchView, StepView, TaskView } from './task-view.ts';
+export type { ApprovalInboxItem } from './approval-inbox.ts';
+export { keyView } from './key-view.ts';
+export type { KeyView } from './key-view.ts';

@@ -1,0 +1,137 @@
+import type {
+  ExecutionLimits,
+  AgentMode,
+  GuestLanguage,
+  LogEntry,
+  TaskConstraints,
+  TaskFile,
+  TaskRecord,
+  TaskStatus,
+} from '../spec/index.ts';
+import type { BatchView, TaskView } from './task-view.ts';
+import type { ApprovalInboxItem } from './approval-inbox.ts';
+import type { RuntimeEvent } from './runtime-event.ts';
+
+export interface SubmitInput {
+  /** The program (exec mode); exactly one of `code` and `instruction`. */
+  readonly code?: string;
+  /** What a model is to do (agent mode). */
+  readonly instruction?: string;
+  /** Agent mode: `code` (default) or `function_calling`. */
+  readonly mode?: AgentMode;
+  /** Agent mode: model round trips (1..100, default 20). */
+  readonly maxSteps?: number;
+  /** Agent mode: failed steps in a row the model may fix (0..10, default 3). */
+  readonly maxStepRetries?: number;
+  /** Agent mode: the model to ask instead of the configured one. */
+  readonly model?: string;
+  readonly language?: GuestLanguage;
+  readonly seed?: number;
+  readonly limits?: Partial<ExecutionLimits>;
+  readonly tools?: readonly string[];
+  readonly metadata?: Readonly<Record<string, unknown>>;
+  readonly constraints?: TaskConstraints;
+  /** Placed in the working directory (Python): `{ name, data }` with the bytes in base64. */
+  readonly files?: readonly TaskFile[];
+  readonly id?: string;
+  /** Default `default`. */
+  readonly tenant?: string;
+  readonly sessionId?: string;
+  /** Higher runs first (-100..100, default 0). */
+  readonly priority?: number;
+  readonly callbackUrl?: string;
+  /** Retries of infrastructure failures (0..10, default 0). */
+  readonly maxRetries?: number;
+  /** Epoch ms after which the task fails with DEADLINE_EXCEEDED. */
+  readonly deadlineAt?: number;
+}
+
+/** Refuses a callback URL the service will not deliver to (throws WEBHOOK_TARGET_REFUSED naming `field`). */
+export type CallbackCheck = (url: string, field: string) => void;
+
+export interface ListFilter {
+  readonly status?: TaskStatus;
+  readonly tenant?: string;
+  readonly sessionId?: string;
+  readonly batchId?: string;
+  readonly limit?: number;
+  readonly cursor?: string;
+  /** `oldest` first (the default) or `newest` first. */
+  readonly order?: 'oldest' | 'newest';
+}
+
+export interface ActorOptions {
+  /** Who acts (journaled with the action). */
+  readonly actor?: string;
+  readonly reason?: string;
+}
+
+export interface ApprovalDecision {
+  readonly approvalId: string;
+  readonly decision: 'approve' | 'reject';
+  readonly reason?: string;
+}
+
+export interface AttentionDecision {
+  /** `retry` runs the call again; `skip` takes `result` as its outcome; `fail` ends the task. */
+  readonly action: 'retry' | 'skip' | 'fail';
+  readonly result?: unknown;
+  readonly reason?: string;
+}
+
+export interface Runtime {
+  /** With `idempotency`, the same key and request give back the task the first call created. */
+  submit(
+    input: SubmitInput,
+    options?: { idempotency?: { readonly key: string; readonly requestHash: string }; actor?: string },
+  ): Promise<TaskView>;
+  /** Accepts every task or none (the first invalid one is INVALID_ARGUMENT naming `tasks[i].field`). */
+  submitBatch(
+    inputs: readonly SubmitInput[],
+    options: { tenant?: string; callbackUrl?: string; actor?: string },
+  ): Promise<BatchView>;
+  getBatch(batchId: string): Promise<BatchView | null>;
+  get(taskId: string): Promise<TaskView | null>;
+  list(filter?: ListFilter): Promise<{ tasks: TaskView[]; next_cursor: string | null }>;
+  /** The view of a task read from the store: a paused one with what it waits for (its journal), others without. */
+  view(record: TaskRecord): Promise<TaskView>;
+  /** Every pending approval of a tenant's paused tasks (without `tenant`: every tenant's), oldest task first. */
+  approvals(filter?: { readonly tenant?: string }): Promise<ApprovalInboxItem[]>;
+  /** Runs this task here until it ends or pauses (without `start()`; e.g. a CLI). */
+  run(taskId: string, options?: { signal?: AbortSignal }): Promise<TaskView>;
+  /** Resolves once the task is paused or has ended (`until: 'terminal'`: once it has ended). */
+  wait(taskId: string, options?: { until?: 'settled' | 'terminal'; signal?: AbortSignal }): Promise<TaskView>;
+  pause(taskId: string, options?: ActorOptions): Promise<TaskView>;
+  resume(taskId: string, options?: ActorOptions & { force?: boolean }): Promise<TaskView>;
+  cancel(taskId: string, options?: ActorOptions): Promise<TaskView>;
+  decide(taskId: string, decisions: readonly ApprovalDecision[], options?: ActorOptions): Promise<TaskView>;
+  provideInput(taskId: string, name: string, value: unknown, options?: ActorOptions): Promise<TaskView>;
+  resolveAttention(taskId: string, decision: AttentionDecision, options?: ActorOptions): Promise<TaskView>;
+  /** Events of one task ('*' for all); returns the unsubscribe function. */
+  subscribe(taskId: string, listener: (event: RuntimeEvent) => void): () => void;
+  /**
+   * What the task printed so far in its current run here (the recent lines, bounded): a stream opened while it
+   * runs starts with them. Empty when it does not run in this process; a paused or ended task's record has them.
+   */
+  liveLogs(taskId: string): readonly LogEntry[];
+  /** Starts the loop that claims runnable tasks (pending, recovered, woken) up to `concurrency`. */
+  start(): void;
+  /**
+   * Stops claiming and waits for the running tasks: with `pauseRunning` they pause (`shutdown`) at once, with
+   * `timeoutMs` those still running then do; they resume on the next start.
+   */
+  close(options?: { pauseRunning?: boolean; timeoutMs?: number }): Promise<void>;
+}
+
+/** Tiny hooks into the runtime for metrics; an observer's failure is its own. */
+export interface RuntimeObserver {
+  /**
+   * A pause or resume was asked for (`pause()`, `resume()`); `accepted` settles when the runtime has taken it
+   * (the task paused, or queued to run again) and rejects when it was refused.
+   */
+  readonly controlRequested?: (
+    taskId: string,
+    action: 'pause' | 'resume',
+    accepted: Promise<unknown>,
+  ) => void;
+}

@@ -1,0 +1,45 @@
+import { toJsonView } from '../codec/index.ts';
+import type { ApprovalInboxItem } from '../api/index.ts';
+import type { TaskRecord, TaskStore } from '../spec/index.ts';
+import { pendingApprovals } from './pending-approvals.ts';
+
+/** Paused tasks read per store page while collecting the inbox. */
+const PAGE = 1000;
+
+/** Every task of the tenant (an admin: of every tenant, or the one named) that waits for approval. */
+async function waitingTasks(store: TaskStore, tenant: string | undefined): Promise<TaskRecord[]> {
+  const out: TaskRecord[] = [];
+  for (let cursor: string | undefined; ;) {
+    const page = await store.listTasks({
+      status: 'paused',
+      limit: PAGE,
+      ...(tenant === undefined ? {} : { tenant }),
+      ...(cursor === undefined ? {} : { cursor }),
+    });
+    out.push(...page.tasks.filter((t) => t.pauseReason === 'approval_required'));
+    if (page.nextCursor === null) return out;
+    cursor = page.nextCursor;
+  }
+}
+
+/** Every pending approval of the tenant's tasks (an admin's: every tenant's, or the one named), oldest task first. */
+export async function approvalInbox(
+  store: TaskStore,
+  tenant: string | undefined,
+): Promise<ApprovalInboxItem[]> {
+  const approvals: ApprovalInboxItem[] = [];
+  for (const task of await waitingTasks(store, tenant)) {
+    for (const a of pendingApprovals(await store.readJournal(task.id))) {
+      approvals.push({
+        task_id: task.id,
+        approval_id: a.id,
+        tool: a.tool,
+        arguments: toJsonView(a.arguments),
+        requested_at: a.requestedAt,
+        tenant: task.tenant,
+        session_id: task.sessionId,
+      });
+    }
+  }
+  return approvals;
+}
