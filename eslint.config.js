@@ -1,5 +1,6 @@
 import tseslint from 'typescript-eslint';
 import importX from 'eslint-plugin-import-x';
+import { GUEST_FILES, LAYERS } from './layers.js';
 
 export default tseslint.config(
   {
@@ -30,56 +31,21 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       'import-x/no-cycle': 'error',
-      // The layers of DESIGN.md: errors <- spec (and codec) <- tools | sandbox | store <- durable <- cli.
+      // The layer diagram of layers.js (docs/architecture.md): each folder may import only the ones it names.
       'import-x/no-restricted-paths': [
         'error',
         {
           zones: [
-            {
-              target: './src/errors',
-              from: ['./src/spec', './src/codec', './src/tools', './src/sandbox', './src/cli'],
-            },
-            {
-              target: './src/spec',
-              from: ['./src/codec', './src/tools', './src/sandbox', './src/model', './src/cli'],
-            },
-            {
-              target: './src/codec',
-              from: [
-                './src/spec',
-                './src/tools',
-                './src/sandbox',
-                './src/durable',
-                './src/store',
-                './src/cli',
-              ],
-            },
-            { target: './src/tools', from: ['./src/sandbox', './src/durable', './src/store', './src/cli'] },
-            { target: './src/sandbox', from: ['./src/tools', './src/durable', './src/store', './src/cli'] },
-            { target: './src/store', from: ['./src/tools', './src/sandbox', './src/durable', './src/cli'] },
-            // The durable layer runs agents through the TaskAgent hook; it never imports them.
-            { target: './src/durable', from: ['./src/cli', './src/agent', './src/service', './src/http'] },
-            // The agent sits on the runtime and the model client; the service and the CLI compose it.
-            {
-              target: './src/agent',
-              from: ['./src/store', './src/sandbox', './src/http', './src/service', './src/cli'],
-            },
-            // The model client speaks HTTP to a provider and knows nothing of tasks, sandboxes or storage.
-            {
-              target: './src/model',
-              from: [
-                './src/codec',
-                './src/tools',
-                './src/sandbox',
-                './src/durable',
-                './src/store',
-                './src/http',
-                './src/service',
-                './src/cli',
-              ],
-            },
+            ...Object.entries(LAYERS)
+              .map(([layer, allowed]) => ({
+                target: `./src/${layer}`,
+                from: Object.keys(LAYERS)
+                  .filter((other) => other !== layer && !allowed.includes(other))
+                  .map((other) => `./src/${other}`),
+              }))
+              .filter((zone) => zone.from.length > 0),
             // Guest-side code runs inside the sandbox and imports nothing from the host.
-            { target: './src/sandbox/quickjs/guest-runtime.ts', from: './src' },
+            ...GUEST_FILES.map((file) => ({ target: `./${file}`, from: './src' })),
           ],
         },
       ],

@@ -1,5 +1,5 @@
 import { verifyStore } from '../store/index.ts';
-import type { CliIo } from './exec-command.ts';
+import type { CliIo } from './cli-io.ts';
 import { openTaskDb } from './task-db.ts';
 
 /** `codecall audit verify`: every task's journal and audit chains; exit 1 when any link is broken. */

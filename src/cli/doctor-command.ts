@@ -1,6 +1,6 @@
 import { detectCgroups } from '../sandbox/python/cgroups.ts';
 import { createQuickJsDriver, probePython } from '../sandbox/index.ts';
-import type { CliIo } from './exec-command.ts';
+import type { CliIo } from './cli-io.ts';
 
 interface Check {
   readonly name: string;

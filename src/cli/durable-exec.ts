@@ -1,5 +1,5 @@
 import { inspect } from 'node:util';
-import type { CliIo } from './exec-command.ts';
+import type { CliIo } from './cli-io.ts';
 import type { Runtime, RuntimeEvent, TaskView } from '../api/index.ts';
 
 export interface RunHereOptions {

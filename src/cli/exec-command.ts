@@ -17,6 +17,7 @@ import { toJsonView } from '../codec/index.ts';
 import { loadToolsModule } from '../tools/load-tools-module.ts';
 import { integerOption, positiveOption } from './number-options.ts';
 import { withCliRuntime } from './task-runtime.ts';
+import type { CliIo } from './cli-io.ts';
 
 export interface ExecCommandOptions {
   tools?: string;
@@ -35,11 +36,6 @@ export interface ExecCommandOptions {
   artifacts?: string;
   /** Run as a durable task stored in this SQLite file. */
   db?: string;
-}
-
-export interface CliIo {
-  stdout: (text: string) => void;
-  stderr: (text: string) => void;
 }
 
 async function saveArtifacts(dir: string, artifacts: readonly WorkspaceFile[]): Promise<void> {

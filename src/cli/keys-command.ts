@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import { CodecallError } from '../errors/index.ts';
 import { newApiKey } from '../auth/api-keys.ts';
 import { keyView } from '../api/index.ts';
-import type { CliIo } from './exec-command.ts';
+import type { CliIo } from './cli-io.ts';
 import { openTaskDb } from './task-db.ts';
 
 export interface KeysOptions {

@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { isCodecallError } from '../errors/index.ts';
-import type { CliIo, ExecCommandOptions } from './exec-command.ts';
+import type { CliIo } from './cli-io.ts';
+import type { ExecCommandOptions } from './exec-command.ts';
 import { doctorCommand } from './doctor-command.ts';
 import { execCommand } from './exec-command.ts';
 import { runCommand } from './run-command.ts';

@@ -5,7 +5,7 @@ import type { CodecallClient, ControlAction, SubmitRequest } from '../client/ind
 import { CodecallError, isCodecallError } from '../errors/index.ts';
 import type { GuestLanguage, TaskStatus } from '../spec/index.ts';
 import { TASK_TRANSITIONS } from '../spec/index.ts';
-import type { CliIo } from './exec-command.ts';
+import type { CliIo } from './cli-io.ts';
 import { EXIT_USAGE } from './exit-codes.ts';
 import { integerOption, positiveOption } from './number-options.ts';
 import { watchTask } from './remote-watch.ts';

@@ -3,7 +3,7 @@ import type { CodecallClient, StreamEvent, TaskEvent } from '../client/index.ts'
 import { decodeValue, toJsonView } from '../codec/index.ts';
 import { CodecallError } from '../errors/index.ts';
 import { isTerminal } from '../spec/index.ts';
-import type { CliIo } from './exec-command.ts';
+import type { CliIo } from './cli-io.ts';
 import type { TaskView } from '../api/index.ts';
 
 /** How often a watch also reads the task, in case the stream missed its end (or the server went away). */

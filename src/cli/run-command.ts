@@ -4,7 +4,7 @@ import { AGENT_MODES } from '../spec/index.ts';
 import type { AgentMode, GuestLanguage } from '../spec/index.ts';
 import { agentProgress } from './agent-progress.ts';
 import { runTaskHere } from './durable-exec.ts';
-import type { CliIo } from './exec-command.ts';
+import type { CliIo } from './cli-io.ts';
 import { integerOption } from './number-options.ts';
 import { withCliRuntime } from './task-runtime.ts';
 

@@ -1,6 +1,6 @@
 import { DEFAULT_CONSOLE_ROOT, startService } from '../http/index.ts';
 import { loadConfig, loadModelConfig } from '../service/index.ts';
-import type { CliIo } from './exec-command.ts';
+import type { CliIo } from './cli-io.ts';
 
 export interface ServeOptions {
   config?: string;

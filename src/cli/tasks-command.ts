@@ -4,7 +4,7 @@ import { CodecallError } from '../errors/index.ts';
 import type { TaskStatus } from '../spec/index.ts';
 import { TASK_TRANSITIONS } from '../spec/index.ts';
 import { reportView, runTaskHere } from './durable-exec.ts';
-import type { CliIo } from './exec-command.ts';
+import type { CliIo } from './cli-io.ts';
 import { withCliRuntime } from './task-runtime.ts';
 import { taskDetailText, taskLine } from './task-view.ts';
 import type { Runtime, TaskView } from '../api/index.ts';

@@ -1,7 +1,7 @@
 import { Option } from 'commander';
 import type { Command } from 'commander';
 import { CodecallError } from '../errors/index.ts';
-import type { CliIo } from './exec-command.ts';
+import type { CliIo } from './cli-io.ts';
 import type { RemoteOptions, SubmitOptions } from './remote-tasks-command.ts';
 import {
   remoteControl,

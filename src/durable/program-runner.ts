@@ -10,7 +10,7 @@ import type {
   WorkspaceFile,
 } from '../spec/index.ts';
 import { runJournaled } from './run-journaled.ts';
-import type { RunnerTools } from './task-runner.ts';
+import type { RunnerTools } from './runner-tools.ts';
 
 export interface ProgramRunnerOptions {
   readonly driver: SandboxDriver;

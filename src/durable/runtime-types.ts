@@ -1,5 +1,5 @@
 import type { SandboxDriver, TaskAgent, TaskStore } from '../spec/index.ts';
-import type { RunnerTools } from './task-runner.ts';
+import type { RunnerTools } from './runner-tools.ts';
 import type { RuntimeObserver } from '../api/index.ts';
 
 export interface RuntimeOptions {

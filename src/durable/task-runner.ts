@@ -1,7 +1,6 @@
 import { CodecallError, isCodecallError } from '../errors/index.ts';
 import { REPLAY_ENTRIES } from '../spec/index.ts';
 import type {
-  ExecutionHost,
   GuestToolBinding,
   JournalEntry,
   JournalEntryInput,
@@ -21,20 +20,13 @@ import { decideApprovals } from './paused-actions.ts';
 import { armDeadline, deadlineExceeded, DEFAULT_RETRY_BASE_MS, retryDelay } from './retry-and-deadline.ts';
 import { settleRun } from './settle-run.ts';
 import { checkManifest } from './manifest-check.ts';
-import type { ManifestTools } from './tool-manifest.ts';
 import { programRunner } from './program-runner.ts';
+import type { RunnerTools } from './runner-tools.ts';
 import type { ApprovalDecision, RuntimeEvent } from '../api/index.ts';
 
 export const DEFAULT_LEASE_MS = 15_000;
 /** How often a runner asks the store for pause/cancel requests made by other processes. */
 export const DEFAULT_CONTROL_POLL_MS = 50;
-
-/** The tools a runner serves (a ToolRegistry fits). */
-export interface RunnerTools extends ManifestTools {
-  readonly bindings: readonly GuestToolBinding[];
-  /** `onLog` is passed only when the runner has one. */
-  host(options?: { onLog?: (entry: LogEntry) => void }): ExecutionHost;
-}
 
 export interface TaskRunnerOptions {
   readonly store: TaskStore;

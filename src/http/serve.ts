@@ -1,7 +1,6 @@
 import type { Runtime } from '../api/index.ts';
 import { createService } from '../service/index.ts';
-import type { CreateServiceOptions, ServiceConfig } from '../service/index.ts';
-import type { SqliteTaskStore } from '../store/index.ts';
+import type { CreateServiceOptions, ServiceConfig, ServiceCore } from '../service/index.ts';
 import { buildServer } from './build-server.ts';
 import { CONSOLE_NOT_BUILT, consoleBuilt } from './console-route.ts';
 import type { ConsoleOptions } from './console-route.ts';
@@ -11,7 +10,7 @@ export interface Service {
   readonly address: string;
   readonly config: ServiceConfig;
   readonly runtime: Runtime;
-  readonly store: SqliteTaskStore;
+  readonly store: ServiceCore['store'];
   /** Stops accepting, pauses running tasks (`shutdown`; they resume on the next start), closes everything. */
   close(): Promise<void>;
 }

@@ -1,12 +1,6 @@
-import type {
-  ExecutionResult,
-  GuestLanguage,
-  InstructionTaskInput,
-  JournalEntry,
-  JournalEntryInput,
-  LogEntry,
-  TaskRecord,
-} from '../spec/index.ts';
+import type { JournalEntry, JournalEntryInput } from './journal.ts';
+import type { ExecutionResult, GuestLanguage, LogEntry } from './sandbox.ts';
+import type { InstructionTaskInput, TaskRecord } from './task.ts';
 
 /** One journaled execution of a program inside an agent's task (one step). */
 export interface ProgramRun {

@@ -1,5 +1,5 @@
 import { CodecallError } from '../errors/index.ts';
-import type { ExecutionLimits } from '../spec/index.ts';
+import type { ExecutionLimits } from './sandbox.ts';
 
 export const DEFAULT_LIMITS: Readonly<ExecutionLimits> = Object.freeze({
   timeoutMs: 30_000,

@@ -2,11 +2,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CodecallError } from '../errors/index.ts';
-import type { HostCall, JournalEntryInput, Lease, TaskStore } from '../spec/index.ts';
-import { createSqliteTaskStore } from '../store/index.ts';
-import { defineTool, ToolRegistry } from '../tools/index.ts';
-import { JournalingHost } from './journaling-host.ts';
+import { CodecallError } from '../../src/errors/index.ts';
+import type { HostCall, JournalEntryInput, Lease, TaskStore } from '../../src/spec/index.ts';
+import { createSqliteTaskStore } from '../../src/store/index.ts';
+import { defineTool, ToolRegistry } from '../../src/tools/index.ts';
+import { JournalingHost } from '../../src/durable/journaling-host.ts';
 
 // How JournalingHost commits: one task's concurrent calls share appends, in the order they were committed.
 

@@ -1,0 +1,65 @@
+// The layer diagram of src/: what each folder may import (besides itself and packages). eslint.config.js turns it
+// into import zones; test/architecture/layers.test.ts checks every import against it (type-only ones included)
+// and docs/architecture.md shows it. Change it here, on purpose, and say why in the architecture doc.
+/** @type {Readonly<Record<string, readonly string[]>>} */
+export const LAYERS = Object.freeze({
+  // One table of error codes; depends on nothing.
+  errors: [],
+  // Contracts: the interfaces a second implementation plugs into (store, sandbox, journal, tools, model, agent).
+  spec: ['errors'],
+  // Values across the sandbox boundary: tagged JSON, canonical JSON, hashes.
+  codec: ['errors'],
+  // The wire: the runtime's API as callers see it (Runtime, SubmitInput, the snake_case views, events).
+  api: ['errors', 'spec'],
+  tools: ['errors', 'spec', 'codec'],
+  sandbox: ['errors', 'spec', 'codec'],
+  store: ['errors', 'spec', 'codec'],
+  // The model client speaks HTTP to a provider and knows nothing of tasks, sandboxes or storage.
+  model: ['errors', 'spec'],
+  // API keys and who a caller is; knows no wire.
+  auth: ['errors', 'spec', 'codec'],
+  // The journal, replay and the runtime, over the contracts only: drivers, stores and agents are given to it.
+  durable: ['errors', 'spec', 'codec', 'api'],
+  metrics: ['errors', 'spec', 'api'],
+  // The agent implements spec's TaskAgent over the model client; the service composes it.
+  agent: ['errors', 'spec', 'codec', 'model', 'tools'],
+  // A remote caller of the HTTP API: the wire types only, never the server's runtime.
+  client: ['errors', 'spec', 'api'],
+  // The composition root of the service's core (no HTTP).
+  service: [
+    'errors',
+    'spec',
+    'codec',
+    'api',
+    'tools',
+    'sandbox',
+    'store',
+    'model',
+    'auth',
+    'durable',
+    'metrics',
+    'agent',
+  ],
+  // Leaves: the HTTP API (its serve.ts puts it over the service) and the command line.
+  http: ['errors', 'spec', 'codec', 'api', 'auth', 'metrics', 'service'],
+  cli: [
+    'errors',
+    'spec',
+    'codec',
+    'api',
+    'tools',
+    'sandbox',
+    'store',
+    'model',
+    'auth',
+    'durable',
+    'metrics',
+    'agent',
+    'client',
+    'service',
+    'http',
+  ],
+});
+
+/** Files that run inside the sandbox: they import nothing from src/. */
+export const GUEST_FILES = Object.freeze(['src/sandbox/quickjs/guest-runtime.ts']);
