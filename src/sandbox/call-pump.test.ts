@@ -270,6 +270,9 @@ describe('CallPump', () => {
     expect(transport.delivered).toEqual([]);
     pump.finish({ status: 'succeeded', value: 1 });
     pump.kill({ code: 'TIMEOUT', name: 'Error', message: 'late' });
+    pump.call(tool('c'));
+    pump.timer(timer('t'));
+    expect(host.started).toEqual(['a']);
     expect(results).toHaveLength(1);
     expect(transport.kills).toBe(1);
   });

@@ -128,13 +128,14 @@ export class CallPump<C> {
 
   /** The guest asked for a call: served once a slot is free (maxConcurrentToolCalls). */
   call(call: C): void {
+    if (this.resolved) return;
     this.queue.push(call);
     this.drain();
   }
 
   /** The guest set a timer: served at once (timers are not tool calls and never wait for a slot). */
   timer(call: C): void {
-    void this.serve(call, false);
+    if (!this.resolved) void this.serve(call, false);
   }
 
   /**
