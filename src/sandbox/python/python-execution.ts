@@ -1,16 +1,14 @@
-import { decodeValue, encodeOutcome } from '../../codec/index.ts';
+import { decodeValue } from '../../codec/index.ts';
 import type {
   ExecutionLimits,
   ExecutionRequest,
   ExecutionResult,
   HostCall,
-  HostOutcome,
-  LogEntry,
   LogLevel,
   WorkspaceFile,
 } from '../../spec/index.ts';
+import { CallPump } from '../call-pump.ts';
 import { abortReason } from '../early-failure.ts';
-import { hostCallFailure } from '../host-failure.ts';
 import { cpuBudgetMs } from '../../spec/index.ts';
 import type { PythonProcess } from './python-process.ts';
 import { sandboxCpuMs, watchSandbox } from './watchdog.ts';
@@ -27,13 +25,15 @@ import {
   MAX_HELD_BYTES,
   PROCESS_MEMORY_ALLOWANCE,
   protocol,
+  usageOf,
 } from './execution-terms.ts';
 import type { Failure, GuestMessage } from './execution-terms.ts';
 
 /**
- * Runs one program on a started interpreter: sends it the program, serves its tool calls (bounded concurrency,
- * outcomes delivered in the order they settle), enforces the wall-clock, output, call and result limits, and
- * resolves once with the result. The interpreter is used once and killed.
+ * Runs one program on a started interpreter: sends it the program, reads its messages for the call pump
+ * (call-pump.ts: bounded concurrency, outcomes in the order they settle, the wall-clock, call and output limits),
+ * checks what the untrusted guest sends (its calls, the bytes it has the host hold, its result) and resolves once
+ * with the result. The interpreter is used once and killed.
  */
 export function runOnProcess(
   proc: PythonProcess,
@@ -42,52 +42,52 @@ export function runOnProcess(
   options: { signal?: AbortSignal; execFilter: Buffer },
 ): Promise<ExecutionResult> {
   const signal = options.signal;
-  const started = performance.now();
-  const clock = request.clock ?? Date.now;
-  const logs: LogEntry[] = [];
-  const controller = new AbortController();
-  let outputBytes = 0;
-  let toolCalls = 0;
-  let running = 0;
-  const queue: { call: HostCall; id: string; size: number }[] = [];
   /** Bytes of arguments of the calls queued or running: the host holds them for the program. */
   let heldArgs = 0;
-  let override: Failure | null = null;
-  let done = false;
-  let replayAnnounced = false;
+  let unwatch = () => undefined as void;
   return new Promise<ExecutionResult>((resolve) => {
-    type Outcome = { status: 'succeeded'; value: unknown } | { status: 'failed'; error: Failure };
-    let artifacts: WorkspaceFile[] = [];
-    const finish = (result: Outcome, usage: GuestMessage['resources'] = {}) => {
-      if (done) return;
-      done = true;
-      clearTimeout(timer);
-      unwatch();
-      signal?.removeEventListener('abort', onAbort);
-      controller.abort(new Error('the execution ended'));
-      proc.kill();
-      const resources = {
-        wallMs: performance.now() - started,
-        toolCalls,
-        memoryBytes: typeof usage.memoryBytes === 'number' ? usage.memoryBytes : 0,
-        ...(typeof usage.cpuMs === 'number' ? { cpuMs: usage.cpuMs } : {}),
-      };
-      resolve({ ...result, logs, resources, ...(artifacts.length > 0 ? { artifacts } : {}) });
+    const onAbort = () => {
+      const [code, message] = abortReason(signal?.reason);
+      pump.kill({ code, name: 'Error', message });
     };
-    const fail = (error: Failure, usage?: GuestMessage['resources']) =>
-      finish({ status: 'failed', error: override ?? error }, usage);
-    const end = (error: Failure) => {
-      override ??= error;
-      proc.kill();
-    };
+    // A call is its HostCall: the guest's id is the call's id, its arguments' wire text the call's argsJson.
+    const pump: CallPump<HostCall> = new CallPump<HostCall>({
+      request,
+      limits,
+      graceMs: 0,
+      hostLimits: true,
+      transport: {
+        hostCall: (call) => call,
+        deliver: (call, ok, payload, clockMs) => {
+          proc.send({ t: 'outcome', id: call.callId, ok, payload, clock: clockMs });
+          if (call.kind === 'tool') heldArgs -= call.argsJson?.length ?? 0;
+          if (proc.unsentBytes > MAX_HELD_BYTES) {
+            // A program that does not read its outcomes would have them pile up in the host's memory.
+            pump.kill({
+              code: 'MEMORY_LIMIT',
+              name: 'Error',
+              message: `the program left more than ${MAX_HELD_BYTES} bytes of tool outcomes unread`,
+            });
+          }
+        },
+        kill: () => proc.kill(),
+      },
+      onEnd: (result) => {
+        unwatch();
+        signal?.removeEventListener('abort', onAbort);
+        proc.kill();
+        resolve(result);
+      },
+    });
+    const fail = (error: Failure, usage?: GuestMessage['resources'], artifacts?: WorkspaceFile[]) =>
+      pump.finish({ status: 'failed', error }, usageOf(usage), artifacts);
     // What rlimits cannot bound (memory and CPU across processes, memfds, the workspace's total): the host
     // watches it, from the program's start (the interpreter's own start is not the program's CPU time).
     const pid = proc.pid;
-    let unwatch = () => undefined as void;
     const watch = async () => {
       if (pid === undefined) return;
       const cpuBaselineMs = await sandboxCpuMs(pid);
-      if (done) return;
+      if (pump.ended) return;
       unwatch = watchSandbox(
         pid,
         {
@@ -97,115 +97,50 @@ export function runOnProcess(
           cpuMs: cpuBudgetMs(limits),
           cpuBaselineMs,
         },
-        (breach) => end({ code: breach.code, name: 'Error', message: breach.message }),
+        (breach) => pump.kill({ code: breach.code, name: 'Error', message: breach.message }),
       );
-    };
-    const timer = setTimeout(
-      () => end({ code: 'TIMEOUT', name: 'Error', message: `the execution exceeded ${limits.timeoutMs} ms` }),
-      limits.timeoutMs,
-    );
-    const onAbort = () => {
-      const [code, message] = abortReason(signal?.reason);
-      end({ code, name: 'Error', message });
     };
     if (signal?.aborted) onAbort();
     signal?.addEventListener('abort', onAbort, { once: true });
 
-    const log = (level: LogLevel, message: string) => {
-      outputBytes += Buffer.byteLength(message) + 1;
-      if (outputBytes > limits.outputBytes) {
-        end({
-          code: 'OUTPUT_LIMIT',
-          name: 'Error',
-          message: `the program printed more than ${limits.outputBytes} bytes`,
-        });
-        return;
-      }
-      const entry = { level, message };
-      logs.push(entry);
-      request.host.onLog?.(entry);
-    };
     proc.onRawOutput((level, text) => {
-      for (const line of text.split('\n')) if (line !== '') log(level, line);
+      for (const line of text.split('\n')) if (line !== '') pump.log(level, line);
     });
 
-    const pump = () => {
-      while (running < limits.maxConcurrentToolCalls && !done) {
-        const next = queue.shift();
-        if (!next) return;
-        running += 1;
-        void serve(next.call, next.id).finally(() => {
-          running -= 1;
-          heldArgs -= next.size;
-          pump();
-        });
-      }
-    };
-    const serve = async (call: HostCall, id: string) => {
-      let outcome: HostOutcome;
-      try {
-        outcome = await request.host.call(call, controller.signal);
-      } catch (thrown) {
-        outcome = hostCallFailure(thrown);
-      }
-      if (done) return;
-      const tool = call.kind === 'tool' ? `${call.namespace}.${call.name}` : 'a timer';
-      const { ok, payload } = encodeOutcome(outcome, tool);
-      proc.send({ t: 'outcome', id, ok, payload, clock: outcome.clock ?? clock() });
-      if (proc.unsentBytes > MAX_HELD_BYTES) {
-        // A program that does not read its outcomes would have them pile up in the host's memory.
-        end({
-          code: 'MEMORY_LIMIT',
-          name: 'Error',
-          message: `the program left more than ${MAX_HELD_BYTES} bytes of tool outcomes unread`,
-        });
-      }
-    };
-
     const onMessage = (raw: unknown) => {
-      if (done || override) return;
+      if (pump.stopping) return;
       const msg = raw as GuestMessage;
       switch (msg.t) {
         case 'log':
           if (typeof msg.message === 'string') {
-            log(
+            pump.log(
               typeof msg.level === 'string' && LEVELS.has(msg.level) ? (msg.level as LogLevel) : 'log',
               msg.message,
             );
           }
           return;
         case 'replayDone':
-          // Only an execution with a script has a replay to end, and it ends once.
-          if (request.replay && !replayAnnounced) {
-            replayAnnounced = true;
-            request.host.onReplayDone?.();
-          }
+          pump.replayDone();
           return;
         case 'scripted':
         case 'call':
         case 'timer': {
-          if (typeof msg.id !== 'string') return end(protocol('a call without an id'));
-          toolCalls += 1;
-          if (toolCalls > limits.maxToolCalls) {
-            return end({
-              code: 'TOOL_CALL_LIMIT',
-              name: 'Error',
-              message: `the program made more than ${limits.maxToolCalls} tool calls`,
-            });
-          }
+          if (typeof msg.id !== 'string') return pump.kill(protocol('a call without an id'));
+          if (!pump.count()) return;
           // Answered from the replay script inside the sandbox: counted, nothing runs.
           if (msg.t === 'scripted') return;
           if (msg.t === 'timer') {
             const delayMs = typeof msg.ms === 'number' && Number.isFinite(msg.ms) ? Math.max(0, msg.ms) : 0;
-            void serve({ kind: 'timer', callId: msg.id, delayMs }, msg.id);
+            pump.timer({ kind: 'timer', callId: msg.id, delayMs });
             return;
           }
           const binding = request.tools.find((b) => b.namespace === msg.ns && b.name === msg.name);
-          if (!binding || typeof msg.args !== 'string') return end(protocol(`a call of an unknown tool`));
+          if (!binding || typeof msg.args !== 'string')
+            return pump.kill(protocol(`a call of an unknown tool`));
           // Checked before decoding: the host would hold them (and their decoded copy) for the program.
           const size = msg.args.length;
           if (heldArgs + size > MAX_HELD_BYTES) {
-            return end({
+            return pump.kill({
               code: 'MEMORY_LIMIT',
               name: 'Error',
               message: `the program's waiting tool calls hold more than ${MAX_HELD_BYTES} bytes of arguments`,
@@ -215,23 +150,21 @@ export function runOnProcess(
           try {
             args = decodeValue(msg.args);
           } catch {
-            return end(protocol('tool arguments that are not tagged JSON'));
+            return pump.kill(protocol('tool arguments that are not tagged JSON'));
           }
-          const call: HostCall = {
+          heldArgs += size;
+          pump.call({
             kind: 'tool',
             callId: msg.id,
             namespace: binding.namespace,
             name: binding.name,
             args,
             argsJson: msg.args,
-          };
-          heldArgs += size;
-          queue.push({ call, id: msg.id, size });
-          pump();
+          });
           return;
         }
         case 'done': {
-          artifacts = artifactsOf(msg.artifacts);
+          const artifacts = artifactsOf(msg.artifacts);
           if (msg.ok === true && typeof msg.value === 'string') {
             if (Buffer.byteLength(msg.value) > limits.resultBytes) {
               return fail(
@@ -241,16 +174,17 @@ export function runOnProcess(
                   message: `the result is larger than ${limits.resultBytes} bytes`,
                 },
                 msg.resources,
+                artifacts,
               );
             }
+            let value: unknown;
             try {
-              return finish({ status: 'succeeded', value: decodeValue(msg.value) }, msg.resources);
+              value = decodeValue(msg.value);
             } catch (e) {
-              return fail(
-                { code: 'RESULT_INVALID', name: 'Error', message: (e as Error).message },
-                msg.resources,
-              );
+              const error = { code: 'RESULT_INVALID', name: 'Error', message: (e as Error).message };
+              return fail(error, msg.resources, artifacts);
             }
+            return pump.finish({ status: 'succeeded', value }, usageOf(msg.resources), artifacts);
           }
           const e = msg.error ?? {};
           return fail(
@@ -261,10 +195,11 @@ export function runOnProcess(
               ...(typeof e.line === 'number' ? { line: e.line } : {}),
             },
             msg.resources,
+            artifacts,
           );
         }
         default:
-          return end(protocol('an unknown message'));
+          return pump.kill(protocol('an unknown message'));
       }
     };
     proc.onMessage(onMessage);
@@ -295,7 +230,7 @@ export function runOnProcess(
       seed: request.seed ?? 0,
       // Checked by the driver (replay-steps.ts); the guest serves it (guest-host-calls.ts).
       ...(request.replay ? { replay: request.replay } : {}),
-      clock: clock(),
+      clock: pump.readClock(),
       tools: request.tools.map((b) => ({
         namespace: b.namespace,
         name: b.name,
@@ -319,7 +254,7 @@ export function runOnProcess(
       .limitMemory(limits.memoryBytes + CGROUP_ALLOWANCE_BYTES)
       .catch(() => false)
       .then(() => {
-        if (!done) proc.send(start);
+        if (!pump.ended) proc.send(start);
       });
   });
 }

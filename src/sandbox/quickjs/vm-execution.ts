@@ -58,10 +58,6 @@ export class VmExecution implements VmGuestHooks, ReplaySink {
     );
   }
 
-  get isFinished(): boolean {
-    return this.finished;
-  }
-
   get ended(): boolean {
     return this.finished || this.failure !== null || this.success !== null;
   }
