@@ -9,7 +9,7 @@ import type {
 } from '../spec/index.ts';
 import { CallPump } from './call-pump.ts';
 import type { CallPumpOptions, GuestFailure, GuestTransport } from './call-pump.ts';
-import { DEFAULT_LIMITS } from './limits.ts';
+import { DEFAULT_LIMITS } from '../spec/index.ts';
 
 // The call pump against an in-memory transport: what a driver's guest would receive, in order.
 
