@@ -19,8 +19,8 @@ import {
   createSqliteTaskStore,
   defineTool,
   ToolRegistry,
-} from '../dist/index.js';
-import type { AgentMode, ToolDefinition } from '../dist/index.js';
+} from '../dist/internal.js';
+import type { AgentMode, ToolDefinition } from '../dist/internal.js';
 import { median } from './stats.ts';
 
 const QUICK = process.env.BENCH_QUICK === '1';

@@ -19,8 +19,8 @@ import {
   defineTool,
   TaskRunner,
   ToolRegistry,
-} from '../dist/index.js';
-import type { TaskStore } from '../dist/index.js';
+} from '../dist/internal.js';
+import type { TaskStore } from '../dist/internal.js';
 import { interference, machineTicks, processTicks } from './machine.ts';
 import { MIB } from './stats.ts';
 

@@ -1,8 +1,8 @@
 // The resume measurement shared by bench/durable.ts and bench/durable-resume-vs-run.ts: a task pauses while its
 // last call (`hold`) runs after `calls` journaled ones; timed from `runTask` of the paused task to `succeeded`
 // (claim, journal read, replay of `calls` outcomes in a fresh VM, `hold` live, result committed).
-import { defineTool, TaskRunner, ToolRegistry } from '../dist/index.js';
-import type { SandboxDriver, TaskStore } from '../dist/index.js';
+import { defineTool, TaskRunner, ToolRegistry } from '../dist/internal.js';
+import type { SandboxDriver, TaskStore } from '../dist/internal.js';
 
 export const resumeProgram = (calls: number): string =>
   `for (let i = 0; i < ${calls}; i++) await tools.echo({ i }); await tools.hold(); return 1;`;

@@ -4,8 +4,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createQuickJsDriver, createSqliteTaskStore } from '../dist/index.js';
-import type { Lease, TaskStore } from '../dist/index.js';
+import { createQuickJsDriver, createSqliteTaskStore } from '../dist/internal.js';
+import type { Lease, TaskStore } from '../dist/internal.js';
 import { createResumeBench } from './durable-resume.ts';
 import { median, percentile } from './stats.ts';
 

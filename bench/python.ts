@@ -4,8 +4,8 @@
 // (BENCH_QUICK=1 for a short run).
 import { spawn } from 'node:child_process';
 import os from 'node:os';
-import { createPythonDriver, probePython } from '../dist/index.js';
-import type { HostCall, ReplayStep } from '../dist/index.js';
+import { createPythonDriver, probePython } from '../dist/internal.js';
+import type { HostCall, ReplayStep } from '../dist/internal.js';
 import { encodeOutcome } from '../dist/codec/index.js';
 import { bwrapArgs } from '../dist/sandbox/python/bwrap-args.js';
 import { median, percentile } from './stats.ts';

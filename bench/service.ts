@@ -16,8 +16,8 @@ import {
   createSqliteTaskStore,
   defineTool,
   ToolRegistry,
-} from '../dist/index.js';
-import type { SandboxDriver, TaskView } from '../dist/index.js';
+} from '../dist/internal.js';
+import type { SandboxDriver, TaskView } from '../dist/internal.js';
 import { loadConfig } from '../dist/service/index.js';
 import { startService } from '../dist/http/index.js';
 import type { Service } from '../dist/http/index.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createQuickJsDriver, defineTool, runProgram } from '../src/index.ts';
-import type { QuickJsDriver } from '../src/index.ts';
+import { createQuickJsDriver, defineTool, runProgram } from '../src/internal.ts';
+import type { QuickJsDriver } from '../src/internal.ts';
 
 // Behaviour specific to the quickjs driver's worker pool (the shared suites are in test/conformance).
 describe('quickjs driver pool', () => {

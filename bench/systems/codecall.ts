@@ -1,7 +1,7 @@
 // The built package (dist/, what `npm install` produces and users run), not the TypeScript sources: from source
 // the sandbox workers would load through tsx's loader.
-import { ToolRegistry, createQuickJsDriver, defineTool, runProgram } from '../../dist/index.js';
-import type { ExecutionLimits, RunProgramOptions, SandboxDriver } from '../../dist/index.js';
+import { ToolRegistry, createQuickJsDriver, defineTool, runProgram } from '../../dist/internal.js';
+import type { ExecutionLimits, RunProgramOptions, SandboxDriver } from '../../dist/internal.js';
 import { WORKERS } from '../config.ts';
 import { LIVE, TRIVIAL, toolLoop } from '../programs.ts';
 import { ExecutionFailed } from '../system.ts';

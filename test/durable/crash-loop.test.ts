@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nextAttempt, TaskRunner } from '../../src/durable/index.ts';
-import { createQuickJsDriver, ToolRegistry } from '../../src/index.ts';
-import type { QuickJsDriver, TaskStore } from '../../src/index.ts';
+import { createQuickJsDriver, ToolRegistry } from '../../src/internal.ts';
+import type { QuickJsDriver, TaskStore } from '../../src/internal.ts';
 import { createSqliteTaskStore } from '../../src/store/index.ts';
 
 describe('crash loops (SQLite)', () => {

@@ -3,8 +3,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
-import { createQuickJsDriver } from '../../src/index.ts';
-import type { JournalEntryInput, QuickJsDriver, TaskStore } from '../../src/index.ts';
+import { createQuickJsDriver } from '../../src/internal.ts';
+import type { JournalEntryInput, QuickJsDriver, TaskStore } from '../../src/internal.ts';
 import { createSqliteTaskStore } from '../../src/store/index.ts';
 
 export interface DurableFixture {

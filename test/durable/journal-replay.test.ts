@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runJournaled } from '../../src/durable/index.ts';
-import { createQuickJsDriver, defineTool, ToolRegistry } from '../../src/index.ts';
+import { createQuickJsDriver, defineTool, ToolRegistry } from '../../src/internal.ts';
 import type {
   ExecutionResult,
   HostCall,
   JournalEntryInput,
   QuickJsDriver,
   ToolEffect,
-} from '../../src/index.ts';
+} from '../../src/internal.ts';
 
 // Replay through the real quickjs driver: a journal recorded by one run drives the next exactly.
 

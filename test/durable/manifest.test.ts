@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TaskRunner } from '../../src/durable/index.ts';
-import { createQuickJsDriver, defineTool, ToolRegistry } from '../../src/index.ts';
-import type { JsonSchema, QuickJsDriver, TaskStore } from '../../src/index.ts';
+import { createQuickJsDriver, defineTool, ToolRegistry } from '../../src/internal.ts';
+import type { JsonSchema, QuickJsDriver, TaskStore } from '../../src/internal.ts';
 import { createSqliteTaskStore } from '../../src/store/index.ts';
 
 describe('resuming against changed tools', () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRuntime } from '../../src/durable/index.ts';
-import { defineTool, ToolRegistry } from '../../src/index.ts';
-import type { QuickJsDriver, TaskStore } from '../../src/index.ts';
+import { defineTool, ToolRegistry } from '../../src/internal.ts';
+import type { QuickJsDriver, TaskStore } from '../../src/internal.ts';
 import { journalAsDeadWorker, useDurableFixture } from './fixture.ts';
 import type { Runtime, RuntimeEvent } from '../../src/api/index.ts';
 

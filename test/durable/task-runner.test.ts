@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeValue } from '../../src/codec/index.ts';
 import { TaskRunner } from '../../src/durable/index.ts';
-import { createQuickJsDriver, defineTool, ToolRegistry } from '../../src/index.ts';
-import type { QuickJsDriver, TaskStore } from '../../src/index.ts';
+import { createQuickJsDriver, defineTool, ToolRegistry } from '../../src/internal.ts';
+import type { QuickJsDriver, TaskStore } from '../../src/internal.ts';
 import { createSqliteTaskStore } from '../../src/store/index.ts';
 
 // A task paused in the middle of its tool calls resumes by replay: no completed call runs again.

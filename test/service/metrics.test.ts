@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRuntime } from '../../src/durable/index.ts';
 import { buildServer } from '../../src/http/index.ts';
-import { createQuickJsDriver, defineTool, ToolRegistry } from '../../src/index.ts';
-import type { QuickJsDriver } from '../../src/index.ts';
+import { createQuickJsDriver, defineTool, ToolRegistry } from '../../src/internal.ts';
+import type { QuickJsDriver } from '../../src/internal.ts';
 import { createMetrics } from '../../src/metrics/index.ts';
 import type { Metrics } from '../../src/metrics/index.ts';
 import { useDurableFixture } from '../durable/fixture.ts';
