@@ -42,7 +42,7 @@ describe('the layer diagram', () => {
   it('docs/architecture.md lists each layer with exactly what it may import', () => {
     const doc = readFileSync(new URL('../../docs/architecture.md', import.meta.url), 'utf8');
     const rows = new Map<string, string[]>();
-    for (const m of doc.matchAll(/^\| `(\w+)\/` \| ([^|]*) \|/gm)) {
+    for (const m of doc.matchAll(/^\|\s*`(\w+)\/`\s*\|([^|]*)\|/gm)) {
       const imports = [...(m[2] ?? '').matchAll(/`(\w+)`/g)].map((x) => x[1] ?? '');
       rows.set(m[1] ?? '', imports);
     }
