@@ -1,4 +1,5 @@
 import { decodeValue, encodeOutcome } from '../../codec/index.ts';
+import { failure } from '../../errors/index.ts';
 import type {
   ExecutionLimits,
   ExecutionRequest,
@@ -9,7 +10,7 @@ import type {
   LogLevel,
   WorkspaceFile,
 } from '../../spec/index.ts';
-import { abortReason } from '../early-failure.ts';
+import { abortFailure } from '../early-failure.ts';
 import { hostCallFailure } from '../host-failure.ts';
 import { cpuBudgetMs } from '../limits.ts';
 import type { PythonProcess } from './python-process.ts';
@@ -97,28 +98,21 @@ export function runOnProcess(
           cpuMs: cpuBudgetMs(limits),
           cpuBaselineMs,
         },
-        (breach) => end({ code: breach.code, name: 'Error', message: breach.message }),
+        (breach) => end(failure(breach.code, breach.message)),
       );
     };
     const timer = setTimeout(
-      () => end({ code: 'TIMEOUT', name: 'Error', message: `the execution exceeded ${limits.timeoutMs} ms` }),
+      () => end(failure('TIMEOUT', `the execution exceeded ${limits.timeoutMs} ms`)),
       limits.timeoutMs,
     );
-    const onAbort = () => {
-      const [code, message] = abortReason(signal?.reason);
-      end({ code, name: 'Error', message });
-    };
+    const onAbort = () => end(abortFailure(signal?.reason));
     if (signal?.aborted) onAbort();
     signal?.addEventListener('abort', onAbort, { once: true });
 
     const log = (level: LogLevel, message: string) => {
       outputBytes += Buffer.byteLength(message) + 1;
       if (outputBytes > limits.outputBytes) {
-        end({
-          code: 'OUTPUT_LIMIT',
-          name: 'Error',
-          message: `the program printed more than ${limits.outputBytes} bytes`,
-        });
+        end(failure('OUTPUT_LIMIT', `the program printed more than ${limits.outputBytes} bytes`));
         return;
       }
       const entry = { level, message };
@@ -154,11 +148,12 @@ export function runOnProcess(
       proc.send({ t: 'outcome', id, ok, payload, clock: outcome.clock ?? clock() });
       if (proc.unsentBytes > MAX_HELD_BYTES) {
         // A program that does not read its outcomes would have them pile up in the host's memory.
-        end({
-          code: 'MEMORY_LIMIT',
-          name: 'Error',
-          message: `the program left more than ${MAX_HELD_BYTES} bytes of tool outcomes unread`,
-        });
+        end(
+          failure(
+            'MEMORY_LIMIT',
+            `the program left more than ${MAX_HELD_BYTES} bytes of tool outcomes unread`,
+          ),
+        );
       }
     };
 
@@ -187,11 +182,9 @@ export function runOnProcess(
           if (typeof msg.id !== 'string') return end(protocol('a call without an id'));
           toolCalls += 1;
           if (toolCalls > limits.maxToolCalls) {
-            return end({
-              code: 'TOOL_CALL_LIMIT',
-              name: 'Error',
-              message: `the program made more than ${limits.maxToolCalls} tool calls`,
-            });
+            return end(
+              failure('TOOL_CALL_LIMIT', `the program made more than ${limits.maxToolCalls} tool calls`),
+            );
           }
           // Answered from the replay script inside the sandbox: counted, nothing runs.
           if (msg.t === 'scripted') return;
@@ -205,11 +198,8 @@ export function runOnProcess(
           // Checked before decoding: the host would hold them (and their decoded copy) for the program.
           const size = msg.args.length;
           if (heldArgs + size > MAX_HELD_BYTES) {
-            return end({
-              code: 'MEMORY_LIMIT',
-              name: 'Error',
-              message: `the program's waiting tool calls hold more than ${MAX_HELD_BYTES} bytes of arguments`,
-            });
+            const held = `the program's waiting tool calls hold more than ${MAX_HELD_BYTES} bytes of arguments`;
+            return end(failure('MEMORY_LIMIT', held));
           }
           let args: unknown;
           try {
@@ -235,21 +225,14 @@ export function runOnProcess(
           if (msg.ok === true && typeof msg.value === 'string') {
             if (Buffer.byteLength(msg.value) > limits.resultBytes) {
               return fail(
-                {
-                  code: 'RESULT_LIMIT',
-                  name: 'Error',
-                  message: `the result is larger than ${limits.resultBytes} bytes`,
-                },
+                failure('RESULT_LIMIT', `the result is larger than ${limits.resultBytes} bytes`),
                 msg.resources,
               );
             }
             try {
               return finish({ status: 'succeeded', value: decodeValue(msg.value) }, msg.resources);
             } catch (e) {
-              return fail(
-                { code: 'RESULT_INVALID', name: 'Error', message: (e as Error).message },
-                msg.resources,
-              );
+              return fail(failure('RESULT_INVALID', (e as Error).message), msg.resources);
             }
           }
           const e = msg.error ?? {};
@@ -274,11 +257,7 @@ export function runOnProcess(
       setImmediate(() =>
         fail(
           oom
-            ? {
-                code: 'MEMORY_LIMIT',
-                name: 'Error',
-                message: 'the program used more memory than its sandbox has',
-              }
+            ? failure('MEMORY_LIMIT', 'the program used more memory than its sandbox has')
             : exitFailure(exit, proc.brokenProtocol),
         ),
       );

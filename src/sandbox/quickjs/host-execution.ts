@@ -9,6 +9,7 @@ import type {
   SerializedError,
 } from '../../spec/index.ts';
 import { decodeValue, encodeOutcome } from '../../codec/index.ts';
+import { failure } from '../../errors/index.ts';
 import type { FromWorker } from './protocol.ts';
 import type { SandboxWorker } from './sandbox-worker.ts';
 import { callIdText } from './worker-replay.ts';
@@ -54,11 +55,7 @@ export class HostExecution {
   ) {
     this.clock = request.clock ?? Date.now;
     this.backstop = setTimeout(() => {
-      this.overrideError ??= {
-        code: 'TIMEOUT',
-        name: 'Error',
-        message: `the execution exceeded ${limits.timeoutMs} ms`,
-      };
+      this.overrideError ??= failure('TIMEOUT', `the execution exceeded ${limits.timeoutMs} ms`);
       this.hooks.onStuck(worker);
     }, limits.timeoutMs + STUCK_WORKER_GRACE_MS);
     this.backstop.unref();
@@ -115,7 +112,7 @@ export class HostExecution {
   onWorkerLost(reason: string): void {
     this.complete({
       status: 'failed',
-      error: this.overrideError ?? { code: 'SANDBOX_CRASHED', name: 'Error', message: reason },
+      error: this.overrideError ?? failure('SANDBOX_CRASHED', reason),
       memoryBytes: 0,
       toolCalls: 0,
     });
@@ -184,7 +181,7 @@ export class HostExecution {
       } catch (e) {
         this.complete({
           status: 'failed',
-          error: { code: 'RESULT_INVALID', name: 'Error', message: (e as Error).message },
+          error: failure('RESULT_INVALID', (e as Error).message),
           ...msg.resources,
         });
         return;
@@ -192,8 +189,7 @@ export class HostExecution {
       this.complete({ status: 'succeeded', value, ...msg.resources });
       return;
     }
-    const error = this.overrideError ??
-      msg.error ?? { code: 'INTERNAL', name: 'Error', message: 'the execution failed' };
+    const error = this.overrideError ?? msg.error ?? failure('INTERNAL', 'the execution failed');
     this.complete({ status: 'failed', error, ...msg.resources });
   }
 
