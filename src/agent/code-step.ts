@@ -1,5 +1,5 @@
 import { encodeValue, sha256Hex } from '../codec/index.ts';
-import { isCodecallError } from '../errors/index.ts';
+import { errorRow, failure, isCodecallError } from '../errors/index.ts';
 import type { ExecutionResult, InstructionTaskInput } from '../spec/index.ts';
 import type { AgentStep, StepResult } from './agent-journal.ts';
 import { composeProgram, lineInCurrent } from './compose-program.ts';
@@ -7,7 +7,6 @@ import { composePythonProgram } from './compose-python.ts';
 import { extractCode } from './extract-code.ts';
 import { RUN_CODE_TOOL } from './prompts.ts';
 import type { RunJournal } from './step-run.ts';
-import { ENDS_RUN } from './step-run.ts';
 
 /** What acting on a reply came to: the task's answer, a step result to feed back, or the end of this run. */
 export type StepOutcome =
@@ -47,11 +46,7 @@ export async function runCodeStep(
   if (code === null) {
     const text = reply?.content?.trim() ?? '';
     if (text.length > 0) return { kind: 'answer', value: text };
-    const error = {
-      code: 'MODEL_BAD_REPLY',
-      name: 'Error',
-      message: 'Your reply was empty. Send code or the answer.',
-    };
+    const error = failure('MODEL_BAD_REPLY', 'Your reply was empty. Send code or the answer.');
     return record(journal, { step: step.step, ok: false, final: false, output: null, error, logs: [] });
   }
   if (step.code === null) {
@@ -76,12 +71,12 @@ export async function runCodeStep(
   } catch (e) {
     if (!isCodecallError(e) || e.code !== 'SYNTAX_ERROR') throw e;
     const line = typeof e.details.line === 'number' ? { line: e.details.line } : {};
-    const error = { code: e.code, name: 'SyntaxError', message: e.message, ...line };
+    const error = { ...failure('SYNTAX_ERROR', e.message), ...line };
     return record(journal, { step: step.step, ok: false, final: false, output: null, error, logs: [] });
   }
   const rerunSteps = new Set(rerun.map((s) => s.step));
   const run = await journal.runStep(step.step, program.code, python ? 'python' : 'javascript', rerunSteps);
-  if (run.status === 'failed' && ENDS_RUN.has(run.error.code)) return { kind: 'ended', run };
+  if (run.status === 'failed' && errorRow(run.error.code)?.endsRun) return { kind: 'ended', run };
   if (run.status === 'failed') {
     const line = lineInCurrent(program, run.error.line);
     const { code: errorCode, message } = run.error;

@@ -1,11 +1,11 @@
 import { sha256Hex, toJsonView } from '../codec/index.ts';
+import { errorRow, failure } from '../errors/index.ts';
 import type { ExecutionResult, LogEntry, ModelToolCall } from '../spec/index.ts';
 import type { AgentStep, CallResult } from './agent-journal.ts';
 import { record } from './code-step.ts';
 import type { StepOutcome } from './code-step.ts';
 import { parseToolArguments } from './parse-tool-arguments.ts';
 import type { RunJournal } from './step-run.ts';
-import { ENDS_RUN } from './step-run.ts';
 import { fromStrictArguments } from './tool-specs.ts';
 import type { FunctionTool } from './tool-specs.ts';
 
@@ -49,11 +49,7 @@ export async function runFunctionCallStep(
   if (!reply || reply.toolCalls.length === 0) {
     const text = reply?.content?.trim() ?? '';
     if (text.length > 0) return { kind: 'answer', value: text };
-    const error = {
-      code: 'MODEL_BAD_REPLY',
-      name: 'Error',
-      message: 'Your reply was empty. Call a function or answer.',
-    };
+    const error = failure('MODEL_BAD_REPLY', 'Your reply was empty. Call a function or answer.');
     return record(journal, { step: step.step, ok: false, final: false, output: null, error, logs: [] });
   }
   const results = new Map<string, CallResult>();
@@ -103,7 +99,7 @@ export async function runFunctionCallStep(
       ]);
     }
     run = await journal.runStep(step.step, code, 'javascript', new Set());
-    if (run.status === 'failed' && ENDS_RUN.has(run.error.code)) return { kind: 'ended', run };
+    if (run.status === 'failed' && errorRow(run.error.code)?.endsRun) return { kind: 'ended', run };
     logs = run.logs;
     const settled = run.status === 'succeeded' && Array.isArray(run.value) ? (run.value as unknown[]) : null;
     runnable.forEach(({ call }, i) => {
@@ -123,12 +119,12 @@ export async function runFunctionCallStep(
   }
   const calls = reply.toolCalls.map((c) => results.get(c.id) as CallResult);
   const ok = calls.every((c) => c.ok);
+  // The step's summary, not one tool's error: named Error as the step's other failures are.
   const error = ok
     ? null
     : {
-        code: 'TOOL_ERROR',
+        ...failure('TOOL_ERROR', `${calls.filter((c) => !c.ok).length} of ${calls.length} calls failed`),
         name: 'Error',
-        message: `${calls.filter((c) => !c.ok).length} of ${calls.length} calls failed`,
       };
   return record(journal, { step: step.step, ok, final: false, output: null, error, logs, calls }, run);
 }

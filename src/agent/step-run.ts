@@ -1,30 +1,6 @@
 import type { AgentRunContext, ExecutionResult, GuestLanguage, JournalEntryInput } from '../spec/index.ts';
 import { journalCallId, recordedFor, toJournalIds } from './agent-journal.ts';
 
-/**
- * Failures that end the run rather than the step: pauses, cancels, the deadline and the machinery's own
- * failures. Everything else (the program's errors, its limits, its tools' errors) goes back to the model.
- */
-export const ENDS_RUN: ReadonlySet<string> = new Set([
-  'PAUSED',
-  'SHUTDOWN',
-  'APPROVAL_REQUIRED',
-  'AWAITING_INPUT',
-  'NEEDS_ATTENTION',
-  'CANCELLED',
-  'DEADLINE_EXCEEDED',
-  'REPLAY_DIVERGENCE',
-  'FENCED',
-  'ABORTED',
-  'CHECKPOINT_CORRUPT',
-  'STORE_ERROR',
-  'STORE_CLOSED',
-  'SANDBOX_CRASHED',
-  'SANDBOX_UNAVAILABLE',
-  'POOL_CLOSED',
-  'INTERNAL',
-]);
-
 /** The agent's view of its journal during a run: what the claim read plus what this run wrote. */
 export class RunJournal {
   readonly entries: JournalEntryInput[];

@@ -1,3 +1,4 @@
+import { failure } from '../errors/index.ts';
 import { encodeValue } from './value-codec.ts';
 
 /** A tool outcome on the wire: a value or an error as tagged JSON. */
@@ -17,11 +18,12 @@ export function encodeOutcome(outcome: Outcome, tool: string): EncodedOutcome {
   } catch (e) {
     return {
       ok: false,
-      payload: JSON.stringify({
-        code: 'TOOL_RESULT_INVALID',
-        name: 'ToolError',
-        message: `${tool} returned a value that cannot reach the guest: ${(e as Error).message}`,
-      }),
+      payload: JSON.stringify(
+        failure(
+          'TOOL_RESULT_INVALID',
+          `${tool} returned a value that cannot reach the guest: ${(e as Error).message}`,
+        ),
+      ),
     };
   }
 }

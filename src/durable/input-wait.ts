@@ -1,3 +1,4 @@
+import { failure } from '../errors/index.ts';
 import type { HostCall, SerializedError } from '../spec/index.ts';
 
 /** Where the guest finds `input.wait`; the runner adds this binding to every durable task. */
@@ -15,9 +16,7 @@ export function parseInputWait(
   args: unknown,
 ): { name: string; timeoutSeconds: number | null } | { error: SerializedError } {
   const a = (args ?? {}) as { name?: unknown; options?: unknown };
-  const invalid = (message: string) => ({
-    error: { code: 'TOOL_VALIDATION', name: 'ToolValidationError', message: `input.wait: ${message}` },
-  });
+  const invalid = (message: string) => ({ error: failure('TOOL_VALIDATION', `input.wait: ${message}`) });
   if (typeof a.name !== 'string' || a.name.length === 0 || a.name.length > 200) {
     return invalid('the first argument must be a name (a non-empty string of at most 200 characters)');
   }
@@ -33,9 +32,5 @@ export function parseInputWait(
 
 export function inputTimeoutError(args: unknown): SerializedError {
   const name = String((args as { name?: unknown } | null)?.name);
-  return {
-    code: 'INPUT_TIMEOUT',
-    name: 'InputTimeoutError',
-    message: `no input "${name}" arrived before the wait timed out`,
-  };
+  return failure('INPUT_TIMEOUT', `no input "${name}" arrived before the wait timed out`);
 }

@@ -1,5 +1,5 @@
 import { EncodedValue, encodeOutcome, encodeValue } from '../codec/index.ts';
-import { CodecallError } from '../errors/index.ts';
+import { CodecallError, failure } from '../errors/index.ts';
 import type {
   ExecutionHost,
   HostCall,
@@ -212,10 +212,7 @@ export class JournalingHost implements ExecutionHost {
       if (decision.decision !== 'approve') {
         const reason = decision.reason ? `: ${decision.reason}` : '';
         const message = `${call.namespace}.${call.name} was rejected${reason}`;
-        const rejected: HostOutcome = {
-          ok: false,
-          error: { code: 'TOOL_REJECTED', name: 'ToolRejectedError', message },
-        };
+        const rejected: HostOutcome = { ok: false, error: failure('TOOL_REJECTED', message) };
         return this.finishLive(call, signal, rejected);
       }
     }
@@ -229,7 +226,7 @@ export class JournalingHost implements ExecutionHost {
       // The execution ended (a pause) between the intent's commit and the tool's start: say that it never ran,
       // so a resume may run it whatever its effect.
       await this.commit([{ type: 'control', data: { action: 'not_started', call_id: call.callId } }]);
-      return { ok: false, error: { code: 'INTERRUPTED', name: 'Error', message: 'not started' } };
+      return { ok: false, error: failure('INTERRUPTED', 'not started') };
     }
     const keyed: HostCall =
       call.kind === 'tool' && key !== undefined ? { ...call, idempotencyKey: key } : call;

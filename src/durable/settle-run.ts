@@ -1,4 +1,5 @@
 import { encodeValue } from '../codec/index.ts';
+import { errorRow, failure } from '../errors/index.ts';
 import { isArtifactStore } from '../spec/index.ts';
 import type {
   ExecutionResult,
@@ -41,34 +42,20 @@ export interface SettleOptions {
   readonly clock?: () => number;
 }
 
-/**
- * Failures of the machinery, not of the program: a run that ends in one is retried (the task queues again and
- * replays its journal) while the task has retries left. A guest's own error, limit or timeout is never retried.
- */
-export const RETRYABLE_CODES: ReadonlySet<string> = new Set([
-  'SANDBOX_CRASHED',
-  'SANDBOX_UNAVAILABLE',
-  'POOL_CLOSED',
-  'STORE_ERROR',
-  'MODEL_UNAVAILABLE',
-]);
-
 /** Ends a run: journals why it stopped and moves the task to its next status with what the run left. */
 export async function settleRun(options: SettleOptions): Promise<TaskRecord> {
   const { result } = options;
-  if (result.status === 'failed' && PAUSES.has(result.error.code)) {
+  if (result.status === 'failed' && errorRow(result.error.code)?.pauses) {
     // A cancel asked of this run from elsewhere (and not yet seen by the control poll) wins over its pause. The
     // store enforces the same in the update itself, for a request that lands after this read.
     const current = options.cancelled ? null : await options.store.getTask(options.lease.taskId);
     if (options.cancelled || current?.requestedAction === 'cancel') {
-      const error = { code: 'CANCELLED', name: 'Error', message: 'cancelled by request' };
+      const error = failure('CANCELLED', 'cancelled by request');
       return settle({ ...options, result: { ...result, error } });
     }
   }
   return settle(options);
 }
-
-const PAUSES = new Set(['PAUSED', 'SHUTDOWN', 'APPROVAL_REQUIRED', 'AWAITING_INPUT', 'NEEDS_ATTENTION']);
 
 async function settle(options: SettleOptions): Promise<TaskRecord> {
   const { store, lease, task, result } = options;
@@ -131,7 +118,8 @@ async function settle(options: SettleOptions): Promise<TaskRecord> {
         { ...fenced, append: control({ action: 'cancel' }) },
       );
     default:
-      if (RETRYABLE_CODES.has(code) && task.retries < task.maxRetries) {
+      // Failures of the machinery (the row says which) queue the task again, to replay its journal.
+      if (errorRow(code)?.retryable && task.retries < task.maxRetries) {
         const now = (options.clock ?? Date.now)();
         const runAfter = now + (options.retryDelayMs?.(task.retries) ?? 0);
         return store.updateTask(

@@ -1,15 +1,16 @@
+import { errorRow } from './codes.ts';
 import type { ErrorCode } from './codes.ts';
 
 export interface CodecallErrorOptions {
   details?: Record<string, unknown>;
   cause?: unknown;
-  retryable?: boolean;
 }
 
 /** The one error base class: a stable string `code`, structured `details`, a `cause`, and `retryable`. */
 export class CodecallError extends Error {
   readonly code: ErrorCode;
   readonly details: Record<string, unknown>;
+  /** Read from the code's row: a task run that ends in this error runs again while it has retries left. */
   readonly retryable: boolean;
 
   constructor(code: ErrorCode, message: string, options: CodecallErrorOptions = {}) {
@@ -17,7 +18,7 @@ export class CodecallError extends Error {
     this.name = 'CodecallError';
     this.code = code;
     this.details = options.details ?? {};
-    this.retryable = options.retryable ?? false;
+    this.retryable = errorRow(code)?.retryable ?? false;
   }
 
   toJSON(): { code: ErrorCode; message: string; details: Record<string, unknown> } {

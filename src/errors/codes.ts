@@ -1,76 +1,126 @@
-/** Every stable error code codecall emits, with its HTTP status (the one table that maps them). */
+/**
+ * What a code is about; docs/errors.md says what each kind means. The decisions a code drives are columns of its
+ * row, not of its kind: codes of one kind differ (a STORE_ERROR is retried, a STORE_CLOSED is not).
+ */
+export const ERROR_KINDS = ['input', 'guest', 'tool', 'limit', 'control', 'model', 'infrastructure'] as const;
+export type ErrorKind = (typeof ERROR_KINDS)[number];
+
+/** One code's row: everything a decision about a failure with this code reads. */
+export interface ErrorRow {
+  /** The HTTP status the API answers with. */
+  readonly status: number;
+  readonly kind: ErrorKind;
+  /** A task run that ends in it runs again (replaying its journal) while the task has retries left. */
+  readonly retryable: boolean;
+  /** The `name` of the failure codecall builds with this code, as the guest (and the result) sees it. */
+  readonly name: string;
+  /** A run that ends in it leaves the task paused, unless a cancel was asked meanwhile. */
+  readonly pauses: boolean;
+  /** An agent step's run that ends in it ends the agent's run; any other failure goes back to the model. */
+  readonly endsRun: boolean;
+  /** Building a webhook's body failed for now: the message stays pending (any other failure is permanent). */
+  readonly transient: boolean;
+}
+
+function row(
+  status: number,
+  kind: ErrorKind,
+  more: Partial<Omit<ErrorRow, 'status' | 'kind'>> = {},
+): ErrorRow {
+  return {
+    status,
+    kind,
+    retryable: false,
+    name: 'Error',
+    pauses: false,
+    endsRun: false,
+    transient: false,
+    ...more,
+  };
+}
+
+const PAUSES = { pauses: true, endsRun: true } as const;
+
+/** Every stable error code codecall emits, one row each (the one table; docs/errors.md is checked against it). */
 export const ERROR_CODES = {
-  BAD_REQUEST: 400,
-  PAYLOAD_TOO_LARGE: 413,
-  UNSUPPORTED_MEDIA_TYPE: 415,
-  INVALID_ARGUMENT: 400,
-  INVALID_CONFIG: 400,
-  SYNTAX_ERROR: 400,
-  SOURCE_TOO_LARGE: 413,
-  UNAUTHORIZED: 401,
-  FORBIDDEN: 403,
-  NOT_FOUND: 404,
-  NO_SUCH_TOOL: 404,
-  TOOL_VALIDATION: 422,
-  TOOL_ERROR: 502,
-  TOOL_RESULT_INVALID: 502,
-  TOOL_CALL_LIMIT: 429,
-  TOOL_REJECTED: 403,
-  GUEST_ERROR: 422,
-  RESULT_INVALID: 422,
-  RESULT_LIMIT: 413,
-  TIMEOUT: 408,
+  BAD_REQUEST: row(400, 'input'),
+  PAYLOAD_TOO_LARGE: row(413, 'input'),
+  UNSUPPORTED_MEDIA_TYPE: row(415, 'input'),
+  INVALID_ARGUMENT: row(400, 'input'),
+  INVALID_CONFIG: row(400, 'input'),
+  SYNTAX_ERROR: row(400, 'guest', { name: 'SyntaxError' }),
+  SOURCE_TOO_LARGE: row(413, 'limit'),
+  UNAUTHORIZED: row(401, 'input'),
+  FORBIDDEN: row(403, 'input'),
+  NOT_FOUND: row(404, 'input'),
+  // A tool call's failures: the guest catches them as the class `name` (its guest runtimes define these).
+  NO_SUCH_TOOL: row(404, 'tool', { name: 'NoSuchToolError' }),
+  TOOL_VALIDATION: row(422, 'tool', { name: 'ToolValidationError' }),
+  TOOL_ERROR: row(502, 'tool', { name: 'ToolError' }),
+  TOOL_RESULT_INVALID: row(502, 'tool', { name: 'ToolError' }),
+  TOOL_CALL_LIMIT: row(429, 'limit'),
+  TOOL_REJECTED: row(403, 'tool', { name: 'ToolRejectedError' }),
+  GUEST_ERROR: row(422, 'guest'),
+  RESULT_INVALID: row(422, 'guest'),
+  RESULT_LIMIT: row(413, 'limit'),
+  TIMEOUT: row(408, 'limit'),
   // The sandbox's own limits: CPU time (apart from waiting), processes at once, one file's or the workspace's size.
-  CPU_LIMIT: 408,
-  PROCESS_LIMIT: 429,
-  FILE_LIMIT: 413,
-  MEMORY_LIMIT: 507,
-  STACK_OVERFLOW: 422,
-  OUTPUT_LIMIT: 413,
-  INTERRUPTED: 409,
-  ABORTED: 499,
-  SANDBOX_CRASHED: 500,
-  SANDBOX_UNAVAILABLE: 503,
-  SERVICE_UNREACHABLE: 503,
-  POOL_CLOSED: 503,
-  FENCED: 409,
-  VERSION_CONFLICT: 409,
-  ILLEGAL_TRANSITION: 409,
-  CHECKPOINT_CORRUPT: 500,
-  STORE_CLOSED: 503,
-  STORE_ERROR: 500,
-  PAUSED: 409,
-  CANCELLED: 409,
-  REPLAY_DIVERGENCE: 409,
-  CRASH_LOOP: 500,
-  APPROVAL_REQUIRED: 409,
-  INCOMPATIBLE_CHECKPOINT: 409,
-  NEEDS_ATTENTION: 409,
-  AWAITING_INPUT: 409,
-  SHUTDOWN: 503,
-  INPUT_TIMEOUT: 408,
-  DEADLINE_EXCEEDED: 408,
-  WEBHOOK_TARGET_REFUSED: 400,
-  IDEMPOTENCY_CONFLICT: 422,
+  CPU_LIMIT: row(408, 'limit'),
+  PROCESS_LIMIT: row(429, 'limit'),
+  FILE_LIMIT: row(413, 'limit'),
+  MEMORY_LIMIT: row(507, 'limit'),
+  STACK_OVERFLOW: row(422, 'limit', { name: 'RangeError' }),
+  OUTPUT_LIMIT: row(413, 'limit'),
+  INTERRUPTED: row(409, 'control'),
+  ABORTED: row(499, 'control', { endsRun: true, transient: true }),
+  // Failures of the machinery, not of the program, are retried; a guest's own error, limit or timeout never is.
+  SANDBOX_CRASHED: row(500, 'infrastructure', { retryable: true, endsRun: true }),
+  SANDBOX_UNAVAILABLE: row(503, 'infrastructure', { retryable: true, endsRun: true }),
+  SERVICE_UNREACHABLE: row(503, 'infrastructure'),
+  POOL_CLOSED: row(503, 'infrastructure', { retryable: true, endsRun: true }),
+  FENCED: row(409, 'infrastructure', { endsRun: true }),
+  VERSION_CONFLICT: row(409, 'infrastructure'),
+  ILLEGAL_TRANSITION: row(409, 'input'),
+  CHECKPOINT_CORRUPT: row(500, 'infrastructure', { endsRun: true }),
+  STORE_CLOSED: row(503, 'infrastructure', { endsRun: true, transient: true }),
+  STORE_ERROR: row(500, 'infrastructure', { retryable: true, endsRun: true, transient: true }),
+  PAUSED: row(409, 'control', PAUSES),
+  CANCELLED: row(409, 'control', { endsRun: true }),
+  REPLAY_DIVERGENCE: row(409, 'infrastructure', { endsRun: true }),
+  CRASH_LOOP: row(500, 'infrastructure'),
+  APPROVAL_REQUIRED: row(409, 'control', PAUSES),
+  INCOMPATIBLE_CHECKPOINT: row(409, 'infrastructure'),
+  NEEDS_ATTENTION: row(409, 'control', PAUSES),
+  AWAITING_INPUT: row(409, 'control', PAUSES),
+  SHUTDOWN: row(503, 'control', PAUSES),
+  INPUT_TIMEOUT: row(408, 'tool', { name: 'InputTimeoutError' }),
+  DEADLINE_EXCEEDED: row(408, 'limit', { endsRun: true }),
+  WEBHOOK_TARGET_REFUSED: row(400, 'input'),
+  IDEMPOTENCY_CONFLICT: row(422, 'input'),
   // The provider, not our caller, refused or failed, so these are gateway errors: a 401 from the provider
   // is a server-side key problem and must not read as "your codecall credentials are wrong".
-  MODEL_AUTH: 502,
-  MODEL_UNAVAILABLE: 503,
-  MODEL_BAD_REPLY: 502,
-  MODEL_REQUEST_INVALID: 502,
+  MODEL_AUTH: row(502, 'model'),
+  MODEL_UNAVAILABLE: row(503, 'model', { retryable: true }),
+  MODEL_BAD_REPLY: row(502, 'model'),
+  MODEL_REQUEST_INVALID: row(502, 'model'),
   // The service has no model, so it cannot run instruction tasks (code tasks still work).
-  MODEL_NOT_CONFIGURED: 503,
+  MODEL_NOT_CONFIGURED: row(503, 'model'),
   // An agent used its max_steps model round trips without an answer.
-  MAX_STEPS_EXCEEDED: 422,
-  INTERNAL: 500,
-} as const;
+  MAX_STEPS_EXCEEDED: row(422, 'limit'),
+  INTERNAL: row(500, 'infrastructure', { endsRun: true }),
+} satisfies Record<string, ErrorRow>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
 
-export function httpStatusFor(code: string): number {
-  return (ERROR_CODES as Record<string, number>)[code] ?? 500;
-}
-
 export function isErrorCode(code: unknown): code is ErrorCode {
   return typeof code === 'string' && Object.hasOwn(ERROR_CODES, code);
+}
+
+/** The row of `code`; undefined for a code that is not ours (a tool's own, say), which no decision knows. */
+export function errorRow(code: string): ErrorRow | undefined {
+  return isErrorCode(code) ? ERROR_CODES[code] : undefined;
+}
+
+export function httpStatusFor(code: string): number {
+  return errorRow(code)?.status ?? 500;
 }

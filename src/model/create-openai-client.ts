@@ -90,7 +90,6 @@ export function createOpenAiClient(options: OpenAiClientOptions): ModelClient {
         `the model server answered ${status}: ${message}`,
         {
           details,
-          retryable: true,
         },
       );
       return retryAfterMs === undefined ? { retry } : { retry, retryAfterMs };
@@ -154,7 +153,7 @@ function describe(error: unknown): string {
 }
 
 function unavailable(message: string, cause?: unknown, details: Record<string, unknown> = {}): CodecallError {
-  return new CodecallError('MODEL_UNAVAILABLE', message, { cause, details, retryable: true });
+  return new CodecallError('MODEL_UNAVAILABLE', message, { cause, details });
 }
 
 function aborted(reason: unknown): CodecallError {

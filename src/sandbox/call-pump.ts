@@ -1,5 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import { encodeOutcome } from '../codec/index.ts';
+import { failure } from '../errors/index.ts';
 import type {
   ExecutionLimits,
   ExecutionRequest,
@@ -100,12 +101,7 @@ export class CallPump<C> {
     this.limits = limits;
     this.clock = request.clock ?? Date.now;
     this.deadline = setTimeout(
-      () =>
-        this.kill({
-          code: 'TIMEOUT',
-          name: 'Error',
-          message: `the execution exceeded ${limits.timeoutMs} ms`,
-        }),
+      () => this.kill(failure('TIMEOUT', `the execution exceeded ${limits.timeoutMs} ms`)),
       limits.timeoutMs + options.graceMs,
     );
     // The guest's process or thread keeps the event loop alive while it runs; this timer alone must not.
@@ -146,11 +142,9 @@ export class CallPump<C> {
     if (!this.options.hostLimits) return true;
     this.toolCalls += 1;
     if (this.toolCalls <= this.limits.maxToolCalls) return true;
-    this.kill({
-      code: 'TOOL_CALL_LIMIT',
-      name: 'Error',
-      message: `the program made more than ${this.limits.maxToolCalls} tool calls`,
-    });
+    this.kill(
+      failure('TOOL_CALL_LIMIT', `the program made more than ${this.limits.maxToolCalls} tool calls`),
+    );
     return false;
   }
 
@@ -160,11 +154,7 @@ export class CallPump<C> {
     if (this.options.hostLimits) {
       this.outputBytes += Buffer.byteLength(message) + 1;
       if (this.outputBytes > this.limits.outputBytes) {
-        this.kill({
-          code: 'OUTPUT_LIMIT',
-          name: 'Error',
-          message: `the program printed more than ${this.limits.outputBytes} bytes`,
-        });
+        this.kill(failure('OUTPUT_LIMIT', `the program printed more than ${this.limits.outputBytes} bytes`));
         return;
       }
     }

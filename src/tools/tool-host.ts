@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { CodecallError } from '../errors/index.ts';
+import { CodecallError, failure } from '../errors/index.ts';
 import type {
   ExecutionHost,
   GuestToolBinding,
@@ -67,28 +67,19 @@ export class ToolRegistry {
     const tool = this.get(call.namespace, call.name);
     if (!tool) {
       const available = this.names(call.namespace);
+      const listing = available.join(', ') || '(none)';
       return {
         ok: false,
-        error: {
-          code: 'NO_SUCH_TOOL',
-          name: 'NoSuchToolError',
-          message: `no tool ${call.namespace}.${call.name}; available: ${available.join(', ') || '(none)'}`,
-          details: { available },
-        },
+        error: failure('NO_SUCH_TOOL', `no tool ${call.namespace}.${call.name}; available: ${listing}`, {
+          available,
+        }),
       };
     }
     const violation = this.validator.validate(tool.inputSchema, call.args);
     if (violation) {
       const where = violation.field === '' ? 'arguments' : `"${violation.field}"`;
-      return {
-        ok: false,
-        error: {
-          code: 'TOOL_VALIDATION',
-          name: 'ToolValidationError',
-          message: `invalid arguments for ${call.namespace}.${call.name}: ${where} ${violation.message}`,
-          details: { field: violation.field },
-        },
-      };
+      const message = `invalid arguments for ${call.namespace}.${call.name}: ${where} ${violation.message}`;
+      return { ok: false, error: failure('TOOL_VALIDATION', message, { field: violation.field }) };
     }
     let value: unknown;
     try {
@@ -103,15 +94,8 @@ export class ToolRegistry {
     if (tool.outputSchema) {
       const bad = this.validator.validate(tool.outputSchema, value);
       if (bad) {
-        return {
-          ok: false,
-          error: {
-            code: 'TOOL_RESULT_INVALID',
-            name: 'ToolError',
-            message: `${call.namespace}.${call.name} returned an invalid result: ${bad.field || 'value'} ${bad.message}`,
-            details: { field: bad.field },
-          },
-        };
+        const message = `${call.namespace}.${call.name} returned an invalid result: ${bad.field || 'value'} ${bad.message}`;
+        return { ok: false, error: failure('TOOL_RESULT_INVALID', message, { field: bad.field }) };
       }
     }
     return { ok: true, value };

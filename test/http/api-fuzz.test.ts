@@ -103,7 +103,7 @@ describe('HTTP API under arbitrary requests (property)', () => {
       expect(typeof body.error.message, what).toBe('string');
       expect(body.error.details !== null && typeof body.error.details === 'object', what).toBe(true);
       expect(Object.hasOwn(ERROR_CODES, body.error.code), what).toBe(true);
-      expect(res.statusCode, what).toBe(ERROR_CODES[body.error.code as keyof typeof ERROR_CODES]);
+      expect(res.statusCode, what).toBe(ERROR_CODES[body.error.code as keyof typeof ERROR_CODES].status);
       expect(after, `a ${res.statusCode} stored a task: ${what}`).toBe(before);
     } else if (req.method === 'POST' && req.url.startsWith('/api/v1/tasks/batch')) {
       expect(after - before, what).toBe(res.json<{ task_ids: string[] }>().task_ids.length);

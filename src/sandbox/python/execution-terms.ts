@@ -1,3 +1,4 @@
+import { failure } from '../../errors/index.ts';
 import type { SerializedError, WorkspaceFile } from '../../spec/index.ts';
 import type { GuestUsage } from '../call-pump.ts';
 import { isWorkspaceName } from '../../spec/index.ts';
@@ -69,21 +70,17 @@ export function usageOf(raw: GuestMessage['resources']): GuestUsage {
 export const CGROUP_ALLOWANCE_BYTES = 272 * 1024 * 1024;
 
 export function protocol(what: string): Failure {
-  return { code: 'SANDBOX_CRASHED', name: 'Error', message: `the sandbox broke its protocol: ${what}` };
+  return failure('SANDBOX_CRASHED', `the sandbox broke its protocol: ${what}`);
 }
 
 export function exitFailure(exit: ExitInfo, broken: string | null): Failure {
-  if (broken) return { code: 'SANDBOX_CRASHED', name: 'Error', message: broken };
+  if (broken) return failure('SANDBOX_CRASHED', broken);
   if (exit.signal === 'SIGXCPU') {
-    return { code: 'CPU_LIMIT', name: 'Error', message: 'the program used up its CPU time' };
+    return failure('CPU_LIMIT', 'the program used up its CPU time');
   }
   if (exit.signal === 'SIGXFSZ') {
-    return { code: 'FILE_LIMIT', name: 'Error', message: 'the program wrote a file over the size limit' };
+    return failure('FILE_LIMIT', 'the program wrote a file over the size limit');
   }
   const how = exit.signal ? `by ${exit.signal}` : `with code ${String(exit.code)}`;
-  return {
-    code: 'SANDBOX_CRASHED',
-    name: 'Error',
-    message: `the sandboxed interpreter ended ${how} before the program did`,
-  };
+  return failure('SANDBOX_CRASHED', `the sandboxed interpreter ended ${how} before the program did`);
 }

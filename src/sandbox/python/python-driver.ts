@@ -1,4 +1,4 @@
-import { CodecallError, isCodecallError } from '../../errors/index.ts';
+import { CodecallError, failure, isCodecallError } from '../../errors/index.ts';
 import { SANDBOX_DRIVER_API_VERSION } from '../../spec/index.ts';
 import type {
   ExecuteOptions,
@@ -114,26 +114,32 @@ export class PythonDriver implements SandboxDriver {
       limits = resolveLimits(request.limits, this.defaults);
     } catch (e) {
       // As the quickjs driver: a refused limit is the execution's failure, not a thrown error.
-      return failedBeforeStart(isCodecallError(e) ? e.code : 'INVALID_ARGUMENT', (e as Error).message);
+      return failedBeforeStart(
+        failure(isCodecallError(e) ? e.code : 'INVALID_ARGUMENT', (e as Error).message),
+      );
     }
     const steps = request.replay ? toWorkerSteps(request.replay) : undefined;
-    if (typeof steps === 'string') return failedBeforeStart('INVALID_ARGUMENT', steps);
-    if (!probe.ok) return failedBeforeStart('SANDBOX_UNAVAILABLE', probe.reason);
+    if (typeof steps === 'string') return failedBeforeStart(failure('INVALID_ARGUMENT', steps));
+    if (!probe.ok) return failedBeforeStart(failure('SANDBOX_UNAVAILABLE', probe.reason));
     if (request.language !== 'python') {
-      return failedBeforeStart('INVALID_ARGUMENT', `the python driver runs python, not ${request.language}`);
+      return failedBeforeStart(
+        failure('INVALID_ARGUMENT', `the python driver runs python, not ${request.language}`),
+      );
     }
     const files = request.files ?? [];
     const bad = files.find((f) => !isWorkspaceName(f.name));
     if (bad) {
       const message = `input file name ${JSON.stringify(bad.name)} must be a relative path without . or .. parts`;
-      return failedBeforeStart('INVALID_ARGUMENT', message);
+      return failedBeforeStart(failure('INVALID_ARGUMENT', message));
     }
     if (files.reduce((n, f) => n + f.data.byteLength, 0) > this.workspaceBytes / 2) {
       const message = `the input files take more than half of the ${this.workspaceBytes}-byte workspace`;
-      return failedBeforeStart('INVALID_ARGUMENT', message);
+      return failedBeforeStart(failure('INVALID_ARGUMENT', message));
     }
     if (Buffer.byteLength(request.code) > limits.sourceBytes) {
-      return failedBeforeStart('SOURCE_TOO_LARGE', `the program is larger than ${limits.sourceBytes} bytes`);
+      return failedBeforeStart(
+        failure('SOURCE_TOO_LARGE', `the program is larger than ${limits.sourceBytes} bytes`),
+      );
     }
     const proc = await (this.pool.shift() ?? this.cold(probe));
     // Alone, an execution has the pool refill once it is over, or soon if it runs on: a sandbox starting up beside

@@ -1,4 +1,5 @@
 import { decodeValue } from '../../codec/index.ts';
+import { failure } from '../../errors/index.ts';
 import type {
   ExecutionLimits,
   ExecutionRequest,
@@ -8,7 +9,7 @@ import type {
   WorkspaceFile,
 } from '../../spec/index.ts';
 import { CallPump } from '../call-pump.ts';
-import { abortReason } from '../early-failure.ts';
+import { abortFailure } from '../early-failure.ts';
 import { cpuBudgetMs } from '../../spec/index.ts';
 import type { PythonProcess } from './python-process.ts';
 import { sandboxCpuMs, watchSandbox } from './watchdog.ts';
@@ -46,10 +47,7 @@ export function runOnProcess(
   let heldArgs = 0;
   let unwatch = () => undefined as void;
   return new Promise<ExecutionResult>((resolve) => {
-    const onAbort = () => {
-      const [code, message] = abortReason(signal?.reason);
-      pump.kill({ code, name: 'Error', message });
-    };
+    const onAbort = () => pump.kill(abortFailure(signal?.reason));
     // A call is its HostCall: the guest's id is the call's id, its arguments' wire text the call's argsJson.
     const pump: CallPump<HostCall> = new CallPump<HostCall>({
       request,
@@ -63,11 +61,12 @@ export function runOnProcess(
           if (call.kind === 'tool') heldArgs -= call.argsJson?.length ?? 0;
           if (proc.unsentBytes > MAX_HELD_BYTES) {
             // A program that does not read its outcomes would have them pile up in the host's memory.
-            pump.kill({
-              code: 'MEMORY_LIMIT',
-              name: 'Error',
-              message: `the program left more than ${MAX_HELD_BYTES} bytes of tool outcomes unread`,
-            });
+            pump.kill(
+              failure(
+                'MEMORY_LIMIT',
+                `the program left more than ${MAX_HELD_BYTES} bytes of tool outcomes unread`,
+              ),
+            );
           }
         },
         kill: () => proc.kill(),
@@ -97,7 +96,7 @@ export function runOnProcess(
           cpuMs: cpuBudgetMs(limits),
           cpuBaselineMs,
         },
-        (breach) => pump.kill({ code: breach.code, name: 'Error', message: breach.message }),
+        (breach) => pump.kill(failure(breach.code, breach.message)),
       );
     };
     if (signal?.aborted) onAbort();
@@ -140,11 +139,12 @@ export function runOnProcess(
           // Checked before decoding: the host would hold them (and their decoded copy) for the program.
           const size = msg.args.length;
           if (heldArgs + size > MAX_HELD_BYTES) {
-            return pump.kill({
-              code: 'MEMORY_LIMIT',
-              name: 'Error',
-              message: `the program's waiting tool calls hold more than ${MAX_HELD_BYTES} bytes of arguments`,
-            });
+            return pump.kill(
+              failure(
+                'MEMORY_LIMIT',
+                `the program's waiting tool calls hold more than ${MAX_HELD_BYTES} bytes of arguments`,
+              ),
+            );
           }
           let args: unknown;
           try {
@@ -168,11 +168,7 @@ export function runOnProcess(
           if (msg.ok === true && typeof msg.value === 'string') {
             if (Buffer.byteLength(msg.value) > limits.resultBytes) {
               return fail(
-                {
-                  code: 'RESULT_LIMIT',
-                  name: 'Error',
-                  message: `the result is larger than ${limits.resultBytes} bytes`,
-                },
+                failure('RESULT_LIMIT', `the result is larger than ${limits.resultBytes} bytes`),
                 msg.resources,
                 artifacts,
               );
@@ -181,8 +177,7 @@ export function runOnProcess(
             try {
               value = decodeValue(msg.value);
             } catch (e) {
-              const error = { code: 'RESULT_INVALID', name: 'Error', message: (e as Error).message };
-              return fail(error, msg.resources, artifacts);
+              return fail(failure('RESULT_INVALID', (e as Error).message), msg.resources, artifacts);
             }
             return pump.finish({ status: 'succeeded', value }, usageOf(msg.resources), artifacts);
           }
@@ -209,11 +204,7 @@ export function runOnProcess(
       setImmediate(() =>
         fail(
           oom
-            ? {
-                code: 'MEMORY_LIMIT',
-                name: 'Error',
-                message: 'the program used more memory than its sandbox has',
-              }
+            ? failure('MEMORY_LIMIT', 'the program used more memory than its sandbox has')
             : exitFailure(exit, proc.brokenProtocol),
         ),
       );

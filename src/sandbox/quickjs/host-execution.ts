@@ -1,5 +1,6 @@
 import type { ExecutionLimits, ExecutionRequest, ExecutionResult, HostCall } from '../../spec/index.ts';
 import { decodeValue } from '../../codec/index.ts';
+import { failure } from '../../errors/index.ts';
 import { CallPump } from '../call-pump.ts';
 import type { GuestFailure, GuestTransport } from '../call-pump.ts';
 import type { FromWorker } from './protocol.ts';
@@ -73,7 +74,7 @@ export class HostExecution implements GuestTransport<CallMessage> {
   /** The worker died under this execution. */
   onWorkerLost(reason: string): void {
     this.pump.finish(
-      { status: 'failed', error: { code: 'SANDBOX_CRASHED', name: 'Error', message: reason } },
+      { status: 'failed', error: failure('SANDBOX_CRASHED', reason) },
       { memoryBytes: 0, toolCalls: 0 },
     );
   }
@@ -114,14 +115,16 @@ export class HostExecution implements GuestTransport<CallMessage> {
       try {
         value = decodeValue(msg.payload);
       } catch (e) {
-        const error = { code: 'RESULT_INVALID', name: 'Error', message: (e as Error).message };
-        this.pump.finish({ status: 'failed', error }, msg.resources);
+        this.pump.finish(
+          { status: 'failed', error: failure('RESULT_INVALID', (e as Error).message) },
+          msg.resources,
+        );
         return;
       }
       this.pump.finish({ status: 'succeeded', value }, msg.resources);
       return;
     }
-    const error = msg.error ?? { code: 'INTERNAL', name: 'Error', message: 'the execution failed' };
+    const error = msg.error ?? failure('INTERNAL', 'the execution failed');
     this.pump.finish({ status: 'failed', error }, msg.resources);
   }
 }

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
-import { CodecallError, isCodecallError } from '../../errors/index.ts';
+import { CodecallError, failure, isCodecallError } from '../../errors/index.ts';
 import type {
   ExecuteOptions,
   ExecutionLimits,
@@ -11,7 +11,7 @@ import type {
   SandboxObserver,
 } from '../../spec/index.ts';
 import { SANDBOX_DRIVER_API_VERSION } from '../../spec/index.ts';
-import { abortReason, failedBeforeStart } from '../early-failure.ts';
+import { abortFailure, failedBeforeStart } from '../early-failure.ts';
 import { DEFAULT_LIMITS, resolveLimits } from '../../spec/index.ts';
 import { HostExecution } from './host-execution.ts';
 import { SandboxWorker } from './sandbox-worker.ts';
@@ -105,32 +105,32 @@ export class QuickJsDriver implements SandboxDriver {
       limits = resolveLimits(request.limits, this.defaults);
     } catch (e) {
       return Promise.resolve(
-        failedBeforeStart(isCodecallError(e) ? e.code : 'INVALID_ARGUMENT', (e as Error).message),
+        failedBeforeStart(failure(isCodecallError(e) ? e.code : 'INVALID_ARGUMENT', (e as Error).message)),
       );
     }
     if (Buffer.byteLength(request.code) > limits.sourceBytes) {
       return Promise.resolve(
-        failedBeforeStart('SOURCE_TOO_LARGE', `the program is larger than ${limits.sourceBytes} bytes`),
+        failedBeforeStart(
+          failure('SOURCE_TOO_LARGE', `the program is larger than ${limits.sourceBytes} bytes`),
+        ),
       );
     }
     if (!this.languages.includes(request.language)) {
       return Promise.resolve(
-        failedBeforeStart('INVALID_ARGUMENT', `the quickjs driver does not run ${request.language}`),
+        failedBeforeStart(failure('INVALID_ARGUMENT', `the quickjs driver does not run ${request.language}`)),
       );
     }
     const replay = request.replay ? toWorkerSteps(request.replay) : undefined;
-    if (typeof replay === 'string') return Promise.resolve(failedBeforeStart('INVALID_ARGUMENT', replay));
+    if (typeof replay === 'string')
+      return Promise.resolve(failedBeforeStart(failure('INVALID_ARGUMENT', replay)));
     const signal = options.signal;
-    if (signal?.aborted) return Promise.resolve(failedBeforeStart(...abortReason(signal.reason)));
+    if (signal?.aborted) return Promise.resolve(failedBeforeStart(abortFailure(signal.reason)));
 
     const worker = this.pick();
     const slot = worker.takeSlot();
     const execId = this.nextExecId++;
     return new Promise<ExecutionResult>((resolve) => {
-      const onAbort = (): void => {
-        const [code, message] = abortReason(signal?.reason);
-        exec.abort({ code, name: 'Error', message });
-      };
+      const onAbort = (): void => exec.abort(abortFailure(signal?.reason));
       const exec = new HostExecution(
         execId,
         worker,
@@ -177,8 +177,7 @@ export class QuickJsDriver implements SandboxDriver {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    for (const exec of this.executions.values())
-      exec.abort({ code: 'POOL_CLOSED', name: 'Error', message: 'the driver closed' });
+    for (const exec of this.executions.values()) exec.abort(failure('POOL_CLOSED', 'the driver closed'));
     await Promise.all(this.workers.map((w) => w.terminate()));
   }
 
@@ -205,10 +204,7 @@ export class QuickJsDriver implements SandboxDriver {
       if (w?.alive && w.hasFreeSlot && (best === undefined || w.active < best.active)) best = w;
     }
     this.rotation = (this.rotation + 1) % n;
-    if (!best)
-      throw new CodecallError('SANDBOX_UNAVAILABLE', 'every sandbox worker is at capacity', {
-        retryable: true,
-      });
+    if (!best) throw new CodecallError('SANDBOX_UNAVAILABLE', 'every sandbox worker is at capacity');
     return best;
   }
 

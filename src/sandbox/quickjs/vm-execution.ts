@@ -1,5 +1,5 @@
 import type { ErrorCode } from '../../errors/index.ts';
-import { isCodecallError } from '../../errors/index.ts';
+import { failure, isCodecallError } from '../../errors/index.ts';
 import type { ExecutionLimits, GuestToolBinding, LogLevel, SerializedError } from '../../spec/index.ts';
 import { cpuBudgetMs } from '../../spec/index.ts';
 import type { PreparedVm, VmGuestHooks } from './prepared-vm.ts';
@@ -53,7 +53,7 @@ export class VmExecution implements VmGuestHooks, ReplaySink {
     this.deadline = performance.now() + limits.timeoutMs;
     this.cpuBudgetMs = cpuBudgetMs(limits);
     this.wallTimer = setTimeout(
-      () => this.fail('TIMEOUT', `the execution exceeded ${limits.timeoutMs} ms`),
+      () => this.fail(failure('TIMEOUT', `the execution exceeded ${limits.timeoutMs} ms`)),
       limits.timeoutMs,
     );
   }
@@ -75,12 +75,9 @@ export class VmExecution implements VmGuestHooks, ReplaySink {
       wrapped = wrapProgram(start.code, start.language);
     } catch (e) {
       const line = isCodecallError(e) ? (e.details.line as number | undefined) : undefined;
-      this.failure = {
-        code: isCodecallError(e) ? e.code : 'SYNTAX_ERROR',
-        name: 'SyntaxError',
-        message: (e as Error).message,
-        ...(line === undefined ? {} : { line }),
-      };
+      // Whatever the code (a language the driver does not run, too), what does not compile is a SyntaxError.
+      const error = failure(isCodecallError(e) ? e.code : 'SYNTAX_ERROR', (e as Error).message);
+      this.failure = { ...error, name: 'SyntaxError', ...(line === undefined ? {} : { line }) };
       this.settle();
       return;
     }
@@ -128,10 +125,10 @@ export class VmExecution implements VmGuestHooks, ReplaySink {
     this.post({ type: 'replayDone', execId: this.execId });
   }
 
-  /** Ends the execution with `code`: at once when idle, at the guest's next interrupt check otherwise. */
-  fail(code: string, message: string): void {
+  /** Ends the execution with `error`: at once when idle, at the guest's next interrupt check otherwise. */
+  fail(error: Failure): void {
     if (this.finished) return;
-    if (!this.failure && this.success === null) this.failure = { code, name: 'Error', message };
+    if (!this.failure && this.success === null) this.failure = error;
     if (!this.inGuest) this.settle();
   }
 
@@ -155,7 +152,9 @@ export class VmExecution implements VmGuestHooks, ReplaySink {
     if (this.finished || this.failure || this.success !== null) return 0;
     this.toolCalls += 1;
     if (this.toolCalls > this.limits.maxToolCalls) {
-      this.fail('TOOL_CALL_LIMIT', `the execution made more than ${this.limits.maxToolCalls} tool calls`);
+      this.fail(
+        failure('TOOL_CALL_LIMIT', `the execution made more than ${this.limits.maxToolCalls} tool calls`),
+      );
       return 0;
     }
     this.sampleMemory();
@@ -169,7 +168,7 @@ export class VmExecution implements VmGuestHooks, ReplaySink {
     if (this.finished || this.failure) return;
     this.logBytes += Buffer.byteLength(message) + 1;
     if (this.logBytes > this.limits.outputBytes) {
-      this.fail('OUTPUT_LIMIT', `console output exceeded ${this.limits.outputBytes} bytes`);
+      this.fail(failure('OUTPUT_LIMIT', `console output exceeded ${this.limits.outputBytes} bytes`));
       return;
     }
     const lvl = LOG_LEVELS.has(level as LogLevel) ? (level as LogLevel) : 'log';
@@ -180,11 +179,7 @@ export class VmExecution implements VmGuestHooks, ReplaySink {
     if (this.finished || this.failure || this.success !== null) return;
     if (ok) {
       if (payload.length > this.limits.resultBytes) {
-        this.failure = {
-          code: 'RESULT_LIMIT',
-          name: 'Error',
-          message: `the result exceeded ${this.limits.resultBytes} bytes`,
-        };
+        this.failure = failure('RESULT_LIMIT', `the result exceeded ${this.limits.resultBytes} bytes`);
       } else {
         this.success = payload;
       }
@@ -197,21 +192,13 @@ export class VmExecution implements VmGuestHooks, ReplaySink {
 
   private interruptFailure(): Failure | null {
     if (performance.now() > this.deadline) {
-      return {
-        code: 'TIMEOUT',
-        name: 'Error',
-        message: `the execution exceeded ${this.limits.timeoutMs} ms`,
-      };
+      return failure('TIMEOUT', `the execution exceeded ${this.limits.timeoutMs} ms`);
     }
     if (Atomics.load(this.flags, this.slot) !== 0) {
-      return { code: 'INTERRUPTED', name: 'Error', message: 'the execution was interrupted' };
+      return failure('INTERRUPTED', 'the execution was interrupted');
     }
     if (this.cpuSpent()) {
-      return {
-        code: 'CPU_LIMIT',
-        name: 'Error',
-        message: `the program computed for more than ${this.cpuBudgetMs} ms of CPU time`,
-      };
+      return failure('CPU_LIMIT', `the program computed for more than ${this.cpuBudgetMs} ms of CPU time`);
     }
     return null;
   }
@@ -268,34 +255,21 @@ export class VmExecution implements VmGuestHooks, ReplaySink {
     const err = thrown as { name?: string; message?: string; stack?: string };
     const message = String(err?.message ?? thrown);
     if (thrown instanceof RangeError && /call stack/i.test(message)) {
-      this.failure = {
-        code: 'STACK_OVERFLOW',
-        name: 'RangeError',
-        message: 'Maximum call stack size exceeded',
-      };
+      this.failure = failure('STACK_OVERFLOW', 'Maximum call stack size exceeded');
     } else if (thrown instanceof Error && thrown.constructor.name === 'RuntimeError') {
       // A WebAssembly trap.
       this.failure = this.vm?.stackExhausted()
-        ? { code: 'STACK_OVERFLOW', name: 'RangeError', message: 'Maximum call stack size exceeded' }
-        : { code: 'SANDBOX_CRASHED', name: 'Error', message: `the VM trapped: ${message}` };
+        ? failure('STACK_OVERFLOW', 'Maximum call stack size exceeded')
+        : failure('SANDBOX_CRASHED', `the VM trapped: ${message}`);
     } else if (message === 'interrupted') {
-      this.failure = this.interruptFailure() ?? {
-        code: 'INTERRUPTED',
-        name: 'Error',
-        message: 'the execution was interrupted',
-      };
+      this.failure = this.interruptFailure() ?? failure('INTERRUPTED', 'the execution was interrupted');
     } else if (message === 'out of memory') {
-      this.failure = {
-        code: 'MEMORY_LIMIT',
-        name: 'Error',
-        message: `the execution exceeded its memory limit of ${this.limits.memoryBytes} bytes`,
-      };
+      this.failure = failure(
+        'MEMORY_LIMIT',
+        `the execution exceeded its memory limit of ${this.limits.memoryBytes} bytes`,
+      );
     } else if (/stack overflow/i.test(message)) {
-      this.failure = {
-        code: 'STACK_OVERFLOW',
-        name: 'RangeError',
-        message: 'Maximum call stack size exceeded',
-      };
+      this.failure = failure('STACK_OVERFLOW', 'Maximum call stack size exceeded');
     } else {
       const name = typeof err?.name === 'string' ? err.name : 'Error';
       const line = this.lineOf(typeof err?.stack === 'string' ? err.stack : '') ?? this.syntaxLine(message);

@@ -1,6 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
+import { failure } from '../../errors/index.ts';
+import { abortFailure } from '../early-failure.ts';
 import { PreparedVm, VmTemplate } from './prepared-vm.ts';
 import type { QuickJsModule } from './prepared-vm.ts';
 import type { FromWorker, ToWorker, WorkerInit } from './protocol.ts';
@@ -57,7 +59,7 @@ async function start(msg: Extract<ToWorker, { type: 'start' }>): Promise<void> {
   try {
     vm = await acquire(msg.limits.memoryBytes);
   } catch (e) {
-    exec.fail('SANDBOX_UNAVAILABLE', `could not create a QuickJS VM: ${(e as Error).message}`);
+    exec.fail(failure('SANDBOX_UNAVAILABLE', `could not create a QuickJS VM: ${(e as Error).message}`));
     return;
   }
   exec.begin(vm, msg);
@@ -73,7 +75,8 @@ function dispatch(msg: ToWorker): void {
       executions.get(msg.execId)?.deliver(msg.callId, msg.ok, msg.payload, msg.clockMs);
       break;
     case 'abort':
-      executions.get(msg.execId)?.fail(msg.code, msg.message);
+      // The host's abort, as its driver made it from the reason.
+      executions.get(msg.execId)?.fail(abortFailure(msg));
       break;
   }
 }

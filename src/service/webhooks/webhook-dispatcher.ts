@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { CodecallError, isCodecallError } from '../../errors/index.ts';
+import { CodecallError, errorRow, isCodecallError } from '../../errors/index.ts';
 import type { ServiceStore, WebhookMessage } from '../../spec/index.ts';
 import { attemptOutcome, attemptWebhook } from './deliver-webhook.ts';
 import { buildWebhookBody } from './webhook-body.ts';
@@ -75,9 +75,6 @@ function positive(name: string, value: number, min: number): number {
   return value;
 }
 
-// Store errors that pass (the next pass builds the body again); any other failure to build it is permanent.
-const TRANSIENT = new Set(['STORE_CLOSED', 'STORE_ERROR', 'ABORTED']);
-
 /** Delivers the webhook outbox: signed (Standard Webhooks), at least once, with backoff, to vetted targets only. */
 export function createWebhookDispatcher(options: WebhookDispatcherOptions): WebhookDispatcher {
   const key = webhookKey(options.secret);
@@ -117,7 +114,8 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
         const code = isCodecallError(error) ? error.code : 'INTERNAL';
         const reason = `could not build the body: ${error instanceof Error ? error.message : String(error)}`;
         logger?.warn({ webhookId: message.id, event: message.event, code }, reason);
-        if (TRANSIENT.has(code)) return false;
+        // A transient failure passes (the next pass builds the body again); any other is permanent.
+        if (errorRow(code)?.transient) return false;
         await store.recordWebhookAttempt(
           message.id,
           { outcome: 'failed', error: reason, body: '' },
