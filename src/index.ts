@@ -2,8 +2,15 @@
 // checked by test/architecture/api-report.test.ts; everything else is behind `codecall/internal`.
 
 // Errors: one class, one table of stable codes.
-export { CodecallError, isCodecallError, isErrorCode, ERROR_CODES } from './errors/index.ts';
-export type { CodecallErrorOptions, ErrorCode } from './errors/index.ts';
+export {
+  CodecallError,
+  isCodecallError,
+  isErrorCode,
+  ERROR_CODES,
+  ERROR_KINDS,
+  errorRow,
+} from './errors/index.ts';
+export type { CodecallErrorOptions, ErrorCode, ErrorKind, ErrorRow } from './errors/index.ts';
 
 // Contracts (types only): the interfaces a second store, sandbox, tool host, model client or agent implements.
 export type * from './spec/index.ts';
