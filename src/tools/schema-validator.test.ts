@@ -47,7 +47,13 @@ describe('SchemaValidator', () => {
       required: ['x'],
     });
     const first = schema();
-    const second = { required: ['x'], ...schema() };
+    // The same schema written in another key order: a copy, not a different schema.
+    const second = {
+      required: ['x'],
+      properties: { next: { $ref: 'https://example.com/schemas/point' }, x: { type: 'number' } },
+      type: 'object',
+      $id: 'https://example.com/schemas/point',
+    };
     expect(validator.validate(first, { x: 1, next: { x: 2 } })).toBeNull();
     expect(validator.validate(second, { x: 1, next: { x: 'a' } })).toEqual({
       field: 'next.x',
