@@ -1,4 +1,5 @@
 import { jsonrepair } from 'jsonrepair';
+import { isRecord } from '../spec/is-record.ts';
 
 export type ParsedArguments =
   | { readonly ok: true; readonly args: Record<string, unknown>; readonly repaired: boolean }
@@ -41,7 +42,7 @@ export function parseToolArguments(text: string): ParsedArguments {
   } catch (error) {
     return repair(text, (error as Error).message);
   }
-  if (!isPlainObject(parsed)) {
+  if (!isRecord(parsed)) {
     return fail(`arguments must be a JSON object, not ${describeJsonType(parsed)}; ${ASK}`);
   }
   return { ok: true, args: parsed, repaired: false };
@@ -49,10 +50,6 @@ export function parseToolArguments(text: string): ParsedArguments {
 
 function fail(message: string): ParsedArguments {
   return { ok: false, code: 'TOOL_VALIDATION', message };
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function describeJsonType(value: unknown): string {

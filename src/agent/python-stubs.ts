@@ -1,11 +1,9 @@
 import type { JsonSchema, ToolDefinition } from '../spec/index.ts';
+import { isRecord } from '../spec/is-record.ts';
+import { resolvePointer } from './json-pointer.ts';
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const MAX_DEPTH = 6;
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** Follows a local `$ref` (`#/$defs/x`, `#/definitions/x`); anything else stays as it is. */
 function deref(
@@ -16,11 +14,7 @@ function deref(
   if (!isRecord(schema) || typeof schema.$ref !== 'string') return { s: schema, seen };
   const ref = schema.$ref;
   if (seen.has(ref)) return { s: {}, seen };
-  let node: unknown = root;
-  for (const part of ref.replace(/^#\/?/, '').split('/').filter(Boolean)) {
-    node = isRecord(node) ? node[part.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined;
-  }
-  return { s: node ?? {}, seen: new Set([...seen, ref]) };
+  return { s: resolvePointer(root, ref) ?? {}, seen: new Set([...seen, ref]) };
 }
 
 /**

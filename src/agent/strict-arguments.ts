@@ -1,5 +1,6 @@
 import type { JsonSchema } from '../spec/index.ts';
-import { isRecord, resolvePointer } from './strict-schema.ts';
+import { isRecord } from '../spec/is-record.ts';
+import { resolvePointer } from './json-pointer.ts';
 
 // Arguments of strict calls: what a tool declared, back from the strict variant the model was given.
 

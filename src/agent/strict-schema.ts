@@ -1,4 +1,6 @@
 import type { JsonSchema } from '../spec/index.ts';
+import { isRecord } from '../spec/is-record.ts';
+import { resolvePointer } from './json-pointer.ts';
 
 // Strict variants of tool schemas (OpenAI structured outputs), and the way back for the arguments they produce.
 /** OpenAI's documented limits for strict schemas; a schema beyond them would fail the whole request. */
@@ -79,10 +81,6 @@ class NotStrict extends Error {}
 
 function refuse(): never {
   throw new NotStrict();
-}
-
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 interface StrictContext {
@@ -313,23 +311,4 @@ function acceptsNull(schema: JsonSchema): boolean {
   const { type } = schema;
   const typeAllows = type === 'null' || (Array.isArray(type) && type.includes('null'));
   return typeAllows && (!Array.isArray(schema.enum) || schema.enum.includes(null));
-}
-
-/** Resolves a local JSON pointer (`#`, `#/$defs/x`, ...) in `root`; undefined when it does not resolve. */
-export function resolvePointer(root: JsonSchema, ref: string): unknown {
-  if (ref === '#') return root;
-  if (!ref.startsWith('#/')) return undefined;
-  let current: unknown = root;
-  for (const raw of ref.slice(2).split('/')) {
-    let segment: string;
-    try {
-      segment = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
-    } catch {
-      return undefined;
-    }
-    if (Array.isArray(current) && /^\d+$/.test(segment)) current = current[Number(segment)];
-    else if (isRecord(current) && Object.hasOwn(current, segment)) current = current[segment];
-    else return undefined;
-  }
-  return current;
 }

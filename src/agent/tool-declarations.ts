@@ -1,4 +1,6 @@
 import type { JsonSchema, ToolDefinition } from '../spec/index.ts';
+import { isRecord } from '../spec/is-record.ts';
+import { resolvePointer } from './json-pointer.ts';
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 const STEP = '  ';
@@ -242,26 +244,4 @@ function requiredNames(s: Record<string, unknown>): Set<string> {
 function isObjectOnly(s: Record<string, unknown>): boolean {
   const objectish = s.type === 'object' || (s.type === undefined && isRecord(s.properties));
   return objectish && ['allOf', 'anyOf', 'oneOf', '$ref', 'const', 'enum'].every((k) => s[k] === undefined);
-}
-
-/** The schema a local JSON Pointer reference (`#`, `#/$defs/X`, `#/definitions/X`, ...) names, if any. */
-function resolvePointer(root: unknown, ref: string): unknown {
-  if (ref === '#') return root;
-  if (!ref.startsWith('#/')) return undefined;
-  let current = root;
-  for (const raw of ref.slice(2).split('/')) {
-    let segment: string;
-    try {
-      segment = decodeURIComponent(raw).replaceAll('~1', '/').replaceAll('~0', '~');
-    } catch {
-      return undefined;
-    }
-    if (!isRecord(current) && !Array.isArray(current)) return undefined;
-    current = (current as Record<string, unknown>)[segment];
-  }
-  return current;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

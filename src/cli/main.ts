@@ -21,8 +21,15 @@ function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
 
-/** Parses argv and runs the command; resolves the process exit code. */
-export async function main(argv: readonly string[], io: CliIo = defaultIo): Promise<number> {
+/**
+ * Parses argv and runs the command; resolves the process exit code. `env` is the one place codecall reads
+ * process.env: the commands get it from here (commander reads the CODECALL_URL and CODECALL_KEY fallbacks itself).
+ */
+export async function main(
+  argv: readonly string[],
+  io: CliIo = defaultIo,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): Promise<number> {
   let exitCode = 0;
   const program = new Command('codecall')
     .description('Durable, code-based tool calling: run programs that call tools inside a sandbox.')
@@ -75,7 +82,7 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo): Prom
     .option('--db <path>', 'keep the task in this SQLite file (resumable; SIGINT pauses it)')
     .option('--json', 'print the task view as JSON on the last line of stdout')
     .action(async (instruction: string, options: RunCommandOptions) => {
-      exitCode = await runCommand(instruction, options, io);
+      exitCode = await runCommand(instruction, options, io, env);
     });
   program
     .command('serve')
@@ -99,12 +106,12 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo): Prom
     .option('--model <name>', 'the model instruction tasks ask')
     .option('--api-key <key>', 'the model server key (else OPENAI_API_KEY / MISTRAL_API_KEY)')
     .action(async (options: ServeOptions) => {
-      exitCode = await serveCommand(options, io);
+      exitCode = await serveCommand(options, io, env);
     });
   const run: RunCommand = async (body) => {
     exitCode = await body();
   };
-  registerTasksCommands(program, { io, run });
+  registerTasksCommands(program, { io, run, env });
   const keys = program.command('keys').description('API keys of the service, in its SQLite file');
   keys
     .command('create')

@@ -32,7 +32,7 @@ export async function runCommand(
   instruction: string,
   options: RunCommandOptions,
   io: CliIo,
-  env: Readonly<Record<string, string | undefined>> = process.env,
+  env: Readonly<Record<string, string | undefined>>,
 ): Promise<number> {
   const model = modelConfigFrom(env, {
     ...(options.provider === undefined ? {} : { provider: options.provider }),

@@ -28,14 +28,18 @@ export const DEFAULT_DB = 'data/codecall.db';
  * Flags win over CODECALL_* variables, which win over the --config file. SIGTERM or SIGINT stops accepting,
  * pauses running tasks (`shutdown`) and exits; they resume on the next start.
  */
-export async function serveCommand(options: ServeOptions, io: CliIo): Promise<number> {
+export async function serveCommand(
+  options: ServeOptions,
+  io: CliIo,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<number> {
   const { config: file, python, ...rest } = options;
   // commander sets a --no-x switch to true when absent; only a given --no-python may override the config.
   const flags = python === false ? { ...rest, python } : rest;
-  const config = loadConfig({ flags, ...(file === undefined ? {} : { file }) });
+  const config = loadConfig({ flags, env, ...(file === undefined ? {} : { file }) });
   const service = await startService(config, {
     log: (line) => io.stderr(`${line}\n`),
-    model: loadModelConfig(config),
+    model: loadModelConfig(config, env),
     console: { root: DEFAULT_CONSOLE_ROOT },
   });
   await new Promise<void>((resolve) => {

@@ -90,6 +90,7 @@ export async function tasksResume(
   id: string,
   options: TasksOptions & { tools?: string; force?: boolean; actor?: string; reason?: string },
   io: CliIo,
+  env: Readonly<Record<string, string | undefined>>,
 ): Promise<number> {
   return withCliRuntime(
     // An instruction task goes on with the model the environment names (OPENAI_API_KEY, MISTRAL_API_KEY, ...).
@@ -98,7 +99,7 @@ export async function tasksResume(
       mustExist: true,
       runs: true,
       tools: options.tools,
-      model: modelConfigFrom(process.env),
+      model: modelConfigFrom(env),
     },
     async ({ runtime }) => {
       const view = await mustGet(runtime, id);

@@ -38,7 +38,10 @@ interface WhereOptions {
   [flag: string]: unknown;
 }
 
-/** --db for a local SQLite file, or --url (CODECALL_URL) and --key (CODECALL_KEY) for a service. */
+/**
+ * --db for a local SQLite file, or --url (CODECALL_URL) and --key (CODECALL_KEY) for a service. Commander reads
+ * these two variables itself (Option.env), from process.env.
+ */
 function where(cmd: Command, only?: 'remote'): Command {
   if (only !== 'remote') cmd.option('--db <path>', 'the SQLite task database (local)');
   return cmd
@@ -81,8 +84,11 @@ function remoteOf(cmd: Command): RemoteOptions {
 }
 
 /** `codecall tasks ...`: each verb on a local --db file or, with --url, on a service. */
-export function registerTasksCommands(program: Command, context: { io: CliIo; run: RunCommand }): void {
-  const { io, run } = context;
+export function registerTasksCommands(
+  program: Command,
+  context: { io: CliIo; run: RunCommand; env: Readonly<Record<string, string | undefined>> },
+): void {
+  const { io, run, env } = context;
   const tasks = program
     .command('tasks')
     .description('inspect and control durable tasks: in a SQLite file (--db) or on a service (--url)');
@@ -170,7 +176,7 @@ export function registerTasksCommands(program: Command, context: { io: CliIo; ru
       run(() => {
         const t = targetOf(cmd, ['tools', 'force', 'actor']);
         if ('remote' in t) return remoteControl(id, 'resume', { ...options, ...t.remote }, io);
-        return tasksResume(id, { ...options, ...t.local }, io);
+        return tasksResume(id, { ...options, ...t.local }, io, env);
       }),
   );
 

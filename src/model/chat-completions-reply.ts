@@ -1,5 +1,6 @@
 import { CodecallError } from '../errors/index.ts';
 import type { ModelReply, ModelToolCall } from '../spec/index.ts';
+import { isRecord } from '../spec/is-record.ts';
 
 /** Parses a chat-completions response body; anything that is not one is MODEL_BAD_REPLY. */
 export function parseChatCompletionsReply(text: string, requestedModel: string): ModelReply {
@@ -54,10 +55,6 @@ function parseToolCall(call: unknown, index: number, text: string): ModelToolCal
 
 function count(value: unknown): number {
   return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : 0;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function badReply(message: string, text: string, cause?: unknown): CodecallError {

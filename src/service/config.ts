@@ -60,16 +60,16 @@ export interface LoadConfigOptions {
   readonly flags?: Partial<Record<Key, string | boolean>>;
   /** A JSON config file (also from CODECALL_CONFIG). */
   readonly file?: string;
-  /** Default: process.env (this module is the only place that reads it). */
-  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** The environment (CODECALL_*): the CLI's `main` passes process.env, read there and nowhere else. */
+  readonly env: Readonly<Record<string, string | undefined>>;
 }
 
 /**
  * Merges the sources, each value checked against the schema; an error (INVALID_CONFIG) names the key and the
  * source it came from, e.g. `port (from CODECALL_PORT) must be ...`.
  */
-export function loadConfig(options: LoadConfigOptions = {}): ServiceConfig {
-  const env = options.env ?? process.env;
+export function loadConfig(options: LoadConfigOptions): ServiceConfig {
+  const { env } = options;
   const merged: Record<string, { value: unknown; source: string }> = {};
   const file = options.file ?? env.CODECALL_CONFIG;
   if (file !== undefined && file !== '') {
@@ -156,7 +156,7 @@ function fromText(key: Key, text: string): unknown {
  */
 export function loadModelConfig(
   config: ServiceConfig,
-  env: Readonly<Record<string, string | undefined>> = process.env,
+  env: Readonly<Record<string, string | undefined>>,
 ): ModelConfig | null {
   const flags = {
     ...(config.provider === null ? {} : { provider: config.provider }),

@@ -1,6 +1,7 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
+import { canonicalJson } from '../codec/index.ts';
 import { CodecallError } from '../errors/index.ts';
 import type { JsonSchema } from '../spec/index.ts';
 
@@ -13,12 +14,17 @@ export interface SchemaViolation {
   message: string;
 }
 
-/** Compiles JSON Schemas once and reports violations naming the field. */
+/**
+ * Compiles JSON Schemas once and reports violations naming the field. Compiled schemas are kept per object and
+ * per content: Ajv registers a schema's `$id` on the instance, so an equal schema (another tool's copy) must get
+ * the validator already compiled, while a different schema under a taken `$id` is refused (INVALID_ARGUMENT).
+ */
 export class SchemaValidator {
   private readonly ajv: Ajv2020;
   private readonly cache = new WeakMap<JsonSchema, ValidateFunction>();
+  private readonly byContent = new Map<string, ValidateFunction>();
 
-  /** One process-wide instance: an Ajv instance is costly to create, and compiled schemas are cached per object. */
+  /** One process-wide instance: an Ajv instance is costly to create, and compiled schemas are cached. */
   static readonly shared = new SchemaValidator();
 
   constructor() {
@@ -31,13 +37,17 @@ export class SchemaValidator {
     const cached = this.cache.get(schema);
     if (cached) return cached;
     const { $schema: _ignored, ...rest } = schema;
-    let fn: ValidateFunction;
-    try {
-      fn = this.ajv.compile(rest);
-    } catch (cause) {
-      throw new CodecallError('INVALID_ARGUMENT', `invalid JSON Schema: ${(cause as Error).message}`, {
-        cause,
-      });
+    const key = canonicalJson(rest);
+    let fn = this.byContent.get(key);
+    if (!fn) {
+      try {
+        fn = this.ajv.compile(rest);
+      } catch (cause) {
+        throw new CodecallError('INVALID_ARGUMENT', `invalid JSON Schema: ${(cause as Error).message}`, {
+          cause,
+        });
+      }
+      this.byContent.set(key, fn);
     }
     this.cache.set(schema, fn);
     return fn;

@@ -82,6 +82,7 @@ describe('agent, function-calling mode', () => {
       reply({ toolCalls: [call('1', 'nope', {})] }),
       reply({ toolCalls: [call('2', 'nope', {})] }),
     );
+    const before = fx.model.requests.length;
     const { task_id } = await fx.runtime.submit({
       instruction: 'x',
       mode: 'function_calling',
@@ -90,7 +91,11 @@ describe('agent, function-calling mode', () => {
     const view = await fx.runtime.run(task_id);
     expect(view.status).toBe('failed');
     expect(view.error?.message).toContain('2 failed steps in a row');
-    expect(fx.model.requests.at(-1)?.body).toBeDefined();
+    // The first failure went back to the model as the answer to its call; the second ended the task unasked.
+    expect(fx.model.requests.length - before).toBe(2);
+    const answers = lastToolMessages();
+    expect(answers.map((m) => m.tool_call_id)).toEqual(['1']);
+    expect(answers[0]?.content).toContain('nope');
   });
 
   it('pauses for approval and sends the approved call result to the model after resuming', async () => {

@@ -1,9 +1,7 @@
 import fc from 'fast-check';
 import { jsonrepair } from 'jsonrepair';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
-import { parseToolArguments, validateToolArguments } from '../../src/agent/index.ts';
-import { defineTool } from '../../src/tools/index.ts';
+import { parseToolArguments } from '../../src/agent/index.ts';
 
 const ASK = 'send a JSON object matching the schema';
 
@@ -291,41 +289,3 @@ function renderDialect(value: unknown, style: DialectStyle): string {
   const body = entries.map(([k, v]) => `${key(k)}: ${renderDialect(v, style)}`).join(sep);
   return `{${body}${tail(entries.length)}}`;
 }
-
-describe('validateToolArguments', () => {
-  const weather = defineTool({
-    name: 'weather',
-    description: 'weather',
-    input: z.object({
-      city: z.string(),
-      days: z.number().int().optional(),
-      opts: z.object({ units: z.enum(['c', 'f']) }).optional(),
-    }),
-    execute: () => null,
-  });
-
-  it('accepts arguments matching the input schema', () => {
-    expect(validateToolArguments(weather, { city: 'Paris', days: 2 })).toEqual({ ok: true });
-  });
-
-  it('names the field in its message', () => {
-    expect(validateToolArguments(weather, { city: 3 })).toEqual({
-      ok: false,
-      code: 'TOOL_VALIDATION',
-      message: 'city: must be string',
-    });
-    expect(validateToolArguments(weather, {})).toMatchObject({ ok: false, message: 'city: is required' });
-    expect(validateToolArguments(weather, { city: 'x', opts: { units: 'k' } })).toMatchObject({
-      ok: false,
-      message: 'opts.units: must be equal to one of the allowed values',
-    });
-    expect(validateToolArguments(weather, { city: 'x', extra: 1 })).toMatchObject({
-      ok: false,
-      message: 'extra: is not allowed',
-    });
-    expect(validateToolArguments(weather, [])).toMatchObject({
-      ok: false,
-      message: 'arguments: must be object',
-    });
-  });
-});

@@ -199,6 +199,19 @@ describe('schemaToType', () => {
         properties: { v: { $ref: '#/$defs/missing' }, w: { $ref: 'https://example.com/s.json' } },
       }),
     ).toBe('{ v?: unknown; w?: unknown }');
+    // Only own names resolve: not the prototype, not a name a $defs object inherits.
+    const inherited = { $defs: Object.create({ city: { type: 'string' } }) as JsonSchema };
+    expect(
+      schemaToType({
+        ...inherited,
+        type: 'object',
+        properties: {
+          v: { $ref: '#/$defs/city' },
+          w: { $ref: '#/__proto__' },
+          x: { $ref: '#/$defs/constructor' },
+        },
+      }),
+    ).toBe('{ v?: unknown; w?: unknown; x?: unknown }');
     // A tree: the recursion stops at the second visit of the node.
     const tree: JsonSchema = {
       $ref: '#/$defs/node',

@@ -24,7 +24,8 @@ import { World } from './state-machine-world.ts';
 // exactly as the rules say, and a refused one changes nothing; a refused action anywhere journals nothing; a
 // succeeded task returns what an uninterrupted run with the same decisions returns; a cancelled task was asked
 // to cancel and an accepted cancel is honoured; no call has two outcomes; no unsafe call runs unapproved or more
-// often than approved and retried. The bugs it found have minimal cases in regressions.test.ts.
+// often than approved and retried. The bugs it found have minimal cases in cancel-wins.test.ts,
+// paused-actions.test.ts and interrupted-calls.test.ts.
 //
 // PROPERTY_SEED (and PROPERTY_PATH) from fast-check's report repeat a failure (PROPERTY_RANDOM=1: a new seed); PROPERTY_RUNS sets the number of
 // runs; PROPERTY_SHRINK=1 shrinks a failure (slow: every step is a real run); PROPERTY_VERBOSE=1 prints each

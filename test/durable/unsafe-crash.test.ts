@@ -160,7 +160,9 @@ describe('crash recovery with unsafe tools, real processes and SIGKILL', () => {
         // One process starts a call at most once (the lease outlives any stall, so no second run without a kill).
         expect(new Set(epochs).size, where(key)).toBe(epochs.length);
         // A tool runs only after its intent is committed.
-        for (const e of epochs) expect(journalAt(e).get(key), where(key)).toBeDefined();
+        const [label = '', tool] = key.split(' ');
+        const intent = { task: ids[Number(label.slice(1))], unsafe: tool === 'charge' };
+        for (const e of epochs) expect(journalAt(e).get(key), where(key)).toMatchObject(intent);
         // A call whose outcome was journaled by a kill never starts after it.
         const completedBy = atKill.findIndex((snapshot) => snapshot.get(key)?.done);
         if (completedBy >= 0) expect(Math.max(...epochs), where(key)).toBeLessThanOrEqual(completedBy);

@@ -150,6 +150,11 @@ describe('OpenAPI document and response schemas', () => {
       },
     });
     const decided = await post(`/api/v1/tasks/${waiting}/approvals/nope`, { decision: 'approve' });
-    expect(decided.json<{ error: { details: unknown } }>().error.details).toBeDefined();
+    // The envelope's details name what the caller can decide instead: the pending approvals.
+    expect(decided.statusCode).toBe(400);
+    expect(decided.json<{ error: { details: unknown } }>().error).toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      details: { pending: ['call-1'] },
+    });
   });
 });

@@ -307,7 +307,11 @@ describe('webhook dispatcher', () => {
       counts: { pending: 0, running: 0, paused: 0, succeeded: 0, failed: 0, cancelled: 2 },
       task_ids: tasks.map((t) => t.id),
     } satisfies BatchWebhookData);
-    expect(r.received.find((x) => x.path === '/hook?batch=1')).toBeDefined();
+    // Each went to its own URL: the task's callback and the batch's.
+    expect(r.received.map((x) => [x.path, (JSON.parse(x.body) as WebhookPayload).type]).sort()).toEqual([
+      ['/hook', 'task.paused'],
+      ['/hook?batch=1', 'batch.completed'],
+    ]);
   });
 
   it('refuses to start without a valid secret', async () => {
