@@ -4,7 +4,7 @@
 // journal is an array, and runProgram answers what the case says without a sandbox.
 import { afterEach, describe, expect, it } from 'vitest';
 import { CodecallError } from '../../src/errors/index.ts';
-import type { ProgramRun, TaskAgent } from '../../src/durable/agent-hook.ts';
+import type { ProgramRun, TaskAgent } from '../../src/spec/index.ts';
 import type {
   ExecutionResult,
   InstructionTaskInput,
