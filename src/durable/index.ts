@@ -4,7 +4,6 @@ export { runJournaled, DEFAULT_SETTLE_MS } from './run-journaled.ts';
 export type { RunJournaledOptions } from './run-journaled.ts';
 export { TaskRunner, DEFAULT_LEASE_MS, DEFAULT_CONTROL_POLL_MS } from './task-runner.ts';
 export type { TaskRunnerOptions, RunnerTools } from './task-runner.ts';
-export { transition, canTransitionTo } from './transition.ts';
 export { nextAttempt, DEFAULT_MAX_STALLED_ATTEMPTS } from './crash-loop.ts';
 export { toolManifestHash } from './tool-manifest.ts';
 export type { ManifestTools } from './tool-manifest.ts';
