@@ -41,15 +41,19 @@ export interface PreRunEnv {
   readonly clock: () => number;
 }
 
-/** The claimed task with what the checks found: its journal and the driver that runs it. */
-export interface PreparedRun {
-  readonly kind: 'run';
+/** The claimed task with what was found before the checks on it: its journal and the driver that runs it. */
+export interface FoundRun {
   readonly task: TaskRecord;
   readonly journal: JournalEntry[];
   /** The language the driver runs: function calls run as a generated JavaScript program, whatever the task names. */
   readonly language: GuestLanguage;
   readonly driver: SandboxDriver;
   readonly codeHash: string;
+}
+
+/** A run every check let go on. */
+export interface PreparedRun extends FoundRun {
+  readonly kind: 'run';
   /** What the checks asked to journal before the run (the attempt, last). */
   readonly journalBefore: readonly JournalEntryInput[];
 }
@@ -77,19 +81,19 @@ const beforeDeadline: Check<TaskRecord> = (task, { clock }) =>
 const RECORD_CHECKS: readonly Check<TaskRecord>[] = [requestedControl, beforeDeadline];
 
 /** The journal was begun for this very input (code, instruction, language). */
-const sameInput: Check<PreparedRun> = (p) => {
+const sameInput: Check<FoundRun> = (p) => {
   const mismatch = checkTaskInput(p.task, p.journal, p.codeHash);
   return mismatch ? fail(mismatch) : GO;
 };
 
 /** Counts this attempt; too many runs in a row died without progress (CRASH_LOOP). */
-const notCrashLooping: Check<PreparedRun> = (p, { maxStalledAttempts }) => {
+const notCrashLooping: Check<FoundRun> = (p, { maxStalledAttempts }) => {
   const attempt = nextAttempt(p.journal, maxStalledAttempts);
   return 'error' in attempt ? fail(attempt.error) : { kind: 'go', journal: [attempt.entry] };
 };
 
 /** The tools and engine are those the journal was written with, or a human accepted the change. */
-const sameManifest: Check<PreparedRun> = async (p, env) => {
+const sameManifest: Check<FoundRun> = async (p, env) => {
   const incompatible = await checkManifest({
     store: env.store,
     lease: env.run.lease,
@@ -102,23 +106,37 @@ const sameManifest: Check<PreparedRun> = async (p, env) => {
   return incompatible ? { kind: 'settled', task: incompatible } : GO;
 };
 
-const modelConfigured: Check<PreparedRun> = (p, { agent }) =>
+const modelConfigured: Check<FoundRun> = (p, { agent }) =>
   p.task.input.kind === 'instruction' && !agent
     ? fail(new CodecallError('MODEL_NOT_CONFIGURED', 'this runner has no model for instruction tasks'))
     : GO;
 
 /** The checks on the task with its journal and driver, in order. */
-const RUN_CHECKS: readonly Check<PreparedRun>[] = [sameInput, notCrashLooping, sameManifest, modelConfigured];
+const RUN_CHECKS: readonly Check<FoundRun>[] = [sameInput, notCrashLooping, sameManifest, modelConfigured];
+
+/** Runs `checks` in order until one stops; collects what those that go on ask to journal. */
+async function firstStop<T>(
+  checks: readonly Check<T>[],
+  subject: T,
+  env: PreRunEnv,
+  journalBefore: JournalEntryInput[],
+): Promise<Stop | null> {
+  for (const check of checks) {
+    const verdict = await check(subject, env);
+    if (verdict.kind !== 'go') return verdict;
+    if (verdict.journal) journalBefore.push(...verdict.journal);
+  }
+  return null;
+}
 
 /**
  * Runs the checks before a run, in order: the first that does not go on stops the run before it starts. In
  * between, reads the journal (a damaged one fails the task) and picks the driver (none: SANDBOX_UNAVAILABLE).
  */
 export async function prepareRun(task: TaskRecord, env: PreRunEnv): Promise<PreparedRun | Stop> {
-  for (const check of RECORD_CHECKS) {
-    const verdict = await check(task, env);
-    if (verdict.kind !== 'go') return verdict;
-  }
+  const journalBefore: JournalEntryInput[] = [];
+  const stop = await firstStop(RECORD_CHECKS, task, env, journalBefore);
+  if (stop) return stop;
   let journal: JournalEntry[];
   try {
     journal = await env.store.readJournal(task.id);
@@ -136,20 +154,6 @@ export async function prepareRun(task: TaskRecord, env: PreRunEnv): Promise<Prep
       }),
     );
   }
-  const prepared: PreparedRun = {
-    kind: 'run',
-    task,
-    journal,
-    language,
-    driver,
-    codeHash: codeHashOf(task),
-    journalBefore: [],
-  };
-  const journalBefore: JournalEntryInput[] = [];
-  for (const check of RUN_CHECKS) {
-    const verdict = await check(prepared, env);
-    if (verdict.kind !== 'go') return verdict;
-    if (verdict.journal) journalBefore.push(...verdict.journal);
-  }
-  return { ...prepared, journalBefore };
+  const found: FoundRun = { task, journal, language, driver, codeHash: codeHashOf(task) };
+  return (await firstStop(RUN_CHECKS, found, env, journalBefore)) ?? { kind: 'run', ...found, journalBefore };
 }
