@@ -76,7 +76,10 @@ describe('the checks before a run', () => {
   it('stops a crash loop before the manifest check journals anything', async () => {
     const task = await store.createTask(code);
     const lease = await store.claimTask('dead', { leaseMs: 60_000, taskId: task.id });
-    const attempts = [0, 1, 2].map((stalled) => ({ type: 'control', data: { action: 'attempt', stalled } }));
+    const attempts = [0, 1, 2].map((stalled) => ({
+      type: 'control' as const,
+      data: { action: 'attempt', stalled },
+    }));
     await store.appendJournal(task.id, attempts, { fencingToken: lease!.fencingToken });
     await store.releaseLease(lease!);
     expect(errorOf(await check(task.id))?.code).toBe('CRASH_LOOP');
