@@ -1,29 +1,26 @@
 import { randomInt } from 'node:crypto';
-import { CodecallError, isCodecallError } from '../errors/index.ts';
+import { CodecallError } from '../errors/index.ts';
 import type { LogEntry, SandboxDriver, TaskRecord, TaskStore } from '../spec/index.ts';
-import { isArtifactStore, isTerminal } from '../spec/index.ts';
-import { decideApprovals, provideInput, resolveAttention, resumePaused } from './paused-actions.ts';
-import type { PausedAction } from './paused-actions.ts';
+import { isTerminal } from '../spec/index.ts';
 import type { RuntimeOptions } from './runtime-types.ts';
 import { EventHub } from './event-hub.ts';
 import { LiveLogs } from './live-logs.ts';
-import { failPastDeadline, resumeAfterShutdown, wakeDue } from './runtime-sweeps.ts';
-import type { ApplyAction } from './runtime-sweeps.ts';
+import { RuntimeControl } from './runtime-control.ts';
+import { Scheduler } from './runtime-scheduler.ts';
+import { RuntimeViews } from './runtime-views.ts';
 import { checkedCallbackUrl, toBatchTasks, toTaskAttributes, toTaskInput } from './submit-input.ts';
 import { batchView } from './batch-view.ts';
 import { TaskRunner } from './task-runner.ts';
-import { taskView } from './task-view.ts';
 import { approvalInbox } from './approval-inbox.ts';
 import type {
   ActorOptions,
-  ApprovalInboxItem,
   ApprovalDecision,
+  ApprovalInboxItem,
   AttentionDecision,
   BatchView,
   ListFilter,
   Runtime,
   RuntimeEvent,
-  RuntimeObserver,
   SubmitInput,
   TaskView,
 } from '../api/index.ts';
@@ -37,30 +34,24 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   return new DurableRuntime(options);
 }
 
+/** Composes the parts: the runner runs, the scheduler fills slots, control steers, views read, events tell. */
 class DurableRuntime implements Runtime {
   private readonly store: TaskStore;
   private readonly drivers: readonly SandboxDriver[];
-  private readonly runner: TaskRunner;
+  private readonly pollMs: number;
   private readonly events = new EventHub<RuntimeEvent>();
   private readonly live = new LiveLogs();
-  private readonly runs = new Map<string, Promise<TaskRecord | null>>();
-  private readonly concurrency: number;
-  private readonly pollMs: number;
-  private readonly clock: () => number;
-  private readonly observer: RuntimeObserver | undefined;
-  private started = false;
-  private closed = false;
-  private timer: NodeJS.Timeout | undefined;
-  /** The fill in progress (claims under way), which close() waits for. */
-  private filling: Promise<void> | undefined;
+  private readonly views: RuntimeViews;
+  private readonly runner: TaskRunner;
+  private readonly scheduler: Scheduler;
+  private readonly control: RuntimeControl;
 
   constructor(options: RuntimeOptions) {
     this.store = options.store;
     this.drivers = options.drivers;
-    this.concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
     this.pollMs = options.pollMs ?? DEFAULT_POLL_MS;
-    this.clock = options.clock ?? Date.now;
-    this.observer = options.observer;
+    const clock = options.clock ?? Date.now;
+    this.views = new RuntimeViews(options.store);
     this.runner = new TaskRunner({
       store: options.store,
       drivers: options.drivers,
@@ -72,8 +63,24 @@ class DurableRuntime implements Runtime {
       ...(options.tenantConcurrency === undefined ? {} : { maxPerTenant: options.tenantConcurrency }),
       ...(options.retryBaseMs === undefined ? {} : { retryBaseMs: options.retryBaseMs }),
       ...(options.agent === undefined ? {} : { agent: options.agent }),
-      clock: this.clock,
+      clock,
       onEvent: (event) => this.events.emit(event),
+    });
+    this.scheduler = new Scheduler({
+      store: options.store,
+      runner: this.runner,
+      concurrency: options.concurrency ?? DEFAULT_CONCURRENCY,
+      pollMs: this.pollMs,
+      clock,
+      apply: (task, action) => this.control.apply(task, action),
+    });
+    this.control = new RuntimeControl({
+      store: options.store,
+      runner: this.runner,
+      scheduler: this.scheduler,
+      views: this.views,
+      emit: (event) => this.events.emit(event),
+      ...(options.observer ? { observer: options.observer } : {}),
     });
     this.events.subscribe('*', (event) => this.live.observe(event));
   }
@@ -90,8 +97,8 @@ class DurableRuntime implements Runtime {
       ...(options.actor === undefined ? {} : { actor: options.actor }),
     });
     this.events.emit({ type: 'status', taskId: record.id, status: 'pending', pauseReason: null });
-    this.kick();
-    return taskView(record);
+    this.scheduler.kick();
+    return this.views.ofRecord(record);
   }
 
   async submitBatch(
@@ -107,7 +114,7 @@ class DurableRuntime implements Runtime {
     });
     for (const r of records)
       this.events.emit({ type: 'status', taskId: r.id, status: 'pending', pauseReason: null });
-    this.kick();
+    this.scheduler.kick();
     return batchView(batch);
   }
 
@@ -118,18 +125,17 @@ class DurableRuntime implements Runtime {
 
   async get(taskId: string): Promise<TaskView | null> {
     const record = await this.store.getTask(taskId);
-    return record ? this.viewOf(record) : null;
+    return record ? this.views.of(record) : null;
   }
 
   async list(filter: ListFilter = {}): Promise<{ tasks: TaskView[]; next_cursor: string | null }> {
     const page = await this.store.listTasks(filter);
-    const tasks = await Promise.all(page.tasks.map((t) => this.view(t)));
+    const tasks = await Promise.all(page.tasks.map((t) => this.views.listed(t)));
     return { tasks, next_cursor: page.nextCursor };
   }
 
-  async view(record: TaskRecord): Promise<TaskView> {
-    // A paused task's view needs its journal (what it waits for); others do not.
-    return record.status === 'paused' ? this.viewOf(record) : taskView(record);
+  view(record: TaskRecord): Promise<TaskView> {
+    return this.views.listed(record);
   }
 
   approvals(filter: { readonly tenant?: string } = {}): Promise<ApprovalInboxItem[]> {
@@ -142,16 +148,16 @@ class DurableRuntime implements Runtime {
     const onAbort = (): void => void this.runner.pause(taskId, 'signal');
     options.signal?.addEventListener('abort', onAbort, { once: true });
     try {
-      const ended = await this.track(taskId, this.runner.runTask(taskId));
+      const ended = await this.scheduler.track(taskId, this.runner.runTask(taskId));
       if (!ended) {
-        const current = await this.mustGet(taskId);
+        const current = await this.views.mustGet(taskId);
         throw new CodecallError(
           'ILLEGAL_TRANSITION',
           `task ${taskId} could not be claimed (it is ${current.status}${current.status !== 'running' ? '' : this.runner.has(taskId) ? ' here already' : ' in another worker'})`,
           { details: { status: current.status, pause_reason: current.pauseReason } },
         );
       }
-      return this.viewOf(ended);
+      return this.views.of(ended);
     } finally {
       options.signal?.removeEventListener('abort', onAbort);
     }
@@ -165,8 +171,8 @@ class DurableRuntime implements Runtime {
       isTerminal(r.status) || (options.until !== 'terminal' && r.status === 'paused');
     for (;;) {
       if (options.signal?.aborted) throw new CodecallError('ABORTED', 'stopped waiting');
-      const record = await this.mustGet(taskId);
-      if (done(record)) return this.viewOf(record);
+      const record = await this.views.mustGet(taskId);
+      if (done(record)) return this.views.of(record);
       await new Promise<void>((resolve) => {
         const timer = setTimeout(finish, this.pollMs);
         const off = this.subscribe(taskId, (e) => {
@@ -182,105 +188,28 @@ class DurableRuntime implements Runtime {
     }
   }
 
-  pause(taskId: string, options: ActorOptions = {}): Promise<TaskView> {
-    return this.observed(taskId, 'pause', this.pauseTask(taskId, options));
+  pause(taskId: string, options?: ActorOptions): Promise<TaskView> {
+    return this.control.pause(taskId, options);
   }
 
-  private async pauseTask(taskId: string, options: ActorOptions): Promise<TaskView> {
-    const actor = options.actor ?? 'api';
-    for (let tries = 0; ; tries++) {
-      const task = await this.mustGet(taskId);
-      if (task.status === 'running') {
-        if (this.runner.pause(taskId, actor)) return this.afterRun(taskId);
-        await this.store.requestControl(taskId, 'pause');
-        return this.viewOf(await this.mustGet(taskId));
-      }
-      if (task.status !== 'pending') {
-        throw new CodecallError(
-          'ILLEGAL_TRANSITION',
-          `task ${taskId} is ${task.status}; only a pending or running task pauses`,
-          {
-            details: { status: task.status, pause_reason: task.pauseReason },
-          },
-        );
-      }
-      const paused = await this.apply(
-        task,
-        {
-          patch: { status: 'paused', pauseReason: 'user_request' },
-          append: [{ type: 'control', data: { action: 'pause', actor } }],
-        },
-        tries,
-        actor,
-      );
-      if (paused) return paused;
-    }
+  resume(taskId: string, options?: ActorOptions & { force?: boolean }): Promise<TaskView> {
+    return this.control.resume(taskId, options);
   }
 
-  resume(taskId: string, options: ActorOptions & { force?: boolean } = {}): Promise<TaskView> {
-    const actor = options.actor ?? 'api';
-    const resumed = this.onPaused(taskId, actor, (task) => resumePaused(task, actor, options.force === true));
-    return this.observed(taskId, 'resume', resumed);
+  cancel(taskId: string, options?: ActorOptions): Promise<TaskView> {
+    return this.control.cancel(taskId, options);
   }
 
-  async cancel(taskId: string, options: ActorOptions = {}): Promise<TaskView> {
-    const actor = options.actor ?? 'api';
-    for (let tries = 0; ; tries++) {
-      const task = await this.mustGet(taskId);
-      if (isTerminal(task.status)) {
-        throw new CodecallError(
-          'ILLEGAL_TRANSITION',
-          `task ${taskId} has already ${task.status === 'cancelled' ? 'been cancelled' : task.status}`,
-          {
-            details: { status: task.status },
-          },
-        );
-      }
-      if (task.status === 'running') {
-        if (this.runner.cancel(taskId, actor)) return this.afterRun(taskId);
-        await this.store.requestControl(taskId, 'cancel');
-        // Nobody holds the lease (its worker died): take it and cancel here.
-        const ended = await this.track(taskId, this.runner.runTask(taskId));
-        return this.viewOf(ended ?? (await this.mustGet(taskId)));
-      }
-      const message = `cancelled by ${actor}${options.reason ? `: ${options.reason}` : ''}`;
-      const cancelled = await this.apply(
-        task,
-        {
-          patch: { status: 'cancelled', error: { code: 'CANCELLED', message }, wakeAt: null },
-          append: [{ type: 'control', data: { action: 'cancel', actor, reason: options.reason ?? '' } }],
-        },
-        tries,
-        actor,
-      );
-      if (cancelled) return cancelled;
-    }
+  decide(taskId: string, decisions: readonly ApprovalDecision[], options?: ActorOptions): Promise<TaskView> {
+    return this.control.decide(taskId, decisions, options);
   }
 
-  decide(
-    taskId: string,
-    decisions: readonly ApprovalDecision[],
-    options: ActorOptions = {},
-  ): Promise<TaskView> {
-    const actor = options.actor ?? 'api';
-    return this.onPaused(taskId, actor, (task, journal) => decideApprovals(task, journal, decisions, actor));
+  provideInput(taskId: string, name: string, value: unknown, options?: ActorOptions): Promise<TaskView> {
+    return this.control.provideInput(taskId, name, value, options);
   }
 
-  provideInput(taskId: string, name: string, value: unknown, options: ActorOptions = {}): Promise<TaskView> {
-    const actor = options.actor ?? 'api';
-    return this.onPaused(taskId, actor, (task, journal) => provideInput(task, journal, name, value, actor));
-  }
-
-  resolveAttention(
-    taskId: string,
-    decision: AttentionDecision,
-    options: ActorOptions = {},
-  ): Promise<TaskView> {
-    const withReason = options.reason === undefined ? decision : { reason: options.reason, ...decision };
-    const actor = options.actor ?? 'api';
-    return this.onPaused(taskId, actor, (task, journal) =>
-      resolveAttention(task, journal, withReason, actor),
-    );
+  resolveAttention(taskId: string, decision: AttentionDecision, options?: ActorOptions): Promise<TaskView> {
+    return this.control.resolveAttention(taskId, decision, options);
   }
 
   subscribe(taskId: string, listener: (event: RuntimeEvent) => void): () => void {
@@ -294,159 +223,11 @@ class DurableRuntime implements Runtime {
   start(): void {
     this.assertOpen();
     this.assertCanRun();
-    if (this.started) return;
-    this.started = true;
-    this.timer = setInterval(() => this.kick(true), this.pollMs);
-    // Tasks paused by a graceful shutdown go on by themselves when a runtime starts again.
-    resumeAfterShutdown(
-      this.store,
-      (task, action) => this.apply(task, action, 99),
-      () => this.closed,
-    ).then(
-      () => this.kick(true),
-      () => this.kick(true),
-    );
+    this.scheduler.start();
   }
 
-  async close(options: { pauseRunning?: boolean; timeoutMs?: number } = {}): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    clearInterval(this.timer);
-    await this.filling;
-    if (options.pauseRunning) this.runner.shutdown();
-    const ended = Promise.allSettled([...this.runs.values()]);
-    if (options.timeoutMs === undefined) {
-      await ended;
-      return;
-    }
-    // Tasks still running at the deadline pause (`shutdown`) and resume on the next start.
-    let timer: NodeJS.Timeout | undefined;
-    const late = await Promise.race([
-      ended.then(() => false),
-      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), options.timeoutMs))),
-    ]);
-    clearTimeout(timer);
-    if (late) {
-      this.runner.shutdown();
-      await ended;
-    }
-  }
-
-  // ---- internals ----
-
-  private observed(taskId: string, action: 'pause' | 'resume', done: Promise<TaskView>): Promise<TaskView> {
-    try {
-      this.observer?.controlRequested?.(taskId, action, done);
-    } catch {
-      // An observer's failure is its own.
-    }
-    return done;
-  }
-
-  /** Applies a human's action to a paused task in one transaction, then lets it run (here, when started). */
-  private async onPaused(
-    taskId: string,
-    actor: string,
-    build: (task: TaskRecord, journal: Awaited<ReturnType<TaskStore['readJournal']>>) => PausedAction,
-  ): Promise<TaskView> {
-    for (let tries = 0; ; tries++) {
-      const task = await this.mustGet(taskId);
-      const action = build(task, await this.store.readJournal(taskId));
-      const view = await this.apply(task, action, tries, actor);
-      if (view) {
-        this.kick();
-        return view;
-      }
-    }
-  }
-
-  /** Null when the task changed meanwhile (try again with a fresh read); gives up after a few tries. */
-  private async apply(
-    task: TaskRecord,
-    action: PausedAction,
-    tries: number,
-    actor?: string,
-  ): Promise<TaskView | null> {
-    try {
-      const updated = await this.store.updateTask(task.id, action.patch, {
-        expectedVersion: task.version,
-        append: action.append,
-        ...(actor === undefined ? {} : { actor }),
-      });
-      if (updated.status !== task.status) {
-        this.events.emit({
-          type: 'status',
-          taskId: task.id,
-          status: updated.status,
-          pauseReason: updated.pauseReason,
-        });
-      }
-      return this.viewOf(updated);
-    } catch (e) {
-      if (isCodecallError(e) && e.code === 'VERSION_CONFLICT' && tries < 5) return null;
-      throw e;
-    }
-  }
-
-  private async afterRun(taskId: string): Promise<TaskView> {
-    await this.runs.get(taskId);
-    return this.viewOf(await this.mustGet(taskId));
-  }
-
-  private track(taskId: string, run: Promise<TaskRecord | null>): Promise<TaskRecord | null> {
-    this.runs.set(taskId, run);
-    const forget = (): void => {
-      if (this.runs.get(taskId) === run) this.runs.delete(taskId);
-      this.kick();
-    };
-    run.then(forget, forget);
-    return run;
-  }
-
-  /** Fills free slots with runnable tasks; with `sweep`, first wakes paused tasks whose input wait timed out. */
-  private kick(sweep = false): void {
-    if (!this.started || this.closed) return;
-    if (this.filling) return;
-    const fill = async (): Promise<void> => {
-      try {
-        if (sweep) {
-          const apply: ApplyAction = (task, action) => this.apply(task, action, 99);
-          await failPastDeadline(this.store, this.clock, apply);
-          await wakeDue(this.store, this.clock, apply);
-        }
-        while (!this.closed && this.runs.size < this.concurrency) {
-          // Checked again once the sandboxes are ready: a runtime closed meanwhile claims nothing.
-          const next = await this.runner.startNext({ shouldClaim: () => !this.closed });
-          if (!next) break;
-          this.track(next.taskId, next.done).catch(() => undefined);
-        }
-      } catch {
-        // A busy or closing store: the next poll tries again.
-      }
-    };
-    // Cleared in a callback, never inside fill(): a fill with every slot taken ends synchronously, and clearing
-    // there would run before the assignment, leaving `filling` set for good (no task would be claimed again).
-    const filling = fill().finally(() => {
-      if (this.filling === filling) this.filling = undefined;
-    });
-    this.filling = filling;
-  }
-
-  /** A task whose journal is damaged is still shown (failed, CHECKPOINT_CORRUPT), without the journal's parts. */
-  private async viewOf(record: TaskRecord): Promise<TaskView> {
-    try {
-      const artifacts = isArtifactStore(this.store) ? await this.store.listArtifacts(record.id) : undefined;
-      return taskView(record, await this.store.readJournal(record.id), artifacts);
-    } catch (e) {
-      if (isCodecallError(e) && e.code === 'CHECKPOINT_CORRUPT') return taskView(record);
-      throw e;
-    }
-  }
-
-  private async mustGet(taskId: string): Promise<TaskRecord> {
-    const task = await this.store.getTask(taskId);
-    if (!task) throw new CodecallError('NOT_FOUND', `no task ${taskId}`, { details: { task_id: taskId } });
-    return task;
+  close(options: { pauseRunning?: boolean; timeoutMs?: number } = {}): Promise<void> {
+    return this.scheduler.close(options);
   }
 
   private assertCanRun(): void {
@@ -456,6 +237,6 @@ class DurableRuntime implements Runtime {
   }
 
   private assertOpen(): void {
-    if (this.closed) throw new CodecallError('STORE_CLOSED', 'the runtime is closed');
+    if (this.scheduler.closed) throw new CodecallError('STORE_CLOSED', 'the runtime is closed');
   }
 }

@@ -5,7 +5,6 @@ export type { RunJournaledOptions } from './run-journaled.ts';
 export { TaskRunner, DEFAULT_LEASE_MS, DEFAULT_CONTROL_POLL_MS } from './task-runner.ts';
 export type { TaskRunnerOptions } from './task-runner.ts';
 export type { RunnerTools } from './runner-tools.ts';
-export { transition, canTransitionTo } from './transition.ts';
 export { nextAttempt, DEFAULT_MAX_STALLED_ATTEMPTS } from './crash-loop.ts';
 export { toolManifestHash } from './tool-manifest.ts';
 export type { ManifestTools } from './tool-manifest.ts';

@@ -1,34 +1,53 @@
 import type {
-  ExecutionLimits,
+  ExecutionRequest,
   ExecutionResult,
   GuestToolBinding,
-  JournalEntryInput,
   LogEntry,
   ProgramRun,
   SandboxDriver,
   SandboxPolicy,
-  WorkspaceFile,
+  TaskConstraints,
+  TaskInput,
 } from '../spec/index.ts';
 import { runJournaled } from './run-journaled.ts';
 import type { RunnerTools } from './runner-tools.ts';
 
+/** What every execution of a task's programs is given besides the program itself. */
+export type ProgramRequest = Omit<ExecutionRequest, 'host' | 'clock' | 'code' | 'language'>;
+
 export interface ProgramRunnerOptions {
   readonly driver: SandboxDriver;
   readonly tools: RunnerTools;
-  /** What the guest may call (the task's allowed tools). */
-  readonly bindings: readonly GuestToolBinding[];
-  readonly seed: number;
-  readonly limits?: Partial<ExecutionLimits>;
-  readonly policy?: SandboxPolicy;
-  /** The task's input files, in every execution's working directory. */
-  readonly files?: readonly WorkspaceFile[];
+  readonly request: ProgramRequest;
   readonly onLog?: (entry: LogEntry) => void;
   /** The guest's clock at start, fixed for the task. */
   readonly startClock: number;
   readonly clock: () => number;
   readonly signal: AbortSignal;
-  /** Sees every batch of entries an execution journals. */
-  readonly onAppend?: (entries: readonly JournalEntryInput[]) => void;
+}
+
+/** The sandbox's part of a task's constraints. */
+function policyOf(c: TaskConstraints): SandboxPolicy {
+  return {
+    ...(c.allowedLibraries ? { allowedLibraries: c.allowedLibraries } : {}),
+    ...(c.allowSubprocesses === undefined ? {} : { allowSubprocesses: c.allowSubprocesses }),
+    ...(c.blockedCommands ? { blockedCommands: c.blockedCommands } : {}),
+  };
+}
+
+/** A task's part of its executions' requests: what the guest may call (`bindings`), seed, limits, policy, files. */
+export function programRequest(input: TaskInput, bindings: readonly GuestToolBinding[]): ProgramRequest {
+  const files = input.files?.map((f) => ({
+    name: f.name,
+    data: new Uint8Array(Buffer.from(f.data, 'base64')),
+  }));
+  return {
+    tools: bindings,
+    seed: input.seed,
+    ...(input.limits ? { limits: input.limits } : {}),
+    ...(input.constraints ? { policy: policyOf(input.constraints) } : {}),
+    ...(files && files.length > 0 ? { files } : {}),
+  };
 }
 
 /** Journaled executions of one task's programs: its tools, effects, approvals, limits, clock and signal. */
@@ -37,23 +56,12 @@ export function programRunner(o: ProgramRunnerOptions): (run: ProgramRun) => Pro
   return (run) =>
     runJournaled({
       driver: o.driver,
-      request: {
-        code: run.code,
-        language: run.language,
-        tools: o.bindings,
-        seed: o.seed,
-        ...(o.limits ? { limits: o.limits } : {}),
-        ...(o.policy ? { policy: o.policy } : {}),
-        ...(o.files && o.files.length > 0 ? { files: o.files } : {}),
-      },
+      request: { ...o.request, code: run.code, language: run.language },
       live: o.onLog ? tools.host({ onLog: o.onLog }) : tools.host(),
       effectOf: (call) =>
         call.kind === 'timer' ? 'read' : (tools.get(call.namespace, call.name)?.effect ?? 'unsafe'),
       recorded: run.recorded,
-      append: (entries) => {
-        o.onAppend?.(entries);
-        return run.append(entries);
-      },
+      append: (entries) => run.append(entries),
       startClock: o.startClock,
       needsApproval: (call) => {
         if (call.kind !== 'tool') return false;

@@ -20,10 +20,14 @@ export function deadlineExceeded(task: TaskRecord): CodecallError {
 }
 
 /**
- * Aborts `controller` with DEADLINE_EXCEEDED at the task's deadline (a timer fires at once past 2^31-1 ms, so a
- * far deadline is waited for in steps); returns the function that disarms it.
+ * Aborts `controller` (an AbortController, a TaskRun) with DEADLINE_EXCEEDED at the task's deadline (a timer fires at
+ * once past 2^31-1 ms, so a far deadline is waited for in steps); returns the function that disarms it.
  */
-export function armDeadline(task: TaskRecord, controller: AbortController, clock: () => number): () => void {
+export function armDeadline(
+  task: TaskRecord,
+  controller: { abort(reason: unknown): void },
+  clock: () => number,
+): () => void {
   let timer: NodeJS.Timeout | undefined;
   const arm = (): void => {
     if (task.deadlineAt === null) return;

@@ -1,27 +1,24 @@
-import { CodecallError, isCodecallError } from '../errors/index.ts';
-import { REPLAY_ENTRIES } from '../spec/index.ts';
+import { CodecallError } from '../errors/index.ts';
 import type {
   GuestToolBinding,
-  JournalEntry,
   JournalEntryInput,
   Lease,
   LogEntry,
   SandboxDriver,
-  SandboxPolicy,
   TaskAgent,
-  TaskConstraints,
   TaskRecord,
   TaskStore,
 } from '../spec/index.ts';
-import { DEFAULT_MAX_STALLED_ATTEMPTS, nextAttempt } from './crash-loop.ts';
-import { checkTaskInput, codeHashOf } from './journal-state.ts';
+import { REPLAY_ENTRIES } from '../spec/index.ts';
+import type { RunnerTools } from './runner-tools.ts';
+import { DEFAULT_MAX_STALLED_ATTEMPTS } from './crash-loop.ts';
 import { INPUT_WAIT_BINDING } from './input-wait.ts';
 import { decideApprovals } from './paused-actions.ts';
-import { armDeadline, deadlineExceeded, DEFAULT_RETRY_BASE_MS, retryDelay } from './retry-and-deadline.ts';
+import { armDeadline, DEFAULT_RETRY_BASE_MS, retryDelay } from './retry-and-deadline.ts';
 import { settleRun } from './settle-run.ts';
-import { checkManifest } from './manifest-check.ts';
-import { programRunner } from './program-runner.ts';
-import type { RunnerTools } from './runner-tools.ts';
+import { prepareRun } from './pre-run-checks.ts';
+import { programRequest, programRunner } from './program-runner.ts';
+import { TaskRun } from './task-run.ts';
 import type { ApprovalDecision, RuntimeEvent } from '../api/index.ts';
 
 export const DEFAULT_LEASE_MS = 15_000;
@@ -55,25 +52,14 @@ export interface TaskRunnerOptions {
   readonly agent?: TaskAgent;
 }
 
-/** The sandbox's part of a task's constraints. */
-function policyOf(c: TaskConstraints): SandboxPolicy {
-  return {
-    ...(c.allowedLibraries ? { allowedLibraries: c.allowedLibraries } : {}),
-    ...(c.allowSubprocesses === undefined ? {} : { allowSubprocesses: c.allowSubprocesses }),
-    ...(c.blockedCommands ? { blockedCommands: c.blockedCommands } : {}),
-  };
-}
-
 /**
  * Claims tasks from the store and runs them through the journal: a first run journals as it goes, a resumed or
  * recovered task replays its journal and continues. Pause and cancel interrupt the sandbox at once (also when
  * asked from another process, through the store); a paused task holds no VM and no lease.
  */
 export class TaskRunner {
-  private readonly running = new Map<string, AbortController>();
-  private readonly actors = new Map<string, string>();
-  /** Tasks running here that were asked to cancel. */
-  private readonly cancels = new Set<string>();
+  /** The runs in progress here, by task id. */
+  private readonly runs = new Map<string, TaskRun>();
   private readonly leaseMs: number;
   private readonly maxStalledAttempts: number;
   private readonly clock: () => number;
@@ -99,11 +85,11 @@ export class TaskRunner {
 
   /** Tasks running in this runner now. */
   get active(): number {
-    return this.running.size;
+    return this.runs.size;
   }
 
   has(taskId: string): boolean {
-    return this.running.has(taskId);
+    return this.runs.has(taskId);
   }
 
   /** Claims the next runnable task and runs it until it ends or pauses; null when there was none. */
@@ -177,19 +163,13 @@ export class TaskRunner {
 
   /** Interrupts every task running here; they end `paused` (shutdown) and resume on the next start. */
   shutdown(): void {
-    for (const id of this.running.keys()) {
-      this.interrupt(id, new CodecallError('SHUTDOWN', 'paused for shutdown'));
-    }
+    for (const run of this.runs.values()) run.interrupt(new CodecallError('SHUTDOWN', 'paused for shutdown'));
   }
 
   private interrupt(taskId: string, reason: CodecallError, actor?: string): boolean {
-    const controller = this.running.get(taskId);
-    if (!controller) return false;
-    if (actor !== undefined) this.actors.set(taskId, actor);
-    // A cancel wins over any pause, whichever came first (an abort of an aborted signal changes nothing, so it is
-    // remembered apart from the signal and settling honours it).
-    if (reason.code === 'CANCELLED') this.cancels.add(taskId);
-    controller.abort(reason);
+    const run = this.runs.get(taskId);
+    if (!run) return false;
+    run.interrupt(reason, actor);
     return true;
   }
 
@@ -204,7 +184,7 @@ export class TaskRunner {
   private startControlPoll(): void {
     if (this.controlPoll) return;
     this.controlPoll = setInterval(() => {
-      if (this.running.size === 0) {
+      if (this.runs.size === 0) {
         clearInterval(this.controlPoll);
         this.controlPoll = undefined;
         return;
@@ -223,29 +203,19 @@ export class TaskRunner {
   }
 
   private async run(lease: Lease): Promise<TaskRecord> {
-    const { store } = this.options;
-    const fenced = { fencingToken: lease.fencingToken };
-    const controller = new AbortController();
-    this.running.set(lease.taskId, controller);
+    const onLog = this.logSink(lease.taskId);
+    const run = new TaskRun(lease, {
+      store: this.options.store,
+      leaseMs: this.leaseMs,
+      ...(this.options.onEvent ? { emit: (event: RuntimeEvent) => this.emit(event) } : {}),
+      ...(onLog ? { onLog } : {}),
+    });
+    this.runs.set(lease.taskId, run);
     this.startControlPoll();
     this.emit({ type: 'status', taskId: lease.taskId, status: 'running', pauseReason: null });
-    let current = lease;
-    const renew = setInterval(
-      () => {
-        store.renewLease(current, { leaseMs: this.leaseMs }).then(
-          (next) => (current = next),
-          (e: unknown) =>
-            controller.abort(isCodecallError(e) ? e : new CodecallError('FENCED', 'lost the lease')),
-        );
-      },
-      Math.max(10, Math.floor(this.leaseMs / 3)),
-    );
-    const append = async (entries: readonly JournalEntryInput[]): Promise<void> => {
-      const written = await store.appendJournal(lease.taskId, entries, fenced);
-      if (this.options.onEvent) this.emit({ type: 'journal', taskId: lease.taskId, entries: written });
-    };
+    run.keepLease();
     try {
-      const ended = await this.runClaimed(lease, controller, append);
+      const ended = await this.runClaimed(run);
       this.emit({
         type: 'status',
         taskId: ended.id,
@@ -254,77 +224,31 @@ export class TaskRunner {
       });
       return ended;
     } finally {
-      clearInterval(renew);
-      this.running.delete(lease.taskId);
-      this.actors.delete(lease.taskId);
-      this.cancels.delete(lease.taskId);
-      await store.releaseLease(current).catch(() => undefined);
+      this.runs.delete(lease.taskId);
+      await run.release();
     }
   }
 
-  private async runClaimed(
-    lease: Lease,
-    controller: AbortController,
-    append: (entries: readonly JournalEntryInput[]) => Promise<void>,
-  ): Promise<TaskRecord> {
-    const { store } = this.options;
-    const fenced = { fencingToken: lease.fencingToken };
-    const task = await store.getTask(lease.taskId);
-    if (!task) throw new CodecallError('NOT_FOUND', `task ${lease.taskId} vanished`);
-    // A request made for a run whose worker died takes effect without running anything.
-    if (task.requestedAction !== null) {
-      const cancel = task.requestedAction === 'cancel';
-      return store.updateTask(
-        lease.taskId,
-        cancel
-          ? { status: 'cancelled', error: { code: 'CANCELLED', message: 'cancelled by request' } }
-          : { status: 'paused', pauseReason: 'user_request' },
-        { ...fenced, append: [{ type: 'control', data: { action: cancel ? 'cancel' : 'pause' } }] },
-      );
-    }
-    const fail = (error: CodecallError) =>
-      store.updateTask(lease.taskId, { status: 'failed', error: error.toJSON() }, fenced);
-    if (task.deadlineAt !== null && this.clock() >= task.deadlineAt) return fail(deadlineExceeded(task));
-    let journal: JournalEntry[];
-    try {
-      journal = await store.readJournal(lease.taskId);
-    } catch (e) {
-      if (isCodecallError(e) && e.code === 'CHECKPOINT_CORRUPT') return await fail(e);
-      throw e;
-    }
-    // Function calls run as a generated JavaScript program, whatever language the task names.
-    const fc = task.input.kind === 'instruction' && task.input.mode === 'function_calling';
-    const language = fc ? 'javascript' : task.input.language;
-    const driver = this.drivers.find((d) => d.languages.includes(language));
-    if (!driver) {
-      return fail(
-        new CodecallError('SANDBOX_UNAVAILABLE', `no sandbox driver here runs ${language}`, {
-          details: { drivers: this.drivers.map((d) => d.name) },
-        }),
-      );
-    }
-    const codeHash = codeHashOf(task);
-    const mismatch = checkTaskInput(task, journal, codeHash);
-    if (mismatch) return fail(mismatch);
-    const attempt = nextAttempt(journal, this.maxStalledAttempts);
-    if ('error' in attempt) return fail(attempt.error);
-    const incompatible = await checkManifest({
+  private async runClaimed(run: TaskRun): Promise<TaskRecord> {
+    const { store, agent } = this.options;
+    const task = await store.getTask(run.taskId);
+    if (!task) throw new CodecallError('NOT_FOUND', `task ${run.taskId} vanished`);
+    const prepared = await prepareRun(task, {
       store,
-      lease,
-      journal,
-      engine: driver.engine,
+      run,
+      drivers: this.drivers,
       tools: this.options.tools,
+      agent,
       acceptChangedTools: this.options.acceptChangedTools === true,
-      append,
+      maxStalledAttempts: this.maxStalledAttempts,
+      clock: this.clock,
     });
-    if (incompatible) return incompatible;
-    const { input } = task;
-    const { agent } = this.options;
-    if (input.kind === 'instruction' && !agent) {
-      return fail(
-        new CodecallError('MODEL_NOT_CONFIGURED', 'this runner has no model for instruction tasks'),
-      );
+    if (prepared.kind === 'settled') return prepared.task;
+    if (prepared.kind === 'fail') {
+      return store.updateTask(run.taskId, { status: 'failed', error: prepared.error.toJSON() }, run.fenced);
     }
+    const { journal, driver, language, codeHash } = prepared;
+    const { input } = task;
     // The guest's start clock is journaled once, so every replay starts at the same time. Exec mode runs one code
     // block, the task's program; an agent journals a block per step. The attempt comes last: whatever this run
     // journals after it is progress (crash-loop.ts).
@@ -335,13 +259,9 @@ export class TaskRunner {
     if (input.kind === 'code' && !journal.some((e) => e.type === 'code_block')) {
       setup.push({ type: 'code_block', data: { block: 0, code_hash: codeHash } });
     }
-    await append([...setup, attempt.entry]);
+    await run.append([...setup, ...prepared.journalBefore]);
     // Whether a pause must look for input deadlines (settleRun reads the journal again only then).
-    let inputRequested = journal.some((e) => e.type === 'input_request');
-    const watchInputs = (entries: readonly JournalEntryInput[]): void => {
-      if (!inputRequested) inputRequested = entries.some((e) => e.type === 'input_request');
-    };
-    const onLog = this.logSink(lease.taskId);
+    run.observe(journal);
     const allowed = input.tools ? new Set(input.tools) : null;
     const bindings = allowed
       ? this.bindings.filter((b) => b === INPUT_WAIT_BINDING || allowed.has(`${b.namespace}.${b.name}`))
@@ -349,26 +269,15 @@ export class TaskRunner {
     const runProgram = programRunner({
       driver,
       tools: this.options.tools,
-      bindings,
-      seed: input.seed,
-      ...(input.limits ? { limits: input.limits } : {}),
-      ...(input.constraints ? { policy: policyOf(input.constraints) } : {}),
-      ...(input.files
-        ? {
-            files: input.files.map((f) => ({
-              name: f.name,
-              data: new Uint8Array(Buffer.from(f.data, 'base64')),
-            })),
-          }
-        : {}),
-      ...(onLog ? { onLog } : {}),
+      request: programRequest(input, bindings),
+      ...(run.onLog ? { onLog: run.onLog } : {}),
       startClock,
       clock: this.clock,
-      signal: controller.signal,
-      onAppend: watchInputs,
+      signal: run.signal,
     });
+    const append = (entries: readonly JournalEntryInput[]): Promise<void> => run.append(entries);
     // The deadline interrupts the run like a cancel; the task fails with DEADLINE_EXCEEDED.
-    const disarm = armDeadline(task, controller, this.clock);
+    const disarm = armDeadline(task, run, this.clock);
     const result = await (
       input.kind === 'code' || !agent
         ? runProgram({
@@ -376,30 +285,24 @@ export class TaskRunner {
             language,
             recorded: journal.filter((e) => REPLAY_ENTRIES.has(e.type)),
             append,
-            keyPrefix: `${lease.taskId}:0`,
+            keyPrefix: `${run.taskId}:0`,
           })
         : agent.run({
             task: { ...task, input },
             journal,
-            append: (entries) => {
-              watchInputs(entries);
-              return append(entries);
-            },
+            append,
             runProgram,
-            ...(onLog ? { onLog } : {}),
-            signal: controller.signal,
+            ...(run.onLog ? { onLog: run.onLog } : {}),
+            signal: run.signal,
             clock: this.clock,
           })
     ).finally(disarm);
-    const actor = this.actors.get(lease.taskId);
     return settleRun({
       store,
-      lease,
+      lease: run.lease,
       task,
       result,
-      cancelled: this.cancels.has(lease.taskId),
-      inputRequested,
-      ...(actor === undefined ? {} : { actor }),
+      ...run.ending,
       retryDelayMs: (retries) => retryDelay(retries, this.options.retryBaseMs ?? DEFAULT_RETRY_BASE_MS),
       clock: this.clock,
     });

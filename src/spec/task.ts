@@ -7,13 +7,14 @@ export type PauseReason =
 
 export const TERMINAL_STATUSES: readonly TaskStatus[] = ['succeeded', 'failed', 'cancelled'];
 
-/** What may happen to a task; `transition()` (durable layer) maps (status, event) to the next status. */
+/** What may happen to a task; TASK_TRANSITIONS maps (status, event) to the next status. */
 export type TaskEvent = 'start' | 'pause' | 'resume' | 'succeed' | 'fail' | 'cancel' | 'recover' | 'retry';
 
 /**
- * The one transition table. A missing entry is an illegal transition. `recover` is a worker picking up a task
- * whose lease expired (it was `running` when its worker died); `retry` queues a task again after a failure of the
- * infrastructure (not of its program), after a backoff (`runAfter`).
+ * The one transition table. Status changes are patches (TaskStore.updateTask), and the store checks each against
+ * this table (store/status-change.ts): a change with no event here is refused with ILLEGAL_TRANSITION. `recover` is
+ * a worker picking up a task whose lease expired (it was `running` when its worker died); `retry` queues a task
+ * again after a failure of the infrastructure (not of its program), after a backoff (`runAfter`).
  */
 export const TASK_TRANSITIONS: Readonly<Record<TaskStatus, Partial<Record<TaskEvent, TaskStatus>>>> = {
   pending: { start: 'running', pause: 'paused', cancel: 'cancelled', fail: 'failed' },

@@ -1,0 +1,117 @@
+import type { TaskRecord, TaskStore } from '../spec/index.ts';
+import { failPastDeadline, resumeAfterShutdown, wakeDue } from './runtime-sweeps.ts';
+import type { ApplyAction } from './runtime-sweeps.ts';
+import type { TaskRunner } from './task-runner.ts';
+
+export interface SchedulerOptions {
+  readonly store: TaskStore;
+  readonly runner: Pick<TaskRunner, 'startNext' | 'shutdown'>;
+  /** Tasks run at once. */
+  readonly concurrency: number;
+  /** How often a started scheduler looks for work it was not told about. */
+  readonly pollMs: number;
+  readonly clock: () => number;
+  /** One try at an action of the sweeps (a task changed meanwhile is seen again by the next sweep). */
+  readonly apply: ApplyAction;
+}
+
+/**
+ * The runtime's loop: once started, fills free slots with runnable tasks whenever a task is submitted, ends or
+ * pauses, and on every poll (which first wakes paused tasks that are due and fails those past their deadline).
+ * It also knows every run of this runtime, started by the loop or by a caller (`track`), so close can wait.
+ */
+export class Scheduler {
+  private readonly runs = new Map<string, Promise<TaskRecord | null>>();
+  private started = false;
+  private stopped = false;
+  private timer: NodeJS.Timeout | undefined;
+  /** The fill in progress (claims under way), which close() waits for. */
+  private filling: Promise<void> | undefined;
+
+  constructor(private readonly options: SchedulerOptions) {}
+
+  get closed(): boolean {
+    return this.stopped;
+  }
+
+  start(): void {
+    if (this.started) return;
+    this.started = true;
+    this.timer = setInterval(() => this.kick(true), this.options.pollMs);
+    // Tasks paused by a graceful shutdown go on by themselves when a runtime starts again.
+    resumeAfterShutdown(this.options.store, this.options.apply, () => this.stopped).then(
+      () => this.kick(true),
+      () => this.kick(true),
+    );
+  }
+
+  /** Counts a run of this runtime until it settles; a freed slot is filled again. */
+  track(taskId: string, run: Promise<TaskRecord | null>): Promise<TaskRecord | null> {
+    this.runs.set(taskId, run);
+    const forget = (): void => {
+      if (this.runs.get(taskId) === run) this.runs.delete(taskId);
+      this.kick();
+    };
+    run.then(forget, forget);
+    return run;
+  }
+
+  /** Settles when this runtime's run of the task (if any) has ended or paused. */
+  async settled(taskId: string): Promise<void> {
+    await this.runs.get(taskId);
+  }
+
+  /** Fills free slots with runnable tasks; with `sweep`, first wakes paused tasks whose input wait timed out. */
+  kick(sweep = false): void {
+    if (!this.started || this.stopped) return;
+    if (this.filling) return;
+    const { store, clock, apply, runner, concurrency } = this.options;
+    const fill = async (): Promise<void> => {
+      try {
+        if (sweep) {
+          await failPastDeadline(store, clock, apply);
+          await wakeDue(store, clock, apply);
+        }
+        while (!this.stopped && this.runs.size < concurrency) {
+          // Checked again once the sandboxes are ready: a runtime closed meanwhile claims nothing.
+          const next = await runner.startNext({ shouldClaim: () => !this.stopped });
+          if (!next) break;
+          this.track(next.taskId, next.done).catch(() => undefined);
+        }
+      } catch {
+        // A busy or closing store: the next poll tries again.
+      }
+    };
+    // Cleared in a callback, never inside fill(): a fill with every slot taken ends synchronously, and clearing
+    // there would run before the assignment, leaving `filling` set for good (no task would be claimed again).
+    const filling = fill().finally(() => {
+      if (this.filling === filling) this.filling = undefined;
+    });
+    this.filling = filling;
+  }
+
+  /** Stops claiming and waits for the runs; see Runtime.close. */
+  async close(options: { pauseRunning?: boolean; timeoutMs?: number }): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    clearInterval(this.timer);
+    await this.filling;
+    if (options.pauseRunning) this.options.runner.shutdown();
+    const ended = Promise.allSettled([...this.runs.values()]);
+    if (options.timeoutMs === undefined) {
+      await ended;
+      return;
+    }
+    // Tasks still running at the deadline pause (`shutdown`) and resume on the next start.
+    let timer: NodeJS.Timeout | undefined;
+    const late = await Promise.race([
+      ended.then(() => false),
+      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), options.timeoutMs))),
+    ]);
+    clearTimeout(timer);
+    if (late) {
+      this.options.runner.shutdown();
+      await ended;
+    }
+  }
+}

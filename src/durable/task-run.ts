@@ -1,0 +1,106 @@
+import { CodecallError, isCodecallError } from '../errors/index.ts';
+import type { JournalEntryInput, Lease, LogEntry, TaskStore } from '../spec/index.ts';
+import type { RuntimeEvent } from '../api/index.ts';
+
+export interface TaskRunOptions {
+  readonly store: TaskStore;
+  readonly leaseMs: number;
+  /** Sees the entries the run journals; absent when nobody listens (no event is built then). */
+  readonly emit?: (event: RuntimeEvent) => void;
+  /** The guest's console output as it happens; absent when nobody listens. */
+  readonly onLog?: (entry: LogEntry) => void;
+}
+
+/**
+ * One run of a claimed task, from the claim to the release of its lease: the lease (renewed while it runs), the
+ * signal that interrupts it, and what its end depends on (who interrupted it, whether a cancel was asked, whether
+ * its journal holds input waits).
+ */
+export class TaskRun {
+  /** The lease the run was claimed with; its fencing token guards every write. */
+  readonly lease: Lease;
+  readonly onLog: ((entry: LogEntry) => void) | undefined;
+  private readonly controller = new AbortController();
+  /** The lease as last renewed (what is released at the end). */
+  private held: Lease;
+  private renewal: NodeJS.Timeout | undefined;
+  private interruptedBy: string | undefined;
+  private cancelAsked = false;
+  private inputsAsked = false;
+
+  constructor(
+    lease: Lease,
+    private readonly options: TaskRunOptions,
+  ) {
+    this.lease = lease;
+    this.held = lease;
+    this.onLog = options.onLog;
+  }
+
+  get taskId(): string {
+    return this.lease.taskId;
+  }
+
+  /** Aborted by pause, cancel, shutdown, the deadline and a lost lease; its reason's `code` says which. */
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  get fenced(): { readonly fencingToken: number } {
+    return { fencingToken: this.lease.fencingToken };
+  }
+
+  /** What settling the run needs to know of it besides its result. */
+  get ending(): { readonly actor?: string; readonly cancelled: boolean; readonly inputRequested: boolean } {
+    return {
+      cancelled: this.cancelAsked,
+      inputRequested: this.inputsAsked,
+      ...(this.interruptedBy === undefined ? {} : { actor: this.interruptedBy }),
+    };
+  }
+
+  /** Renews the lease every third of its time until release; a renewal refused interrupts the run. */
+  keepLease(): void {
+    this.renewal ??= setInterval(
+      () => {
+        this.options.store.renewLease(this.held, { leaseMs: this.options.leaseMs }).then(
+          (next) => (this.held = next),
+          (e: unknown) => this.abort(isCodecallError(e) ? e : new CodecallError('FENCED', 'lost the lease')),
+        );
+      },
+      Math.max(10, Math.floor(this.options.leaseMs / 3)),
+    );
+  }
+
+  /** Stops renewing and gives the lease back (a lease already lost is nothing to give back). */
+  async release(): Promise<void> {
+    clearInterval(this.renewal);
+    await this.options.store.releaseLease(this.held).catch(() => undefined);
+  }
+
+  /** A pause, cancel or shutdown asked of this run; `actor` (when given) is who the audit log names. */
+  interrupt(reason: CodecallError, actor?: string): void {
+    if (actor !== undefined) this.interruptedBy = actor;
+    // A cancel wins over any pause, whichever came first (an abort of an aborted signal changes nothing, so it is
+    // remembered apart from the signal and settling honours it).
+    if (reason.code === 'CANCELLED') this.cancelAsked = true;
+    this.controller.abort(reason);
+  }
+
+  /** Interrupts the run for a reason of its own (the deadline, a lost lease). */
+  abort(reason: unknown): void {
+    this.controller.abort(reason);
+  }
+
+  /** Notes what in the journal the run's end depends on: input waits (a pause then looks for a wake-up time). */
+  observe(entries: readonly JournalEntryInput[]): void {
+    if (!this.inputsAsked) this.inputsAsked = entries.some((e) => e.type === 'input_request');
+  }
+
+  /** Journals entries under the run's lease. */
+  async append(entries: readonly JournalEntryInput[]): Promise<void> {
+    this.observe(entries);
+    const written = await this.options.store.appendJournal(this.taskId, entries, this.fenced);
+    this.options.emit?.({ type: 'journal', taskId: this.taskId, entries: written });
+  }
+}
