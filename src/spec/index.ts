@@ -7,3 +7,4 @@ export * from './task-store.ts';
 export * from './service-store.ts';
 export * from './model.ts';
 export * from './artifact-store.ts';
+export * from './journal-parse.ts';
