@@ -1,4 +1,5 @@
 import { REPLAY_ENTRIES } from '../durable/index.ts';
+import { callIdInStep, driverCallId } from '../spec/index.ts';
 import type { ChatMessage, JournalEntryInput, LogEntry, ModelToolCall } from '../spec/index.ts';
 
 /** How a step ended, as its `step_result` entry holds it. */
@@ -88,7 +89,7 @@ export function readAgentSteps(journal: readonly JournalEntryInput[]): AgentStep
 
 /** A journal call id: the step's number before the id the driver gave the call, unique over the task. */
 export function journalCallId(step: number, driverId: string): string {
-  return `s${step}.${driverId}`;
+  return callIdInStep(step, driverId);
 }
 
 const ID_FIELDS = ['call_id', 'approval_id'] as const;
@@ -109,8 +110,8 @@ export function recordedFor(journal: readonly JournalEntryInput[], step: number,
     if (entry.type === 'code_block') segment = entry.data.block;
     else if (entry.type === 'step_result' || entry.type === 'model_request') segment = null;
     else if (segment !== null && (segment === step || rerun.has(segment)) && REPLAY_ENTRIES.has(entry.type)) {
-      const prefix = `s${segment}.`;
-      out.push(mapIds(entry, (id) => (id.startsWith(prefix) ? id.slice(prefix.length) : id)));
+      const of = segment;
+      out.push(mapIds(entry, (id) => driverCallId(of, id) ?? id));
     }
   }
   return out;

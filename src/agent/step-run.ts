@@ -1,4 +1,5 @@
 import type { AgentRunContext } from '../durable/index.ts';
+import { idempotencyScope } from '../spec/index.ts';
 import type { ExecutionResult, GuestLanguage, JournalEntryInput } from '../spec/index.ts';
 import { journalCallId, recordedFor, toJournalIds } from './agent-journal.ts';
 
@@ -50,7 +51,7 @@ export class RunJournal {
         language,
         recorded: recordedFor(this.entries, step, rerun),
         append: (entries) => this.append(toJournalIds(step, entries)),
-        keyPrefix: `${this.ctx.task.id}:${step}`,
+        keyPrefix: idempotencyScope(this.ctx.task.id, step),
       })
       .then((result) => withJournalIds(step, result));
   }

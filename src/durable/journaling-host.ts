@@ -1,5 +1,6 @@
 import { EncodedValue, encodeOutcome } from '../codec/index.ts';
 import { CodecallError } from '../errors/index.ts';
+import { idempotencyKey } from '../spec/index.ts';
 import type {
   ExecutionHost,
   HostCall,
@@ -33,7 +34,7 @@ export interface JournalingHostOptions {
   onApprovalRequired?(): void;
   /** The guest waits for external input (`input.wait`): the runner pauses the execution, as for approvals. */
   onInputRequired?(): void;
-  /** Prefix of the idempotency keys given to tool calls (`task:block`); the call id completes the key. */
+  /** Prefix of the idempotency keys given to tool calls (`idempotencyScope`); the call id completes the key. */
   readonly keyPrefix?: string;
   /** The execution cannot go on (divergence, an unsafe call in doubt): the runner aborts it with this error. */
   onFatal(error: CodecallError): void;
@@ -175,7 +176,9 @@ export class JournalingHost implements ExecutionHost {
 
   private async live(call: HostCall, signal: AbortSignal, intent: Wire | null): Promise<HostOutcome> {
     const key =
-      call.kind === 'tool' && this.options.keyPrefix ? `${this.options.keyPrefix}:${call.callId}` : undefined;
+      call.kind === 'tool' && this.options.keyPrefix
+        ? idempotencyKey(this.options.keyPrefix, call.callId)
+        : undefined;
     if (intent) {
       const data = {
         call_id: call.callId,

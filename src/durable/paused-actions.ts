@@ -1,7 +1,15 @@
 import { encodeValue } from '../codec/index.ts';
 import { assertJsonValue } from './json-value.ts';
 import { CodecallError } from '../errors/index.ts';
-import type { JournalEntry, JournalEntryInput, PauseReason, TaskPatch, TaskRecord } from '../spec/index.ts';
+import type {
+  ControlOf,
+  JournalEntry,
+  JournalEntryData,
+  JournalEntryInput,
+  PauseReason,
+  TaskPatch,
+  TaskRecord,
+} from '../spec/index.ts';
 import { attentionCall, earliestDeadline, pendingInputs } from './journal-state.ts';
 import { pendingApprovals } from './pending-approvals.ts';
 
@@ -18,8 +26,11 @@ export interface ApprovalDecision {
 }
 
 export interface AttentionDecision {
-  /** `retry` runs the call again; `skip` takes `result` as its outcome; `fail` ends the task. */
-  readonly action: 'retry' | 'skip' | 'fail';
+  /**
+   * `retry` runs the call again; `skip` takes `result` as its outcome (both journaled as the human's decision);
+   * `fail` ends the task (a control).
+   */
+  readonly action: JournalEntryData['attention_decision']['action'] | ControlOf<'fail'>['action'];
   readonly result?: unknown;
   readonly reason?: string;
 }

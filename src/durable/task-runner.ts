@@ -1,4 +1,5 @@
 import { CodecallError, isCodecallError } from '../errors/index.ts';
+import { idempotencyScope } from '../spec/index.ts';
 import type {
   ExecutionHost,
   GuestToolBinding,
@@ -397,7 +398,7 @@ export class TaskRunner {
             language,
             recorded: journal.filter((e) => REPLAY_ENTRIES.has(e.type)),
             append,
-            keyPrefix: `${lease.taskId}:0`,
+            keyPrefix: idempotencyScope(lease.taskId, 0),
           })
         : agent.run({
             task: { ...task, input },

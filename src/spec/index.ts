@@ -8,3 +8,4 @@ export * from './service-store.ts';
 export * from './model.ts';
 export * from './artifact-store.ts';
 export * from './journal-parse.ts';
+export * from './call-id.ts';
