@@ -51,8 +51,8 @@ export function attentionCall(journal: readonly JournalEntry[]): AttentionCall |
     if (e?.type === 'control' && e.data.action === 'incompatible') return null;
     if (e?.type === 'control' && e.data.action === 'needs_attention') {
       const { call_id: callId, tool, args } = e.data;
-      if (callId === null) return null;
-      return { callId, tool: String(tool), arguments: args === null ? null : decodeValue(args) };
+      if (typeof callId !== 'string') return null;
+      return { callId, tool: String(tool), arguments: typeof args === 'string' ? decodeValue(args) : null };
     }
   }
   return null;

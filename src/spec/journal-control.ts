@@ -13,12 +13,12 @@ export type JournalControl =
   | { readonly action: 'deadline'; readonly deadline: string }
   | { readonly action: 'await_approval'; readonly actor?: string }
   | { readonly action: 'await_input'; readonly actor?: string }
-  /** A lost unsafe call waits on a human (null when the pause came without one). */
+  /** A lost unsafe call waits on a human (null when the pause came without one; absent in older journals). */
   | {
       readonly action: 'needs_attention';
-      readonly call_id: string | null;
-      readonly tool: string | null;
-      readonly args: string | null;
+      readonly call_id?: string | null;
+      readonly tool?: string | null;
+      readonly args?: string | null;
       readonly actor?: string;
     }
   /** A retryable failure: the task runs again after `run_after` (epoch ms). */

@@ -13,7 +13,8 @@ export interface JournalEntryData {
     readonly tools_hash: string;
     readonly language: string;
     readonly seed?: number;
-    readonly limits: Readonly<Record<string, unknown>> | null;
+    /** Absent in journals written before tasks carried limits. */
+    readonly limits?: Readonly<Record<string, unknown>> | null;
   };
   /** The tools (names, schemas, effects) and engine the journal was written with; `accepted` a change let pass. */
   readonly manifest: { readonly tools_hash: string; readonly engine: string; readonly accepted?: string };

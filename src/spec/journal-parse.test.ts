@@ -103,6 +103,11 @@ describe('parseJournalEntry', () => {
     expect(journalEntryProblem('tool_outcome', { call_id: 'c', ok: false, payload: '{}' })).toBeNull();
     expect(journalEntryProblem('control', { action: 'pause' })).toBeNull();
     expect(journalEntryProblem('code_block', { block: 0, code_hash: 'h' })).toBeNull();
+    // As journals written by earlier versions have them.
+    expect(
+      journalEntryProblem('task_input', { code_hash: 'h', tools_hash: 't', language: 'javascript', seed: 1 }),
+    ).toBeNull();
+    expect(journalEntryProblem('control', { action: 'needs_attention' })).toBeNull();
   });
 
   // prettier-ignore
@@ -123,7 +128,7 @@ describe('parseJournalEntry', () => {
     ['control', { action: 'toString' }, 'control action "toString" is not known'],
     ['control', { action: 'attempt' }, 'control attempt.stalled is not a number'],
     ['control', { action: 'retry_started', call_id: null }, 'control retry_started.call_id is not a string'],
-    ['control', { action: 'needs_attention', call_id: 'c', tool: 't' }, 'control needs_attention.args is not a string or null'],
+    ['control', { action: 'needs_attention', call_id: 'c', tool: 't', args: 1 }, 'control needs_attention.args is not absent or a string or null'],
     ['lunch', {}, 'entry type "lunch" is not known'],
     ['constructor', {}, 'entry type "constructor" is not known'],
   ])('refuses %s %j: %s', (type, data, problem) => {

@@ -32,7 +32,7 @@ export function callIdOf(entry: JournalEntryInput): string | null {
     case 'attention_decision':
       return entry.data.call_id;
     case 'control':
-      return 'call_id' in entry.data ? entry.data.call_id : null;
+      return 'call_id' in entry.data ? (entry.data.call_id ?? null) : null;
     case 'task_input':
     case 'manifest':
     case 'model_request':
