@@ -1,35 +1,26 @@
 import { EncodedValue, encodeOutcome } from '../codec/index.ts';
 import { CodecallError } from '../errors/index.ts';
 import { idempotencyKey } from '../spec/index.ts';
-import type {
-  ExecutionHost,
-  HostCall,
-  HostOutcome,
-  JournalEntryInput,
-  LogEntry,
-  ToolEffect,
-} from '../spec/index.ts';
+import type { ExecutionHost, HostCall, HostOutcome, JournalEntryInput, LogEntry } from '../spec/index.ts';
 import { CommitQueue } from './commit-queue.ts';
 import { decideApproval, decideCall, decideInput } from './call-decision.ts';
+import type { CallPolicy } from './call-decision.ts';
 import { JournalMemory } from './journal-memory.ts';
 import type { CallMark } from './journal-memory.ts';
 import { inputTimeoutError, isInputWait } from './input-wait.ts';
 import { describeCall, toOutcome, wireForm } from './journal-wire.ts';
 import type { Wire } from './journal-wire.ts';
 
-export interface JournalingHostOptions {
+/** The policy (`needsApproval`, `effectOf`) is what the calls' decisions ask of the configuration. */
+export interface JournalingHostOptions extends CallPolicy {
   /** Runs the calls the journal has no outcome for. */
   readonly live: ExecutionHost;
   /** This execution's earlier `tool_intent` / `tool_outcome` entries, in journal order. */
   readonly recorded: readonly JournalEntryInput[];
   /** Makes entries durable; an outcome is delivered only after its entry is committed. */
   append(entries: readonly JournalEntryInput[]): Promise<void>;
-  /** What a call does to the world; decides whether an interrupted call may run again. */
-  effectOf(call: HostCall): ToolEffect;
   /** Epoch ms for live deliveries. */
   clock(): number;
-  /** Whether this call must be approved by a human before it runs. */
-  needsApproval?(call: HostCall): boolean;
   /** A call waits for approval: the runner pauses the execution (after collecting the others of this turn). */
   onApprovalRequired?(): void;
   /** The guest waits for external input (`input.wait`): the runner pauses the execution, as for approvals. */
@@ -56,7 +47,8 @@ function unreachable(decision: never): never {
  * The host side of a journaled execution. Recorded outcomes are served from the journal in their recorded
  * delivery order (so `Promise.all` replays exactly); calls past the journal run live, with the intent committed
  * before the tool runs and the outcome committed before the guest sees it. Live outcomes wait until every
- * recorded one has been delivered.
+ * recorded one has been delivered. What happens to each call is decided by `decideCall` (and, as it runs, by
+ * `decideApproval` / `decideInput`) from the call state in `JournalMemory`; the host carries the decisions out.
  */
 export class JournalingHost implements ExecutionHost {
   private readonly waiting = new Map<number, (outcome: HostOutcome) => void>();
