@@ -1,3 +1,4 @@
+import { callIdInStep, driverCallId } from '../spec/index.ts';
 import type { ChatMessage, JournalEntryInput, LogEntry, ModelToolCall } from '../spec/index.ts';
 import { REPLAY_ENTRIES } from '../spec/index.ts';
 
@@ -60,24 +61,24 @@ export function readAgentSteps(journal: readonly JournalEntryInput[]): AgentStep
     return s;
   };
   for (const entry of journal) {
-    const d = entry.data;
-    const step = typeof d.step === 'number' ? d.step : typeof d.block === 'number' ? d.block : 0;
     switch (entry.type) {
       case 'model_request':
-        at(step).sent = d.messages as ChatMessage[];
+        at(entry.data.step).sent = entry.data.messages;
         break;
-      case 'model_reply':
-        at(step).reply = {
-          content: d.content as string | null,
-          toolCalls: d.tool_calls as ModelToolCall[],
-          ...(typeof d.finish_reason === 'string' ? { finishReason: d.finish_reason } : {}),
+      case 'model_reply': {
+        const d = entry.data;
+        at(d.step).reply = {
+          content: d.content,
+          toolCalls: d.tool_calls,
+          ...(d.finish_reason === undefined ? {} : { finishReason: d.finish_reason }),
         };
         break;
+      }
       case 'code_block':
-        at(step).code = typeof d.code === 'string' ? d.code : null;
+        at(entry.data.block).code = entry.data.code ?? null;
         break;
       case 'step_result':
-        at(step).result = d as unknown as StepResult;
+        at(entry.data.step).result = entry.data;
         break;
       default:
         break;
@@ -88,7 +89,7 @@ export function readAgentSteps(journal: readonly JournalEntryInput[]): AgentStep
 
 /** A journal call id: the step's number before the id the driver gave the call, unique over the task. */
 export function journalCallId(step: number, driverId: string): string {
-  return `s${step}.${driverId}`;
+  return callIdInStep(step, driverId);
 }
 
 const ID_FIELDS = ['call_id', 'approval_id'] as const;
@@ -106,20 +107,21 @@ export function recordedFor(journal: readonly JournalEntryInput[], step: number,
   const out: JournalEntryInput[] = [];
   let segment: number | null = null;
   for (const entry of journal) {
-    if (entry.type === 'code_block') segment = typeof entry.data.block === 'number' ? entry.data.block : null;
+    if (entry.type === 'code_block') segment = entry.data.block;
     else if (entry.type === 'step_result' || entry.type === 'model_request') segment = null;
     else if (segment !== null && (segment === step || rerun.has(segment)) && REPLAY_ENTRIES.has(entry.type)) {
-      const prefix = `s${segment}.`;
-      out.push(mapIds(entry, (id) => (id.startsWith(prefix) ? id.slice(prefix.length) : id)));
+      const of = segment;
+      out.push(mapIds(entry, (id) => driverCallId(of, id) ?? id));
     }
   }
   return out;
 }
 
+/** The entry with its id fields mapped; every other field, and so its type's shape, is kept. */
 function mapIds(entry: JournalEntryInput, map: (id: string) => string): JournalEntryInput {
-  if (!ID_FIELDS.some((f) => typeof entry.data[f] === 'string'))
-    return { type: entry.type, data: entry.data };
-  const data: Record<string, unknown> = { ...entry.data };
+  const fields = entry.data as Readonly<Record<string, unknown>>;
+  if (!ID_FIELDS.some((f) => typeof fields[f] === 'string')) return { ...entry };
+  const data: Record<string, unknown> = { ...fields };
   for (const f of ID_FIELDS) if (typeof data[f] === 'string') data[f] = map(data[f]);
-  return { type: entry.type, data };
+  return { type: entry.type, data } as JournalEntryInput;
 }

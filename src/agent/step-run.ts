@@ -1,4 +1,5 @@
 import type { AgentRunContext, ExecutionResult, GuestLanguage, JournalEntryInput } from '../spec/index.ts';
+import { idempotencyScope } from '../spec/index.ts';
 import { journalCallId, recordedFor, toJournalIds } from './agent-journal.ts';
 
 /** The agent's view of its journal during a run: what the claim read plus what this run wrote. */
@@ -25,7 +26,7 @@ export class RunJournal {
         language,
         recorded: recordedFor(this.entries, step, rerun),
         append: (entries) => this.append(toJournalIds(step, entries)),
-        keyPrefix: `${this.ctx.task.id}:${step}`,
+        keyPrefix: idempotencyScope(this.ctx.task.id, step),
       })
       .then((result) => withJournalIds(step, result));
   }

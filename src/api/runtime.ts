@@ -1,4 +1,6 @@
 import type {
+  ControlOf,
+  JournalEntryData,
   ExecutionLimits,
   AgentMode,
   GuestLanguage,
@@ -73,8 +75,11 @@ export interface ApprovalDecision {
 }
 
 export interface AttentionDecision {
-  /** `retry` runs the call again; `skip` takes `result` as its outcome; `fail` ends the task. */
-  readonly action: 'retry' | 'skip' | 'fail';
+  /**
+   * `retry` runs the call again; `skip` takes `result` as its outcome (both journaled as the human's decision);
+   * `fail` ends the task (a control).
+   */
+  readonly action: JournalEntryData['attention_decision']['action'] | ControlOf<'fail'>['action'];
   readonly result?: unknown;
   readonly reason?: string;
 }

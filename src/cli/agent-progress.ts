@@ -1,5 +1,6 @@
 import { decodeValue, toJsonView } from '../codec/index.ts';
 import type { RuntimeEvent } from '../api/index.ts';
+import type { ModelUsage } from '../spec/index.ts';
 
 const MAX_SHOWN = 400;
 
@@ -37,47 +38,44 @@ export function agentProgress(write: (line: string) => void): (event: RuntimeEve
     }
     if (event.type !== 'journal') return;
     for (const e of event.entries) {
-      const d = e.data;
       switch (e.type) {
         case 'model_request':
-          write(`step ${String(d.step)}: asking the model`);
+          write(`step ${e.data.step}: asking the model`);
           break;
         case 'model_reply': {
-          const calls = Array.isArray(d.tool_calls)
-            ? (d.tool_calls as { name: string; arguments: string }[])
-            : [];
-          const usage = d.usage as { promptTokens?: number; completionTokens?: number } | undefined;
+          const d = e.data;
+          const usage = d.usage as Partial<ModelUsage> | undefined;
           const tokens = usage
             ? ` (${usage.promptTokens ?? 0} prompt + ${usage.completionTokens ?? 0} completion tokens)`
             : '';
-          write(`step ${String(d.step)}: ${String(d.model)} replied${tokens}`);
+          write(`step ${d.step}: ${String(d.model)} replied${tokens}`);
           if (typeof d.content === 'string' && d.content.trim() !== '') write(indent(d.content.trim()));
-          for (const c of calls) write(`  calls ${c.name}(${short(c.arguments)})`);
+          for (const c of d.tool_calls) write(`  calls ${c.name}(${short(c.arguments)})`);
           break;
         }
         case 'tool_intent':
-          started.set(String(d.call_id), { tool: String(d.tool), at: performance.now() });
-          write(`  -> ${String(d.tool)}(${short(decoded(d.args))})`);
+          started.set(e.data.call_id, { tool: e.data.tool, at: performance.now() });
+          write(`  -> ${e.data.tool}(${short(decoded(e.data.args))})`);
           break;
         case 'tool_outcome': {
-          const call = started.get(String(d.call_id));
+          const d = e.data;
+          const call = started.get(d.call_id);
           const ms = call ? ` ${Math.round(performance.now() - call.at)} ms` : '';
-          const what = d.ok === true ? short(decoded(d.payload)) : `error ${short(d.payload)}`;
-          write(`  <- ${call?.tool ?? String(d.call_id)}${ms}: ${what}`);
+          const what = d.ok ? short(decoded(d.payload)) : `error ${short(d.payload)}`;
+          write(`  <- ${call?.tool ?? d.call_id}${ms}: ${what}`);
           break;
         }
         case 'approval_request':
-          write(`  waiting for approval of ${String(d.tool)} (approval ${String(d.approval_id)})`);
+          write(`  waiting for approval of ${e.data.tool} (approval ${e.data.approval_id})`);
           break;
         case 'step_result': {
-          const error = d.error as { code?: string; message?: string; line?: number } | null;
-          if (d.ok === true)
-            write(
-              `step ${String(d.step)}: ok${d.final === true ? ' (final answer)' : ''}, value ${short(decoded(d.output))}`,
-            );
+          const d = e.data;
+          const error = d.error;
+          if (d.ok)
+            write(`step ${d.step}: ok${d.final ? ' (final answer)' : ''}, value ${short(decoded(d.output))}`);
           else {
             const line = error?.line === undefined ? '' : ` at line ${error.line}`;
-            write(`step ${String(d.step)}: failed${line}: ${error?.code ?? ''} ${error?.message ?? ''}`);
+            write(`step ${d.step}: failed${line}: ${error?.code ?? ''} ${error?.message ?? ''}`);
           }
           break;
         }

@@ -5,7 +5,7 @@ import { nextAttempt } from './crash-loop.ts';
 let seq = 0;
 function entry(type: JournalEntry['type'], data: Record<string, unknown> = {}): JournalEntry {
   seq += 1;
-  return { taskId: 't', seq, type, data, checksum: '', createdAt: '' };
+  return { taskId: 't', seq, type, data, checksum: '', createdAt: '' } as JournalEntry;
 }
 const attempt = (stalled: number) => entry('control', { action: 'attempt', stalled });
 

@@ -14,16 +14,17 @@ export function nextAttempt(
   max: number,
 ): { entry: JournalEntryInput } | { error: CodecallError } {
   let last = -1;
+  let previous: { readonly seq: number; readonly stalled: number } | undefined;
   for (let i = journal.length - 1; i >= 0; i--) {
     const e = journal[i];
     if (e?.type === 'control' && e.data.action === 'attempt') {
       last = i;
+      previous = { seq: e.seq, stalled: e.data.stalled };
       break;
     }
   }
-  const previous = last >= 0 ? journal[last] : undefined;
   const progressed = last < 0 || last < journal.length - 1;
-  const stalled = progressed ? 0 : Number(previous?.data.stalled ?? 0) + 1;
+  const stalled = progressed ? 0 : (previous?.stalled ?? 0) + 1;
   if (stalled >= max) {
     return {
       error: new CodecallError(

@@ -1,73 +1,176 @@
-import type { HostOutcome, JournalEntryInput } from '../spec/index.ts';
+import { unknownEntry } from '../spec/index.ts';
+import type { HostOutcome, JournalEntryInput, JournalEntryInputOf } from '../spec/index.ts';
 import { toOutcome } from './journal-wire.ts';
+import type { Wire } from './journal-wire.ts';
 
-/** What an execution's earlier journal entries say about its calls, as the JournalingHost consults it. */
-export class JournalMemory {
-  readonly intents = new Map<string, { tool: string; args: string }>();
-  /** Recorded outcomes in delivery order, and each call's place in that order. */
-  readonly outcomes: { readonly callId: string; readonly outcome: HostOutcome }[] = [];
-  readonly position = new Map<string, number>();
+/** What the journal says about an execution's calls, as a call's decision reads it (`decideCall`). */
+export interface CallState {
+  /** Journaled intents by call id. */
+  readonly intents: ReadonlyMap<string, Wire>;
+  /** Each recorded outcome's place in delivery order. */
+  readonly positions: ReadonlyMap<string, number>;
   /** Calls that asked for approval, and those approved that began running (then their effect decides). */
-  readonly requested = new Set<string>();
-  readonly started = new Set<string>();
-  readonly decisions = new Map<string, { decision: string; reason: string }>();
+  readonly requested: ReadonlySet<string>;
+  readonly started: ReadonlySet<string>;
+  /** Decisions on approvals, by approval id (the call's id). */
+  readonly decisions: ReadonlyMap<
+    string,
+    { readonly decision: 'approve' | 'reject'; readonly reason: string }
+  >;
   /** Input waits asked for, and the answers (a value's tagged JSON, or null for a timeout) by call id. */
-  readonly inputRequested = new Set<string>();
-  readonly inputs = new Map<string, string | null>();
+  readonly inputRequested: ReadonlySet<string>;
+  readonly inputs: ReadonlyMap<string, string | null>;
   /** A human's decision on a lost unsafe call; spent once the retried call starts. */
-  readonly attention = new Map<string, { action: string; payload: string | null }>();
+  readonly attention: ReadonlyMap<
+    string,
+    { readonly action: 'retry' | 'skip'; readonly payload: string | null }
+  >;
   /** Calls whose execution ended after their intent was journaled and before the tool started. */
-  readonly notStarted = new Set<string>();
+  readonly notStarted: ReadonlySet<string>;
+}
+
+/** The entries the host writes about a call's progress besides its intent and outcome: they change its state. */
+export type CallMark =
+  | JournalEntryInputOf<'approval_request'>
+  | JournalEntryInputOf<'input_request'>
+  | JournalEntryInputOf<'control'>;
+
+/**
+ * An execution's call state: folded from its earlier journal entries, then from the marks the JournalingHost
+ * journals as its calls go on. The only place that state changes.
+ */
+export class JournalMemory implements CallState {
+  readonly #intents = new Map<string, Wire>();
+  readonly #outcomes: { readonly callId: string; readonly outcome: HostOutcome }[] = [];
+  readonly #positions = new Map<string, number>();
+  readonly #requested = new Set<string>();
+  readonly #started = new Set<string>();
+  readonly #decisions = new Map<string, { decision: 'approve' | 'reject'; reason: string }>();
+  readonly #inputRequested = new Set<string>();
+  readonly #inputs = new Map<string, string | null>();
+  readonly #attention = new Map<string, { action: 'retry' | 'skip'; payload: string | null }>();
+  readonly #notStarted = new Set<string>();
 
   constructor(recorded: readonly JournalEntryInput[]) {
-    for (const entry of recorded) {
-      const d = entry.data as Record<string, unknown>;
-      const callId = String(d.call_id);
-      switch (entry.type) {
-        case 'tool_intent':
-          this.intents.set(callId, { tool: String(d.tool), args: String(d.args) });
-          break;
-        case 'tool_outcome':
-          this.position.set(callId, this.outcomes.length);
-          this.outcomes.push({ callId, outcome: toOutcome(d) });
-          break;
-        case 'approval_request':
-          this.requested.add(String(d.approval_id));
-          break;
-        case 'approval_decision':
-          this.decisions.set(String(d.approval_id), {
-            decision: String(d.decision),
-            reason: typeof d.reason === 'string' ? d.reason : '',
-          });
-          break;
-        case 'input_request':
-          this.inputRequested.add(callId);
-          break;
-        case 'input_provided':
-          this.inputs.set(callId, String(d.value));
-          break;
-        case 'input_timeout':
-          this.inputs.set(callId, null);
-          break;
-        case 'attention_decision':
-          this.attention.set(callId, {
-            action: String(d.action),
-            payload: typeof d.payload === 'string' ? d.payload : null,
-          });
-          break;
-        case 'control':
-          if (d.action === 'approved_call_started') this.started.add(callId);
-          // A lost call that a human chose to retry, or one that never started, began running again: a crash
-          // from here leaves it in doubt like any other.
-          if (d.action === 'retry_started') {
-            this.attention.delete(callId);
-            this.notStarted.delete(callId);
-          }
-          if (d.action === 'not_started') this.notStarted.add(callId);
-          break;
-        default:
-          break;
-      }
+    for (const entry of recorded) this.#fold(entry);
+  }
+
+  get intents(): ReadonlyMap<string, Wire> {
+    return this.#intents;
+  }
+  get positions(): ReadonlyMap<string, number> {
+    return this.#positions;
+  }
+  get requested(): ReadonlySet<string> {
+    return this.#requested;
+  }
+  get started(): ReadonlySet<string> {
+    return this.#started;
+  }
+  get decisions(): CallState['decisions'] {
+    return this.#decisions;
+  }
+  get inputRequested(): ReadonlySet<string> {
+    return this.#inputRequested;
+  }
+  get inputs(): ReadonlyMap<string, string | null> {
+    return this.#inputs;
+  }
+  get attention(): CallState['attention'] {
+    return this.#attention;
+  }
+  get notStarted(): ReadonlySet<string> {
+    return this.#notStarted;
+  }
+
+  /** Recorded outcomes in delivery order. */
+  get outcomes(): readonly { readonly callId: string; readonly outcome: HostOutcome }[] {
+    return this.#outcomes;
+  }
+
+  /** A mark the host journals now: its call's state changes as a replay of the journal would change it. */
+  mark(entry: CallMark): void {
+    this.#fold(entry);
+  }
+
+  #fold(entry: JournalEntryInput): void {
+    switch (entry.type) {
+      case 'tool_intent':
+        this.#intents.set(entry.data.call_id, { tool: entry.data.tool, args: entry.data.args });
+        break;
+      case 'tool_outcome':
+        this.#positions.set(entry.data.call_id, this.#outcomes.length);
+        this.#outcomes.push({ callId: entry.data.call_id, outcome: toOutcome(entry.data) });
+        break;
+      case 'approval_request':
+        this.#requested.add(entry.data.approval_id);
+        break;
+      case 'approval_decision':
+        this.#decisions.set(entry.data.approval_id, {
+          decision: entry.data.decision,
+          reason: entry.data.reason ?? '',
+        });
+        break;
+      case 'input_request':
+        this.#inputRequested.add(entry.data.call_id);
+        break;
+      case 'input_provided':
+        this.#inputs.set(entry.data.call_id, entry.data.value);
+        break;
+      case 'input_timeout':
+        this.#inputs.set(entry.data.call_id, null);
+        break;
+      case 'attention_decision':
+        this.#attention.set(entry.data.call_id, {
+          action: entry.data.action,
+          payload: entry.data.payload ?? null,
+        });
+        break;
+      case 'control':
+        this.#control(entry.data);
+        break;
+      case 'task_input':
+      case 'manifest':
+      case 'model_request':
+      case 'model_reply':
+      case 'code_block':
+      case 'step_result':
+      case 'clock':
+        break;
+      default:
+        unknownEntry(entry);
+    }
+  }
+
+  #control(control: JournalEntryInputOf<'control'>['data']): void {
+    switch (control.action) {
+      case 'approved_call_started':
+        this.#started.add(control.call_id);
+        break;
+      // A lost call that a human chose to retry, or one that never started, began running again: a crash from
+      // here leaves it in doubt like any other.
+      case 'retry_started':
+        this.#attention.delete(control.call_id);
+        this.#notStarted.delete(control.call_id);
+        break;
+      case 'not_started':
+        this.#notStarted.add(control.call_id);
+        break;
+      case 'attempt':
+      case 'pause':
+      case 'resume':
+      case 'cancel':
+      case 'deadline':
+      case 'await_approval':
+      case 'await_input':
+      case 'needs_attention':
+      case 'retry':
+      case 'incompatible':
+      case 'fail':
+      case 'accept_changed_tools':
+        break;
+      default:
+        unknownEntry(control);
     }
   }
 }

@@ -20,18 +20,15 @@ export interface AttentionCall {
 
 /** Input waits in the journal without an answer (provided or timed out), oldest first. */
 export function pendingInputs(journal: readonly JournalEntry[]): PendingInput[] {
-  const answered = new Set(
-    journal
-      .filter((e) => e.type === 'input_provided' || e.type === 'input_timeout')
-      .map((e) => String(e.data.call_id)),
-  );
-  return journal
-    .filter((e) => e.type === 'input_request' && !answered.has(String(e.data.call_id)))
-    .map((e) => ({
-      callId: String(e.data.call_id),
-      name: String(e.data.name),
-      deadline: typeof e.data.deadline === 'number' ? e.data.deadline : null,
-    }));
+  const answered = new Set<string>();
+  for (const e of journal)
+    if (e.type === 'input_provided' || e.type === 'input_timeout') answered.add(e.data.call_id);
+  const pending: PendingInput[] = [];
+  for (const e of journal) {
+    if (e.type !== 'input_request' || answered.has(e.data.call_id)) continue;
+    pending.push({ callId: e.data.call_id, name: e.data.name, deadline: e.data.deadline });
+  }
+  return pending;
 }
 
 /** The earliest deadline among these waits, or null. */
@@ -53,12 +50,9 @@ export function attentionCall(journal: readonly JournalEntry[]): AttentionCall |
     if (e?.type === 'attention_decision') return null;
     if (e?.type === 'control' && e.data.action === 'incompatible') return null;
     if (e?.type === 'control' && e.data.action === 'needs_attention') {
-      if (typeof e.data.call_id !== 'string') return null;
-      return {
-        callId: e.data.call_id,
-        tool: String(e.data.tool),
-        arguments: typeof e.data.args === 'string' ? decodeValue(e.data.args) : null,
-      };
+      const { call_id: callId, tool, args } = e.data;
+      if (typeof callId !== 'string') return null;
+      return { callId, tool: String(tool), arguments: typeof args === 'string' ? decodeValue(args) : null };
     }
   }
   return null;
@@ -80,8 +74,9 @@ export function checkTaskInput(
   journal: readonly JournalEntry[],
   codeHash: string,
 ): CodecallError | null {
-  const recorded = journal.find((e) => e.type === 'task_input')?.data;
-  if (!recorded) return null;
+  const first = journal.find((e) => e.type === 'task_input');
+  if (first?.type !== 'task_input') return null;
+  const recorded = first.data;
   const same =
     recorded.code_hash === codeHash &&
     recorded.language === task.input.language &&

@@ -1,5 +1,5 @@
 import { EncodedValue, encodeValue } from '../codec/index.ts';
-import type { HostCall, HostOutcome, SerializedError } from '../spec/index.ts';
+import type { HostCall, HostOutcome, JournalEntryData, SerializedError } from '../spec/index.ts';
 
 export interface Wire {
   readonly tool: string;
@@ -15,11 +15,13 @@ export function wireForm(call: HostCall): Wire {
   };
 }
 
-export function toOutcome(d: Record<string, unknown>): HostOutcome {
-  const payload = String(d.payload);
-  const clock = typeof d.clock === 'number' ? { clock: d.clock } : {};
-  if (d.ok === true) return { ok: true, value: new EncodedValue(payload), ...clock };
-  return { ok: false, error: JSON.parse(payload) as SerializedError, ...clock };
+/** A journaled outcome as the guest receives it. */
+export function toOutcome(
+  d: Pick<JournalEntryData['tool_outcome'], 'ok' | 'payload' | 'clock'>,
+): HostOutcome {
+  const clock = d.clock === undefined ? {} : { clock: d.clock };
+  if (d.ok) return { ok: true, value: new EncodedValue(d.payload), ...clock };
+  return { ok: false, error: JSON.parse(d.payload) as SerializedError, ...clock };
 }
 
 export function describeCall(tool: string, args: string): string {

@@ -1,37 +1,31 @@
-import { EncodedValue, encodeOutcome, encodeValue } from '../codec/index.ts';
+import { EncodedValue, encodeOutcome } from '../codec/index.ts';
 import { CodecallError, failure } from '../errors/index.ts';
-import type {
-  ExecutionHost,
-  HostCall,
-  HostOutcome,
-  JournalEntryInput,
-  LogEntry,
-  ToolEffect,
-} from '../spec/index.ts';
+import { idempotencyKey } from '../spec/index.ts';
+import type { ExecutionHost, HostCall, HostOutcome, JournalEntryInput, LogEntry } from '../spec/index.ts';
 import { CommitQueue } from './commit-queue.ts';
+import { decideApproval, decideCall, decideInput } from './call-decision.ts';
+import type { CallPolicy } from './call-decision.ts';
 import { JournalMemory } from './journal-memory.ts';
-import { inputTimeoutError, isInputWait, parseInputWait } from './input-wait.ts';
+import type { CallMark } from './journal-memory.ts';
+import { inputTimeoutError, isInputWait } from './input-wait.ts';
 import { describeCall, toOutcome, wireForm } from './journal-wire.ts';
 import type { Wire } from './journal-wire.ts';
 
-export interface JournalingHostOptions {
+/** The policy (`needsApproval`, `effectOf`) is what the calls' decisions ask of the configuration. */
+export interface JournalingHostOptions extends CallPolicy {
   /** Runs the calls the journal has no outcome for. */
   readonly live: ExecutionHost;
   /** This execution's earlier `tool_intent` / `tool_outcome` entries, in journal order. */
   readonly recorded: readonly JournalEntryInput[];
   /** Makes entries durable; an outcome is delivered only after its entry is committed. */
   append(entries: readonly JournalEntryInput[]): Promise<void>;
-  /** What a call does to the world; decides whether an interrupted call may run again. */
-  effectOf(call: HostCall): ToolEffect;
   /** Epoch ms for live deliveries. */
   clock(): number;
-  /** Whether this call must be approved by a human before it runs. */
-  needsApproval?(call: HostCall): boolean;
   /** A call waits for approval: the runner pauses the execution (after collecting the others of this turn). */
   onApprovalRequired?(): void;
   /** The guest waits for external input (`input.wait`): the runner pauses the execution, as for approvals. */
   onInputRequired?(): void;
-  /** Prefix of the idempotency keys given to tool calls (`task:block`); the call id completes the key. */
+  /** Prefix of the idempotency keys given to tool calls (`idempotencyScope`); the call id completes the key. */
   readonly keyPrefix?: string;
   /** The execution cannot go on (divergence, an unsafe call in doubt): the runner aborts it with this error. */
   onFatal(error: CodecallError): void;
@@ -45,11 +39,16 @@ function never(): Promise<HostOutcome> {
   return new Promise<HostOutcome>(() => undefined);
 }
 
+function unreachable(decision: never): never {
+  throw new Error(`unhandled decision ${JSON.stringify(decision)}`);
+}
+
 /**
  * The host side of a journaled execution. Recorded outcomes are served from the journal in their recorded
  * delivery order (so `Promise.all` replays exactly); calls past the journal run live, with the intent committed
  * before the tool runs and the outcome committed before the guest sees it. Live outcomes wait until every
- * recorded one has been delivered.
+ * recorded one has been delivered. What happens to each call is decided by `decideCall` (and, as it runs, by
+ * `decideApproval` / `decideInput`) from the call state in `JournalMemory`; the host carries the decisions out.
  */
 export class JournalingHost implements ExecutionHost {
   private readonly waiting = new Map<number, (outcome: HostOutcome) => void>();
@@ -89,52 +88,53 @@ export class JournalingHost implements ExecutionHost {
   }
 
   call(call: HostCall, signal: AbortSignal): Promise<HostOutcome> {
-    const { tool, args } = wireForm(call);
-    const recorded = this.memory.intents.get(call.callId);
-    if (recorded) {
-      if (recorded.tool !== tool || recorded.args !== args) {
-        return this.fatal(
-          'REPLAY_DIVERGENCE',
-          `${call.callId}: the journal has ${describeCall(recorded.tool, recorded.args)}, the program now calls ${describeCall(tool, args)}`,
-          { call_id: call.callId, journal: recorded, now: { tool, args } },
-        );
-      }
-      const pos = this.memory.position.get(call.callId);
-      if (pos !== undefined) {
+    const decision = decideCall(call, this.memory, this.options);
+    switch (decision.kind) {
+      case 'live':
+        return this.track(call, this.live(call, signal, decision.intent));
+      case 'replay':
         return new Promise((resolve) => {
-          this.waiting.set(pos, resolve);
+          this.waiting.set(decision.position, resolve);
           this.scheduleDrain();
         });
+      case 'diverged': {
+        const { recorded, now } = decision;
+        return this.fatal(
+          'REPLAY_DIVERGENCE',
+          `${call.callId}: the journal has ${describeCall(recorded.tool, recorded.args)}, the program now calls ${describeCall(now.tool, now.args)}`,
+          { call_id: call.callId, journal: recorded, now },
+        );
       }
-      // A call that waited for approval has an intent and no outcome: it goes on to its decision, unless it was
-      // approved and had started running (then it is a lost call like any other).
-      // A call that waits (or waited) for approval cannot have run before it was approved and started.
-      const gated = this.memory.requested.has(call.callId) || this.options.needsApproval?.(call) === true;
-      if (gated && !this.memory.started.has(call.callId)) return this.runLive(call, signal, null);
-      if (this.memory.notStarted.has(call.callId)) return this.runLive(call, signal, null, undefined, true);
-      // Waiting for input has no effect on the world: it simply waits again (or takes its answer).
-      if (isInputWait(call)) return this.runLive(call, signal, null);
-      // The intent was committed but its outcome was lost (a crash while the call ran).
-      const decided = this.memory.attention.get(call.callId);
-      if (decided?.action === 'skip') {
-        const value = new EncodedValue(decided.payload ?? encodeValue(null));
-        return this.runLive(call, signal, null, { ok: true, value });
+      case 'await_approval':
+      case 'await_input':
+      case 'rerun':
+        return this.track(call, this.live(call, signal, null));
+      case 'retry': {
+        // A crash from here asks again (a human's retry is spent once the call starts).
+        const started = this.mark([
+          { type: 'control', data: { action: 'retry_started', call_id: call.callId } },
+        ]);
+        return this.track(
+          call,
+          started.then(() => this.live(call, signal, null)),
+        );
       }
-      if (decided?.action === 'retry') {
-        this.memory.attention.delete(call.callId);
-        return this.runLive(call, signal, null, undefined, true);
-      }
-      const effect = this.options.effectOf(call);
-      if (effect === 'unsafe') {
+      case 'skip':
+        return this.track(
+          call,
+          this.finishLive(call, signal, { ok: true, value: new EncodedValue(decision.payload) }),
+        );
+      case 'needs_attention': {
+        const { tool, args } = decision.now;
         return this.fatal(
           'NEEDS_ATTENTION',
           `${call.callId}: ${tool} may or may not have run before the interruption and is not safe to repeat`,
           { call_id: call.callId, tool, args },
         );
       }
-      return this.runLive(call, signal, null);
+      default:
+        return unreachable(decision);
     }
-    return this.runLive(call, signal, { tool, args });
   }
 
   /**
@@ -151,24 +151,8 @@ export class JournalingHost implements ExecutionHost {
     clearTimeout(timer);
   }
 
-  /**
-   * `intent` is journaled first unless the journal already has it (null). `given` is an outcome decided by a
-   * human (a skipped call); `retry` journals that a human's retry started, so a crash during it asks again.
-   */
-  private runLive(
-    call: HostCall,
-    signal: AbortSignal,
-    intent: Wire | null,
-    given?: HostOutcome,
-    retry = false,
-  ): Promise<HostOutcome> {
-    const running = given
-      ? this.finishLive(call, signal, given)
-      : retry
-        ? this.commit([{ type: 'control', data: { action: 'retry_started', call_id: call.callId } }]).then(
-            () => this.live(call, signal, intent),
-          )
-        : this.live(call, signal, intent);
+  /** Counts a running call as work in flight (`idle()` waits for it) until it settles or waits for a human. */
+  private track(call: HostCall, running: Promise<HostOutcome>): Promise<HostOutcome> {
     this.inFlight.add(running);
     this.byCall.set(call.callId, running);
     // It may already have parked itself (waiting for a human) before it was registered here.
@@ -184,7 +168,9 @@ export class JournalingHost implements ExecutionHost {
 
   private async live(call: HostCall, signal: AbortSignal, intent: Wire | null): Promise<HostOutcome> {
     const key =
-      call.kind === 'tool' && this.options.keyPrefix ? `${this.options.keyPrefix}:${call.callId}` : undefined;
+      call.kind === 'tool' && this.options.keyPrefix
+        ? idempotencyKey(this.options.keyPrefix, call.callId)
+        : undefined;
     if (intent) {
       const data = {
         call_id: call.callId,
@@ -195,37 +181,43 @@ export class JournalingHost implements ExecutionHost {
       await this.commit([{ type: 'tool_intent', data }]);
     }
     if (isInputWait(call)) return this.waitForInput(call, signal);
-    if (call.kind === 'tool' && this.options.needsApproval?.(call)) {
-      const decision = this.memory.decisions.get(call.callId);
-      if (!decision) {
-        if (!this.memory.requested.has(call.callId)) {
-          this.memory.requested.add(call.callId);
+    const approval = decideApproval(call, this.memory, this.options);
+    switch (approval.kind) {
+      case 'request':
+      case 'wait': {
+        if (approval.kind === 'request') {
           const { tool, args } = wireForm(call);
           const data = { approval_id: call.callId, call_id: call.callId, tool, args };
-          await this.commit([{ type: 'approval_request', data }]);
+          await this.mark([{ type: 'approval_request', data }]);
         }
         // Waiting for a human is not work in flight: a pause need not wait for it.
         this.park(call.callId);
         this.options.onApprovalRequired?.();
         return never();
       }
-      if (decision.decision !== 'approve') {
-        const reason = decision.reason ? `: ${decision.reason}` : '';
-        const message = `${call.namespace}.${call.name} was rejected${reason}`;
-        const rejected: HostOutcome = { ok: false, error: failure('TOOL_REJECTED', message) };
+      case 'rejected': {
+        const reason = approval.reason ? `: ${approval.reason}` : '';
+        const what = call.kind === 'tool' ? `${call.namespace}.${call.name}` : 'a timer';
+        const rejected: HostOutcome = {
+          ok: false,
+          error: failure('TOOL_REJECTED', `${what} was rejected${reason}`),
+        };
         return this.finishLive(call, signal, rejected);
       }
-    }
-    if (this.memory.requested.has(call.callId)) {
-      this.memory.started.add(call.callId);
-      await this.commit([
-        { type: 'control', data: { action: 'approved_call_started', call_id: call.callId } },
-      ]);
+      case 'start':
+        await this.mark([
+          { type: 'control', data: { action: 'approved_call_started', call_id: call.callId } },
+        ]);
+        break;
+      case 'none':
+        break;
+      default:
+        return unreachable(approval);
     }
     if (signal.aborted && call.kind === 'tool') {
       // The execution ended (a pause) between the intent's commit and the tool's start: say that it never ran,
       // so a resume may run it whatever its effect.
-      await this.commit([{ type: 'control', data: { action: 'not_started', call_id: call.callId } }]);
+      await this.mark([{ type: 'control', data: { action: 'not_started', call_id: call.callId } }]);
       return { ok: false, error: failure('INTERRUPTED', 'not started') };
     }
     const keyed: HostCall =
@@ -235,27 +227,28 @@ export class JournalingHost implements ExecutionHost {
 
   /** `input.wait(name, { timeoutSeconds })`: the answer once journaled, else a journaled request and a pause. */
   private async waitForInput(call: HostCall & { kind: 'tool' }, signal: AbortSignal): Promise<HostOutcome> {
-    if (this.memory.inputs.has(call.callId)) {
-      const value = this.memory.inputs.get(call.callId);
-      const outcome: HostOutcome =
-        typeof value === 'string'
-          ? { ok: true, value: new EncodedValue(value) }
-          : { ok: false, error: inputTimeoutError(call.args) };
-      return this.finishLive(call, signal, outcome);
-    }
-    const request = parseInputWait(call.args);
-    if ('error' in request) return this.finishLive(call, signal, { ok: false, error: request.error });
-    if (!this.memory.inputRequested.has(call.callId)) {
-      this.memory.inputRequested.add(call.callId);
-      const deadline =
-        request.timeoutSeconds === null ? null : this.options.clock() + request.timeoutSeconds * 1000;
-      const data = {
-        call_id: call.callId,
-        name: request.name,
-        timeout_seconds: request.timeoutSeconds,
-        deadline,
-      };
-      await this.commit([{ type: 'input_request', data }]);
+    const step = decideInput(call, this.memory);
+    switch (step.kind) {
+      case 'answered': {
+        const outcome: HostOutcome =
+          step.value === null
+            ? { ok: false, error: inputTimeoutError(call.args) }
+            : { ok: true, value: new EncodedValue(step.value) };
+        return this.finishLive(call, signal, outcome);
+      }
+      case 'invalid':
+        return this.finishLive(call, signal, { ok: false, error: step.error });
+      case 'request': {
+        const { name, timeoutSeconds } = step;
+        const deadline = timeoutSeconds === null ? null : this.options.clock() + timeoutSeconds * 1000;
+        const data = { call_id: call.callId, name, timeout_seconds: timeoutSeconds, deadline };
+        await this.mark([{ type: 'input_request', data }]);
+        break;
+      }
+      case 'wait':
+        break;
+      default:
+        return unreachable(step);
     }
     this.park(call.callId);
     this.options.onInputRequired?.();
@@ -287,6 +280,12 @@ export class JournalingHost implements ExecutionHost {
 
   private commit(entries: readonly JournalEntryInput[]): Promise<void> {
     return this.commits.commit(entries);
+  }
+
+  /** Journals marks of calls' progress; the call state takes them at once, before they are durable. */
+  private mark(entries: readonly CallMark[]): Promise<void> {
+    for (const entry of entries) this.memory.mark(entry);
+    return this.commit(entries);
   }
 
   /**

@@ -1,4 +1,11 @@
-import type { JournalEntry, JournalEntryInput, Lease, TaskRecord, TaskStore } from '../spec/index.ts';
+import type {
+  JournalEntry,
+  JournalEntryData,
+  JournalEntryInput,
+  Lease,
+  TaskRecord,
+  TaskStore,
+} from '../spec/index.ts';
 import { toolManifestHash } from './tool-manifest.ts';
 import type { ManifestTools } from './tool-manifest.ts';
 
@@ -22,10 +29,14 @@ export async function checkManifest(options: ManifestCheckOptions): Promise<Task
   const { lease, journal, append } = options;
   const now = { tools_hash: toolManifestHash(options.tools), engine: options.engine };
   let manifestAt = -1;
+  let recorded: JournalEntryData['manifest'] | undefined;
   for (let i = journal.length - 1; i >= 0 && manifestAt < 0; i--) {
-    if (journal[i]?.type === 'manifest') manifestAt = i;
+    const e = journal[i];
+    if (e?.type === 'manifest') {
+      manifestAt = i;
+      recorded = e.data;
+    }
   }
-  const recorded = journal[manifestAt]?.data;
   if (!recorded) {
     await append([{ type: 'manifest', data: now }]);
     return null;
@@ -34,7 +45,7 @@ export async function checkManifest(options: ManifestCheckOptions): Promise<Task
   const what =
     recorded.engine === now.engine
       ? 'the tools changed'
-      : `the engine changed (${String(recorded.engine)} -> ${now.engine})`;
+      : `the engine changed (${recorded.engine} -> ${now.engine})`;
   const accepted = journal
     .slice(manifestAt + 1)
     .some((e) => e.type === 'control' && e.data.action === 'accept_changed_tools');

@@ -11,15 +11,13 @@ export interface PendingApproval {
 
 /** Approval requests in a task's journal that have no decision yet, in the order they were made. */
 export function pendingApprovals(journal: readonly JournalEntry[]): PendingApproval[] {
-  const decided = new Set(
-    journal.filter((e) => e.type === 'approval_decision').map((e) => String(e.data.approval_id)),
-  );
-  return journal
-    .filter((e) => e.type === 'approval_request' && !decided.has(String(e.data.approval_id)))
-    .map((e) => ({
-      id: String(e.data.approval_id),
-      tool: String(e.data.tool),
-      arguments: decodeValue(String(e.data.args)),
-      requestedAt: e.createdAt,
-    }));
+  const decided = new Set<string>();
+  for (const e of journal) if (e.type === 'approval_decision') decided.add(e.data.approval_id);
+  const pending: PendingApproval[] = [];
+  for (const e of journal) {
+    if (e.type !== 'approval_request' || decided.has(e.data.approval_id)) continue;
+    const { approval_id: id, tool, args } = e.data;
+    pending.push({ id, tool, arguments: decodeValue(args), requestedAt: e.createdAt });
+  }
+  return pending;
 }

@@ -17,7 +17,10 @@ describe('buildReplayScript', () => {
       [
         intent('call-1', '{"i":1}'),
         intent('call-2', '{"i":2}'),
-        { type: 'approval_request', data: { approval_id: 'call-3', call_id: 'call-3' } },
+        {
+          type: 'approval_request',
+          data: { approval_id: 'call-3', call_id: 'call-3', tool: 't.x', args: '{}' },
+        },
         intent('call-3', '{"i":3}'),
         outcome('call-2', '{"v":2}', 20),
         outcome('call-1', 'err', 30),

@@ -15,21 +15,13 @@ export function buildReplayScript(
   const served = new Set<string>();
   const steps: ReplayStep[] = [];
   for (const entry of recorded) {
-    const d = entry.data;
-    const callId = String(d.call_id);
-    if (entry.type === 'tool_intent') intents.set(callId, { tool: String(d.tool), args: String(d.args) });
+    if (entry.type === 'tool_intent') intents.set(entry.data.call_id, entry.data);
     if (entry.type !== 'tool_outcome') continue;
+    const { call_id: callId, ok, payload, clock } = entry.data;
     const intent = intents.get(callId);
     if (!intent || served.has(callId)) return null;
     served.add(callId);
-    steps.push({
-      callId,
-      tool: intent.tool,
-      args: intent.args,
-      ok: d.ok === true,
-      payload: String(d.payload),
-      clock: typeof d.clock === 'number' ? d.clock : fallbackClock,
-    });
+    steps.push({ callId, tool: intent.tool, args: intent.args, ok, payload, clock: clock ?? fallbackClock });
   }
   return steps;
 }

@@ -3,6 +3,7 @@ import { errorRow, failure } from '../errors/index.ts';
 import { isArtifactStore } from '../spec/index.ts';
 import type {
   ExecutionResult,
+  ControlOf,
   JournalEntryInput,
   Lease,
   TaskPatch,
@@ -69,7 +70,9 @@ async function settle(options: SettleOptions): Promise<TaskRecord> {
     executionLog: result.logs.slice(0, MAX_KEPT_LOG_LINES),
     resources: addResources(task.resources, result),
   };
-  const control = (data: Record<string, unknown>): JournalEntryInput[] => [
+  const control = (
+    data: ControlOf<'pause' | 'await_approval' | 'await_input' | 'needs_attention' | 'cancel' | 'retry'>,
+  ): JournalEntryInput[] => [
     { type: 'control', data: options.actor ? { ...data, actor: options.actor } : data },
   ];
   if (result.status === 'succeeded') {
@@ -100,11 +103,8 @@ async function settle(options: SettleOptions): Promise<TaskRecord> {
       );
     }
     case 'NEEDS_ATTENTION': {
-      const call = {
-        call_id: details.call_id ?? null,
-        tool: details.tool ?? null,
-        args: details.args ?? null,
-      };
+      const text = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+      const call = { call_id: text(details.call_id), tool: text(details.tool), args: text(details.args) };
       return store.updateTask(
         lease.taskId,
         { ...kept, status: 'paused', pauseReason: 'needs_attention', error: { code, message } },

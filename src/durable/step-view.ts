@@ -1,5 +1,5 @@
 import { decodeValue, toJsonView } from '../codec/index.ts';
-import type { JournalEntry, LogEntry } from '../spec/index.ts';
+import type { JournalEntry, ModelUsage } from '../spec/index.ts';
 import type { StepView } from '../api/index.ts';
 
 type Mutable = { -readonly [K in keyof StepView]: StepView[K] };
@@ -39,41 +39,39 @@ export function stepsView(journal: readonly JournalEntry[]): StepView[] {
   let current: Mutable | null = null;
   const calls = new Map<string, StepView['tool_calls'][number] & { ok: boolean | null }>();
   for (const e of journal) {
-    const d = e.data;
-    const n = typeof d.step === 'number' ? d.step : typeof d.block === 'number' ? d.block : 0;
     if (e.type === 'model_request') {
-      at(n);
+      at(e.data.step);
       current = null;
     } else if (e.type === 'model_reply') {
-      const s = at(n);
-      s.reply = typeof d.content === 'string' ? d.content : null;
-      s.model = typeof d.model === 'string' ? d.model : null;
-      const u = d.usage as { promptTokens?: number; completionTokens?: number } | undefined;
+      const d = e.data;
+      const s = at(d.step);
+      s.reply = d.content;
+      s.model = d.model ?? null;
+      const u = d.usage as Partial<ModelUsage> | undefined;
       s.usage = u ? { prompt_tokens: u.promptTokens ?? 0, completion_tokens: u.completionTokens ?? 0 } : null;
     } else if (e.type === 'code_block') {
-      current = at(n);
-      current.code = typeof d.code === 'string' ? d.code : null;
+      current = at(e.data.block);
+      current.code = e.data.code ?? null;
     } else if (e.type === 'step_result') {
-      const s = at(n);
-      s.ok = d.ok === true;
-      s.final = d.final === true;
-      s.output = Array.isArray(d.logs) ? (d.logs as LogEntry[]) : [];
+      const d = e.data;
+      const s = at(d.step);
+      s.ok = d.ok;
+      s.final = d.final;
+      s.output = d.logs;
       s.value = payload(d.output);
-      s.error = d.error ?? null;
+      s.error = d.error;
       current = null;
     } else if (e.type === 'tool_intent' && current) {
-      const call = { call_id: String(d.call_id), tool: String(d.tool), arguments: payload(d.args), ok: null };
+      const d = e.data;
+      const call = { call_id: d.call_id, tool: d.tool, arguments: payload(d.args), ok: null };
       calls.set(call.call_id, call);
       current.tool_calls = [...current.tool_calls, call];
     } else if (e.type === 'tool_outcome') {
-      const call = calls.get(String(d.call_id));
+      const call = calls.get(e.data.call_id);
       if (call) {
-        call.ok = d.ok === true;
-        if (call.ok) Object.assign(call, { result: payload(d.payload) });
-        else
-          Object.assign(call, {
-            error: typeof d.payload === 'string' ? (JSON.parse(d.payload) as unknown) : d.payload,
-          });
+        call.ok = e.data.ok;
+        if (call.ok) Object.assign(call, { result: payload(e.data.payload) });
+        else Object.assign(call, { error: JSON.parse(e.data.payload) as unknown });
       }
     }
   }

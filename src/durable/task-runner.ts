@@ -1,4 +1,5 @@
 import { CodecallError } from '../errors/index.ts';
+import { idempotencyScope } from '../spec/index.ts';
 import type {
   GuestToolBinding,
   JournalEntryInput,
@@ -285,7 +286,7 @@ export class TaskRunner {
             language,
             recorded: journal.filter((e) => REPLAY_ENTRIES.has(e.type)),
             append,
-            keyPrefix: `${run.taskId}:0`,
+            keyPrefix: idempotencyScope(run.taskId, 0),
           })
         : agent.run({
             task: { ...task, input },

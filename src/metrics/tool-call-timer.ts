@@ -1,3 +1,4 @@
+import { callIdOf } from '../spec/index.ts';
 import type { JournalEntry } from '../spec/index.ts';
 
 interface Call {
@@ -20,10 +21,10 @@ export class ToolCallTimer {
 
   onEntries(taskId: string, entries: readonly JournalEntry[]): void {
     for (const e of entries) {
-      const callId = e.data.call_id;
-      if (typeof callId !== 'string') continue;
+      const callId = callIdOf(e);
+      if (callId === null) continue;
       if (e.type === 'tool_intent') {
-        if (typeof e.data.tool !== 'string' || e.data.tool === 'timer') continue;
+        if (e.data.tool === 'timer') continue;
         this.callsOf(taskId).set(callId, { tool: e.data.tool, startedAt: this.now() });
         continue;
       }
@@ -32,13 +33,12 @@ export class ToolCallTimer {
       if (e.type === 'approval_request' || e.type === 'input_request') call.startedAt = null;
       else if (
         e.type === 'control' &&
-        ['approved_call_started', 'retry_started'].includes(String(e.data.action))
+        (e.data.action === 'approved_call_started' || e.data.action === 'retry_started')
       )
         call.startedAt = this.now();
       else if (e.type === 'tool_outcome') {
         this.tasks.get(taskId)?.delete(callId);
-        if (call.startedAt !== null)
-          this.observe(call.tool, e.data.ok === true, (this.now() - call.startedAt) / 1000);
+        if (call.startedAt !== null) this.observe(call.tool, e.data.ok, (this.now() - call.startedAt) / 1000);
       }
     }
   }

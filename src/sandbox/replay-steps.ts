@@ -1,8 +1,9 @@
+import { formatCallId, parseCallId } from '../spec/index.ts';
 import type { ReplayStep } from '../spec/index.ts';
 
 /** How both drivers name the calls of an execution (`HostCall.callId`): numbered from 1. */
 export function callIdText(n: number): string {
-  return `call-${n}`;
+  return formatCallId({ n });
 }
 
 /** A replay step as a sandbox receives it: the call id is the driver's number. */
@@ -20,10 +21,10 @@ export function toWorkerSteps(replay: readonly ReplayStep[]): WorkerReplayStep[]
   const seen = new Set<number>();
   const steps: WorkerReplayStep[] = [];
   for (const step of replay) {
-    const m = /^call-([1-9]\d*)$/.exec(step.callId);
-    const n = m ? Number(m[1]) : NaN;
-    if (!Number.isSafeInteger(n))
+    const id = parseCallId(step.callId);
+    if (id === null || id.step !== undefined)
       return `replay step ${JSON.stringify(step.callId)} is not a call id of this driver`;
+    const { n } = id;
     if (seen.has(n)) return `replay step ${step.callId} appears twice`;
     seen.add(n);
     steps.push({

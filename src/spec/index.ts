@@ -12,3 +12,5 @@ export * from './principal.ts';
 export * from './limits.ts';
 export * from './workspace-name.ts';
 export * from './replay-entries.ts';
+export * from './journal-parse.ts';
+export * from './call-id.ts';

@@ -1,4 +1,5 @@
 import { CodecallError } from '../errors/index.ts';
+import { journalEntryProblem } from '../spec/index.ts';
 import { journalChecksum, journalChecksumOfText } from './journal-checksum.ts';
 
 export interface StoredEntry {
@@ -10,7 +11,8 @@ export interface StoredEntry {
 
 /**
  * Walks stored entries in seq order from `firstSeq`, chaining from `prevChecksum`; returns the parsed data of
- * each. The first gap, unparsable row or checksum mismatch is CHECKPOINT_CORRUPT naming that seq.
+ * each. The first gap, unparsable row, checksum mismatch or (in the journal) entry that is none of the journal's
+ * types is CHECKPOINT_CORRUPT naming that seq: entries are parsed here, once, as they are read.
  */
 export function verifyJournal(
   taskId: string,
@@ -43,6 +45,8 @@ export function verifyJournal(
     const asStored = journalChecksumOfText(prev, row.seq, row.type, row.data) === row.checksum;
     if (!asStored && journalChecksum(prev, row.seq, row.type, data) !== row.checksum)
       throw corrupt('checksum mismatch');
+    const problem = log === 'journal' ? journalEntryProblem(row.type, data) : null;
+    if (problem !== null) throw corrupt(problem);
     out.push(data as Record<string, unknown>);
     prev = row.checksum;
     expectedSeq++;

@@ -211,7 +211,7 @@ export function describeServiceStoreConformance(
             { status: 'succeeded', result: '1' },
             {
               fencingToken: lease.fencingToken,
-              append: [{ type: 'control', data: [] as unknown as Record<string, unknown> }],
+              append: [{ type: 'control', data: [] as unknown as { action: 'cancel' } }],
             },
           ),
           'INVALID_ARGUMENT',

@@ -69,7 +69,10 @@ const task: TaskRecord & { readonly input: InstructionTaskInput } = {
   updatedAt: new Date(T0).toISOString(),
 };
 
-const TASK_INPUT: JournalEntryInput = { type: 'task_input', data: { seed: input.seed } };
+const TASK_INPUT: JournalEntryInput = {
+  type: 'task_input',
+  data: { code_hash: 'h', tools_hash: 'h', language: input.language, seed: input.seed },
+};
 
 function succeeded(value: unknown): ExecutionResult {
   return { status: 'succeeded', value, logs: [], resources: { wallMs: 1, toolCalls: 0, memoryBytes: 0 } };

@@ -79,7 +79,7 @@ export function registerAuditCases(store: () => TaskStore): void {
         {
           fencingToken: w2.fencingToken,
           now: T0 + 5,
-          append: [{ type: 'control', data: { action: 'done' } }],
+          append: [{ type: 'clock', data: { clock: 9 } }],
         },
       );
       const audit = await store().readAudit(task.id);

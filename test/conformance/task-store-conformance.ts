@@ -1,10 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CodecallError } from '../../src/errors/index.ts';
-import type { TaskStore } from '../../src/index.ts';
+import type { JournalEntry, JournalEntryInput, TaskStore } from '../../src/index.ts';
 import { registerAuditCases } from './task-store-conformance-audit.ts';
 import { registerBatchCases } from './task-store-conformance-batches.ts';
 import { registerQueueCases } from './task-store-conformance-queue.ts';
 import { codeInput, expectCode, LEASE, T0 } from './task-store-support.ts';
+
+const clockOf = (e: JournalEntry): number | undefined => (e.type === 'clock' ? e.data.clock : undefined);
 
 export { codeInput } from './task-store-support.ts';
 
@@ -156,7 +158,7 @@ export function describeTaskStoreConformance(
         const first = await store.appendJournal(
           id,
           [
-            { type: 'code_block', data: { block: 0, code: 'x' } },
+            { type: 'code_block', data: { block: 0, code_hash: 'h', code: 'x' } },
             { type: 'tool_intent', data: { call_id: 'c1', tool: 'a.b', args: '[]' } },
           ],
           { fencingToken: token },
@@ -192,12 +194,30 @@ export function describeTaskStoreConformance(
 
       it('stores data canonically: key order does not matter', async () => {
         const { id, token } = await claimed();
-        const [a] = await store.appendJournal(id, [{ type: 'clock', data: { b: 1, a: { d: 2, c: 3 } } }], {
-          fencingToken: token,
-        });
+        // Fields beyond an entry type's own are kept, and hashed, as written.
+        const data = { clock: 1, b: 1, a: { d: 2, c: 3 } };
+        const [a] = await store.appendJournal(id, [{ type: 'clock', data }], { fencingToken: token });
         const [read] = await store.readJournal(id, { afterSeq: 1 });
         expect(read).toEqual(a);
-        expect(read?.data).toEqual({ a: { c: 3, d: 2 }, b: 1 });
+        expect(read?.data).toEqual({ a: { c: 3, d: 2 }, b: 1, clock: 1 });
+        expect(JSON.stringify(read?.data)).toBe('{"a":{"c":3,"d":2},"b":1,"clock":1}');
+      });
+
+      it('refuses an entry that is none of the journal types, and writes nothing of its append', async () => {
+        const { id, token } = await claimed();
+        const bad = [
+          { type: 'tool_intent', data: { call_id: 'c1', tool: 'a.b' } },
+          { type: 'control', data: { action: 'pasue' } },
+          { type: 'no_such_type', data: {} },
+        ] as unknown as JournalEntryInput[];
+        for (const entry of bad) {
+          const error = await expectCode(
+            store.appendJournal(id, [{ type: 'clock', data: { clock: 1 } }, entry], { fencingToken: token }),
+            'INVALID_ARGUMENT',
+          );
+          expect(error.message).toMatch(/malformed/);
+        }
+        expect(await store.readJournal(id)).toHaveLength(1);
       });
 
       if (options.corrupt === undefined) {
@@ -264,7 +284,7 @@ export function describeTaskStoreConformance(
             a.id,
             [
               { type: 'clock', data: { clock: 4 } },
-              { type: 'clock', data: [] as unknown as Record<string, unknown> },
+              { type: 'clock', data: [] as unknown as { clock: number } },
             ],
             { fencingToken: a.token },
           ),
@@ -276,12 +296,12 @@ export function describeTaskStoreConformance(
         );
         expect(codes).toEqual(['ok', 'FENCED', 'NOT_FOUND', 'INVALID_ARGUMENT', 'ok', 'ok']);
         // The half-valid append wrote nothing; the good ones chain on without a gap.
-        expect((await store.readJournal(a.id)).map((e) => [e.seq, e.data.clock])).toEqual([
+        expect((await store.readJournal(a.id)).map((e) => [e.seq, clockOf(e)])).toEqual([
           [1, undefined],
           [2, 1],
           [3, 5],
         ]);
-        expect((await store.readJournal(b.id)).map((e) => [e.seq, e.data.clock])).toEqual([
+        expect((await store.readJournal(b.id)).map((e) => [e.seq, clockOf(e)])).toEqual([
           [1, undefined],
           [2, 6],
         ]);
@@ -303,7 +323,7 @@ export function describeTaskStoreConformance(
         const expected = lateResult?.status === 'fulfilled' ? [2, 3] : [3];
         if (lateResult?.status === 'rejected')
           expect((lateResult.reason as CodecallError).code).toBe('ABORTED');
-        expect((await store.readJournal(id, { afterSeq: 1 })).map((e) => e.data.clock)).toEqual(expected);
+        expect((await store.readJournal(id, { afterSeq: 1 })).map(clockOf)).toEqual(expected);
       });
 
       it('is NOT_FOUND for an unknown task', async () => {
@@ -403,14 +423,11 @@ export function describeTaskStoreConformance(
         const done = await store.updateTask(
           id,
           { status: 'succeeded', result: '1', executionLog: log, resources },
-          { fencingToken: token, append: [{ type: 'control', data: { action: 'done' } }] },
+          { fencingToken: token, append: [{ type: 'clock', data: { clock: 9 } }] },
         );
         expect(done).toMatchObject({ executionLog: log, resources, requestedAction: null, wakeAt: null });
         expect(await store.getTask(id)).toEqual(done);
-        expect((await store.readJournal(id)).at(-1)).toMatchObject({
-          type: 'control',
-          data: { action: 'done' },
-        });
+        expect((await store.readJournal(id)).at(-1)).toMatchObject({ type: 'clock', data: { clock: 9 } });
       });
 
       it('writes neither the patch nor the entries when the guard fails', async () => {
@@ -420,7 +437,7 @@ export function describeTaskStoreConformance(
           store.updateTask(
             id,
             { status: 'failed' },
-            { fencingToken: 99, append: [{ type: 'control', data: {} }] },
+            { fencingToken: 99, append: [{ type: 'control', data: { action: 'cancel' } }] },
           ),
           'FENCED',
         );

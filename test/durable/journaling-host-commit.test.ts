@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CodecallError } from '../../src/errors/index.ts';
+import { callIdOf } from '../../src/spec/index.ts';
 import type { HostCall, JournalEntryInput, Lease, TaskStore } from '../../src/spec/index.ts';
 import { createSqliteTaskStore } from '../../src/store/index.ts';
 import { defineTool, ToolRegistry } from '../../src/tools/index.ts';
@@ -103,7 +104,7 @@ describe('JournalingHost commits', () => {
     let failNext = 0;
     const batches: string[][] = [];
     const h = host(async (entries) => {
-      batches.push(entries.map((e) => String(e.data.call_id)));
+      batches.push(entries.map((e) => String(callIdOf(e))));
       if (failNext > 0) {
         failNext -= 1;
         throw new CodecallError('STORE_ERROR', 'disk full');
@@ -118,7 +119,7 @@ describe('JournalingHost commits', () => {
     expect(batches).toEqual([['c1', 'c2']]);
     expect(await h.call(call(3, 0), signal)).toMatchObject({ ok: true });
     const journal = (await store.readJournal(lease.taskId)).slice(1);
-    expect(journal.map((e) => [e.type, e.data.call_id])).toEqual([
+    expect(journal.map((e) => [e.type, callIdOf(e)])).toEqual([
       ['tool_intent', 'c3'],
       ['tool_outcome', 'c3'],
     ]);

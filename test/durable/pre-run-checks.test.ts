@@ -78,7 +78,7 @@ describe('the checks before a run', () => {
     const lease = await store.claimTask('dead', { leaseMs: 60_000, taskId: task.id });
     const attempts = [0, 1, 2].map((stalled) => ({
       type: 'control' as const,
-      data: { action: 'attempt', stalled },
+      data: { action: 'attempt' as const, stalled },
     }));
     await store.appendJournal(task.id, attempts, { fencingToken: lease!.fencingToken });
     await store.releaseLease(lease!);

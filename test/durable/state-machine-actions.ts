@@ -167,7 +167,7 @@ function noteJournaled(
   actor: string,
   journal: readonly JournalEntry[],
 ): void {
-  const mine = journal.filter((e) => e.data.actor === actor);
+  const mine = journal.filter((e) => (e.data as { actor?: unknown }).actor === actor);
   // A cancel of a running task asks its runner through the store and journals nothing until it takes effect.
   if (action.kind === 'cancel') model.cancelAsked = true;
   for (const e of mine) {

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isDeepStrictEqual } from 'node:util';
 import { decodeValue } from '../../src/codec/index.ts';
-import { eventBetween, isTerminal } from '../../src/spec/index.ts';
+import { callIdOf, eventBetween, isTerminal } from '../../src/spec/index.ts';
 import type { JournalEntry, TaskRecord, TaskStatus } from '../../src/spec/index.ts';
 import { SKIPPED } from './state-machine-model.ts';
 import type { RunLog, TaskModel } from './state-machine-model.ts';
@@ -97,12 +97,16 @@ export function expectedResult(model: TaskModel, journal: readonly JournalEntry[
   for (const e of journal) {
     if (e.type !== 'tool_intent' || e.data.tool !== 'tools.unsafe') continue;
     const { n } = decodeValue(String(e.data.args)) as { n: number };
-    callOf.set(n, String(e.data.call_id));
+    callOf.set(n, String(callIdOf(e)));
   }
   const skipped = new Set(
     journal
-      .filter((e) => e.type === 'attention_decision' && model.skips.includes(String(e.data.actor)))
-      .map((e) => String(e.data.call_id)),
+      .filter(
+        (e) =>
+          e.type === 'attention_decision' &&
+          model.skips.includes(String((e.data as { actor?: unknown }).actor)),
+      )
+      .map((e) => String(callIdOf(e))),
   );
   const calls = [1, 2].map((n) => {
     const id = callOf.get(n) ?? `(no intent for ${n})`;
@@ -177,7 +181,7 @@ function checkJournal(id: string, journal: readonly JournalEntry[], log: RunLog)
   const rejected = new Set<string>();
   const started = new Set<string>();
   for (const e of journal) {
-    const callId = String(e.data.call_id);
+    const callId = String(callIdOf(e));
     if (e.type === 'tool_intent') intents.add(callId);
     if (e.type === 'tool_outcome') {
       if (outcomes.has(callId)) throw new Error(`${id}: ${callId} has two outcomes (seq ${e.seq})`);
@@ -201,7 +205,9 @@ function checkJournal(id: string, journal: readonly JournalEntry[], log: RunLog)
       throw new Error(`${id}: needs attention for ${callId} (seq ${e.seq}), which never started`);
     }
   }
-  const actors = new Set(journal.map((e) => e.data.actor).filter((a) => typeof a === 'string'));
+  const actors = new Set(
+    journal.map((e) => (e.data as { actor?: unknown }).actor).filter((a) => typeof a === 'string'),
+  );
   for (const r of log.refusals) {
     if (r.taskId === id && actors.has(r.actor))
       throw new Error(`${id}: refused ${r.actor} (${r.code}) was journaled`);

@@ -79,6 +79,7 @@ export function toJournalEntry(
   row: Omit<JournalRow, 'task_id'>,
   data: Record<string, unknown>,
 ): JournalEntry {
+  // The data was parsed as the row's type when the chain was verified (`verifyJournal`).
   return {
     taskId,
     seq: row.seq,
@@ -86,7 +87,7 @@ export function toJournalEntry(
     data,
     checksum: row.checksum,
     createdAt: new Date(row.created_at).toISOString(),
-  };
+  } as JournalEntry;
 }
 
 /** Opaque page cursor: the (created_at, id) of the last task returned. */

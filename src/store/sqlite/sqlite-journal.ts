@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { CodecallError } from '../../errors/index.ts';
+import { journalEntryProblem } from '../../spec/index.ts';
 import type { JournalEntry, JournalEntryInput } from '../../spec/index.ts';
 import { canonicalJson, journalChecksumOfText } from '../journal-checksum.ts';
 import { verifyJournal } from '../verify-journal.ts';
@@ -18,8 +19,10 @@ export function appendEntries(
   now: number,
 ): JournalEntry[] {
   const texts = entries.map((entry) => {
-    if (entry.data === null || typeof entry.data !== 'object' || Array.isArray(entry.data)) {
-      throw new CodecallError('INVALID_ARGUMENT', 'Journal entry data must be a JSON object', {
+    // What would not parse when read back is not written (a task with it could never run again).
+    const problem = journalEntryProblem(entry.type, entry.data);
+    if (problem !== null) {
+      throw new CodecallError('INVALID_ARGUMENT', `Journal entry is malformed: ${problem}`, {
         details: { taskId, type: entry.type },
       });
     }
@@ -40,11 +43,11 @@ export function appendEntries(
     seq++;
     const text = texts[i] ?? '{}';
     // Store and return exactly what was hashed, so a read-back verifies and equals the write.
-    const data = JSON.parse(text) as Record<string, unknown>;
+    const data = JSON.parse(text) as typeof entry.data;
     const checksum = journalChecksumOfText(prev, seq, entry.type, text);
     insert.run(taskId, seq, entry.type, text, checksum, now);
     prev = checksum;
-    return { taskId, seq, type: entry.type, data, checksum, createdAt };
+    return { taskId, seq, type: entry.type, data, checksum, createdAt } as JournalEntry;
   });
 }
 

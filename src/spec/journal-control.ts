@@ -1,0 +1,45 @@
+/**
+ * The `control` entries of a journal, one member per action. A run's ends and a human's decisions are journaled
+ * as controls; the JournalingHost journals the starts of calls it may have to ask about again. Any of them may
+ * name the actor who asked for it.
+ */
+export type JournalControl =
+  /** A claim starts a run; `stalled` counts the runs in a row that ended without progress (crash loop). */
+  | { readonly action: 'attempt'; readonly stalled: number }
+  | { readonly action: 'pause'; readonly actor?: string }
+  | { readonly action: 'resume'; readonly actor: string }
+  | { readonly action: 'cancel'; readonly actor?: string; readonly reason?: string }
+  /** The task's deadline (ISO 8601) passed while it was paused. */
+  | { readonly action: 'deadline'; readonly deadline: string }
+  | { readonly action: 'await_approval'; readonly actor?: string }
+  | { readonly action: 'await_input'; readonly actor?: string }
+  /** A lost unsafe call waits on a human (null when the pause came without one; absent in older journals). */
+  | {
+      readonly action: 'needs_attention';
+      readonly call_id?: string | null;
+      readonly tool?: string | null;
+      readonly args?: string | null;
+      readonly actor?: string;
+    }
+  /** A retryable failure: the task runs again after `run_after` (epoch ms). */
+  | {
+      readonly action: 'retry';
+      readonly code: string;
+      readonly retry: number;
+      readonly run_after: number;
+      readonly actor?: string;
+    }
+  /** The tools or engine changed since the journal was written. */
+  | { readonly action: 'incompatible' }
+  | { readonly action: 'fail'; readonly actor: string; readonly reason: string }
+  | { readonly action: 'accept_changed_tools'; readonly actor: string; readonly reason: string }
+  /** An approved call began running: from here a crash leaves it in doubt like any other. */
+  | { readonly action: 'approved_call_started'; readonly call_id: string }
+  /** A lost call a human chose to retry, or one that never started, began running again. */
+  | { readonly action: 'retry_started'; readonly call_id: string }
+  /** The execution ended between a call's intent and its start: it never ran. */
+  | { readonly action: 'not_started'; readonly call_id: string };
+
+export type ControlAction = JournalControl['action'];
+
+export type ControlOf<A extends ControlAction> = Extract<JournalControl, { readonly action: A }>;

@@ -1,0 +1,117 @@
+import type { JournalControl } from './journal-control.ts';
+import type { ChatMessage, ModelToolCall, ModelUsage, ToolSpec } from './model.ts';
+import type { LogEntry } from './sandbox.ts';
+
+/**
+ * The data of each journal entry type, in the order they typically appear. Tool arguments and outcomes are kept
+ * as the tagged-JSON strings that crossed the sandbox boundary. Stored data may hold more fields than these (they
+ * are kept, and hashed, as written).
+ */
+export interface JournalEntryData {
+  readonly task_input: {
+    readonly code_hash: string;
+    readonly tools_hash: string;
+    readonly language: string;
+    readonly seed?: number;
+    /** Absent in journals written before tasks carried limits. */
+    readonly limits?: Readonly<Record<string, unknown>> | null;
+  };
+  /** The tools (names, schemas, effects) and engine the journal was written with; `accepted` a change let pass. */
+  readonly manifest: { readonly tools_hash: string; readonly engine: string; readonly accepted?: string };
+  /** What was sent to the model beyond what earlier entries hold. */
+  readonly model_request: {
+    readonly step: number;
+    readonly messages: readonly ChatMessage[];
+    readonly tools?: readonly ToolSpec[];
+  };
+  readonly model_reply: {
+    readonly step: number;
+    readonly content: string | null;
+    readonly tool_calls: readonly ModelToolCall[];
+    readonly finish_reason?: string;
+    readonly usage?: ModelUsage;
+    readonly model?: string;
+  };
+  /** Agent steps carry their code; block 0 of a code task does not. */
+  readonly code_block: { readonly block: number; readonly code_hash: string; readonly code?: string };
+  /** How an agent step ended. */
+  readonly step_result: {
+    readonly step: number;
+    readonly ok: boolean;
+    readonly final: boolean;
+    /** Tagged JSON of the step's value (code mode). */
+    readonly output: string | null;
+    readonly error: {
+      readonly code: string;
+      readonly name: string;
+      readonly message: string;
+      readonly line?: number;
+    } | null;
+    readonly logs: readonly LogEntry[];
+    /** Function-calling mode: what each call of the reply gave, in the reply's order. */
+    readonly calls?: readonly {
+      readonly id: string;
+      readonly name: string;
+      readonly ok: boolean;
+      readonly content: string;
+    }[];
+  };
+  readonly tool_intent: {
+    readonly call_id: string;
+    readonly tool: string;
+    readonly args: string;
+    readonly idempotency_key?: string;
+  };
+  /** `payload` is the value's tagged JSON when ok, else the serialized error's JSON. */
+  readonly tool_outcome: {
+    readonly call_id: string;
+    readonly ok: boolean;
+    readonly payload: string;
+    readonly clock?: number;
+  };
+  readonly clock: { readonly clock: number };
+  readonly approval_request: {
+    readonly approval_id: string;
+    readonly call_id: string;
+    readonly tool: string;
+    readonly args: string;
+  };
+  readonly approval_decision: {
+    readonly approval_id: string;
+    readonly decision: 'approve' | 'reject';
+    readonly actor: string;
+    readonly reason?: string;
+  };
+  /** `deadline` is epoch ms, null to wait forever. */
+  readonly input_request: {
+    readonly call_id: string;
+    readonly name: string;
+    readonly timeout_seconds: number | null;
+    readonly deadline: number | null;
+  };
+  /** `value` is the answer's tagged JSON. */
+  readonly input_provided: {
+    readonly call_id: string;
+    readonly name: string;
+    readonly value: string;
+    readonly actor: string;
+  };
+  readonly input_timeout: { readonly call_id: string; readonly name: string };
+  /** A human's decision on a lost unsafe call; `payload` is a skipped call's result (tagged JSON). */
+  readonly attention_decision: {
+    readonly call_id: string;
+    readonly action: 'retry' | 'skip';
+    readonly payload?: string;
+    readonly actor: string;
+    readonly reason: string;
+  };
+  readonly control: JournalControl;
+}
+
+export type JournalEntryType = keyof JournalEntryData;
+
+/** One entry to append: a type and its data, one member per type. */
+export type JournalEntryInputOf<T extends JournalEntryType> = {
+  readonly type: T;
+  readonly data: JournalEntryData[T];
+};
