@@ -1,6 +1,22 @@
 // The layer diagram of src/: what each folder may import (besides itself and packages). eslint.config.js turns it
 // into import zones; test/architecture/layers.test.ts checks every import against it (type-only ones included)
 // and docs/architecture.md shows it. Change it here, on purpose, and say why in the architecture doc.
+/** What the service composes: every layer below it. */
+const SERVICE = [
+  'errors',
+  'spec',
+  'codec',
+  'api',
+  'tools',
+  'sandbox',
+  'store',
+  'model',
+  'auth',
+  'durable',
+  'metrics',
+  'agent',
+];
+
 /** @type {Readonly<Record<string, readonly string[]>>} */
 export const LAYERS = Object.freeze({
   // One table of error codes; depends on nothing.
@@ -26,39 +42,10 @@ export const LAYERS = Object.freeze({
   // A remote caller of the HTTP API: the wire types only, never the server's runtime.
   client: ['errors', 'spec', 'api'],
   // The composition root of the service's core (no HTTP).
-  service: [
-    'errors',
-    'spec',
-    'codec',
-    'api',
-    'tools',
-    'sandbox',
-    'store',
-    'model',
-    'auth',
-    'durable',
-    'metrics',
-    'agent',
-  ],
+  service: SERVICE,
   // Leaves: the HTTP API (its serve.ts puts it over the service) and the command line.
   http: ['errors', 'spec', 'codec', 'api', 'auth', 'metrics', 'service'],
-  cli: [
-    'errors',
-    'spec',
-    'codec',
-    'api',
-    'tools',
-    'sandbox',
-    'store',
-    'model',
-    'auth',
-    'durable',
-    'metrics',
-    'agent',
-    'client',
-    'service',
-    'http',
-  ],
+  cli: [...SERVICE, 'client', 'service', 'http'],
 });
 
 /** Files that run inside the sandbox: they import nothing from src/. */

@@ -3,36 +3,17 @@ import { describe, expect, it } from 'vitest';
 import { createRuntime, TaskRunner } from '../../src/durable/index.ts';
 import { defineTool, ToolRegistry } from '../../src/index.ts';
 import { createSqliteTaskStore } from '../../src/store/index.ts';
-import { useDurableFixture } from './fixture.ts';
+import { payTool, until, useDurableFixture } from './fixture.ts';
 
 // A cancel wins over a pause (ADR 0011), however the two meet: in this runtime while the run winds down, or in
 // the store while the task runs elsewhere.
 // Each case was a bug (a review's finding, or one the state-machine property test found, as its minimal case):
 // the comment says what is correct and what went wrong before the fix; the test asserts the correct behaviour.
 
-async function until(check: () => Promise<boolean> | boolean, ms = 5_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error('timed out waiting');
-    await sleep(2);
-  }
-}
-
 describe('a cancel wins over a pause', () => {
   const fx = useDurableFixture('cancel-wins');
   const paid: unknown[] = [];
-  const tools = new ToolRegistry([
-    defineTool({
-      name: 'pay',
-      description: 'pays (unsafe, needs approval)',
-      effect: 'unsafe',
-      requiresApproval: true,
-      execute: (a) => {
-        paid.push(a);
-        return 'paid';
-      },
-    }),
-  ]);
+  const tools = new ToolRegistry([payTool(paid)]);
 
   // Correct: a cancel accepted by runtime.cancel() while the task is still winding down from a pause (a tool call
   // in flight is being given time to finish) must win: the task ends cancelled. Bug: TaskRunner.interrupt()

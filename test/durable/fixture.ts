@@ -3,8 +3,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
-import { createQuickJsDriver } from '../../src/internal.ts';
-import type { JournalEntryInput, QuickJsDriver, TaskStore } from '../../src/internal.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createQuickJsDriver, defineTool } from '../../src/internal.ts';
+import type { JournalEntryInput, QuickJsDriver, TaskStore, ToolDefinition } from '../../src/internal.ts';
 import { createSqliteTaskStore } from '../../src/store/index.ts';
 
 export interface DurableFixture {
@@ -48,4 +49,27 @@ export async function journalAsDeadWorker(
   if (!lease) throw new Error(`task ${taskId} is not claimable`);
   await store.appendJournal(taskId, entries, { fencingToken: lease.fencingToken });
   if (!options.keepLease) await store.releaseLease(lease);
+}
+
+/** An unsafe tool that needs approval and records each payment it makes in `paid`. */
+export function payTool(paid: unknown[]): ToolDefinition {
+  return defineTool({
+    name: 'pay',
+    description: 'pays (unsafe, needs approval)',
+    effect: 'unsafe',
+    requiresApproval: true,
+    execute: (a) => {
+      paid.push(a);
+      return 'paid';
+    },
+  });
+}
+
+/** Resolves once `check` holds, polling every 2 ms; throws after `ms`. */
+export async function until(check: () => Promise<boolean> | boolean, ms = 5_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error('timed out waiting');
+    await sleep(2);
+  }
 }

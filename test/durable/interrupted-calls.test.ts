@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createRuntime, TaskRunner } from '../../src/durable/index.ts';
 import { defineTool, ToolRegistry } from '../../src/index.ts';
 import { createSqliteTaskStore } from '../../src/store/index.ts';
-import { journalAsDeadWorker, useDurableFixture } from './fixture.ts';
+import { journalAsDeadWorker, payTool, useDurableFixture } from './fixture.ts';
 
 // Calls interrupted between their intent and their outcome (a pause, a crash): an unsafe call never runs twice,
 // and one that cannot have started asks for what it needs (approval), not for attention.
@@ -13,18 +13,7 @@ import { journalAsDeadWorker, useDurableFixture } from './fixture.ts';
 describe('calls interrupted between intent and outcome', () => {
   const fx = useDurableFixture('interrupted-calls');
   const paid: unknown[] = [];
-  const tools = new ToolRegistry([
-    defineTool({
-      name: 'pay',
-      description: 'pays (unsafe, needs approval)',
-      effect: 'unsafe',
-      requiresApproval: true,
-      execute: (a) => {
-        paid.push(a);
-        return 'paid';
-      },
-    }),
-  ]);
+  const tools = new ToolRegistry([payTool(paid)]);
 
   it('an approval-gated call lost before its approval request asks for approval, not attention', async () => {
     const runner = new TaskRunner({ store: fx.store, driver: fx.driver, tools, owner: 'C' });
