@@ -9,10 +9,14 @@ import type { Runtime } from '../../src/api/index.ts';
 
 describe('GET /api/v1/tasks/{id}/stream', () => {
   const fx = useDurableFixture('http-stream');
+  // A database of its own for the test of another runtime: the started runtime above would claim its task first.
+  const apart = useDurableFixture('http-stream-apart');
   let runtime: Runtime;
   let app: ReturnType<typeof buildServer>;
   let base = '';
   let release: () => void = () => undefined;
+  /** Calls of the gate so far: a test opens the gate its task waits at, not an earlier one. */
+  let gated = 0;
 
   beforeAll(async () => {
     const tools = new ToolRegistry([
@@ -20,7 +24,11 @@ describe('GET /api/v1/tasks/{id}/stream', () => {
         name: 'gate',
         description: 'waits for the test',
         effect: 'read',
-        execute: () => new Promise((resolve) => (release = () => resolve('open'))),
+        execute: () =>
+          new Promise((resolve) => {
+            release = () => resolve('open');
+            gated += 1;
+          }),
       }),
     ]);
     // Started by the test once its stream is open, so no event of the task comes before it subscribed.
@@ -95,8 +103,8 @@ describe('GET /api/v1/tasks/{id}/stream', () => {
 
   it('follows a task another runtime runs to its end (by re-reading its view)', async () => {
     // This server's runtime runs nothing; another one on the same database does, and sends it no events.
-    const steering = createRuntime({ store: fx.store, drivers: [], tools: new ToolRegistry([]) });
-    const server = buildServer({ runtime: steering, store: fx.store });
+    const steering = createRuntime({ store: apart.store, drivers: [], tools: new ToolRegistry([]) });
+    const server = buildServer({ runtime: steering, store: apart.store });
     const base = await server.listen({ port: 0, host: '127.0.0.1' });
     const created = await fetch(`${base}/api/v1/tasks`, {
       method: 'POST',
@@ -105,7 +113,7 @@ describe('GET /api/v1/tasks/{id}/stream', () => {
     });
     const { task_id } = (await created.json()) as { task_id: string };
     const res = await fetch(`${base}/api/v1/tasks/${task_id}/stream`);
-    const other = createRuntime({ store: fx.store, drivers: [fx.driver], tools: new ToolRegistry([]) });
+    const other = createRuntime({ store: apart.store, drivers: [apart.driver], tools: new ToolRegistry([]) });
     try {
       await other.run(task_id);
       const events = await drain(res);
@@ -129,6 +137,7 @@ describe('GET /api/v1/tasks/{id}/stream', () => {
         code: "console.log('one'); console.log('two'); const g = await tools.gate({}); console.log('three'); return g;",
       }),
     });
+    const gatedBefore = gated;
     const { task_id } = (await created.json()) as { task_id: string };
     for (let i = 0; i < 200 && runtime.liveLogs(task_id).length < 2; i++) {
       await new Promise((r) => setTimeout(r, 10));
@@ -137,6 +146,8 @@ describe('GET /api/v1/tasks/{id}/stream', () => {
     const res = await fetch(`${base}/api/v1/tasks/${task_id}/stream`);
     // Subscribed before its headers were sent: the gate may open now.
     const events = drain(res);
+    // The program printed its lines before it calls the gate: wait until it waits there.
+    for (let i = 0; i < 500 && gated === gatedBefore; i++) await new Promise((r) => setTimeout(r, 10));
     release();
     const got = await events;
     expect(got[0]?.event).toBe('view');
