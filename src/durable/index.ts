@@ -1,7 +1,7 @@
 export { JournalingHost } from './journaling-host.ts';
 export type { JournalingHostOptions } from './journaling-host.ts';
 export { runJournaled, DEFAULT_SETTLE_MS } from './run-journaled.ts';
-export type { RunJournaledOptions } from './run-journaled.ts';
+export type { ExecutionJournal, RunJournaledOptions } from './run-journaled.ts';
 export { TaskRunner, DEFAULT_LEASE_MS, DEFAULT_CONTROL_POLL_MS } from './task-runner.ts';
 export type { TaskRunnerOptions } from './task-runner.ts';
 export type { RunnerTools } from './runner-tools.ts';

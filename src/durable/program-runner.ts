@@ -58,17 +58,17 @@ export function programRunner(o: ProgramRunnerOptions): (run: ProgramRun) => Pro
       driver: o.driver,
       request: { ...o.request, code: run.code, language: run.language },
       live: o.onLog ? tools.host({ onLog: o.onLog }) : tools.host(),
-      effectOf: (call) =>
-        call.kind === 'timer' ? 'read' : (tools.get(call.namespace, call.name)?.effect ?? 'unsafe'),
-      recorded: run.recorded,
-      append: (entries) => run.append(entries),
-      startClock: o.startClock,
-      needsApproval: (call) => {
-        if (call.kind !== 'tool') return false;
-        const policy = tools.get(call.namespace, call.name)?.requiresApproval;
-        return typeof policy === 'function' ? policy(call.args) : policy === true;
+      policy: {
+        effectOf: (call) =>
+          call.kind === 'timer' ? 'read' : (tools.get(call.namespace, call.name)?.effect ?? 'unsafe'),
+        needsApproval: (call) => {
+          if (call.kind !== 'tool') return false;
+          const policy = tools.get(call.namespace, call.name)?.requiresApproval;
+          return typeof policy === 'function' ? policy(call.args) : policy === true;
+        },
       },
-      keyPrefix: run.keyPrefix,
+      journal: { recorded: run.recorded, append: (entries) => run.append(entries), keyPrefix: run.keyPrefix },
+      startClock: o.startClock,
       clock: o.clock,
       signal: o.signal,
     });

@@ -6,27 +6,33 @@ import type {
   HostCall,
   JournalEntryInput,
   SandboxDriver,
-  ToolEffect,
 } from '../spec/index.ts';
+import type { CallPolicy } from './call-decision.ts';
 import { JournalingHost } from './journaling-host.ts';
 import { buildReplayScript } from './replay-script.ts';
 
+/** What one execution reads and writes of its task's journal. */
+export interface ExecutionJournal {
+  /** Earlier tool entries of this execution, in journal order (empty on a first run). */
+  readonly recorded: readonly JournalEntryInput[];
+  /** Makes entries durable; an outcome is delivered only after its entry is committed. */
+  readonly append: (entries: readonly JournalEntryInput[]) => Promise<void>;
+  /** Prefix of tool calls' idempotency keys (`idempotencyScope`: `task:block`). */
+  readonly keyPrefix?: string;
+}
+
+/** One journaled execution: the program, its tools and their policy, its journal, its clock. */
 export interface RunJournaledOptions {
   readonly driver: SandboxDriver;
   /** The program, with everything but its host and clock (the journal supplies those). */
   readonly request: Omit<ExecutionRequest, 'host' | 'clock'>;
   /** Serves live tool calls (e.g. a ToolRegistry's host). */
   readonly live: ExecutionHost;
-  readonly effectOf: (call: HostCall) => ToolEffect;
-  /** Earlier tool entries of this execution, in journal order (empty on a first run). */
-  readonly recorded: readonly JournalEntryInput[];
-  readonly append: (entries: readonly JournalEntryInput[]) => Promise<void>;
+  /** What each call does to the world and whether it needs a human's approval (such a call pauses the run). */
+  readonly policy: CallPolicy;
+  readonly journal: ExecutionJournal;
   /** The guest's clock at start, fixed for the task (journaled by the caller). */
   readonly startClock: number;
-  /** Whether a call must wait for a human's approval; such a call pauses the execution (APPROVAL_REQUIRED). */
-  readonly needsApproval?: (call: HostCall) => boolean;
-  /** Prefix of tool calls' idempotency keys (`task:block`). */
-  readonly keyPrefix?: string;
   readonly clock?: () => number;
   readonly signal?: AbortSignal;
   /** How long tool calls still running when the execution ends may take to journal their outcomes. */
@@ -55,18 +61,21 @@ export async function runJournaled(options: RunJournaledOptions): Promise<Execut
   const forward = (): void => controller.abort(options.signal?.reason);
   if (options.signal?.aborted) forward();
   options.signal?.addEventListener('abort', forward, { once: true });
+  const { journal, policy } = options;
   const host = new JournalingHost({
     live: options.live,
-    recorded: options.recorded,
-    append: options.append,
-    effectOf: options.effectOf,
+    recorded: journal.recorded,
+    append: journal.append,
+    effectOf: (call) => policy.effectOf(call),
     clock: options.clock ?? Date.now,
     onFatal: (error: CodecallError) => {
       fatal ??= error;
       controller.abort(error);
     },
-    ...(options.keyPrefix === undefined ? {} : { keyPrefix: options.keyPrefix }),
-    ...(options.needsApproval ? { needsApproval: options.needsApproval } : {}),
+    ...(journal.keyPrefix === undefined ? {} : { keyPrefix: journal.keyPrefix }),
+    ...(policy.needsApproval
+      ? { needsApproval: (call: HostCall) => policy.needsApproval?.(call) === true }
+      : {}),
     // Wait a moment so every request of the same guest turn (e.g. one Promise.all) is journaled, then pause;
     // approvals first: a task waiting for both is shown as waiting for approval.
     onApprovalRequired: () => {
@@ -80,7 +89,7 @@ export async function runJournaled(options: RunJournaledOptions): Promise<Execut
   });
   // A driver that serves the recorded outcomes itself saves a host round trip per replayed call (ADR 0010).
   const replay = options.driver.supportsReplayScript
-    ? buildReplayScript(options.recorded, options.startClock)
+    ? buildReplayScript(journal.recorded, options.startClock)
     : null;
   try {
     const result = await options.driver.execute(

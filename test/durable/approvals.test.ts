@@ -137,10 +137,8 @@ describe('approvals', () => {
           seed: 1,
         },
         live: registry.host(),
-        effectOf: () => 'unsafe',
-        needsApproval: () => true,
-        recorded,
-        append: () => Promise.resolve(),
+        policy: { effectOf: () => 'unsafe', needsApproval: () => true },
+        journal: { recorded, append: () => Promise.resolve() },
         startClock: 0,
       });
     // Approved, never started: it runs now.

@@ -70,12 +70,16 @@ describe('journaled execution and replay (quickjs)', () => {
       driver,
       request: { code, language: 'javascript', tools: h.registry.bindings, seed: 42 },
       live: h.registry.host({ onLog: (e) => streamed.push(e.message) }),
-      effectOf: (call: HostCall) =>
-        call.kind === 'timer' ? 'read' : (h.registry.get(call.namespace, call.name)?.effect ?? 'unsafe'),
-      recorded,
-      append: (entries) => {
-        journal.push(...entries);
-        return Promise.resolve();
+      policy: {
+        effectOf: (call: HostCall) =>
+          call.kind === 'timer' ? 'read' : (h.registry.get(call.namespace, call.name)?.effect ?? 'unsafe'),
+      },
+      journal: {
+        recorded,
+        append: (entries) => {
+          journal.push(...entries);
+          return Promise.resolve();
+        },
       },
       startClock: 1_700_000_000_000,
       clock,

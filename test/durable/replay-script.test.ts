@@ -159,11 +159,13 @@ describe.each(DRIVERS)(
         driver: d,
         request: { code, language, tools: registry.bindings, seed: 3 },
         live: registry.host({ onLog: (e) => streamed.push(e.message) }),
-        effectOf: () => 'read',
-        recorded,
-        append: (entries) => {
-          journal.push(...entries);
-          return Promise.resolve();
+        policy: { effectOf: () => 'read' },
+        journal: {
+          recorded,
+          append: (entries) => {
+            journal.push(...entries);
+            return Promise.resolve();
+          },
         },
         startClock: 1_700_000_000_000,
         clock: () => (clockNow += 11),
