@@ -87,16 +87,11 @@ export function readAgentSteps(journal: readonly JournalEntryInput[]): AgentStep
   return [...steps.entries()].sort(([a], [b]) => a - b).map(([step, s]) => ({ step, ...s }));
 }
 
-/** A journal call id: the step's number before the id the driver gave the call, unique over the task. */
-export function journalCallId(step: number, driverId: string): string {
-  return callIdInStep(step, driverId);
-}
-
 const ID_FIELDS = ['call_id', 'approval_id'] as const;
 
 /** Entries the driver's execution writes, with their call ids made the task's. */
 export function toJournalIds(step: number, entries: readonly JournalEntryInput[]): JournalEntryInput[] {
-  return entries.map((e) => mapIds(e, (id) => journalCallId(step, id)));
+  return entries.map((e) => mapIds(e, (id) => callIdInStep(step, id)));
 }
 
 /**

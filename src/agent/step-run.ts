@@ -1,6 +1,6 @@
 import type { AgentRunContext, ExecutionResult, GuestLanguage, JournalEntryInput } from '../spec/index.ts';
-import { idempotencyScope } from '../spec/index.ts';
-import { journalCallId, recordedFor, toJournalIds } from './agent-journal.ts';
+import { callIdInStep, idempotencyScope } from '../spec/index.ts';
+import { recordedFor, toJournalIds } from './agent-journal.ts';
 
 /** The agent's view of its journal during a run: what the claim read plus what this run wrote. */
 export class RunJournal {
@@ -35,6 +35,6 @@ export class RunJournal {
 /** A call in doubt is named by the task's call id, which is what a human's decision must quote. */
 function withJournalIds(step: number, result: ExecutionResult): ExecutionResult {
   if (result.status !== 'failed' || typeof result.error.details?.call_id !== 'string') return result;
-  const details = { ...result.error.details, call_id: journalCallId(step, result.error.details.call_id) };
+  const details = { ...result.error.details, call_id: callIdInStep(step, result.error.details.call_id) };
   return { ...result, error: { ...result.error, details } };
 }

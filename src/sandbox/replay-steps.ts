@@ -1,10 +1,5 @@
-import { formatCallId, parseCallId } from '../spec/index.ts';
+import { parseCallId } from '../spec/index.ts';
 import type { ReplayStep } from '../spec/index.ts';
-
-/** How both drivers name the calls of an execution (`HostCall.callId`): numbered from 1. */
-export function callIdText(n: number): string {
-  return formatCallId({ n });
-}
 
 /** A replay step as a sandbox receives it: the call id is the driver's number. */
 export interface WorkerReplayStep {

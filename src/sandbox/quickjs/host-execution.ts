@@ -5,7 +5,7 @@ import { CallPump } from '../call-pump.ts';
 import type { GuestFailure, GuestTransport } from '../call-pump.ts';
 import type { FromWorker } from './protocol.ts';
 import type { SandboxWorker } from './sandbox-worker.ts';
-import { callIdText } from './worker-replay.ts';
+import { formatCallId } from '../../spec/index.ts';
 
 /** Grace after the deadline before a worker that does not answer is considered stuck and terminated. */
 export const STUCK_WORKER_GRACE_MS = 2_000;
@@ -80,7 +80,7 @@ export class HostExecution implements GuestTransport<CallMessage> {
   }
 
   hostCall(msg: CallMessage): HostCall {
-    const callId = callIdText(msg.callId);
+    const callId = formatCallId({ n: msg.callId });
     // A timer's payload is its delay.
     if (msg.tool === -1) return { kind: 'timer', callId, delayMs: Number(JSON.parse(msg.payload)) };
     const binding = this.request.tools[msg.tool];

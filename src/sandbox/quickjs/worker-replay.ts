@@ -1,6 +1,6 @@
 import type { WorkerReplayStep } from '../replay-steps.ts';
 
-export { callIdText, toWorkerSteps } from '../replay-steps.ts';
+export { toWorkerSteps } from '../replay-steps.ts';
 export type { WorkerReplayStep } from '../replay-steps.ts';
 
 /** What the script drives: the execution it replays into. */
