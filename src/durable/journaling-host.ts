@@ -1,6 +1,6 @@
 import { EncodedValue, encodeOutcome } from '../codec/index.ts';
 import { CodecallError, failure } from '../errors/index.ts';
-import { idempotencyKey } from '../spec/index.ts';
+import { idempotencyKey, parseCallId } from '../spec/index.ts';
 import type { ExecutionHost, HostCall, HostOutcome, JournalEntryInput, LogEntry } from '../spec/index.ts';
 import { CommitQueue } from './commit-queue.ts';
 import { decideApproval, decideCall, decideInput } from './call-decision.ts';
@@ -135,6 +135,19 @@ export class JournalingHost implements ExecutionHost {
       default:
         return unreachable(decision);
     }
+  }
+
+  /**
+   * The first journaled call (in journal order) that this execution did not issue again, given how many calls
+   * it issued: a driver numbers them call-1, call-2, ... in issue order, so a recorded call-N with N past the
+   * count was skipped. Null when the program asked again for every call its journal holds.
+   */
+  firstUnissued(issued: number): { readonly callId: string; readonly recorded: Wire } | null {
+    for (const [callId, recorded] of this.memory.intents) {
+      const id = parseCallId(callId);
+      if (id === null || id.n > issued) return { callId, recorded };
+    }
+    return null;
   }
 
   /**

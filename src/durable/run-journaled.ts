@@ -1,4 +1,4 @@
-import { CodecallError } from '../errors/index.ts';
+import { CodecallError, errorRow, failure } from '../errors/index.ts';
 import type {
   ExecutionHost,
   ExecutionRequest,
@@ -9,6 +9,7 @@ import type {
 } from '../spec/index.ts';
 import type { CallPolicy } from './call-decision.ts';
 import { JournalingHost } from './journaling-host.ts';
+import { describeCall } from './journal-wire.ts';
 import { buildReplayScript } from './replay-script.ts';
 
 /** What one execution reads and writes of its task's journal. */
@@ -107,9 +108,39 @@ export async function runJournaled(options: RunJournaledOptions): Promise<Execut
       const details = fatal.details as Record<string, unknown> | undefined;
       return { ...result, error: { ...result.error, ...(details ? { details } : {}) } };
     }
-    return result;
+    return skippedJournal(result, host) ?? result;
   } finally {
     clearTimeout(approvalTimer);
     options.signal?.removeEventListener('abort', forward);
   }
+}
+
+/**
+ * A program that ended by itself (returned, or threw) on a replay must have asked again for every call its
+ * journal holds: one it skipped happened, and a result that does not know of it is not the task's result. Ends
+ * decided by the host (a pause, a cancel, a limit, a failure of the machinery) are not the program's: their
+ * calls may simply not have come yet.
+ */
+function skippedJournal(result: ExecutionResult, host: JournalingHost): ExecutionResult | null {
+  if (result.status === 'failed') {
+    const kind = errorRow(result.error.code)?.kind;
+    if (kind !== undefined && kind !== 'guest' && kind !== 'tool') return null;
+    if (result.error.code === 'PROTOCOL_VIOLATION') return null;
+  }
+  const skipped = host.firstUnissued(result.resources.toolCalls);
+  if (skipped === null) return null;
+  const { callId, recorded } = skipped;
+  const ended = result.status === 'succeeded' ? 'returned' : `threw ${result.error.code}`;
+  const error = failure(
+    'REPLAY_DIVERGENCE',
+    `${callId}: the journal has ${describeCall(recorded.tool, recorded.args)}, the program ${ended} without calling it again`,
+    {
+      call_id: callId,
+      journal: recorded,
+      ended:
+        result.status === 'succeeded' ? { status: 'succeeded' } : { status: 'failed', error: result.error },
+    },
+  );
+  const { logs, resources, artifacts } = result;
+  return { status: 'failed', error, logs, resources, ...(artifacts ? { artifacts } : {}) };
 }

@@ -20,6 +20,13 @@ export interface ErrorRow {
   readonly endsRun: boolean;
   /** Building a webhook's body failed for now: the message stays pending (any other failure is permanent). */
   readonly transient: boolean;
+  /**
+   * A guest's report of it is believed: an error the program raises or re-raises, or a limit only the inside of
+   * a sandbox sees and the program can reach at will. Any other code of ours that a program (or the sandbox side
+   * it controls) reports becomes a GUEST_ERROR: pauses, cancels, limits the host counts and the machinery's
+   * failures come only from what the host observed (guest-failure.ts).
+   */
+  readonly fromGuest: boolean;
 }
 
 function row(
@@ -35,11 +42,13 @@ function row(
     pauses: false,
     endsRun: false,
     transient: false,
+    fromGuest: false,
     ...more,
   };
 }
 
 const PAUSES = { pauses: true, endsRun: true } as const;
+const GUEST = { fromGuest: true } as const;
 
 /** Every stable error code codecall emits, one row each (the one table; docs/errors.md is checked against it). */
 export const ERROR_CODES = {
@@ -48,28 +57,28 @@ export const ERROR_CODES = {
   UNSUPPORTED_MEDIA_TYPE: row(415, 'input'),
   INVALID_ARGUMENT: row(400, 'input'),
   INVALID_CONFIG: row(400, 'input'),
-  SYNTAX_ERROR: row(400, 'guest', { name: 'SyntaxError' }),
+  SYNTAX_ERROR: row(400, 'guest', { name: 'SyntaxError', ...GUEST }),
   SOURCE_TOO_LARGE: row(413, 'limit'),
   UNAUTHORIZED: row(401, 'input'),
   FORBIDDEN: row(403, 'input'),
   NOT_FOUND: row(404, 'input'),
   // A tool call's failures: the guest catches them as the class `name` (its guest runtimes define these).
-  NO_SUCH_TOOL: row(404, 'tool', { name: 'NoSuchToolError' }),
-  TOOL_VALIDATION: row(422, 'tool', { name: 'ToolValidationError' }),
-  TOOL_ERROR: row(502, 'tool', { name: 'ToolError' }),
-  TOOL_RESULT_INVALID: row(502, 'tool', { name: 'ToolError' }),
+  NO_SUCH_TOOL: row(404, 'tool', { name: 'NoSuchToolError', ...GUEST }),
+  TOOL_VALIDATION: row(422, 'tool', { name: 'ToolValidationError', ...GUEST }),
+  TOOL_ERROR: row(502, 'tool', { name: 'ToolError', ...GUEST }),
+  TOOL_RESULT_INVALID: row(502, 'tool', { name: 'ToolError', ...GUEST }),
   TOOL_CALL_LIMIT: row(429, 'limit'),
-  TOOL_REJECTED: row(403, 'tool', { name: 'ToolRejectedError' }),
-  GUEST_ERROR: row(422, 'guest'),
-  RESULT_INVALID: row(422, 'guest'),
+  TOOL_REJECTED: row(403, 'tool', { name: 'ToolRejectedError', ...GUEST }),
+  GUEST_ERROR: row(422, 'guest', GUEST),
+  RESULT_INVALID: row(422, 'guest', GUEST),
   RESULT_LIMIT: row(413, 'limit'),
   TIMEOUT: row(408, 'limit'),
   // The sandbox's own limits: CPU time (apart from waiting), processes at once, one file's or the workspace's size.
   CPU_LIMIT: row(408, 'limit'),
-  PROCESS_LIMIT: row(429, 'limit'),
-  FILE_LIMIT: row(413, 'limit'),
-  MEMORY_LIMIT: row(507, 'limit'),
-  STACK_OVERFLOW: row(422, 'limit', { name: 'RangeError' }),
+  PROCESS_LIMIT: row(429, 'limit', GUEST),
+  FILE_LIMIT: row(413, 'limit', GUEST),
+  MEMORY_LIMIT: row(507, 'limit', GUEST),
+  STACK_OVERFLOW: row(422, 'limit', { name: 'RangeError', ...GUEST }),
   OUTPUT_LIMIT: row(413, 'limit'),
   INTERRUPTED: row(409, 'control'),
   ABORTED: row(499, 'control', { endsRun: true, transient: true }),
@@ -87,13 +96,15 @@ export const ERROR_CODES = {
   PAUSED: row(409, 'control', PAUSES),
   CANCELLED: row(409, 'control', { endsRun: true }),
   REPLAY_DIVERGENCE: row(409, 'infrastructure', { endsRun: true }),
+  // The sandboxed side wrote what the protocol forbids (a forged message, a duplicate or out-of-order call id).
+  PROTOCOL_VIOLATION: row(422, 'guest'),
   CRASH_LOOP: row(500, 'infrastructure'),
   APPROVAL_REQUIRED: row(409, 'control', PAUSES),
   INCOMPATIBLE_CHECKPOINT: row(409, 'infrastructure'),
   NEEDS_ATTENTION: row(409, 'control', PAUSES),
   AWAITING_INPUT: row(409, 'control', PAUSES),
   SHUTDOWN: row(503, 'control', PAUSES),
-  INPUT_TIMEOUT: row(408, 'tool', { name: 'InputTimeoutError' }),
+  INPUT_TIMEOUT: row(408, 'tool', { name: 'InputTimeoutError', ...GUEST }),
   DEADLINE_EXCEEDED: row(408, 'limit', { endsRun: true }),
   WEBHOOK_TARGET_REFUSED: row(400, 'input'),
   IDEMPOTENCY_CONFLICT: row(422, 'input'),

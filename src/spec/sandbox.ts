@@ -145,6 +145,11 @@ export interface ExecutionResources {
   readonly wallMs: number;
   /** Time spent inside the guest's interpreter (its computing, not its waiting), when the driver measures it. */
   readonly cpuMs?: number;
+  /**
+   * Calls the guest issued, tool calls and timers, scripted ones included. A driver numbers them itself: their
+   * ids are `call-1`, `call-2`, ... in issue order (a guest-chosen id is at most a correlation token, checked
+   * against that number), so a journaled call-N with N past this count was not asked for again.
+   */
   readonly toolCalls: number;
   readonly memoryBytes: number;
 }

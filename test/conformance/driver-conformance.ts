@@ -2,6 +2,7 @@ import { describe } from 'vitest';
 import { registerConcurrencyCases } from './conformance-concurrency.ts';
 import { registerConsoleCases } from './conformance-console.ts';
 import { registerDeterminismCases } from './conformance-determinism.ts';
+import { registerHostAuthorityCases } from './conformance-host-authority.ts';
 import { registerInterruptionCases } from './conformance-interruption.ts';
 import { registerIsolationCases } from './conformance-isolation.ts';
 import { registerLimitCases } from './conformance-limits.ts';
@@ -29,5 +30,6 @@ export function describeDriverConformance(options: SuiteOptions): void {
     registerIsolationCases(options);
     registerPoolCases(options);
     registerReplayCases(options);
+    registerHostAuthorityCases(options);
   });
 }

@@ -926,13 +926,13 @@ while True:
       }
     });
 
-    g.test("an endless line on the protocol fd is SANDBOX_CRASHED, the host's memory bounded", async () => {
+    g.test("an endless line on the protocol fd is PROTOCOL_VIOLATION, the host's memory bounded", async () => {
       const before = process.memoryUsage().rss;
       const { value, lag } = await withLag(() =>
         runHostile(g, "chunk = b'z' * (1 << 20)\nwhile True:\n    os.write(3, chunk)", { timeoutMs: 10_000 }),
       );
       // Over MAX_LINE_BYTES, promptly: the host used to rescan the whole pending line at every chunk.
-      expect(expectFailed(value.result, 'SANDBOX_CRASHED').message).toMatch(/size limit/);
+      expect(expectFailed(value.result, 'PROTOCOL_VIOLATION').message).toMatch(/size limit/);
       expect(value.ms).toBeLessThan(5_000);
       expect(lag, "the host's event loop").toBeLessThan(500);
       expect(process.memoryUsage().rss - before).toBeLessThan(512 * MiB);
@@ -951,7 +951,7 @@ while True:
 import json
 line = (json.dumps({'t': 'call', 'id': 'c', 'ns': 'tools', 'name': 'hang', 'args': json.dumps({'s': 'x' * (16 << 20)})}) + '\\n').encode()
 for i in range(200):
-    os.write(3, line.replace(b'"c"', b'"c%d"' % i, 1))
+    os.write(3, line.replace(b'"c"', b'"call-%d"' % (i + 1), 1))
 hold()`,
           },
           { tools: [hangTool()], limits: { timeoutMs: 10_000 } },
@@ -970,7 +970,7 @@ hold()`,
 import json
 line = (json.dumps({'t': 'call', 'id': 'c', 'ns': 'tools', 'name': 'echo', 'args': json.dumps({'s': 'x' * (8 << 20)})}) + '\\n').encode()
 for i in range(200):
-    os.write(3, line.replace(b'"c"', b'"c%d"' % i, 1))
+    os.write(3, line.replace(b'"c"', b'"call-%d"' % (i + 1), 1))
 hold()`,
         },
         { tools: [echoTool()], limits: { timeoutMs: 10_000 } },

@@ -194,7 +194,7 @@ export function registerToolEscapes(options: SuiteOptions): void {
         // The program writes the bridge's own message: the host checks it like any other call.
         python: `import os, select
 args = '{"__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}},"a":1}'
-os.write(3, (__import__('json').dumps({'t': 'call', 'id': 'forged-1', 'ns': 'tools', 'name': 'echo', 'args': args}) + '\\n').encode())
+os.write(3, (__import__('json').dumps({'t': 'call', 'id': 'call-1', 'ns': 'tools', 'name': 'echo', 'args': args}) + '\\n').encode())
 select.select([4], [], [], 5)
 'sent'`,
         na: PY_ONLY,

@@ -37,6 +37,7 @@ function documented(code: string, row: ErrorRow): Cells {
     Pauses: yesNo(row.pauses),
     'Ends agent run': yesNo(row.endsRun),
     Transient: yesNo(row.transient),
+    'From guest': yesNo(row.fromGuest),
   };
 }
 

@@ -59,6 +59,20 @@ describe('the error table', () => {
     expect(pairs).toEqual(Object.fromEntries(special.map(([code, r]) => [code, r.name])));
   });
 
+  it('believes from a guest only codes that drive no decision of the runner', () => {
+    const believed = rows.filter(([, r]) => r.fromGuest);
+    expect(believed.map(([c]) => c)).toContain('GUEST_ERROR');
+    for (const [code, r] of believed) {
+      expect([r.pauses, r.endsRun, r.retryable, r.transient], code).toEqual([false, false, false, false]);
+      expect(['guest', 'tool', 'limit'], code).toContain(r.kind);
+    }
+    // The limits the host counts itself, and every pause, cancel and failure of the machinery, are the host's.
+    for (const code of ['TIMEOUT', 'CPU_LIMIT', 'OUTPUT_LIMIT', 'TOOL_CALL_LIMIT', 'RESULT_LIMIT'] as const)
+      expect(ERROR_CODES[code].fromGuest, code).toBe(false);
+    for (const [code, r] of rows)
+      if (r.kind === 'control' || r.kind === 'infrastructure') expect(r.fromGuest, code).toBe(false);
+  });
+
   it("names no failure but a tool call's with a tool class", () => {
     for (const [code, r] of rows) {
       if (r.kind !== 'tool') expect(r.name, code).toMatch(/^(Error|SyntaxError|RangeError)$/);

@@ -69,12 +69,20 @@ export function usageOf(raw: GuestMessage['resources']): GuestUsage {
 /** What a sandbox's cgroup allows beyond the program's memory limit. */
 export const CGROUP_ALLOWANCE_BYTES = 272 * 1024 * 1024;
 
-export function protocol(what: string): Failure {
-  return failure('SANDBOX_CRASHED', `the sandbox broke its protocol: ${what}`);
+/** The program broke the protocol on purpose (it writes the pipe too): its own failure, never retried. */
+export function violation(what: string): Failure {
+  return failure('PROTOCOL_VIOLATION', `the program broke the sandbox's protocol: ${what}`);
 }
 
+/** A guest-sent id, bounded for a message. */
+export function describeId(id: unknown): string {
+  const text = typeof id === 'string' ? JSON.stringify(id) : typeof id;
+  return text.length > 40 ? `${text.slice(0, 40)}...` : text;
+}
+
+
 export function exitFailure(exit: ExitInfo, broken: string | null): Failure {
-  if (broken) return failure('SANDBOX_CRASHED', broken);
+  if (broken) return violation(broken);
   if (exit.signal === 'SIGXCPU') {
     return failure('CPU_LIMIT', 'the program used up its CPU time');
   }

@@ -10,7 +10,8 @@ import type {
 } from '../../spec/index.ts';
 import { CallPump } from '../call-pump.ts';
 import { abortFailure } from '../early-failure.ts';
-import { cpuBudgetMs } from '../../spec/index.ts';
+import { guestFailure } from '../guest-failure.ts';
+import { cpuBudgetMs, formatCallId } from '../../spec/index.ts';
 import type { PythonProcess } from './python-process.ts';
 import { sandboxCpuMs, watchSandbox } from './watchdog.ts';
 import {
@@ -25,8 +26,9 @@ import {
   LEVELS,
   MAX_HELD_BYTES,
   PROCESS_MEMORY_ALLOWANCE,
-  protocol,
   usageOf,
+  violation,
+  describeId,
 } from './execution-terms.ts';
 import type { Failure, GuestMessage } from './execution-terms.ts';
 
@@ -45,6 +47,8 @@ export function runOnProcess(
   const signal = options.signal;
   /** Bytes of arguments of the calls queued or running: the host holds them for the program. */
   let heldArgs = 0;
+  /** Calls the guest issued (scripted ones included): the next must be `call-(issued + 1)`. */
+  let issued = 0;
   let unwatch = () => undefined as void;
   return new Promise<ExecutionResult>((resolve) => {
     const onAbort = () => pump.kill(abortFailure(signal?.reason));
@@ -124,7 +128,16 @@ export function runOnProcess(
         case 'scripted':
         case 'call':
         case 'timer': {
-          if (typeof msg.id !== 'string') return pump.kill(protocol('a call without an id'));
+          // The host numbers the calls: the guest's id is a correlation token that must be the next number.
+          const expected = formatCallId({ n: issued + 1 });
+          if (msg.id !== expected) {
+            return pump.kill(
+              violation(
+                `a call with the id ${describeId(msg.id)} where the next call is ${expected} (ids are the host's, in issue order)`,
+              ),
+            );
+          }
+          issued += 1;
           if (!pump.count()) return;
           // Answered from the replay script inside the sandbox: counted, nothing runs.
           if (msg.t === 'scripted') return;
@@ -135,7 +148,7 @@ export function runOnProcess(
           }
           const binding = request.tools.find((b) => b.namespace === msg.ns && b.name === msg.name);
           if (!binding || typeof msg.args !== 'string')
-            return pump.kill(protocol(`a call of an unknown tool`));
+            return pump.kill(violation(`a call of an unknown tool`));
           // Checked before decoding: the host would hold them (and their decoded copy) for the program.
           const size = msg.args.length;
           if (heldArgs + size > MAX_HELD_BYTES) {
@@ -150,7 +163,7 @@ export function runOnProcess(
           try {
             args = decodeValue(msg.args);
           } catch {
-            return pump.kill(protocol('tool arguments that are not tagged JSON'));
+            return pump.kill(violation('tool arguments that are not tagged JSON'));
           }
           heldArgs += size;
           pump.call({
@@ -183,18 +196,13 @@ export function runOnProcess(
           }
           const e = msg.error ?? {};
           return fail(
-            {
-              code: typeof e.code === 'string' ? e.code : 'GUEST_ERROR',
-              name: typeof e.name === 'string' ? e.name : 'Error',
-              message: typeof e.message === 'string' ? e.message : 'the program failed',
-              ...(typeof e.line === 'number' ? { line: e.line } : {}),
-            },
+            guestFailure(e, typeof e.line === 'number' ? e.line : undefined),
             msg.resources,
             artifacts,
           );
         }
         default:
-          return pump.kill(protocol('an unknown message'));
+          return pump.kill(violation('an unknown message'));
       }
     };
     proc.onMessage(onMessage);

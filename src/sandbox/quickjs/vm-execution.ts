@@ -4,6 +4,8 @@ import type { ExecutionLimits, GuestToolBinding, LogLevel, SerializedError } fro
 import { cpuBudgetMs } from '../../spec/index.ts';
 import type { PreparedVm, VmGuestHooks } from './prepared-vm.ts';
 import type { FromWorker } from './protocol.ts';
+import { guestFailure } from '../guest-failure.ts';
+import type { GuestReport } from '../guest-failure.ts';
 import { wrapProgram } from './transpile.ts';
 import { WorkerReplay } from './worker-replay.ts';
 import type { ReplaySink, WorkerReplayStep } from './worker-replay.ts';
@@ -204,23 +206,13 @@ export class VmExecution implements VmGuestHooks, ReplaySink {
   }
 
   private guestFailure(payload: string): Failure {
-    let e: { name?: unknown; message?: unknown; code?: unknown; stack?: unknown; details?: unknown };
+    let e: GuestReport & { stack?: unknown };
     try {
       e = JSON.parse(payload) as typeof e;
     } catch {
       e = {};
     }
-    const name = typeof e.name === 'string' ? e.name : 'Error';
-    const line = this.lineOf(typeof e.stack === 'string' ? e.stack : '');
-    return {
-      code: typeof e.code === 'string' ? e.code : 'GUEST_ERROR',
-      name,
-      message: typeof e.message === 'string' ? e.message : 'the program failed',
-      ...(typeof e.details === 'object' && e.details !== null
-        ? { details: e.details as Record<string, unknown> }
-        : {}),
-      ...(line === undefined ? {} : { line }),
-    };
+    return guestFailure(e, this.lineOf(typeof e.stack === 'string' ? e.stack : ''));
   }
 
   private lineOf(stack: string): number | undefined {
