@@ -926,17 +926,22 @@ while True:
       }
     });
 
-    g.test("an endless line on the protocol fd is PROTOCOL_VIOLATION, the host's memory bounded", async () => {
-      const before = process.memoryUsage().rss;
-      const { value, lag } = await withLag(() =>
-        runHostile(g, "chunk = b'z' * (1 << 20)\nwhile True:\n    os.write(3, chunk)", { timeoutMs: 10_000 }),
-      );
-      // Over MAX_LINE_BYTES, promptly: the host used to rescan the whole pending line at every chunk.
-      expect(expectFailed(value.result, 'PROTOCOL_VIOLATION').message).toMatch(/size limit/);
-      expect(value.ms).toBeLessThan(5_000);
-      expect(lag, "the host's event loop").toBeLessThan(500);
-      expect(process.memoryUsage().rss - before).toBeLessThan(512 * MiB);
-    });
+    g.test(
+      "an endless line on the protocol fd is PROTOCOL_VIOLATION, the host's memory bounded",
+      async () => {
+        const before = process.memoryUsage().rss;
+        const { value, lag } = await withLag(() =>
+          runHostile(g, "chunk = b'z' * (1 << 20)\nwhile True:\n    os.write(3, chunk)", {
+            timeoutMs: 10_000,
+          }),
+        );
+        // Over MAX_LINE_BYTES, promptly: the host used to rescan the whole pending line at every chunk.
+        expect(expectFailed(value.result, 'PROTOCOL_VIOLATION').message).toMatch(/size limit/);
+        expect(value.ms).toBeLessThan(5_000);
+        expect(lag, "the host's event loop").toBeLessThan(500);
+        expect(process.memoryUsage().rss - before).toBeLessThan(512 * MiB);
+      },
+    );
 
     g.test(
       'tool calls that pile up on the host (one call line written again and again) are MEMORY_LIMIT',

@@ -80,7 +80,6 @@ export function describeId(id: unknown): string {
   return text.length > 40 ? `${text.slice(0, 40)}...` : text;
 }
 
-
 export function exitFailure(exit: ExitInfo, broken: string | null): Failure {
   if (broken) return violation(broken);
   if (exit.signal === 'SIGXCPU') {
