@@ -37,3 +37,37 @@ describe('JournalingHost waits', () => {
     expect(gone.sort()).toEqual(['host-0', 'host-1', 'host-2']);
   });
 });
+
+describe('JournalingHost call ids', () => {
+  it('ends the execution when one call id is asked for twice: two calls never share an idempotency key', async () => {
+    const fatal: { code: string; details?: unknown }[] = [];
+    const ran: unknown[] = [];
+    const host = new JournalingHost({
+      live: {
+        call: (c) => {
+          ran.push(c.kind === 'tool' ? c.idempotencyKey : null);
+          return Promise.resolve({ ok: true, value: 1 });
+        },
+      },
+      recorded: [],
+      append: () => Promise.resolve(),
+      effectOf: () => 'unsafe',
+      clock: () => 0,
+      keyPrefix: 'task:0',
+      onFatal: (e) => fatal.push({ code: e.code, details: e.details }),
+    });
+    const signal = new AbortController().signal;
+    const call = (n: number): HostCall => ({
+      kind: 'tool',
+      callId: 'call-1',
+      namespace: 'tools',
+      name: 'pay',
+      args: { n },
+    });
+    await host.call(call(1), signal);
+    void host.call(call(2), signal);
+    await new Promise((r) => setTimeout(r, 10));
+    expect(fatal).toEqual([{ code: 'PROTOCOL_VIOLATION', details: { call_id: 'call-1' } }]);
+    expect(ran).toEqual(['task:0:call-1']);
+  });
+});

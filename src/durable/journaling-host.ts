@@ -60,6 +60,8 @@ export class JournalingHost implements ExecutionHost {
   private readonly inFlight = new Set<Promise<HostOutcome>>();
   private readonly byCall = new Map<string, Promise<HostOutcome>>();
   private readonly parked = new Set<string>();
+  /** Every call id this execution asked for. */
+  private readonly issued = new Set<string>();
   private readonly commits: CommitQueue;
   private readonly memory: JournalMemory;
   readonly onLog?: (entry: LogEntry) => void;
@@ -88,6 +90,15 @@ export class JournalingHost implements ExecutionHost {
   }
 
   call(call: HostCall, signal: AbortSignal): Promise<HostOutcome> {
+    // Drivers number their calls; one id asked for twice would be two calls under one idempotency key.
+    if (this.issued.has(call.callId)) {
+      return this.fatal(
+        'PROTOCOL_VIOLATION',
+        `${call.callId}: the execution asked for this call id twice (two calls cannot share an id or a key)`,
+        { call_id: call.callId },
+      );
+    }
+    this.issued.add(call.callId);
     const decision = decideCall(call, this.memory, this.options);
     switch (decision.kind) {
       case 'live':
@@ -331,7 +342,7 @@ export class JournalingHost implements ExecutionHost {
   }
 
   private fatal(
-    code: 'REPLAY_DIVERGENCE' | 'NEEDS_ATTENTION',
+    code: 'REPLAY_DIVERGENCE' | 'NEEDS_ATTENTION' | 'PROTOCOL_VIOLATION',
     message: string,
     details: Record<string, unknown>,
   ) {
