@@ -26,6 +26,8 @@ export interface ProcessOptions {
   readonly prewarm?: boolean;
   /** The runner compiled by this interpreter (runner-code.ts); without it the sandbox compiles the source. */
   readonly runnerCode?: Buffer;
+  /** An empty file bound over the host-wide figures of /proc (proc-masks.ts). */
+  readonly emptyFile?: string;
 }
 
 let groups = 0;
@@ -130,6 +132,7 @@ export class PythonProcess {
       safePathFlag: options.safePathFlag,
       ...(seccompFd === undefined ? {} : { seccompFd }),
       ...(options.runnerCode ? { compiledRunner: true } : {}),
+      ...(options.emptyFile ? { emptyFile: options.emptyFile } : {}),
     });
     // A parked shell waits for a line on stdin before it becomes bwrap: the process is in its group before
     // anything of the sandbox starts, so every process it makes is counted and ended with it. A cgroup that
