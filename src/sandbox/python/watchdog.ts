@@ -262,19 +262,22 @@ const O_MOUNT = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLO
 /**
  * Opens the sandbox's tmpfs mounts through its pid 1's root and keeps them. The path holds no name the program
  * can change (its root is bwrap's read-only tmpfs, the mounts are mount points, and it cannot chroot or mount);
- * O_NOFOLLOW refuses a link as the last step all the same. The pid is checked after the open: had pid 1 died and
- * its number gone to a host process, that process's parent would not be bwrap (which the host has not reaped).
+ * O_NOFOLLOW refuses a link as the last step all the same. Not before pid 1 is in its own root (bwrap's child
+ * starts in the host's, and its /tmp would be the host's). The pid is checked after the open: had pid 1 died
+ * and its number gone to a host process, that process's parent would not be bwrap (not reaped by the host yet).
  */
 async function openMounts(watch: Watch, pid: number): Promise<void> {
   watch.opening = true;
   const handles: FileHandle[] = [];
   try {
+    const [root, host] = await Promise.all([stat(`/proc/${pid}/root`), stat('/')]);
+    if (root.dev === host.dev && root.ino === host.ino) throw new Error('not in its root yet');
     for (const mount of TMPFS_MOUNTS) {
       const handle = await open(`/proc/${pid}/root/${mount}`, O_MOUNT).catch(() => null);
       if (handle) handles.push(handle);
     }
-    const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
-    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    const line = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+    const ppid = Number(line.slice(line.lastIndexOf(')') + 2).split(' ')[1]);
     if (ppid !== watch.rootPid || watch.done || handles.length === 0) throw new Error('not the sandbox');
     watch.mounts = handles;
   } catch {
