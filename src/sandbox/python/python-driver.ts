@@ -248,10 +248,15 @@ export class PythonDriver implements SandboxDriver {
   private processOptions(probe: Extract<PythonProbe, { ok: true }>, prewarm: boolean): ProcessOptions {
     // Built once: the same filter for every sandbox (ptrace, mount, keyctl, bpf, perf_event_open, userfaultfd...).
     this.filter ??= seccompFilter();
-    // Made again if a cleaner of the host's temporary directory took it: bwrap cannot start without it.
+    // Made again if a cleaner of the host's temporary directory took it: bwrap cannot start without it. A host
+    // whose temporary directory refuses it runs sandboxes without the masks rather than none at all.
     if (!this.closed && (!this.emptyFile || !existsSync(this.emptyFile.path))) {
       this.emptyFile?.remove();
-      this.emptyFile = makeEmptyFile();
+      try {
+        this.emptyFile = makeEmptyFile();
+      } catch {
+        this.emptyFile = null;
+      }
     }
     return {
       bwrap: probe.bwrapPath,
