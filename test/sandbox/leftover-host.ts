@@ -1,12 +1,13 @@
-// A host process for python-leftovers.test.ts: runs one hostile program on a python driver without cgroups, ends
-// it the way argv[2] says (success, error, timeout, abort, crash) and prints what happened. Run as root or as
+// A host process for python-leftovers.test.ts: runs one hostile program on a python driver (without cgroups
+// unless argv[4] is "cgroups"), ends it the way argv[2] says (success, error, timeout, abort, crash) and prints
+// what happened. Run as root or as
 // another uid, so that the test sees both; for "crash" the test SIGKILLs this process once the program is ready.
 import { createPythonDriver } from '../../src/sandbox/index.ts';
 import type { HostOutcome } from '../../src/spec/index.ts';
 import { leftoverProgram } from './leftover-program.ts';
 
-const [end = 'success', tag = 'ccleft'] = process.argv.slice(2);
-const driver = createPythonDriver({ warm: 0, cgroups: false });
+const [end = 'success', tag = 'ccleft', cgroups = 'none'] = process.argv.slice(2);
+const driver = createPythonDriver({ warm: 0, cgroups: cgroups === 'cgroups' });
 const controller = new AbortController();
 const result = await driver.execute(
   {

@@ -1,13 +1,14 @@
 // Nothing of a python sandbox outlives its execution, without cgroups (what a non-root host has): the pid
 // namespace is the container, its pid 1 is the interpreter, and pid 1's death ends every process in it. Each
 // kind of end is run in a host process of its own (leftover-host.ts), as this uid and, when root, as another
-// one, so that the host's own crash (SIGKILL) is one of them.
+// one and with cgroups, so that the host's own crash (SIGKILL) is one of them.
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { probePython } from '../../src/sandbox/index.ts';
+import { detectCgroups } from '../../src/sandbox/python/cgroups.ts';
 
 const probe = await probePython();
 const HOST = fileURLToPath(new URL('./leftover-host.ts', import.meta.url));
@@ -28,6 +29,13 @@ function otherUid(): string | null {
   return check.status === 0 ? null : 'setpriv cannot run node with tsx as uid 65534 here';
 }
 const otherSkip = otherUid();
+/** With cgroups too (root, a writable hierarchy): the parked shell's path, the group's kill at the end. */
+const cgroupSkip = !ROOT
+  ? 'not root'
+  : (await detectCgroups()).manager === null
+    ? 'no writable cgroup hierarchy'
+    : null;
+if (cgroupSkip) console.warn(`python leftovers with cgroups skipped: ${cgroupSkip}`);
 if (otherSkip) console.warn(`python leftovers as another uid skipped: ${otherSkip}`);
 
 function tagged(tag: string): number[] {
@@ -50,9 +58,9 @@ interface Ended {
 }
 
 /** Runs one host process to its end (or kills it once the program is ready, for "crash"). */
-async function runHost(end: string, asOther: boolean): Promise<Ended> {
+async function runHost(end: string, asOther: boolean, cgroups = false): Promise<Ended> {
   const tag = `ccleft${randomBytes(4).toString('hex')}`;
-  const argv = [process.execPath, '--import', 'tsx', HOST, end, tag];
+  const argv = [process.execPath, '--import', 'tsx', HOST, end, tag, cgroups ? 'cgroups' : 'none'];
   const [command, ...args] = asOther ? [...AS_OTHER, ...argv] : argv;
   const child = spawn(command as string, args, { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
@@ -97,13 +105,17 @@ const ENDS: Record<string, string | null> = {
 describe.skipIf(!probe.ok)(
   `python sandbox: no process outlives its execution, without cgroups${probe.ok ? '' : ` (skipped: ${probe.reason})`}`,
   () => {
-    for (const asOther of [false, true]) {
-      const who = asOther ? 'as uid 65534' : ROOT ? 'as root' : 'as this uid';
+    const runs = [
+      { who: ROOT ? 'as root' : 'as this uid', asOther: false, cgroups: false, skip: null },
+      { who: 'as uid 65534', asOther: true, cgroups: false, skip: otherSkip },
+      { who: 'as root with cgroups', asOther: false, cgroups: true, skip: cgroupSkip },
+    ];
+    for (const { who, asOther, cgroups, skip } of runs) {
       for (const [end, code] of Object.entries(ENDS)) {
-        it.skipIf(asOther && otherSkip !== null)(
+        it.skipIf(skip !== null)(
           `${end}, ${who}: forks, daemons, cleared death signals, pid 1's memory`,
           async () => {
-            const { result, sawReady, leftover } = await runHost(end, asOther);
+            const { result, sawReady, leftover } = await runHost(end, asOther, cgroups);
             expect(sawReady, 'the program reached tools.ready()').toBe(true);
             if (end === 'crash') expect(result).toBeNull();
             else if (code === null) expect(result?.status, JSON.stringify(result)).toBe('succeeded');
