@@ -276,7 +276,17 @@ function expectWorked(report: Report, name: string): unknown {
   return a.value;
 }
 
-const E = { PERM: 1, NOENT: 2, SRCH: 3, ACCES: 13, XDEV: 18, ROFS: 30, NOSPC: 28, NETUNREACH: 101 } as const;
+const E = {
+  PERM: 1,
+  NOENT: 2,
+  SRCH: 3,
+  ACCES: 13,
+  XDEV: 18,
+  ROFS: 30,
+  NOSPC: 28,
+  AFNOSUPPORT: 97,
+  NETUNREACH: 101,
+} as const;
 
 /** Runs a program built on PRELUDE and returns its report (it must succeed). */
 /**
@@ -285,11 +295,16 @@ const E = { PERM: 1, NOENT: 2, SRCH: 3, ACCES: 13, XDEV: 18, ROFS: 30, NOSPC: 28
  */
 const OPEN: SandboxPolicy = { allowSubprocesses: true };
 
-async function runReport(g: Group, body: string, limits: Partial<ExecutionLimits> = {}): Promise<Report> {
+async function runReport(
+  g: Group,
+  body: string,
+  limits: Partial<ExecutionLimits> = {},
+  policy: SandboxPolicy = OPEN,
+): Promise<Report> {
   const { failed, result, value } = await expectContained(
     g,
     { code: `${PRELUDE}\n${body}\nR`, language: 'python' },
-    { limits: { timeoutMs: 10_000, ...limits }, policy: OPEN },
+    { limits: { timeoutMs: 10_000, ...limits }, policy },
   );
   expect(failed, describeResult(result)).toBe(false);
   return value as Report;
@@ -501,7 +516,7 @@ attempt('own environ', lambda: ${py(SECRET)} in repr(dict(os.environ)))
 attempt('environ of 1', lambda: open('/proc/1/environ').read())`,
         );
         const pids = expectWorked(r, 'pids') as number[];
-        // bwrap (pid 1) and the interpreter, in the sandbox's own pid namespace.
+        // The interpreter (pid 1) and what it started, in the sandbox's own pid namespace.
         expect(pids.length).toBeLessThanOrEqual(4);
         for (const pid of pids) expect(pid).toBeLessThan(100);
         expect(pids).not.toContain(process.pid);
@@ -511,7 +526,8 @@ attempt('environ of 1', lambda: open('/proc/1/environ').read())`,
         // bwrap used to keep the host's environment, readable at /proc/1/environ (fixed in python-process.ts).
         expect(expectWorked(r, 'secret'), "the host's environment").toEqual([]);
         expect(expectWorked(r, 'own environ')).toBe(false);
-        expect(expectWorked(r, 'environ of 1')).toBe('');
+        // pid 1 is the interpreter itself: the sandbox's environment, nothing of the host's.
+        expect(expectWorked(r, 'environ of 1')).toMatch(/^PYTHONHASHSEED=0\0/);
       },
     );
 
@@ -658,15 +674,21 @@ attempt('alive', lambda: os.getpid())`,
         const neighbour = g.run({ code: NEIGHBOUR.python ?? '', language: 'python' }, { tools });
         const { result } = await runHostile(
           g,
-          `import signal
-if os.fork() == 0:
+          `import signal, select
+other = os.fork()
+if other == 0:
+    select.select([], [], [], 3600)
+    os._exit(0)
+killer = os.fork()
+if killer == 0:
     os.kill(-1, signal.SIGKILL)
     os._exit(0)
-os.wait()
-'survived'`,
+os.waitpid(killer, 0)
+[os.waitpid(other, 0)[1], 'survived']`,
         );
-        // The child killed the interpreter (and itself is left): the sandbox ends, nothing else.
-        expectFailed(result, 'SANDBOX_CRASHED');
+        // kill(-1) spares the caller and the namespace's init, the interpreter: the other child is killed, the
+        // program goes on, and nothing outside its sandbox is touched.
+        expect(expectSucceeded(result)).toEqual([9, 'survived']);
         expect(expectSucceeded(await neighbour)).toBe('ok');
         expect(victimAlive(host())).toBe(true);
       },
@@ -752,9 +774,10 @@ attempt('own server', own_server)`,
         expectDenied(r, 'tcp out', ['OSError', 'TimeoutError'], [E.NETUNREACH]);
         expectDenied(r, 'udp out', ['OSError'], [E.NETUNREACH]);
         expectDenied(r, 'dns', ['gaierror']);
-        expect(expectWorked(r, 'interfaces')).toEqual(['lo']);
+        // Netlink (if_nameindex) and packet sockets are families the seccomp filter refuses.
+        expectDenied(r, 'interfaces', ['OSError'], [E.AFNOSUPPORT]);
         expectDenied(r, 'raw', ['PermissionError'], [E.PERM]);
-        expectDenied(r, 'packet', ['PermissionError'], [E.PERM]);
+        expectDenied(r, 'packet', ['OSError'], [E.AFNOSUPPORT]);
         // Its own loopback: it may listen on the host server's port, and reach only itself.
         expect(expectWorked(r, 'own server')).toBe('connected');
         await new Promise((r2) => setTimeout(r2, 100));
@@ -1073,6 +1096,329 @@ with open('/dev/shm/fill', 'wb') as f:
       );
       expect(expectFailed(result, 'FILE_LIMIT').message).toMatch(/No space left/);
     });
+
+    // ---- pid 1, side channels and the host's walkers (issue 15) --------------------------------------------
+
+    for (const [label, policy, filters] of [
+      ['processes allowed', OPEN, 1],
+      ['processes off', {}, 2],
+    ] as const) {
+      g.test(
+        `pid 1 is the interpreter; every process of the sandbox is the program's own, under its seccomp filters (${label})`,
+        async () => {
+          const r = await runReport(
+            g,
+            `import ctypes, select
+libc = ctypes.CDLL(None, use_errno=True)
+def c(*args):
+    ctypes.set_errno(0)
+    return [libc.syscall(*[ctypes.c_long(a) for a in args]), ctypes.get_errno()]
+kids = []
+for _ in range(2):
+    pid = os.fork()
+    if pid == 0:
+        select.select([], [], [], 3600)
+        os._exit(0)
+    kids.append(pid)
+def status(pid):
+    fields = dict(l.split(':', 1) for l in open('/proc/%d/status' % pid).read().splitlines() if ':' in l)
+    return [pid, int(fields['PPid']), int(fields['Seccomp']), int(fields.get('Seccomp_filters', '0'))]
+pids = sorted(int(p) for p in os.listdir('/proc') if p.isdigit())
+attempt('me', lambda: os.getpid())
+attempt('processes', lambda: [status(p) for p in pids])
+attempt('kids', lambda: kids)
+# pid 1's memory is the program's own now; another process's is not for writing by any means.
+attempt('pid 1 mem', lambda: open('/proc/1/mem', 'r+b', buffering=0).close())
+NR = {'x86_64': (101, 311), 'aarch64': (117, 271)}.get(os.uname().machine)
+attempt('ptrace pid 1', lambda: c(NR[0], 16, 1, 0, 0))
+attempt('ptrace kid', lambda: c(NR[0], 16, kids[0], 0, 0))
+buf = ctypes.create_string_buffer(8)
+iov = (ctypes.c_void_p * 2)(ctypes.addressof(buf), 8)
+attempt('process_vm_writev kid', lambda: c(NR[1], kids[0], ctypes.addressof(iov), 1, ctypes.addressof(iov), 1, 0))
+attempt('clear death signal', lambda: [libc.prctl(1, 0, 0, 0, 0), ctypes.get_errno()])`,
+            {},
+            policy,
+          );
+          expect(expectWorked(r, 'me'), 'the interpreter is pid 1').toBe(1);
+          const kids = expectWorked(r, 'kids') as number[];
+          const processes = expectWorked(r, 'processes') as [number, number, number, number][];
+          expect(processes.map(([pid]) => pid).sort(), 'the interpreter and its two children').toEqual(
+            [1, ...kids].sort(),
+          );
+          for (const [pid, ppid, mode, count] of processes) {
+            // Mode 2 is a seccomp filter; processes off, the no-exec filter is on every process too.
+            expect([pid, mode], `seccomp of pid ${pid}`).toEqual([pid, 2]);
+            expect(count, `seccomp filters of pid ${pid}`).toBeGreaterThanOrEqual(filters);
+            if (pid !== 1) expect(ppid).toBe(1);
+          }
+          expectWorked(r, 'pid 1 mem');
+          for (const name of ['ptrace pid 1', 'ptrace kid', 'process_vm_writev kid', 'clear death signal']) {
+            expect(expectWorked(r, name), name).toEqual([-1, E.PERM]);
+          }
+        },
+      );
+    }
+
+    g.test(
+      'inotify and fanotify are refused: no view of the shared /usr (imports, program starts)',
+      async () => {
+        const r = await runReport(
+          g,
+          `import ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+def c(fn, *args):
+    ctypes.set_errno(0)
+    return [fn(*args), ctypes.get_errno()]
+NR = {'x86_64': {'inotify_init': 253, 'inotify_init1': 294, 'fanotify_init': 300, 'fanotify_mark': 301},
+      'aarch64': {'inotify_init1': 26, 'fanotify_init': 262, 'fanotify_mark': 263}}[os.uname().machine]
+attempt('inotify_init1', lambda: c(libc.inotify_init1, 0))
+attempt('inotify_init1 nonblock', lambda: c(libc.inotify_init1, 0o4000))
+attempt('inotify_init', lambda: c(libc.inotify_init))
+attempt('fanotify_init', lambda: c(libc.fanotify_init, 0, 0))
+attempt('fanotify_init notif', lambda: c(libc.fanotify_init, 0x8, 0))
+for name, nr in NR.items():
+    attempt('raw ' + name, lambda nr=nr: c(libc.syscall, nr, 0, 0, 0, 0, 0))`,
+        );
+        const names = [
+          'inotify_init1',
+          'inotify_init1 nonblock',
+          'inotify_init',
+          'fanotify_init',
+          'fanotify_init notif',
+        ];
+        for (const name of names) expect(expectWorked(r, name), name).toEqual([-1, E.PERM]);
+        const raw = Object.keys(r).filter((name) => name.startsWith('raw '));
+        expect(raw.length).toBeGreaterThanOrEqual(3);
+        for (const name of raw) expect(expectWorked(r, name), name).toEqual([-1, E.PERM]);
+      },
+    );
+
+    g.test(
+      'socket families: unix and IP on its own loopback only; netlink, packet, vsock, alg, key, xdp... refused',
+      async () => {
+        const refused: Record<string, [number, number, number]> = {
+          'netlink route': [16, 3, 0],
+          'netlink uevent': [16, 2, 15],
+          'netlink sock_diag': [16, 3, 4],
+          'netlink audit': [16, 3, 9],
+          packet: [17, 3, 0],
+          'packet dgram': [17, 2, 0],
+          vsock: [40, 1, 0],
+          alg: [38, 5, 0],
+          key: [15, 3, 2],
+          xdp: [44, 3, 0],
+          bluetooth: [31, 3, 0],
+          tipc: [30, 2, 0],
+          can: [29, 3, 1],
+          rds: [21, 5, 0],
+          unspec: [0, 1, 0],
+          'out of range': [1000, 1, 0],
+        };
+        const tries = Object.entries(refused)
+          .map(
+            ([name, [family, type, proto]]) =>
+              `attempt(${py(name)}, lambda: socket.socket(${family}, ${type}, ${proto}).close())\n` +
+              `attempt(${py(`raw ${name}`)}, lambda: c(libc.socket, ${family}, ${type}, ${proto}))`,
+          )
+          .join('\n');
+        const r = await runReport(
+          g,
+          `import ctypes, socket
+libc = ctypes.CDLL(None, use_errno=True)
+def c(fn, *args):
+    ctypes.set_errno(0)
+    return [fn(*args), ctypes.get_errno()]
+${tries}
+attempt('socketpair netlink', lambda: c(libc.socketpair, 16, 3, 0, ctypes.create_string_buffer(8)))
+attempt('socketpair unix', lambda: [s.close() for s in socket.socketpair()] and 'ok')
+attempt('unix', lambda: socket.socket(socket.AF_UNIX, socket.SOCK_STREAM).close())
+attempt('inet', lambda: socket.socket(socket.AF_INET, socket.SOCK_DGRAM).close())
+attempt('inet6', lambda: socket.socket(socket.AF_INET6, socket.SOCK_STREAM).close())`,
+        );
+        for (const name of Object.keys(refused)) {
+          expectDenied(r, name, ['OSError'], [E.AFNOSUPPORT]);
+          expect(expectWorked(r, `raw ${name}`), `raw ${name}`).toEqual([-1, E.AFNOSUPPORT]);
+        }
+        expect(expectWorked(r, 'socketpair netlink')).toEqual([-1, E.AFNOSUPPORT]);
+        expect(expectWorked(r, 'socketpair unix')).toBe('ok');
+        for (const name of ['unix', 'inet', 'inet6']) expectWorked(r, name);
+      },
+    );
+
+    g.test(
+      "the host's activity reads as empty files (/proc/stat, loadavg, meminfo, pressure, locks...); only the sandbox's own namespaced settings are writable",
+      async () => {
+        const masked = ['stat', 'loadavg', 'meminfo', 'vmstat', 'diskstats', 'interrupts', 'locks'];
+        masked.push('pressure/cpu', 'pressure/io', 'pressure/memory');
+        const present = masked.filter((name) => existsSync(`/proc/${name}`));
+        const r = await runReport(
+          g,
+          `def read(path):
+    with open(path) as f:
+        return f.read()
+for name in ${JSON.stringify(present)}:
+    attempt('read ' + name, lambda name=name: read('/proc/' + name))
+attempt('trigger', lambda: open('/proc/pressure/cpu', 'w').write('some 150000 1000000'))
+def writable():
+    found = []
+    for top in ('/proc', '/dev', '/sys'):
+        for folder, dirs, names in os.walk(top):
+            if folder == '/proc':
+                dirs[:] = [d for d in dirs if not d.isdigit() and d not in ('self', 'thread-self')]
+            for n in names:
+                path = os.path.join(folder, n)
+                try:
+                    os.close(os.open(path, os.O_WRONLY | os.O_NONBLOCK | os.O_NOCTTY))
+                    found.append(path)
+                except OSError:
+                    pass
+    return found
+attempt('writable', writable)
+attempt('sys', lambda: os.path.exists('/sys'))
+attempt('cpus', lambda: os.cpu_count())`,
+        );
+        for (const name of present) expect(expectWorked(r, `read ${name}`), `/proc/${name}`).toBe('');
+        if (present.includes('pressure/cpu')) expectDenied(r, 'trigger', ['OSError'], [E.ROFS]);
+        expect(expectWorked(r, 'sys'), '/sys is not mounted').toBe(false);
+        expect(expectWorked(r, 'cpus')).toBeGreaterThan(0);
+        // Per namespace (the sandbox's own ipc and pid namespaces), or devices every process may write.
+        const own = [
+          /^\/proc\/sys\/fs\/mqueue\//,
+          /^\/proc\/sys\/kernel\/(msg\w+|auto_msgmni|sem|shm\w+|ns_last_pid|pid_max)$/,
+          /^\/dev\/(null|zero|full|random|urandom|tty|ptmx|pts\/ptmx|stdin|stdout|stderr|fd\/\d+)$/,
+        ];
+        for (const path of expectWorked(r, 'writable') as string[]) {
+          expect(
+            own.some((re) => re.test(path)),
+            `${path} is writable`,
+          ).toBe(true);
+        }
+      },
+    );
+
+    g.test(
+      'ordinary programs still work: asyncio on loopback, threads, multiprocessing, subprocess, numpy',
+      async () => {
+        const r = await runReport(
+          g,
+          `import asyncio, multiprocessing, socket, subprocess, threading
+async def serve():
+    async def echo(reader, writer):
+        writer.write(await reader.readline())
+        await writer.drain()
+        writer.close()
+    server = await asyncio.start_server(echo, '127.0.0.1', 0)
+    port = server.sockets[0].getsockname()[1]
+    reader, writer = await asyncio.open_connection('127.0.0.1', port)
+    writer.write(b'ping\\n')
+    await writer.drain()
+    line = await reader.readline()
+    writer.close()
+    server.close()
+    return line.decode().strip()
+attempt('asyncio', lambda: asyncio.run(serve()))
+attempt('getaddrinfo', lambda: socket.getaddrinfo('127.0.0.1', 80)[0][4][0])
+def threads():
+    seen = []
+    ts = [threading.Thread(target=seen.append, args=(i,)) for i in range(4)]
+    for t in ts: t.start()
+    for t in ts: t.join()
+    return sorted(seen)
+attempt('threads', threads)
+def pool():
+    # A process, a pipe and a lock (a POSIX semaphore in /dev/shm). Not Pool: its threads sleep, and a thread's
+    # time.sleep is a host timer (tool calls from threads are another class of issue 15).
+    ctx = multiprocessing.get_context('fork')
+    lock = ctx.Lock()
+    here, there = ctx.Pipe()
+    def work(conn):
+        with lock:
+            conn.send([abs(-1), abs(-2), abs(-3)])
+    p = ctx.Process(target=work, args=(there,))
+    p.start()
+    value = here.recv()
+    p.join()
+    return value
+attempt('multiprocessing', pool)
+attempt('subprocess', lambda: subprocess.run(['sh', '-c', 'echo hi'], capture_output=True, text=True).stdout.strip())
+attempt('sort', lambda: sorted(range(200000, 0, -1))[:3])
+def numpy():
+    import numpy as np
+    return int(np.arange(10).sum())
+attempt('numpy', numpy)
+def pandas():
+    import pandas as pd
+    return int(pd.DataFrame({'a': [1, 2, 3]})['a'].sum())
+attempt('pandas', pandas)`,
+          { timeoutMs: 30_000 },
+        );
+        expect(expectWorked(r, 'asyncio')).toBe('ping');
+        expect(expectWorked(r, 'getaddrinfo')).toBe('127.0.0.1');
+        expect(expectWorked(r, 'threads')).toEqual([0, 1, 2, 3]);
+        expect(expectWorked(r, 'multiprocessing')).toEqual([1, 2, 3]);
+        expect(expectWorked(r, 'subprocess')).toBe('hi');
+        expect(expectWorked(r, 'sort')).toEqual([1, 2, 3]);
+        for (const [name, value] of [
+          ['numpy', 45],
+          ['pandas', 6],
+        ] as const) {
+          const a = attempted(r, name);
+          if (a.error === 'ModuleNotFoundError')
+            console.warn(`${name} is not installed here: its part is skipped`);
+          else expect(expectWorked(r, name), name).toBe(value);
+        }
+      },
+    );
+
+    for (const [label, target] of [
+      ['an absolute link', (dir: string) => dir],
+      ['a relative link up past the sandbox root', (dir: string) => `../../../../../../../..${dir}`],
+      ['a link through /proc/self', (dir: string) => `/proc/self/root${dir}`],
+    ] as const) {
+      g.test(
+        `the watchdog does not follow a directory swapped for ${label} to a host directory (no figure depends on it)`,
+        async () => {
+          // More entries than the workspace's budget: a walker led into it would end the execution with FILE_LIMIT.
+          const canary = mkdtempSync(join(tmpdir(), 'codecall-escape-walk-'));
+          try {
+            for (let i = 0; i < 12_000; i++) writeFileSync(join(canary, `c${i}`), '');
+            chmodSync(canary, 0o755);
+            const { result } = await runHostile(
+              g,
+              `import ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+os.makedirs('d/inner')
+open('d/inner/f', 'w').write('x')
+os.symlink(${py(target(canary))}, 'l')
+os.makedirs('deep/a/b')
+os.symlink(${py(target(canary))}, 'deep/a/l')
+swaps = 0
+# renameat2(RENAME_EXCHANGE): the directory and the link trade places atomically, over and over (a count, not
+# a time: the program's clock is the journal's).
+while swaps < 300000:
+    libc.renameat2(-100, b'd', -100, b'l', 2)
+    libc.renameat2(-100, b'deep/a/b', -100, b'deep/a/l', 2)
+    swaps += 1
+[swaps, os.path.islink('d') or os.path.islink('l')]`,
+              { timeoutMs: 20_000 },
+            );
+            expect(expectSucceeded(result)).toEqual([300000, true]);
+            // What came back is the workspace's own files, never the host directory's.
+            if (result.status === 'succeeded') {
+              const names = (result.artifacts ?? []).map((a) => a.name);
+              expect(
+                names.some((n) => /c\d+$/.test(n)),
+                names.join(', '),
+              ).toBe(false);
+            }
+            expect(readdirSync(canary).length).toBe(12_000);
+          } finally {
+            rmSync(canary, { recursive: true, force: true });
+          }
+        },
+        60_000,
+      );
+    }
 
     // ---- not contained yet ----------------------------------------------------------------------------------
     // Kernel memory no rlimit counts and the host cannot attribute: memory.max of a cgroup charges it to the

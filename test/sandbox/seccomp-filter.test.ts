@@ -9,6 +9,7 @@ import {
   SECCOMP_RET_ALLOW,
   SECCOMP_RET_ERRNO,
   SECCOMP_RET_KILL_PROCESS,
+  SOCKET_FAMILIES,
   SYSCALL_NUMBERS,
   seccompFilter,
 } from '../../src/sandbox/python/seccomp-filter.ts';
@@ -59,6 +60,7 @@ function evaluate(program: Buffer, call: { arch: number; nr: number; arg0?: numb
 
 const EPERM = SECCOMP_RET_ERRNO | 1;
 const ENOSYS = SECCOMP_RET_ERRNO | 38;
+const EAFNOSUPPORT = SECCOMP_RET_ERRNO | 97;
 // read, write, openat, execve, exit_group, mmap, wait4/futex: what every Python process does.
 const ORDINARY: Record<SeccompArch, number[]> = {
   x64: [0, 1, 257, 59, 231, 9, 61, 202],
@@ -108,6 +110,42 @@ describe('seccompFilter program', () => {
         );
         expect(evaluate(program, { arch: AUDIT[arch], nr: nr('clone'), arg0: 0x10000000 | 17 })).toBe(EPERM);
       });
+
+      it('refuses inotify and fanotify (a view of other sandboxes and the host through the shared /usr)', () => {
+        for (const name of ['inotify_init', 'inotify_init1', 'fanotify_init', 'fanotify_mark']) {
+          const number = SYSCALL_NUMBERS[name]?.[arch];
+          if (number === undefined) continue;
+          expect([name, evaluate(program, { arch: AUDIT[arch], nr: number })]).toEqual([name, EPERM]);
+        }
+      });
+
+      it('allows unix and IP sockets only, refusing every other family with EAFNOSUPPORT', () => {
+        for (const call of ['socket', 'socketpair']) {
+          for (const family of Object.values(SOCKET_FAMILIES)) {
+            expect(evaluate(program, { arch: AUDIT[arch], nr: nr(call), arg0: family })).toBe(
+              SECCOMP_RET_ALLOW,
+            );
+          }
+          // AF_UNSPEC, AF_NETLINK, AF_PACKET, AF_KEY, AF_BLUETOOTH, AF_ALG, AF_VSOCK, AF_XDP, AF_MAX-ish.
+          for (const family of [0, 16, 17, 15, 31, 38, 40, 44, 45, 1000]) {
+            expect([
+              call,
+              family,
+              evaluate(program, { arch: AUDIT[arch], nr: nr(call), arg0: family }),
+            ]).toEqual([call, family, EAFNOSUPPORT]);
+          }
+        }
+      });
+
+      it('refuses prctl(PR_SET_PDEATHSIG) and allows the other prctl options', () => {
+        expect(evaluate(program, { arch: AUDIT[arch], nr: nr('prctl'), arg0: 1 })).toBe(EPERM);
+        // PR_GET_PDEATHSIG, PR_SET_NAME, PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP
+        for (const option of [2, 15, 38, 22]) {
+          expect(evaluate(program, { arch: AUDIT[arch], nr: nr('prctl'), arg0: option })).toBe(
+            SECCOMP_RET_ALLOW,
+          );
+        }
+      });
     });
   }
 
@@ -119,8 +157,8 @@ describe('seccompFilter program', () => {
   it('leaves out syscalls an arch lacks and rejects names it does not know', () => {
     const arm = decode(seccompFilter({ arch: 'arm64' }));
     const x64 = decode(seccompFilter({ arch: 'x64' }));
-    // x86_64 has iopl, ioperm, modify_ldt and the x32 check on top.
-    expect(x64.length - arm.length).toBe(4);
+    // x86_64 has iopl, ioperm, modify_ldt, inotify_init and the x32 check on top.
+    expect(x64.length - arm.length).toBe(5);
     expect(() => seccompFilter({ blocked: ['ptrace', 'no_such_call'] })).toThrow(
       expect.objectContaining({ code: 'INVALID_ARGUMENT' }) as Error,
     );

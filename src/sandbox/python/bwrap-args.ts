@@ -1,5 +1,6 @@
 import { existsSync, lstatSync } from 'node:fs';
 import { GUEST_RUNNER } from './guest-runner.ts';
+import { maskedProcFiles } from './proc-masks.ts';
 import { RUNNER_BOOTSTRAP } from './runner-code.ts';
 
 export interface BwrapOptions {
@@ -13,6 +14,8 @@ export interface BwrapOptions {
   readonly safePathFlag?: boolean;
   /** The runner comes compiled on RUNNER_FD (runner-code.ts) rather than as source. */
   readonly compiledRunner?: boolean;
+  /** An empty host file, readable by the sandbox's uid, bound over MASKED_PROC (proc-masks.ts). */
+  readonly emptyFile?: string;
 }
 
 /** Top-level directories that are symlinks into /usr on merged-/usr systems, else bound read-only. */
@@ -35,6 +38,12 @@ export const SHM_BYTES = 16 * 1024 * 1024;
  */
 export function bwrapArgs(options: BwrapOptions): string[] {
   const args = ['--unshare-all', '--die-with-parent', '--new-session', '--cap-drop', 'ALL'];
+  // The interpreter is the sandbox's pid 1, so no process in it is another's (bwrap's init was: the program
+  // wrote into its memory through /proc/1/mem and ran code outside both seccomp filters, cleared its
+  // parent-death signal and outlived the execution). bwrap's death takes pid 1 with it (--die-with-parent, a
+  // signal the seccomp filter keeps the program from clearing), and pid 1's death every process of the pid
+  // namespace. Found by the escape suite ("pid 1 of the sandbox").
+  args.push('--as-pid-1');
   // --unshare-all only tries a user namespace; --disable-userns needs one. Without it the program could make a
   // nested user namespace (`unshare -Urm`, ctypes unshare(CLONE_NEWUSER)), be root there and mount tmpfs of any
   // size, or reach kernel code only namespace root reaches: found by the escape suite ("nested namespaces").
@@ -48,6 +57,9 @@ export function bwrapArgs(options: BwrapOptions): string[] {
   }
   for (const file of ETC_FILES) args.push('--ro-bind-try', file, file);
   args.push('--proc', '/proc', '--dev', '/dev', '--hostname', 'sandbox');
+  // The host's activity (its load, forks, memory, disks, locks) reads as empty files.
+  if (options.emptyFile)
+    for (const file of maskedProcFiles()) args.push('--ro-bind', options.emptyFile, file);
   args.push(
     '--size',
     String(SHM_BYTES),

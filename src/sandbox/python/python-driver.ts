@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { CodecallError, failure, isCodecallError } from '../../errors/index.ts';
 import { SANDBOX_DRIVER_API_VERSION } from '../../spec/index.ts';
 import type {
@@ -20,6 +21,7 @@ import { seccompFilter } from './seccomp-filter.ts';
 import { detectCgroups } from './cgroups.ts';
 import type { CgroupManager } from './cgroups.ts';
 import { PythonProcess } from './python-process.ts';
+import { makeEmptyFile } from './proc-masks.ts';
 import type { ParkedProcess, ProcessOptions } from './python-process.ts';
 
 export interface PythonDriverOptions {
@@ -82,6 +84,8 @@ export class PythonDriver implements SandboxDriver {
   private cgroups: CgroupManager | null = null;
   /** Installed by the guest runner before the program when the task may not start processes. */
   private execFilter: Buffer | undefined;
+  /** Bound over the host-wide figures of each sandbox's /proc; removed at close. */
+  private emptyFile: { path: string; remove: () => void } | null = null;
 
   constructor(private readonly options: PythonDriverOptions = {}) {
     this.warm = options.warm ?? DEFAULT_WARM_INTERPRETERS;
@@ -183,6 +187,8 @@ export class PythonDriver implements SandboxDriver {
       // A workspace left behind is the program's files on the host's disk.
       ...this.disposing,
     ]);
+    this.emptyFile?.remove();
+    this.emptyFile = null;
   }
 
   private probed(): Promise<PythonProbe> {
@@ -242,6 +248,16 @@ export class PythonDriver implements SandboxDriver {
   private processOptions(probe: Extract<PythonProbe, { ok: true }>, prewarm: boolean): ProcessOptions {
     // Built once: the same filter for every sandbox (ptrace, mount, keyctl, bpf, perf_event_open, userfaultfd...).
     this.filter ??= seccompFilter();
+    // Made again if a cleaner of the host's temporary directory took it: bwrap cannot start without it. A host
+    // whose temporary directory refuses it runs sandboxes without the masks rather than none at all.
+    if (!this.closed && (!this.emptyFile || !existsSync(this.emptyFile.path))) {
+      this.emptyFile?.remove();
+      try {
+        this.emptyFile = makeEmptyFile();
+      } catch {
+        this.emptyFile = null;
+      }
+    }
     return {
       bwrap: probe.bwrapPath,
       python: probe.pythonPath,
@@ -250,6 +266,7 @@ export class PythonDriver implements SandboxDriver {
       seccomp: this.filter,
       prewarm,
       ...(this.runnerCode ? { runnerCode: this.runnerCode } : {}),
+      ...(this.emptyFile ? { emptyFile: this.emptyFile.path } : {}),
       ...(this.cgroups
         ? {
             cgroups: {

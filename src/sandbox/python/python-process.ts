@@ -26,6 +26,8 @@ export interface ProcessOptions {
   readonly prewarm?: boolean;
   /** The runner compiled by this interpreter (runner-code.ts); without it the sandbox compiles the source. */
   readonly runnerCode?: Buffer;
+  /** An empty file bound over the host-wide figures of /proc (proc-masks.ts). */
+  readonly emptyFile?: string;
 }
 
 let groups = 0;
@@ -130,13 +132,14 @@ export class PythonProcess {
       safePathFlag: options.safePathFlag,
       ...(seccompFd === undefined ? {} : { seccompFd }),
       ...(options.runnerCode ? { compiledRunner: true } : {}),
+      ...(options.emptyFile ? { emptyFile: options.emptyFile } : {}),
     });
     // A parked shell waits for a line on stdin before it becomes bwrap: the process is in its group before
     // anything of the sandbox starts, so every process it makes is counted and ended with it. A cgroup that
     // cannot be made leaves the sandbox to its rlimits and the watchdog: a machine whose hierarchy refuses one
     // group must not stop Python tasks altogether.
     const command = parked ? '/bin/sh' : options.bwrap;
-    // env -i: the shell would hand bwrap (the sandbox's pid 1, whose environ the program can read) its PWD.
+    // env -i: the shell would hand bwrap its PWD, and bwrap its environment to what it starts.
     const argv = parked ? ['-c', 'read _ && exec /usr/bin/env -i "$0" "$@"', options.bwrap, ...args] : args;
     const child = spawn(command, argv, {
       stdio: [
@@ -149,9 +152,10 @@ export class PythonProcess {
         ...(options.runnerCode ? ['pipe' as const] : []),
       ],
       ...(root ? { uid: SANDBOX_UID, gid: SANDBOX_UID } : {}),
-      // bwrap stays in the sandbox as its pid 1, with the environment it was started with, and the program may
-      // read /proc/1/environ: the host's environment (API keys) was readable there until bwrap got none of it
-      // (--clearenv only clears the program's). Found by the escape suite, "the host's environment".
+      // bwrap's init used to be the sandbox's pid 1, with the environment bwrap was started with, readable at
+      // /proc/1/environ: the host's environment (API keys) until bwrap got none of it (--clearenv only clears
+      // the program's). Found by the escape suite, "the host's environment". pid 1 is the interpreter now
+      // (--as-pid-1); bwrap still gets nothing it does not need.
       env: {},
     });
     const stdio = child.stdio as readonly unknown[];

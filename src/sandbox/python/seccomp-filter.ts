@@ -82,6 +82,10 @@ export const SYSCALL_NUMBERS: Readonly<Record<string, Readonly<Partial<Record<Se
   io_uring_enter: { x64: 426, arm64: 426 },
   io_uring_register: { x64: 427, arm64: 427 },
   fanotify_init: { x64: 300, arm64: 262 },
+  fanotify_mark: { x64: 301, arm64: 263 },
+  // inotify on the shared, read-only /usr sees other sandboxes' imports and the host's program starts.
+  inotify_init: { x64: 253 },
+  inotify_init1: { x64: 294, arm64: 26 },
   mbind: { x64: 237, arm64: 235 },
   move_pages: { x64: 279, arm64: 239 },
   migrate_pages: { x64: 256, arm64: 238 },
@@ -93,18 +97,52 @@ export const SYSCALL_NUMBERS: Readonly<Record<string, Readonly<Partial<Record<Se
   // Not in the default list: blocked by the second filter of a task that may not start processes.
   execve: { x64: 59, arm64: 221 },
   execveat: { x64: 322, arm64: 281 },
+  // Not in the default list: allowed or refused by their first argument (ARGUMENT_RULES).
+  prctl: { x64: 157, arm64: 167 },
+  socket: { x64: 41, arm64: 198 },
+  socketpair: { x64: 53, arm64: 199 },
 };
 
-/** Syscalls only the no-exec filter blocks (the interpreter itself must still be exec'd by bwrap). */
-const EXEC_SYSCALLS = new Set(['clone', 'execve', 'execveat']);
+/**
+ * Syscalls only the no-exec filter blocks (the interpreter itself must still be exec'd by bwrap), and those
+ * every filter checks by their first argument instead of refusing them whole.
+ */
+const NOT_BLOCKED_WHOLE = new Set(['clone', 'execve', 'execveat', 'prctl', 'socket', 'socketpair']);
 
 /** Syscalls a sandboxed program never needs and that widen the kernel surface or escape the namespaces. */
 export const BLOCKED_SYSCALLS: readonly string[] = Object.freeze(
-  Object.keys(SYSCALL_NUMBERS).filter((name) => !EXEC_SYSCALLS.has(name)),
+  Object.keys(SYSCALL_NUMBERS).filter((name) => !NOT_BLOCKED_WHOLE.has(name)),
 );
 
 /** glibc (2.34+) tries clone3 first and falls back to clone only on ENOSYS, so EPERM would break threads. */
 const ERRNO_FOR: Readonly<Record<string, number>> = { clone3: ENOSYS };
+
+/** What a family the kernel lacks answers: libraries take it as "not here" and go on. */
+const EAFNOSUPPORT = 97;
+const PR_SET_PDEATHSIG = 1;
+/**
+ * Socket families a program may open: unix sockets (socketpair, asyncio's self-pipe, multiprocessing) and IP in
+ * the sandbox's own network namespace (loopback only). Everything else (netlink, packet, vsock, bluetooth, alg,
+ * key, xdp, ...) is kernel surface or a view of the host: an allowlist, so a family added later stays refused.
+ */
+export const SOCKET_FAMILIES: Readonly<Record<string, number>> = { AF_UNIX: 1, AF_INET: 2, AF_INET6: 10 };
+
+/**
+ * Syscalls decided by the low word of args[0] (both arches pass it there): clone with CLONE_NEWUSER is the one
+ * namespace an unprivileged process can still make; prctl(PR_SET_PDEATHSIG) would let a process (the
+ * interpreter is the sandbox's pid 1) outlive bwrap, whose death is what ends the sandbox; socket families as
+ * above.
+ */
+type ArgumentRule =
+  | { readonly kind: 'flag'; readonly refused: number }
+  | { readonly kind: 'refuse'; readonly values: readonly number[] }
+  | { readonly kind: 'allow'; readonly values: readonly number[] };
+const ARGUMENT_RULES: Readonly<Record<string, ArgumentRule>> = {
+  clone: { kind: 'flag', refused: CLONE_NEWUSER },
+  prctl: { kind: 'refuse', values: [PR_SET_PDEATHSIG] },
+  socket: { kind: 'allow', values: Object.values(SOCKET_FAMILIES) },
+  socketpair: { kind: 'allow', values: Object.values(SOCKET_FAMILIES) },
+};
 
 /** One struct sock_filter; jt/jf name a label (resolved to a relative offset) or are 0 for "next". */
 interface Insn {
@@ -179,19 +217,32 @@ export function seccompFilter(options: SeccompFilterOptions = {}): Buffer {
     seen.add(nr);
     lines.push(jump(BPF_JMP_JEQ_K, nr, ERRNO_FOR[name] === ENOSYS ? 'enosys' : 'eperm', 0));
   }
-  // clone with CLONE_NEWUSER is the one namespace an unprivileged process can still make; flags are
-  // args[0] on both arches, and CLONE_NEWUSER sits in its low word.
-  const clone = SYSCALL_NUMBERS.clone?.[arch];
-  const checkClone = clone !== undefined && !seen.has(clone);
-  if (checkClone) lines.push(jump(BPF_JMP_JEQ_K, clone, 'clone', 0));
+  // Then the syscalls decided by their first argument; each jumps to its rule, after the allow.
+  const rules: [string, ArgumentRule][] = [];
+  for (const [name, rule] of Object.entries(ARGUMENT_RULES)) {
+    const nr = SYSCALL_NUMBERS[name]?.[arch];
+    if (nr === undefined || seen.has(nr)) continue;
+    seen.add(nr);
+    rules.push([name, rule]);
+    lines.push(jump(BPF_JMP_JEQ_K, nr, `arg-${name}`, 0));
+  }
   lines.push(stmt(BPF_RET_K, SECCOMP_RET_ALLOW));
-  if (checkClone) {
-    lines.push(
-      { label: 'clone' },
-      stmt(BPF_LD_W_ABS, DATA_ARG0_LOW),
-      jump(BPF_JMP_JSET_K, CLONE_NEWUSER, 'eperm', 0),
-      stmt(BPF_RET_K, SECCOMP_RET_ALLOW),
-    );
+  // cBPF jumps only forward: each rule ends in returns of its own.
+  for (const [name, rule] of rules) {
+    lines.push({ label: `arg-${name}` }, stmt(BPF_LD_W_ABS, DATA_ARG0_LOW));
+    if (rule.kind === 'flag') {
+      lines.push(jump(BPF_JMP_JSET_K, rule.refused, 'eperm', 0), stmt(BPF_RET_K, SECCOMP_RET_ALLOW));
+    } else if (rule.kind === 'refuse') {
+      for (const value of rule.values) lines.push(jump(BPF_JMP_JEQ_K, value, 'eperm', 0));
+      lines.push(stmt(BPF_RET_K, SECCOMP_RET_ALLOW));
+    } else {
+      for (const value of rule.values) lines.push(jump(BPF_JMP_JEQ_K, value, `ok-${name}`, 0));
+      lines.push(
+        stmt(BPF_RET_K, SECCOMP_RET_ERRNO | EAFNOSUPPORT),
+        { label: `ok-${name}` },
+        stmt(BPF_RET_K, SECCOMP_RET_ALLOW),
+      );
+    }
   }
   lines.push(
     { label: 'eperm' },

@@ -1,5 +1,6 @@
-import type { Dirent } from 'node:fs';
-import { lstat, readdir, readFile, readlink, stat } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
+import { open, readdir, readFile, readlink, stat, statfs } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /**
@@ -10,8 +11,10 @@ import { join } from 'node:path';
  *   limit ("fork, then allocate in every child");
  * - memfd_create(2) files: their pages are in no address space until mapped, so RLIMIT_AS never sees them
  *   ("memory in memfds");
- * - the workspace, on the host's disk: RLIMIT_FSIZE bounds one file, not how many ("many files in the
- *   workspace"), nor files unlinked but kept open;
+ * - the sandbox's tmpfs mounts: their sizes bound the bytes, not the inodes (host memory: "many files in the
+ *   workspace"). Counted with statfs(2) on the mounts, not by walking them: a walk by path followed a link the
+ *   program swapped in for a directory out to the host's files (a per-execution oracle on host paths, issue 15).
+ *   statfs reads no name the program made; deleted files held open are in its figures too;
  * - CPU time: RLIMIT_CPU is per process, so forks each get the whole budget.
  *
  * The host polls: every WATCH_INTERVAL_MS one scan of /proc serves every watched sandbox. A program can overshoot
@@ -22,9 +25,9 @@ export const WATCH_INTERVAL_MS = 100;
 export interface WatchLimits {
   /** Anonymous and shared memory of all the sandbox's processes, plus its open memfds. */
   readonly memoryBytes: number;
-  /** Disk blocks under the workspace, plus deleted files its processes keep open. */
+  /** Bytes in use on the sandbox's tmpfs mounts (workspace, /tmp, /dev/shm), deleted files held open included. */
   readonly workspaceBytes: number;
-  /** Files, directories and links under the workspace. */
+  /** Inodes in use on them: files, directories, links. */
   readonly workspaceEntries: number;
   /** CPU time of all the sandbox's processes (those it reaped included) past `cpuBaselineMs`. */
   readonly cpuMs: number;
@@ -39,15 +42,17 @@ export interface Breach {
 
 interface Watch {
   readonly rootPid: number;
-  /** The sandbox's root as the host reaches it (`/proc/<pid>/root` of one of its processes), once scanned. */
-  root: string | null;
+  /** The sandbox's tmpfs mounts, held open once found (opening them again could reach another process's). */
+  mounts: FileHandle[] | null;
+  opening: boolean;
   readonly limits: WatchLimits;
   readonly onBreach: (breach: Breach) => void;
-  /** Deleted files the sandbox's processes hold open, from the last process scan. */
-  heldDeletedBytes: number;
   walking: boolean;
   done: boolean;
 }
+
+/** The sandbox's writable mounts, as its root has them. */
+const TMPFS_MOUNTS = ['workspace', 'tmp', 'dev/shm'];
 
 const watches = new Set<Watch>();
 let timer: NodeJS.Timeout | null = null;
@@ -64,9 +69,9 @@ export function watchSandbox(
 ): () => void {
   const watch: Watch = {
     rootPid,
-    root: null,
+    mounts: null,
+    opening: false,
     limits,
-    heldDeletedBytes: 0,
     walking: false,
     done: false,
     onBreach: (breach) => {
@@ -77,6 +82,8 @@ export function watchSandbox(
   };
   const stop = () => {
     watch.done = true;
+    for (const handle of watch.mounts ?? []) void handle.close().catch(() => undefined);
+    watch.mounts = null;
     watches.delete(watch);
     if (watches.size === 0 && timer) {
       clearInterval(timer);
@@ -99,7 +106,7 @@ function tick(): void {
   for (const watch of watches) {
     if (watch.walking) continue;
     watch.walking = true;
-    void walkWorkspace(watch).finally(() => (watch.walking = false));
+    void measureMounts(watch).finally(() => (watch.walking = false));
   }
 }
 
@@ -116,9 +123,10 @@ async function scanProcesses(): Promise<void> {
           message: `the program's processes computed for more than ${watch.limits.cpuMs} ms of CPU time`,
         });
       }
-      // The deepest process is inside the sandbox's mount namespace: its root is where the tmpfs mounts are.
-      watch.root = `/proc/${pids.at(-1) ?? watch.rootPid}/root`;
-      const held = new Map<string, { bytes: number; memfd: boolean }>();
+      // bwrap's one child is the sandbox's pid 1 (the interpreter): its root is where the tmpfs mounts are.
+      const init = children.get(watch.rootPid);
+      if (!watch.mounts && !watch.opening && init?.length === 1) void openMounts(watch, init[0] as number);
+      const held = new Map<string, { bytes: number }>();
       const resident = await Promise.all(
         pids.map(async (pid) => {
           await heldFiles(pid, held);
@@ -126,12 +134,7 @@ async function scanProcesses(): Promise<void> {
         }),
       );
       let memory = resident.reduce((a, b) => a + b, 0);
-      let deleted = 0;
-      for (const file of held.values()) {
-        if (file.memfd) memory += file.bytes;
-        else deleted += file.bytes;
-      }
-      watch.heldDeletedBytes = deleted;
+      for (const file of held.values()) memory += file.bytes;
       if (memory > watch.limits.memoryBytes) {
         watch.onBreach({
           code: 'MEMORY_LIMIT',
@@ -238,55 +241,66 @@ async function residentBytes(pid: number): Promise<number> {
   return kib * 1024;
 }
 
-/** memfds and deleted files `pid` holds open, by inode (one file open many times counts once). */
-async function heldFiles(pid: number, held: Map<string, { bytes: number; memfd: boolean }>): Promise<void> {
+/** memfds `pid` holds open, by inode (one file open many times counts once). */
+async function heldFiles(pid: number, held: Map<string, { bytes: number }>): Promise<void> {
   const dir = `/proc/${pid}/fd`;
   const fds = await readdir(dir).catch(() => [] as string[]);
   await Promise.all(
     fds.map(async (fd) => {
       const target = await readlink(join(dir, fd)).catch(() => '');
-      const memfd = target.startsWith('/memfd:');
-      if (!memfd && !target.endsWith(' (deleted)')) return;
+      if (!target.startsWith('/memfd:')) return;
+      // Through the fd's own link: the open file itself, whatever its name.
       const info = await stat(join(dir, fd)).catch(() => null);
       if (!info?.isFile()) return;
-      held.set(`${info.dev}:${info.ino}`, { bytes: info.blocks * 512, memfd });
+      held.set(`${info.dev}:${info.ino}`, { bytes: info.blocks * 512 });
     }),
   );
 }
 
-async function walkWorkspace(watch: Watch): Promise<void> {
-  const { workspaceBytes, workspaceEntries } = watch.limits;
-  let bytes = watch.heldDeletedBytes;
-  let entries = 0;
-  if (watch.root === null) return;
-  // The sandbox's own tmpfs mounts (sized, but their inodes are host memory no size bounds).
-  const tops = ['workspace', 'tmp', 'dev/shm'].map((d) => join(watch.root as string, d));
-  const dirs = [...tops];
-  while (dirs.length > 0 && !watch.done) {
-    const dir = dirs.pop() as string;
-    let list: Dirent[];
-    try {
-      list = await readdir(dir, { withFileTypes: true });
-    } catch (e) {
-      // The sandbox's root goes when its process does; a top directory it never had is nothing to count.
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT' || tops.includes(dir)) continue;
-      // A directory the host cannot read (the program made it so) could hide anything.
-      return watch.onBreach({
-        code: 'FILE_LIMIT',
-        message: 'the program made part of its workspace unreadable to the host',
-      });
+const O_MOUNT = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
+
+/**
+ * Opens the sandbox's tmpfs mounts through its pid 1's root and keeps them. The path holds no name the program
+ * can change (its root is bwrap's read-only tmpfs, the mounts are mount points, and it cannot chroot or mount);
+ * O_NOFOLLOW refuses a link as the last step all the same. Not before pid 1 is in its own root (bwrap's child
+ * starts in the host's, and its /tmp would be the host's). The pid is checked after the open: had pid 1 died
+ * and its number gone to a host process, that process's parent would not be bwrap (not reaped by the host yet).
+ */
+async function openMounts(watch: Watch, pid: number): Promise<void> {
+  watch.opening = true;
+  const handles: FileHandle[] = [];
+  try {
+    const [root, host] = await Promise.all([stat(`/proc/${pid}/root`), stat('/')]);
+    if (root.dev === host.dev && root.ino === host.ino) throw new Error('not in its root yet');
+    for (const mount of TMPFS_MOUNTS) {
+      const handle = await open(`/proc/${pid}/root/${mount}`, O_MOUNT).catch(() => null);
+      if (handle) handles.push(handle);
     }
-    entries += list.length;
-    if (entries > workspaceEntries) break;
-    const sizes = await Promise.all(
-      list.map(async (entry) => {
-        const path = join(dir, entry.name);
-        if (entry.isDirectory()) dirs.push(path);
-        return entry.isFile() ? ((await lstat(path).catch(() => null))?.blocks ?? 0) * 512 : 0;
-      }),
-    );
-    for (const size of sizes) bytes += size;
-    if (bytes > workspaceBytes) break;
+    const line = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+    const ppid = Number(line.slice(line.lastIndexOf(')') + 2).split(' ')[1]);
+    if (ppid !== watch.rootPid || watch.done || handles.length === 0) throw new Error('not the sandbox');
+    watch.mounts = handles;
+  } catch {
+    for (const handle of handles) await handle.close().catch(() => undefined);
+  } finally {
+    watch.opening = false;
+  }
+}
+
+/** Inodes and bytes in use on the sandbox's tmpfs mounts, from the kernel's own count (statfs of each). */
+async function measureMounts(watch: Watch): Promise<void> {
+  const { workspaceBytes, workspaceEntries } = watch.limits;
+  const mounts = watch.mounts;
+  if (!mounts) return;
+  let bytes = 0;
+  let entries = 0;
+  for (const handle of mounts) {
+    // /proc/self/fd/N is the directory held open, resolved by the kernel without a name lookup.
+    const fs = await statfs(`/proc/self/fd/${handle.fd}`).catch(() => null);
+    if (!fs || watch.done) return;
+    bytes += (fs.blocks - fs.bfree) * fs.bsize;
+    // The mount's own root is one inode in use; a tmpfs without an inode count (nr_inodes=0) reports none.
+    if (fs.files > 0) entries += Math.max(0, fs.files - fs.ffree - 1);
   }
   if (entries > workspaceEntries) {
     return watch.onBreach({
