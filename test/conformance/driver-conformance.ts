@@ -2,6 +2,7 @@ import { describe } from 'vitest';
 import { registerConcurrencyCases } from './conformance-concurrency.ts';
 import { registerConsoleCases } from './conformance-console.ts';
 import { registerDeterminismCases } from './conformance-determinism.ts';
+import { registerDeterminismSourceCases } from './conformance-determinism-sources.ts';
 import { registerInterruptionCases } from './conformance-interruption.ts';
 import { registerIsolationCases } from './conformance-isolation.ts';
 import { registerLimitCases } from './conformance-limits.ts';
@@ -24,6 +25,7 @@ export function describeDriverConformance(options: SuiteOptions): void {
     registerConsoleCases(options);
     registerLimitCases(options);
     registerDeterminismCases(options);
+    registerDeterminismSourceCases(options);
     registerConcurrencyCases(options);
     registerInterruptionCases(options);
     registerIsolationCases(options);
