@@ -9,6 +9,7 @@ import { registerLimitCases } from './conformance-limits.ts';
 import { registerPoolCases } from './conformance-pool.ts';
 import { registerReplayCases } from './conformance-replay.ts';
 import { registerResultCases } from './conformance-results.ts';
+import { registerThreadCases } from './conformance-threads.ts';
 import { registerToolCases } from './conformance-tools.ts';
 import type { SuiteOptions } from './harness.ts';
 
@@ -27,6 +28,7 @@ export function describeDriverConformance(options: SuiteOptions): void {
     registerDeterminismCases(options);
     registerDeterminismSourceCases(options);
     registerConcurrencyCases(options);
+    registerThreadCases(options);
     registerInterruptionCases(options);
     registerIsolationCases(options);
     registerPoolCases(options);
