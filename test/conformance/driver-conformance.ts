@@ -5,6 +5,7 @@ import { registerDeterminismCases } from './conformance-determinism.ts';
 import { registerDeterminismSourceCases } from './conformance-determinism-sources.ts';
 import { registerInterruptionCases } from './conformance-interruption.ts';
 import { registerIsolationCases } from './conformance-isolation.ts';
+import { registerLeakCases } from './conformance-leaks.ts';
 import { registerLimitCases } from './conformance-limits.ts';
 import { registerPoolCases } from './conformance-pool.ts';
 import { registerReplayCases } from './conformance-replay.ts';
@@ -25,6 +26,7 @@ export function describeDriverConformance(options: SuiteOptions): void {
     registerToolCases(options);
     registerConsoleCases(options);
     registerLimitCases(options);
+    registerLeakCases(options);
     registerDeterminismCases(options);
     registerDeterminismSourceCases(options);
     registerConcurrencyCases(options);
