@@ -21,16 +21,25 @@ def _codes_of(code, into):
     return into
 
 # The runner's own code: its frames are neither the program's nor a library's.
-_RUNNER_CODES = frozenset(_codes_of(sys._getframe().f_code, set()))
+# By identity (id() of objects that live as long as the runner): hashing a code object hashes its contents.
+_RUNNER_CODES = frozenset(id(c) for c in _codes_of(sys._getframe().f_code, set()))
 _allowed = [None]
+# The entries without their '.*', and each with a dot after it (what a submodule of it starts with).
+_allowed_bases, _allowed_below = [None], [()]
 # File names the program compiled code under (compile(), CodeType): frames of that code are the program's.
 _program_files = set()
 _policy_codes = set()
+_machinery_files = {}
 _MACHINERY_FILES = tuple('/importlib/' + n + '.py' for n in ('__init__', '_bootstrap', '_bootstrap_external', 'util', '_abc', 'machinery'))
 
 def _machinery(code):
     name = code.co_filename
-    return name.startswith('<frozen importlib') or code in _policy_codes or name.endswith(_MACHINERY_FILES)
+    if id(code) in _policy_codes:
+        return True
+    known = _machinery_files.get(name)
+    if known is None:
+        known = _machinery_files[name] = name.startswith('<frozen importlib') or name.endswith(_MACHINERY_FILES)
+    return known
 
 def _library_file(name):
     return name.startswith('/') or name.startswith('<frozen')
@@ -41,7 +50,7 @@ def _is_program(frame):
     while frame is not None:
         code = frame.f_code
         if not _machinery(code):
-            if code in _RUNNER_CODES:
+            if id(code) in _RUNNER_CODES:
                 return False
             name = code.co_filename
             return name in _program_files or not _library_file(name)
@@ -49,15 +58,11 @@ def _is_program(frame):
     return False
 
 def _allows(name):
-    allowed = _allowed[0]
-    if allowed is None:
+    bases = _allowed_bases[0]
+    if bases is None:
         return True
-    for entry in allowed:
-        base = entry[:-2] if entry.endswith('.*') else entry
-        # The entry, its submodules, and the packages above it (importing os.path imports os).
-        if name == base or name.startswith(base + '.') or base.startswith(name + '.'):
-            return True
-    return False
+    # The entry, its submodules, and the packages above it (importing os.path imports os).
+    return name in bases or name.startswith(_allowed_below[0]) or any(b.startswith(name + '.') for b in bases)
 
 def _refusal(name):
     listed = ', '.join(sorted(_allowed[0])) or 'none'
@@ -77,8 +82,9 @@ def _import(name, globals=None, locals=None, fromlist=(), level=0):
     if level == 0 and _allowed[0] is not None:
         caller = sys._getframe(1)
         # The machinery importing for an import already checked (a parent package, a fromlist submodule).
-        if not _machinery(caller.f_code) and not _from_c(caller, fromlist):
-            _check_import(name, caller)
+        if (not _allows(name) and not _machinery(caller.f_code) and _is_program(caller)
+                and not _from_c(caller, fromlist)):
+            raise _refusal(name)
     top = name.partition('.')[0] if level == 0 else ''
     # The program's asyncio reads the host, its subprocess asks the process policy (libraries keep their own).
     hooked = top in ('asyncio', 'subprocess') and _is_program(sys._getframe(1))
@@ -89,7 +95,7 @@ def _import(name, globals=None, locals=None, fromlist=(), level=0):
         _guard_subprocess()
     return module
 
-_policy_codes.add(_import.__code__)
+_policy_codes.add(id(_import.__code__))
 builtins.__import__ = _import
 
 def _module_name(frame):
@@ -122,17 +128,35 @@ def _asked_by_program(frame):
         frame = frame.f_back
     return False
 
+def _compiled_by_program(frame):
+    """Whether the program itself compiles (or builds) code: not a module the machinery loads meanwhile."""
+    while frame is not None:
+        code = frame.f_code
+        if code is _import.__code__:
+            return False
+        if not _machinery(code):
+            return _is_program(frame)
+        frame = frame.f_back
+    return False
+
 def _audit(event, args):
-    if event == 'import' or event == 'exec':
+    if event == 'import':
+        if isinstance(args[0], str) and not _allows(args[0]) and _asked_by_program(sys._getframe(1)):
+            raise _refusal(args[0])
+    elif event == 'exec':
+        # Cheap tests first: a module's code, loaded for the program (most loads stop at the __import__ frame).
+        if getattr(args[0], 'co_name', None) != '<module>':
+            return
         frame = sys._getframe(1)
-        name = args[0] if event == 'import' else _module_name(frame)
-        if isinstance(name, str) and not _allows(name) and _asked_by_program(frame):
-            raise _refusal(name)
+        if _asked_by_program(frame):
+            name = _module_name(frame)
+            if isinstance(name, str) and not _allows(name):
+                raise _refusal(name)
     elif event in ('compile', 'code.__new__'):
         filename = args[1]
         if isinstance(filename, bytes):
             filename = os.fsdecode(filename)
-        if isinstance(filename, str) and _library_file(filename) and _is_program(sys._getframe(1)):
+        if isinstance(filename, str) and _library_file(filename) and _compiled_by_program(sys._getframe(1)):
             _program_files.add(filename)
 
 def _guard_importer(cls, method, of):
@@ -146,16 +170,18 @@ def _guard_importer(cls, method, of):
     def guarded(*args):
         _check_import(of(args[-1]), sys._getframe(1))
         return fn(*args)
-    _policy_codes.add(guarded.__code__)
+    _policy_codes.add(id(guarded.__code__))
     setattr(cls, method, kind(guarded) if kind else guarded)
 
 def _import_policy(allowed):
     if allowed is None:
         return
     _allowed[0] = frozenset(str(a) for a in allowed)
+    bases = frozenset(a[:-2] if a.endswith('.*') else a for a in _allowed[0])
+    _allowed_bases[0], _allowed_below[0] = bases, tuple(b + '.' for b in bases)
     for code in (_check_import.__code__, _audit.__code__, _is_program.__code__, _module_name.__code__,
-                 _asked_by_program.__code__):
-        _policy_codes.add(code)
+                 _asked_by_program.__code__, _compiled_by_program.__code__):
+        _policy_codes.add(id(code))
     for cls in (_frozen_importlib.BuiltinImporter, _frozen_importlib.FrozenImporter,
                 _frozen_importlib_external.ExtensionFileLoader):
         _guard_importer(cls, 'create_module', lambda spec: getattr(spec, 'name', None))
