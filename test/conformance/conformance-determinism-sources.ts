@@ -59,7 +59,8 @@ x = sum(range(10**6))
 b = [time.time(), time.perf_counter(), time.monotonic(), time.clock_gettime(time.CLOCK_MONOTONIC_RAW), time.process_time()]
 tools.echo()
 c = [time.time(), datetime.datetime.now(datetime.timezone.utc).timestamp(), time.process_time()]
-{'a': a, 'b': b, 'c': c}`,
+local = [time.strftime('%Y-%m-%d %H:%M:%S'), time.asctime(), time.ctime(), tuple(time.localtime())[:6], tuple(time.gmtime())[:6]]
+{'a': a, 'b': b, 'c': c, 'local': local}`,
       },
       async (src) => {
         const v = expectSucceeded(await g.run(src, { clock: script(), tools: [echoTool()] })) as Record<
@@ -72,6 +73,14 @@ c = [time.time(), datetime.datetime.now(datetime.timezone.utc).timestamp(), time
         expect(v.c?.[1]).toBe(v.c?.[0]);
         // CPU clocks say the journaled time since the program started.
         expect(v.c?.[2]).toBe((v.c?.[0] as number) - (v.a?.[0] as number));
+        // Local time is UTC, and the functions that default to now read the journaled clock (2023-11-14 22:13:22).
+        expect(v.local).toEqual([
+          '2023-11-14 22:13:22',
+          'Tue Nov 14 22:13:22 2023',
+          'Tue Nov 14 22:13:22 2023',
+          [2023, 11, 14, 22, 13, 22],
+          [2023, 11, 14, 22, 13, 22],
+        ]);
       },
     );
   });
