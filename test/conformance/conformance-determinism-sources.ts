@@ -1,7 +1,7 @@
 import { expect } from 'vitest';
 import { echoTool } from './fixtures.ts';
 import type { SuiteOptions } from './harness.ts';
-import { defineGroup, expectSucceeded } from './harness.ts';
+import { defineGroup, describeResult, expectSucceeded } from './harness.ts';
 import { PYTHON_SOURCES, readTwice } from './python-sources.ts';
 
 const EPOCH = 1_700_000_000_000;
@@ -48,6 +48,29 @@ export function registerDeterminismSourceCases(options: SuiteOptions): void {
         const b = expectSucceeded(await g.run(src, { seed: 2 })) as string[];
         a.forEach((value, i) => expect(value).not.toBe(b[i]));
       },
+    );
+
+    g.program(
+      "the seeded files are the program's to write, within the sandbox's budgets (the watchdog's, or the cgroup's)",
+      {
+        python: `import time
+block = b'x' * (64 * 1024 * 1024)
+open('/workspace/x', 'wb').write(block[:8 * 1024 * 1024])
+for path in ('/dev/urandom', '/dev/random', '/proc/sys/kernel/random/uuid', '/proc/sys/kernel/random/boot_id'):
+    with open(path, 'wb') as f:
+        for _ in range(4):
+            f.write(block)
+select = __import__('select')
+select.select([], [], [], 5)
+'not stopped'`,
+      },
+      async (src) => {
+        const r = await g.run(src, { limits: { memoryBytes: 512 * 1024 * 1024, timeoutMs: 20_000 } });
+        expect(r.status, describeResult(r)).toBe('failed');
+        // 1 GiB and 8 MiB: past the watchdog's workspace budget (1 GiB); with cgroups, their memory limit comes first.
+        if (r.status === 'failed') expect(['FILE_LIMIT', 'MEMORY_LIMIT']).toContain(r.error.code);
+      },
+      30_000,
     );
 
     g.program(

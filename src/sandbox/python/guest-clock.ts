@@ -1,6 +1,6 @@
 /**
  * What the program can read that would differ on a replay, served from the journaled clock and the seed: set in the
- * C modules themselves (time, os, resource, random, _datetime's types, _uuid) before any program or library sees
+ * C modules themselves (time, os, resource, random, _datetime's types; _uuid is marked missing) before any program or library sees
  * them, so every import path (sys.modules, _datetime, importlib, a library) gets the same functions. Part of
  * GUEST_RUNNER (guest-runner.ts).
  */
@@ -111,12 +111,10 @@ def _patch_random():
         return seed(self, _rng[0].getrandbits(64) if a is None else a, version)
     random.Random.seed = seeded
     random.seed = random._inst.seed
-    try:
-        import _uuid
-        for name in ('generate_time_safe', 'UuidCreate'):
-            _uuid.__dict__.pop(name, None)
-    except ImportError:
-        pass
+    # uuid without libuuid (whose uuid_generate_time reads the real clock): it falls back to the clock and the seed.
+    # Marking the C module missing costs nothing at start, unlike loading it to strip it.
+    if '_uuid' not in sys.modules:
+        sys.modules['_uuid'] = None
 
 # Files of seeded content the sandbox binds over the kernel's (bwrap-args.ts): written before the program starts.
 _SEEDED_FILES = (('/dev/urandom', 65536), ('/dev/random', 65536))

@@ -9,8 +9,9 @@
  * GUEST_RUNNER (guest-runner.ts).
  */
 export const GUEST_IMPORTS = String.raw`# ---- imports -----------------------------------------------------------------------------------------------
-import _frozen_importlib, _frozen_importlib_external, opcode as _opcode
-_IMPORT_NAME = _opcode.opmap['IMPORT_NAME']
+import _frozen_importlib, _frozen_importlib_external
+# Set with a policy (opcode is imported only then).
+_IMPORT_NAME = -1
 _real_import = builtins.__import__
 
 def _codes_of(code, into):
@@ -176,6 +177,8 @@ def _guard_importer(cls, method, of):
 def _import_policy(allowed):
     if allowed is None:
         return
+    global _IMPORT_NAME
+    _IMPORT_NAME = _real_import('opcode').opmap['IMPORT_NAME']
     _allowed[0] = frozenset(str(a) for a in allowed)
     bases = frozenset(a[:-2] if a.endswith('.*') else a for a in _allowed[0])
     _allowed_bases[0], _allowed_below[0] = bases, tuple(b + '.' for b in bases)

@@ -1,6 +1,7 @@
 import type { Dirent } from 'node:fs';
 import { lstat, readdir, readFile, readlink, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { SEEDED_FILES } from './bwrap-args.ts';
 
 /**
  * What the host watches of a running sandbox that no rlimit bounds, until cgroups do (memory.max charges all of
@@ -288,6 +289,17 @@ async function walkWorkspace(watch: Watch): Promise<void> {
     for (const size of sizes) bytes += size;
     if (bytes > workspaceBytes) break;
   }
+  // The seeded files bound over the kernel's randomness are the program's to write too (bwrap-args.ts): lstat
+  // only (a mount point on a read-only /dev or /proc, which the program cannot swap for a link).
+  const seeded = await Promise.all(
+    SEEDED_FILES.map((file) =>
+      lstat(join(watch.root as string, file)).then(
+        (info) => info.blocks * 512,
+        () => 0,
+      ),
+    ),
+  );
+  for (const size of seeded) bytes += size;
   if (entries > workspaceEntries) {
     return watch.onBreach({
       code: 'FILE_LIMIT',
