@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRuntime } from '../../src/durable/index.ts';
 import { defineTool, ToolRegistry } from '../../src/index.ts';
-import type { TaskStore } from '../../src/internal.ts';
+import type { JournalEntryInput, TaskStore } from '../../src/internal.ts';
 import { createPythonDriver, probePython } from '../../src/sandbox/index.ts';
 import type { PythonDriver } from '../../src/sandbox/index.ts';
 import { createSqliteTaskStore } from '../../src/store/index.ts';
@@ -89,7 +89,7 @@ describe.skipIf(!probe.ok)(
           await journalAsDeadWorker(
             store,
             again.id,
-            journal.slice(0, until).map((e) => ({ type: e.type, data: e.data })),
+            journal.slice(0, until).map((e) => ({ type: e.type, data: e.data }) as JournalEntryInput),
           );
           const recovered = await runtime.run(again.id);
           expect(recovered.status, JSON.stringify(recovered.error)).toBe('paused');
