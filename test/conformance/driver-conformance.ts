@@ -3,12 +3,15 @@ import { registerConcurrencyCases } from './conformance-concurrency.ts';
 import { registerConsoleCases } from './conformance-console.ts';
 import { registerDeterminismCases } from './conformance-determinism.ts';
 import { registerHostAuthorityCases } from './conformance-host-authority.ts';
+import { registerDeterminismSourceCases } from './conformance-determinism-sources.ts';
 import { registerInterruptionCases } from './conformance-interruption.ts';
 import { registerIsolationCases } from './conformance-isolation.ts';
+import { registerLeakCases } from './conformance-leaks.ts';
 import { registerLimitCases } from './conformance-limits.ts';
 import { registerPoolCases } from './conformance-pool.ts';
 import { registerReplayCases } from './conformance-replay.ts';
 import { registerResultCases } from './conformance-results.ts';
+import { registerThreadCases } from './conformance-threads.ts';
 import { registerToolCases } from './conformance-tools.ts';
 import type { SuiteOptions } from './harness.ts';
 
@@ -24,8 +27,11 @@ export function describeDriverConformance(options: SuiteOptions): void {
     registerToolCases(options);
     registerConsoleCases(options);
     registerLimitCases(options);
+    registerLeakCases(options);
     registerDeterminismCases(options);
+    registerDeterminismSourceCases(options);
     registerConcurrencyCases(options);
+    registerThreadCases(options);
     registerInterruptionCases(options);
     registerIsolationCases(options);
     registerPoolCases(options);

@@ -2,6 +2,7 @@ import { describe } from 'vitest';
 import { registerConstructorEscapes } from './escape-constructors.ts';
 import { registerPollutionEscapes } from './escape-pollution.ts';
 import { registerPythonEscapeCases } from './escape-python.ts';
+import { registerPythonImportEscapes } from './escape-python-imports.ts';
 import { registerResourceEscapes } from './escape-resources.ts';
 import { registerToolEscapes } from './escape-tools.ts';
 import { registerValueEscapes } from './escape-values.ts';
@@ -20,5 +21,6 @@ export function describeEscapeSuite(options: SuiteOptions): void {
     registerPollutionEscapes(options);
     registerResourceEscapes(options);
     registerPythonEscapeCases(options);
+    registerPythonImportEscapes(options);
   });
 }

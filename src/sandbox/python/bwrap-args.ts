@@ -16,7 +16,24 @@ export interface BwrapOptions {
   readonly compiledRunner?: boolean;
   /** An empty host file, readable by the sandbox's uid, bound over MASKED_PROC (proc-masks.ts). */
   readonly emptyFile?: string;
+  /**
+   * The first of SEEDED_FILES.length fds open on /dev/null: each becomes an empty file bound over a kernel source
+   * of randomness, which the runner fills from the execution's seed before the program starts.
+   */
+  readonly seededFilesFd?: number;
 }
+
+/**
+ * Kernel sources of randomness and identity a program can read as files: in the sandbox each is a file of the
+ * sandbox's own, filled from the seed (guest-clock.ts), so a replay reads the same bytes. The kernel's getrandom
+ * stays (os.getrandom and os.urandom are seeded in Python; C code calling it directly is not).
+ */
+export const SEEDED_FILES = [
+  '/dev/urandom',
+  '/dev/random',
+  '/proc/sys/kernel/random/uuid',
+  '/proc/sys/kernel/random/boot_id',
+] as const;
 
 /** Top-level directories that are symlinks into /usr on merged-/usr systems, else bound read-only. */
 const ROOT_DIRS = ['/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
@@ -77,6 +94,12 @@ export function bwrapArgs(options: BwrapOptions): string[] {
   // writable without bound: found by the escape suite, "writing outside the workspace"). Read-only once built;
   // the mounts on them (/tmp, /dev/shm, the device nodes, /workspace) keep their own flags.
   args.push('--remount-ro', '/dev', '--remount-ro', '/');
+  // Bound after the remounts: these files stay writable for the runner (and the program, which only changes what
+  // it reads itself; RLIMIT_FSIZE and the cgroup bound them).
+  const seeded = options.seededFilesFd;
+  if (seeded !== undefined) {
+    SEEDED_FILES.forEach((file, i) => args.push('--perms', '0600', '--bind-data', String(seeded + i), file));
+  }
   args.push('--clearenv');
   for (const [name, value] of Object.entries(SANDBOX_ENV)) args.push('--setenv', name, value);
   if (options.seccompFd !== undefined) args.push('--seccomp', String(options.seccompFd));
@@ -92,9 +115,13 @@ export function bwrapArgs(options: BwrapOptions): string[] {
   return args;
 }
 
-/** The whole environment of the sandbox: a fixed hash seed (set iteration order replays), one BLAS thread. */
+/**
+ * The whole environment of the sandbox: a fixed hash seed (set iteration order replays), local time in UTC (a
+ * replay on a host in another zone reads the same local time), one BLAS thread.
+ */
 export const SANDBOX_ENV: Readonly<Record<string, string>> = {
   PYTHONHASHSEED: '0',
+  TZ: 'UTC',
   PYTHONIOENCODING: 'utf-8',
   HOME: '/tmp',
   TMPDIR: '/tmp',

@@ -1,62 +1,5 @@
-/** Determinism and policy in the guest: the journaled clock, the program's datetime and imports, processes, asyncio, the log. Part of GUEST_RUNNER (guest-runner.ts). */
+/** Processes and asyncio in the guest: the process policy, a loop that reads the host, the log. Part of GUEST_RUNNER (guest-runner.ts). */
 export const GUEST_DETERMINISM = String.raw`# ---- determinism ---------------------------------------------------------------------------------------------
-class _ClockMeta(type):
-    def __instancecheck__(cls, obj):
-        return isinstance(obj, cls._orig)
-    def __subclasscheck__(cls, sub):
-        return issubclass(sub, cls._orig)
-
-class _DateTime(_orig_datetime, metaclass=_ClockMeta):
-    _orig = _orig_datetime
-    @classmethod
-    def now(cls, tz=None):
-        t = _orig_datetime.fromtimestamp(_clock[0] / 1000, tz or _UTC)
-        return t if tz else t.replace(tzinfo=None)
-    @classmethod
-    def utcnow(cls):
-        return _orig_datetime.fromtimestamp(_clock[0] / 1000, _UTC).replace(tzinfo=None)
-    @classmethod
-    def today(cls):
-        return cls.now()
-
-class _Date(_orig_date, metaclass=_ClockMeta):
-    _orig = _orig_date
-    @classmethod
-    def today(cls):
-        return _orig_datetime.fromtimestamp(_clock[0] / 1000, _UTC).date()
-
-_datetime_module = datetime
-
-class _UserDatetime(type(datetime)):
-    """What the program's \`import datetime\` gives: the real module with now() and today() on the journaled clock.
-    Libraries keep the real module (pandas subclasses its C types)."""
-    def __getattr__(self, name):
-        return getattr(_datetime_module, name)
-
-_user_datetime = _UserDatetime('datetime')
-_user_datetime.datetime, _user_datetime.date = _DateTime, _Date
-
-def _user_builtins(allowed):
-    """The program's builtins: its own import statements go through the policy (allowed_libraries); what a
-    library imports for itself does not (libraries use the real builtins)."""
-    real = builtins.__import__
-    def _import(name, globals=None, locals=None, fromlist=(), level=0):
-        if level == 0 and allowed is not None and name.split('.')[0] not in allowed:
-            listed = ', '.join(sorted(allowed)) or 'none'
-            raise ImportError('import of ' + repr(name.split('.')[0]) + ' is not allowed for this task (allowed_libraries: ' + listed + ')', name=name)
-        if name == 'datetime' and level == 0:
-            return _user_datetime
-        top = name.split('.')[0] if level == 0 else ''
-        if top == 'asyncio':
-            _asyncio()
-        module = real(name, globals, locals, fromlist, level)
-        if top == 'subprocess':
-            _guard_subprocess()
-        return module
-    b = dict(builtins.__dict__)
-    b['__import__'] = _import
-    return b
-
 _NO_PROCESSES = 'starting processes is not allowed for this task (tool_constraints.allow_subprocesses)'
 
 def _install_filter(blob):
@@ -101,7 +44,7 @@ def _limited(fn):
 def _guard_subprocess():
     """subprocess.Popen asks the policy first (for a clear error; the kernel refuses execve anyway when processes
     are off). Done when the program imports subprocess, or at once when commands are blocked."""
-    import subprocess
+    subprocess = _real_import('subprocess')
     check = _check[0]
     if check is None or getattr(subprocess.Popen, '_cc_guarded', False):
         return
@@ -144,22 +87,6 @@ def _process_policy(policy, exec_filter):
     if not allow and exec_filter:
         _install_filter(binascii.a2b_base64(exec_filter))
 
-_clock_origin = [0]
-
-def _deterministic(seed, clock):
-    _clock[0] = _clock_origin[0] = clock
-    random.seed(seed)
-    rng = random.Random(seed ^ 0x5DEECE66D)
-    os.urandom = lambda n: rng.randbytes(n)
-    random._urandom = os.urandom
-    time.time = lambda: _clock[0] / 1000
-    time.time_ns = lambda: int(_clock[0]) * 1_000_000
-    time.monotonic = time.perf_counter = time.time
-    time.monotonic_ns = time.perf_counter_ns = time.time_ns
-    def sleep(seconds):
-        _call_sync({'t': 'timer', 'ms': max(0, float(seconds) * 1000)})
-    time.sleep = sleep
-
 _loop = []
 # The host timers that wake the loop for its own timers: call id -> the loop time they are for.
 _wakes = {}
@@ -179,7 +106,7 @@ def _asyncio():
     global asyncio
     if _loop:
         return _loop[0]
-    import asyncio as aio, selectors
+    aio, selectors = _real_import('asyncio'), _real_import('selectors')
     asyncio = aio
     class _HostSelector(selectors.BaseSelector):
         """Reads the host's next outcome only when every task waits (the loop would block): the host alone decides

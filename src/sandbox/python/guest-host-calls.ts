@@ -1,7 +1,15 @@
 /** Host calls from the guest: sync and async tool calls, outcomes in the host's order, the tool namespaces. Part of GUEST_RUNNER (guest-runner.ts). */
 export const GUEST_HOST_CALLS = String.raw`# ---- host calls ----------------------------------------------------------------------------------------------
+import _thread
 _clock = [0]
 _counter = [0]
+# Tool calls and host timers come from this thread only: the host orders deliveries, and a second thread reading
+# fd 4 would take the main thread's outcomes (a hang, about one run in three).
+_MAIN_THREAD = _thread.get_ident()
+_FROM_THREAD = ('a tool call from a thread other than the main thread is not supported: threads would make the order '
+                'of tool calls (and of their journal) differ between runs; use asyncio and <tool>_async '
+                '(asyncio.gather) for concurrent calls')
+
 _futures = {}
 _early = {}
 
@@ -78,6 +86,8 @@ def _script_through():
     return True
 
 def _issue(msg):
+    if _thread.get_ident() != _MAIN_THREAD:
+        raise RuntimeError(_FROM_THREAD)
     _counter[0] += 1
     msg['id'] = 'call-' + str(_counter[0])
     script = _replay[0]

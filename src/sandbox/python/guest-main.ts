@@ -55,8 +55,8 @@ def _collect(inputs):
         return []
 
 def _cpu_seconds():
-    u = resource.getrusage(resource.RUSAGE_SELF)
-    c = resource.getrusage(resource.RUSAGE_CHILDREN)
+    u = _real_getrusage(resource.RUSAGE_SELF)
+    c = _real_getrusage(resource.RUSAGE_CHILDREN)
     return u.ru_utime + u.ru_stime + c.ru_utime + c.ru_stime, max(u.ru_maxrss, c.ru_maxrss)
 
 # The interpreter's start and its wait in the pool are not the program's.
@@ -77,7 +77,7 @@ def _first_message():
             for name in ('asyncio', 'subprocess', 'ctypes'):
                 if select.select([_in], [], [], 0)[0]:
                     break
-                __import__(name)
+                _real_import(name)
         msg = _recv()
     return msg
 
@@ -99,8 +99,8 @@ def _main():
         raise _FinalAnswer(value)
     policy = start.get('policy') or {}
     allowed = policy.get('allowedLibraries')
-    program = {'__name__': '__main__', '__builtins__': _user_builtins(None if allowed is None else set(allowed)),
-               'final_answer': final_answer}
+    # A copy: what the program does to its builtins stays out of the runner's (__import__ is the policy's in both).
+    program = {'__name__': '__main__', '__builtins__': dict(builtins.__dict__), 'final_answer': final_answer}
     program.update(namespaces)
     program.update(_ERRORS)
     _deterministic(start['seed'], start['clock'])
@@ -128,6 +128,7 @@ def _main():
     inputs = {}
     try:
         inputs = _put_files(start.get('files') or [])
+        _import_policy(allowed)
         _process_policy(policy, start.get('execFilter'))
         _limits(start.get('limits', {}))
         for block in _earlier_steps(start['code']):

@@ -88,7 +88,7 @@ def _limits(limits):
         cap(resource.RLIMIT_AS, virtual + limits['memoryBytes'])
     if limits.get('cpuSeconds'):
         # RLIMIT_CPU counts from the process's start, the program's budget from now.
-        used = resource.getrusage(resource.RUSAGE_SELF)
+        used = _real_getrusage(resource.RUSAGE_SELF)
         cap(resource.RLIMIT_CPU, math.ceil(used.ru_utime + used.ru_stime) + limits['cpuSeconds'])
     cap(resource.RLIMIT_FSIZE, limits.get('fileBytes'))
     cap(resource.RLIMIT_NPROC, limits.get('processes'))

@@ -1,6 +1,8 @@
 import { GUEST_VALUES } from './guest-values.ts';
 import { GUEST_HOST_CALLS } from './guest-host-calls.ts';
+import { GUEST_CLOCK } from './guest-clock.ts';
 import { GUEST_DETERMINISM } from './guest-determinism.ts';
+import { GUEST_IMPORTS } from './guest-imports.ts';
 import { GUEST_REPORT } from './guest-report.ts';
 import { GUEST_MAIN } from './guest-main.ts';
 
@@ -18,6 +20,8 @@ import { GUEST_MAIN } from './guest-main.ts';
 export const GUEST_RUNNER = [
   GUEST_VALUES,
   GUEST_HOST_CALLS,
+  GUEST_CLOCK,
+  GUEST_IMPORTS,
   GUEST_DETERMINISM,
   GUEST_REPORT,
   GUEST_MAIN,

@@ -2,7 +2,8 @@ import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import { CodecallError } from '../../errors/index.ts';
-import { bwrapArgs } from './bwrap-args.ts';
+import { existsSync } from 'node:fs';
+import { bwrapArgs, SEEDED_FILES } from './bwrap-args.ts';
 import { RUNNER_FD } from './runner-code.ts';
 import type { Cgroup, CgroupLimits, CgroupManager } from './cgroups.ts';
 
@@ -31,6 +32,9 @@ export interface ProcessOptions {
 }
 
 let groups = 0;
+
+const SETARCH = '/usr/bin/setarch';
+const NO_ASLR = existsSync(SETARCH);
 
 /** A sandbox spawned ahead, waiting to be launched (PythonProcess.park). */
 export interface ParkedProcess {
@@ -133,14 +137,20 @@ export class PythonProcess {
       ...(seccompFd === undefined ? {} : { seccompFd }),
       ...(options.runnerCode ? { compiledRunner: true } : {}),
       ...(options.emptyFile ? { emptyFile: options.emptyFile } : {}),
+      seededFilesFd: RUNNER_FD + 1,
     });
     // A parked shell waits for a line on stdin before it becomes bwrap: the process is in its group before
     // anything of the sandbox starts, so every process it makes is counted and ended with it. A cgroup that
     // cannot be made leaves the sandbox to its rlimits and the watchdog: a machine whose hierarchy refuses one
     // group must not stop Python tasks altogether.
-    const command = parked ? '/bin/sh' : options.bwrap;
+    // setarch -R: no address space randomisation (inherited through bwrap's exec of the interpreter), so the
+    // addresses the program sees (id(), the default hash() of objects, the order of a set of objects) repeat.
+    const launcher = NO_ASLR ? [SETARCH, '-R', options.bwrap] : [options.bwrap];
+    const command = parked ? '/bin/sh' : (launcher[0] as string);
     // env -i: the shell would hand bwrap its PWD, and bwrap its environment to what it starts.
-    const argv = parked ? ['-c', 'read _ && exec /usr/bin/env -i "$0" "$@"', options.bwrap, ...args] : args;
+    const argv = parked
+      ? ['-c', 'read _ && exec /usr/bin/env -i "$0" "$@"', ...launcher, ...args]
+      : [...launcher.slice(1), ...args];
     const child = spawn(command, argv, {
       stdio: [
         parked ? 'pipe' : 'ignore',
@@ -149,7 +159,9 @@ export class PythonProcess {
         'pipe',
         'pipe',
         seccompFd === undefined ? 'ignore' : 'pipe',
-        ...(options.runnerCode ? ['pipe' as const] : []),
+        options.runnerCode ? 'pipe' : 'ignore',
+        // Empty pipes: bwrap copies each into an empty file of the sandbox's (bwrap-args.ts, SEEDED_FILES).
+        ...SEEDED_FILES.map(() => 'pipe' as const),
       ],
       ...(root ? { uid: SANDBOX_UID, gid: SANDBOX_UID } : {}),
       // bwrap's init used to be the sandbox's pid 1, with the environment bwrap was started with, readable at
@@ -161,6 +173,7 @@ export class PythonProcess {
     const stdio = child.stdio as readonly unknown[];
     if (options.seccomp) (stdio[5] as Writable).end(options.seccomp);
     if (options.runnerCode) (stdio[RUNNER_FD] as Writable).end(options.runnerCode);
+    SEEDED_FILES.forEach((_, i) => (stdio[RUNNER_FD + 1 + i] as Writable).end());
     const proc = new PythonProcess(child, null);
     return parked ? proc : proc.go(options.prewarm === true);
   }

@@ -2,6 +2,7 @@ import { constants } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { open, readdir, readFile, readlink, stat, statfs } from 'node:fs/promises';
 import { join } from 'node:path';
+import { SEEDED_FILES } from './bwrap-args.ts';
 
 /**
  * What the host watches of a running sandbox that no rlimit bounds, until cgroups do (memory.max charges all of
@@ -44,6 +45,8 @@ interface Watch {
   readonly rootPid: number;
   /** The sandbox's tmpfs mounts, held open once found (opening them again could reach another process's). */
   mounts: FileHandle[] | null;
+  /** The seeded files (SEEDED_FILES), held open with the mounts. */
+  seeded: FileHandle[] | null;
   opening: boolean;
   readonly limits: WatchLimits;
   readonly onBreach: (breach: Breach) => void;
@@ -70,6 +73,7 @@ export function watchSandbox(
   const watch: Watch = {
     rootPid,
     mounts: null,
+    seeded: null,
     opening: false,
     limits,
     walking: false,
@@ -82,8 +86,10 @@ export function watchSandbox(
   };
   const stop = () => {
     watch.done = true;
-    for (const handle of watch.mounts ?? []) void handle.close().catch(() => undefined);
+    for (const handle of [...(watch.mounts ?? []), ...(watch.seeded ?? [])])
+      void handle.close().catch(() => undefined);
     watch.mounts = null;
+    watch.seeded = null;
     watches.delete(watch);
     if (watches.size === 0 && timer) {
       clearInterval(timer);
@@ -258,6 +264,7 @@ async function heldFiles(pid: number, held: Map<string, { bytes: number }>): Pro
 }
 
 const O_MOUNT = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
+const O_SEEDED = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 
 /**
  * Opens the sandbox's tmpfs mounts through its pid 1's root and keeps them. The path holds no name the program
@@ -269,6 +276,7 @@ const O_MOUNT = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLO
 async function openMounts(watch: Watch, pid: number): Promise<void> {
   watch.opening = true;
   const handles: FileHandle[] = [];
+  const seeded: FileHandle[] = [];
   try {
     const [root, host] = await Promise.all([stat(`/proc/${pid}/root`), stat('/')]);
     if (root.dev === host.dev && root.ino === host.ino) throw new Error('not in its root yet');
@@ -276,12 +284,17 @@ async function openMounts(watch: Watch, pid: number): Promise<void> {
       const handle = await open(`/proc/${pid}/root/${mount}`, O_MOUNT).catch(() => null);
       if (handle) handles.push(handle);
     }
+    for (const file of SEEDED_FILES) {
+      const handle = await open(`/proc/${pid}/root${file}`, O_SEEDED).catch(() => null);
+      if (handle) seeded.push(handle);
+    }
     const line = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
     const ppid = Number(line.slice(line.lastIndexOf(')') + 2).split(' ')[1]);
     if (ppid !== watch.rootPid || watch.done || handles.length === 0) throw new Error('not the sandbox');
     watch.mounts = handles;
+    watch.seeded = seeded;
   } catch {
-    for (const handle of handles) await handle.close().catch(() => undefined);
+    for (const handle of [...handles, ...seeded]) await handle.close().catch(() => undefined);
   } finally {
     watch.opening = false;
   }
@@ -301,6 +314,13 @@ async function measureMounts(watch: Watch): Promise<void> {
     bytes += (fs.blocks - fs.bfree) * fs.bsize;
     // The mount's own root is one inode in use; a tmpfs without an inode count (nr_inodes=0) reports none.
     if (fs.files > 0) entries += Math.max(0, fs.files - fs.ffree - 1);
+  }
+  // The seeded files bound over the kernel's randomness are the program's to write too (bwrap-args.ts), on
+  // bwrap's unsized tmpfs: held open with the mounts, measured through the open file.
+  for (const handle of watch.seeded ?? []) {
+    const info = await handle.stat().catch(() => null);
+    if (watch.done) return;
+    bytes += (info?.blocks ?? 0) * 512;
   }
   if (entries > workspaceEntries) {
     return watch.onBreach({

@@ -135,6 +135,9 @@ export class VmExecution implements VmGuestHooks, ReplaySink {
   }
 
   shouldInterrupt(): boolean {
+    // Also a memory sample (a constant-time counter): the peak of a turn that allocates and frees before it ends
+    // was reported as what was left at its end.
+    this.sampleMemory();
     return (
       this.failure !== null ||
       this.success !== null ||
