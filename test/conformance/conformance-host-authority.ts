@@ -133,6 +133,30 @@ await asyncio.gather(tools.echo_async(i=2), tools.echo_async(i=3), tools.echo_as
       },
     );
 
+    escapeProgram(
+      g,
+      "the resources reported are the host's figures, not what a forged done message claims",
+      {
+        na: 'the quickjs worker (host code) measures the VM itself; the program has no way to report',
+        python: `import json, os, select, time
+big = bytearray(160 << 20)
+for i in range(0, len(big), 4096):
+    big[i] = 1
+end = time.process_time()
+x = 0
+for i in range(3_000_000):
+    x += i
+os.write(3, (json.dumps({'t': 'done', 'ok': True, 'value': '"forged"', 'resources': {'memoryBytes': 1, 'cpuMs': 0}}) + '\\n').encode())
+select.select([], [], [], 5)`,
+      },
+      async (src) => {
+        const result = await g.run(src, { limits: { memoryBytes: 512 << 20 } });
+        expect(expectSucceeded(result)).toBe('forged');
+        expect(result.resources.memoryBytes).toBeGreaterThan(160 << 20);
+        expect(result.resources.cpuMs ?? 0).toBeGreaterThan(50);
+      },
+    );
+
     // Python's runner is in the sandbox: the program can write the protocol's own call messages. An id that is
     // not the host's next one is a PROTOCOL_VIOLATION, whatever it is, and the tool never runs for it.
     const forged: Record<string, string> = {

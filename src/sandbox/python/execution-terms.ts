@@ -1,6 +1,5 @@
 import { failure } from '../../errors/index.ts';
 import type { SerializedError, WorkspaceFile } from '../../spec/index.ts';
-import type { GuestUsage } from '../call-pump.ts';
 import { isWorkspaceName } from '../../spec/index.ts';
 import { MAX_LINE_BYTES } from './python-process.ts';
 import type { ExitInfo } from './python-process.ts';
@@ -58,12 +57,6 @@ export function artifactsOf(raw: unknown): WorkspaceFile[] {
     files.push({ name: f.name, data: new Uint8Array(Buffer.from(f.data, 'base64')) });
   }
   return files;
-}
-
-/** What a guest reports it used, checked (the calls it made are the host's count). */
-export function usageOf(raw: GuestMessage['resources']): GuestUsage {
-  const memoryBytes = typeof raw?.memoryBytes === 'number' ? raw.memoryBytes : 0;
-  return typeof raw?.cpuMs === 'number' ? { memoryBytes, cpuMs: raw.cpuMs } : { memoryBytes };
 }
 
 /** What a sandbox's cgroup allows beyond the program's memory limit. */

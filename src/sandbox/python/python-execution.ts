@@ -9,11 +9,12 @@ import type {
   WorkspaceFile,
 } from '../../spec/index.ts';
 import { CallPump } from '../call-pump.ts';
+import type { GuestEnd, GuestUsage } from '../call-pump.ts';
 import { abortFailure } from '../early-failure.ts';
 import { guestFailure } from '../guest-failure.ts';
 import { cpuBudgetMs, formatCallId } from '../../spec/index.ts';
 import type { PythonProcess } from './python-process.ts';
-import { sandboxCpuMs, watchSandbox } from './watchdog.ts';
+import { sandboxCpuMs, sandboxPeakBytes, watchSandbox } from './watchdog.ts';
 import {
   artifactsOf,
   CGROUP_ALLOWANCE_BYTES,
@@ -26,7 +27,6 @@ import {
   LEVELS,
   MAX_HELD_BYTES,
   PROCESS_MEMORY_ALLOWANCE,
-  usageOf,
   violation,
   describeId,
 } from './execution-terms.ts';
@@ -82,14 +82,33 @@ export function runOnProcess(
         resolve(result);
       },
     });
-    const fail = (error: Failure, usage?: GuestMessage['resources'], artifacts?: WorkspaceFile[]) =>
-      pump.finish({ status: 'failed', error }, usageOf(usage), artifacts);
+    const fail = (error: Failure) => pump.finish({ status: 'failed', error });
+    // The CPU time of the interpreter's start-up, read as the program starts (unset until then).
+    let cpuBaselineMs: number | undefined;
+    /** The guest said how it ended: nothing it sends from now on counts, and its end waits for the figures. */
+    let reported = false;
+    // What the sandbox used, as the host reads it off the kernel (the guest's own report is not believed).
+    const measured = async (): Promise<GuestUsage> => {
+      if (pid === undefined) return { memoryBytes: 0 };
+      const [cpuMs, memoryBytes] = await Promise.all([
+        sandboxCpuMs(pid).catch(() => undefined),
+        sandboxPeakBytes(pid).catch(() => 0),
+      ]);
+      return cpuMs === undefined || cpuBaselineMs === undefined
+        ? { memoryBytes }
+        : { memoryBytes, cpuMs: Math.max(0, cpuMs - cpuBaselineMs) };
+    };
+    const end = (guest: GuestEnd, artifacts: WorkspaceFile[]) => {
+      reported = true;
+      void measured().then((usage) => pump.finish(guest, usage, artifacts));
+    };
     // What rlimits cannot bound (memory and CPU across processes, memfds, the workspace's total): the host
     // watches it, from the program's start (the interpreter's own start is not the program's CPU time).
     const pid = proc.pid;
     const watch = async () => {
       if (pid === undefined) return;
-      const cpuBaselineMs = await sandboxCpuMs(pid);
+      const baseline = await sandboxCpuMs(pid);
+      cpuBaselineMs = baseline;
       if (pump.ended) return;
       unwatch = watchSandbox(
         pid,
@@ -98,7 +117,7 @@ export function runOnProcess(
           workspaceBytes: DEFAULT_MAX_WORKSPACE_BYTES,
           workspaceEntries: DEFAULT_MAX_WORKSPACE_ENTRIES,
           cpuMs: cpuBudgetMs(limits),
-          cpuBaselineMs,
+          cpuBaselineMs: baseline,
         },
         (breach) => pump.kill(failure(breach.code, breach.message)),
       );
@@ -111,7 +130,7 @@ export function runOnProcess(
     });
 
     const onMessage = (raw: unknown) => {
-      if (pump.stopping) return;
+      if (pump.stopping || reported) return;
       const msg = raw as GuestMessage;
       switch (msg.t) {
         case 'log':
@@ -180,26 +199,23 @@ export function runOnProcess(
           const artifacts = artifactsOf(msg.artifacts);
           if (msg.ok === true && typeof msg.value === 'string') {
             if (Buffer.byteLength(msg.value) > limits.resultBytes) {
-              return fail(
-                failure('RESULT_LIMIT', `the result is larger than ${limits.resultBytes} bytes`),
-                msg.resources,
-                artifacts,
-              );
+              const error = failure('RESULT_LIMIT', `the result is larger than ${limits.resultBytes} bytes`);
+              return end({ status: 'failed', error }, artifacts);
             }
             let value: unknown;
             try {
               value = decodeValue(msg.value);
             } catch (e) {
-              return fail(failure('RESULT_INVALID', (e as Error).message), msg.resources, artifacts);
+              return end(
+                { status: 'failed', error: failure('RESULT_INVALID', (e as Error).message) },
+                artifacts,
+              );
             }
-            return pump.finish({ status: 'succeeded', value }, usageOf(msg.resources), artifacts);
+            return end({ status: 'succeeded', value }, artifacts);
           }
           const e = msg.error ?? {};
-          return fail(
-            guestFailure(e, typeof e.line === 'number' ? e.line : undefined),
-            msg.resources,
-            artifacts,
-          );
+          const error = guestFailure(e, typeof e.line === 'number' ? e.line : undefined);
+          return end({ status: 'failed', error }, artifacts);
         }
         default:
           return pump.kill(violation('an unknown message'));
@@ -208,13 +224,15 @@ export function runOnProcess(
     proc.onMessage(onMessage);
     void proc.exited.then(async (exit) => {
       const oom = await proc.oomKilled();
-      // Let the last messages (written before the exit) arrive first.
-      setImmediate(() =>
-        fail(
-          oom
-            ? failure('MEMORY_LIMIT', 'the program used more memory than its sandbox has')
-            : exitFailure(exit, proc.brokenProtocol),
-        ),
+      // Let the last messages (written before the exit) arrive first; a reported end is finishing already.
+      setImmediate(
+        () =>
+          reported ||
+          fail(
+            oom
+              ? failure('MEMORY_LIMIT', 'the program used more memory than its sandbox has')
+              : exitFailure(exit, proc.brokenProtocol),
+          ),
       );
     });
     const start = {

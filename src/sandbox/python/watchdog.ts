@@ -185,6 +185,33 @@ export async function sandboxCpuMs(rootPid: number): Promise<number> {
   return total;
 }
 
+/**
+ * The largest peak resident set (VmHWM, kept by the kernel) of the processes under `rootPid`, bwrap's own
+ * excepted: the sandbox's peak memory as the host reads it, never as the guest reports it. A child that already
+ * ended is not counted (its parent's figure is what stays).
+ */
+export async function sandboxPeakBytes(rootPid: number): Promise<number> {
+  let peak = 0;
+  const stack = [rootPid];
+  const seen = new Set<number>();
+  while (stack.length > 0) {
+    const pid = stack.pop() as number;
+    if (seen.has(pid)) continue;
+    seen.add(pid);
+    const [status, tasks] = await Promise.all([
+      pid === rootPid ? null : readFile(`/proc/${pid}/status`, 'utf8').catch(() => null),
+      readdir(`/proc/${pid}/task`).catch(() => [] as string[]),
+    ]);
+    const hwm = status === null ? undefined : /^VmHWM:\s+(\d+) kB$/m.exec(status)?.[1];
+    if (hwm !== undefined) peak = Math.max(peak, Number(hwm) * 1024);
+    const lists = await Promise.all(
+      tasks.map((tid) => readFile(`/proc/${pid}/task/${tid}/children`, 'utf8').catch(() => '')),
+    );
+    for (const list of lists) for (const child of list.split(' ')) if (child) stack.push(Number(child));
+  }
+  return peak;
+}
+
 /** utime + stime + cutime + cstime of one /proc/<pid>/stat line, in ms. */
 function statCpuMs(text: string): number {
   // "pid (comm) state ppid ... utime stime cutime cstime ...": comm may hold spaces and parentheses.
