@@ -10,9 +10,11 @@ import type {
   HostOutcome,
   LogEntry,
   LogLevel,
+  LongTimer,
   SerializedError,
   WorkspaceFile,
 } from '../spec/index.ts';
+import { longTimeout } from '../spec/index.ts';
 import { hostCallFailure } from './host-failure.ts';
 
 export type GuestFailure = SerializedError & { line?: number };
@@ -92,7 +94,7 @@ export class CallPump<C> {
   private replayAnnounced = false;
   private resolved = false;
   private readonly startedAt = performance.now();
-  private readonly deadline: NodeJS.Timeout;
+  private readonly deadline: LongTimer;
 
   constructor(private readonly options: CallPumpOptions<C>) {
     const { request, limits } = options;
@@ -100,12 +102,12 @@ export class CallPump<C> {
     this.transport = options.transport;
     this.limits = limits;
     this.clock = request.clock ?? Date.now;
-    this.deadline = setTimeout(
+    // The guest's process or thread keeps the event loop alive while it runs; this timer alone must not.
+    this.deadline = longTimeout(
       () => this.kill(failure('TIMEOUT', `the execution exceeded ${limits.timeoutMs} ms`)),
       limits.timeoutMs + options.graceMs,
+      { unref: true },
     );
-    // The guest's process or thread keeps the event loop alive while it runs; this timer alone must not.
-    this.deadline.unref();
   }
 
   /** The result is out: every input is ignored from now on. */
@@ -190,7 +192,7 @@ export class CallPump<C> {
   finish(end: GuestEnd, usage: GuestUsage = NO_USAGE, artifacts?: readonly WorkspaceFile[]): void {
     if (this.resolved) return;
     this.resolved = true;
-    clearTimeout(this.deadline);
+    this.deadline.clear();
     const controller = this.controller;
     if (controller && !controller.signal.aborted) controller.abort(EXECUTION_ENDED);
     const resources = {

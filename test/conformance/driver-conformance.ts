@@ -5,6 +5,7 @@ import { registerDeterminismCases } from './conformance-determinism.ts';
 import { registerInterruptionCases } from './conformance-interruption.ts';
 import { registerIsolationCases } from './conformance-isolation.ts';
 import { registerLimitCases } from './conformance-limits.ts';
+import { registerLongTimerCases } from './conformance-long-timers.ts';
 import { registerPoolCases } from './conformance-pool.ts';
 import { registerReplayCases } from './conformance-replay.ts';
 import { registerResultCases } from './conformance-results.ts';
@@ -23,6 +24,7 @@ export function describeDriverConformance(options: SuiteOptions): void {
     registerToolCases(options);
     registerConsoleCases(options);
     registerLimitCases(options);
+    registerLongTimerCases(options);
     registerDeterminismCases(options);
     registerConcurrencyCases(options);
     registerInterruptionCases(options);

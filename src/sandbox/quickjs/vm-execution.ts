@@ -1,7 +1,8 @@
 import type { ErrorCode } from '../../errors/index.ts';
 import { failure, isCodecallError } from '../../errors/index.ts';
 import type { ExecutionLimits, GuestToolBinding, LogLevel, SerializedError } from '../../spec/index.ts';
-import { cpuBudgetMs } from '../../spec/index.ts';
+import { cpuBudgetMs, longTimeout } from '../../spec/index.ts';
+import type { LongTimer } from '../../spec/index.ts';
 import type { PreparedVm, VmGuestHooks } from './prepared-vm.ts';
 import type { FromWorker } from './protocol.ts';
 import { wrapProgram } from './transpile.ts';
@@ -39,7 +40,7 @@ export class VmExecution implements VmGuestHooks, ReplaySink {
   private enteredAt = 0;
   private readonly cpuBudgetMs: number;
   private readonly deadline: number;
-  private readonly wallTimer: NodeJS.Timeout;
+  private readonly wallTimer: LongTimer;
 
   constructor(
     readonly execId: number,
@@ -52,7 +53,7 @@ export class VmExecution implements VmGuestHooks, ReplaySink {
   ) {
     this.deadline = performance.now() + limits.timeoutMs;
     this.cpuBudgetMs = cpuBudgetMs(limits);
-    this.wallTimer = setTimeout(
+    this.wallTimer = longTimeout(
       () => this.fail(failure('TIMEOUT', `the execution exceeded ${limits.timeoutMs} ms`)),
       limits.timeoutMs,
     );
@@ -300,7 +301,7 @@ export class VmExecution implements VmGuestHooks, ReplaySink {
     if (this.finished || this.inGuest) return;
     if (!this.failure && this.success === null) return;
     this.finished = true;
-    clearTimeout(this.wallTimer);
+    this.wallTimer.clear();
     const disposing = performance.now();
     this.vm?.dispose();
     const vm = this.vm
