@@ -2,6 +2,7 @@ import { describe } from 'vitest';
 import { registerConcurrencyCases } from './conformance-concurrency.ts';
 import { registerConsoleCases } from './conformance-console.ts';
 import { registerDeterminismCases } from './conformance-determinism.ts';
+import { registerHostWorkCases } from './conformance-host-work.ts';
 import { registerInterruptionCases } from './conformance-interruption.ts';
 import { registerIsolationCases } from './conformance-isolation.ts';
 import { registerLimitCases } from './conformance-limits.ts';
@@ -25,6 +26,7 @@ export function describeDriverConformance(options: SuiteOptions): void {
     registerConsoleCases(options);
     registerLimitCases(options);
     registerLongTimerCases(options);
+    registerHostWorkCases(options);
     registerDeterminismCases(options);
     registerConcurrencyCases(options);
     registerInterruptionCases(options);
