@@ -1,11 +1,12 @@
 import type { ErrorCode } from '../../errors/index.ts';
-import { failure, isCodecallError } from '../../errors/index.ts';
+import { failure } from '../../errors/index.ts';
 import type { ExecutionLimits, GuestToolBinding, LogLevel, SerializedError } from '../../spec/index.ts';
 import { cpuBudgetMs, longTimeout } from '../../spec/index.ts';
 import type { LongTimer } from '../../spec/index.ts';
 import type { PreparedVm, VmGuestHooks } from './prepared-vm.ts';
 import type { FromWorker } from './protocol.ts';
-import { wrapProgram } from './transpile.ts';
+import { prepareProgram } from './transpile.ts';
+import type { PreparedProgram } from './transpile.ts';
 import { WorkerReplay } from './worker-replay.ts';
 import type { ReplaySink, WorkerReplayStep } from './worker-replay.ts';
 
@@ -21,6 +22,8 @@ export interface ExecutionStart {
   seed: number;
   clockMs: number;
   replay?: WorkerReplayStep[];
+  /** The program with its types stripped already (TypeScript), or the SyntaxError stripping found. */
+  stripped?: PreparedProgram;
 }
 
 /** One execution inside one worker: drives its VM and turns every way it can end into one `done` message. */
@@ -71,17 +74,14 @@ export class VmExecution implements VmGuestHooks, ReplaySink {
       return;
     }
     this.vm = vm;
-    let wrapped: string;
-    try {
-      wrapped = wrapProgram(start.code, start.language);
-    } catch (e) {
-      const line = isCodecallError(e) ? (e.details.line as number | undefined) : undefined;
-      // Whatever the code (a language the driver does not run, too), what does not compile is a SyntaxError.
-      const error = failure(isCodecallError(e) ? e.code : 'SYNTAX_ERROR', (e as Error).message);
-      this.failure = { ...error, name: 'SyntaxError', ...(line === undefined ? {} : { line }) };
+    // TypeScript arrives stripped (type-stripper.ts, in a thread of its own); JavaScript is only wrapped.
+    const program = start.stripped ?? prepareProgram(start.code, start.language);
+    if (!program.ok) {
+      this.failure = program.error;
       this.settle();
       return;
     }
+    const wrapped = program.code;
     vm.clockMs = start.clockMs;
     vm.hooks = this;
     if (start.replay) {
