@@ -14,7 +14,8 @@ import type {
   SerializedError,
   WorkspaceFile,
 } from '../spec/index.ts';
-import { longTimeout } from '../spec/index.ts';
+import { logEntryBytes, longTimeout } from '../spec/index.ts';
+import { boundError } from './bound-error.ts';
 import { hostCallFailure } from './host-failure.ts';
 
 export type GuestFailure = SerializedError & { line?: number };
@@ -150,11 +151,11 @@ export class CallPump<C> {
     return false;
   }
 
-  /** A line of the guest's output (with hostLimits, counted against outputBytes). */
+  /** A line of the guest's output (with hostLimits, counted against outputBytes: see logEntryBytes). */
   log(level: LogLevel, message: string): void {
     if (this.resolved) return;
     if (this.options.hostLimits) {
-      this.outputBytes += Buffer.byteLength(message) + 1;
+      this.outputBytes += logEntryBytes(message);
       if (this.outputBytes > this.limits.outputBytes) {
         this.kill(failure('OUTPUT_LIMIT', `the program printed more than ${this.limits.outputBytes} bytes`));
         return;
@@ -207,7 +208,8 @@ export class CallPump<C> {
     this.options.onEnd(
       final.status === 'succeeded'
         ? { status: 'succeeded', value: final.value, logs, resources, ...files }
-        : { status: 'failed', error: final.error, logs, resources, ...files },
+        : // A guest's error is bounded like its output and its result.
+          { status: 'failed', error: boundError(final.error), logs, resources, ...files },
     );
   }
 

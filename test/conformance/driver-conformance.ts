@@ -7,6 +7,7 @@ import { registerInterruptionCases } from './conformance-interruption.ts';
 import { registerIsolationCases } from './conformance-isolation.ts';
 import { registerLimitCases } from './conformance-limits.ts';
 import { registerLongTimerCases } from './conformance-long-timers.ts';
+import { registerOutputBoundCases } from './conformance-output-bounds.ts';
 import { registerPoolCases } from './conformance-pool.ts';
 import { registerReplayCases } from './conformance-replay.ts';
 import { registerResultCases } from './conformance-results.ts';
@@ -27,6 +28,7 @@ export function describeDriverConformance(options: SuiteOptions): void {
     registerLimitCases(options);
     registerLongTimerCases(options);
     registerHostWorkCases(options);
+    registerOutputBoundCases(options);
     registerDeterminismCases(options);
     registerConcurrencyCases(options);
     registerInterruptionCases(options);

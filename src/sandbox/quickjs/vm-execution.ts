@@ -1,10 +1,11 @@
 import type { ErrorCode } from '../../errors/index.ts';
 import { failure } from '../../errors/index.ts';
 import type { ExecutionLimits, GuestToolBinding, LogLevel, SerializedError } from '../../spec/index.ts';
-import { cpuBudgetMs, longTimeout } from '../../spec/index.ts';
+import { cpuBudgetMs, logEntryBytes, longTimeout } from '../../spec/index.ts';
 import type { LongTimer } from '../../spec/index.ts';
 import type { PreparedVm, VmGuestHooks } from './prepared-vm.ts';
 import type { FromWorker } from './protocol.ts';
+import { boundError } from '../bound-error.ts';
 import { prepareProgram } from './transpile.ts';
 import type { PreparedProgram } from './transpile.ts';
 import { WorkerReplay } from './worker-replay.ts';
@@ -167,7 +168,7 @@ export class VmExecution implements VmGuestHooks, ReplaySink {
 
   onLog(level: string, message: string): void {
     if (this.finished || this.failure) return;
-    this.logBytes += Buffer.byteLength(message) + 1;
+    this.logBytes += logEntryBytes(message);
     if (this.logBytes > this.limits.outputBytes) {
       this.fail(failure('OUTPUT_LIMIT', `console output exceeded ${this.limits.outputBytes} bytes`));
       return;
@@ -188,7 +189,8 @@ export class VmExecution implements VmGuestHooks, ReplaySink {
     }
     // Once the deadline passed or an interrupt was asked for, how the guest ended is moot: a promise job can
     // turn QuickJS's uncatchable interrupt into an ordinary rejection, which must not read as a guest error.
-    this.failure = this.interruptFailure() ?? this.guestFailure(payload);
+    // Bounded here already: a huge message never crosses to the main thread.
+    this.failure = this.interruptFailure() ?? boundError(this.guestFailure(payload));
   }
 
   private interruptFailure(): Failure | null {
