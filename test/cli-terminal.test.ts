@@ -2,6 +2,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { probePython } from '../src/internal.ts';
 import { assertBuilt, codecall as codecallWith, lastJson } from './cli-fixture.ts';
 
 const codecall = (...args: string[]) => codecallWith({}, ...args);
@@ -92,5 +93,24 @@ describe('codecall prints guest text safely to a terminal (issue 15 class 12)', 
     expect(show.stdout).toContain('\\x1b');
     const exact = lastJson((await codecall('tasks', 'show', id, '--db', db, '--json')).stdout);
     expect((exact.error as { message: string }).message).toContain('\u001b[31m');
+  });
+
+  it("neutralises escapes in a python program's artifact names and prints; --json keeps the names exactly", async (ctx) => {
+    const probe = await probePython();
+    if (!probe.ok) return ctx.skip(`python sandbox unavailable: ${probe.reason}`);
+    const dir = await mkdtemp(join(tmpdir(), 'codecall-term-py-'));
+    const file = join(dir, 'evil.py');
+    await writeFile(
+      file,
+      "name = '\\x1b]8;;evil\\x07x\\x1b]8;;\\x07\\u202e.txt'\nopen(name, 'w').write('x')\nprint('\\x1b[2J\\rgone')\nname\n",
+    );
+    const human = await codecall('exec', file);
+    expect(human.code).toBe(0);
+    expect(human.stdout + human.stderr).not.toMatch(RAW);
+    expect(human.stderr).toContain('artifact \\x1b]8;;');
+    const json = lastJson((await codecall('exec', file, '--json')).stdout);
+    const names = (json.artifacts as { name: string }[]).map((a) => a.name);
+    expect(names).toEqual(['\u001b]8;;evil\u0007x\u001b]8;;\u0007\u202e.txt']);
+    expect((json.logs as { message: string }[])[0]?.message).toBe('\u001b[2J\rgone');
   });
 });
