@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { isCodecallError } from '../errors/index.ts';
 import type { CliIo } from './cli-io.ts';
+import { terminalIo } from './terminal-text.ts';
 import type { ExecCommandOptions } from './exec-command.ts';
 import { doctorCommand } from './doctor-command.ts';
 import { execCommand } from './exec-command.ts';
@@ -31,10 +32,18 @@ export async function main(
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): Promise<number> {
   let exitCode = 0;
+  const raw = io;
+  // Every command prints through terminalIo: guest text (logs, errors, results, names) cannot drive the
+  // terminal; a command's --json output on stdout stays exact.
+  let json = false;
+  io = terminalIo(raw, () => json);
   const program = new Command('codecall')
     .description('Durable, code-based tool calling: run programs that call tools inside a sandbox.')
     .exitOverride()
-    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
+    .configureOutput({ writeOut: raw.stdout, writeErr: raw.stderr })
+    .hook('preAction', (_program, command) => {
+      json = command.opts<{ json?: unknown }>().json === true;
+    });
   program
     .command('exec')
     .description('run a .js/.ts program in the quickjs sandbox, or a .py one in the python sandbox')

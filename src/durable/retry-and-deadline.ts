@@ -1,5 +1,6 @@
 import { CodecallError } from '../errors/index.ts';
 import type { TaskRecord } from '../spec/index.ts';
+import { longTimeout } from '../spec/index.ts';
 
 export const DEFAULT_RETRY_BASE_MS = 1000;
 const MAX_RETRY_DELAY_MS = 5 * 60_000;
@@ -9,9 +10,6 @@ export function retryDelay(retries: number, baseMs: number): number {
   return Math.floor(Math.random() * Math.min(MAX_RETRY_DELAY_MS, baseMs * 2 ** retries));
 }
 
-/** The longest delay setTimeout keeps (a longer one is clamped to 1 ms). */
-const MAX_TIMER_MS = 2 ** 31 - 1;
-
 export function deadlineExceeded(task: TaskRecord): CodecallError {
   const at = task.deadlineAt === null ? 'its deadline' : new Date(task.deadlineAt).toISOString();
   return new CodecallError('DEADLINE_EXCEEDED', `task ${task.id} passed its deadline (${at})`, {
@@ -19,24 +17,13 @@ export function deadlineExceeded(task: TaskRecord): CodecallError {
   });
 }
 
-/**
- * Aborts `controller` (an AbortController, a TaskRun) with DEADLINE_EXCEEDED at the task's deadline (a timer fires at
- * once past 2^31-1 ms, so a far deadline is waited for in steps); returns the function that disarms it.
- */
+/** Aborts `controller` (an AbortController, a TaskRun) with DEADLINE_EXCEEDED at the task's deadline; returns the function that disarms it. */
 export function armDeadline(
   task: TaskRecord,
   controller: { abort(reason: unknown): void },
   clock: () => number,
 ): () => void {
-  let timer: NodeJS.Timeout | undefined;
-  const arm = (): void => {
-    if (task.deadlineAt === null) return;
-    const left = task.deadlineAt - clock();
-    timer =
-      left > MAX_TIMER_MS
-        ? setTimeout(arm, MAX_TIMER_MS)
-        : setTimeout(() => controller.abort(deadlineExceeded(task)), Math.max(0, left));
-  };
-  arm();
-  return () => clearTimeout(timer);
+  if (task.deadlineAt === null) return () => undefined;
+  const timer = longTimeout(() => controller.abort(deadlineExceeded(task)), task.deadlineAt - clock());
+  return () => timer.clear();
 }

@@ -1,4 +1,5 @@
-import type { TaskRecord, TaskStore } from '../spec/index.ts';
+import type { LongTimer, TaskRecord, TaskStore } from '../spec/index.ts';
+import { longTimeout } from '../spec/index.ts';
 import { failPastDeadline, resumeAfterShutdown, wakeDue } from './runtime-sweeps.ts';
 import type { ApplyAction } from './runtime-sweeps.ts';
 import type { TaskRunner } from './task-runner.ts';
@@ -103,12 +104,12 @@ export class Scheduler {
       return;
     }
     // Tasks still running at the deadline pause (`shutdown`) and resume on the next start.
-    let timer: NodeJS.Timeout | undefined;
+    let timer: LongTimer | undefined;
     const late = await Promise.race([
       ended.then(() => false),
-      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), options.timeoutMs))),
+      new Promise<boolean>((resolve) => (timer = longTimeout(() => resolve(true), options.timeoutMs ?? 0))),
     ]);
-    clearTimeout(timer);
+    timer?.clear();
     if (late) {
       this.options.runner.shutdown();
       await ended;

@@ -59,6 +59,7 @@ export const ERROR_CODES = {
   INVALID_CONFIG: row(400, 'input'),
   SYNTAX_ERROR: row(400, 'guest', { name: 'SyntaxError', ...GUEST }),
   SOURCE_TOO_LARGE: row(413, 'limit'),
+  SOURCE_TOO_COMPLEX: row(422, 'limit'),
   UNAUTHORIZED: row(401, 'input'),
   FORBIDDEN: row(403, 'input'),
   NOT_FOUND: row(404, 'input'),

@@ -199,8 +199,8 @@ describe('CallPump', () => {
   });
 
   it('streams logs to the host and, with hostLimits, ends the execution past outputBytes', () => {
-    const { host, transport, pump, results } = setup({ limits: { outputBytes: 8 } });
-    pump.log('info', 'abc'); // 4 bytes with its newline
+    const { host, transport, pump, results } = setup({ limits: { outputBytes: 40 } });
+    pump.log('info', 'abc'); // 20 bytes: 3, its newline and the entry's 16
     pump.log('warn', 'def');
     pump.log('log', 'ghi');
     expect(host.logs).toEqual(['info:abc', 'warn:def']);
@@ -208,7 +208,7 @@ describe('CallPump', () => {
     pump.finish({ status: 'failed', error: { code: 'SANDBOX_CRASHED', name: 'Error', message: 'killed' } });
     expect(results[0]).toMatchObject({
       status: 'failed',
-      error: { code: 'OUTPUT_LIMIT', message: 'the program printed more than 8 bytes' },
+      error: { code: 'OUTPUT_LIMIT', message: 'the program printed more than 40 bytes' },
       logs: [
         { level: 'info', message: 'abc' },
         { level: 'warn', message: 'def' },

@@ -10,9 +10,12 @@ import type {
   HostOutcome,
   LogEntry,
   LogLevel,
+  LongTimer,
   SerializedError,
   WorkspaceFile,
 } from '../spec/index.ts';
+import { logEntryBytes, longTimeout } from '../spec/index.ts';
+import { boundError } from './bound-error.ts';
 import { hostCallFailure } from './host-failure.ts';
 
 export type GuestFailure = SerializedError & { line?: number };
@@ -92,7 +95,7 @@ export class CallPump<C> {
   private replayAnnounced = false;
   private resolved = false;
   private readonly startedAt = performance.now();
-  private readonly deadline: NodeJS.Timeout;
+  private readonly deadline: LongTimer;
 
   constructor(private readonly options: CallPumpOptions<C>) {
     const { request, limits } = options;
@@ -100,12 +103,12 @@ export class CallPump<C> {
     this.transport = options.transport;
     this.limits = limits;
     this.clock = request.clock ?? Date.now;
-    this.deadline = setTimeout(
+    // The guest's process or thread keeps the event loop alive while it runs; this timer alone must not.
+    this.deadline = longTimeout(
       () => this.kill(failure('TIMEOUT', `the execution exceeded ${limits.timeoutMs} ms`)),
       limits.timeoutMs + options.graceMs,
+      { unref: true },
     );
-    // The guest's process or thread keeps the event loop alive while it runs; this timer alone must not.
-    this.deadline.unref();
   }
 
   /** The result is out: every input is ignored from now on. */
@@ -148,11 +151,11 @@ export class CallPump<C> {
     return false;
   }
 
-  /** A line of the guest's output (with hostLimits, counted against outputBytes). */
+  /** A line of the guest's output (with hostLimits, counted against outputBytes: see logEntryBytes). */
   log(level: LogLevel, message: string): void {
     if (this.resolved) return;
     if (this.options.hostLimits) {
-      this.outputBytes += Buffer.byteLength(message) + 1;
+      this.outputBytes += logEntryBytes(message);
       if (this.outputBytes > this.limits.outputBytes) {
         this.kill(failure('OUTPUT_LIMIT', `the program printed more than ${this.limits.outputBytes} bytes`));
         return;
@@ -190,7 +193,7 @@ export class CallPump<C> {
   finish(end: GuestEnd, usage: GuestUsage = NO_USAGE, artifacts?: readonly WorkspaceFile[]): void {
     if (this.resolved) return;
     this.resolved = true;
-    clearTimeout(this.deadline);
+    this.deadline.clear();
     const controller = this.controller;
     if (controller && !controller.signal.aborted) controller.abort(EXECUTION_ENDED);
     const resources = {
@@ -205,7 +208,8 @@ export class CallPump<C> {
     this.options.onEnd(
       final.status === 'succeeded'
         ? { status: 'succeeded', value: final.value, logs, resources, ...files }
-        : { status: 'failed', error: final.error, logs, resources, ...files },
+        : // A guest's error is bounded like its output and its result.
+          { status: 'failed', error: boundError(final.error), logs, resources, ...files },
     );
   }
 

@@ -14,3 +14,4 @@ export * from './workspace-name.ts';
 export * from './replay-entries.ts';
 export * from './journal-parse.ts';
 export * from './call-id.ts';
+export * from './long-timeout.ts';

@@ -48,3 +48,14 @@ export function resolveLimits(
   }
   return limits;
 }
+
+/**
+ * What one log entry costs against `outputBytes` besides its text and newline: the host keeps, streams and
+ * journals every entry, so a million empty lines are not free (at the default 1 MiB, at most ~61,000 entries).
+ */
+export const LOG_ENTRY_OVERHEAD_BYTES = 16;
+
+/** The bytes a log entry counts against `outputBytes`: its UTF-8 text, its newline and the entry's overhead. */
+export function logEntryBytes(message: string): number {
+  return Buffer.byteLength(message) + 1 + LOG_ENTRY_OVERHEAD_BYTES;
+}

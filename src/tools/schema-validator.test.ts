@@ -93,4 +93,42 @@ describe('SchemaValidator', () => {
     const tagged = { $schema: 'https://json-schema.org/draft/2020-12/schema', $id: id, type: 'boolean' };
     expect(validator.validate(tagged, 'no')).toEqual({ field: '', message: 'must be boolean' });
   });
+
+  it.each<[string, string, boolean]>([
+    ['^[a-z]+$', 'abc', true],
+    ['^[a-z]+$', 'abC', false],
+    ['\\d{3}-\\d{4}', 'call 555-1234 now', true],
+    ['^\\p{L}+$', 'héllo', true],
+    ['^(?<year>\\d{4})$', '2026', true],
+    ['^[\\u0041-\\u005A]$', 'Q', true],
+    ['/path', 'a/path', true],
+    ['^(a+)+$', `${'a'.repeat(5000)}!`, false],
+  ])(
+    'matches pattern %s against %j in linear time as a JavaScript pattern would (%s)',
+    (pattern, value, ok) => {
+      const schema = { type: 'string', pattern };
+      expect(new SchemaValidator().validate(schema, value) === null).toBe(ok);
+    },
+  );
+
+  it.each(['(?=a)a', '^(?!x).*$', '(a)\\1', '(?<=a)b'])(
+    'refuses a pattern RE2 cannot match in linear time (%s) when the schema compiles',
+    (pattern) => {
+      const refused = () => new SchemaValidator().compile({ type: 'string', pattern });
+      expect(refused).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }) as Error);
+      const keys = () =>
+        new SchemaValidator().compile({ type: 'object', patternProperties: { [pattern]: {} } });
+      expect(keys).toThrow(/not supported/);
+    },
+  );
+
+  it('keeps each pattern apart (ajv caches compiled patterns by their text)', () => {
+    const schema = {
+      type: 'object',
+      properties: { a: { type: 'string', pattern: '^a$' }, b: { type: 'string', pattern: '^b$' } },
+    };
+    const validator = new SchemaValidator();
+    expect(validator.validate(schema, { a: 'a', b: 'b' })).toBeNull();
+    expect(validator.validate(schema, { a: 'a', b: 'a' })).toMatchObject({ field: 'b' });
+  });
 });

@@ -4,6 +4,7 @@ import addFormatsModule from 'ajv-formats';
 import { canonicalJson } from '../codec/index.ts';
 import { CodecallError } from '../errors/index.ts';
 import type { JsonSchema } from '../spec/index.ts';
+import { linearRegExp } from './linear-regexp.ts';
 
 // ajv-formats is CommonJS; its default export arrives wrapped under NodeNext.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
@@ -28,7 +29,12 @@ export class SchemaValidator {
   static readonly shared = new SchemaValidator();
 
   constructor() {
-    this.ajv = new Ajv2020({ allErrors: false, strict: false, validateFormats: true });
+    this.ajv = new Ajv2020({
+      allErrors: false,
+      strict: false,
+      validateFormats: true,
+      code: { regExp: linearRegExp },
+    });
     addFormats(this.ajv);
   }
 

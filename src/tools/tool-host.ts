@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { CodecallError, failure } from '../errors/index.ts';
 import type {
   ExecutionHost,
@@ -8,6 +7,7 @@ import type {
   LogEntry,
   ToolDefinition,
 } from '../spec/index.ts';
+import { longSleep } from '../spec/index.ts';
 import { SchemaValidator } from './schema-validator.ts';
 import { serializeToolError } from './tool-error.ts';
 
@@ -61,7 +61,7 @@ export class ToolRegistry {
 
   private async serve(call: HostCall, signal: AbortSignal): Promise<HostOutcome> {
     if (call.kind === 'timer') {
-      await sleep(call.delayMs, undefined, { signal }).catch(() => undefined);
+      await longSleep(call.delayMs, signal);
       return { ok: true, value: undefined };
     }
     const tool = this.get(call.namespace, call.name);

@@ -1006,6 +1006,34 @@ hold()`,
       expect(expectFailed(result, 'MEMORY_LIMIT').message).toMatch(/unread/);
     });
 
+    // Issue 15 class 8: the host holds the artifact caps whatever the guest's done message lists.
+    for (const [what, files] of [
+      ['3,000 files', "[{'name': 'f%d' % i, 'data': 'eA=='} for i in range(3000)]"],
+      [
+        '40 files of 1 MiB',
+        "[{'name': 'b%d' % i, 'data': base64.b64encode(b'x' * (1 << 20)).decode()} for i in range(40)]",
+      ],
+      ['one name 500 times', "[{'name': 'same', 'data': 'eA=='} for i in range(500)]"],
+    ] as const) {
+      g.test(
+        `a forged done message with ${what} returns only what the host's artifact caps allow`,
+        async () => {
+          const { result } = await runHostile(
+            g,
+            `import json, base64
+files = ${files}
+os.write(3, (json.dumps({'t': 'done', 'ok': True, 'value': '1', 'artifacts': files}) + '\\n').encode())
+hold()`,
+            { timeoutMs: 10_000 },
+          );
+          const artifacts = result.artifacts ?? [];
+          expect(artifacts.length).toBeLessThanOrEqual(1000);
+          expect(artifacts.reduce((n, a) => n + a.data.length, 0)).toBeLessThanOrEqual(32 * MiB);
+          expect(new Set(artifacts.map((a) => a.name)).size).toBe(artifacts.length);
+        },
+      );
+    }
+
     // ---- the disk --------------------------------------------------------------------------------------------
 
     g.test('a file over 256 MiB in the workspace is FILE_LIMIT (RLIMIT_FSIZE)', async () => {

@@ -1,6 +1,7 @@
 import { failure } from '../../errors/index.ts';
 import type { SerializedError, WorkspaceFile } from '../../spec/index.ts';
 import { isWorkspaceName } from '../../spec/index.ts';
+import { MAX_ARTIFACT_BYTES, MAX_ARTIFACTS } from './artifact-caps.ts';
 import { MAX_LINE_BYTES } from './python-process.ts';
 import type { ExitInfo } from './python-process.ts';
 
@@ -52,9 +53,18 @@ export interface GuestMessage {
 export function artifactsOf(raw: unknown): WorkspaceFile[] {
   if (!Array.isArray(raw)) return [];
   const files: WorkspaceFile[] = [];
+  const names = new Set<string>();
+  let total = 0;
   for (const f of raw as { name?: unknown; data?: unknown }[]) {
+    // The guest runner keeps to these caps; the host holds them whatever the guest sends (issue 15).
+    if (files.length >= MAX_ARTIFACTS) break;
     if (typeof f?.name !== 'string' || typeof f.data !== 'string' || !isWorkspaceName(f.name)) continue;
-    files.push({ name: f.name, data: new Uint8Array(Buffer.from(f.data, 'base64')) });
+    if (names.has(f.name)) continue;
+    const data = Buffer.from(f.data, 'base64');
+    if (total + data.length > MAX_ARTIFACT_BYTES) continue;
+    total += data.length;
+    names.add(f.name);
+    files.push({ name: f.name, data: new Uint8Array(data) });
   }
   return files;
 }

@@ -151,7 +151,7 @@ def _deterministic(seed, clock, files=True):
         if _thread.get_ident() != _MAIN_THREAD:
             # A thread cannot wait on the host (tools_from_threads in guest-host-calls.ts); its sleep is real.
             return _real_sleep(seconds)
-        _call_sync({'t': 'timer', 'ms': max(0, float(seconds) * 1000)})
+        _call_sync({'t': 'timer', 'ms': _timer_ms(seconds)})
     time.sleep = sleep
 
 `;

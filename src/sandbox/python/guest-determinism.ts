@@ -87,6 +87,11 @@ def _process_policy(policy, exec_filter):
     if not allow and exec_filter:
         _install_filter(binascii.a2b_base64(exec_filter))
 
+def _timer_ms(seconds):
+    """A delay the host's JSON can carry: inf (and anything past it) is the largest float, which never fires."""
+    ms = float(seconds) * 1000
+    return 0.0 if not ms > 0 else min(ms, sys.float_info.max)
+
 _loop = []
 # The host timers that wake the loop for its own timers: call id -> the loop time they are for.
 _wakes = {}
@@ -96,7 +101,7 @@ def _wake_after(seconds):
     deadline = _clock[0] + seconds * 1000
     if _wakes and min(_wakes.values()) <= deadline:
         return
-    call_id = _issue({'t': 'timer', 'ms': seconds * 1000})
+    call_id = _issue({'t': 'timer', 'ms': _timer_ms(seconds)})
     _wakes[call_id] = deadline
     _futures[call_id] = asyncio.get_running_loop().create_future()
 
@@ -145,7 +150,7 @@ def _asyncio():
             # seconds a timer due now could compare later than now forever, and the loop spun).
             return (_clock[0] - _clock_origin[0]) / 1000
     async def asleep(seconds, result=None):
-        await _call_async({'t': 'timer', 'ms': max(0, float(seconds) * 1000)})
+        await _call_async({'t': 'timer', 'ms': _timer_ms(seconds)})
         return result
     aio.sleep = asleep
     class _Policy(aio.DefaultEventLoopPolicy):

@@ -1,3 +1,5 @@
+import { MAX_ARTIFACT_BYTES } from './artifact-caps.ts';
+
 /** The guest's workspace (input files, artifacts) and its main: start message to done. Part of GUEST_RUNNER (guest-runner.ts). */
 export const GUEST_MAIN = String.raw`def _put_files(files):
     """Writes the input files; returns what each one was, so only files the program wrote come back."""
@@ -12,7 +14,7 @@ export const GUEST_MAIN = String.raw`def _put_files(files):
     return seen
 
 # What comes back of the workspace in all (base64 grows it by a third; the host takes lines up to 64 MiB).
-_MAX_ARTIFACT_BYTES = 32 * 1024 * 1024
+_MAX_ARTIFACT_BYTES = ${MAX_ARTIFACT_BYTES}
 
 def _artifacts(inputs):
     found, total, left_out = [], 0, []

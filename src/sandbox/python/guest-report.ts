@@ -1,3 +1,5 @@
+import { MAX_ARTIFACTS } from './artifact-caps.ts';
+
 /** How the guest reports a failure, compiles the program, sets its limits and re-runs earlier agent steps. Part of GUEST_RUNNER (guest-runner.ts). */
 export const GUEST_REPORT = String.raw`# ---- the program ---------------------------------------------------------------------------------------------
 def _line_of(exc):
@@ -124,6 +126,6 @@ def _run_quiet(block, program):
         sys.stdout, sys.stderr = out, err
 
 _WORKSPACE = '/workspace'
-_MAX_ARTIFACTS = 1000
+_MAX_ARTIFACTS = ${MAX_ARTIFACTS}
 
 `;

@@ -125,8 +125,14 @@ export function runOnProcess(
     if (signal?.aborted) onAbort();
     signal?.addEventListener('abort', onAbort, { once: true });
 
+    // Writes under print (os.write to fds 1 and 2): every line is an entry, an empty one too, so each byte counts.
     proc.onRawOutput((level, text) => {
-      for (const line of text.split('\n')) if (line !== '') pump.log(level, line);
+      const lines = text.split('\n');
+      if (lines.at(-1) === '') lines.pop();
+      for (const line of lines) {
+        if (pump.stopping) return;
+        pump.log(level, line);
+      }
     });
 
     const onMessage = (raw: unknown) => {

@@ -239,11 +239,13 @@ function makeNamespace(ns, names, indexes, params) {
 }
 
 // ---- timers -------------------------------------------------------------------------------------------
+const MAX_DELAY = N.MAX_VALUE;
 function setTimeoutFn(fn, ms) {
   if (typeof fn !== 'function') throw new TE('setTimeout: callback must be a function');
   const extra = [];
   for (let i = 2; i < arguments.length; i++) apply(arrayPush, extra, [arguments[i]]);
-  const delay = N(ms) > 0 ? N(ms) : 0;
+  // JSON has no Infinity: past the largest number a delay is that number, which never fires either.
+  const delay = N(ms) > 0 ? (N(ms) < MAX_DELAY ? N(ms) : MAX_DELAY) : 0;
   const id = hostCall(-1, stringify(delay));
   apply(mapSet, timers, [id, { fn, extra }]);
   return id;

@@ -1,4 +1,5 @@
 import type { MessagePort } from 'node:worker_threads';
+import type { PreparedProgram } from './transpile.ts';
 import type { WorkerReplayStep } from './worker-replay.ts';
 import type {
   ExecutionLimits,
@@ -23,6 +24,8 @@ export type ToWorker =
       clockMs: number;
       /** Outcomes the worker serves itself (ExecutionRequest.replay), in delivery order. */
       replay?: WorkerReplayStep[];
+      /** TypeScript stripped on the type-stripping thread (or the SyntaxError it found). */
+      stripped?: PreparedProgram;
     }
   | { type: 'deliver'; execId: number; callId: number; ok: boolean; payload: string; clockMs: number }
   | { type: 'abort'; execId: number; code: string; message: string };

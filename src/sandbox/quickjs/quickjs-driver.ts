@@ -16,7 +16,10 @@ import { DEFAULT_LIMITS, resolveLimits } from '../../spec/index.ts';
 import { HostExecution } from './host-execution.ts';
 import { SandboxWorker } from './sandbox-worker.ts';
 import type { WorkerListener } from './sandbox-worker.ts';
+import type { PreparedProgram } from './transpile.ts';
+import { STRIP_TIME_LIMIT_MS, TypeStripper } from './type-stripper.ts';
 import { toWorkerSteps } from './worker-replay.ts';
+import type { WorkerReplayStep } from './worker-replay.ts';
 
 export const DEFAULT_WARM_VMS_PER_WORKER = 4;
 
@@ -39,6 +42,11 @@ export interface QuickJsDriverOptions {
    * returning to its event loop (default 100 us; only while no more executions run than there are workers).
    */
   mainSpinMicros?: number;
+  /**
+   * The longest stripping one TypeScript program's types may take (default 5 s) before it fails with
+   * SOURCE_TOO_COMPLEX; it runs on a thread of its own, which is replaced when a program overruns.
+   */
+  typeStripTimeoutMs?: number;
   /** Told how long each execution's VM took to create and to dispose (measured in the worker thread). */
   observer?: SandboxObserver;
 }
@@ -71,6 +79,7 @@ export class QuickJsDriver implements SandboxDriver {
   private readonly spinMicros: number;
   private readonly mainSpinMicros: number;
   private readonly observer: SandboxObserver | undefined;
+  private readonly stripper: TypeStripper;
   private nextExecId = 1;
   private rotation = 0;
   private closed = false;
@@ -90,6 +99,9 @@ export class QuickJsDriver implements SandboxDriver {
     this.spinMicros = Math.max(0, Math.floor(options.spinMicros ?? DEFAULT_SPIN_MICROS));
     this.mainSpinMicros = Math.max(0, Math.floor(options.mainSpinMicros ?? DEFAULT_MAIN_SPIN_MICROS));
     this.observer = options.observer;
+    this.stripper = new TypeStripper(
+      positiveInt('typeStripTimeoutMs', options.typeStripTimeoutMs ?? STRIP_TIME_LIMIT_MS),
+    );
     for (let i = 0; i < this.size; i++) this.workers.push(this.spawn());
   }
 
@@ -126,6 +138,23 @@ export class QuickJsDriver implements SandboxDriver {
     const signal = options.signal;
     if (signal?.aborted) return Promise.resolve(failedBeforeStart(abortFailure(signal.reason)));
 
+    if (request.language !== 'typescript') return this.start(request, limits, replay, undefined, signal);
+    // Stripped on a thread of its own (never a sandbox worker's), within the execution's time.
+    return this.stripper.strip(request.code, { budgetMs: limits.timeoutMs, signal }).then((outcome) => {
+      if (signal?.aborted) return failedBeforeStart(abortFailure(signal.reason));
+      if (outcome.kind === 'failed') return failedBeforeStart(outcome.error);
+      if (this.closed) return failedBeforeStart(failure('POOL_CLOSED', 'the driver closed'));
+      return this.start(request, limits, replay, outcome.program, signal);
+    });
+  }
+
+  private start(
+    request: ExecutionRequest,
+    limits: ExecutionLimits,
+    replay: WorkerReplayStep[] | undefined,
+    stripped: PreparedProgram | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<ExecutionResult> {
     const worker = this.pick();
     const slot = worker.takeSlot();
     const execId = this.nextExecId++;
@@ -170,6 +199,7 @@ export class QuickJsDriver implements SandboxDriver {
         seed: request.seed ?? Math.floor(Math.random() * 2 ** 31),
         clockMs: exec.readClock(),
         ...(replay ? { replay } : {}),
+        ...(stripped ? { stripped } : {}),
       });
     });
   }
@@ -178,7 +208,7 @@ export class QuickJsDriver implements SandboxDriver {
     if (this.closed) return;
     this.closed = true;
     for (const exec of this.executions.values()) exec.abort(failure('POOL_CLOSED', 'the driver closed'));
-    await Promise.all(this.workers.map((w) => w.terminate()));
+    await Promise.all([...this.workers.map((w) => w.terminate()), this.stripper.close()]);
   }
 
   private spawn(): SandboxWorker {

@@ -1,6 +1,11 @@
 import { transform } from 'sucrase';
-import { CodecallError } from '../../errors/index.ts';
-import type { GuestLanguage } from '../../spec/index.ts';
+import { CodecallError, failure, isCodecallError } from '../../errors/index.ts';
+import type { GuestLanguage, SerializedError } from '../../spec/index.ts';
+
+/** A program ready for the VM (wrapped, its types stripped), or why it is not: a SyntaxError as the guest sees it. */
+export type PreparedProgram =
+  | { readonly ok: true; readonly code: string }
+  | { readonly ok: false; readonly error: SerializedError & { line?: number } };
 
 /**
  * Wraps a program as the body of an async arrow function (top-level await and return) and strips
@@ -21,5 +26,16 @@ export function wrapProgram(code: string, language: GuestLanguage): string {
       details: line === undefined ? {} : { line: Number(line) },
       cause,
     });
+  }
+}
+
+/** wrapProgram as data: what does not compile (a language the driver does not run, too) is a SyntaxError. */
+export function prepareProgram(code: string, language: GuestLanguage): PreparedProgram {
+  try {
+    return { ok: true, code: wrapProgram(code, language) };
+  } catch (e) {
+    const line = isCodecallError(e) ? (e.details.line as number | undefined) : undefined;
+    const error = failure(isCodecallError(e) ? e.code : 'SYNTAX_ERROR', (e as Error).message);
+    return { ok: false, error: { ...error, name: 'SyntaxError', ...(line === undefined ? {} : { line }) } };
   }
 }

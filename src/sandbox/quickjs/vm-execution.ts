@@ -1,12 +1,15 @@
 import type { ErrorCode } from '../../errors/index.ts';
-import { failure, isCodecallError } from '../../errors/index.ts';
+import { failure } from '../../errors/index.ts';
 import type { ExecutionLimits, GuestToolBinding, LogLevel, SerializedError } from '../../spec/index.ts';
-import { cpuBudgetMs } from '../../spec/index.ts';
+import { cpuBudgetMs, logEntryBytes, longTimeout } from '../../spec/index.ts';
+import type { LongTimer } from '../../spec/index.ts';
 import type { PreparedVm, VmGuestHooks } from './prepared-vm.ts';
 import type { FromWorker } from './protocol.ts';
+import { boundError } from '../bound-error.ts';
 import { guestFailure } from '../guest-failure.ts';
 import type { GuestReport } from '../guest-failure.ts';
-import { wrapProgram } from './transpile.ts';
+import { prepareProgram } from './transpile.ts';
+import type { PreparedProgram } from './transpile.ts';
 import { WorkerReplay } from './worker-replay.ts';
 import type { ReplaySink, WorkerReplayStep } from './worker-replay.ts';
 
@@ -22,6 +25,8 @@ export interface ExecutionStart {
   seed: number;
   clockMs: number;
   replay?: WorkerReplayStep[];
+  /** The program with its types stripped already (TypeScript), or the SyntaxError stripping found. */
+  stripped?: PreparedProgram;
 }
 
 /** One execution inside one worker: drives its VM and turns every way it can end into one `done` message. */
@@ -41,7 +46,7 @@ export class VmExecution implements VmGuestHooks, ReplaySink {
   private enteredAt = 0;
   private readonly cpuBudgetMs: number;
   private readonly deadline: number;
-  private readonly wallTimer: NodeJS.Timeout;
+  private readonly wallTimer: LongTimer;
 
   constructor(
     readonly execId: number,
@@ -54,7 +59,7 @@ export class VmExecution implements VmGuestHooks, ReplaySink {
   ) {
     this.deadline = performance.now() + limits.timeoutMs;
     this.cpuBudgetMs = cpuBudgetMs(limits);
-    this.wallTimer = setTimeout(
+    this.wallTimer = longTimeout(
       () => this.fail(failure('TIMEOUT', `the execution exceeded ${limits.timeoutMs} ms`)),
       limits.timeoutMs,
     );
@@ -72,17 +77,14 @@ export class VmExecution implements VmGuestHooks, ReplaySink {
       return;
     }
     this.vm = vm;
-    let wrapped: string;
-    try {
-      wrapped = wrapProgram(start.code, start.language);
-    } catch (e) {
-      const line = isCodecallError(e) ? (e.details.line as number | undefined) : undefined;
-      // Whatever the code (a language the driver does not run, too), what does not compile is a SyntaxError.
-      const error = failure(isCodecallError(e) ? e.code : 'SYNTAX_ERROR', (e as Error).message);
-      this.failure = { ...error, name: 'SyntaxError', ...(line === undefined ? {} : { line }) };
+    // TypeScript arrives stripped (type-stripper.ts, in a thread of its own); JavaScript is only wrapped.
+    const program = start.stripped ?? prepareProgram(start.code, start.language);
+    if (!program.ok) {
+      this.failure = program.error;
       this.settle();
       return;
     }
+    const wrapped = program.code;
     vm.clockMs = start.clockMs;
     vm.hooks = this;
     if (start.replay) {
@@ -171,7 +173,7 @@ export class VmExecution implements VmGuestHooks, ReplaySink {
 
   onLog(level: string, message: string): void {
     if (this.finished || this.failure) return;
-    this.logBytes += Buffer.byteLength(message) + 1;
+    this.logBytes += logEntryBytes(message);
     if (this.logBytes > this.limits.outputBytes) {
       this.fail(failure('OUTPUT_LIMIT', `console output exceeded ${this.limits.outputBytes} bytes`));
       return;
@@ -192,7 +194,8 @@ export class VmExecution implements VmGuestHooks, ReplaySink {
     }
     // Once the deadline passed or an interrupt was asked for, how the guest ended is moot: a promise job can
     // turn QuickJS's uncatchable interrupt into an ordinary rejection, which must not read as a guest error.
-    this.failure = this.interruptFailure() ?? this.guestFailure(payload);
+    // Bounded here already: a huge message never crosses to the main thread.
+    this.failure = this.interruptFailure() ?? boundError(this.guestFailure(payload));
   }
 
   private interruptFailure(): Failure | null {
@@ -295,7 +298,7 @@ export class VmExecution implements VmGuestHooks, ReplaySink {
     if (this.finished || this.inGuest) return;
     if (!this.failure && this.success === null) return;
     this.finished = true;
-    clearTimeout(this.wallTimer);
+    this.wallTimer.clear();
     const disposing = performance.now();
     this.vm?.dispose();
     const vm = this.vm

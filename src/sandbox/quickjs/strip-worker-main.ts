@@ -1,0 +1,10 @@
+import { parentPort } from 'node:worker_threads';
+import { prepareProgram } from './transpile.ts';
+
+// The type-stripping thread (see type-stripper.ts): one program at a time, terminated if one takes too long.
+const port = parentPort;
+if (!port) throw new Error('strip-worker-main runs as a worker thread');
+port.on('message', (msg: { id: number; code: string }) => {
+  port.postMessage({ id: msg.id, program: prepareProgram(msg.code, 'typescript') });
+});
+port.postMessage({ ready: true });

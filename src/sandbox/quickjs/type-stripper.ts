@@ -1,0 +1,228 @@
+import { Worker } from 'node:worker_threads';
+import { sha256Hex } from '../../codec/index.ts';
+import { failure } from '../../errors/index.ts';
+import type { PreparedProgram } from './transpile.ts';
+
+/**
+ * The longest stripping one program may take. A crafted program makes sucrase backtrack exponentially (each
+ * `<T>(` doubles the work); a real one of the largest allowed size takes a small fraction of this.
+ */
+export const STRIP_TIME_LIMIT_MS = 5_000;
+/** Stripped programs kept (an agent resubmits the same code on every resume and replay). */
+const CACHE_ENTRIES = 256;
+const CACHE_BYTES = 32 * 1024 * 1024;
+/** Sucrase's own heap: a program past it fails as too complex rather than taking the process down. */
+const STRIP_HEAP_MB = 256;
+
+interface Job {
+  readonly key: string;
+  readonly code: string;
+  readonly budgetMs: number;
+  readonly signal: AbortSignal | undefined;
+  readonly resolve: (outcome: StripOutcome) => void;
+}
+
+/** A stripped program, or the failure that ends the execution before it starts (abort, time). */
+export type StripOutcome = { readonly kind: 'program'; readonly program: PreparedProgram } | FailedStrip;
+type FailedStrip = { readonly kind: 'failed'; readonly error: ReturnType<typeof failure> };
+
+/**
+ * Strips TypeScript types on a thread of its own, one program at a time: a transform that does not finish in
+ * time is stopped by terminating that thread (the next program gets a new one), so it never holds a sandbox
+ * worker and the executions on it. Results are cached by the program's hash (least recently used goes first).
+ */
+export class TypeStripper {
+  constructor(private readonly timeLimitMs = STRIP_TIME_LIMIT_MS) {}
+
+  private worker: Worker | null = null;
+  private ready: Promise<void> | null = null;
+  private readonly queue: Job[] = [];
+  private current: { job: Job; id: number; timer?: NodeJS.Timeout } | null = null;
+  private readonly cache = new Map<string, StripOutcome>();
+  private cachedBytes = 0;
+  private nextId = 1;
+  private closed = false;
+
+  /** Strips `code` within `budgetMs` (the execution's timeout) and the stripper's own time limit. */
+  strip(
+    code: string,
+    options: { budgetMs: number; signal?: AbortSignal | undefined },
+  ): Promise<StripOutcome> {
+    const key = sha256Hex(code);
+    const cached = this.cache.get(key);
+    if (cached) {
+      this.cache.delete(key);
+      this.cache.set(key, cached);
+      return Promise.resolve(cached);
+    }
+    return new Promise((resolve) => {
+      const signal = options.signal;
+      const onAbort = (): void => this.abandon(job);
+      const job: Job = {
+        key,
+        code,
+        budgetMs: options.budgetMs,
+        signal,
+        resolve: (outcome) => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve(outcome);
+        },
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.queue.push(job);
+      this.pump();
+    });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const job of this.queue.splice(0)) job.resolve(closedOutcome());
+    if (this.current) this.finish(closedOutcome());
+    await this.stopWorker();
+  }
+
+  private pump(): void {
+    if (this.current || this.closed) return;
+    const job = this.queue.shift();
+    if (!job) return;
+    void this.start(job);
+  }
+
+  private async start(job: Job): Promise<void> {
+    const id = this.nextId++;
+    const current: { job: Job; id: number; timer?: NodeJS.Timeout } = { job, id };
+    this.current = current;
+    const worker = this.spawnIfNeeded();
+    // Busy (starting or stripping): the thread keeps the process alive; idle, it does not.
+    worker.ref();
+    await this.ready;
+    // Closed, or the thread died while starting (the job was then given its failure).
+    if (this.current !== current || this.worker !== worker) return;
+    const limitMs = Math.min(job.budgetMs, this.timeLimitMs);
+    current.timer = setTimeout(() => this.overrun(limitMs, job.budgetMs <= this.timeLimitMs), limitMs);
+    worker.postMessage({ id, code: job.code });
+  }
+
+  private onMessage(msg: { id?: number; program?: PreparedProgram }): void {
+    if (!this.current || msg.id !== this.current.id || !msg.program) return;
+    const outcome: StripOutcome = { kind: 'program', program: msg.program };
+    this.remember(this.current.job.key, outcome);
+    this.finish(outcome);
+  }
+
+  /** The transform ran past its time: its thread goes, and the program fails. */
+  private overrun(limitMs: number, isExecutionTimeout: boolean): void {
+    void this.stopWorker();
+    if (isExecutionTimeout) {
+      const message = `the execution exceeded ${limitMs} ms while its TypeScript types were stripped`;
+      this.finish(failed(failure('TIMEOUT', message)));
+      return;
+    }
+    // Past the cap the program is at fault, not the load: the same program fails at once from now on.
+    const message = `stripping the program's TypeScript types took longer than ${limitMs} ms`;
+    const outcome = failed(failure('SOURCE_TOO_COMPLEX', message));
+    if (this.current) this.remember(this.current.job.key, outcome);
+    this.finish(outcome);
+  }
+
+  private onExit(worker: Worker, reason: string): void {
+    if (this.worker !== worker) return;
+    this.worker = null;
+    this.ready = null;
+    // A transform that ran out of its heap is the program's doing, like one that ran out of time.
+    if (this.current) {
+      this.finish(
+        failed(failure('SOURCE_TOO_COMPLEX', `stripping the program's TypeScript types failed: ${reason}`)),
+      );
+    }
+  }
+
+  private finish(outcome: StripOutcome): void {
+    const current = this.current;
+    if (!current) return;
+    clearTimeout(current.timer);
+    this.current = null;
+    this.worker?.unref();
+    current.job.resolve(outcome);
+    this.pump();
+  }
+
+  /** An aborted caller stops waiting; a transform already running finishes (and is cached) for the next. */
+  private abandon(job: Job): void {
+    const at = this.queue.indexOf(job);
+    if (at >= 0) this.queue.splice(at, 1);
+    job.resolve(failed(failure('ABORTED', 'the execution was aborted while its types were stripped')));
+  }
+
+  private remember(key: string, outcome: StripOutcome): void {
+    const size = outcomeBytes(outcome);
+    if (size > CACHE_BYTES) return;
+    this.cache.set(key, outcome);
+    this.cachedBytes += size;
+    for (const [oldest, value] of this.cache) {
+      if (this.cache.size <= CACHE_ENTRIES && this.cachedBytes <= CACHE_BYTES) break;
+      this.cache.delete(oldest);
+      this.cachedBytes -= outcomeBytes(value);
+    }
+  }
+
+  private spawnIfNeeded(): Worker {
+    if (this.worker) return this.worker;
+    const worker = spawnStripWorker();
+    let markReady: () => void = () => undefined;
+    this.ready = new Promise((resolve) => (markReady = resolve));
+    worker.on('message', (msg: { ready?: boolean; id?: number; program?: PreparedProgram }) => {
+      if (msg.ready) markReady();
+      else this.onMessage(msg);
+    });
+    worker.on('error', (err) => {
+      markReady();
+      this.onExit(worker, err.message);
+    });
+    worker.on('exit', (code) => {
+      markReady();
+      this.onExit(worker, `the type-stripping thread exited with code ${code}`);
+    });
+    worker.unref();
+    this.worker = worker;
+    return worker;
+  }
+
+  private async stopWorker(): Promise<void> {
+    const worker = this.worker;
+    this.worker = null;
+    this.ready = null;
+    if (worker) await worker.terminate();
+  }
+}
+
+function outcomeBytes(outcome: StripOutcome): number {
+  if (outcome.kind === 'failed') return outcome.error.message.length;
+  return outcome.program.ok ? outcome.program.code.length : outcome.program.error.message.length;
+}
+
+function failed(error: ReturnType<typeof failure>): FailedStrip {
+  return { kind: 'failed', error };
+}
+
+function closedOutcome(): FailedStrip {
+  return failed(failure('POOL_CLOSED', 'the driver closed'));
+}
+
+function spawnStripWorker(): Worker {
+  // From source (tests, tsx) the entry is TypeScript: load it through tsx's loader, as sandbox-worker.ts does.
+  const fromSource = import.meta.url.endsWith('.ts');
+  const entry = new URL(fromSource ? './strip-worker-main.ts' : './strip-worker-main.js', import.meta.url);
+  const options = {
+    execArgv: [],
+    stdout: false,
+    stderr: false,
+    resourceLimits: { maxOldGenerationSizeMb: STRIP_HEAP_MB },
+  };
+  return fromSource
+    ? new Worker(
+        `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(entry.href)}); })`,
+        { ...options, eval: true },
+      )
+    : new Worker(entry, options);
+}
