@@ -84,4 +84,74 @@ describe.skipIf(!probe.ok)(`python policy${probe.ok ? '' : ` (skipped: ${probe.r
       ),
     ).toBe('hi');
   });
+
+  // pid 1 of the sandbox is the interpreter: every orphan of the program (a shell's `cmd &`, a double fork, a
+  // daemon) is reparented to it, and its zombie counted towards the 32 processes until the runner reaps it.
+  const subprocesses = { allowSubprocesses: true };
+  const orphans = {
+    'a shell that leaves `sleep 0 &` behind': [
+      'import subprocess',
+      'for i in range(100):',
+      '    assert subprocess.run(["sh", "-c", "sleep 0 & true"]).returncode == 0',
+    ],
+    'os.system with a background job': [
+      'import os',
+      'for i in range(100):',
+      '    assert os.system("sleep 0 & true") == 0',
+    ],
+    'a double fork (the child forks, then exits)': [
+      'import os',
+      'for i in range(100):',
+      '    pid = os.fork()',
+      '    if pid == 0:',
+      '        if os.fork() == 0:',
+      '            os._exit(0)',
+      '        os._exit(0)',
+      '    assert os.waitpid(pid, 0)[1] == 0',
+    ],
+    'a daemon (new session, double fork) through posix_spawn': [
+      'import os',
+      'for i in range(100):',
+      '    pid = os.posix_spawn("/bin/sh", ["sh", "-c", "(setsid sh -c true &)"], {})',
+      '    assert os.waitpid(pid, 0)[1] == 0',
+    ],
+  };
+  for (const [name, lines] of Object.entries(orphans)) {
+    it(`orphans are reaped, so 100 processes in turn do not hit the limit: ${name}`, async () => {
+      expect(value(await run([...lines, 'True'].join('\n'), subprocesses))).toBe(true);
+    });
+  }
+
+  it('the program still gets its own children exit status while orphans are reaped', async () => {
+    const code = [
+      'import os, subprocess',
+      'def orphans():',
+      '    for i in range(40):',
+      '        assert subprocess.run(["sh", "-c", "sleep 0 & true"]).returncode == 0',
+      // Each has exited (a zombie) before the orphans are reaped, and is waited for only after.
+      'p = subprocess.Popen(["sh", "-c", "exit 3"])',
+      'forked = os.fork()',
+      'if forked == 0:',
+      '    os._exit(5)',
+      'spawned = os.posix_spawn("/bin/sh", ["sh", "-c", "exit 9"], {})',
+      'orphans()',
+      'codes = [p.wait(), os.waitpid(forked, 0)[1] >> 8, os.waitpid(spawned, 0)[1] >> 8]',
+      'codes.append(subprocess.run(["sh", "-c", "sleep 0 & exit 7"]).returncode)',
+      'codes.append(os.system("sleep 0 & exit 4") >> 8)',
+      'orphans()',
+      'codes.append(subprocess.run(["sh", "-c", "exit 6"]).returncode)',
+      // Another thread starts (and waits for) its own while the main thread's orphans are reaped.
+      'import threading',
+      'others = []',
+      'def other():',
+      '    for i in range(30):',
+      '        others.append(subprocess.run(["sh", "-c", "exit 2"]).returncode)',
+      'thread = threading.Thread(target=other)',
+      'thread.start()',
+      'orphans()',
+      'thread.join()',
+      'codes + [len(others), sorted(set(others))]',
+    ].join('\n');
+    expect(value(await run(code, subprocesses))).toEqual([3, 5, 9, 7, 4, 6, 30, [2]]);
+  });
 });

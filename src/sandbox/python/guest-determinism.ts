@@ -65,6 +65,7 @@ def _process_policy(policy, exec_filter):
         if command in blocked or os.path.basename(command) in blocked:
             raise PermissionError('starting ' + repr(command) + ' is not allowed for this task (tool_constraints.blocked_commands)')
     _check[0] = check
+    _track_processes()
     if 'subprocess' in sys.modules or (allow and blocked):
         _guard_subprocess()
     def guard(fn, command_of):

@@ -2,6 +2,7 @@ import { GUEST_VALUES } from './guest-values.ts';
 import { GUEST_HOST_CALLS } from './guest-host-calls.ts';
 import { GUEST_CLOCK } from './guest-clock.ts';
 import { GUEST_DETERMINISM } from './guest-determinism.ts';
+import { GUEST_REAPER } from './guest-reaper.ts';
 import { GUEST_IMPORTS } from './guest-imports.ts';
 import { GUEST_REPORT } from './guest-report.ts';
 import { GUEST_MAIN } from './guest-main.ts';
@@ -22,6 +23,7 @@ export const GUEST_RUNNER = [
   GUEST_HOST_CALLS,
   GUEST_CLOCK,
   GUEST_IMPORTS,
+  GUEST_REAPER,
   GUEST_DETERMINISM,
   GUEST_REPORT,
   GUEST_MAIN,
