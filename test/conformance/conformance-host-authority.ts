@@ -3,7 +3,7 @@ import { parseCallId } from '../../src/spec/index.ts';
 import type { ExecutionResult, HostCall, SerializedError } from '../../src/spec/index.ts';
 import { ToolRegistry } from '../../src/tools/index.ts';
 import { echoTool } from './fixtures.ts';
-import type { SuiteOptions } from './harness.ts';
+import type { Group, Source, SuiteOptions } from './harness.ts';
 import { DEFAULT_TEST_LIMITS, defineGroup, expectFailed, expectSucceeded } from './harness.ts';
 import { escapeProgram } from './escape-support.ts';
 
@@ -57,15 +57,27 @@ function expectGuestError(result: ExecutionResult, claimed: string, what: string
   return error;
 }
 
-/** A host that records what it was asked, then serves the echo tool. */
-function recordingHost(calls: HostCall[]) {
-  const live = new ToolRegistry([echoTool()]).host();
-  return {
-    call(call: HostCall, signal: AbortSignal) {
-      calls.push(call);
-      return live.call(call, signal);
+/** Runs `src` with the echo tool on a host that records what it was asked. */
+async function executeRecorded(
+  g: Group,
+  src: Source,
+): Promise<{ result: ExecutionResult; calls: HostCall[] }> {
+  const calls: HostCall[] = [];
+  const registry = new ToolRegistry([echoTool()]);
+  const live = registry.host();
+  const result = await g.driver().execute({
+    code: src.code,
+    language: src.language,
+    tools: registry.bindings,
+    host: {
+      call(call, signal) {
+        calls.push(call);
+        return live.call(call, signal);
+      },
     },
-  };
+    limits: DEFAULT_TEST_LIMITS,
+  });
+  return { result, calls };
 }
 
 export function registerHostAuthorityCases(options: SuiteOptions): void {
@@ -117,14 +129,7 @@ await asyncio.gather(tools.echo_async(i=2), tools.echo_async(i=3), tools.echo_as
 'ok'`,
       },
       async (src) => {
-        const calls: HostCall[] = [];
-        const result = await g.driver().execute({
-          code: src.code,
-          language: src.language,
-          tools: new ToolRegistry([echoTool()]).bindings,
-          host: recordingHost(calls),
-          limits: DEFAULT_TEST_LIMITS,
-        });
+        const { result, calls } = await executeRecorded(g, src);
         expect(expectSucceeded(result)).toBe('ok');
         expect(calls.map((c) => c.callId)).toEqual(['call-1', 'call-2', 'call-3', 'call-4', 'call-5']);
         expect(calls.map((c) => parseCallId(c.callId)?.n)).toEqual([1, 2, 3, 4, 5]);
@@ -180,14 +185,7 @@ def send(id, t='call'):
 ${body}`,
         },
         async (src) => {
-          const calls: HostCall[] = [];
-          const result = await g.driver().execute({
-            code: src.code,
-            language: src.language,
-            tools: new ToolRegistry([echoTool()]).bindings,
-            host: recordingHost(calls),
-            limits: DEFAULT_TEST_LIMITS,
-          });
+          const { result, calls } = await executeRecorded(g, src);
           expect(expectFailed(result, 'PROTOCOL_VIOLATION').message).toMatch(/id/);
           for (const call of calls) expect(call.kind === 'tool' && call.args).not.toEqual({ forged: true });
           await g.expectHealthy();

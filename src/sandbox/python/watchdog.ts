@@ -155,34 +155,38 @@ async function scanProcesses(): Promise<void> {
 const TICKS_PER_SECOND = 100;
 
 /**
- * CPU time the processes under `rootPid` used so far, their reaped children's included. Walks the tree through
- * /proc/<pid>/task/<tid>/children (a few reads for a sandbox) rather than all of /proc, where the kernel has it.
+ * `rootPid` and every process under it, through /proc/<pid>/task/<tid>/children (a few reads for a sandbox) rather
+ * than all of /proc, where the kernel has those files (CONFIG_PROC_CHILDREN); else from the whole process table.
  */
-export async function sandboxCpuMs(rootPid: number): Promise<number> {
-  let total = 0;
+async function sandboxPids(rootPid: number): Promise<number[]> {
+  const pids: number[] = [];
   const stack = [rootPid];
   const seen = new Set<number>();
   while (stack.length > 0) {
     const pid = stack.pop() as number;
     if (seen.has(pid)) continue;
     seen.add(pid);
-    const [stat, tasks] = await Promise.all([
-      readFile(`/proc/${pid}/stat`, 'utf8').catch(() => null),
-      readdir(`/proc/${pid}/task`).catch(() => [] as string[]),
-    ]);
-    if (stat !== null) total += statCpuMs(stat);
+    const tasks = await readdir(`/proc/${pid}/task`).catch(() => null);
+    if (tasks === null) continue;
+    pids.push(pid);
     const lists = await Promise.all(
       tasks.map((tid) => readFile(`/proc/${pid}/task/${tid}/children`, 'utf8').catch(() => null)),
     );
-    if (lists.some((l) => l === null) && stat !== null) {
-      // No children files (CONFIG_PROC_CHILDREN off): the whole process table.
-      const { children, cpuMs } = await processTable();
-      return treeCpuMs(descendants(children, rootPid), cpuMs);
+    if (lists.some((l) => l === null)) {
+      const { children } = await processTable();
+      return descendants(children, rootPid);
     }
     for (const list of lists)
       for (const child of (list ?? '').split(' ')) if (child) stack.push(Number(child));
   }
-  return total;
+  return pids;
+}
+
+/** CPU time the processes under `rootPid` used so far, their reaped children's included. */
+export async function sandboxCpuMs(rootPid: number): Promise<number> {
+  const pids = await sandboxPids(rootPid);
+  const stats = await Promise.all(pids.map((pid) => readFile(`/proc/${pid}/stat`, 'utf8').catch(() => null)));
+  return stats.reduce((sum, stat) => sum + (stat === null ? 0 : statCpuMs(stat)), 0);
 }
 
 /**
@@ -191,23 +195,14 @@ export async function sandboxCpuMs(rootPid: number): Promise<number> {
  * ended is not counted (its parent's figure is what stays).
  */
 export async function sandboxPeakBytes(rootPid: number): Promise<number> {
+  const pids = (await sandboxPids(rootPid)).filter((pid) => pid !== rootPid);
+  const statuses = await Promise.all(
+    pids.map((pid) => readFile(`/proc/${pid}/status`, 'utf8').catch(() => '')),
+  );
   let peak = 0;
-  const stack = [rootPid];
-  const seen = new Set<number>();
-  while (stack.length > 0) {
-    const pid = stack.pop() as number;
-    if (seen.has(pid)) continue;
-    seen.add(pid);
-    const [status, tasks] = await Promise.all([
-      pid === rootPid ? null : readFile(`/proc/${pid}/status`, 'utf8').catch(() => null),
-      readdir(`/proc/${pid}/task`).catch(() => [] as string[]),
-    ]);
-    const hwm = status === null ? undefined : /^VmHWM:\s+(\d+) kB$/m.exec(status)?.[1];
+  for (const status of statuses) {
+    const hwm = /^VmHWM:\s+(\d+) kB$/m.exec(status)?.[1];
     if (hwm !== undefined) peak = Math.max(peak, Number(hwm) * 1024);
-    const lists = await Promise.all(
-      tasks.map((tid) => readFile(`/proc/${pid}/task/${tid}/children`, 'utf8').catch(() => '')),
-    );
-    for (const list of lists) for (const child of list.split(' ')) if (child) stack.push(Number(child));
   }
   return peak;
 }
