@@ -14,7 +14,7 @@ import { abortFailure } from '../early-failure.ts';
 import { guestFailure } from '../guest-failure.ts';
 import { cpuBudgetMs, formatCallId } from '../../spec/index.ts';
 import type { PythonProcess } from './python-process.ts';
-import { sandboxCpuMs, sandboxPeakBytes, watchSandbox } from './watchdog.ts';
+import { sandboxCpuMs, sandboxUsage, watchSandbox } from './watchdog.ts';
 import {
   artifactsOf,
   CGROUP_ALLOWANCE_BYTES,
@@ -85,22 +85,19 @@ export function runOnProcess(
     const fail = (error: Failure) => pump.finish({ status: 'failed', error });
     // The CPU time of the interpreter's start-up, read as the program starts (unset until then).
     let cpuBaselineMs: number | undefined;
-    /** The guest said how it ended: nothing it sends from now on counts, and its end waits for the figures. */
+    /** The guest said how it ended: nothing it sends from now on counts. */
     let reported = false;
     // What the sandbox used, as the host reads it off the kernel (the guest's own report is not believed).
-    const measured = async (): Promise<GuestUsage> => {
+    const measured = (): GuestUsage => {
       if (pid === undefined) return { memoryBytes: 0 };
-      const [cpuMs, memoryBytes] = await Promise.all([
-        sandboxCpuMs(pid).catch(() => undefined),
-        sandboxPeakBytes(pid).catch(() => 0),
-      ]);
-      return cpuMs === undefined || cpuBaselineMs === undefined
-        ? { memoryBytes }
-        : { memoryBytes, cpuMs: Math.max(0, cpuMs - cpuBaselineMs) };
+      const usage = sandboxUsage(pid);
+      return cpuBaselineMs === undefined
+        ? { memoryBytes: usage.peakBytes }
+        : { memoryBytes: usage.peakBytes, cpuMs: Math.max(0, usage.cpuMs - cpuBaselineMs) };
     };
     const end = (guest: GuestEnd, artifacts: WorkspaceFile[]) => {
       reported = true;
-      void measured().then((usage) => pump.finish(guest, usage, artifacts));
+      pump.finish(guest, measured(), artifacts);
     };
     // What rlimits cannot bound (memory and CPU across processes, memfds, the workspace's total): the host
     // watches it, from the program's start (the interpreter's own start is not the program's CPU time).
