@@ -83,7 +83,7 @@ export function runOnProcess(
       },
     });
     const fail = (error: Failure) => pump.finish({ status: 'failed', error });
-    // The CPU time of the interpreter's start-up, read as the program starts (unset until then).
+    // The CPU time of the interpreter's start-up, read as the start message goes out.
     let cpuBaselineMs: number | undefined;
     /** The guest said how it ended: nothing it sends from now on counts. */
     let reported = false;
@@ -105,7 +105,6 @@ export function runOnProcess(
     const watch = async () => {
       if (pid === undefined) return;
       const baseline = await sandboxCpuMs(pid);
-      cpuBaselineMs = baseline;
       if (pump.ended) return;
       unwatch = watchSandbox(
         pid,
@@ -274,7 +273,10 @@ export function runOnProcess(
       .limitMemory(limits.memoryBytes + CGROUP_ALLOWANCE_BYTES)
       .catch(() => false)
       .then(() => {
-        if (!pump.ended) proc.send(start);
+        if (pump.ended) return;
+        // The interpreter's start-up, not the program's: what the report's CPU time is counted from.
+        if (pid !== undefined) cpuBaselineMs = sandboxUsage(pid).cpuMs;
+        proc.send(start);
       });
   });
 }
