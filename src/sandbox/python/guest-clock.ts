@@ -117,7 +117,7 @@ def _patch_random():
         sys.modules['_uuid'] = None
 
 # Files of seeded content the sandbox binds over the kernel's (bwrap-args.ts): written before the program starts.
-_SEEDED_FILES = (('/dev/urandom', 65536), ('/dev/random', 65536))
+_SEEDED_FILES = (('/dev/urandom', 16384), ('/dev/random', 16384))
 _SEEDED_UUID_FILES = ('/proc/sys/kernel/random/uuid', '/proc/sys/kernel/random/boot_id')
 
 def _seed_files():
