@@ -125,7 +125,9 @@ describe.each(DRIVERS)(
   'replay through a driver-side script ($name)',
   ({ language, program, race, make, skip }) => {
     if (skip !== undefined) {
-      it.skip(`skipped: ${skip}`, () => undefined);
+      // Only the python driver can be missing (no bubblewrap or no /usr/bin/python3): say so, and why.
+      console.warn(`[replay-script] ${language} skipped: ${skip}`);
+      it.skip(`${language} driver unavailable here [${skip}]`, () => undefined);
       return;
     }
     let driver: SandboxDriver;

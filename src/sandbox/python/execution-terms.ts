@@ -45,7 +45,6 @@ export interface GuestMessage {
   ok?: unknown;
   value?: unknown;
   error?: Partial<Failure>;
-  resources?: { cpuMs?: unknown; memoryBytes?: unknown };
   artifacts?: unknown;
 }
 

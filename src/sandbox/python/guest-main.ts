@@ -56,18 +56,6 @@ def _collect(inputs):
     except BaseException:
         return []
 
-def _cpu_seconds():
-    u = _real_getrusage(resource.RUSAGE_SELF)
-    c = _real_getrusage(resource.RUSAGE_CHILDREN)
-    return u.ru_utime + u.ru_stime + c.ru_utime + c.ru_stime, max(u.ru_maxrss, c.ru_maxrss)
-
-# The interpreter's start and its wait in the pool are not the program's.
-_cpu_at_start = [0.0]
-
-def _usage():
-    cpu, maxrss = _cpu_seconds()
-    return {'cpuMs': round(max(0.0, cpu - _cpu_at_start[0]) * 1000, 3), 'memoryBytes': maxrss * 1024}
-
 def _first_message():
     """A pooled interpreter is told to prewarm first: it imports what programs often need (and the no-exec
     filter needs) while it waits. A cold start's first message is its start message, with nothing imported."""
@@ -85,7 +73,6 @@ def _first_message():
 
 def _main():
     start = _first_message()
-    _cpu_at_start[0] = _cpu_seconds()[0]
     names = {}
     for b in start['tools']:
         names.setdefault(b['namespace'], []).append(b['name'])
@@ -122,8 +109,7 @@ def _main():
     except BaseException as exc:
         # Only the program's own text is a SYNTAX_ERROR; a SyntaxError raised as it runs is a GUEST_ERROR.
         syntax = isinstance(exc, (SyntaxError, ValueError))
-        _send({'t': 'done', 'ok': False, 'error': _failure(exc, 'SYNTAX_ERROR' if syntax else None),
-               'resources': _usage()})
+        _send({'t': 'done', 'ok': False, 'error': _failure(exc, 'SYNTAX_ERROR' if syntax else None)})
         return
     # Address space set aside (inside the baseline the memory limit is added to) for reporting a MemoryError.
     reserve = [bytearray(2 * 1024 * 1024)]
@@ -154,7 +140,7 @@ def _main():
             _clear_frames(exc.__traceback__)
         try:
             flush()
-            _send({'t': 'done', 'ok': False, 'error': _failure(exc), 'resources': _usage(), 'artifacts': _collect(inputs)})
+            _send({'t': 'done', 'ok': False, 'error': _failure(exc), 'artifacts': _collect(inputs)})
         except MemoryError:
             _out_of_memory(program)
         return
@@ -171,7 +157,7 @@ def _main():
         except MemoryError:
             _out_of_memory(program)
         return
-    _send({'t': 'done', 'ok': True, 'value': payload, 'resources': _usage(), 'artifacts': _collect(inputs)})
+    _send({'t': 'done', 'ok': True, 'value': payload, 'artifacts': _collect(inputs)})
 
 def _out_of_memory(program):
     # The program's data fills the address space, so even the report could not be made (a 1e6-deep list just

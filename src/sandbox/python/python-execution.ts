@@ -14,7 +14,7 @@ import { abortFailure } from '../early-failure.ts';
 import { guestFailure } from '../guest-failure.ts';
 import { cpuBudgetMs, formatCallId } from '../../spec/index.ts';
 import type { PythonProcess } from './python-process.ts';
-import { sandboxCpuMs, sandboxUsage, watchSandbox } from './watchdog.ts';
+import { sandboxUsage, watchSandbox } from './watchdog.ts';
 import {
   artifactsOf,
   CGROUP_ALLOWANCE_BYTES,
@@ -85,8 +85,6 @@ export function runOnProcess(
     const fail = (error: Failure) => pump.finish({ status: 'failed', error });
     // The CPU time of the interpreter's start-up, read as the start message goes out.
     let cpuBaselineMs: number | undefined;
-    /** The guest said how it ended: nothing it sends from now on counts. */
-    let reported = false;
     // What the sandbox used, as the host reads it off the kernel (the guest's own report is not believed).
     const measured = (): GuestUsage => {
       if (pid === undefined) return { memoryBytes: 0 };
@@ -95,17 +93,12 @@ export function runOnProcess(
         ? { memoryBytes: usage.peakBytes }
         : { memoryBytes: usage.peakBytes, cpuMs: Math.max(0, usage.cpuMs - cpuBaselineMs) };
     };
-    const end = (guest: GuestEnd, artifacts: WorkspaceFile[]) => {
-      reported = true;
-      pump.finish(guest, measured(), artifacts);
-    };
-    // What rlimits cannot bound (memory and CPU across processes, memfds, the workspace's total): the host
-    // watches it, from the program's start (the interpreter's own start is not the program's CPU time).
+    const end = (guest: GuestEnd, artifacts: WorkspaceFile[]) => pump.finish(guest, measured(), artifacts);
     const pid = proc.pid;
-    const watch = async () => {
+    // What rlimits cannot bound (memory and CPU across processes, memfds, the workspace's total): the host
+    // watches it from the program's start, with the interpreter's own start as the CPU baseline.
+    const watch = (baselineMs: number) => {
       if (pid === undefined) return;
-      const baseline = await sandboxCpuMs(pid);
-      if (pump.ended) return;
       unwatch = watchSandbox(
         pid,
         {
@@ -113,7 +106,7 @@ export function runOnProcess(
           workspaceBytes: DEFAULT_MAX_WORKSPACE_BYTES,
           workspaceEntries: DEFAULT_MAX_WORKSPACE_ENTRIES,
           cpuMs: cpuBudgetMs(limits),
-          cpuBaselineMs: baseline,
+          cpuBaselineMs: baselineMs,
         },
         (breach) => pump.kill(failure(breach.code, breach.message)),
       );
@@ -132,7 +125,7 @@ export function runOnProcess(
     });
 
     const onMessage = (raw: unknown) => {
-      if (pump.stopping || reported) return;
+      if (pump.stopping) return;
       const msg = raw as GuestMessage;
       switch (msg.t) {
         case 'log':
@@ -226,15 +219,13 @@ export function runOnProcess(
     proc.onMessage(onMessage);
     void proc.exited.then(async (exit) => {
       const oom = await proc.oomKilled();
-      // Let the last messages (written before the exit) arrive first; a reported end is finishing already.
-      setImmediate(
-        () =>
-          reported ||
-          fail(
-            oom
-              ? failure('MEMORY_LIMIT', 'the program used more memory than its sandbox has')
-              : exitFailure(exit, proc.brokenProtocol),
-          ),
+      // Let the last messages (written before the exit) arrive first.
+      setImmediate(() =>
+        fail(
+          oom
+            ? failure('MEMORY_LIMIT', 'the program used more memory than its sandbox has')
+            : exitFailure(exit, proc.brokenProtocol),
+        ),
       );
     });
     const start = {
@@ -266,16 +257,17 @@ export function runOnProcess(
     };
     // The cgroup's limit becomes this execution's: the program's memory, the interpreter and its libraries, and
     // the tmpfs mounts (charged to the group as they fill). It counts what rlimits cannot (shared memory, memfds).
-    // The watch starts with the program: its CPU baseline is read meanwhile (a millisecond of the program's own
-    // CPU may fall into it; waiting for it cost every warm execution as much).
-    void watch().catch(() => undefined);
     void proc
       .limitMemory(limits.memoryBytes + CGROUP_ALLOWANCE_BYTES)
       .catch(() => false)
       .then(() => {
         if (pump.ended) return;
-        // The interpreter's start-up, not the program's: what the report's CPU time is counted from.
-        if (pid !== undefined) cpuBaselineMs = sandboxUsage(pid).cpuMs;
+        // The interpreter's start-up, not the program's: what the CPU limit and the report count from (a few
+        // synchronous /proc reads, as the program starts).
+        if (pid !== undefined) {
+          cpuBaselineMs = sandboxUsage(pid).cpuMs;
+          watch(cpuBaselineMs);
+        }
         proc.send(start);
       });
   });

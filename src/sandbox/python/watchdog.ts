@@ -32,7 +32,7 @@ export interface WatchLimits {
   readonly workspaceEntries: number;
   /** CPU time of all the sandbox's processes (those it reaped included) past `cpuBaselineMs`. */
   readonly cpuMs: number;
-  /** What the sandbox had used when the program started (sandboxCpuMs). */
+  /** What the sandbox had used when the program started (sandboxUsage). */
   readonly cpuBaselineMs: number;
 }
 
@@ -154,42 +154,7 @@ async function scanProcesses(): Promise<void> {
 /** Kernel clock ticks per second in /proc/<pid>/stat (USER_HZ: 100 on every Linux ABI Node runs on). */
 const TICKS_PER_SECOND = 100;
 
-/**
- * `rootPid` and every process under it, through /proc/<pid>/task/<tid>/children (a few reads for a sandbox) rather
- * than all of /proc, where the kernel has those files (CONFIG_PROC_CHILDREN); else from the whole process table.
- */
-async function sandboxPids(rootPid: number): Promise<number[]> {
-  const pids: number[] = [];
-  const stack = [rootPid];
-  const seen = new Set<number>();
-  while (stack.length > 0) {
-    const pid = stack.pop() as number;
-    if (seen.has(pid)) continue;
-    seen.add(pid);
-    const tasks = await readdir(`/proc/${pid}/task`).catch(() => null);
-    if (tasks === null) continue;
-    pids.push(pid);
-    const lists = await Promise.all(
-      tasks.map((tid) => readFile(`/proc/${pid}/task/${tid}/children`, 'utf8').catch(() => null)),
-    );
-    if (lists.some((l) => l === null)) {
-      const { children } = await processTable();
-      return descendants(children, rootPid);
-    }
-    for (const list of lists)
-      for (const child of (list ?? '').split(' ')) if (child) stack.push(Number(child));
-  }
-  return pids;
-}
-
-/** CPU time the processes under `rootPid` used so far, their reaped children's included. */
-export async function sandboxCpuMs(rootPid: number): Promise<number> {
-  const pids = await sandboxPids(rootPid);
-  const stats = await Promise.all(pids.map((pid) => readFile(`/proc/${pid}/stat`, 'utf8').catch(() => null)));
-  return stats.reduce((sum, stat) => sum + (stat === null ? 0 : statCpuMs(stat)), 0);
-}
-
-/** What a sandbox used, read off the kernel when its program ends (sandboxUsage). */
+/** What a sandbox has used, read off the kernel (sandboxUsage): as its program starts, and as it ends. */
 export interface SandboxUsage {
   /** CPU time of its processes, their reaped children's included. */
   readonly cpuMs: number;
@@ -221,17 +186,40 @@ export function sandboxUsage(rootPid: number): SandboxUsage {
       const hwm = /^VmHWM:\s+(\d+) kB$/m.exec(readProc(`/proc/${pid}/status`) ?? '')?.[1];
       if (hwm !== undefined) peakBytes = Math.max(peakBytes, Number(hwm) * 1024);
     }
-    let tasks: string[] = [];
-    try {
-      tasks = readdirSync(`/proc/${pid}/task`);
-    } catch {
-      // Gone meanwhile.
-    }
-    for (const tid of tasks)
-      for (const child of (readProc(`/proc/${pid}/task/${tid}/children`) ?? '').split(' '))
-        if (child) stack.push(Number(child));
+    for (const child of childrenOf(pid)) stack.push(child);
   }
   return { cpuMs, peakBytes };
+}
+
+/**
+ * The children of `pid`, through /proc/<pid>/task/<tid>/children where the kernel has those files
+ * (CONFIG_PROC_CHILDREN); else by the parent field of every process's stat (a scan of all of /proc).
+ */
+function childrenOf(pid: number): number[] {
+  let tasks: string[] = [];
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return []; // Gone meanwhile.
+  }
+  const out: number[] = [];
+  for (const tid of tasks) {
+    const list = readProc(`/proc/${pid}/task/${tid}/children`);
+    if (list === null) return scanChildren(pid);
+    for (const child of list.split(' ')) if (child) out.push(Number(child));
+  }
+  return out;
+}
+
+function scanChildren(parent: number): number[] {
+  const out: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    const stat = readProc(`/proc/${name}/stat`);
+    if (stat !== null && Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === parent)
+      out.push(Number(name));
+  }
+  return out;
 }
 
 /** More than a sandbox may hold (its pids limit), so that a walk of a reused pid's tree stays short. */
