@@ -226,7 +226,7 @@ export function describeTaskStoreConformance(
         );
       }
       it.runIf(options.corrupt !== undefined)(
-        'reports CHECKPOINT_CORRUPT at the first bad entry',
+        `reports CHECKPOINT_CORRUPT at the first bad entry${options.corrupt === undefined ? ' [skipped: this store has no corrupt() hook]' : ''}`,
         async () => {
           const { id, token } = await claimed();
           const entries = [1, 2, 3].map((clock) => ({ type: 'clock' as const, data: { clock } }));
