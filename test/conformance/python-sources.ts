@@ -17,7 +17,8 @@ export const PYTHON_SOURCES: Readonly<Record<string, string>> = {
   'resource.getrusage': 'str(tuple(__import__("resource").getrusage(__import__("resource").RUSAGE_SELF)))',
   'datetime.now/utcnow/today':
     'str([__import__("datetime").datetime.now(), __import__("datetime").datetime.utcnow(), __import__("datetime").date.today()])',
-  'datetime through sys.modules': 'str(__import__("sys").modules["datetime"].datetime.now())',
+  // The runner's own _datetime, reached without an import (datetime itself is not loaded until imported).
+  'datetime through sys.modules': 'str(__import__("sys").modules["_datetime"].datetime.now())',
   'datetime through _datetime': 'str(__import__("_datetime").datetime.now())',
   'datetime through importlib': 'str(__import__("importlib").import_module("datetime").datetime.now())',
   'datetime through the real builtins': 'str(print.__self__.__import__("datetime").datetime.today())',

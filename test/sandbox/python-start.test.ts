@@ -5,7 +5,8 @@ import type { PythonDriver } from '../../src/sandbox/index.ts';
 import type { ExecutionResult } from '../../src/spec/index.ts';
 
 const probe = await probePython();
-const SEEN = "import sys\nsorted(m for m in ('json', 're', 'ast', 'asyncio', 'ctypes') if m in sys.modules)";
+const SEEN =
+  "import sys\nsorted(m for m in ('json', 're', 'ast', 'asyncio', '_ctypes', 'ctypes', 'datetime') if m in sys.modules)";
 
 describe.skipIf(!probe.ok)(`python sandbox start${probe.ok ? '' : ` (skipped: ${probe.reason})`}`, () => {
   const drivers: PythonDriver[] = [];
@@ -22,7 +23,7 @@ describe.skipIf(!probe.ok)(`python sandbox start${probe.ok ? '' : ` (skipped: ${
       language: 'python',
       tools: [],
       host: { call: () => Promise.resolve({ ok: true, value: null }) },
-      // Processes allowed: the no-exec filter (which needs ctypes) is not installed, so ctypes shows prewarming.
+      // Processes allowed: the no-exec filter (which needs _ctypes) is not installed, so _ctypes shows prewarming.
       policy: { allowSubprocesses },
     });
   const value = (r: ExecutionResult) => {
@@ -30,15 +31,26 @@ describe.skipIf(!probe.ok)(`python sandbox start${probe.ok ? '' : ` (skipped: ${
     return r.value;
   };
 
-  it('a cold start imports neither json, re nor ast (their C halves serve the runner)', async () => {
+  it('a cold start imports neither json, re, ast, ctypes nor datetime (their C halves serve the runner)', async () => {
     const cold = await make(0);
     expect(value(await run(cold, SEEN))).toEqual([]);
   });
 
-  it('a pooled interpreter imports asyncio and ctypes while it waits', async () => {
+  it('the no-exec filter goes in through _ctypes alone (the ctypes package is not loaded) and holds', async () => {
+    const cold = await make(0);
+    expect(value(await run(cold, SEEN, false))).toEqual(['_ctypes']);
+    const tried = await run(
+      cold,
+      "import posix\ntry:\n    posix.execv('/bin/true', ['true'])\nexcept PermissionError as e:\n    r = e.errno\nr",
+      false,
+    );
+    expect(value(tried)).toBe(1);
+  });
+
+  it('a pooled interpreter imports asyncio and _ctypes while it waits', async () => {
     const warm = await make(1);
     await new Promise((r) => setTimeout(r, 1_500));
-    expect(value(await run(warm, SEEN))).toEqual(expect.arrayContaining(['asyncio', 'ctypes']));
+    expect(value(await run(warm, SEEN))).toEqual(expect.arrayContaining(['asyncio', '_ctypes']));
   });
 
   it("the CPU time reported is the program's, not the interpreter's start", async () => {

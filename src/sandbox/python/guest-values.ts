@@ -13,7 +13,10 @@ _out.flush()
 # asyncio, subprocess and ctypes are imported when first needed (or while the interpreter waits in the pool). The
 # json and ast packages are not imported at all: their C halves do (json pulls in re, ast contextlib and enum:
 # two thirds of the runner's start).
-import errno, math, random, time, datetime, resource, builtins, binascii, select, _ast
+import errno, math, random, time, resource, builtins, binascii, select, _ast
+# The C half only: datetime.py defines the whole module in Python before it takes _datetime's types (a
+# millisecond of a cold start). The program's own import of datetime gets the same types.
+import _datetime as datetime
 asyncio = None
 
 def _codec():
