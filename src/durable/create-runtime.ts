@@ -63,6 +63,7 @@ class DurableRuntime implements Runtime {
       ...(options.tenantConcurrency === undefined ? {} : { maxPerTenant: options.tenantConcurrency }),
       ...(options.retryBaseMs === undefined ? {} : { retryBaseMs: options.retryBaseMs }),
       ...(options.agent === undefined ? {} : { agent: options.agent }),
+      ...(options.log === undefined ? {} : { log: options.log }),
       clock,
       onEvent: (event) => this.events.emit(event),
     });

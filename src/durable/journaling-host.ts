@@ -29,6 +29,20 @@ export interface JournalingHostOptions extends CallPolicy {
   readonly keyPrefix?: string;
   /** The execution cannot go on (divergence, an unsafe call in doubt): the runner aborts it with this error. */
   onFatal(error: CodecallError): void;
+  /**
+   * What running tools see (their `ctx.signal`): aborted by a cancel, the deadline, a lost lease or a failure,
+   * not by a pause. A pause ends the execution (its calls' signals) while a started call runs to its end and
+   * journals its outcome: aborted, it would be a call in doubt for no crash. Without it, the calls' own signals.
+   */
+  readonly toolSignal?: AbortSignal;
+  /** The lease's fencing token, handed to tools (`ctx.fencingToken`). */
+  readonly fencingToken?: number;
+  /**
+   * Proves the worker still holds its lease; asked right before a tool that is not `read` starts. When it throws,
+   * the call does not start and the execution ends with the error (a worker that stalled past its lease and may
+   * have been replaced does no side effect).
+   */
+  proveLease?(): Promise<void>;
 }
 
 /**
@@ -244,9 +258,30 @@ export class JournalingHost implements ExecutionHost {
       await this.mark([{ type: 'control', data: { action: 'not_started', call_id: call.callId } }]);
       return { ok: false, error: failure('INTERRUPTED', 'not started') };
     }
+    if (call.kind === 'tool' && this.options.proveLease && this.options.effectOf(call) !== 'read') {
+      try {
+        await this.options.proveLease();
+      } catch (e) {
+        this.options.onFatal(
+          e instanceof CodecallError ? e : new CodecallError('FENCED', 'the lease could not be proven'),
+        );
+        return never();
+      }
+    }
+    const fencing = this.options.fencingToken;
     const keyed: HostCall =
-      call.kind === 'tool' && key !== undefined ? { ...call, idempotencyKey: key } : call;
-    return this.finishLive(call, signal, await this.options.live.call(keyed, signal));
+      call.kind === 'tool' && (key !== undefined || fencing !== undefined)
+        ? {
+            ...call,
+            ...(key === undefined ? {} : { idempotencyKey: key }),
+            ...(fencing === undefined ? {} : { fencingToken: fencing }),
+          }
+        : call;
+    return this.finishLive(call, signal, await this.options.live.call(keyed, this.toolSignal(signal)));
+  }
+
+  private toolSignal(signal: AbortSignal): AbortSignal {
+    return this.options.toolSignal ?? signal;
   }
 
   /** `input.wait(name, { timeoutSeconds })`: the answer once journaled, else a journaled request and a pause. */
@@ -280,8 +315,8 @@ export class JournalingHost implements ExecutionHost {
   }
 
   private async finishLive(call: HostCall, signal: AbortSignal, outcome: HostOutcome): Promise<HostOutcome> {
-    if (signal.aborted && !outcome.ok) {
-      // The execution ended (pause, cancel, timeout) and the tool gave up: nothing is known of its effect, so
+    if (this.toolSignal(signal).aborted && !outcome.ok) {
+      // The tool was stopped (cancel, deadline, a lost lease) and gave up: nothing is known of its effect, so
       // nothing is journaled; a resume re-runs it if its effect allows, or asks a human.
       return outcome;
     }

@@ -10,6 +10,7 @@ import type {
   TaskInput,
 } from '../spec/index.ts';
 import { runJournaled } from './run-journaled.ts';
+import type { RunLease } from './run-journaled.ts';
 import type { RunnerTools } from './runner-tools.ts';
 
 /** What every execution of a task's programs is given besides the program itself. */
@@ -24,6 +25,10 @@ export interface ProgramRunnerOptions {
   readonly startClock: number;
   readonly clock: () => number;
   readonly signal: AbortSignal;
+  /** Stops running tool calls that `signal`'s end would let finish (a shutdown past its time). */
+  readonly toolSignal?: AbortSignal;
+  /** The worker's lease on the task: its token goes to tools, and it is proven before each side effect. */
+  readonly lease?: RunLease;
 }
 
 /** The sandbox's part of a task's constraints. */
@@ -71,5 +76,7 @@ export function programRunner(o: ProgramRunnerOptions): (run: ProgramRun) => Pro
       startClock: o.startClock,
       clock: o.clock,
       signal: o.signal,
+      ...(o.toolSignal ? { toolSignal: o.toolSignal } : {}),
+      ...(o.lease ? { lease: o.lease } : {}),
     });
 }

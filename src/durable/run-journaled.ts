@@ -22,6 +22,13 @@ export interface ExecutionJournal {
   readonly keyPrefix?: string;
 }
 
+/** The lease a durable run holds: its token goes to tools, and it is proven before a side effect starts. */
+export interface RunLease {
+  readonly fencingToken: number;
+  /** FENCED when the lease is no longer held (TaskStore.assertLease). */
+  prove(): Promise<void>;
+}
+
 /** One journaled execution: the program, its tools and their policy, its journal, its clock. */
 export interface RunJournaledOptions {
   readonly driver: SandboxDriver;
@@ -32,15 +39,38 @@ export interface RunJournaledOptions {
   /** What each call does to the world and whether it needs a human's approval (such a call pauses the run). */
   readonly policy: CallPolicy;
   readonly journal: ExecutionJournal;
+  /** The worker's lease on the task, for durable runs. */
+  readonly lease?: RunLease;
   /** The guest's clock at start, fixed for the task (journaled by the caller). */
   readonly startClock: number;
   readonly clock?: () => number;
   readonly signal?: AbortSignal;
+  /**
+   * Stops running tool calls that `signal`'s end would let finish (a pause does: LETS_CALLS_FINISH), e.g. a
+   * shutdown past its time.
+   */
+  readonly toolSignal?: AbortSignal;
   /** How long tool calls still running when the execution ends may take to journal their outcomes. */
   readonly settleMs?: number;
 }
 
 export const DEFAULT_SETTLE_MS = 5_000;
+
+/**
+ * Ends that only stop the execution: the calls already running go on to their outcomes (journaled), so a pause
+ * leaves no call in doubt. Every other end (a cancel, the deadline, a lost lease, a limit, a failure) stops them.
+ */
+const LETS_CALLS_FINISH: ReadonlySet<string> = new Set([
+  'PAUSED',
+  'SHUTDOWN',
+  'APPROVAL_REQUIRED',
+  'AWAITING_INPUT',
+  'NEEDS_ATTENTION',
+]);
+
+function letsCallsFinish(reason: unknown): boolean {
+  return reason instanceof CodecallError && LETS_CALLS_FINISH.has(reason.code);
+}
 /** How long requests for approval are collected after the first before the execution pauses. */
 export const APPROVAL_COLLECT_MS = 20;
 
@@ -50,6 +80,11 @@ export const APPROVAL_COLLECT_MS = 20;
  */
 export async function runJournaled(options: RunJournaledOptions): Promise<ExecutionResult> {
   const controller = new AbortController();
+  // What running tools see: not aborted by a pause (LETS_CALLS_FINISH).
+  const tools = new AbortController();
+  const stopTools = (reason: unknown): void => {
+    if (!letsCallsFinish(reason)) tools.abort(reason);
+  };
   let approvalTimer: NodeJS.Timeout | undefined;
   let approval = false;
   let fatal: CodecallError | undefined;
@@ -59,9 +94,15 @@ export async function runJournaled(options: RunJournaledOptions): Promise<Execut
         ? new CodecallError('APPROVAL_REQUIRED', 'waiting for approval')
         : new CodecallError('AWAITING_INPUT', 'waiting for input'),
     );
-  const forward = (): void => controller.abort(options.signal?.reason);
+  const forward = (): void => {
+    stopTools(options.signal?.reason);
+    controller.abort(options.signal?.reason);
+  };
+  const stopAll = (): void => tools.abort(options.toolSignal?.reason);
   if (options.signal?.aborted) forward();
   options.signal?.addEventListener('abort', forward, { once: true });
+  if (options.toolSignal?.aborted) stopAll();
+  options.toolSignal?.addEventListener('abort', stopAll, { once: true });
   const { journal, policy } = options;
   const host = new JournalingHost({
     live: options.live,
@@ -71,8 +112,16 @@ export async function runJournaled(options: RunJournaledOptions): Promise<Execut
     clock: options.clock ?? Date.now,
     onFatal: (error: CodecallError) => {
       fatal ??= error;
+      stopTools(error);
       controller.abort(error);
     },
+    toolSignal: tools.signal,
+    ...(options.lease
+      ? {
+          fencingToken: options.lease.fencingToken,
+          proveLease: () => options.lease?.prove() ?? Promise.resolve(),
+        }
+      : {}),
     ...(journal.keyPrefix === undefined ? {} : { keyPrefix: journal.keyPrefix }),
     ...(policy.needsApproval
       ? { needsApproval: (call: HostCall) => policy.needsApproval?.(call) === true }
@@ -102,6 +151,9 @@ export async function runJournaled(options: RunJournaledOptions): Promise<Execut
       },
       { signal: controller.signal },
     );
+    // A pause waits for the calls already running; any other end stops them first.
+    const ended = new CodecallError('INTERRUPTED', 'the execution ended');
+    if (result.status === 'succeeded' || !LETS_CALLS_FINISH.has(result.error.code)) tools.abort(ended);
     await host.idle(options.settleMs ?? DEFAULT_SETTLE_MS);
     // The driver keeps an abort reason's code and message; the details (which call diverged) come from here.
     if (result.status === 'failed' && fatal && result.error.code === fatal.code) {
@@ -110,8 +162,11 @@ export async function runJournaled(options: RunJournaledOptions): Promise<Execut
     }
     return skippedJournal(result, host) ?? result;
   } finally {
+    // What still runs past the settle time is given up (its outcome is not journaled: a call in doubt).
+    tools.abort(new CodecallError('INTERRUPTED', 'the execution ended'));
     clearTimeout(approvalTimer);
     options.signal?.removeEventListener('abort', forward);
+    options.toolSignal?.removeEventListener('abort', stopAll);
   }
 }
 

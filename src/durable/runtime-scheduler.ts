@@ -111,7 +111,8 @@ export class Scheduler {
     ]);
     timer?.clear();
     if (late) {
-      this.options.runner.shutdown();
+      // Past its time the shutdown stops the calls still running too (a pause would let them finish).
+      this.options.runner.shutdown({ stopCalls: true });
       await ended;
     }
   }

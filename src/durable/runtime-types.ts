@@ -24,4 +24,6 @@ export interface RuntimeOptions {
   readonly observer?: RuntimeObserver;
   /** Runs instruction tasks (a model writes the code); without one they fail with MODEL_NOT_CONFIGURED. */
   readonly agent?: TaskAgent;
+  /** Lines for the operator (a run that lost its lease), e.g. the service's log. */
+  readonly log?: (line: string) => void;
 }

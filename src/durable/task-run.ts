@@ -9,6 +9,8 @@ export interface TaskRunOptions {
   readonly emit?: (event: RuntimeEvent) => void;
   /** The guest's console output as it happens; absent when nobody listens. */
   readonly onLog?: (entry: LogEntry) => void;
+  /** The run lost its lease (a renewal refused, or proven lost before a tool call); said once per run. */
+  readonly onLeaseLost?: (reason: CodecallError) => void;
 }
 
 /**
@@ -21,12 +23,15 @@ export class TaskRun {
   readonly lease: Lease;
   readonly onLog: ((entry: LogEntry) => void) | undefined;
   private readonly controller = new AbortController();
+  /** Stops the calls a pause lets finish (a shutdown past its time); see `toolSignal`. */
+  private readonly calls = new AbortController();
   /** The lease as last renewed (what is released at the end). */
   private held: Lease;
   private renewal: NodeJS.Timeout | undefined;
   private interruptedBy: string | undefined;
   private cancelAsked = false;
   private inputsAsked = false;
+  private leaseLost = false;
 
   constructor(
     lease: Lease,
@@ -44,6 +49,15 @@ export class TaskRun {
   /** Aborted by pause, cancel, shutdown, the deadline and a lost lease; its reason's `code` says which. */
   get signal(): AbortSignal {
     return this.controller.signal;
+  }
+
+  /**
+   * Aborted when the calls still running must stop although the run's end would let them finish (a pause does:
+   * run-journaled.ts): a shutdown past its time. Ends that stop calls anyway (cancel, deadline, lost lease) need
+   * not abort it.
+   */
+  get toolSignal(): AbortSignal {
+    return this.calls.signal;
   }
 
   get fenced(): { readonly fencingToken: number } {
@@ -65,11 +79,29 @@ export class TaskRun {
       () => {
         this.options.store.renewLease(this.held, { leaseMs: this.options.leaseMs }).then(
           (next) => (this.held = next),
-          (e: unknown) => this.abort(isCodecallError(e) ? e : new CodecallError('FENCED', 'lost the lease')),
+          (e: unknown) => this.lost(isCodecallError(e) ? e : new CodecallError('FENCED', 'lost the lease')),
         );
       },
       Math.max(10, Math.floor(this.options.leaseMs / 3)),
     );
+  }
+
+  /**
+   * Proves the lease is still held (asked before a side effect starts); when it is not, the run is interrupted
+   * (FENCED) and the error thrown.
+   */
+  async proveLease(): Promise<void> {
+    try {
+      if (Date.now() >= this.held.expiresAt) {
+        // Past its expiry by this process's own clock (it stalled): another worker may hold the task by now.
+        throw new CodecallError('FENCED', `the lease on task ${this.taskId} expired (the worker stalled)`);
+      }
+      await this.options.store.assertLease(this.held);
+    } catch (e) {
+      const lost = isCodecallError(e) ? e : new CodecallError('FENCED', 'lost the lease');
+      this.lost(lost);
+      throw lost;
+    }
   }
 
   /** Stops renewing and gives the lease back (a lease already lost is nothing to give back). */
@@ -85,6 +117,20 @@ export class TaskRun {
     // remembered apart from the signal and settling honours it).
     if (reason.code === 'CANCELLED') this.cancelAsked = true;
     this.controller.abort(reason);
+  }
+
+  /** Stops the calls still running as well (after `interrupt` with a pause, they would run to their end). */
+  stopCalls(reason: CodecallError): void {
+    this.controller.abort(reason);
+    this.calls.abort(reason);
+  }
+
+  /** The lease is gone: said once, and the run stops with its calls (their signals abort at once). */
+  private lost(reason: CodecallError): void {
+    if (this.leaseLost) return;
+    this.leaseLost = true;
+    this.options.onLeaseLost?.(reason);
+    this.abort(reason);
   }
 
   /** Interrupts the run for a reason of its own (the deadline, a lost lease). */

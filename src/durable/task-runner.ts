@@ -51,6 +51,8 @@ export interface TaskRunnerOptions {
   readonly onEvent?: (event: RuntimeEvent) => void;
   /** Runs instruction tasks; without one they fail with MODEL_NOT_CONFIGURED. */
   readonly agent?: TaskAgent;
+  /** Lines for the operator (a run that lost its lease). */
+  readonly log?: (line: string) => void;
 }
 
 /**
@@ -162,9 +164,16 @@ export class TaskRunner {
     return this.interrupt(taskId, new CodecallError('CANCELLED', 'cancelled by request'), actor);
   }
 
-  /** Interrupts every task running here; they end `paused` (shutdown) and resume on the next start. */
-  shutdown(): void {
-    for (const run of this.runs.values()) run.interrupt(new CodecallError('SHUTDOWN', 'paused for shutdown'));
+  /**
+   * Interrupts every task running here; they end `paused` (shutdown) and resume on the next start. Their calls
+   * already running go on to their outcomes, unless `stopCalls` (a shutdown past its time).
+   */
+  shutdown(options: { stopCalls?: boolean } = {}): void {
+    const reason = new CodecallError('SHUTDOWN', 'paused for shutdown');
+    for (const run of this.runs.values()) {
+      if (options.stopCalls) run.stopCalls(reason);
+      else run.interrupt(reason);
+    }
   }
 
   private interrupt(taskId: string, reason: CodecallError, actor?: string): boolean {
@@ -210,6 +219,10 @@ export class TaskRunner {
       leaseMs: this.leaseMs,
       ...(this.options.onEvent ? { emit: (event: RuntimeEvent) => this.emit(event) } : {}),
       ...(onLog ? { onLog } : {}),
+      onLeaseLost: (reason) =>
+        this.options.log?.(
+          `task ${lease.taskId}: lost its lease (${reason.message}); this worker stops it and starts no more of its tool calls (another worker recovers it)`,
+        ),
     });
     this.runs.set(lease.taskId, run);
     this.startControlPoll();
@@ -275,6 +288,8 @@ export class TaskRunner {
       startClock,
       clock: this.clock,
       signal: run.signal,
+      toolSignal: run.toolSignal,
+      lease: { fencingToken: run.lease.fencingToken, prove: () => run.proveLease() },
     });
     const append = (entries: readonly JournalEntryInput[]): Promise<void> => run.append(entries);
     // The deadline interrupts the run like a cancel; the task fails with DEADLINE_EXCEEDED.

@@ -74,6 +74,7 @@ export async function createService(
     agent: agentForModel(model, registry.definitions),
     concurrency: config.concurrency,
     leaseMs: config.leaseMs,
+    log,
     ...(config.tenantConcurrency === null ? {} : { tenantConcurrency: config.tenantConcurrency }),
   });
   metrics.watch(runtime);

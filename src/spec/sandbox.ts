@@ -53,6 +53,8 @@ export type HostCall =
       readonly argsJson?: string;
       /** Stable across replays and restarts (`task:block:call`); set by the durable layer. */
       readonly idempotencyKey?: string;
+      /** The fencing token of the lease the call runs under; set by the durable layer (see ToolContext). */
+      readonly fencingToken?: number;
     }
   | { readonly kind: 'timer'; readonly callId: string; readonly delayMs: number };
 

@@ -189,6 +189,12 @@ export interface TaskStore {
   ): Promise<{ taskId: string; action: ControlRequest }[]>;
   /** Extends a lease; FENCED if it was lost. */
   renewLease(lease: Lease, options: StoreOptions & { leaseMs: number; now?: number }): Promise<Lease>;
+  /**
+   * Proves the lease is still held (the task running under this owner and fencing token, its lease not expired at
+   * `now`); FENCED if not. A worker asks before it starts a tool call, so one that stalled past its lease (and may
+   * have been replaced) does no side effect. Reads only.
+   */
+  assertLease(lease: Lease, options?: StoreOptions & { now?: number }): Promise<void>;
   /** Gives a lease up (the task keeps its status); a stale lease is ignored. */
   releaseLease(lease: Lease, options?: StoreOptions): Promise<void>;
 

@@ -9,12 +9,20 @@ export type ToolEffect = 'read' | 'idempotent' | 'keyed' | 'unsafe';
 export const TOOL_EFFECTS: readonly ToolEffect[] = ['read', 'idempotent', 'keyed', 'unsafe'];
 
 export interface ToolContext {
-  /** Aborted when the execution ends, is interrupted or cancelled. */
+  /**
+   * Aborted when the call must stop: a cancel, the deadline, a limit, a lost lease, the execution's end. A pause
+   * (for approval, by request, for shutdown) lets a started call finish and journal its outcome.
+   */
   readonly signal: AbortSignal;
   /** Identifies this call within its execution (`call-N`, N in issue order). */
   readonly callId: string;
   /** Stable key for `keyed` tools; set by the durable layer. */
   readonly idempotencyKey?: string;
+  /**
+   * The fencing token of the worker's lease on the task (durable runs): it grows with every claim, so an external
+   * system that remembers the highest token it saw per idempotency key can refuse a stale worker's late write.
+   */
+  readonly fencingToken?: number;
 }
 
 export type ApprovalPolicy = boolean | ((args: unknown) => boolean);

@@ -87,6 +87,7 @@ export class ToolRegistry {
         signal,
         callId: call.callId,
         ...(call.idempotencyKey === undefined ? {} : { idempotencyKey: call.idempotencyKey }),
+        ...(call.fencingToken === undefined ? {} : { fencingToken: call.fencingToken }),
       });
     } catch (thrown) {
       return { ok: false, error: serializeToolError(thrown) };

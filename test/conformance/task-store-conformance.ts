@@ -532,6 +532,23 @@ export function describeTaskStoreConformance(
         expect((await store.claimTask('w2', { leaseMs: LEASE, now: T0 + 2 * LEASE }))?.taskId).toBe(task.id);
       });
 
+      it('proves a lease while it is held, and is FENCED once it expired, was taken over or given up', async () => {
+        await store.createTask(codeInput(), { now: T0 });
+        const lease = await store.claimTask('w1', { leaseMs: LEASE, now: T0 });
+        if (lease === null) throw new Error('no lease');
+        await store.assertLease(lease, { now: T0 + LEASE - 1 });
+        // Expired (the worker stalled), though nobody took it yet: no side effect may start on it.
+        await expectCode(store.assertLease(lease, { now: T0 + LEASE }), 'FENCED');
+        await expectCode(store.assertLease({ ...lease, owner: 'w2' }, { now: T0 + 1 }), 'FENCED');
+        const taken = await store.claimTask('w2', { leaseMs: LEASE, now: T0 + LEASE + 1 });
+        if (taken === null) throw new Error('no recovery');
+        await expectCode(store.assertLease(lease, { now: T0 + LEASE + 2 }), 'FENCED');
+        await store.assertLease(taken, { now: T0 + LEASE + 2 });
+        await store.releaseLease(taken);
+        await expectCode(store.assertLease(taken, { now: T0 + LEASE + 3 }), 'FENCED');
+        await expectCode(store.assertLease({ ...lease, taskId: 'task_nope' }, { now: T0 + 1 }), 'FENCED');
+      });
+
       it('releases a lease: the task stays running and is claimable at once; a stale release is ignored', async () => {
         const task = await store.createTask(codeInput(), { now: T0 });
         const lease = await store.claimTask('w1', { leaseMs: LEASE, now: T0 });

@@ -190,6 +190,10 @@ export class FaultyRecordingStore implements TaskStore {
     return this.read(() => this.inner.renewLease(lease, options));
   }
 
+  assertLease(lease: Lease, options?: StoreOptions & { now?: number }): Promise<void> {
+    return this.read(() => this.inner.assertLease(lease, options));
+  }
+
   releaseLease(lease: Lease, options?: StoreOptions): Promise<void> {
     return this.read(() => this.inner.releaseLease(lease, options));
   }

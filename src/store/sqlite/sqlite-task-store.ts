@@ -311,6 +311,22 @@ export class SqliteTaskStore implements TaskStore, ServiceStore, ArtifactStore {
     });
   }
 
+  assertLease(lease: Lease, options: StoreOptions & { now?: number } = {}): Promise<void> {
+    return this.#run(options.signal, () => {
+      const now = options.now ?? Date.now();
+      const row = prepared(
+        this.#db,
+        `SELECT 1 FROM tasks WHERE id = ? AND status = 'running' AND fencing_token = ? AND lease_owner = ?
+           AND lease_expires_at > ?`,
+      ).get(lease.taskId, lease.fencingToken, lease.owner, now);
+      if (row === undefined) {
+        throw new CodecallError('FENCED', `Lease on task ${lease.taskId} is no longer held`, {
+          details: { taskId: lease.taskId, fencingToken: lease.fencingToken },
+        });
+      }
+    });
+  }
+
   releaseLease(lease: Lease, options: StoreOptions = {}): Promise<void> {
     return this.#run(options.signal, () => {
       // A released running task is claimable at once (NULL expiry counts as expired).
