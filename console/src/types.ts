@@ -38,6 +38,7 @@ export interface TaskView {
   readonly pending_approvals: readonly { id: string; tool: string; arguments: unknown }[];
   readonly pending_inputs: readonly { call_id: string; name: string; deadline: string | null }[];
   readonly attention: { call_id: string; tool: string; arguments: unknown } | null;
+  readonly attention_calls: readonly { call_id: string; tool: string; arguments: unknown }[];
   readonly current_step: number;
   readonly progress: {
     readonly tool_calls_completed: number;

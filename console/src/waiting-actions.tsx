@@ -34,6 +34,8 @@ export function WaitingActions(props: {
   };
   const input = task.pending_inputs[0];
   const attention = task.pause_reason === 'needs_attention' ? task.attention : null;
+  // Every call in doubt is decided in one round (older servers name only the first).
+  const calls = task.attention_calls ?? (attention ? [attention] : []);
   if (!input && !attention) return null;
   return (
     <div class="waiting" data-testid="waiting">
@@ -61,10 +63,18 @@ export function WaitingActions(props: {
       ) : null}
       {attention ? (
         <div data-testid="attention">
-          <p>
-            A call may or may not have run before a crash: <strong>{attention.tool}</strong>
-          </p>
-          <pre>{pretty(attention.arguments)}</pre>
+          {calls.length > 1 ? (
+            <p>
+              {calls.length} calls may or may not have run before a crash; what you choose applies to all of them:
+            </p>
+          ) : (
+            <p>A call may or may not have run before a crash:</p>
+          )}
+          {calls.map((c) => (
+            <div key={c.call_id} data-testid="attention-call">
+              <strong>{c.tool}</strong> ({c.call_id})<pre>{pretty(c.arguments)}</pre>
+            </div>
+          ))}
           <button
             type="button"
             disabled={busy}

@@ -80,6 +80,11 @@ export interface AttentionDecision {
    * `fail` ends the task (a control).
    */
   readonly action: JournalEntryData['attention_decision']['action'] | ControlOf<'fail'>['action'];
+  /**
+   * The call in doubt this decides (`retry` or `skip`); without it, every call the task waits on takes the same
+   * decision. The task runs on once every call in doubt is decided.
+   */
+  readonly callId?: string;
   readonly result?: unknown;
   readonly reason?: string;
 }

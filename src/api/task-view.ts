@@ -11,8 +11,10 @@ export interface TaskView {
   readonly resumable: boolean;
   readonly pending_approvals: readonly { id: string; tool: string; arguments: unknown }[];
   readonly pending_inputs: readonly { call_id: string; name: string; deadline: string | null }[];
-  /** The call a `needs_attention` task waits on a decision for (retry, skip, fail). */
+  /** The first call a `needs_attention` task waits on a decision for (retry, skip, fail); see attention_calls. */
   readonly attention: { call_id: string; tool: string; arguments: unknown } | null;
+  /** Every call in doubt the task waits on, decided in one round (empty unless `needs_attention`). */
+  readonly attention_calls: readonly { call_id: string; tool: string; arguments: unknown }[];
   /** The step being run: exec mode has one; an agent task counts its model round trips (0 before the first). */
   readonly current_step: number;
   readonly progress: {

@@ -202,7 +202,7 @@ export function tasksInput(
 export function tasksResolve(
   id: string,
   action: string,
-  options: RunOnOptions & { result?: string },
+  options: RunOnOptions & { result?: string; call?: string },
   io: CliIo,
 ): Promise<number> {
   if (action !== 'retry' && action !== 'skip' && action !== 'fail') {
@@ -215,7 +215,7 @@ export function tasksResolve(
   return actOnPaused(id, options, io, (runtime) =>
     runtime.resolveAttention(
       id,
-      { action, ...result },
+      { action, ...result, ...(options.call === undefined ? {} : { callId: options.call }) },
       { actor: actorOf(options), ...(options.reason === undefined ? {} : { reason: options.reason }) },
     ),
   );

@@ -244,9 +244,15 @@ export function registerTasksCommands(
       .description('decide on a task that needs attention: retry the call, skip it with --result, or fail')
       .argument('<id>', 'the task id')
       .argument('<action>', 'retry | skip | fail')
-      .option('--result <json>', 'with skip: the outcome the program sees for the call'),
+      .option('--result <json>', 'with skip: the outcome the program sees for the call')
+      .option('--call <call_id>', 'decide this call in doubt only (default: every call the task waits on)'),
   ).action(
-    (id: string, action: string, options: Omit<RunOnOptions, 'db'> & { result?: string }, cmd: Command) =>
+    (
+      id: string,
+      action: string,
+      options: Omit<RunOnOptions, 'db'> & { result?: string; call?: string },
+      cmd: Command,
+    ) =>
       run(() => {
         const t = targetOf(cmd);
         if ('remote' in t) {

@@ -43,19 +43,36 @@ export function nextWake(journal: readonly JournalEntry[]): number | null {
   return earliestDeadline(pendingInputs(journal));
 }
 
-/** The call of the last `needs_attention` pause, unless a decision on it was journaled since. */
+/** The first call of the last `needs_attention` pause still without a decision (attentionCalls). */
 export function attentionCall(journal: readonly JournalEntry[]): AttentionCall | null {
+  return attentionCalls(journal)[0] ?? null;
+}
+
+/**
+ * The calls of the last `needs_attention` pause that no decision was journaled for since, in the order raised;
+ * empty when the pause came without a call (changed tools) or every call is decided.
+ */
+export function attentionCalls(journal: readonly JournalEntry[]): AttentionCall[] {
+  const decided = new Set<string>();
   for (let i = journal.length - 1; i >= 0; i--) {
     const e = journal[i];
-    if (e?.type === 'attention_decision') return null;
-    if (e?.type === 'control' && e.data.action === 'incompatible') return null;
+    if (e?.type === 'attention_decision') decided.add(e.data.call_id);
+    if (e?.type === 'control' && e.data.action === 'incompatible') return [];
     if (e?.type === 'control' && e.data.action === 'needs_attention') {
       const { call_id: callId, tool, args } = e.data;
-      if (typeof callId !== 'string') return null;
-      return { callId, tool: String(tool), arguments: typeof args === 'string' ? decodeValue(args) : null };
+      // Older journals name one call; newer ones list them all (the first is also call_id).
+      const raised =
+        e.data.calls ?? (typeof callId === 'string' ? [{ call_id: callId, tool: String(tool), args }] : []);
+      return raised
+        .filter((c) => !decided.has(c.call_id))
+        .map((c) => ({
+          callId: c.call_id,
+          tool: String(c.tool),
+          arguments: typeof c.args === 'string' ? decodeValue(c.args) : null,
+        }));
     }
   }
-  return null;
+  return [];
 }
 
 /** Completed tool calls (outcomes journaled), for progress. */

@@ -1,7 +1,14 @@
 import { EncodedValue, encodeOutcome } from '../codec/index.ts';
 import { CodecallError, failure } from '../errors/index.ts';
 import { idempotencyKey, parseCallId } from '../spec/index.ts';
-import type { ExecutionHost, HostCall, HostOutcome, JournalEntryInput, LogEntry } from '../spec/index.ts';
+import type {
+  AttentionCallData,
+  ExecutionHost,
+  HostCall,
+  HostOutcome,
+  JournalEntryInput,
+  LogEntry,
+} from '../spec/index.ts';
 import { CommitQueue } from './commit-queue.ts';
 import { decideApproval, decideCall, decideInput } from './call-decision.ts';
 import type { CallPolicy } from './call-decision.ts';
@@ -25,6 +32,12 @@ export interface JournalingHostOptions extends CallPolicy {
   onApprovalRequired?(): void;
   /** The guest waits for external input (`input.wait`): the runner pauses the execution, as for approvals. */
   onInputRequired?(): void;
+  /**
+   * A lost unsafe call came again (it waits, parked): the runner pauses the execution with NEEDS_ATTENTION after
+   * collecting the others of this turn (`inDoubt`), so a human decides them in one round. Without it the first
+   * one ends the execution at once.
+   */
+  onAttentionRequired?(): void;
   /** Prefix of the idempotency keys given to tool calls (`idempotencyScope`); the call id completes the key. */
   readonly keyPrefix?: string;
   /** The execution cannot go on (divergence, an unsafe call in doubt): the runner aborts it with this error. */
@@ -76,6 +89,7 @@ export class JournalingHost implements ExecutionHost {
   private readonly parked = new Set<string>();
   /** Every call id this execution asked for. */
   private readonly issued = new Set<string>();
+  readonly #inDoubt: AttentionCallData[] = [];
   private readonly commits: CommitQueue;
   private readonly memory: JournalMemory;
   readonly onLog?: (entry: LogEntry) => void;
@@ -151,15 +165,37 @@ export class JournalingHost implements ExecutionHost {
         );
       case 'needs_attention': {
         const { tool, args } = decision.now;
-        return this.fatal(
-          'NEEDS_ATTENTION',
-          `${call.callId}: ${tool} may or may not have run before the interruption and is not safe to repeat`,
-          { call_id: call.callId, tool, args },
-        );
+        this.#inDoubt.push({ call_id: call.callId, tool, args });
+        if (!this.options.onAttentionRequired) {
+          this.options.onFatal(this.attentionError() as CodecallError);
+          return never();
+        }
+        this.park(call.callId);
+        this.options.onAttentionRequired();
+        return never();
       }
       default:
         return unreachable(decision);
     }
+  }
+
+  /** The lost unsafe calls this execution asked for again, in the order asked. */
+  get inDoubt(): readonly AttentionCallData[] {
+    return this.#inDoubt;
+  }
+
+  /** NEEDS_ATTENTION naming every call in doubt (the first also as `call_id`/`tool`/`args`); null when none. */
+  attentionError(): CodecallError | null {
+    const [first, ...more] = this.#inDoubt;
+    if (!first) return null;
+    const what = (c: AttentionCallData) => `${c.call_id} (${c.tool})`;
+    const message =
+      more.length === 0
+        ? `${first.call_id}: ${first.tool} may or may not have run before the interruption and is not safe to repeat`
+        : `${this.#inDoubt.length} calls may or may not have run before the interruption and are not safe to repeat: ${this.#inDoubt.map(what).join(', ')}`;
+    return new CodecallError('NEEDS_ATTENTION', message, {
+      details: { call_id: first.call_id, tool: first.tool, args: first.args, calls: [...this.#inDoubt] },
+    });
   }
 
   /**
@@ -377,7 +413,7 @@ export class JournalingHost implements ExecutionHost {
   }
 
   private fatal(
-    code: 'REPLAY_DIVERGENCE' | 'NEEDS_ATTENTION' | 'PROTOCOL_VIOLATION',
+    code: 'REPLAY_DIVERGENCE' | 'PROTOCOL_VIOLATION',
     message: string,
     details: Record<string, unknown>,
   ) {

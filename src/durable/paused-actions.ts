@@ -1,7 +1,7 @@
 import { assertJsonValue, encodeValue } from '../codec/index.ts';
 import { CodecallError } from '../errors/index.ts';
 import type { JournalEntry, JournalEntryInput, PauseReason, TaskPatch, TaskRecord } from '../spec/index.ts';
-import { attentionCall, earliestDeadline, pendingInputs } from './journal-state.ts';
+import { attentionCalls, earliestDeadline, pendingInputs } from './journal-state.ts';
 import { pendingApprovals } from './pending-approvals.ts';
 import type { ApprovalDecision, AttentionDecision } from '../api/index.ts';
 
@@ -135,8 +135,8 @@ export function resolveAttention(
       append: [{ type: 'control', data: { action: 'fail', actor, reason } }],
     };
   }
-  const call = attentionCall(journal);
-  if (!call) {
+  const pending = attentionCalls(journal);
+  if (pending.length === 0) {
     // Changed tools or engine: `retry` accepts them, `skip` has no call to skip.
     if (decision.action === 'skip') {
       throw new CodecallError('INVALID_ARGUMENT', `task ${task.id} has no call to skip; retry or fail`);
@@ -155,14 +155,26 @@ export function resolveAttention(
           root: 'result',
         })
       : undefined;
-  const data = {
-    call_id: call.callId,
-    action: decision.action,
-    ...(payload === undefined ? {} : { payload }),
-    actor,
-    reason,
-  };
-  return { patch: toPending, append: [{ type: 'attention_decision', data }] };
+  const chosen = decision.callId === undefined ? pending : pending.filter((c) => c.callId === decision.callId);
+  if (chosen.length === 0) {
+    throw new CodecallError(
+      'INVALID_ARGUMENT',
+      `call ${decision.callId} is not in doubt on task ${task.id}`,
+      { details: { in_doubt: pending.map((c) => c.callId) } },
+    );
+  }
+  const append = chosen.map((call) => ({
+    type: 'attention_decision' as const,
+    data: {
+      call_id: call.callId,
+      action: decision.action as 'retry' | 'skip',
+      ...(payload === undefined ? {} : { payload }),
+      actor,
+      reason,
+    },
+  }));
+  // The task waits until every call in doubt is decided: it runs on once, with all the decisions.
+  return { patch: chosen.length === pending.length ? toPending : {}, append };
 }
 
 /** `resume` of a task paused by request or shutdown; other pauses wait on a decision, not a resume. */

@@ -88,12 +88,17 @@ export async function runJournaled(options: RunJournaledOptions): Promise<Execut
   let approvalTimer: NodeJS.Timeout | undefined;
   let approval = false;
   let fatal: CodecallError | undefined;
-  const pauseForHumans = (): void =>
+  // Calls in doubt first (a human must decide them before anything runs on), then approvals, then input waits.
+  const pauseForHumans = (): void => {
+    const attention = host.attentionError();
+    if (attention) fatal ??= attention;
     controller.abort(
-      approval
-        ? new CodecallError('APPROVAL_REQUIRED', 'waiting for approval')
-        : new CodecallError('AWAITING_INPUT', 'waiting for input'),
+      attention ??
+        (approval
+          ? new CodecallError('APPROVAL_REQUIRED', 'waiting for approval')
+          : new CodecallError('AWAITING_INPUT', 'waiting for input')),
     );
+  };
   const forward = (): void => {
     stopTools(options.signal?.reason);
     controller.abort(options.signal?.reason);
@@ -133,6 +138,10 @@ export async function runJournaled(options: RunJournaledOptions): Promise<Execut
       approvalTimer ??= setTimeout(pauseForHumans, APPROVAL_COLLECT_MS);
     },
     onInputRequired: () => {
+      approvalTimer ??= setTimeout(pauseForHumans, APPROVAL_COLLECT_MS);
+    },
+    // Every lost unsafe call of the same turn (one Promise.all) is raised in the same pause.
+    onAttentionRequired: () => {
       approvalTimer ??= setTimeout(pauseForHumans, APPROVAL_COLLECT_MS);
     },
     ...(options.live.onLog ? { onLog: options.live.onLog.bind(options.live) } : {}),

@@ -2,6 +2,7 @@ import { encodeValue } from '../codec/index.ts';
 import { errorRow, failure } from '../errors/index.ts';
 import { isArtifactStore } from '../spec/index.ts';
 import type {
+  AttentionCallData,
   ExecutionResult,
   ControlOf,
   JournalEntryInput,
@@ -41,6 +42,12 @@ export interface SettleOptions {
   /** The backoff before infrastructure retry number `retries + 1`. */
   readonly retryDelayMs?: (retries: number) => number;
   readonly clock?: () => number;
+}
+
+function isAttentionCall(c: unknown): c is AttentionCallData {
+  if (c === null || typeof c !== 'object') return false;
+  const r = c as Record<string, unknown>;
+  return typeof r.call_id === 'string' && typeof r.tool === 'string' && typeof r.args === 'string';
 }
 
 /** Ends a run: journals why it stopped and moves the task to its next status with what the run left. */
@@ -105,10 +112,14 @@ async function settle(options: SettleOptions): Promise<TaskRecord> {
     case 'NEEDS_ATTENTION': {
       const text = (v: unknown): string | null => (typeof v === 'string' ? v : null);
       const call = { call_id: text(details.call_id), tool: text(details.tool), args: text(details.args) };
+      const calls = Array.isArray(details.calls) ? details.calls.filter(isAttentionCall) : [];
       return store.updateTask(
         lease.taskId,
         { ...kept, status: 'paused', pauseReason: 'needs_attention', error: { code, message } },
-        { ...fenced, append: control({ action: 'needs_attention', ...call }) },
+        {
+          ...fenced,
+          append: control({ action: 'needs_attention', ...call, ...(calls.length > 0 ? { calls } : {}) }),
+        },
       );
     }
     case 'CANCELLED':

@@ -1,7 +1,7 @@
 import { decodeValue, toJsonView } from '../codec/index.ts';
 import type { ArtifactInfo, JournalEntry, TaskRecord } from '../spec/index.ts';
 import { stepsView } from './step-view.ts';
-import { attentionCall, completedCalls, pendingInputs } from './journal-state.ts';
+import { attentionCalls, completedCalls, pendingInputs } from './journal-state.ts';
 import { pendingApprovals } from './pending-approvals.ts';
 import type { TaskView } from '../api/index.ts';
 
@@ -16,6 +16,7 @@ export function taskView(
   const ran = record.executionLog !== null || record.result !== null;
   const agent = record.input.kind === 'instruction' ? record.input : null;
   const steps = agent && journal ? stepsView(journal) : null;
+  const attention = attentionView(record, journal);
   return {
     task_id: record.id,
     status: record.status,
@@ -36,7 +37,8 @@ export function taskView(
           deadline: p.deadline === null ? null : new Date(p.deadline).toISOString(),
         }))
       : [],
-    attention: attentionView(record, journal),
+    attention: attention[0] ?? null,
+    attention_calls: attention,
     current_step: agent ? (steps?.at(-1)?.step ?? 0) : 1,
     progress: {
       tool_calls_completed: journal ? completedCalls(journal) : (res?.toolCalls ?? 0),
@@ -77,10 +79,13 @@ export function taskView(
   };
 }
 
-function attentionView(record: TaskRecord, journal?: readonly JournalEntry[]): TaskView['attention'] {
-  if (!journal || record.status !== 'paused' || record.pauseReason !== 'needs_attention') return null;
-  const call = attentionCall(journal);
-  return call ? { call_id: call.callId, tool: call.tool, arguments: toJsonView(call.arguments) } : null;
+function attentionView(record: TaskRecord, journal?: readonly JournalEntry[]): TaskView['attention_calls'] {
+  if (!journal || record.status !== 'paused' || record.pauseReason !== 'needs_attention') return [];
+  return attentionCalls(journal).map((call) => ({
+    call_id: call.callId,
+    tool: call.tool,
+    arguments: toJsonView(call.arguments),
+  }));
 }
 
 function round(n: number): number {

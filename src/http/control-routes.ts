@@ -65,7 +65,7 @@ export function registerControlRoutes(app: FastifyInstance, runtime: Runtime, st
 
   app.post<{
     Params: { id: string };
-    Body: { action: 'retry' | 'skip' | 'fail'; result?: unknown; reason?: string };
+    Body: { action: 'retry' | 'skip' | 'fail'; call_id?: string; result?: unknown; reason?: string };
   }>(
     '/api/v1/tasks/:id/attention',
     {
@@ -75,16 +75,26 @@ export function registerControlRoutes(app: FastifyInstance, runtime: Runtime, st
           type: 'object',
           required: ['action'],
           additionalProperties: false,
-          properties: { action: { type: 'string', enum: ['retry', 'skip', 'fail'] }, result: {}, reason },
+          properties: {
+            action: { type: 'string', enum: ['retry', 'skip', 'fail'] },
+            call_id: {
+              type: 'string',
+              minLength: 1,
+              maxLength: 200,
+              description: 'decide this call in doubt only (default: every call the task waits on, at once)',
+            },
+            result: {},
+            reason,
+          },
         },
       },
     },
     async (request) => {
       await visibleTask(store, request, request.params.id);
-      const { action, result, reason: why } = request.body;
+      const { action, call_id: callId, result, reason: why } = request.body;
       return runtime.resolveAttention(
         request.params.id,
-        { action, ...(result === undefined ? {} : { result }) },
+        { action, ...(callId === undefined ? {} : { callId }), ...(result === undefined ? {} : { result }) },
         { actor: request.principal.actor, ...(why === undefined ? {} : { reason: why }) },
       );
     },

@@ -66,6 +66,15 @@ export const taskViewSchema = {
       ...open,
       properties: { call_id: { type: 'string' }, tool: { type: 'string' }, arguments: anyValue },
     },
+    attention_calls: {
+      type: 'array',
+      description: 'every call in doubt a needs_attention task waits on (decided in one round)',
+      items: {
+        type: 'object',
+        ...open,
+        properties: { call_id: { type: 'string' }, tool: { type: 'string' }, arguments: anyValue },
+      },
+    },
     current_step: {
       type: 'number',
       description: 'exec mode: 1; agent mode: the model round trip being worked on (0 before the first)',

@@ -3,6 +3,13 @@
  * as controls; the JournalingHost journals the starts of calls it may have to ask about again. Any of them may
  * name the actor who asked for it.
  */
+/** A call in doubt as a `needs_attention` control names it. */
+export interface AttentionCallData {
+  readonly call_id: string;
+  readonly tool: string;
+  readonly args: string;
+}
+
 export type JournalControl =
   /** A claim starts a run; `stalled` counts the runs in a row that ended without progress (crash loop). */
   | { readonly action: 'attempt'; readonly stalled: number }
@@ -13,12 +20,16 @@ export type JournalControl =
   | { readonly action: 'deadline'; readonly deadline: string }
   | { readonly action: 'await_approval'; readonly actor?: string }
   | { readonly action: 'await_input'; readonly actor?: string }
-  /** A lost unsafe call waits on a human (null when the pause came without one; absent in older journals). */
+  /**
+   * Lost unsafe calls wait on a human: `calls` lists every one of them (raised together, decided together); the
+   * first is also `call_id`/`tool`/`args` (null when the pause came without one; absent in older journals).
+   */
   | {
       readonly action: 'needs_attention';
       readonly call_id?: string | null;
       readonly tool?: string | null;
       readonly args?: string | null;
+      readonly calls?: readonly AttentionCallData[];
       readonly actor?: string;
     }
   /** A retryable failure: the task runs again after `run_after` (epoch ms). */

@@ -86,6 +86,16 @@ const CONTROL_FIELDS: { readonly [A in ControlAction]: Fields<Omit<ControlOf<A>,
     call_id: optional(orNull(string)),
     tool: optional(orNull(string)),
     args: optional(orNull(string)),
+    calls: optional(
+      check('a list of calls {call_id, tool, args}', (v) =>
+        Array.isArray(v) &&
+        v.every(
+          (c: unknown) =>
+            object.test(c) &&
+            ['call_id', 'tool', 'args'].every((k) => typeof (c as Record<string, unknown>)[k] === 'string'),
+        ),
+      ),
+    ),
     actor,
   },
   retry: { code: string, retry: number, run_after: number, actor },

@@ -1,7 +1,7 @@
 import type { JournalEntryInputOf, JournalEntryType } from './journal-entry.ts';
 
 export type { JournalEntryData, JournalEntryInputOf, JournalEntryType } from './journal-entry.ts';
-export type { ControlAction, ControlOf, JournalControl } from './journal-control.ts';
+export type { AttentionCallData, ControlAction, ControlOf, JournalControl } from './journal-control.ts';
 
 /** An entry to append: one member per entry type, so `type` narrows `data`. */
 export type JournalEntryInput = { [T in JournalEntryType]: JournalEntryInputOf<T> }[JournalEntryType];
