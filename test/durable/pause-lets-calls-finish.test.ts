@@ -3,8 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { TaskRunner } from '../../src/durable/index.ts';
 import { resumePaused } from '../../src/durable/paused-actions.ts';
 import { defineTool, ToolRegistry } from '../../src/internal.ts';
-import type { JournalEntry } from '../../src/internal.ts';
+import type { JournalEntry, ToolContext } from '../../src/internal.ts';
 import { until, useDurableFixture } from './fixture.ts';
+import type { DurableFixture } from './fixture.ts';
 
 // A pause (for approval, by request, for shutdown) ends the execution, but a call that already started runs to its
 // end and journals its outcome: aborted, it would come back as a call in doubt (needs_attention) with no crash.
@@ -15,6 +16,20 @@ interface Ledger {
   readonly aborted: string[];
 }
 
+/** Waits `ms`, then records the side effect, or that it was stopped (its ctx.signal aborted) and gave up. */
+function slowly(ledger: Ledger, ms: number, says: string) {
+  return async (a: unknown, ctx: ToolContext) => {
+    const { who } = a as { who: string };
+    await sleep(ms);
+    if (ctx.signal.aborted) {
+      ledger.aborted.push(who);
+      throw new Error('aborted');
+    }
+    ledger.charged.push(who);
+    return `${says} ${who}`;
+  };
+}
+
 function tools(ledger: Ledger, ms: number): ToolRegistry {
   return new ToolRegistry([
     defineTool({
@@ -22,33 +37,23 @@ function tools(ledger: Ledger, ms: number): ToolRegistry {
       description: 'charges (unsafe, slow, needs approval)',
       effect: 'unsafe',
       requiresApproval: true,
-      execute: async (a, ctx) => {
-        const { who } = a as { who: string };
-        await sleep(ms);
-        if (ctx.signal.aborted) {
-          ledger.aborted.push(who);
-          throw new Error('aborted');
-        }
-        ledger.charged.push(who);
-        return `charged ${who}`;
-      },
+      execute: slowly(ledger, ms, 'charged'),
     }),
     defineTool({
       name: 'slow',
       description: 'unsafe, slow, no approval',
       effect: 'unsafe',
-      execute: async (a, ctx) => {
-        const { who } = a as { who: string };
-        await sleep(ms);
-        if (ctx.signal.aborted) {
-          ledger.aborted.push(who);
-          throw new Error('aborted');
-        }
-        ledger.charged.push(who);
-        return `done ${who}`;
-      },
+      execute: slowly(ledger, ms, 'done'),
     }),
   ]);
+}
+
+/** Starts the task's run and resolves once its first call's intent is journaled (the call is running). */
+async function startRunning(fx: DurableFixture, runner: TaskRunner, code: string) {
+  const task = await fx.store.createTask({ kind: 'code', code, language: 'javascript', seed: 1 });
+  const running = runner.runTask(task.id);
+  await until(async () => (await fx.store.readJournal(task.id)).some((e) => e.type === 'tool_intent'));
+  return { task, running };
 }
 
 const outcomes = (journal: readonly JournalEntry[]) =>
@@ -93,9 +98,7 @@ describe('a pause lets a started call finish', () => {
       owner: 'w',
     });
     const code = `const x = await tools.slow({ who: 'x' });\nreturn [x, await tools.slow({ who: 'y' })];`;
-    const task = await fx.store.createTask({ kind: 'code', code, language: 'javascript', seed: 1 });
-    const running = runner.runTask(task.id);
-    await until(async () => (await fx.store.readJournal(task.id)).some((e) => e.type === 'tool_intent'));
+    const { task, running } = await startRunning(fx, runner, code);
     expect(runner.pause(task.id, 'ops')).toBe(true);
     expect(await running).toMatchObject({ status: 'paused', pauseReason: 'user_request' });
     expect(ledger).toEqual({ charged: ['x'], aborted: [] });
@@ -123,9 +126,7 @@ describe('a pause lets a started call finish', () => {
       owner: 'w',
     });
     const code = `return await tools.slow({ who: 'z' });`;
-    const task = await fx.store.createTask({ kind: 'code', code, language: 'javascript', seed: 1 });
-    const running = runner.runTask(task.id);
-    await until(async () => (await fx.store.readJournal(task.id)).some((e) => e.type === 'tool_intent'));
+    const { task, running } = await startRunning(fx, runner, code);
     expect(runner.cancel(task.id, 'ops')).toBe(true);
     expect(await running).toMatchObject({ status: 'cancelled' });
     await until(() => ledger.aborted.length > 0);
