@@ -17,6 +17,8 @@ import type {
   JournalEntry,
   JournalEntryInput,
   Lease,
+  StoreHealth,
+  StoreHealthEvent,
   StoreOptions,
   TaskCountFilter,
   TaskFilter,
@@ -30,7 +32,9 @@ import type { TaskRow } from './rows.ts';
 import { GroupCommit } from './group-commit.ts';
 import { patchedColumns } from './patched-columns.ts';
 import { toStoreError } from './sqlite-errors.ts';
+import { toStoreFault } from './store-faults.ts';
 import { prepared } from './statement-cache.ts';
+import { StoreHealthMonitor } from './store-health-monitor.ts';
 import { appendEntries, readVerifiedJournal } from './sqlite-journal.ts';
 import { auditStatus, readVerifiedAudit } from './sqlite-audit.ts';
 import { readBatch } from './sqlite-batches.ts';
@@ -41,6 +45,22 @@ import { taskWhere } from './task-where.ts';
 import { listTaskRows } from './sqlite-list-tasks.ts';
 import * as service from './sqlite-service.ts';
 
+/** How the store's connection came to be, so that it can check its health and open a new one. */
+export interface SqliteConnectionOptions {
+  /** The file (named in health messages). */
+  readonly path?: string;
+  /** Opens a fresh connection on the same file; without it (`:memory:`) the store never reconnects. */
+  readonly reopen?: () => Database.Database;
+  /** The connection's busy timeout; a health probe waits at most 1 s of it. */
+  readonly busyTimeoutMs?: number;
+  /** How long a probe's answer is reused (ms). Default 1000. */
+  readonly healthCacheMs?: number;
+  readonly onHealth?: (event: StoreHealthEvent) => void;
+}
+
+/** A health probe waits this long at most for another connection's write lock (a probe must not stall). */
+const PROBE_BUSY_MS = 1000;
+
 /**
  * TaskStore on one SQLite file (better-sqlite3: synchronous, so each method is one atomic step). Journal appends
  * are group-committed (ADR 0009): those of one event-loop turn share one transaction and one fsync. Every other
@@ -50,10 +70,19 @@ export class SqliteTaskStore implements TaskStore, ServiceStore, ArtifactStore {
   #db: Database.Database;
   #appends: GroupCommit;
   #closed = false;
+  readonly #connection: SqliteConnectionOptions;
+  readonly #health: StoreHealthMonitor;
 
-  constructor(db: Database.Database) {
+  constructor(db: Database.Database, connection: SqliteConnectionOptions = {}) {
     this.#db = db;
-    this.#appends = new GroupCommit(db);
+    this.#connection = connection;
+    this.#health = new StoreHealthMonitor({
+      path: connection.path ?? db.name,
+      probe: () => this.#probe(),
+      cacheMs: connection.healthCacheMs ?? 1000,
+      ...(connection.onHealth ? { onHealth: connection.onHealth } : {}),
+    });
+    this.#appends = this.#groupCommit(db);
   }
 
   createTask(
@@ -371,10 +400,15 @@ export class SqliteTaskStore implements TaskStore, ServiceStore, ArtifactStore {
     return this.#run(options.signal, () => service.nextWebhookAt(this.#db));
   }
 
+  checkHealth(options: StoreOptions & { probe?: boolean } = {}): Promise<StoreHealth> {
+    return this.#run(options.signal, () => this.#health.check(options.probe !== false));
+  }
+
   /** Commits the appends still queued (their promises settle as usual), then closes the file. */
   close(): Promise<void> {
     if (!this.#closed) {
       this.#closed = true;
+      this.#health.close();
       this.#appends.flush();
       this.#db.close();
     }
@@ -388,7 +422,56 @@ export class SqliteTaskStore implements TaskStore, ServiceStore, ArtifactStore {
     try {
       return Promise.resolve(fn());
     } catch (error) {
+      this.#health.failed(error);
       return Promise.reject(toStoreError(error));
+    }
+  }
+
+  #groupCommit(db: Database.Database): GroupCommit {
+    return new GroupCommit(db, { onError: (error) => this.#health.failed(error) });
+  }
+
+  /**
+   * The health probe: one row updated and committed, so a full disk or a read-only file shows (a rolled-back
+   * write never reaches the disk). A connection opened while the file was read-only stays read-only for good,
+   * so on a read-only (or unopenable) answer the store opens a fresh connection and probes again on it.
+   */
+  #probe(): void {
+    this.#appends.flush();
+    const reopen = this.#connection.reopen;
+    // A reconnect that failed left the old connection closed: this probe tries again.
+    if (!this.#db.open && reopen) this.#reconnect(reopen);
+    try {
+      this.#probeWrite();
+    } catch (error) {
+      const kind = toStoreFault(error, '', 0)?.kind;
+      if (reopen === undefined || (kind !== 'read_only' && kind !== 'cannot_open')) throw error;
+      this.#reconnect(reopen);
+      this.#probeWrite();
+    }
+  }
+
+  /**
+   * SQLite shares a file's locks and shared memory between the connections of one process: a new connection
+   * opened beside the read-only one would get its read-only -shm mapping, so the old one is closed first.
+   */
+  #reconnect(reopen: () => Database.Database): void {
+    this.#appends.flush();
+    if (this.#db.open) this.#db.close();
+    this.#db = reopen();
+    this.#appends = this.#groupCommit(this.#db);
+  }
+
+  #probeWrite(): void {
+    const db = this.#db;
+    const busyMs = this.#connection.busyTimeoutMs ?? 5000;
+    db.pragma(`busy_timeout = ${Math.min(busyMs, PROBE_BUSY_MS)}`);
+    try {
+      db.transaction(() =>
+        prepared(db, 'UPDATE store_probe SET probed_at = ? WHERE id = 1').run(Date.now()),
+      ).immediate();
+    } finally {
+      db.pragma(`busy_timeout = ${busyMs}`);
     }
   }
 
