@@ -2,7 +2,10 @@
 // under a real HTTP server. /readyz answers 503 STORE_UNAVAILABLE with the fault's kind while the store cannot
 // commit, /healthz stays 200 (degraded), the fault is logged once, and once the fault is cleared the server
 // recovers by itself: /readyz 200 and a task runs, without a restart.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { createRuntime } from '../../src/durable/index.ts';
 import { buildServer, startService } from '../../src/http/index.ts';
@@ -183,6 +186,42 @@ describe.skipIf(smallDiskUnavailable !== null)(`store faults under a real server
       await driver.close();
       await store.close();
       await disk.unmount();
+    }
+  });
+});
+
+describe('store faults without root', () => {
+  it('busy: a connection holding the write lock past the busy timeout makes /readyz 503 (busy), reported once; released, 200', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'codecall-busy-'));
+    const path = join(dir, 'tasks.db');
+    const events: StoreHealthEvent[] = [];
+    const store = await createSqliteTaskStore({ path, busyTimeoutMs: 100, onHealth: (e) => events.push(e) });
+    const runtime = createRuntime({ store, drivers: [], tools: new ToolRegistry([]) });
+    const app = buildServer({ runtime, store });
+    const api = client(await app.listen({ port: 0, host: '127.0.0.1' }));
+    const other = new Database(path);
+    try {
+      expect((await api.get('/readyz')).status).toBe(200);
+      other.exec('BEGIN EXCLUSIVE');
+      const busy = await until(async () => {
+        const r = await api.get('/readyz');
+        return r.status === 503 ? r : null;
+      }, '/readyz 503');
+      expect(busy.body).toMatchObject({ error: { code: 'STORE_UNAVAILABLE', details: { kind: 'busy' } } });
+      await until(
+        () => Promise.resolve(events.filter((e) => e.type === 'failed').length >= 3 ? true : null),
+        'three failed probes',
+      );
+      expect(events.filter((e) => e.type === 'fault')).toHaveLength(1);
+      other.exec('ROLLBACK');
+      await until(async () => ((await api.get('/readyz')).status === 200 ? true : null), '/readyz 200');
+      expect(events.filter((e) => e.type === 'recovered')).toHaveLength(1);
+    } finally {
+      other.close();
+      await app.close();
+      await runtime.close();
+      await store.close();
+      await rm(dir, { recursive: true, force: true });
     }
   });
 });
