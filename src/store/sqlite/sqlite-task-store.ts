@@ -32,7 +32,8 @@ import type { TaskRow } from './rows.ts';
 import { GroupCommit } from './group-commit.ts';
 import { patchedColumns } from './patched-columns.ts';
 import { toStoreError } from './sqlite-errors.ts';
-import { toStoreFault } from './store-faults.ts';
+import { faultKindOf } from './store-faults.ts';
+import { probeCommit } from './store-probe.ts';
 import { prepared } from './statement-cache.ts';
 import { StoreHealthMonitor } from './store-health-monitor.ts';
 import { appendEntries, readVerifiedJournal } from './sqlite-journal.ts';
@@ -51,15 +52,12 @@ export interface SqliteConnectionOptions {
   readonly path?: string;
   /** Opens a fresh connection on the same file; without it (`:memory:`) the store never reconnects. */
   readonly reopen?: () => Database.Database;
-  /** The connection's busy timeout; a health probe waits at most 1 s of it. */
+  /** The connection's busy timeout (default 5000); a health probe waits at most 1 s of it. */
   readonly busyTimeoutMs?: number;
   /** How long a probe's answer is reused (ms). Default 1000. */
   readonly healthCacheMs?: number;
   readonly onHealth?: (event: StoreHealthEvent) => void;
 }
-
-/** A health probe waits this long at most for another connection's write lock (a probe must not stall). */
-const PROBE_BUSY_MS = 1000;
 
 /**
  * TaskStore on one SQLite file (better-sqlite3: synchronous, so each method is one atomic step). Journal appends
@@ -432,22 +430,21 @@ export class SqliteTaskStore implements TaskStore, ServiceStore, ArtifactStore {
   }
 
   /**
-   * The health probe: one row updated and committed, so a full disk or a read-only file shows (a rolled-back
-   * write never reaches the disk). A connection opened while the file was read-only stays read-only for good,
+   * The health probe (probeCommit). A connection opened while the file was read-only stays read-only for good,
    * so on a read-only (or unopenable) answer the store opens a fresh connection and probes again on it.
    */
   #probe(): void {
     this.#appends.flush();
-    const reopen = this.#connection.reopen;
+    const { reopen, busyTimeoutMs: busyMs = 5000 } = this.#connection;
     // A reconnect that failed left the old connection closed: this probe tries again.
     if (!this.#db.open && reopen) this.#reconnect(reopen);
     try {
-      this.#probeWrite();
+      probeCommit(this.#db, busyMs);
     } catch (error) {
-      const kind = toStoreFault(error, '', 0)?.kind;
+      const kind = faultKindOf(error);
       if (reopen === undefined || (kind !== 'read_only' && kind !== 'cannot_open')) throw error;
       this.#reconnect(reopen);
-      this.#probeWrite();
+      probeCommit(this.#db, busyMs);
     }
   }
 
@@ -460,19 +457,6 @@ export class SqliteTaskStore implements TaskStore, ServiceStore, ArtifactStore {
     if (this.#db.open) this.#db.close();
     this.#db = reopen();
     this.#appends = this.#groupCommit(this.#db);
-  }
-
-  #probeWrite(): void {
-    const db = this.#db;
-    const busyMs = this.#connection.busyTimeoutMs ?? 5000;
-    db.pragma(`busy_timeout = ${Math.min(busyMs, PROBE_BUSY_MS)}`);
-    try {
-      db.transaction(() =>
-        prepared(db, 'UPDATE store_probe SET probed_at = ? WHERE id = 1').run(Date.now()),
-      ).immediate();
-    } finally {
-      db.pragma(`busy_timeout = ${busyMs}`);
-    }
   }
 
   #refuse(signal: AbortSignal | undefined): Promise<never> | undefined {

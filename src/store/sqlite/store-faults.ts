@@ -22,6 +22,12 @@ export function faultKind(sqliteCode: string): StoreFaultKind | null {
   return null;
 }
 
+/** The fault kind of anything the store threw (null when it is not a store fault). */
+export function faultKindOf(error: unknown): StoreFaultKind | null {
+  const code = sqliteCodeOf(error);
+  return code === null ? null : faultKind(code);
+}
+
 /** The SQLite code of anything thrown by better-sqlite3 (or wrapped by toStoreError), if it has one. */
 export function sqliteCodeOf(error: unknown): string | null {
   for (let e: unknown = error; e !== null && typeof e === 'object'; e = (e as { cause?: unknown }).cause) {
