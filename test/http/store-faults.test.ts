@@ -2,7 +2,7 @@
 // under a real HTTP server. /readyz answers 503 STORE_UNAVAILABLE with the fault's kind while the store cannot
 // commit, /healthz stays 200 (degraded), the fault is logged once, and once the fault is cleared the server
 // recovers by itself: /readyz 200 and a task runs, without a restart.
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, open, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -218,6 +218,50 @@ describe('store faults without root', () => {
       expect(events.filter((e) => e.type === 'recovered')).toHaveLength(1);
     } finally {
       other.close();
+      await app.close();
+      await runtime.close();
+      await store.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('corrupt: a damaged page makes /readyz 503 (corrupt), reported once, and a probe that commits does not clear it', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'codecall-corrupt-'));
+    const path = join(dir, 'tasks.db');
+    const seeded = await createSqliteTaskStore({ path });
+    await seeded.createTask(
+      { kind: 'code', code: 'return 1', language: 'javascript', seed: 1 },
+      { id: 'task_damaged' },
+    );
+    await seeded.close();
+    // Garbage over the first bytes of the tasks table's root page: SQLite reads it as a malformed image.
+    const raw = new Database(path);
+    const { rootpage } = raw.prepare("SELECT rootpage FROM sqlite_master WHERE name = 'tasks'").get() as {
+      rootpage: number;
+    };
+    const pageSize = Number(raw.pragma('page_size', { simple: true }));
+    raw.close();
+    const file = await open(path, 'r+');
+    await file.write(Buffer.alloc(64, 0xff), 0, 64, (rootpage - 1) * pageSize);
+    await file.close();
+    const events: StoreHealthEvent[] = [];
+    // No cache: every /readyz probes (commits).
+    const store = await createSqliteTaskStore({ path, healthCacheMs: 0, onHealth: (e) => events.push(e) });
+    const runtime = createRuntime({ store, drivers: [], tools: new ToolRegistry([]) });
+    const app = buildServer({ runtime, store });
+    const api = client(await app.listen({ port: 0, host: '127.0.0.1' }));
+    try {
+      expect((await api.get('/api/v1/tasks/task_damaged')).status).toBe(500);
+      for (let i = 0; i < 5; i++) {
+        const r = await api.get('/readyz');
+        expect(r).toMatchObject({ status: 503, body: { error: { details: { kind: 'corrupt' } } } });
+      }
+      expect((await api.get('/api/v1/tasks/task_damaged')).status).toBe(500);
+      expect(events.filter((e) => e.type === 'fault')).toHaveLength(1);
+      expect(events.filter((e) => e.type === 'recovered')).toEqual([]);
+      // Only the two reads failed: the probes committed, and did not clear the fault.
+      expect(events.filter((e) => e.type === 'failed')).toHaveLength(2);
+    } finally {
       await app.close();
       await runtime.close();
       await store.close();

@@ -1,6 +1,9 @@
 import type { StoreFault, StoreHealth, StoreHealthEvent } from '../../spec/index.ts';
 import { toStoreFault } from './store-faults.ts';
 
+/** While faulted, probes come at most this often, however short the cache. */
+const MIN_RETRY_MS = 100;
+
 export interface StoreHealthMonitorOptions {
   /** The database file, named in the faults' messages. */
   readonly path: string;
@@ -38,7 +41,7 @@ export class StoreHealthMonitor {
       this.#faults.set(fault.kind, fault);
       this.#emit({ type: 'fault', fault });
     }
-    this.#scheduleRetry();
+    if (fault.kind !== 'corrupt') this.#scheduleRetry();
   }
 
   /** Probes unless a probe ran within `cacheMs` (or `probe` is false), then says what is known. */
@@ -62,26 +65,33 @@ export class StoreHealthMonitor {
       this.failed(error);
       return;
     }
-    if (this.#faults.size === 0) return;
-    const faults = [...this.#faults.values()];
-    this.#faults.clear();
-    clearTimeout(this.#retry);
-    this.#retry = undefined;
+    // A probe's commit proves nothing of a damaged page elsewhere: `corrupt` stays until a restart (after a
+    // restore), rather than clearing and being logged again at every read that meets it.
+    const faults = [...this.#faults.values()].filter((f) => f.kind !== 'corrupt');
+    if (faults.length === 0) return;
+    for (const f of faults) this.#faults.delete(f.kind);
+    if (this.#faults.size === 0) {
+      clearTimeout(this.#retry);
+      this.#retry = undefined;
+    }
     this.#emit({ type: 'recovered', faults, at: this.#probedAt });
   }
 
   #scheduleRetry(): void {
     if (this.#closed || this.#retry !== undefined) return;
-    this.#retry = setTimeout(() => {
-      this.#retry = undefined;
-      if (this.#closed) return;
-      try {
-        this.check();
-      } catch {
-        // Not a store fault (the store closing): nothing to retry.
-      }
-      if (this.#faults.size > 0) this.#scheduleRetry();
-    }, this.#options.cacheMs);
+    this.#retry = setTimeout(
+      () => {
+        this.#retry = undefined;
+        if (this.#closed) return;
+        try {
+          this.check();
+        } catch {
+          // Not a store fault (the store closing): nothing to retry.
+        }
+        if ([...this.#faults.keys()].some((kind) => kind !== 'corrupt')) this.#scheduleRetry();
+      },
+      Math.max(this.#options.cacheMs, MIN_RETRY_MS),
+    );
     this.#retry.unref();
   }
 
