@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { createSqliteTaskStore } from '../src/store/index.ts';
 import { assertBuilt, bin, root, until } from './cli-fixture.ts';
 import { crashWhileOpen, mountSmallDisk, smallDiskUnavailable } from './store/small-disk.ts';
@@ -40,19 +40,16 @@ describe.skipIf(smallDiskUnavailable !== null)(`codecall serve on a read-only da
     it(`exits non-zero with STORE_UNAVAILABLE, never saying it serves (a read-only disk, ${crashed ? 'after a crash' : 'closed cleanly'})`, async () => {
       assertBuilt();
       const disk = mountSmallDisk(4 << 20);
-      try {
-        const db = join(disk.dir, 'tasks.db');
-        await (await createSqliteTaskStore({ path: db })).close();
-        if (crashed) crashWhileOpen(db);
-        disk.readOnly();
-        const run = await serve(db);
-        expect(run.stderr).not.toContain('serving on');
-        expect(run.code).not.toBe(0);
-        expect(run.stderr).toContain('error STORE_UNAVAILABLE: ');
-        expect(run.stderr).toContain(db);
-      } finally {
-        await disk.unmount();
-      }
+      onTestFinished(() => disk.unmount());
+      const db = join(disk.dir, 'tasks.db');
+      await (await createSqliteTaskStore({ path: db })).close();
+      if (crashed) crashWhileOpen(db);
+      disk.readOnly();
+      const run = await serve(db);
+      expect(run.stderr).not.toContain('serving on');
+      expect(run.code).not.toBe(0);
+      expect(run.stderr).toContain('error STORE_UNAVAILABLE: ');
+      expect(run.stderr).toContain(db);
     });
   }
 

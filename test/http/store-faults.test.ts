@@ -6,7 +6,7 @@ import { mkdtemp, open, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { createRuntime } from '../../src/durable/index.ts';
 import { buildServer, startService } from '../../src/http/index.ts';
 import { ToolRegistry, createQuickJsDriver } from '../../src/internal.ts';
@@ -66,6 +66,7 @@ const skipped = smallDiskUnavailable === null ? '' : ` (skipped: ${smallDiskUnav
 describe.skipIf(smallDiskUnavailable !== null)(`store faults under a real server${skipped}`, () => {
   it('disk full: /readyz 503 STORE_UNAVAILABLE (disk_full), logged once; after space is freed /readyz 200 and tasks run', async () => {
     const disk = mountSmallDisk(4 << 20);
+    onTestFinished(() => disk.unmount());
     const lines: string[] = [];
     const config = loadConfig({
       env: {},
@@ -110,7 +111,6 @@ describe.skipIf(smallDiskUnavailable !== null)(`store faults under a real server
       expect((await api.run('return 7 * 6')).result).toMatchObject({ output: 42 });
     } finally {
       await service.close();
-      await disk.unmount();
     }
   });
 
@@ -121,33 +121,31 @@ describe.skipIf(smallDiskUnavailable !== null)(`store faults under a real server
       ['cannot_open', false],
     ] as const) {
       const disk = mountSmallDisk(4 << 20);
+      onTestFinished(() => disk.unmount());
       const db = join(disk.dir, 'tasks.db');
       await (await createSqliteTaskStore({ path: db })).close();
       if (crashed) crashWhileOpen(db);
       disk.readOnly();
       const config = loadConfig({ env: {}, flags: { port: '0', db, insecureNoAuth: true, python: false } });
       const lines: string[] = [];
+      await expect(startService(config, { log: (line) => lines.push(line) })).rejects.toMatchObject({
+        code: 'STORE_UNAVAILABLE',
+        details: { kind },
+      });
+      expect(lines.filter((l) => /serving|store /.test(l))).toEqual([]);
+      disk.writable();
+      const service = await startService(config, { log: (line) => lines.push(line) });
       try {
-        await expect(startService(config, { log: (line) => lines.push(line) })).rejects.toMatchObject({
-          code: 'STORE_UNAVAILABLE',
-          details: { kind },
-        });
-        expect(lines.filter((l) => /serving|store /.test(l))).toEqual([]);
-        disk.writable();
-        const service = await startService(config, { log: (line) => lines.push(line) });
-        try {
-          expect(await client(service.address).get('/readyz')).toMatchObject({ status: 200 });
-        } finally {
-          await service.close();
-        }
+        expect(await client(service.address).get('/readyz')).toMatchObject({ status: 200 });
       } finally {
-        await disk.unmount();
+        await service.close();
       }
     }
   });
 
   it('read-only: a store opened on a read-only disk is not ready (read_only), logged once; once the disk is writable it reconnects by itself', async () => {
     const disk = mountSmallDisk(4 << 20);
+    onTestFinished(() => disk.unmount());
     const path = join(disk.dir, 'tasks.db');
     await (await createSqliteTaskStore({ path })).close();
     crashWhileOpen(path);
@@ -185,7 +183,6 @@ describe.skipIf(smallDiskUnavailable !== null)(`store faults under a real server
       await runtime.close();
       await driver.close();
       await store.close();
-      await disk.unmount();
     }
   });
 });
