@@ -94,6 +94,8 @@ export const ERROR_CODES = {
   CHECKPOINT_CORRUPT: row(500, 'infrastructure', { endsRun: true }),
   STORE_CLOSED: row(503, 'infrastructure', { endsRun: true, transient: true }),
   STORE_ERROR: row(500, 'infrastructure', { retryable: true, endsRun: true, transient: true }),
+  // The store cannot commit for a reason an operator fixes (disk full, read-only, unopenable): /readyz, a start.
+  STORE_UNAVAILABLE: row(503, 'infrastructure', { retryable: true, endsRun: true, transient: true }),
   PAUSED: row(409, 'control', PAUSES),
   CANCELLED: row(409, 'control', { endsRun: true }),
   REPLAY_DIVERGENCE: row(409, 'infrastructure', { endsRun: true }),

@@ -22,6 +22,7 @@ import { registerConsole } from './console-route.ts';
 import type { ConsoleOptions } from './console-route.ts';
 import { registerTenantStreamRoute } from './tenant-stream-route.ts';
 import type { CallbackCheck, Runtime } from '../api/index.ts';
+import { liveness, readiness } from './health-routes.ts';
 
 export interface ServerOptions {
   readonly runtime: Runtime;
@@ -78,15 +79,8 @@ export function buildServer(options: ServerOptions): FastifyInstance {
   const checkCallback = options.checkCallback ?? noCallbacks;
   // In a plugin, so its routes are registered once the OpenAPI plugin (above) watches for them.
   void app.register((api, _options, done) => {
-    api.get('/healthz', () => ({ status: 'ok' }));
-    // Ready while the store answers and the owner says so (a closing service is not): 503 otherwise.
-    api.get('/readyz', async () => {
-      if (options.ready && !options.ready()) {
-        throw new CodecallError('SHUTDOWN', 'the service is shutting down', { details: {} });
-      }
-      await options.store.getTask('readyz-probe');
-      return { status: 'ready' };
-    });
+    api.get('/healthz', () => liveness(options.store));
+    api.get('/readyz', () => readiness(options));
     registerTaskRoutes(api, { runtime: options.runtime, store: options.store, checkCallback });
     registerBatchRoutes(api, options.runtime, checkCallback);
     registerControlRoutes(api, options.runtime, options.store);

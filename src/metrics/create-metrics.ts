@@ -1,6 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { isTerminal } from '../spec/index.ts';
-import type { SandboxObserver, TaskStatus, TaskStore } from '../spec/index.ts';
+import { STORE_FAULT_KINDS, isTerminal } from '../spec/index.ts';
+import type { SandboxObserver, StoreHealthEvent, TaskStatus, TaskStore } from '../spec/index.ts';
 import { ControlLatency } from './control-latency.ts';
 import { ToolCallTimer } from './tool-call-timer.ts';
 import type { Runtime, RuntimeEvent, RuntimeObserver } from '../api/index.ts';
@@ -33,6 +33,8 @@ export interface Metrics {
   addModelTokens(kind: TokenKind, count: number): void;
   countError(source: ErrorSource, code: string): void;
   observeHttp(request: { route: string; method: string; statusCode: number; seconds: number }): void;
+  /** The store's health events (`createSqliteTaskStore({ onHealth })`): failures by kind, open faults. */
+  observeStoreHealth(event: StoreHealthEvent): void;
   /** Stops watching the runtimes. */
   close(): void;
 }
@@ -137,6 +139,23 @@ export function createMetrics(options: MetricsOptions): Metrics {
     registers,
   });
 
+  const storeFailures = new Counter({
+    name: 'codecall_store_failures_total',
+    help: 'Store operations that failed with a fault an operator acts on, by kind (disk_full, read_only, ...)',
+    labelNames: ['kind'],
+    registers,
+  });
+  const storeFaults = new Gauge({
+    name: 'codecall_store_fault',
+    help: 'Whether the store is in a fault of this kind now (1) or not (0); it clears when a probe commits',
+    labelNames: ['kind'],
+    registers,
+  });
+  for (const kind of STORE_FAULT_KINDS) {
+    storeFailures.inc({ kind }, 0);
+    storeFaults.set({ kind }, 0);
+  }
+
   const control = new ControlLatency((action, seconds) =>
     (action === 'pause' ? pauseLatency : resumeLatency).observe(seconds),
   );
@@ -198,6 +217,11 @@ export function createMetrics(options: MetricsOptions): Metrics {
       const labels = { route, method, status_code: String(statusCode) };
       httpRequests.inc(labels);
       httpDuration.observe(labels, seconds);
+    },
+    observeStoreHealth(event) {
+      if (event.type === 'failed') storeFailures.inc({ kind: event.fault.kind });
+      else if (event.type === 'fault') storeFaults.set({ kind: event.fault.kind }, 1);
+      else for (const fault of event.faults) storeFaults.set({ kind: fault.kind }, 0);
     },
     close() {
       for (const off of unsubscribes.splice(0)) off();

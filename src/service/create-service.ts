@@ -11,12 +11,12 @@ import type { Metrics } from '../metrics/index.ts';
 import type { ModelConfig } from '../model/index.ts';
 import { availableDrivers } from '../sandbox/index.ts';
 import type { Authenticate, ToolDefinition } from '../spec/index.ts';
-import { createSqliteTaskStore } from '../store/index.ts';
 import type { SqliteTaskStore } from '../store/index.ts';
 import { loadToolsModule } from '../tools/load-tools-module.ts';
 import { ToolRegistry } from '../tools/index.ts';
 import type { ServiceConfig } from './config.ts';
 import { checkWebhookUrl, createWebhookDispatcher, webhookKey } from './webhooks/index.ts';
+import { openServiceStore } from './open-service-store.ts';
 
 /** What one `codecall serve` runs besides its HTTP server: store, sandboxes, runtime, metrics, webhook outbox. */
 export interface ServiceCore {
@@ -57,9 +57,10 @@ export async function createService(
   if (config.webhookSecret !== null) webhookKey(config.webhookSecret);
   const tools = [...(options.tools ?? []), ...(config.tools ? await loadToolsModule(config.tools) : [])];
   await mkdir(dirname(config.db), { recursive: true });
-  const store = await createSqliteTaskStore({ path: config.db });
+  const { store, observeHealth } = await openServiceStore(config.db, log);
   // The metrics come first: the driver and the runtime report to them through their observers.
   const metrics = createMetrics({ store });
+  observeHealth(metrics);
   const { drivers, unavailable } = await availableDrivers({
     observer: metrics.sandboxObserver,
     python: config.python ? { warm: config.pythonWarm } : false,

@@ -1,4 +1,5 @@
 import type { JournalEntry, JournalEntryInput } from './journal.ts';
+import type { StoreHealth } from './store-health.ts';
 import type { LogEntry } from './sandbox.ts';
 import type {
   ControlRequest,
@@ -197,6 +198,13 @@ export interface TaskStore {
   assertLease(lease: Lease, options?: StoreOptions & { now?: number }): Promise<void>;
   /** Gives a lease up (the task keeps its status); a stale lease is ignored. */
   releaseLease(lease: Lease, options?: StoreOptions): Promise<void>;
+  /**
+   * Whether the store can commit now: a small write probe, run at most about once a second (a probe flood
+   * cannot load the database); with `probe: false`, what the last probe and the operations since saw. A store
+   * that recovers by itself (reconnecting after a read-only episode) does so here. Optional: without it,
+   * readiness only asks whether the store answers.
+   */
+  checkHealth?(options?: StoreOptions & { probe?: boolean }): Promise<StoreHealth>;
 
   close(): Promise<void>;
 }

@@ -23,6 +23,7 @@ describe('SQLite migrations', () => {
       'idempotency_keys',
       'journal',
       'schema_version',
+      'store_probe',
       'tasks',
       'webhook_outbox',
     ]);

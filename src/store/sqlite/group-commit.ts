@@ -23,8 +23,12 @@ export class GroupCommit {
   readonly #inSavepoint: (fn: () => () => void) => () => void;
   readonly #inTransaction: (batch: readonly Pending[]) => Outcome[];
 
-  constructor(db: Database.Database) {
+  readonly #onError: ((error: unknown) => void) | undefined;
+
+  /** `onError` sees every SQLite error a batch or a write in it met (the store's health counts them). */
+  constructor(db: Database.Database, options: { onError?: (error: unknown) => void } = {}) {
     this.#db = db;
+    this.#onError = options.onError;
     this.#inSavepoint = db.transaction((fn: () => () => void) => fn());
     const batchTransaction = db.transaction((batch: readonly Pending[]) =>
       batch.map((p) => this.#attempt(p)),
@@ -68,6 +72,7 @@ export class GroupCommit {
     try {
       outcomes = this.#inTransaction(batch);
     } catch (error) {
+      this.#onError?.(error);
       const storeError = toStoreError(error);
       for (const p of batch) p.reject(storeError);
       return;
@@ -85,6 +90,7 @@ export class GroupCommit {
       // Some errors (SQLITE_FULL, SQLITE_IOERR, ...) make SQLite roll the whole transaction back: then the
       // writes before this one are gone too, and the batch fails as a whole.
       if (!this.#db.inTransaction) throw error;
+      this.#onError?.(error);
       return { ok: false, error: toStoreError(error) };
     }
   }

@@ -156,6 +156,11 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (task_id, name)
   ) STRICT, WITHOUT ROWID;
   `,
+  // 6: the one row a health probe updates and commits (a full disk or a read-only file shows only on a commit).
+  `
+  CREATE TABLE store_probe (id INTEGER PRIMARY KEY CHECK (id = 1), probed_at INTEGER NOT NULL) STRICT;
+  INSERT INTO store_probe (id, probed_at) VALUES (1, 0);
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

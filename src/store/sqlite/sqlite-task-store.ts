@@ -17,6 +17,8 @@ import type {
   JournalEntry,
   JournalEntryInput,
   Lease,
+  StoreHealth,
+  StoreHealthEvent,
   StoreOptions,
   TaskCountFilter,
   TaskFilter,
@@ -30,7 +32,10 @@ import type { TaskRow } from './rows.ts';
 import { GroupCommit } from './group-commit.ts';
 import { patchedColumns } from './patched-columns.ts';
 import { toStoreError } from './sqlite-errors.ts';
+import { faultKindOf } from './store-faults.ts';
+import { probeCommit } from './store-probe.ts';
 import { prepared } from './statement-cache.ts';
+import { StoreHealthMonitor } from './store-health-monitor.ts';
 import { appendEntries, readVerifiedJournal } from './sqlite-journal.ts';
 import { auditStatus, readVerifiedAudit } from './sqlite-audit.ts';
 import { readBatch } from './sqlite-batches.ts';
@@ -41,6 +46,19 @@ import { taskWhere } from './task-where.ts';
 import { listTaskRows } from './sqlite-list-tasks.ts';
 import * as service from './sqlite-service.ts';
 
+/** How the store's connection came to be, so that it can check its health and open a new one. */
+export interface SqliteConnectionOptions {
+  /** The file (named in health messages). */
+  readonly path?: string;
+  /** Opens a fresh connection on the same file; without it (`:memory:`) the store never reconnects. */
+  readonly reopen?: () => Database.Database;
+  /** The connection's busy timeout (default 5000); a health probe waits at most 1 s of it. */
+  readonly busyTimeoutMs?: number;
+  /** How long a probe's answer is reused (ms). Default 1000. */
+  readonly healthCacheMs?: number;
+  readonly onHealth?: (event: StoreHealthEvent) => void;
+}
+
 /**
  * TaskStore on one SQLite file (better-sqlite3: synchronous, so each method is one atomic step). Journal appends
  * are group-committed (ADR 0009): those of one event-loop turn share one transaction and one fsync. Every other
@@ -50,10 +68,19 @@ export class SqliteTaskStore implements TaskStore, ServiceStore, ArtifactStore {
   #db: Database.Database;
   #appends: GroupCommit;
   #closed = false;
+  readonly #connection: SqliteConnectionOptions;
+  readonly #health: StoreHealthMonitor;
 
-  constructor(db: Database.Database) {
+  constructor(db: Database.Database, connection: SqliteConnectionOptions = {}) {
     this.#db = db;
-    this.#appends = new GroupCommit(db);
+    this.#connection = connection;
+    this.#health = new StoreHealthMonitor({
+      path: connection.path ?? db.name,
+      probe: () => this.#probe(),
+      cacheMs: connection.healthCacheMs ?? 1000,
+      ...(connection.onHealth ? { onHealth: connection.onHealth } : {}),
+    });
+    this.#appends = this.#groupCommit(db);
   }
 
   createTask(
@@ -387,10 +414,15 @@ export class SqliteTaskStore implements TaskStore, ServiceStore, ArtifactStore {
     return this.#run(options.signal, () => service.nextWebhookAt(this.#db));
   }
 
+  checkHealth(options: StoreOptions & { probe?: boolean } = {}): Promise<StoreHealth> {
+    return this.#run(options.signal, () => this.#health.check(options.probe !== false));
+  }
+
   /** Commits the appends still queued (their promises settle as usual), then closes the file. */
   close(): Promise<void> {
     if (!this.#closed) {
       this.#closed = true;
+      this.#health.close();
       this.#appends.flush();
       this.#db.close();
     }
@@ -404,8 +436,43 @@ export class SqliteTaskStore implements TaskStore, ServiceStore, ArtifactStore {
     try {
       return Promise.resolve(fn());
     } catch (error) {
+      this.#health.failed(error);
       return Promise.reject(toStoreError(error));
     }
+  }
+
+  #groupCommit(db: Database.Database): GroupCommit {
+    return new GroupCommit(db, { onError: (error) => this.#health.failed(error) });
+  }
+
+  /**
+   * The health probe (probeCommit). A connection opened while the file was read-only stays read-only for good,
+   * so on a read-only (or unopenable) answer the store opens a fresh connection and probes again on it.
+   */
+  #probe(): void {
+    this.#appends.flush();
+    const { reopen, busyTimeoutMs: busyMs = 5000 } = this.#connection;
+    // A reconnect that failed left the old connection closed: this probe tries again.
+    if (!this.#db.open && reopen) this.#reconnect(reopen);
+    try {
+      probeCommit(this.#db, busyMs);
+    } catch (error) {
+      const kind = faultKindOf(error);
+      if (reopen === undefined || (kind !== 'read_only' && kind !== 'cannot_open')) throw error;
+      this.#reconnect(reopen);
+      probeCommit(this.#db, busyMs);
+    }
+  }
+
+  /**
+   * SQLite shares a file's locks and shared memory between the connections of one process: a new connection
+   * opened beside the read-only one would get its read-only -shm mapping, so the old one is closed first.
+   */
+  #reconnect(reopen: () => Database.Database): void {
+    this.#appends.flush();
+    if (this.#db.open) this.#db.close();
+    this.#db = reopen();
+    this.#appends = this.#groupCommit(this.#db);
   }
 
   #refuse(signal: AbortSignal | undefined): Promise<never> | undefined {

@@ -1,0 +1,62 @@
+import { CodecallError } from '../errors/index.ts';
+import type { Metrics } from '../metrics/index.ts';
+import type { StoreHealthEvent } from '../spec/index.ts';
+import { createSqliteTaskStore } from '../store/index.ts';
+import type { SqliteTaskStore } from '../store/index.ts';
+
+/**
+ * Opens the service's store, which logs each fault once (with what to do) and its recovery once. A server must
+ * not say it serves on a database it cannot write: a read-only or unopenable file refuses the start with
+ * STORE_UNAVAILABLE; a full disk or a busy lock may clear by itself, so then the server starts, not ready.
+ */
+export async function openServiceStore(
+  path: string,
+  log: (line: string) => void,
+): Promise<{ store: SqliteTaskStore; observeHealth: (metrics: Metrics) => void }> {
+  let metrics: Metrics | undefined;
+  // What the start's own probe finds is logged only if the start goes on (a refusal says it once).
+  let held: string[] | null = [];
+  const store = await createSqliteTaskStore({
+    path,
+    onHealth: (event) => {
+      metrics?.observeStoreHealth(event);
+      const line = healthLine(event);
+      if (line === null) return;
+      if (held) held.push(line);
+      else log(line);
+    },
+  });
+  const health = await store.checkHealth().catch(async (e: unknown) => {
+    await store.close();
+    throw e;
+  });
+  const fault = health.faults.find((f) => f.kind === 'read_only' || f.kind === 'cannot_open');
+  if (fault) {
+    await store.close();
+    throw new CodecallError('STORE_UNAVAILABLE', `refusing to serve: ${fault.message}`, {
+      details: { kind: fault.kind, sqliteCode: fault.code, path },
+    });
+  }
+  for (const line of held) log(line);
+  held = null;
+  return {
+    store,
+    observeHealth: (m) => {
+      metrics = m;
+      for (const f of health.faults) m.observeStoreHealth({ type: 'fault', fault: f });
+    },
+  };
+}
+
+/** The log line of a health event: each fault once, its recovery once; null for the rest. */
+function healthLine(event: StoreHealthEvent): string | null {
+  if (event.type === 'fault') {
+    return `ERROR: store ${event.fault.kind} (${event.fault.code}): ${event.fault.message}`;
+  }
+  if (event.type === 'recovered') {
+    const first = Math.min(...event.faults.map((f) => f.since));
+    const kinds = event.faults.map((f) => f.kind).join(', ');
+    return `store recovered: it commits again (after ${kinds}, ${((event.at - first) / 1000).toFixed(1)} s)`;
+  }
+  return null;
+}

@@ -1,0 +1,18 @@
+import Database from 'better-sqlite3';
+import { migrate } from './migrations.ts';
+
+/** Opens one connection on the file with the store's settings and brings its schema up to date. */
+export function openConnection(path: string, busyTimeoutMs: number): Database.Database {
+  const db = new Database(path, { timeout: busyTimeoutMs });
+  try {
+    // WAL lets readers run beside the one writer; FULL fsyncs each commit (an entry is durable before its effect).
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = FULL');
+    db.pragma('foreign_keys = ON');
+    migrate(db);
+    return db;
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
