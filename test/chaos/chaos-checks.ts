@@ -1,0 +1,146 @@
+// The figures of a chaos run and what each must be, from the ledger (the outside world), the database and the
+// tasks' final views. Each count is of violations; the run is clean when every one is 0.
+import type { ChaosPlan } from './chaos-plan.ts';
+import type { DbFacts } from './chaos-facts.ts';
+import { holderAt } from './chaos-facts.ts';
+import type { LedgerRecord } from './ledger.ts';
+import type { OperatorFigures } from './chaos-operator.ts';
+
+export interface AppliedFault {
+  readonly kind: 'kill' | 'second' | 'stop';
+  /** The server it struck (the new one for `second`). */
+  readonly pid: number;
+  readonly at: number;
+}
+
+export interface FinalView {
+  readonly status: string;
+  readonly output: unknown;
+}
+
+export interface ChaosFigures {
+  readonly seed: number;
+  readonly tasks: number;
+  readonly calls: number;
+  readonly kills: number;
+  readonly stops: number;
+  /** Stops of a server holding tasks that another server then took over (the stale-writer case). */
+  readonly stopsTakenOver: number;
+  /** SIGSTOPs that caught the server inside a write transaction (every server on the file stalled meanwhile). */
+  readonly stopsHoldingWriteLock: number;
+  readonly secondServers: number;
+  readonly approvalPauses: number;
+  readonly approvalsOneByOne: number;
+  readonly approvalsTogether: number;
+  readonly attentionPauses: number;
+  readonly otherPauses: number;
+  readonly ledgerWrites: number;
+  readonly lost: number;
+  readonly wrongResults: number;
+  readonly completedCallsRerun: number;
+  readonly unsafeTwice: number;
+  readonly unsafeTwiceByHolders: number;
+  readonly keyedTwoKeys: number;
+  readonly writesWithoutLease: number;
+  /** Writes whose fencing token was older than the task's latest claim; null while tools see no token. */
+  readonly staleTokenWrites: number | null;
+  readonly falseAttention: number;
+  readonly extraAttentionRounds: number;
+  /** The ops behind the non-zero counts, to look into a failing seed. */
+  readonly details: Readonly<Record<string, readonly string[]>>;
+}
+
+export function figuresOf(input: {
+  plan: ChaosPlan;
+  taskIds: readonly string[];
+  finals: readonly (FinalView | null)[];
+  ledger: readonly LedgerRecord[];
+  facts: DbFacts;
+  faults: readonly AppliedFault[];
+  operator: OperatorFigures;
+}): Omit<ChaosFigures, 'stopsTakenOver' | 'stopsHoldingWriteLock'> {
+  const { plan, taskIds, finals, ledger, facts, faults, operator } = input;
+  const taskOf = (op: string): string => taskIds[Number(/^T(\d+)\./.exec(op)?.[1])] ?? '';
+  const writes = ledger.filter((r) => r.kind === 'write');
+  const writesOf = (op: string): LedgerRecord[] => writes.filter((r) => r.op === op);
+  const calls = plan.tasks.flatMap((t) => t.steps.flat());
+
+  const lost = finals.filter((f) => f?.status !== 'succeeded').length;
+  const wrongResults = plan.tasks.filter((t, i) => {
+    const f = finals[i];
+    return f?.status === 'succeeded' && JSON.stringify(f.output) !== JSON.stringify(t.expected);
+  }).length;
+  // A call whose outcome was journaled never starts again.
+  const reruns = ledger.filter((r) => {
+    const outcomeAt = facts.calls.get(r.op)?.outcomeAt;
+    return r.kind === 'begin' && outcomeAt !== undefined && r.at > outcomeAt;
+  });
+
+  const keyedTwoKeys = calls.filter(
+    (c) => c.effect === 'keyed' && new Set(writesOf(c.op).map((r) => r.key)).size > 1,
+  ).length;
+  // A side effect by a process that did not hold the task's lease when it landed.
+  const unleased = writes.filter((r) => holderAt(facts.holdings.get(taskOf(r.op)), r.at) !== r.pid);
+  // Charged twice; and of those, the ones where every charge came from the lease's holder (the others follow
+  // from a stale writer, issue 16 item 3).
+  const twice = calls.filter((c) => c.effect === 'unsafe' && writesOf(c.op).length > 1);
+  const unsafeTwiceByHolders = twice.filter((c) => !unleased.some((r) => r.op === c.op)).length;
+  const tokens = writes.filter((r) => r.token !== null);
+  const staleTokenWrites =
+    tokens.length === 0
+      ? null
+      : tokens.filter((r) => {
+          const claims = (facts.holdings.get(taskOf(r.op)) ?? []).filter((h) => h.to === 'running');
+          return (r.token ?? 0) < claims.filter((h) => h.at <= r.at).length;
+        }).length;
+  // needs_attention is right only for a call in flight (intent journaled, no outcome, not waiting for a person)
+  // in a process that a SIGKILL or SIGSTOP struck while it held the task.
+  const falseAttentions = operator.attention.filter((a) => {
+    const call = facts.calls.get(a.op);
+    return !faults.some((f) => {
+      if (f.kind === 'second' || !call || call.intentAt === undefined || call.intentAt > f.at) return false;
+      if (call.outcomeAt !== undefined && call.outcomeAt <= f.at) return false;
+      const waiting =
+        call.approvalRequestedAt !== undefined &&
+        call.approvalRequestedAt <= f.at &&
+        (call.approvalDecidedAt === undefined || call.approvalDecidedAt > f.at);
+      return !waiting && holderAt(facts.holdings.get(a.taskId), f.at) === f.pid;
+    });
+  });
+  const rounds = new Map<string, number>();
+  for (const a of operator.attention) {
+    const key = `${a.taskId}@${a.epoch}`;
+    rounds.set(key, (rounds.get(key) ?? 0) + 1);
+  }
+  const extraAttentionRounds = [...rounds.values()].reduce((n, r) => n + r - 1, 0);
+  return {
+    seed: plan.seed,
+    tasks: plan.tasks.length,
+    calls: calls.length,
+    kills: faults.filter((f) => f.kind === 'kill').length,
+    stops: faults.filter((f) => f.kind === 'stop').length,
+    secondServers: faults.filter((f) => f.kind === 'second').length,
+    approvalPauses: operator.approvalPauses,
+    approvalsOneByOne: operator.approvalsOneByOne,
+    approvalsTogether: operator.approvalsTogether,
+    attentionPauses: operator.attention.length,
+    otherPauses: operator.otherPauses,
+    ledgerWrites: writes.length,
+    lost,
+    wrongResults,
+    completedCallsRerun: reruns.length,
+    unsafeTwice: twice.length,
+    unsafeTwiceByHolders,
+    keyedTwoKeys,
+    writesWithoutLease: unleased.length,
+    staleTokenWrites,
+    falseAttention: falseAttentions.length,
+    extraAttentionRounds,
+    details: {
+      completedCallsRerun: reruns.map((r) => `${r.op} by ${r.pid}`),
+      writesWithoutLease: unleased.map((r) => `${r.op} by ${r.pid}`),
+      unsafeTwice: twice.map((c) => c.op),
+      falseAttention: falseAttentions.map((a) => `${a.op} (${a.action})`),
+    },
+  };
+}

@@ -1,0 +1,114 @@
+// The harness as an operator, through the API of whichever server is up: decides approvals (one at a time or all
+// together, as the seed says) and attentions (skip with the right result when the ledger shows the side effect
+// happened, retry when it did not), and notes every pause it acts on.
+import type { Ledger } from './ledger.ts';
+import { resultOf } from './chaos-tools.ts';
+import type { Effect } from './chaos-tools.ts';
+
+interface ListedTask {
+  task_id: string;
+  status: string;
+  pause_reason: string | null;
+  pending_approvals: { id: string; tool: string; arguments: { op?: string } }[];
+  attention: { call_id: string; tool: string; arguments: { op?: string } } | null;
+}
+
+export interface AttentionSeen {
+  readonly taskId: string;
+  readonly op: string;
+  readonly at: number;
+  /** How many faults had struck when it was resolved: two resolutions of a task in one epoch are two rounds. */
+  readonly epoch: number;
+  readonly action: 'retry' | 'skip';
+}
+
+export interface OperatorFigures {
+  approvalPauses: number;
+  approvalsOneByOne: number;
+  approvalsTogether: number;
+  attention: AttentionSeen[];
+  otherPauses: number;
+}
+
+export interface Operator {
+  readonly figures: OperatorFigures;
+  /** One look at the paused tasks and a decision on each. */
+  poll(base: string, epoch: number): Promise<void>;
+}
+
+export function createOperator(options: {
+  ledger: Ledger;
+  random: () => number;
+  effectOf: (op: string) => Effect;
+}): Operator {
+  const figures: OperatorFigures = {
+    approvalPauses: 0,
+    approvalsOneByOne: 0,
+    approvalsTogether: 0,
+    attention: [],
+    otherPauses: 0,
+  };
+  const seenApprovals = new Set<string>();
+  const seenOther = new Set<string>();
+  const post = (base: string, path: string, body: unknown): Promise<Response> =>
+    fetch(`${base}/api/v1${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+
+  async function decide(base: string, task: ListedTask, epoch: number): Promise<void> {
+    const id = task.task_id;
+    if (task.pause_reason === 'approval_required' && task.pending_approvals.length > 0) {
+      const key = `${id}:${task.pending_approvals.map((a) => a.id).join(',')}`;
+      if (!seenApprovals.has(key)) {
+        seenApprovals.add(key);
+        figures.approvalPauses++;
+      }
+      const first = task.pending_approvals[0];
+      if (task.pending_approvals.length > 1 && options.random() < 0.5 && first) {
+        const r = await post(base, `/tasks/${id}/approvals/${first.id}`, { decision: 'approve' });
+        if (r.ok) figures.approvalsOneByOne++;
+      } else {
+        const r = await post(base, `/tasks/${id}/approvals`, { decision: 'approve' });
+        if (r.ok) figures.approvalsTogether++;
+      }
+      return;
+    }
+    if (task.pause_reason === 'needs_attention' && task.attention) {
+      const op = String(task.attention.arguments.op);
+      const effect = options.effectOf(op);
+      // A careful operator looks at the external system: charged already means skip with what it returned.
+      const happened = options.ledger.records.some((r) => r.kind === 'write' && r.op === op);
+      const action = happened ? 'skip' : 'retry';
+      const body = action === 'skip' ? { action, result: resultOf(op, effect) } : { action };
+      const r = await post(base, `/tasks/${id}/attention`, body);
+      if (r.ok) figures.attention.push({ taskId: id, op, at: Date.now(), epoch, action });
+      return;
+    }
+    // A pause nobody asked for here (a shutdown): noted once per task and reason, and resumed.
+    const key = `${id}:${task.pause_reason}`;
+    if (!seenOther.has(key)) {
+      seenOther.add(key);
+      figures.otherPauses++;
+    }
+    await post(base, `/tasks/${id}/control`, { action: 'resume' });
+  }
+
+  return {
+    figures,
+    async poll(base, epoch) {
+      let cursor: string | null = null;
+      do {
+        const query = `status=paused&limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+        const page = (await (await fetch(`${base}/api/v1/tasks?${query}`)).json()) as {
+          tasks: ListedTask[];
+          next_cursor: string | null;
+        };
+        // A decision that lost a race (the task changed meanwhile) is seen again on the next poll.
+        for (const task of page.tasks) await decide(base, task, epoch).catch(() => undefined);
+        cursor = page.next_cursor;
+      } while (cursor);
+    },
+  };
+}
