@@ -2,13 +2,14 @@
 // tasks' final views. Each count is of violations; the run is clean when every one is 0.
 import type { ChaosPlan } from './chaos-plan.ts';
 import type { DbFacts } from './chaos-facts.ts';
+import type { FaultKind } from './chaos-plan.ts';
 import { holderAt } from './chaos-facts.ts';
 import type { LedgerRecord } from './ledger.ts';
 import type { OperatorFigures } from './chaos-operator.ts';
 
 export interface AppliedFault {
-  readonly kind: 'kill' | 'second' | 'stop';
-  /** The server it struck (the new one for `second`). */
+  readonly kind: FaultKind;
+  /** The server it struck (the new one for `second` and `taken-port`). */
   readonly pid: number;
   readonly at: number;
 }
@@ -29,6 +30,11 @@ export interface ChaosFigures {
   /** SIGSTOPs that caught the server inside a write transaction (every server on the file stalled meanwhile). */
   readonly stopsHoldingWriteLock: number;
   readonly secondServers: number;
+  readonly takenPortStarts: number;
+  /** Claims by a server started on a taken port (it never served: issue 16 item 4). */
+  readonly claimsByServersThatNeverServed: number;
+  /** Tasks paused by a server's shutdown that no live server resumed (the harness resumed them: item 4). */
+  readonly shutdownPausesLeftWaiting: number;
   readonly approvalPauses: number;
   readonly approvalsOneByOne: number;
   readonly approvalsTogether: number;
@@ -98,7 +104,14 @@ export function figuresOf(input: {
   const falseAttentions = operator.attention.filter((a) => {
     const call = facts.calls.get(a.op);
     return !faults.some((f) => {
-      if (f.kind === 'second' || !call || call.intentAt === undefined || call.intentAt > f.at) return false;
+      if (
+        f.kind === 'second' ||
+        f.kind === 'taken-port' ||
+        !call ||
+        call.intentAt === undefined ||
+        call.intentAt > f.at
+      )
+        return false;
       if (call.outcomeAt !== undefined && call.outcomeAt <= f.at) return false;
       const waiting =
         call.approvalRequestedAt !== undefined &&
@@ -107,6 +120,10 @@ export function figuresOf(input: {
       return !waiting && holderAt(facts.holdings.get(a.taskId), f.at) === f.pid;
     });
   });
+  const neverServed = new Set(faults.filter((f) => f.kind === 'taken-port').map((f) => f.pid));
+  const claimsByServersThatNeverServed = [...facts.holdings.values()]
+    .flat()
+    .filter((h) => h.to === 'running' && h.ownerPid !== null && neverServed.has(h.ownerPid)).length;
   const rounds = new Map<string, number>();
   for (const a of operator.attention) {
     const key = `${a.taskId}@${a.epoch}`;
@@ -120,6 +137,9 @@ export function figuresOf(input: {
     kills: faults.filter((f) => f.kind === 'kill').length,
     stops: faults.filter((f) => f.kind === 'stop').length,
     secondServers: faults.filter((f) => f.kind === 'second').length,
+    takenPortStarts: neverServed.size,
+    claimsByServersThatNeverServed,
+    shutdownPausesLeftWaiting: operator.shutdownPausesLeftWaiting,
     approvalPauses: operator.approvalPauses,
     approvalsOneByOne: operator.approvalsOneByOne,
     approvalsTogether: operator.approvalsTogether,

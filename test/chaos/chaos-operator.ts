@@ -5,6 +5,9 @@ import type { Ledger } from './ledger.ts';
 import { resultOf } from './chaos-tools.ts';
 import type { Effect } from './chaos-tools.ts';
 
+/** How long a task paused by a shutdown may wait for a live server to take it up before the harness does. */
+const SHUTDOWN_GRACE_MS = 3_000;
+
 interface ListedTask {
   task_id: string;
   status: string;
@@ -28,6 +31,7 @@ export interface OperatorFigures {
   approvalsTogether: number;
   attention: AttentionSeen[];
   otherPauses: number;
+  shutdownPausesLeftWaiting: number;
 }
 
 export interface Operator {
@@ -47,9 +51,10 @@ export function createOperator(options: {
     approvalsTogether: 0,
     attention: [],
     otherPauses: 0,
+    shutdownPausesLeftWaiting: 0,
   };
   const seenApprovals = new Set<string>();
-  const seenOther = new Set<string>();
+  const seenOther = new Map<string, number>();
   const post = (base: string, path: string, body: unknown): Promise<Response> =>
     fetch(`${base}/api/v1${path}`, {
       method: 'POST',
@@ -86,12 +91,18 @@ export function createOperator(options: {
       if (r.ok) figures.attention.push({ taskId: id, op, at: Date.now(), epoch, action });
       return;
     }
-    // A pause nobody asked for here (a shutdown): noted once per task and reason, and resumed.
+    // A pause nobody asked for here (a shutdown): the live servers should take it up by themselves; past a grace
+    // of many poll intervals the harness resumes it and counts it as left waiting.
     const key = `${id}:${task.pause_reason}`;
-    if (!seenOther.has(key)) {
-      seenOther.add(key);
+    const since = seenOther.get(key);
+    if (since === undefined) {
+      seenOther.set(key, Date.now());
       figures.otherPauses++;
+      return;
     }
+    if (Date.now() - since < SHUTDOWN_GRACE_MS) return;
+    seenOther.set(key, Infinity);
+    if (task.pause_reason === 'shutdown') figures.shutdownPausesLeftWaiting++;
     await post(base, `/tasks/${id}/control`, { action: 'resume' });
   }
 

@@ -21,14 +21,16 @@ export interface PlannedTask {
 
 /**
  * `kill`: SIGKILL a server (and start one if none is left); `second`: start another server on the database;
- * `stop`: SIGSTOP a server past its lease, then SIGCONT. A fault strikes once `atEnded` of the tasks have ended
+ * `stop`: SIGSTOP a server past its lease, then SIGCONT; `taken-port`: start one on a live server's port (it must
+ * fail to listen without claiming anything). A fault strikes once `atEnded` of the tasks have ended
  * (so every fault lands in the middle of the work), `jitterMs` later.
  */
-export type Fault = {
-  readonly kind: 'kill' | 'second' | 'stop';
+export interface Fault {
+  readonly kind: FaultKind;
   readonly atEnded: number;
   readonly jitterMs: number;
-};
+}
+export type FaultKind = 'kill' | 'second' | 'stop' | 'taken-port';
 
 export interface ChaosPlan {
   readonly seed: number;
@@ -61,9 +63,9 @@ export function makePlan(options: { seed: number; tasks: number; faults: number 
     };
   });
   // Every kind at least once (a kill first: a crash is the fault that matters most), then seeded picks.
-  const kinds: Fault['kind'][] = ['kill', 'second', 'stop'];
+  const kinds: FaultKind[] = ['kill', 'taken-port', 'second', 'stop'];
   const faults = Array.from({ length: options.faults }, (_, i) => ({
-    kind: i < kinds.length ? (kinds[i] as Fault['kind']) : pick(kinds),
+    kind: i < kinds.length ? (kinds[i] as FaultKind) : pick(kinds),
     atEnded: Math.floor(((i + 1) * options.tasks) / (options.faults + 2)),
     jitterMs: Math.floor(random() * 400),
   }));

@@ -11,7 +11,7 @@ import { readFacts, runningOwners, writeLockFree } from './chaos-facts.ts';
 import { createOperator } from './chaos-operator.ts';
 import { makePlan } from './chaos-plan.ts';
 import type { Fault } from './chaos-plan.ts';
-import { startServer } from './chaos-servers.ts';
+import { startOnTakenPort, startServer } from './chaos-servers.ts';
 import type { ChaosServer } from './chaos-servers.ts';
 import { TOOLS_SOURCE } from './chaos-tools.ts';
 import { startLedger } from './ledger.ts';
@@ -133,6 +133,12 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
       await victim.exited;
       live.splice(live.indexOf(victim), 1);
       if (live.length === 0) await start();
+      return;
+    }
+    if (fault.kind === 'taken-port') {
+      const target = pickLive();
+      const { pid } = await startOnTakenPort(serverOptions, target.base);
+      faults.push({ kind: 'taken-port', pid, at: Date.now() });
       return;
     }
     if (fault.kind === 'second') {

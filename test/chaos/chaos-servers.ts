@@ -20,23 +20,7 @@ export interface ServerOptions {
 
 /** Starts a server on a free loopback port and resolves once it serves. */
 export async function startServer(options: ServerOptions): Promise<ChaosServer> {
-  const s = startCodecall(
-    {
-      CODECALL_LEASE_MS: String(options.leaseMs),
-      CODECALL_PYTHON: 'false',
-      CHAOS_LEDGER: options.ledgerUrl,
-    },
-    'serve',
-    '--port',
-    '0',
-    '--db',
-    join(options.dir, 'tasks.db'),
-    '--tools',
-    join(options.dir, 'tools.js'),
-    '--concurrency',
-    String(options.concurrency),
-    '--insecure-no-auth',
-  );
+  const s = serve(options, '0');
   let exited = false;
   void s.exited.then(() => (exited = true));
   let base = '';
@@ -48,4 +32,34 @@ export async function startServer(options: ServerOptions): Promise<ChaosServer> 
   }, 60_000);
   const pid = s.child.pid ?? -1;
   return { pid, base, exited: s.exited, stderr: s.stderr, kill: (signal) => void s.child.kill(signal) };
+}
+
+/**
+ * Starts a server on the port a live one listens on: it must fail to listen, and (issue 16 item 4) claim
+ * nothing before it does. Resolves with its pid once it has exited.
+ */
+export async function startOnTakenPort(options: ServerOptions, base: string): Promise<{ pid: number }> {
+  // A bigger --concurrency than the others', so that the global bound leaves it room to claim if it would.
+  const s = serve({ ...options, concurrency: Math.max(8, options.concurrency) }, new URL(base).port);
+  const pid = s.child.pid ?? -1;
+  const timer = setTimeout(() => s.child.kill('SIGKILL'), 60_000);
+  await s.exited;
+  clearTimeout(timer);
+  return { pid };
+}
+
+function serve(options: ServerOptions, port: string): ReturnType<typeof startCodecall> {
+  return startCodecall(
+    { CODECALL_LEASE_MS: String(options.leaseMs), CODECALL_PYTHON: 'false', CHAOS_LEDGER: options.ledgerUrl },
+    'serve',
+    '--port',
+    port,
+    '--db',
+    join(options.dir, 'tasks.db'),
+    '--tools',
+    join(options.dir, 'tools.js'),
+    '--concurrency',
+    String(options.concurrency),
+    '--insecure-no-auth',
+  );
 }
