@@ -38,9 +38,13 @@ export interface ChaosFigures {
   readonly approvalPauses: number;
   readonly approvalsOneByOne: number;
   readonly approvalsTogether: number;
+  /** needs_attention pauses decided (rounds), and the calls decided in them. */
   readonly attentionPauses: number;
+  readonly attentionCalls: number;
   readonly otherPauses: number;
   readonly ledgerWrites: number;
+  /** Writes the ledger refused for a stale fencing token (what a fencing-aware system does for you). */
+  readonly staleWritesRefused: number;
   readonly lost: number;
   readonly wrongResults: number;
   readonly completedCallsRerun: number;
@@ -124,12 +128,13 @@ export function figuresOf(input: {
   const claimsByServersThatNeverServed = [...facts.holdings.values()]
     .flat()
     .filter((h) => h.to === 'running' && h.ownerPid !== null && neverServed.has(h.ownerPid)).length;
-  const rounds = new Map<string, number>();
+  const roundsOf = new Map<string, Set<number>>();
   for (const a of operator.attention) {
     const key = `${a.taskId}@${a.epoch}`;
-    rounds.set(key, (rounds.get(key) ?? 0) + 1);
+    roundsOf.set(key, (roundsOf.get(key) ?? new Set()).add(a.round));
   }
-  const extraAttentionRounds = [...rounds.values()].reduce((n, r) => n + r - 1, 0);
+  const extraAttentionRounds = [...roundsOf.values()].reduce((n, r) => n + r.size - 1, 0);
+  const attentionPauses = new Set(operator.attention.map((a) => a.round)).size;
   return {
     seed: plan.seed,
     tasks: plan.tasks.length,
@@ -143,9 +148,11 @@ export function figuresOf(input: {
     approvalPauses: operator.approvalPauses,
     approvalsOneByOne: operator.approvalsOneByOne,
     approvalsTogether: operator.approvalsTogether,
-    attentionPauses: operator.attention.length,
+    attentionPauses,
+    attentionCalls: operator.attention.length,
     otherPauses: operator.otherPauses,
     ledgerWrites: writes.length,
+    staleWritesRefused: ledger.filter((r) => r.kind === 'refused').length,
     lost,
     wrongResults,
     completedCallsRerun: reruns.length,

@@ -14,14 +14,17 @@ interface ListedTask {
   pause_reason: string | null;
   pending_approvals: { id: string; tool: string; arguments: { op?: string } }[];
   attention: { call_id: string; tool: string; arguments: { op?: string } } | null;
+  attention_calls?: { call_id: string; tool: string; arguments: { op?: string } }[];
 }
 
 export interface AttentionSeen {
   readonly taskId: string;
   readonly op: string;
   readonly at: number;
-  /** How many faults had struck when it was resolved: two resolutions of a task in one epoch are two rounds. */
+  /** How many faults had struck when it was resolved: two rounds of a task in one epoch are one too many. */
   readonly epoch: number;
+  /** The needs_attention pause it was decided in (one round: every call that pause listed). */
+  readonly round: number;
   readonly action: 'retry' | 'skip';
 }
 
@@ -55,6 +58,7 @@ export function createOperator(options: {
   };
   const seenApprovals = new Set<string>();
   const seenOther = new Map<string, number>();
+  let rounds = 0;
   const post = (base: string, path: string, body: unknown): Promise<Response> =>
     fetch(`${base}/api/v1${path}`, {
       method: 'POST',
@@ -81,14 +85,24 @@ export function createOperator(options: {
       return;
     }
     if (task.pause_reason === 'needs_attention' && task.attention) {
-      const op = String(task.attention.arguments.op);
-      const effect = options.effectOf(op);
-      // A careful operator looks at the external system: charged already means skip with what it returned.
-      const happened = options.ledger.records.some((r) => r.kind === 'write' && r.op === op);
-      const action = happened ? 'skip' : 'retry';
-      const body = action === 'skip' ? { action, result: resultOf(op, effect) } : { action };
-      const r = await post(base, `/tasks/${id}/attention`, body);
-      if (r.ok) figures.attention.push({ taskId: id, op, at: Date.now(), epoch, action });
+      // Servers that raise every call in doubt at once list them in attention_calls (decided by call_id, in one
+      // round); older ones raise one call at a time.
+      const many = task.attention_calls !== undefined;
+      const calls = task.attention_calls ?? [task.attention];
+      const round = ++rounds;
+      for (const call of calls) {
+        const op = String(call.arguments.op);
+        // A careful operator looks at the external system: charged already means skip with what it returned.
+        const happened = options.ledger.records.some((r) => r.kind === 'write' && r.op === op);
+        const action = happened ? 'skip' : 'retry';
+        const body = {
+          action,
+          ...(many ? { call_id: call.call_id } : {}),
+          ...(action === 'skip' ? { result: resultOf(op, options.effectOf(op)) } : {}),
+        };
+        const r = await post(base, `/tasks/${id}/attention`, body);
+        if (r.ok) figures.attention.push({ taskId: id, op, at: Date.now(), epoch, round, action });
+      }
       return;
     }
     // A pause nobody asked for here (a shutdown): the live servers should take it up by themselves; past a grace

@@ -1,12 +1,15 @@
 // The external system the chaos tools act on: a real HTTP server on loopback, owned by the harness and outside
 // the codecall database, that records every call's start and every side effect with the writer's pid and token.
+// Like a real system given fencing tokens, it refuses a write whose token is older than one it has seen for the
+// task (409): that write is recorded as `refused`, not as a side effect.
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface LedgerRecord {
-  /** `begin` as a tool starts, `write` for its side effect (a read tool writes nothing). */
-  readonly kind: 'begin' | 'write';
+  /** `begin` as a tool starts, `write` for its side effect (a read tool writes nothing), `refused` for a write
+   * with a stale fencing token. */
+  readonly kind: 'begin' | 'write' | 'refused';
   /** The call's identity in the plan: `T<task>.C<call>`. */
   readonly op: string;
   readonly effect: string;
@@ -27,14 +30,21 @@ export interface Ledger {
 
 export async function startLedger(): Promise<Ledger> {
   const records: LedgerRecord[] = [];
+  /** The newest fencing token seen per task (`T<i>`). */
+  const newestToken = new Map<string, number>();
   const server = createServer((req, res) => {
     let body = '';
     req.on('data', (d: Buffer) => (body += d.toString()));
     req.on('end', () => {
       try {
         const r = JSON.parse(body) as Omit<LedgerRecord, 'at'>;
-        records.push({ ...r, token: r.token ?? null, key: r.key ?? null, at: Date.now() });
-        res.writeHead(204).end();
+        const task = r.op.split('.')[0] ?? '';
+        const token = r.token ?? null;
+        const newest = newestToken.get(task);
+        const stale = r.kind === 'write' && token !== null && newest !== undefined && token < newest;
+        if (token !== null && !stale) newestToken.set(task, Math.max(token, newest ?? token));
+        records.push({ ...r, kind: stale ? 'refused' : r.kind, token, key: r.key ?? null, at: Date.now() });
+        res.writeHead(stale ? 409 : 204).end();
       } catch {
         res.writeHead(400).end();
       }
