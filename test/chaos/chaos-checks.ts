@@ -12,6 +12,8 @@ export interface AppliedFault {
   /** The server it struck (the new one for `second` and `taken-port`). */
   readonly pid: number;
   readonly at: number;
+  /** A stop's SIGCONT. */
+  resumedAt?: number;
 }
 
 export interface FinalView {
@@ -51,7 +53,10 @@ export interface ChaosFigures {
   readonly unsafeTwice: number;
   readonly unsafeTwiceByHolders: number;
   readonly keyedTwoKeys: number;
+  /** Side effects by a process without the lease that it could have prevented (see the check). */
   readonly writesWithoutLease: number;
+  /** Stale writes fencing lets through by design (a resumed writer, before the ledger saw a newer token). */
+  readonly staleWritesLetThrough: number;
   /** Writes whose fencing token was older than the task's latest claim; null while tools see no token. */
   readonly staleTokenWrites: number | null;
   readonly falseAttention: number;
@@ -68,8 +73,9 @@ export function figuresOf(input: {
   facts: DbFacts;
   faults: readonly AppliedFault[];
   operator: OperatorFigures;
+  leaseMs: number;
 }): Omit<ChaosFigures, 'stopsTakenOver' | 'stopsHoldingWriteLock'> {
-  const { plan, taskIds, finals, ledger, facts, faults, operator } = input;
+  const { plan, taskIds, finals, ledger, facts, faults, operator, leaseMs } = input;
   const taskOf = (op: string): string => taskIds[Number(/^T(\d+)\./.exec(op)?.[1])] ?? '';
   const writes = ledger.filter((r) => r.kind === 'write');
   const writesOf = (op: string): LedgerRecord[] => writes.filter((r) => r.op === op);
@@ -91,6 +97,22 @@ export function figuresOf(input: {
   ).length;
   // A side effect by a process that did not hold the task's lease when it landed.
   const unleased = writes.filter((r) => holderAt(facts.holdings.get(taskOf(r.op)), r.at) !== r.pid);
+  // Fencing lets one kind through by design: a writer stopped in the middle of a call, whose write lands just after
+  // it resumes (before it can see that the lease is gone) and before the new holder showed the ledger a newer
+  // token; its call is in doubt for the recovery, which looks before it charges again. Any other write without
+  // the lease is one a worker could have prevented: without a token, from a process never stopped, or past a
+  // lease after it resumed (its running tools should have seen their signal abort by then).
+  const fenceable = (r: LedgerRecord): boolean =>
+    r.token !== null &&
+    faults.some(
+      (f) =>
+        f.kind === 'stop' &&
+        f.pid === r.pid &&
+        f.resumedAt !== undefined &&
+        f.at < r.at &&
+        r.at <= f.resumedAt + leaseMs,
+    );
+  const unprevented = unleased.filter((r) => !fenceable(r));
   // Charged twice; and of those, the ones where every charge came from the lease's holder (the others follow
   // from a stale writer, issue 16 item 3).
   const twice = calls.filter((c) => c.effect === 'unsafe' && writesOf(c.op).length > 1);
@@ -159,13 +181,14 @@ export function figuresOf(input: {
     unsafeTwice: twice.length,
     unsafeTwiceByHolders,
     keyedTwoKeys,
-    writesWithoutLease: unleased.length,
+    writesWithoutLease: unprevented.length,
+    staleWritesLetThrough: unleased.length - unprevented.length,
     staleTokenWrites,
     falseAttention: falseAttentions.length,
     extraAttentionRounds,
     details: {
       completedCallsRerun: reruns.map((r) => `${r.op} by ${r.pid}`),
-      writesWithoutLease: unleased.map((r) => `${r.op} by ${r.pid}`),
+      writesWithoutLease: unprevented.map((r) => `${r.op} by ${r.pid}`),
       unsafeTwice: twice.map((c) => c.op),
       falseAttention: falseAttentions.map((a) => `${a.op} (${a.action})`),
     },

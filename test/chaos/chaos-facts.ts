@@ -10,7 +10,7 @@ export interface CallFacts {
   approvalDecidedAt?: number;
 }
 
-/** One status link of the audit log: `owner` is the pid in a lease owner `runtime-<pid>-...`, else null. */
+/** One status link of the audit log: `ownerPid` is the pid in its actor when that is a lease owner, else null. */
 export interface Holding {
   readonly at: number;
   readonly to: string;
@@ -63,9 +63,8 @@ export function readFacts(path: string): DbFacts {
       .all() as { task_id: string; data: string; created_at: number }[];
     for (const row of audit) {
       const data = JSON.parse(row.data) as { to: string; actor: string };
-      const pid = /^runtime-(\d+)-/.exec(data.actor)?.[1];
       const list = holdings.get(row.task_id) ?? [];
-      list.push({ at: row.created_at, to: data.to, ownerPid: pid === undefined ? null : Number(pid) });
+      list.push({ at: row.created_at, to: data.to, ownerPid: pidOfOwner(data.actor) });
       holdings.set(row.task_id, list);
     }
     return { calls, holdings };
@@ -92,8 +91,8 @@ export function runningOwners(path: string): number[] {
       lease_owner: string | null;
     }[];
     return rows.flatMap((r) => {
-      const pid = /^runtime-(\d+)-/.exec(r.lease_owner ?? '')?.[1];
-      return pid === undefined ? [] : [Number(pid)];
+      const pid = pidOfOwner(r.lease_owner ?? '');
+      return pid === null ? [] : [pid];
     });
   } finally {
     db.close();
@@ -112,4 +111,10 @@ export function writeLockFree(path: string): boolean {
   } finally {
     db.close();
   }
+}
+
+/** The pid in a lease owner id: `runtime-<pid>-<nonce>`, or `host:pid:machine:nonce`; null for other actors. */
+export function pidOfOwner(owner: string): number | null {
+  const pid = /^runtime-(\d+)-/.exec(owner)?.[1] ?? /^[^:]+:(\d+):[^:]+:[^:]+$/.exec(owner)?.[1];
+  return pid === undefined ? null : Number(pid);
 }

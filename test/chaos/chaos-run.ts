@@ -97,7 +97,16 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
     for (const s of live) s.kill('SIGKILL');
     await Promise.all(live.map((s) => s.exited));
     const facts = readFacts(db);
-    const run = { plan, taskIds, finals, ledger: ledger.records, facts, faults, operator: operator.figures };
+    const run = {
+      plan,
+      taskIds,
+      finals,
+      ledger: ledger.records,
+      facts,
+      faults,
+      operator: operator.figures,
+      leaseMs,
+    };
     // Everything a failing seed needs looking into, when asked for.
     if (options.dumpTo) {
       const facts_ = { calls: [...facts.calls], holdings: [...facts.holdings] };
@@ -160,12 +169,14 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
       await sleep(5 + Math.floor(random() * 50));
       victim.kill('SIGSTOP');
     }
-    faults.push({ kind: 'stop', pid: victim.pid, at: Date.now() });
+    const applied: AppliedFault = { kind: 'stop', pid: victim.pid, at: Date.now() };
+    faults.push(applied);
     // Past the lease, and until the others have taken its tasks over (or long enough that they would have).
     await sleep(leaseMs + 500);
     await until(() => !runningOwners(db).includes(victim.pid), 15_000).catch(() => undefined);
     if (held > 0 && !runningOwners(db).includes(victim.pid)) takeovers++;
     victim.kill('SIGCONT');
+    applied.resumedAt = Date.now();
     stopped.delete(victim);
   }
 }
