@@ -102,7 +102,7 @@ export async function main(
     .option('--host <host>', 'interface to listen on (default 127.0.0.1)')
     .option('--db <path>', `the SQLite task database (default ${DEFAULT_DB})`)
     .option('--tools <module>', 'a .js/.ts module whose default export is a list or record of tools')
-    .option('--concurrency <n>', 'tasks run at once (default 4)')
+    .option('--concurrency <n>', 'tasks run at once, over every server on the database (default 4)')
     .option('--tenant-concurrency <n>', 'tasks of one tenant run at once (default: no cap)')
     .option('--webhook-secret <whsec>', 'signs webhooks (Standard Webhooks); needed for callback_url')
     .option('--allow-private-webhooks', 'allow webhooks to loopback, private and link-local addresses')

@@ -51,6 +51,7 @@ class DurableRuntime implements Runtime {
     this.drivers = options.drivers;
     this.pollMs = options.pollMs ?? DEFAULT_POLL_MS;
     const clock = options.clock ?? Date.now;
+    const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
     this.views = new RuntimeViews(options.store);
     this.runner = new TaskRunner({
       store: options.store,
@@ -61,6 +62,8 @@ class DurableRuntime implements Runtime {
       ...(options.acceptChangedTools === undefined ? {} : { acceptChangedTools: options.acceptChangedTools }),
       ...(options.maxStalledAttempts === undefined ? {} : { maxStalledAttempts: options.maxStalledAttempts }),
       ...(options.tenantConcurrency === undefined ? {} : { maxPerTenant: options.tenantConcurrency }),
+      // The bound holds over every runtime on the store; the scheduler also keeps this one's runs within it.
+      maxRunning: concurrency,
       ...(options.retryBaseMs === undefined ? {} : { retryBaseMs: options.retryBaseMs }),
       ...(options.agent === undefined ? {} : { agent: options.agent }),
       ...(options.log === undefined ? {} : { log: options.log }),
@@ -70,7 +73,7 @@ class DurableRuntime implements Runtime {
     this.scheduler = new Scheduler({
       store: options.store,
       runner: this.runner,
-      concurrency: options.concurrency ?? DEFAULT_CONCURRENCY,
+      concurrency,
       pollMs: this.pollMs,
       clock,
       apply: (task, action) => this.control.apply(task, action),

@@ -9,7 +9,7 @@ export interface RuntimeOptions {
   readonly tools: RunnerTools;
   /** Identifies this runtime in leases (default: `runtime-<pid>-<random>`). */
   readonly owner?: string;
-  /** Tasks run at once by `start()`'s loop. */
+  /** Tasks run at once by `start()`'s loop, and at most running over every runtime on the store (default 4). */
   readonly concurrency?: number;
   readonly leaseMs?: number;
   readonly pollMs?: number;

@@ -42,6 +42,8 @@ export interface TaskRunnerOptions {
   readonly controlPollMs?: number;
   /** Tasks of one tenant running at once (over every runner on the store). */
   readonly maxPerTenant?: number;
+  /** Tasks running at once over every runner on the store (the runtime passes its concurrency). */
+  readonly maxRunning?: number;
   /** First backoff of an infrastructure retry. */
   readonly retryBaseMs?: number;
   readonly clock?: () => number;
@@ -140,9 +142,14 @@ export class TaskRunner {
     return this.runTask(taskId);
   }
 
-  private claimOptions(): { leaseMs: number; now: number; maxPerTenant?: number } {
-    const cap = this.options.maxPerTenant;
-    return { leaseMs: this.leaseMs, now: this.clock(), ...(cap === undefined ? {} : { maxPerTenant: cap }) };
+  private claimOptions(): { leaseMs: number; now: number; maxPerTenant?: number; maxRunning?: number } {
+    const { maxPerTenant, maxRunning } = this.options;
+    return {
+      leaseMs: this.leaseMs,
+      now: this.clock(),
+      ...(maxPerTenant === undefined ? {} : { maxPerTenant }),
+      ...(maxRunning === undefined ? {} : { maxRunning }),
+    };
   }
 
   /**

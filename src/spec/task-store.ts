@@ -170,13 +170,21 @@ export interface TaskStore {
 
   /**
    * Claims the `pending` task of highest priority, oldest first (not one whose `runAfter` is still ahead, nor one
-   * whose tenant already runs `maxPerTenant` tasks), or a `running` one whose lease expired; sets it `running`,
-   * bumps its fencing token and attempts, and returns the lease. Null when there is nothing to claim. Two
-   * concurrent claimers never get the same task. With `taskId`, only that task is considered (same rules).
+   * whose tenant already runs `maxPerTenant` tasks, nor any while `maxRunning` tasks run: both counted over every
+   * runner on the store, expired leases included), or a `running` one whose lease expired (whatever the caps: it
+   * holds its slots already); sets it `running`, bumps its fencing token and attempts, and returns the lease. Null
+   * when there is nothing to claim. Two concurrent claimers never get the same task nor pass a cap together.
+   * With `taskId`, only that task is considered (same rules).
    */
   claimTask(
     owner: string,
-    options: StoreOptions & { leaseMs: number; now?: number; taskId?: string; maxPerTenant?: number },
+    options: StoreOptions & {
+      leaseMs: number;
+      now?: number;
+      taskId?: string;
+      maxPerTenant?: number;
+      maxRunning?: number;
+    },
   ): Promise<Lease | null>;
   /**
    * Asks the runner of a `running` task to pause or cancel it (ILLEGAL_TRANSITION for any other status; a

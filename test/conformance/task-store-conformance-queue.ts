@@ -2,12 +2,15 @@ import { describe, expect, it } from 'vitest';
 import type { Lease, NewTaskAttributes, TaskStore } from '../../src/index.ts';
 import { codeInput, expectCode, LEASE, T0 } from './task-store-support.ts';
 
-/** Which task a claim picks: recovery, priority, FIFO, backoff and the per-tenant cap; the retry transition. */
+/** Which task a claim picks: recovery, priority, FIFO, backoff, the per-tenant and global caps; the retry. */
 export function registerQueueCases(store: () => TaskStore): void {
   const create = async (now: number, attributes: NewTaskAttributes = {}): Promise<string> =>
     (await store().createTask(codeInput(), { now, attributes })).id;
   /** Claims until nothing is left to claim; the leases in claim order. */
-  const claimAll = async (now: number, options: { maxPerTenant?: number } = {}): Promise<Lease[]> => {
+  const claimAll = async (
+    now: number,
+    options: { maxPerTenant?: number; maxRunning?: number } = {},
+  ): Promise<Lease[]> => {
     const leases: Lease[] = [];
     for (let lease = await claim(now, options); lease !== null; lease = await claim(now, options)) {
       leases.push(lease);
@@ -15,8 +18,10 @@ export function registerQueueCases(store: () => TaskStore): void {
     return leases;
   };
   const ids = (leases: readonly Lease[]): string[] => leases.map((l) => l.taskId);
-  const claim = (now: number, options: { maxPerTenant?: number; taskId?: string } = {}) =>
-    store().claimTask('w', { leaseMs: LEASE, now, ...options });
+  const claim = (
+    now: number,
+    options: { maxPerTenant?: number; maxRunning?: number; taskId?: string } = {},
+  ) => store().claimTask('w', { leaseMs: LEASE, now, ...options });
   const mustClaim = async (now: number, owner = 'w'): Promise<Lease> => {
     const lease = await store().claimTask(owner, { leaseMs: LEASE, now });
     if (lease === null) throw new Error('nothing to claim');
@@ -117,6 +122,35 @@ export function registerQueueCases(store: () => TaskStore): void {
         },
       );
       expect(ids(await claimAll(T0 + 30, { maxPerTenant: 2 }))).toEqual([t]);
+    });
+
+    it('caps the running tasks over every runner with maxRunning, an expired lease still counting', async () => {
+      const first = await create(T0, { tenant: 'a' });
+      const second = await create(T0 + 1, { tenant: 'b' });
+      const third = await create(T0 + 2, { tenant: 'a' });
+      const fourth = await create(T0 + 3, { tenant: 'b' });
+      // Two runners, one cap: what one runs counts for the other.
+      const w1 = await store().claimTask('w1', { leaseMs: LEASE, now: T0 + 10, maxRunning: 2 });
+      const w2 = await store().claimTask('w2', { leaseMs: LEASE, now: T0 + 10, maxRunning: 2 });
+      expect([w1?.taskId, w2?.taskId]).toEqual([first, second]);
+      expect(await store().claimTask('w1', { leaseMs: LEASE, now: T0 + 10, maxRunning: 2 })).toBeNull();
+      expect(await claim(T0 + 10, { maxRunning: 2, taskId: third })).toBeNull();
+      // With both caps, the tighter one wins; a higher global cap lets the queue go on.
+      expect(await claim(T0 + 10, { maxRunning: 3, maxPerTenant: 1 })).toBeNull();
+      expect((await claim(T0 + 20, { maxRunning: 3 }))?.taskId).toBe(third);
+      // Expired leases are recovered (they hold their slots) but free none: the queue waits.
+      const late = T0 + 10 + LEASE;
+      expect((await claim(late, { maxRunning: 3 }))?.taskId).toBe(first);
+      const recovered = await claim(late, { maxRunning: 3 });
+      expect(recovered?.taskId).toBe(second);
+      expect(await claim(late + 1, { maxRunning: 3 })).toBeNull();
+      // A task that ends frees its slot.
+      await store().updateTask(
+        second,
+        { status: 'succeeded', result: '1' },
+        { fencingToken: recovered?.fencingToken ?? -1 },
+      );
+      expect(ids(await claimAll(late + 1, { maxRunning: 3 }))).toEqual([fourth]);
     });
 
     it('recovers an expired lease ahead of the queue, whatever the priorities and the cap', async () => {

@@ -154,10 +154,7 @@ export class FaultyRecordingStore implements TaskStore {
     );
   }
 
-  claimTask(
-    owner: string,
-    options: StoreOptions & { leaseMs: number; now?: number; taskId?: string },
-  ): Promise<Lease | null> {
+  claimTask(owner: string, options: Parameters<TaskStore['claimTask']>[1]): Promise<Lease | null> {
     return this.write(
       () => this.inner.claimTask(owner, options),
       (lease, seq) => {

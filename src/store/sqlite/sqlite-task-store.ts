@@ -278,7 +278,13 @@ export class SqliteTaskStore implements TaskStore, ServiceStore, ArtifactStore {
 
   claimTask(
     owner: string,
-    options: StoreOptions & { leaseMs: number; now?: number; taskId?: string; maxPerTenant?: number },
+    options: StoreOptions & {
+      leaseMs: number;
+      now?: number;
+      taskId?: string;
+      maxPerTenant?: number;
+      maxRunning?: number;
+    },
   ): Promise<Lease | null> {
     // BEGIN IMMEDIATE takes the write lock before the SELECT, so two connections cannot pick the same row.
     return this.#run(options.signal, () =>

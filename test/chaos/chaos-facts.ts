@@ -1,0 +1,120 @@
+// What the database says happened, read once every server is gone: when each call's intent and outcome were
+// journaled, which calls waited for an approval, and who held each task when (from the audit log).
+import Database from 'better-sqlite3';
+
+export interface CallFacts {
+  readonly taskId: string;
+  intentAt?: number;
+  outcomeAt?: number;
+  approvalRequestedAt?: number;
+  approvalDecidedAt?: number;
+}
+
+/** One status link of the audit log: `ownerPid` is the pid in its actor when that is a lease owner, else null. */
+export interface Holding {
+  readonly at: number;
+  readonly to: string;
+  readonly ownerPid: number | null;
+}
+
+export interface DbFacts {
+  /** By op (`T<i>.C<j>`). */
+  readonly calls: ReadonlyMap<string, CallFacts>;
+  /** By task id, in order. */
+  readonly holdings: ReadonlyMap<string, readonly Holding[]>;
+}
+
+const OP = /T\d+\.C\d+/;
+
+export function readFacts(path: string): DbFacts {
+  const db = new Database(path, { readonly: true });
+  try {
+    const calls = new Map<string, CallFacts>();
+    const opOfCall = new Map<string, string>();
+    const journal = db
+      .prepare(
+        `SELECT task_id, type, data, created_at FROM journal
+          WHERE type IN ('tool_intent', 'tool_outcome', 'approval_request', 'approval_decision')
+          ORDER BY task_id, seq`,
+      )
+      .all() as { task_id: string; type: string; data: string; created_at: number }[];
+    for (const row of journal) {
+      const data = JSON.parse(row.data) as { call_id?: string; approval_id?: string; args?: string };
+      const callKey = `${row.task_id}/${data.call_id ?? data.approval_id ?? ''}`;
+      if (row.type === 'tool_intent') {
+        const op = OP.exec(data.args ?? '')?.[0];
+        if (op === undefined) continue;
+        opOfCall.set(callKey, op);
+        const facts = calls.get(op) ?? { taskId: row.task_id };
+        facts.intentAt ??= row.created_at;
+        calls.set(op, facts);
+        continue;
+      }
+      const op = opOfCall.get(callKey);
+      const facts = op === undefined ? undefined : calls.get(op);
+      if (!facts) continue;
+      if (row.type === 'tool_outcome') facts.outcomeAt ??= row.created_at;
+      if (row.type === 'approval_request') facts.approvalRequestedAt ??= row.created_at;
+      if (row.type === 'approval_decision') facts.approvalDecidedAt ??= row.created_at;
+    }
+    const holdings = new Map<string, Holding[]>();
+    const audit = db
+      .prepare(`SELECT task_id, data, created_at FROM audit_log WHERE type = 'status' ORDER BY task_id, seq`)
+      .all() as { task_id: string; data: string; created_at: number }[];
+    for (const row of audit) {
+      const data = JSON.parse(row.data) as { to: string; actor: string };
+      const list = holdings.get(row.task_id) ?? [];
+      list.push({ at: row.created_at, to: data.to, ownerPid: pidOfOwner(data.actor) });
+      holdings.set(row.task_id, list);
+    }
+    return { calls, holdings };
+  } finally {
+    db.close();
+  }
+}
+
+/** The pid holding the task's lease at `at`: the last status link up to then, if it is a claim. */
+export function holderAt(holdings: readonly Holding[] | undefined, at: number): number | null {
+  let holder: number | null = null;
+  for (const h of holdings ?? []) {
+    if (h.at > at) break;
+    holder = h.to === 'running' ? h.ownerPid : null;
+  }
+  return holder;
+}
+
+/** The pids holding running tasks now, one per task (the harness's own read-only look at the file). */
+export function runningOwners(path: string): number[] {
+  const db = new Database(path, { readonly: true });
+  try {
+    const rows = db.prepare(`SELECT lease_owner FROM tasks WHERE status = 'running'`).all() as {
+      lease_owner: string | null;
+    }[];
+    return rows.flatMap((r) => {
+      const pid = pidOfOwner(r.lease_owner ?? '');
+      return pid === null ? [] : [pid];
+    });
+  } finally {
+    db.close();
+  }
+}
+
+/** Whether a write transaction can begin now (false: some process, e.g. a stopped one, holds the write lock). */
+export function writeLockFree(path: string): boolean {
+  const db = new Database(path, { timeout: 200 });
+  try {
+    db.exec('BEGIN IMMEDIATE');
+    db.exec('ROLLBACK');
+    return true;
+  } catch {
+    return false;
+  } finally {
+    db.close();
+  }
+}
+
+/** The pid in a lease owner id: `runtime-<pid>-<nonce>`, or `host:pid:machine:nonce`; null for other actors. */
+export function pidOfOwner(owner: string): number | null {
+  const pid = /^runtime-(\d+)-/.exec(owner)?.[1] ?? /^[^:]+:(\d+):[^:]+:[^:]+$/.exec(owner)?.[1];
+  return pid === undefined ? null : Number(pid);
+}

@@ -1,0 +1,65 @@
+// The real `codecall serve` processes of a chaos run, all on one SQLite file, and the faults done to them.
+import { join } from 'node:path';
+import { startCodecall, until } from '../cli-fixture.ts';
+
+export interface ChaosServer {
+  readonly pid: number;
+  readonly base: string;
+  readonly exited: Promise<number | null>;
+  readonly stderr: () => string;
+  kill(signal: NodeJS.Signals): void;
+}
+
+export interface ServerOptions {
+  readonly dir: string;
+  readonly ledgerUrl: string;
+  readonly leaseMs: number;
+  readonly concurrency: number;
+  readonly signal?: AbortSignal;
+}
+
+/** Starts a server on a free loopback port and resolves once it serves. */
+export async function startServer(options: ServerOptions): Promise<ChaosServer> {
+  const s = serve(options, '0');
+  let exited = false;
+  void s.exited.then(() => (exited = true));
+  let base = '';
+  await until(() => {
+    if (exited) throw new Error(`a chaos server exited before serving:\n${s.stderr()}`);
+    if (options.signal?.aborted) throw new Error('aborted');
+    base = /serving on (http:\/\/[^\s]+)/.exec(s.stderr())?.[1] ?? '';
+    return base !== '';
+  }, 60_000);
+  const pid = s.child.pid ?? -1;
+  return { pid, base, exited: s.exited, stderr: s.stderr, kill: (signal) => void s.child.kill(signal) };
+}
+
+/**
+ * Starts a server on the port a live one listens on: it must fail to listen, and (issue 16 item 4) claim
+ * nothing before it does. Resolves with its pid once it has exited.
+ */
+export async function startOnTakenPort(options: ServerOptions, base: string): Promise<{ pid: number }> {
+  // A bigger --concurrency than the others', so that the global bound leaves it room to claim if it would.
+  const s = serve({ ...options, concurrency: Math.max(8, options.concurrency) }, new URL(base).port);
+  const pid = s.child.pid ?? -1;
+  const timer = setTimeout(() => s.child.kill('SIGKILL'), 60_000);
+  await s.exited;
+  clearTimeout(timer);
+  return { pid };
+}
+
+function serve(options: ServerOptions, port: string): ReturnType<typeof startCodecall> {
+  return startCodecall(
+    { CODECALL_LEASE_MS: String(options.leaseMs), CODECALL_PYTHON: 'false', CHAOS_LEDGER: options.ledgerUrl },
+    'serve',
+    '--port',
+    port,
+    '--db',
+    join(options.dir, 'tasks.db'),
+    '--tools',
+    join(options.dir, 'tools.js'),
+    '--concurrency',
+    String(options.concurrency),
+    '--insecure-no-auth',
+  );
+}
