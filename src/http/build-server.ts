@@ -33,6 +33,8 @@ export interface ServerOptions {
   readonly authenticate?: Authenticate;
   /** Whether the service takes work (GET /readyz answers 503 when not); default always. */
   readonly ready?: () => boolean;
+  /** Whether the service is still starting (its sandboxes not ready yet): GET /readyz answers 503 STARTING. */
+  readonly starting?: () => boolean;
   /** Serves /api/v1/keys (admin keys manage keys) when given. */
   readonly keys?: ServiceStore;
   /** Refuses callback URLs the service will not deliver to (default: none are accepted). */
@@ -83,6 +85,11 @@ export function buildServer(options: ServerOptions): FastifyInstance {
     api.get('/readyz', async () => {
       if (options.ready && !options.ready()) {
         throw new CodecallError('SHUTDOWN', 'the service is shutting down', { details: {} });
+      }
+      if (options.starting?.()) {
+        throw new CodecallError('STARTING', 'the service is starting: its sandboxes are not ready yet', {
+          details: {},
+        });
       }
       await options.store.getTask('readyz-probe');
       return { status: 'ready' };
