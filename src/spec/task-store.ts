@@ -66,6 +66,8 @@ export type NewTaskAttributes = Partial<TaskAttributes>;
 
 export interface TaskFilter {
   readonly status?: TaskStatus;
+  /** Only tasks paused for this reason (e.g. `shutdown`, which any live runtime resumes). */
+  readonly pauseReason?: PauseReason;
   readonly tenant?: string;
   readonly sessionId?: string;
   readonly batchId?: string;
@@ -191,6 +193,16 @@ export interface TaskStore {
   renewLease(lease: Lease, options: StoreOptions & { leaseMs: number; now?: number }): Promise<Lease>;
   /** Gives a lease up (the task keeps its status); a stale lease is ignored. */
   releaseLease(lease: Lease, options?: StoreOptions): Promise<void>;
+  /**
+   * Ends at once the unexpired leases of every owner `isGone` says no longer runs (a process on this machine that
+   * died): their `running` tasks are claimable now instead of when the lease runs out. Fencing tokens are left as
+   * they are (the next claim bumps them), so an owner wrongly judged gone is fenced like any lost lease. Returns
+   * the ids of the tasks freed.
+   */
+  expireLeases(
+    isGone: (owner: string) => boolean,
+    options?: StoreOptions & { now?: number },
+  ): Promise<string[]>;
 
   close(): Promise<void>;
 }

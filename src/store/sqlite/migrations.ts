@@ -156,6 +156,10 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (task_id, name)
   ) STRICT, WITHOUT ROWID;
   `,
+  // 6: every live runtime looks for tasks paused by a shutdown on each poll (partial: only paused rows carry it).
+  `
+  CREATE INDEX tasks_by_pause_reason ON tasks (pause_reason, created_at, id) WHERE pause_reason IS NOT NULL;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
