@@ -50,7 +50,8 @@ export async function serveCommand(
     process.once('SIGTERM', () => stop('SIGTERM'));
     process.once('SIGINT', () => stop('SIGINT'));
   });
-  const { DEFAULT_CONSOLE_ROOT, startService } = await import('../http/index.ts');
+  const { DEFAULT_CONSOLE_ROOT } = await import('../http/console-files.ts');
+  const { startService } = await import('../http/serve.ts');
   const service = await startService(config, {
     log: (line) => io.stderr(`${line}\n`),
     model,

@@ -37,7 +37,12 @@ export async function listenFirst(options: {
     },
     close: () =>
       (closed ??= new Promise<void>((resolve) => {
-        server.close(() => resolve());
+        // A keep-alive connection whose request was in flight turns idle only later: end those as they do.
+        const sweep = setInterval(() => server.closeIdleConnections(), 50).unref();
+        server.close(() => {
+          clearInterval(sweep);
+          resolve();
+        });
         server.closeIdleConnections();
       })),
   };

@@ -1,11 +1,11 @@
 import type { Runtime } from '../api/index.ts';
 import { createService } from '../service/index.ts';
 import type { CreateServiceOptions, ServiceConfig, ServiceCore } from '../service/index.ts';
-import { buildServer } from './build-server.ts';
-import { CONSOLE_NOT_BUILT, consoleBuilt } from './console-route.ts';
-import type { ConsoleOptions } from './console-route.ts';
+import { CONSOLE_NOT_BUILT, consoleBuilt } from './console-files.ts';
+import type { ConsoleOptions } from './console-files.ts';
 import { listenFirst } from './listen-first.ts';
 import type { EarlyListener } from './listen-first.ts';
+import type { buildServer as BuildServer } from './build-server.ts';
 
 export interface Service {
   /** `http://host:port` it listens on. */
@@ -27,7 +27,7 @@ export interface StartServiceOptions extends CreateServiceOptions {
 /**
  * One `codecall serve`: the service's core (src/service) behind the HTTP API. The port is bound first (a taken
  * one is PORT_IN_USE before the database is opened), the API is served as soon as it is built, and tasks are
- * claimed only once the sandboxes are ready (until then /readyz answers 503 STARTING). Resolves once it claims.
+ * claimed once the sandboxes are ready (until then /readyz answers 503 STARTING). Resolves once it claims.
  */
 export async function startService(config: ServiceConfig, options: StartServiceOptions): Promise<Service> {
   const { log } = options;
@@ -42,6 +42,20 @@ export async function startService(config: ServiceConfig, options: StartServiceO
   const { runtime, store } = core;
   let closing: Promise<void> | undefined;
   let started = false;
+  // The sandboxes warm up (and claims begin once they are ready) while the API is loaded and built: the port is
+  // ours already, and the HTTP side (fastify and its schemas) is what a start spends most of its time on.
+  const sandboxes = core.start().then(() => {
+    started = true;
+  });
+  sandboxes.catch(() => undefined);
+  let buildServer: typeof BuildServer;
+  try {
+    ({ buildServer } = await import('./build-server.ts'));
+  } catch (e) {
+    await core.close().catch(() => undefined);
+    await listener.close();
+    throw e;
+  }
   const app = buildServer({
     runtime,
     store,
@@ -71,9 +85,7 @@ export async function startService(config: ServiceConfig, options: StartServiceO
         `${config.tenantConcurrency === null ? '' : `, ${config.tenantConcurrency} per tenant`})`,
     );
     if (options.console && consoleBuilt(options.console.root)) log(`web console at ${address}/`);
-    // Claims wait for the sandboxes (a server that dies while starting has leased nothing).
-    await core.start();
-    started = true;
+    await sandboxes;
     return { address, config, runtime, store, close };
   } catch (e) {
     await close().catch(() => undefined);
