@@ -26,6 +26,11 @@ export async function listenFirst(options: {
 }): Promise<EarlyListener> {
   let handler: Handler = starting;
   const server = createServer((req, res) => handler(req, res));
+  // The timeouts fastify gives the servers it makes (the API ran on one before): keep-alive outlasts a load
+  // balancer's usual 60 s idle timeout, and no limit on receiving a request (uploads).
+  server.keepAliveTimeout = 72_000;
+  server.requestTimeout = 0;
+  server.setTimeout(0);
   await bind(server, options);
   const bound = server.address() as AddressInfo;
   const host = bound.family === 'IPv6' ? `[${bound.address}]` : bound.address;
@@ -60,9 +65,10 @@ function bind(server: Server, options: { port: number; host: string; signal?: Ab
     };
     server.once('error', failed);
     server.once('listening', listening);
+    // `localhost` is the IPv4 loopback: one socket, where a client of `localhost` (which tries both) finds it.
     server.listen({
       port: options.port,
-      host: options.host,
+      host: options.host === 'localhost' ? '127.0.0.1' : options.host,
       ...(options.signal ? { signal: options.signal } : {}),
     });
   });
