@@ -172,9 +172,9 @@ describe('codecall serve: second servers, shutdowns and crashes on one database'
     const first = await serve(4);
     const second = await serve(4);
     const ids = [
-      await submit(first, 'return await tools.nap({ ms: 3000 });'),
-      await submit(first, 'return await tools.nap({ ms: 3001 });'),
-      await submit(first, 'return await tools.nap({ ms: 3002 });'),
+      await submit(first, 'return await tools.nap({ ms: 5000 });'),
+      await submit(first, 'return await tools.nap({ ms: 5001 });'),
+      await submit(first, 'return await tools.nap({ ms: 5002 });'),
     ];
     await until(allAre(first, ids, 'running'));
     const paused = await heldBy(ids, first.pid);
@@ -198,8 +198,8 @@ describe('codecall serve: second servers, shutdowns and crashes on one database'
     newDb();
     const first = await serve(4);
     const ids = [
-      await submit(first, 'return await tools.nap({ ms: 1000 });'),
-      await submit(first, 'return await tools.nap({ ms: 1001 });'),
+      await submit(first, 'return await tools.nap({ ms: 3000 });'),
+      await submit(first, 'return await tools.nap({ ms: 3001 });'),
     ];
     await until(allAre(first, ids, 'running'));
     first.child.kill('SIGKILL');
@@ -222,8 +222,8 @@ describe('codecall serve: second servers, shutdowns and crashes on one database'
     const first = await serve(4);
     const sibling = await serve(4);
     const ids = [
-      await submit(first, 'return await tools.nap({ ms: 3000 });'),
-      await submit(first, 'return await tools.nap({ ms: 3001 });'),
+      await submit(first, 'return await tools.nap({ ms: 5000 });'),
+      await submit(first, 'return await tools.nap({ ms: 5001 });'),
     ];
     await until(allAre(first, ids, 'running'));
     const orphans = await heldBy(ids, first.pid);
