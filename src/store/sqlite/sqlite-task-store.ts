@@ -327,9 +327,7 @@ export class SqliteTaskStore implements TaskStore, ServiceStore, ArtifactStore {
     isGone: (owner: string) => boolean,
     options: StoreOptions & { now?: number } = {},
   ): Promise<string[]> {
-    return this.#run(options.signal, () =>
-      this.#db.transaction(() => expireLeasesOf(this.#db, isGone, options.now ?? Date.now())).immediate(),
-    );
+    return this.#run(options.signal, () => expireLeasesOf(this.#db, isGone, options.now ?? Date.now()));
   }
 
   createApiKey(
