@@ -109,7 +109,7 @@ export class Scheduler {
       await ended;
       return;
     }
-    // Tasks still running at the deadline pause (`shutdown`) and resume on the next start.
+    // Tasks still running at the deadline pause (`shutdown`); any live runtime on the store resumes them.
     let timer: LongTimer | undefined;
     const late = await Promise.race([
       ended.then(() => false),
