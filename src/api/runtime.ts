@@ -128,7 +128,7 @@ export interface Runtime {
   start(): void;
   /**
    * Stops claiming and waits for the running tasks: with `pauseRunning` they pause (`shutdown`) at once, with
-   * `timeoutMs` those still running then do; they resume on the next start.
+   * `timeoutMs` those still running then do; any started runtime on the store resumes them (else the next start).
    */
   close(options?: { pauseRunning?: boolean; timeoutMs?: number }): Promise<void>;
 }

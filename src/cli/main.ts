@@ -3,20 +3,18 @@ import { isCodecallError } from '../errors/index.ts';
 import type { CliIo } from './cli-io.ts';
 import { terminalIo } from './terminal-text.ts';
 import type { ExecCommandOptions } from './exec-command.ts';
-import { doctorCommand } from './doctor-command.ts';
-import { execCommand } from './exec-command.ts';
-import { runCommand } from './run-command.ts';
 import type { RunCommandOptions } from './run-command.ts';
-import { DEFAULT_DB, serveCommand } from './serve-command.ts';
+import { DEFAULT_DB } from './serve-command.ts';
 import type { ServeOptions } from './serve-command.ts';
-import { auditVerify } from './audit-command.ts';
 import { EXIT_USAGE } from './exit-codes.ts';
 import type { KeysCreateOptions, KeysOptions } from './keys-command.ts';
-import { keysCreate, keysList, keysRevoke } from './keys-command.ts';
 import { registerTasksCommands } from './tasks-program.ts';
 import type { RunCommand } from './tasks-program.ts';
 
 export { EXIT_USAGE };
+
+// Each command's module is imported when it runs: `codecall serve` must not wait for what `exec` loads.
+const keysModule = () => import('./keys-command.ts');
 
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
@@ -66,6 +64,7 @@ export async function main(
     .option('--json', 'print one JSON object on the last line of stdout')
     .option('--db <path>', 'run as a durable task stored in this SQLite file (SIGINT pauses it)')
     .action(async (file: string, options: ExecCommandOptions) => {
+      const { execCommand } = await import('./exec-command.ts');
       exitCode = await execCommand(file, options, io);
     });
   program
@@ -74,6 +73,7 @@ export async function main(
     .option('--json', 'print the checks as JSON')
     .option('--bwrap <path>', 'the bubblewrap binary to check (default: /usr/bin/bwrap)')
     .action(async (options: { json?: boolean; bwrap?: string }) => {
+      const { doctorCommand } = await import('./doctor-command.ts');
       exitCode = await doctorCommand(options, io);
     });
   program
@@ -91,6 +91,7 @@ export async function main(
     .option('--db <path>', 'keep the task in this SQLite file (resumable; SIGINT pauses it)')
     .option('--json', 'print the task view as JSON on the last line of stdout')
     .action(async (instruction: string, options: RunCommandOptions) => {
+      const { runCommand } = await import('./run-command.ts');
       exitCode = await runCommand(instruction, options, io, env);
     });
   program
@@ -115,6 +116,7 @@ export async function main(
     .option('--model <name>', 'the model instruction tasks ask')
     .option('--api-key <key>', 'the model server key (else OPENAI_API_KEY / MISTRAL_API_KEY)')
     .action(async (options: ServeOptions) => {
+      const { serveCommand } = await import('./serve-command.ts');
       exitCode = await serveCommand(options, io, env);
     });
   const run: RunCommand = async (body) => {
@@ -130,20 +132,22 @@ export async function main(
     .option('--admin', "the key sees and steers every tenant's tasks")
     .option('--name <label>', 'a label for the key')
     .option('--json', 'print { key_id, key, tenant, role }')
-    .action((options: KeysCreateOptions) => run(() => keysCreate(options, io)));
+    .action((options: KeysCreateOptions) => run(async () => (await keysModule()).keysCreate(options, io)));
   keys
     .command('list')
     .description('list keys (never their secrets)')
     .requiredOption('--db <path>', 'the SQLite database')
     .option('--json', 'print one JSON object')
-    .action((options: KeysOptions) => run(() => keysList(options, io)));
+    .action((options: KeysOptions) => run(async () => (await keysModule()).keysList(options, io)));
   keys
     .command('revoke')
     .description('revoke a key: it stops working at once')
     .argument('<id>', 'the key id (key_...)')
     .requiredOption('--db <path>', 'the SQLite database')
     .option('--json', 'print the revoked key as JSON')
-    .action((id: string, options: KeysOptions) => run(() => keysRevoke(id, options, io)));
+    .action((id: string, options: KeysOptions) =>
+      run(async () => (await keysModule()).keysRevoke(id, options, io)),
+    );
   program
     .command('audit')
     .description('check the integrity of a task database')
@@ -151,7 +155,9 @@ export async function main(
     .description("verify every task's journal and audit log hash chains (exit 1 when a link is broken)")
     .requiredOption('--db <path>', 'the SQLite task database')
     .option('--json', 'print one JSON object')
-    .action((options: { db: string; json?: boolean }) => run(() => auditVerify(options, io)));
+    .action((options: { db: string; json?: boolean }) =>
+      run(async () => (await import('./audit-command.ts')).auditVerify(options, io)),
+    );
   try {
     await program.parseAsync([...argv]);
   } catch (e) {

@@ -1,5 +1,7 @@
-import { DEFAULT_CONSOLE_ROOT, startService } from '../http/index.ts';
-import { loadConfig, loadModelConfig } from '../service/index.ts';
+// Only what binding the port needs is loaded up front (config and node:http): the service itself is imported
+// once the port is ours, so a server listens in a fraction of a second and a taken port costs nothing.
+import { listenFirst } from '../http/listen-first.ts';
+import { loadConfig, loadModelConfig } from '../service/config.ts';
 import type { CliIo } from './cli-io.ts';
 
 export interface ServeOptions {
@@ -26,7 +28,7 @@ export const DEFAULT_DB = 'data/codecall.db';
 /**
  * `codecall serve`: the task service on embedded defaults (an SQLite file under ./data, the quickjs driver).
  * Flags win over CODECALL_* variables, which win over the --config file. SIGTERM or SIGINT stops accepting,
- * pauses running tasks (`shutdown`) and exits; they resume on the next start.
+ * pauses running tasks (`shutdown`: any live server on the database resumes them) and exits.
  */
 export async function serveCommand(
   options: ServeOptions,
@@ -37,12 +39,10 @@ export async function serveCommand(
   // commander sets a --no-x switch to true when absent; only a given --no-python may override the config.
   const flags = python === false ? { ...rest, python } : rest;
   const config = loadConfig({ flags, env, ...(file === undefined ? {} : { file }) });
-  const service = await startService(config, {
-    log: (line) => io.stderr(`${line}\n`),
-    model: loadModelConfig(config, env),
-    console: { root: DEFAULT_CONSOLE_ROOT },
-  });
-  await new Promise<void>((resolve) => {
+  const model = loadModelConfig(config, env);
+  // Listen first: PORT_IN_USE is found before the database is opened or a task claimed.
+  const listener = await listenFirst({ port: config.port, host: config.host });
+  const stopped = new Promise<void>((resolve) => {
     const stop = (signal: string): void => {
       io.stderr(`${signal}: pausing running tasks and stopping\n`);
       resolve();
@@ -50,6 +50,15 @@ export async function serveCommand(
     process.once('SIGTERM', () => stop('SIGTERM'));
     process.once('SIGINT', () => stop('SIGINT'));
   });
+  const { DEFAULT_CONSOLE_ROOT } = await import('../http/console-files.ts');
+  const { startService } = await import('../http/serve.ts');
+  const service = await startService(config, {
+    log: (line) => io.stderr(`${line}\n`),
+    model,
+    console: { root: DEFAULT_CONSOLE_ROOT },
+    listener,
+  });
+  await stopped;
   await service.close();
   return 0;
 }

@@ -3,27 +3,11 @@ import type { Command } from 'commander';
 import { CodecallError } from '../errors/index.ts';
 import type { CliIo } from './cli-io.ts';
 import type { RemoteOptions, SubmitOptions } from './remote-tasks-command.ts';
-import {
-  remoteControl,
-  remoteDecide,
-  remoteEvents,
-  remoteInput,
-  remoteList,
-  remoteShow,
-  remoteSubmit,
-  remoteWatch,
-} from './remote-tasks-command.ts';
 import type { RunOnOptions, TasksOptions } from './tasks-command.ts';
-import {
-  tasksCancel,
-  tasksDecide,
-  tasksInput,
-  tasksList,
-  tasksPause,
-  tasksResolve,
-  tasksResume,
-  tasksShow,
-} from './tasks-command.ts';
+
+// The commands' modules load when one runs (they pull in the store, the runtime or the client).
+const remote = () => import('./remote-tasks-command.ts');
+const local = () => import('./tasks-command.ts');
 
 /** Runs a command's body and keeps its exit code. */
 export type RunCommand = (body: () => Promise<number>) => Promise<void>;
@@ -122,7 +106,7 @@ export function registerTasksCommands(
       .option('--json', 'print the JSON body (with --wait: the final task view)'),
     'remote',
   ).action((file: string | undefined, options: SubmitOptions, cmd: Command) =>
-    run(() => remoteSubmit(file, { ...options, ...remoteOf(cmd) }, io)),
+    run(async () => (await remote()).remoteSubmit(file, { ...options, ...remoteOf(cmd) }, io)),
   );
 
   where(
@@ -133,13 +117,13 @@ export function registerTasksCommands(
       .option('--session <id>', 'only tasks of this session (with --url)')
       .option('--json', 'print one JSON object'),
   ).action((options: { status?: string; session?: string }, cmd: Command) =>
-    run(() => {
+    run(async () => {
       const t = targetOf(cmd);
-      if ('remote' in t) return remoteList({ ...options, ...t.remote }, io);
+      if ('remote' in t) return (await remote()).remoteList({ ...options, ...t.remote }, io);
       if (options.session !== undefined) {
         throw new CodecallError('INVALID_ARGUMENT', '--session works with --url only');
       }
-      return tasksList({ ...options, ...t.local }, io);
+      return (await local()).tasksList({ ...options, ...t.local }, io);
     }),
   );
 
@@ -151,9 +135,11 @@ export function registerTasksCommands(
       .option('--journal', 'also list the journal entries (verified against their checksums; with --db)')
       .option('--json', 'print one JSON object'),
   ).action((id: string, options: { journal?: boolean }, cmd: Command) =>
-    run(() => {
+    run(async () => {
       const t = targetOf(cmd, ['journal']);
-      return 'remote' in t ? remoteShow(id, t.remote, io) : tasksShow(id, { ...options, ...t.local }, io);
+      return 'remote' in t
+        ? (await remote()).remoteShow(id, t.remote, io)
+        : (await local()).tasksShow(id, { ...options, ...t.local }, io);
     }),
   );
 
@@ -173,10 +159,11 @@ export function registerTasksCommands(
       options: { tools?: string; force?: boolean; actor?: string; reason?: string },
       cmd: Command,
     ) =>
-      run(() => {
+      run(async () => {
         const t = targetOf(cmd, ['tools', 'force', 'actor']);
-        if ('remote' in t) return remoteControl(id, 'resume', { ...options, ...t.remote }, io);
-        return tasksResume(id, { ...options, ...t.local }, io, env);
+        if ('remote' in t)
+          return (await remote()).remoteControl(id, 'resume', { ...options, ...t.remote }, io);
+        return (await local()).tasksResume(id, { ...options, ...t.local }, io, env);
       }),
   );
 
@@ -189,10 +176,10 @@ export function registerTasksCommands(
       .option('--reason <text>', 'why (journaled)')
       .option('--json', 'print the task view as JSON'),
   ).action((id: string, options: { actor?: string; reason?: string }, cmd: Command) =>
-    run(() => {
+    run(async () => {
       const t = targetOf(cmd, ['actor']);
-      if ('remote' in t) return remoteControl(id, 'pause', { ...options, ...t.remote }, io);
-      return tasksPause(id, { ...options, ...t.local }, io);
+      if ('remote' in t) return (await remote()).remoteControl(id, 'pause', { ...options, ...t.remote }, io);
+      return (await local()).tasksPause(id, { ...options, ...t.local }, io);
     }),
   );
 
@@ -214,13 +201,14 @@ export function registerTasksCommands(
         .argument('<id>', 'the task id')
         .argument('<approval_id>', 'the approval id (from `tasks show` or the paused output)'),
     ).action((id: string, approvalId: string, options: Omit<RunOnOptions, 'db'>, cmd: Command) =>
-      run(() => {
+      run(async () => {
         if (decision === 'reject' && options.reason === undefined) {
           throw new CodecallError('INVALID_ARGUMENT', 'reject needs --reason (the program sees it)');
         }
         const t = targetOf(cmd, RUN_ON_LOCAL);
-        if ('remote' in t) return remoteDecide(id, approvalId, decision, { ...options, ...t.remote }, io);
-        return tasksDecide(id, approvalId, decision, { ...options, ...t.local }, io);
+        if ('remote' in t)
+          return (await remote()).remoteDecide(id, approvalId, decision, { ...options, ...t.remote }, io);
+        return (await local()).tasksDecide(id, approvalId, decision, { ...options, ...t.local }, io);
       }),
     );
   }
@@ -232,10 +220,10 @@ export function registerTasksCommands(
       .argument('<name>', 'the name the program waits on')
       .argument('<json>', 'the value, as JSON'),
   ).action((id: string, name: string, json: string, options: Omit<RunOnOptions, 'db'>, cmd: Command) =>
-    run(() => {
+    run(async () => {
       const t = targetOf(cmd, [...RUN_ON_LOCAL, 'reason']);
-      if ('remote' in t) return remoteInput(id, name, json, t.remote, io);
-      return tasksInput(id, name, json, { ...options, ...t.local }, io);
+      if ('remote' in t) return (await remote()).remoteInput(id, name, json, t.remote, io);
+      return (await local()).tasksInput(id, name, json, { ...options, ...t.local }, io);
     }),
   );
   runOn(
@@ -253,7 +241,7 @@ export function registerTasksCommands(
       options: Omit<RunOnOptions, 'db'> & { result?: string; call?: string },
       cmd: Command,
     ) =>
-      run(() => {
+      run(async () => {
         const t = targetOf(cmd);
         if ('remote' in t) {
           throw new CodecallError(
@@ -261,7 +249,7 @@ export function registerTasksCommands(
             'resolve works with --db only (the API has no endpoint yet)',
           );
         }
-        return tasksResolve(id, action, { ...options, ...t.local }, io);
+        return (await local()).tasksResolve(id, action, { ...options, ...t.local }, io);
       }),
   );
 
@@ -274,10 +262,10 @@ export function registerTasksCommands(
       .option('--actor <name>', 'who cancels (default: cli:<user>)')
       .option('--json', 'print the task view as JSON'),
   ).action((id: string, options: { actor?: string; reason?: string }, cmd: Command) =>
-    run(() => {
+    run(async () => {
       const t = targetOf(cmd, ['actor']);
-      if ('remote' in t) return remoteControl(id, 'cancel', { ...options, ...t.remote }, io);
-      return tasksCancel(id, { ...options, ...t.local }, io);
+      if ('remote' in t) return (await remote()).remoteControl(id, 'cancel', { ...options, ...t.remote }, io);
+      return (await local()).tasksCancel(id, { ...options, ...t.local }, io);
     }),
   );
 
@@ -290,7 +278,7 @@ export function registerTasksCommands(
       .option('--json', 'print one JSON object'),
     'remote',
   ).action((id: string, options: { after?: string }, cmd: Command) =>
-    run(() => remoteEvents(id, { ...options, ...remoteOf(cmd) }, io)),
+    run(async () => (await remote()).remoteEvents(id, { ...options, ...remoteOf(cmd) }, io)),
   );
 
   where(
@@ -300,5 +288,7 @@ export function registerTasksCommands(
       .argument('<id>', 'the task id')
       .option('--json', 'one JSON line per event'),
     'remote',
-  ).action((id: string, _options: unknown, cmd: Command) => run(() => remoteWatch(id, remoteOf(cmd), io)));
+  ).action((id: string, _options: unknown, cmd: Command) =>
+    run(async () => (await remote()).remoteWatch(id, remoteOf(cmd), io)),
+  );
 }

@@ -1,4 +1,3 @@
-import { randomInt } from 'node:crypto';
 import { CodecallError } from '../errors/index.ts';
 import type { LogEntry, SandboxDriver, TaskRecord, TaskStore } from '../spec/index.ts';
 import { isTerminal } from '../spec/index.ts';
@@ -11,6 +10,7 @@ import { RuntimeViews } from './runtime-views.ts';
 import { checkedCallbackUrl, toBatchTasks, toTaskAttributes, toTaskInput } from './submit-input.ts';
 import { batchView } from './batch-view.ts';
 import { TaskRunner } from './task-runner.ts';
+import { leaseOwnerGone, newLeaseOwner } from './lease-owner.ts';
 import { approvalInbox } from './approval-inbox.ts';
 import type {
   ActorOptions,
@@ -57,7 +57,7 @@ class DurableRuntime implements Runtime {
       store: options.store,
       drivers: options.drivers,
       tools: options.tools,
-      owner: options.owner ?? `runtime-${process.pid}-${randomInt(1e9).toString(36)}`,
+      owner: options.owner ?? newLeaseOwner(),
       ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
       ...(options.acceptChangedTools === undefined ? {} : { acceptChangedTools: options.acceptChangedTools }),
       ...(options.maxStalledAttempts === undefined ? {} : { maxStalledAttempts: options.maxStalledAttempts }),
@@ -77,6 +77,7 @@ class DurableRuntime implements Runtime {
       pollMs: this.pollMs,
       clock,
       apply: (task, action) => this.control.apply(task, action),
+      ownerGone: leaseOwnerGone,
     });
     this.control = new RuntimeControl({
       store: options.store,

@@ -1,6 +1,6 @@
 import type { LongTimer, TaskRecord, TaskStore } from '../spec/index.ts';
 import { longTimeout } from '../spec/index.ts';
-import { failPastDeadline, resumeAfterShutdown, wakeDue } from './runtime-sweeps.ts';
+import { expireDeadLeases, failPastDeadline, resumeAfterShutdown, wakeDue } from './runtime-sweeps.ts';
 import type { ApplyAction } from './runtime-sweeps.ts';
 import type { TaskRunner } from './task-runner.ts';
 
@@ -14,6 +14,8 @@ export interface SchedulerOptions {
   readonly clock: () => number;
   /** One try at an action of the sweeps (a task changed meanwhile is seen again by the next sweep). */
   readonly apply: ApplyAction;
+  /** Whether a lease owner is a process that died (its leases end at once); default: none is. */
+  readonly ownerGone?: (owner: string) => boolean;
 }
 
 /**
@@ -39,11 +41,8 @@ export class Scheduler {
     if (this.started) return;
     this.started = true;
     this.timer = setInterval(() => this.kick(true), this.options.pollMs);
-    // Tasks paused by a graceful shutdown go on by themselves when a runtime starts again.
-    resumeAfterShutdown(this.options.store, this.options.apply, () => this.stopped).then(
-      () => this.kick(true),
-      () => this.kick(true),
-    );
+    // The first sweep at once: a restarted server takes over its dead predecessor's tasks and the shutdown pauses.
+    this.kick(true);
   }
 
   /** Counts a run of this runtime until it settles; a freed slot is filled again. */
@@ -62,7 +61,10 @@ export class Scheduler {
     await this.runs.get(taskId);
   }
 
-  /** Fills free slots with runnable tasks; with `sweep`, first wakes paused tasks whose input wait timed out. */
+  /**
+   * Fills free slots with runnable tasks; with `sweep`, first frees the leases of dead processes, resumes tasks
+   * paused by a shutdown, fails paused tasks past their deadline and wakes those whose input wait timed out.
+   */
   kick(sweep = false): void {
     if (!this.started || this.stopped) return;
     if (this.filling) return;
@@ -70,6 +72,10 @@ export class Scheduler {
     const fill = async (): Promise<void> => {
       try {
         if (sweep) {
+          const { ownerGone } = this.options;
+          // Neither holds back the claims below: a store busy now is asked again next poll.
+          if (ownerGone) await expireDeadLeases(store, ownerGone).catch(() => undefined);
+          await resumeAfterShutdown(store, apply, () => this.stopped).catch(() => undefined);
           await failPastDeadline(store, clock, apply);
           await wakeDue(store, clock, apply);
         }
@@ -103,7 +109,7 @@ export class Scheduler {
       await ended;
       return;
     }
-    // Tasks still running at the deadline pause (`shutdown`) and resume on the next start.
+    // Tasks still running at the deadline pause (`shutdown`); any live runtime on the store resumes them.
     let timer: LongTimer | undefined;
     const late = await Promise.race([
       ended.then(() => false),

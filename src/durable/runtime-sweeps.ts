@@ -6,25 +6,40 @@ import type { PausedAction } from './paused-actions.ts';
 /** Applies an action to a task as the runtime does (version-guarded, journal and patch in one transaction). */
 export type ApplyAction = (task: TaskRecord, action: PausedAction) => Promise<unknown>;
 
-/** Tasks paused by a graceful shutdown go on by themselves when a runtime starts again. */
+/**
+ * Tasks paused by a graceful shutdown, of this server or any other on the store, go on by themselves: every live
+ * runtime resumes them on its sweeps (the resume is version-guarded, so of two runtimes one wins). A page at a
+ * time until none is left or a page resumed nothing (the others changed meanwhile and are seen next sweep).
+ */
 export async function resumeAfterShutdown(
   store: TaskStore,
   apply: ApplyAction,
   stopped: () => boolean,
 ): Promise<void> {
-  let cursor: string | null = null;
-  do {
-    const page: Awaited<ReturnType<TaskStore['listTasks']>> = await store.listTasks({
-      status: 'paused',
-      limit: 1000,
-      ...(cursor === null ? {} : { cursor }),
-    });
-    for (const task of page.tasks) {
-      if (task.pauseReason !== 'shutdown') continue;
-      await apply(task, resumePaused(task, 'startup')).catch(() => null);
+  const limit = 100;
+  for (;;) {
+    const { tasks } = await store.listTasks({ status: 'paused', pauseReason: 'shutdown', limit });
+    let resumed = 0;
+    for (const task of tasks) {
+      if (stopped()) return;
+      if (
+        await apply(task, resumePaused(task, 'system')).then(
+          () => true,
+          () => false,
+        )
+      )
+        resumed++;
     }
-    cursor = page.nextCursor;
-  } while (cursor !== null && !stopped());
+    if (tasks.length < limit || resumed === 0) return;
+  }
+}
+
+/**
+ * Running tasks whose lease holder is a process of this machine that died (a crash, a SIGKILL): their leases end
+ * now, so the claim that follows recovers them at once instead of after the lease (`isGone`: lease-owner.ts).
+ */
+export async function expireDeadLeases(store: TaskStore, isGone: (owner: string) => boolean): Promise<void> {
+  await store.expireLeases(isGone);
 }
 
 /** Paused tasks past their deadline fail (running and queued ones fail in the runner). */

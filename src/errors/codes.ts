@@ -107,6 +107,10 @@ export const ERROR_CODES = {
   NEEDS_ATTENTION: row(409, 'control', PAUSES),
   AWAITING_INPUT: row(409, 'control', PAUSES),
   SHUTDOWN: row(503, 'control', PAUSES),
+  // The server listens but its sandboxes are still starting: /readyz answers 503 until they are ready.
+  STARTING: row(503, 'infrastructure'),
+  // `codecall serve` found its port taken (another server on it?): it exits before opening anything.
+  PORT_IN_USE: row(409, 'input'),
   INPUT_TIMEOUT: row(408, 'tool', { name: 'InputTimeoutError', ...GUEST }),
   DEADLINE_EXCEEDED: row(408, 'limit', { endsRun: true }),
   WEBHOOK_TARGET_REFUSED: row(400, 'input'),

@@ -34,6 +34,8 @@ export interface ServerOptions {
   readonly authenticate?: Authenticate;
   /** Whether the service takes work (GET /readyz answers 503 when not); default always. */
   readonly ready?: () => boolean;
+  /** Whether the service is still starting (its sandboxes not ready yet): GET /readyz answers 503 STARTING. */
+  readonly starting?: () => boolean;
   /** Serves /api/v1/keys (admin keys manage keys) when given. */
   readonly keys?: ServiceStore;
   /** Refuses callback URLs the service will not deliver to (default: none are accepted). */

@@ -1,16 +1,11 @@
-import { existsSync } from 'node:fs';
-import { join, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { sep } from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
+import { CONSOLE_NOT_BUILT, consoleBuilt } from './console-files.ts';
+import type { ConsoleOptions } from './console-files.ts';
 
-/** Where `npm run build` (and `npm install`, by `prepare`) writes the console: dist/console of the package. */
-// Two levels up from both src/http/*.ts and dist/http/*.js is the package's root.
-export const DEFAULT_CONSOLE_ROOT = fileURLToPath(new URL('../../dist/console/', import.meta.url));
-
-export const CONSOLE_NOT_BUILT =
-  'The codecall web console is not built. Build it with `npm run build` (or `npm install`, which runs it) in ' +
-  'the codecall package, then restart `codecall serve`. The API under /api/v1 works without it.';
+export { CONSOLE_NOT_BUILT, DEFAULT_CONSOLE_ROOT, consoleBuilt } from './console-files.ts';
+export type { ConsoleOptions } from './console-files.ts';
 
 /** No inline script or style, nothing from another origin, never framed, no referrer sent on. */
 const SECURITY_HEADERS: Readonly<Record<string, string>> = {
@@ -22,15 +17,6 @@ const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'x-frame-options': 'DENY',
   'cross-origin-opener-policy': 'same-origin',
 };
-
-export interface ConsoleOptions {
-  /** The built console (index.html and assets/). */
-  readonly root: string;
-}
-
-export function consoleBuilt(root: string): boolean {
-  return existsSync(join(root, 'index.html'));
-}
 
 /**
  * The web console's static files at `/` (public: the key is pasted in the page and only the API checks it).

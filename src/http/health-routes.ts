@@ -19,9 +19,16 @@ export async function liveness(store: TaskStore): Promise<Record<string, unknown
 export async function readiness(options: {
   readonly store: TaskStore;
   readonly ready?: () => boolean;
+  /** True while the service is starting (its sandboxes not ready yet): 503 STARTING. */
+  readonly starting?: () => boolean;
 }): Promise<{ status: 'ready' }> {
   if (options.ready && !options.ready()) {
     throw new CodecallError('SHUTDOWN', 'the service is shutting down', { details: {} });
+  }
+  if (options.starting?.()) {
+    throw new CodecallError('STARTING', 'the service is starting: its sandboxes are not ready yet', {
+      details: {},
+    });
   }
   const { store } = options;
   if (!store.checkHealth) {

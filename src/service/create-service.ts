@@ -34,7 +34,7 @@ export interface ServiceCore {
   readonly driverNames: readonly string[];
   /** Waits for the sandboxes, then starts the runtime's loop and the webhook outbox. */
   start(): Promise<void>;
-  /** Pauses running tasks (`shutdown`; they resume on the next start) and closes everything, once. */
+  /** Pauses running tasks (`shutdown`; any live server on the database resumes them) and closes everything, once. */
   close(): Promise<void>;
 }
 

@@ -67,6 +67,8 @@ export type NewTaskAttributes = Partial<TaskAttributes>;
 
 export interface TaskFilter {
   readonly status?: TaskStatus;
+  /** Only tasks paused for this reason (e.g. `shutdown`, which any live runtime resumes). */
+  readonly pauseReason?: PauseReason;
   readonly tenant?: string;
   readonly sessionId?: string;
   readonly batchId?: string;
@@ -213,6 +215,16 @@ export interface TaskStore {
    * readiness only asks whether the store answers.
    */
   checkHealth?(options?: StoreOptions & { probe?: boolean }): Promise<StoreHealth>;
+  /**
+   * Ends at once the unexpired leases of every owner `isGone` says no longer runs (a process on this machine that
+   * died): their `running` tasks are claimable now instead of when the lease runs out. Fencing tokens are left as
+   * they are (the next claim bumps them), so an owner wrongly judged gone is fenced like any lost lease. Returns
+   * the ids of the tasks freed.
+   */
+  expireLeases(
+    isGone: (owner: string) => boolean,
+    options?: StoreOptions & { now?: number },
+  ): Promise<string[]>;
 
   close(): Promise<void>;
 }

@@ -4,6 +4,7 @@ import type { JournalEntry, JournalEntryInput, TaskStore } from '../../src/index
 import { registerAuditCases } from './task-store-conformance-audit.ts';
 import { registerBatchCases } from './task-store-conformance-batches.ts';
 import { registerQueueCases } from './task-store-conformance-queue.ts';
+import { registerLeaseCases } from './task-store-conformance-leases.ts';
 import { codeInput, expectCode, LEASE, T0 } from './task-store-support.ts';
 
 const clockOf = (e: JournalEntry): number | undefined => (e.type === 'clock' ? e.data.clock : undefined);
@@ -566,6 +567,7 @@ export function describeTaskStoreConformance(
     registerBatchCases(() => store);
     registerQueueCases(() => store);
     registerAuditCases(() => store);
+    registerLeaseCases(() => store);
 
     describe('lifecycle', () => {
       it('rejects ABORTED when the signal is already aborted', async () => {

@@ -195,6 +195,10 @@ export class FaultyRecordingStore implements TaskStore {
     return this.read(() => this.inner.releaseLease(lease, options));
   }
 
+  expireLeases(...args: Parameters<TaskStore['expireLeases']>): ReturnType<TaskStore['expireLeases']> {
+    return this.read(() => this.inner.expireLeases(...args));
+  }
+
   /** The runtime's close does not close its store; the test closes the connection with `closeInner`. */
   close(): Promise<void> {
     return Promise.resolve();

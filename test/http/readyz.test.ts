@@ -34,4 +34,25 @@ describe('GET /readyz', () => {
       await rm(dir, { recursive: true, force: true });
     }
   });
+
+  it('is 503 STARTING while the service is starting (its sandboxes not ready), then 200', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'codecall-readyz-'));
+    const store = await createSqliteTaskStore({ path: join(dir, 'tasks.db') });
+    const runtime = createRuntime({ store, drivers: [], tools: new ToolRegistry([]) });
+    let starting = true;
+    const app = buildServer({ runtime, store, starting: () => starting });
+    try {
+      const early = await app.inject({ url: '/readyz' });
+      expect(early.statusCode).toBe(503);
+      expect(early.json()).toMatchObject({ error: { code: 'STARTING' } });
+      expect((await app.inject({ url: '/healthz' })).statusCode).toBe(200);
+      starting = false;
+      expect((await app.inject({ url: '/readyz' })).json()).toEqual({ status: 'ready' });
+    } finally {
+      await app.close();
+      await runtime.close();
+      await store.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
 });

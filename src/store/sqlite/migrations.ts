@@ -161,6 +161,10 @@ export const MIGRATIONS: readonly string[] = [
   CREATE TABLE store_probe (id INTEGER PRIMARY KEY CHECK (id = 1), probed_at INTEGER NOT NULL) STRICT;
   INSERT INTO store_probe (id, probed_at) VALUES (1, 0);
   `,
+  // 7: every live runtime looks for tasks paused by a shutdown on each poll (partial: only paused rows carry it).
+  `
+  CREATE INDEX tasks_by_pause_reason ON tasks (pause_reason, created_at, id) WHERE pause_reason IS NOT NULL;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

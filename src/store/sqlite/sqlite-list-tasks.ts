@@ -25,6 +25,10 @@ export function listTaskRows(
     });
   }
   const { where, params } = taskWhere(filter);
+  if (filter.pauseReason !== undefined) {
+    where.push('pause_reason = ?');
+    params.push(filter.pauseReason);
+  }
   if (filter.deadlineBefore !== undefined) {
     where.push("status = 'paused' AND deadline_at IS NOT NULL AND deadline_at <= ?");
     params.push(filter.deadlineBefore);

@@ -40,6 +40,7 @@ import { appendEntries, readVerifiedJournal } from './sqlite-journal.ts';
 import { auditStatus, readVerifiedAudit } from './sqlite-audit.ts';
 import { readBatch } from './sqlite-batches.ts';
 import { claimNext } from './sqlite-claim.ts';
+import { expireLeasesOf } from './sqlite-expire-leases.ts';
 import { listArtifacts, readArtifact, replaceArtifacts } from './sqlite-artifacts.ts';
 import { createBatchRows, createTaskRows } from './sqlite-insert-task.ts';
 import { taskWhere } from './task-where.ts';
@@ -369,6 +370,13 @@ export class SqliteTaskStore implements TaskStore, ServiceStore, ArtifactStore {
            WHERE id = ? AND fencing_token = ? AND lease_owner = ?`,
       ).run(lease.taskId, lease.fencingToken, lease.owner);
     });
+  }
+
+  expireLeases(
+    isGone: (owner: string) => boolean,
+    options: StoreOptions & { now?: number } = {},
+  ): Promise<string[]> {
+    return this.#run(options.signal, () => expireLeasesOf(this.#db, isGone, options.now ?? Date.now()));
   }
 
   createApiKey(

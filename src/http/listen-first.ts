@@ -1,0 +1,120 @@
+import { createServer } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { CodecallError } from '../errors/index.ts';
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+
+/** A port bound before the service behind it exists: it answers 503 STARTING until `serve` hands it a handler. */
+export interface EarlyListener {
+  /** `http://host:port` it listens on. */
+  readonly address: string;
+  /** From now on every request goes to `handler` (the HTTP API). */
+  serve(handler: Handler): void;
+  /** Stops accepting and ends idle connections; settles once the server is closed. */
+  close(): Promise<void>;
+}
+
+/**
+ * Binds the port first, with nothing but node:http loaded, so a taken port is known (PORT_IN_USE) before the
+ * database is opened or a task is claimed, and a starting server answers health checks at once.
+ */
+export async function listenFirst(options: {
+  port: number;
+  host: string;
+  signal?: AbortSignal;
+}): Promise<EarlyListener> {
+  let handler: Handler = starting;
+  const server = createServer((req, res) => handler(req, res));
+  // The timeouts fastify gives the servers it makes (the API ran on one before): keep-alive outlasts a load
+  // balancer's usual 60 s idle timeout, and no limit on receiving a request (uploads).
+  server.keepAliveTimeout = 72_000;
+  server.requestTimeout = 0;
+  server.setTimeout(0);
+  await bind(server, options);
+  const bound = server.address() as AddressInfo;
+  const host = bound.family === 'IPv6' ? `[${bound.address}]` : bound.address;
+  let closed: Promise<void> | undefined;
+  return {
+    address: `http://${host}:${bound.port}`,
+    serve: (next) => {
+      handler = next;
+    },
+    close: () =>
+      (closed ??= new Promise<void>((resolve) => {
+        // A keep-alive connection whose request was in flight turns idle only later: end those as they do.
+        const sweep = setInterval(() => server.closeIdleConnections(), 50).unref();
+        server.close(() => {
+          clearInterval(sweep);
+          resolve();
+        });
+        server.closeIdleConnections();
+      })),
+  };
+}
+
+function bind(server: Server, options: { port: number; host: string; signal?: AbortSignal }): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const failed = (e: NodeJS.ErrnoException): void => {
+      server.off('listening', listening);
+      reject(listenError(e, options));
+    };
+    const listening = (): void => {
+      server.off('error', failed);
+      resolve();
+    };
+    server.once('error', failed);
+    server.once('listening', listening);
+    // `localhost` is the IPv4 loopback: one socket, where a client of `localhost` (which tries both) finds it.
+    server.listen({
+      port: options.port,
+      host: options.host === 'localhost' ? '127.0.0.1' : options.host,
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+  });
+}
+
+/** A taken port is an operator's everyday mistake: one stable code and a line that says what to do. */
+function listenError(e: NodeJS.ErrnoException, options: { port: number; host: string }): Error {
+  const where = `${options.host}:${options.port}`;
+  if (e.code === 'EADDRINUSE') {
+    return new CodecallError(
+      'PORT_IN_USE',
+      `port ${where} is taken (another codecall serve on it?): stop that server or choose another --port`,
+      { details: { host: options.host, port: options.port } },
+    );
+  }
+  if (e.code === 'EACCES' || e.code === 'EADDRNOTAVAIL') {
+    return new CodecallError('INVALID_CONFIG', `cannot listen on ${where}: ${e.code} (${e.message})`, {
+      details: { host: options.host, port: options.port, errno: e.code },
+    });
+  }
+  return e;
+}
+
+/** Before the API is up: alive (healthz), not ready (readyz), and every other request asked to come back. */
+function starting(req: IncomingMessage, res: ServerResponse): void {
+  const path = (req.url ?? '/').split('?')[0];
+  if (path === '/healthz') return reply(res, 200, { status: 'starting' });
+  reply(
+    res,
+    503,
+    { error: { code: 'STARTING', message: 'the service is starting; try again shortly', details: {} } },
+    { 'retry-after': '1' },
+  );
+}
+
+function reply(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+    ...headers,
+  });
+  res.end(text);
+}
