@@ -28,7 +28,7 @@ describe('chaos: crashes, a second server and a stopped one against an external 
       // No false needs_attention, one round per crash, no side effect by a process without the lease (nor a
       // completed call run again), nothing claimed by a server that could not listen, its shutdown pauses taken
       // up by the live servers.
-      const faults = {
+      const held = {
         unsafeTwice: figures.unsafeTwice,
         completedCallsRerun: figures.completedCallsRerun,
         writesWithoutLease: figures.writesWithoutLease,
@@ -42,7 +42,7 @@ describe('chaos: crashes, a second server and a stopped one against an external 
           '[chaos] tools see no ctx.fencingToken: the ledger cannot fence, every stale write counts',
         );
       }
-      expect(faults).toEqual({
+      expect(held).toEqual({
         unsafeTwice: 0,
         completedCallsRerun: 0,
         writesWithoutLease: 0,
