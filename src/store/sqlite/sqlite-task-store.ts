@@ -8,6 +8,7 @@ import type {
   AuditEntry,
   BatchRecord,
   ControlRequest,
+  CorruptTask,
   KeyRole,
   NewTaskAttributes,
   ServiceStore,
@@ -128,7 +129,7 @@ export class SqliteTaskStore implements TaskStore, ServiceStore, ArtifactStore {
   listTasks(
     filter: TaskFilter = {},
     options: StoreOptions = {},
-  ): Promise<{ tasks: TaskRecord[]; nextCursor: string | null }> {
+  ): Promise<{ tasks: TaskRecord[]; nextCursor: string | null; corrupt: CorruptTask[] }> {
     return this.#run(options.signal, () => listTaskRows(this.#db, filter));
   }
 
