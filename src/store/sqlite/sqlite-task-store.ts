@@ -35,7 +35,7 @@ import { prepared } from './statement-cache.ts';
 import { appendEntries, readVerifiedJournal } from './sqlite-journal.ts';
 import { auditStatus, readVerifiedAudit } from './sqlite-audit.ts';
 import { readBatch } from './sqlite-batches.ts';
-import { claimNext } from './sqlite-claim.ts';
+import { claimReadable } from './claim-readable.ts';
 import { listArtifacts, readArtifact, replaceArtifacts } from './sqlite-artifacts.ts';
 import { createBatchRows, createTaskRows } from './sqlite-insert-task.ts';
 import { taskWhere } from './task-where.ts';
@@ -256,7 +256,9 @@ export class SqliteTaskStore implements TaskStore, ServiceStore, ArtifactStore {
   ): Promise<Lease | null> {
     // BEGIN IMMEDIATE takes the write lock before the SELECT, so two connections cannot pick the same row.
     return this.#run(options.signal, () =>
-      this.#db.transaction(() => claimNext(this.#db, owner, options, options.now ?? Date.now())).immediate(),
+      this.#db
+        .transaction(() => claimReadable(this.#db, owner, options, options.now ?? Date.now()))
+        .immediate(),
     );
   }
 
