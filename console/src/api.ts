@@ -1,5 +1,5 @@
 import { readSse } from './sse.ts';
-import type { InboxItem, Me, TaskEvent, TaskList, TaskView } from './types.ts';
+import type { CorruptItem, InboxItem, Me, TaskEvent, TaskList, TaskView } from './types.ts';
 
 /** An answer of the API's error envelope (or a failure to reach it), with its stable code. */
 export class ApiError extends Error {
@@ -76,19 +76,24 @@ export class Api {
     return this.json('GET', '/api/v1/me');
   }
 
-  /** The newest tasks (one page of up to 1000), for the filters given; older ones by search. */
-  async tasks(filter: Query): Promise<TaskView[]> {
+  /**
+   * The newest tasks (one page of up to 1000), for the filters given; older ones by search. Tasks the store
+   * cannot read are not among them but in `corrupt`.
+   */
+  async tasks(filter: Query): Promise<{ tasks: TaskView[]; corrupt: CorruptItem[] }> {
     const out: TaskView[] = [];
+    const corrupt: CorruptItem[] = [];
     for (let cursor: string | undefined; out.length < 1000;) {
       const page = await this.json<TaskList>(
         'GET',
         withQuery('/api/v1/tasks', { ...filter, order: 'newest', limit: '1000', cursor }),
       );
       out.push(...page.tasks);
+      corrupt.push(...(page.corrupt ?? []));
       if (page.next_cursor === null) break;
       cursor = page.next_cursor;
     }
-    return out;
+    return { tasks: out, corrupt };
   }
 
   task(id: string, signal?: AbortSignal): Promise<TaskView> {
@@ -111,7 +116,7 @@ export class Api {
     }
   }
 
-  approvals(signal?: AbortSignal): Promise<{ approvals: InboxItem[] }> {
+  approvals(signal?: AbortSignal): Promise<{ approvals: InboxItem[]; corrupt?: CorruptItem[] }> {
     return this.json('GET', '/api/v1/approvals', undefined, signal);
   }
 

@@ -1,10 +1,11 @@
 import type { JSX } from 'preact';
 import { useCallback, useMemo, useRef, useState } from 'preact/hooks';
 import type { Api } from './api.ts';
+import { CorruptNotice } from './corrupt-notice.tsx';
 import { ErrorBox } from './error-box.tsx';
 import { pretty, when } from './format.ts';
 import { LiveBadge } from './status-badge.tsx';
-import type { InboxItem } from './types.ts';
+import type { CorruptItem, InboxItem } from './types.ts';
 import { useAction } from './use-action.ts';
 import { useLive } from './use-live.ts';
 import { taskHref } from './use-route.ts';
@@ -16,6 +17,7 @@ import { taskHref } from './use-route.ts';
 export function Approvals(props: { api: Api }): JSX.Element {
   const { api } = props;
   const [items, setItems] = useState<readonly InboxItem[] | null>(null);
+  const [corrupt, setCorrupt] = useState<readonly CorruptItem[]>([]);
   const [error, setError] = useState<unknown>(null);
   // One read at a time: changes during a read make one more read after it, not one each.
   const reading = useRef<'idle' | 'busy' | 'again'>('idle');
@@ -29,6 +31,7 @@ export function Approvals(props: { api: Api }): JSX.Element {
       .approvals()
       .then((r) => {
         setItems(r.approvals);
+        setCorrupt(r.corrupt ?? []);
         setError(null);
       })
       .catch(setError)
@@ -39,7 +42,7 @@ export function Approvals(props: { api: Api }): JSX.Element {
       });
   }, [api]);
   const live = useLive(api, '/api/v1/task-events', (event) => {
-    if (event === 'ready' || event === 'task') load();
+    if (event === 'ready' || event === 'task' || event === 'corrupt') load();
   });
   const byTask = useMemo(() => {
     const groups = new Map<string, InboxItem[]>();
@@ -52,6 +55,7 @@ export function Approvals(props: { api: Api }): JSX.Element {
         Approvals <LiveBadge state={live} />
       </h2>
       <ErrorBox error={error} />
+      <CorruptNotice items={corrupt} />
       {items !== null && byTask.length === 0 ? (
         <p class="muted" data-testid="inbox-empty">
           Nothing waits for approval.

@@ -120,6 +120,12 @@ export function TaskDetail(props: { api: Api; id: string }): JSX.Element {
       <WaitingActions api={api} task={task} onDone={done} />
       <ErrorBox error={actionError} testid="action-error" />
       <ErrorBox error={error} />
+      {task.corrupt ? (
+        <div class="error" role="alert" data-testid="task-corrupt">
+          <strong>{task.corrupt.code}</strong> {task.corrupt.message} (the database was changed behind the
+          service: what needs the damaged part is not shown)
+        </div>
+      ) : null}
       {task.error ? (
         <div class="error" data-testid="task-error">
           <strong>{task.error.code}</strong> {task.error.message}

@@ -2,11 +2,12 @@ import type { JSX } from 'preact';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { Api } from './api.ts';
 import { ApiError } from './api.ts';
+import { CorruptNotice } from './corrupt-notice.tsx';
 import { ErrorBox } from './error-box.tsx';
 import { when } from './format.ts';
 import { LiveBadge, StatusBadge } from './status-badge.tsx';
 import { isNewer, STATUSES } from './types.ts';
-import type { TaskStatus, TaskView } from './types.ts';
+import type { CorruptItem, TaskStatus, TaskView } from './types.ts';
 import { useLive } from './use-live.ts';
 import { taskHref } from './use-route.ts';
 
@@ -23,6 +24,7 @@ export function TaskList(props: { api: Api }): JSX.Element {
   const [search, setSearch] = useState('');
   const [tasks, setTasks] = useState<ReadonlyMap<string, TaskView>>(new Map());
   const [found, setFound] = useState<TaskView | null>(null);
+  const [corrupt, setCorrupt] = useState<ReadonlyMap<string, CorruptItem>>(new Map());
   const [error, setError] = useState<unknown>(null);
   const [loading, setLoading] = useState(true);
 
@@ -33,8 +35,9 @@ export function TaskList(props: { api: Api }): JSX.Element {
     setLoading(true);
     api
       .tasks({ status: status || undefined, session_id: session || undefined })
-      .then((list) => {
+      .then(({ tasks: list, corrupt: broken }) => {
         if (n !== generation.current) return;
+        setCorrupt(new Map(broken.map((c) => [c.task_id, c])));
         // Events that came while the list was read are newer than it.
         setTasks((now) => {
           const next = new Map(list.map((t) => [t.task_id, t]));
@@ -55,6 +58,16 @@ export function TaskList(props: { api: Api }): JSX.Element {
     '/api/v1/task-events',
     (event, data) => {
       if (event === 'ready') load();
+      if (event === 'corrupt') {
+        const c = data as CorruptItem;
+        setCorrupt((now) => new Map(now).set(c.task_id, c));
+        setTasks((now) => {
+          const next = new Map(now);
+          next.delete(c.task_id);
+          return next;
+        });
+        return;
+      }
       if (event !== 'task') return;
       const t = data as TaskView;
       const fits = (!status || t.status === status) && (!session || t.session_id === session);
@@ -136,6 +149,7 @@ export function TaskList(props: { api: Api }): JSX.Element {
         </label>
       </div>
       <ErrorBox error={error} />
+      <CorruptNotice items={[...corrupt.values()]} />
       <table class="tasks" data-testid="task-table">
         <thead>
           <tr>

@@ -61,6 +61,8 @@ export interface TaskView {
     };
   } | null;
   readonly error: { readonly code: string; readonly message: string } | null;
+  /** Set when the store cannot read the task as written (CHECKPOINT_CORRUPT); absent from older servers. */
+  readonly corrupt?: { readonly code: string; readonly message: string } | null;
   readonly language: string;
   readonly tenant: string;
   readonly session_id: string | null;
@@ -73,6 +75,16 @@ export interface TaskView {
 export interface TaskList {
   readonly tasks: TaskView[];
   readonly next_cursor: string | null;
+  readonly corrupt?: readonly CorruptItem[];
+}
+
+/** A task a list or the inbox skipped because the store cannot read it as written. */
+export interface CorruptItem {
+  readonly task_id: string;
+  readonly tenant: string;
+  readonly status: TaskStatus;
+  readonly code: string;
+  readonly message: string;
 }
 
 /** One entry of GET /tasks/{id}/events (journal or audit), or of the stream's `journal` events (journal). */

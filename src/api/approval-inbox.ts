@@ -1,3 +1,5 @@
+import type { CorruptTaskItem } from './corrupt-item.ts';
+
 /** One call waiting for a human's decision, as the approvals inbox lists it. */
 export interface ApprovalInboxItem {
   readonly task_id: string;
@@ -7,4 +9,10 @@ export interface ApprovalInboxItem {
   readonly requested_at: string;
   readonly tenant: string;
   readonly session_id: string | null;
+}
+
+/** The inbox: the pending approvals, and the tasks that could not be read for theirs (skipped, flagged). */
+export interface ApprovalInbox {
+  readonly approvals: readonly ApprovalInboxItem[];
+  readonly corrupt: readonly CorruptTaskItem[];
 }

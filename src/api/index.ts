@@ -10,6 +10,8 @@ export type {
 } from './runtime.ts';
 export type { RuntimeEvent } from './runtime-event.ts';
 export type { BatchView, StepView, TaskView } from './task-view.ts';
-export type { ApprovalInboxItem } from './approval-inbox.ts';
+export type { ApprovalInbox, ApprovalInboxItem } from './approval-inbox.ts';
+export { corruptItem, corruptItemOfView } from './corrupt-item.ts';
+export type { CorruptTaskItem } from './corrupt-item.ts';
 export { keyView } from './key-view.ts';
 export type { KeyView } from './key-view.ts';

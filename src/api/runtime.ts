@@ -11,7 +11,8 @@ import type {
   TaskStatus,
 } from '../spec/index.ts';
 import type { BatchView, TaskView } from './task-view.ts';
-import type { ApprovalInboxItem } from './approval-inbox.ts';
+import type { ApprovalInbox } from './approval-inbox.ts';
+import type { CorruptTaskItem } from './corrupt-item.ts';
 import type { RuntimeEvent } from './runtime-event.ts';
 
 export interface SubmitInput {
@@ -101,12 +102,25 @@ export interface Runtime {
     options: { tenant?: string; callbackUrl?: string; actor?: string },
   ): Promise<BatchView>;
   getBatch(batchId: string): Promise<BatchView | null>;
+  /** The task's view; one the store cannot read as written answers with `corrupt` set (not an error). */
   get(taskId: string): Promise<TaskView | null>;
-  list(filter?: ListFilter): Promise<{ tasks: TaskView[]; next_cursor: string | null }>;
-  /** The view of a task read from the store: a paused one with what it waits for (its journal), others without. */
+  /**
+   * A page of views. A task the store cannot read (its row, or a paused task's journal) is not in `tasks` but in
+   * `corrupt`: one damaged task never fails the list.
+   */
+  list(
+    filter?: ListFilter,
+  ): Promise<{ tasks: TaskView[]; next_cursor: string | null; corrupt: CorruptTaskItem[] }>;
+  /**
+   * The view of a task read from the store: a paused one with what it waits for (its journal), others without;
+   * one whose journal is broken has `corrupt` set.
+   */
   view(record: TaskRecord): Promise<TaskView>;
-  /** Every pending approval of a tenant's paused tasks (without `tenant`: every tenant's), oldest task first. */
-  approvals(filter?: { readonly tenant?: string }): Promise<ApprovalInboxItem[]>;
+  /**
+   * Every pending approval of a tenant's paused tasks (without `tenant`: every tenant's), oldest task first; the
+   * tasks whose approvals could not be read are skipped and listed in `corrupt`.
+   */
+  approvals(filter?: { readonly tenant?: string }): Promise<ApprovalInbox>;
   /** Runs this task here until it ends or pauses (without `start()`; e.g. a CLI). */
   run(taskId: string, options?: { signal?: AbortSignal }): Promise<TaskView>;
   /** Resolves once the task is paused or has ended (`until: 'terminal'`: once it has ended). */

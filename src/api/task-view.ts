@@ -42,6 +42,11 @@ export interface TaskView {
     };
   } | null;
   readonly error: { readonly code: string; readonly message: string } | null;
+  /**
+   * Set when the store cannot read the task as written (CHECKPOINT_CORRUPT): the parts that need what is damaged
+   * (its journal, or its row's garbled column) are empty, not silently missing.
+   */
+  readonly corrupt: { readonly code: 'CHECKPOINT_CORRUPT'; readonly message: string } | null;
   readonly language: string;
   readonly metadata: Readonly<Record<string, unknown>> | null;
   readonly attempts: number;

@@ -9,8 +9,8 @@ import type { CliIo } from './cli-io.ts';
 import { EXIT_USAGE } from './exit-codes.ts';
 import { integerOption, positiveOption } from './number-options.ts';
 import { watchTask } from './remote-watch.ts';
-import { taskDetailText, taskLine } from './task-view.ts';
-import type { TaskView } from '../api/index.ts';
+import { corruptLine, taskDetailText, taskLine } from './task-view.ts';
+import type { CorruptTaskItem, TaskView } from '../api/index.ts';
 
 export interface RemoteOptions {
   url: string;
@@ -173,6 +173,7 @@ export async function remoteList(
   }
   return overHttp(options, io, async (client) => {
     const tasks: TaskView[] = [];
+    const corrupt: CorruptTaskItem[] = [];
     let cursor: string | null = null;
     do {
       const page: Awaited<ReturnType<CodecallClient['list']>> = await client.list({
@@ -182,10 +183,13 @@ export async function remoteList(
         ...(cursor === null ? {} : { cursor }),
       });
       tasks.push(...page.tasks);
+      // An older server sends no `corrupt`.
+      corrupt.push(...(page.corrupt ?? []));
       cursor = page.next_cursor;
     } while (cursor !== null);
-    if (options.json) io.stdout(`${JSON.stringify({ tasks })}\n`);
+    if (options.json) io.stdout(`${JSON.stringify({ tasks, corrupt })}\n`);
     else for (const t of tasks) io.stdout(`${taskLine(t)}\n`);
+    if (!options.json) for (const c of corrupt) io.stderr(`${corruptLine(c)}\n`);
     return 0;
   });
 }

@@ -1,10 +1,15 @@
 import { inspect } from 'node:util';
-import type { TaskView } from '../api/index.ts';
+import type { CorruptTaskItem, TaskView } from '../api/index.ts';
 
 /** One line per task for `tasks list`. */
 export function taskLine(view: TaskView): string {
   const reason = view.pause_reason === null ? '' : ` (${view.pause_reason})`;
   return `${view.task_id}  ${view.status}${reason}  ${view.created_at}`;
+}
+
+/** The line `tasks list` writes (to stderr) for a task it skipped because the store cannot read it. */
+export function corruptLine(item: CorruptTaskItem): string {
+  return `${item.task_id}  ${item.status}  corrupt (${item.code}): ${item.message}`;
 }
 
 /** Human-readable `tasks show`. */
@@ -40,6 +45,7 @@ export function taskDetailText(view: TaskView): string {
     lines.push(`attention:   ${view.attention.tool}(${JSON.stringify(view.attention.arguments)})`);
   }
   if (view.error !== null) lines.push(`error:       ${view.error.code}: ${view.error.message}`);
+  if (view.corrupt !== null) lines.push(`corrupt:     ${view.corrupt.code}: ${view.corrupt.message}`);
   if (view.result !== null) {
     const r = view.result.resources_used;
     lines.push(

@@ -6,8 +6,8 @@ import { TASK_TRANSITIONS } from '../spec/index.ts';
 import { reportView, runTaskHere } from './durable-exec.ts';
 import type { CliIo } from './cli-io.ts';
 import { withCliRuntime } from './task-runtime.ts';
-import { taskDetailText, taskLine } from './task-view.ts';
-import type { Runtime, TaskView } from '../api/index.ts';
+import { corruptLine, taskDetailText, taskLine } from './task-view.ts';
+import type { CorruptTaskItem, Runtime, TaskView } from '../api/index.ts';
 
 export interface TasksOptions {
   db: string;
@@ -40,6 +40,7 @@ export async function tasksList(options: TasksOptions & { status?: string }, io:
   }
   return withCliRuntime({ db: options.db, mustExist: true, runs: false }, async ({ runtime }) => {
     const tasks: TaskView[] = [];
+    const corrupt: CorruptTaskItem[] = [];
     let cursor: string | null = null;
     do {
       const page: Awaited<ReturnType<Runtime['list']>> = await runtime.list({
@@ -48,10 +49,13 @@ export async function tasksList(options: TasksOptions & { status?: string }, io:
         ...(cursor === null ? {} : { cursor }),
       });
       tasks.push(...page.tasks);
+      corrupt.push(...page.corrupt);
       cursor = page.next_cursor;
     } while (cursor !== null);
-    if (options.json) io.stdout(`${JSON.stringify({ tasks })}\n`);
+    // A task the store cannot read is skipped and said (the rest is listed); `codecall audit verify` says more.
+    if (options.json) io.stdout(`${JSON.stringify({ tasks, corrupt })}\n`);
     else for (const t of tasks) io.stdout(`${taskLine(t)}\n`);
+    if (!options.json) for (const c of corrupt) io.stderr(`${corruptLine(c)}\n`);
     return 0;
   });
 }

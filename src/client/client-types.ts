@@ -1,5 +1,5 @@
 import type { GuestLanguage, LogLevel, TaskStatus } from '../spec/index.ts';
-import type { TaskView } from '../api/index.ts';
+import type { CorruptTaskItem, TaskView } from '../api/index.ts';
 
 export type { TaskView };
 
@@ -54,6 +54,8 @@ export interface ListFilter {
 export interface TaskPage {
   readonly tasks: TaskView[];
   readonly next_cursor: string | null;
+  /** Tasks of the page the store cannot read as written: skipped from `tasks`, flagged here (older servers: none). */
+  readonly corrupt?: readonly CorruptTaskItem[];
 }
 
 export interface TaskEvent {

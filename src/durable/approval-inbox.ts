@@ -1,5 +1,7 @@
 import { toJsonView } from '../codec/index.ts';
-import type { ApprovalInboxItem } from '../api/index.ts';
+import { corruptItem } from '../api/index.ts';
+import type { ApprovalInbox, ApprovalInboxItem, CorruptTaskItem } from '../api/index.ts';
+import { isCorruptTask, readJournalForView } from '../spec/index.ts';
 import type { TaskRecord, TaskStore } from '../spec/index.ts';
 import { pendingApprovals } from './pending-approvals.ts';
 
@@ -7,7 +9,11 @@ import { pendingApprovals } from './pending-approvals.ts';
 const PAGE = 1000;
 
 /** Every task of the tenant (an admin: of every tenant, or the one named) that waits for approval. */
-async function waitingTasks(store: TaskStore, tenant: string | undefined): Promise<TaskRecord[]> {
+async function waitingTasks(
+  store: TaskStore,
+  tenant: string | undefined,
+  corrupt: CorruptTaskItem[],
+): Promise<TaskRecord[]> {
   const out: TaskRecord[] = [];
   for (let cursor: string | undefined; ;) {
     const page = await store.listTasks({
@@ -17,19 +23,27 @@ async function waitingTasks(store: TaskStore, tenant: string | undefined): Promi
       ...(cursor === undefined ? {} : { cursor }),
     });
     out.push(...page.tasks.filter((t) => t.pauseReason === 'approval_required'));
+    // A paused row that cannot be read may well wait for approval: it is flagged, not guessed at.
+    corrupt.push(...(page.corrupt ?? []).map(corruptItem));
     if (page.nextCursor === null) return out;
     cursor = page.nextCursor;
   }
 }
 
-/** Every pending approval of the tenant's tasks (an admin's: every tenant's, or the one named), oldest task first. */
-export async function approvalInbox(
-  store: TaskStore,
-  tenant: string | undefined,
-): Promise<ApprovalInboxItem[]> {
+/**
+ * Every pending approval of the tenant's tasks (an admin's: every tenant's, or the one named), oldest task first.
+ * A task whose row or journal is corrupt is skipped and listed in `corrupt`: it hides no other task's approvals.
+ */
+export async function approvalInbox(store: TaskStore, tenant: string | undefined): Promise<ApprovalInbox> {
   const approvals: ApprovalInboxItem[] = [];
-  for (const task of await waitingTasks(store, tenant)) {
-    for (const a of pendingApprovals(await store.readJournal(task.id))) {
+  const corrupt: CorruptTaskItem[] = [];
+  for (const task of await waitingTasks(store, tenant, corrupt)) {
+    const journal = await readJournalForView(store, task);
+    if (isCorruptTask(journal)) {
+      corrupt.push(corruptItem(journal));
+      continue;
+    }
+    for (const a of pendingApprovals(journal)) {
       approvals.push({
         task_id: task.id,
         approval_id: a.id,
@@ -41,5 +55,5 @@ export async function approvalInbox(
       });
     }
   }
-  return approvals;
+  return { approvals, corrupt };
 }

@@ -15,9 +15,10 @@ import { approvalInbox } from './approval-inbox.ts';
 import type {
   ActorOptions,
   ApprovalDecision,
-  ApprovalInboxItem,
+  ApprovalInbox,
   AttentionDecision,
   BatchView,
+  CorruptTaskItem,
   ListFilter,
   Runtime,
   RuntimeEvent,
@@ -128,22 +129,22 @@ class DurableRuntime implements Runtime {
     return batch ? batchView(batch) : null;
   }
 
-  async get(taskId: string): Promise<TaskView | null> {
-    const record = await this.store.getTask(taskId);
-    return record ? this.views.of(record) : null;
+  get(taskId: string): Promise<TaskView | null> {
+    return this.views.get(taskId);
   }
 
-  async list(filter: ListFilter = {}): Promise<{ tasks: TaskView[]; next_cursor: string | null }> {
+  async list(
+    filter: ListFilter = {},
+  ): Promise<{ tasks: TaskView[]; next_cursor: string | null; corrupt: CorruptTaskItem[] }> {
     const page = await this.store.listTasks(filter);
-    const tasks = await Promise.all(page.tasks.map((t) => this.views.listed(t)));
-    return { tasks, next_cursor: page.nextCursor };
+    return { ...(await this.views.page(page)), next_cursor: page.nextCursor };
   }
 
   view(record: TaskRecord): Promise<TaskView> {
     return this.views.listed(record);
   }
 
-  approvals(filter: { readonly tenant?: string } = {}): Promise<ApprovalInboxItem[]> {
+  approvals(filter: { readonly tenant?: string } = {}): Promise<ApprovalInbox> {
     return approvalInbox(this.store, filter.tenant);
   }
 

@@ -1,32 +1,64 @@
-import { CodecallError, isCodecallError } from '../errors/index.ts';
-import type { TaskRecord, TaskStore } from '../spec/index.ts';
-import { isArtifactStore } from '../spec/index.ts';
+import { CodecallError } from '../errors/index.ts';
+import type { CorruptTask, TaskRecord, TaskStore } from '../spec/index.ts';
+import {
+  corruptTaskOf,
+  isArtifactStore,
+  isCorruptTask,
+  readJournalForView,
+  readTaskForView,
+} from '../spec/index.ts';
+import { corruptItem, corruptItemOfView } from '../api/index.ts';
+import { corruptTaskView } from './corrupt-view.ts';
 import { taskView } from './task-view.ts';
-import type { TaskView } from '../api/index.ts';
+import type { CorruptTaskItem, TaskView } from '../api/index.ts';
 
-/** How the runtime reads tasks for its answers: the record, its journal's parts and its artifacts. */
+/**
+ * How the runtime reads tasks for its answers: the record, its journal's parts and its artifacts. The one place
+ * where a task the store cannot read as written (a garbled row, a broken journal, a result that is no value)
+ * becomes a view marked `corrupt` (the task's own view) or an item of a list's `corrupt` (lists skip it), so that
+ * one damaged task fails neither its own view nor any list of its tenant.
+ */
 export class RuntimeViews {
   constructor(private readonly store: TaskStore) {}
 
-  /** A task whose journal is damaged is still shown (failed, CHECKPOINT_CORRUPT), without the journal's parts. */
+  /** The view with the journal's parts. */
   async of(record: TaskRecord): Promise<TaskView> {
-    try {
-      const artifacts = isArtifactStore(this.store) ? await this.store.listArtifacts(record.id) : undefined;
-      return taskView(record, await this.store.readJournal(record.id), artifacts);
-    } catch (e) {
-      if (isCodecallError(e) && e.code === 'CHECKPOINT_CORRUPT') return taskView(record);
-      throw e;
-    }
+    const journal = await readJournalForView(this.store, record);
+    if (isCorruptTask(journal)) return corruptTaskView(journal, record);
+    const artifacts = isArtifactStore(this.store) ? await this.store.listArtifacts(record.id) : undefined;
+    return this.guarded(record, () => taskView(record, journal, artifacts));
   }
 
-  /** The view from the record alone (no journal read): what a new task or a list shows. */
+  /** The view from the record alone (no journal read): what a new task shows. */
   ofRecord(record: TaskRecord): TaskView {
-    return taskView(record);
+    return this.guarded(record, () => taskView(record));
   }
 
   /** A list shows the record alone, but a paused task's view needs its journal (what it waits for). */
   async listed(record: TaskRecord): Promise<TaskView> {
-    return record.status === 'paused' ? this.of(record) : taskView(record);
+    return record.status === 'paused' ? this.of(record) : this.ofRecord(record);
+  }
+
+  /** A store page as a list shows it: the views, and the tasks skipped because they are corrupt. */
+  async page(page: {
+    tasks: readonly TaskRecord[];
+    corrupt?: readonly CorruptTask[];
+  }): Promise<{ tasks: TaskView[]; corrupt: CorruptTaskItem[] }> {
+    const views = await Promise.all(page.tasks.map((t) => this.listed(t)));
+    return {
+      tasks: views.filter((v) => v.corrupt === null),
+      corrupt: [
+        ...(page.corrupt ?? []).map(corruptItem),
+        ...views.flatMap((v) => (v.corrupt === null ? [] : [corruptItemOfView(v)])),
+      ],
+    };
+  }
+
+  /** The view of the task now (marked `corrupt` if it cannot be read as written); null when there is none. */
+  async get(taskId: string): Promise<TaskView | null> {
+    const read = await readTaskForView(this.store, taskId);
+    if (read === null) return null;
+    return isCorruptTask(read) ? corruptTaskView(read) : this.of(read);
   }
 
   /** The task now; NOT_FOUND when there is none. */
@@ -39,5 +71,15 @@ export class RuntimeViews {
   /** The view of the task now; NOT_FOUND when there is none. */
   async current(taskId: string): Promise<TaskView> {
     return this.of(await this.mustGet(taskId));
+  }
+
+  private guarded(record: TaskRecord, build: () => TaskView): TaskView {
+    try {
+      return build();
+    } catch (e) {
+      const corrupt = corruptTaskOf(e, record);
+      if (corrupt === null) throw e;
+      return corruptTaskView(corrupt, record);
+    }
   }
 }

@@ -1,4 +1,5 @@
 import { decodeValue, toJsonView } from '../codec/index.ts';
+import { CodecallError } from '../errors/index.ts';
 import type { ArtifactInfo, JournalEntry, TaskRecord } from '../spec/index.ts';
 import { stepsView } from './step-view.ts';
 import { attentionCalls, completedCalls, pendingInputs } from './journal-state.ts';
@@ -52,7 +53,7 @@ export function taskView(
     artifacts: artifacts.map((a) => ({ name: a.name, size: a.size, sha256: a.sha256 })),
     result: ran
       ? {
-          output: record.result === null ? null : toJsonView(decodeValue(record.result)),
+          output: record.result === null ? null : toJsonView(storedOutput(record.id, record.result)),
           execution_log: record.executionLog ?? [],
           resources_used: {
             cpu_time_s: round((res?.cpuMs ?? 0) / 1000),
@@ -63,6 +64,7 @@ export function taskView(
         }
       : null,
     error: record.error === null ? null : { code: record.error.code, message: record.error.message },
+    corrupt: null,
     language: record.input.language,
     metadata: record.input.metadata ?? null,
     attempts: record.attempts,
@@ -86,6 +88,21 @@ function attentionView(record: TaskRecord, journal?: readonly JournalEntry[]): T
     tool: call.tool,
     arguments: toJsonView(call.arguments),
   }));
+}
+
+/** The task's result; a result column that is not a stored value was edited: CHECKPOINT_CORRUPT. */
+function storedOutput(taskId: string, result: string): unknown {
+  try {
+    return decodeValue(result);
+  } catch {
+    throw new CodecallError(
+      'CHECKPOINT_CORRUPT',
+      `Row of task ${taskId} is corrupt: result is not a stored value`,
+      {
+        details: { taskId, log: 'task', column: 'result' },
+      },
+    );
+  }
 }
 
 function round(n: number): number {

@@ -19,7 +19,7 @@ export function registerApprovalRoutes(app: FastifyInstance, runtime: Runtime, s
     },
     async (request) => {
       const tenant = listedTenant(request.principal, request.query.tenant);
-      return { approvals: await runtime.approvals({ ...(tenant === undefined ? {} : { tenant }) }) };
+      return runtime.approvals({ ...(tenant === undefined ? {} : { tenant }) });
     },
   );
 

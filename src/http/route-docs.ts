@@ -119,7 +119,13 @@ const DOCS: Readonly<Record<string, RouteDoc>> = {
   'GET /api/v1/task-events': {
     summary: 'Status changes of every task you may see, as Server-Sent Events (text/event-stream)',
     tags: ['tasks'],
-    response: { 200: { description: 'An event stream: ready, then task (the task as the list shows it)' } },
+    response: {
+      200: {
+        description:
+          'An event stream: ready, then task (the task as the list shows it), and corrupt (once per task the ' +
+          "store cannot read, as in a list's `corrupt`)",
+      },
+    },
   },
   'POST /api/v1/tasks/:id/input': {
     summary: 'Provide the input a task waits for',

@@ -10,6 +10,31 @@ const nullable = <T extends string>(type: T) => ({ type: [type, 'null'] as const
 const timestamp = { type: 'string', description: 'ISO 8601' } as const;
 const status = { type: 'string', enum: Object.keys(TASK_TRANSITIONS) } as const;
 
+/** A task a list skipped because the store cannot read it as written (CorruptTaskItem in src/api/corrupt-item.ts). */
+const corruptItems = {
+  type: 'array',
+  description:
+    'Tasks skipped because the store cannot read them as written (a garbled row, a broken journal chain); ' +
+    'GET /api/v1/tasks/{id} shows each with `corrupt` set',
+  items: {
+    type: 'object',
+    ...open,
+    properties: {
+      task_id: { type: 'string' },
+      tenant: { type: 'string' },
+      status,
+      code: { type: 'string', enum: ['CHECKPOINT_CORRUPT'] },
+      message: { type: 'string' },
+    },
+  },
+} as const;
+/** The mark of a task (or log) that failed the store's check. */
+const corruptMark = {
+  ...nullable('object'),
+  ...open,
+  properties: { code: { type: 'string', enum: ['CHECKPOINT_CORRUPT'] }, message: { type: 'string' } },
+} as const;
+
 /** The error envelope of every 4xx and 5xx response. */
 export const errorSchema = {
   $id: 'Error',
@@ -157,6 +182,12 @@ export const taskViewSchema = {
       ...open,
       properties: { code: { type: 'string' }, message: { type: 'string' } },
     },
+    corrupt: {
+      ...corruptMark,
+      description:
+        'Set when the store cannot read the task as written (its journal chain or a column of its row): the ' +
+        'parts that need it are empty',
+    },
     language: { type: 'string' },
     metadata: { ...nullable('object'), ...open },
     attempts: { type: 'number' },
@@ -195,6 +226,7 @@ export const taskListResponse = {
     properties: {
       tasks: { type: 'array', items: ref('TaskView') },
       next_cursor: { ...nullable('string'), description: 'Pass as `cursor` for the next page' },
+      corrupt: corruptItems,
     },
   },
 } as const;
@@ -220,6 +252,11 @@ export const eventsResponse = {
         },
       },
       next_after: { ...nullable('string'), description: 'Pass as `after` for the next page (`J-A`)' },
+      corrupt: {
+        ...corruptMark,
+        description: 'Present when a log breaks its chain: the events end before the broken `seq`',
+        properties: { ...corruptMark.properties, seq: { type: 'number' } },
+      },
     },
   },
 } as const;
@@ -246,6 +283,7 @@ export const approvalsResponse = {
           },
         },
       },
+      corrupt: corruptItems,
     },
   },
 } as const;

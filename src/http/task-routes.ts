@@ -1,8 +1,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { canonicalJson, sha256Hex } from '../codec/index.ts';
 import { CodecallError } from '../errors/index.ts';
-import type { TaskStatus, TaskStore } from '../spec/index.ts';
+import { readTaskForView } from '../spec/index.ts';
+import type { CorruptTask, TaskRecord, TaskStatus, TaskStore } from '../spec/index.ts';
 import { mergedEvents } from './task-events.ts';
+import { upToBreak } from './up-to-break.ts';
 import { canSee, listedTenant } from './principal.ts';
 import { multipartTaskBody } from './multipart-task.ts';
 import { toSubmitInput } from './submit-body.ts';
@@ -18,9 +20,16 @@ export interface TaskRouteOptions {
   readonly checkCallback: CallbackCheck;
 }
 
-/** A task the caller may see, or NOT_FOUND: another tenant's task does not exist for them. */
-export async function visibleTask(store: TaskStore, request: FastifyRequest, taskId: string) {
-  const task = await store.getTask(taskId);
+/**
+ * A task the caller may see, or NOT_FOUND: another tenant's task does not exist for them. A task whose row is
+ * corrupt is still found (its tenant column says whose it is): its view answers, marked corrupt.
+ */
+export async function visibleTask(
+  store: TaskStore,
+  request: FastifyRequest,
+  taskId: string,
+): Promise<TaskRecord | CorruptTask> {
+  const task = await readTaskForView(store, taskId);
   if (!task || !canSee(request.principal, task.tenant)) {
     throw new CodecallError('NOT_FOUND', `no task ${taskId}`, { details: { task_id: taskId } });
   }
@@ -143,12 +152,19 @@ export function registerTaskRoutes(app: FastifyInstance, options: TaskRouteOptio
       }
       await visibleTask(store, request, taskId);
       const [afterJournal = 0, afterAudit = 0] = (request.query.after ?? '0-0').split('-').map(Number);
-      // One more of each than a page needs is enough to merge the page in order (see mergedEvents).
+      // One more of each than a page needs is enough to merge the page in order (see mergedEvents). A broken
+      // chain ends its log where it breaks: the entries before it are sent, with `corrupt` saying where.
       const [journal, audit] = await Promise.all([
-        store.readJournal(taskId, { afterSeq: afterJournal, limit: limit + 1 }),
-        store.readAudit(taskId, { afterSeq: afterAudit, limit: limit + 1 }),
+        upToBreak(
+          (n) => store.readJournal(taskId, { afterSeq: afterJournal, limit: n }),
+          afterJournal,
+          limit + 1,
+        ),
+        upToBreak((n) => store.readAudit(taskId, { afterSeq: afterAudit, limit: n }), afterAudit, limit + 1),
       ]);
-      return mergedEvents(journal, audit, { afterJournal, afterAudit, limit });
+      const page = mergedEvents(journal.entries, audit.entries, { afterJournal, afterAudit, limit });
+      const corrupt = journal.corrupt ?? audit.corrupt;
+      return corrupt === null ? page : { ...page, corrupt };
     },
   );
 }

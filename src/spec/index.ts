@@ -16,3 +16,5 @@ export * from './replay-entries.ts';
 export * from './journal-parse.ts';
 export * from './call-id.ts';
 export * from './long-timeout.ts';
+export * from './corrupt-task.ts';
+export * from './task-reads.ts';

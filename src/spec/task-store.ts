@@ -1,5 +1,6 @@
 import type { JournalEntry, JournalEntryInput } from './journal.ts';
 import type { StoreHealth } from './store-health.ts';
+import type { CorruptTask } from './corrupt-task.ts';
 import type { LogEntry } from './sandbox.ts';
 import type {
   ControlRequest,
@@ -128,14 +129,21 @@ export interface TaskStore {
     taskId: string,
     options?: StoreOptions & { afterSeq?: number; limit?: number },
   ): Promise<AuditEntry[]>;
+  /**
+   * A row that cannot be decoded (a JSON column that is not JSON, or not of its shape) is CHECKPOINT_CORRUPT with
+   * `CorruptRowDetails` (`log: 'task'`, the column, and the task's id, tenant, status and times).
+   */
   getTask(id: string, options?: StoreOptions): Promise<TaskRecord | null>;
   /** How many tasks match (an indexed COUNT, for gauges such as the queue's depth). */
   countTasks(filter?: TaskCountFilter, options?: StoreOptions): Promise<number>;
-  /** Oldest first, or newest first with `order: 'newest'`. */
+  /**
+   * Oldest first, or newest first with `order: 'newest'`. Rows of the page that cannot be decoded are not in
+   * `tasks` but in `corrupt` (they still count towards `limit` and the cursor): one bad row fails no list.
+   */
   listTasks(
     filter?: TaskFilter,
     options?: StoreOptions,
-  ): Promise<{ tasks: TaskRecord[]; nextCursor: string | null }>;
+  ): Promise<{ tasks: TaskRecord[]; nextCursor: string | null; corrupt?: CorruptTask[] }>;
 
   /**
    * Appends entries after the task's last one, atomically, chaining checksums. Refused with FENCED unless

@@ -4,7 +4,8 @@ import type { TaskStore } from '../spec/index.ts';
 /** The first broken link of one task's log. */
 export interface BrokenLink {
   readonly taskId: string;
-  readonly log: 'journal' | 'audit';
+  /** `task`: the task's row itself cannot be decoded (seq 0). */
+  readonly log: 'journal' | 'audit' | 'task';
   readonly seq: number;
   readonly message: string;
 }
@@ -19,7 +20,7 @@ export interface StoreIntegrity {
 const PAGE = 1000;
 
 /**
- * Verifies every task's journal and audit log chains from seq 1. A chain cannot show that its tail was cut off,
+ * Verifies every task's row, and its journal and audit log chains from seq 1. A chain cannot show that its tail was cut off,
  * so each audit `status` link's `journal_seq` (the journal's length at that change) is checked against the
  * journal too: one pointing past its end means journal entries were removed.
  */
@@ -38,7 +39,10 @@ export async function verifyStore(
       { limit: PAGE, ...(cursor === null ? {} : { cursor }) },
       { signal },
     );
-    for (const task of page.tasks) {
+    // A row that cannot be decoded is a finding too; its logs are checked like any other's.
+    for (const c of page.corrupt ?? [])
+      broken.push({ taskId: c.taskId, log: 'task', seq: 0, message: c.message });
+    for (const task of [...page.tasks, ...(page.corrupt ?? []).map((c) => ({ id: c.taskId }))]) {
       signal?.throwIfAborted();
       tasks++;
       let journalLength: number | null = null;

@@ -14,6 +14,8 @@ export { codeInput } from './task-store-support.ts';
 export interface TaskStoreConformanceOptions {
   /** Damages the stored journal entry (taskId, seq) behind the store's back, if the implementation can. */
   readonly corrupt?: (store: TaskStore, taskId: string, seq: number) => Promise<void>;
+  /** Garbles the task's row behind the store's back (its input no longer JSON), if the implementation can. */
+  readonly garbleRow?: (store: TaskStore, taskId: string) => Promise<void>;
 }
 
 /** The behaviour every TaskStore must show; each case gets a fresh, empty store. */
@@ -239,6 +241,42 @@ export function describeTaskStoreConformance(
           expect(
             (await expectCode(store.readJournal(id, { afterSeq: 1 }), 'CHECKPOINT_CORRUPT')).details,
           ).toMatchObject({ seq: 3 });
+        },
+      );
+
+      if (options.garbleRow === undefined) {
+        console.warn(
+          `[task-store conformance] ${name}: skipping the garbled row case: this store has no garbleRow() hook`,
+        );
+      }
+      it.runIf(options.garbleRow !== undefined)(
+        `flags a task whose row cannot be decoded, fails no list for it, and never leases it${options.garbleRow === undefined ? ' [skipped: this store has no garbleRow() hook]' : ''}`,
+        async () => {
+          const ids: string[] = [];
+          for (let i = 0; i < 3; i++) ids.push((await store.createTask(codeInput(), { now: T0 + i })).id);
+          const [first, bad, last] = ids as [string, string, string];
+          await options.garbleRow?.(store, bad);
+          const error = await expectCode(store.getTask(bad), 'CHECKPOINT_CORRUPT');
+          expect(error.details).toMatchObject({
+            taskId: bad,
+            log: 'task',
+            tenant: 'default',
+            status: 'pending',
+          });
+          // It is kept out of the page but counts towards it: the cursor goes on after it.
+          const page = await store.listTasks({ limit: 2 });
+          expect(page.tasks.map((t) => t.id)).toEqual([first]);
+          expect(page.corrupt?.map((c) => [c.taskId, c.tenant, c.status])).toEqual([
+            [bad, 'default', 'pending'],
+          ]);
+          expect(page.corrupt?.[0]?.message).toContain(bad);
+          const rest = await store.listTasks({ limit: 2, cursor: page.nextCursor ?? '' });
+          expect(rest.tasks.map((t) => t.id)).toEqual([last]);
+          // Claims skip it by failing it (the runner could not read it), in order.
+          expect((await store.claimTask('w1', { leaseMs: LEASE, now: T0 + 10 }))?.taskId).toBe(first);
+          expect((await store.claimTask('w1', { leaseMs: LEASE, now: T0 + 10 }))?.taskId).toBe(last);
+          expect(await store.claimTask('w1', { leaseMs: LEASE, now: T0 + 10 })).toBeNull();
+          expect((await store.listTasks({ status: 'failed' })).corrupt?.map((c) => c.taskId)).toEqual([bad]);
         },
       );
 

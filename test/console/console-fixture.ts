@@ -63,6 +63,8 @@ export interface ConsoleFixture {
   readonly browser: Browser;
   /** `http://127.0.0.1:port`. */
   readonly base: string;
+  /** The service's SQLite file. */
+  readonly path: string;
   /** A new member key of `tenant`. */
   key(tenant: string): Promise<string>;
   /** Runs `fn` on a fresh page (its own context: its own sessionStorage); saves a screenshot if it throws. */
@@ -123,6 +125,9 @@ export function useConsoleFixture(name: string, options: ConsoleFixtureOptions =
     },
     get base() {
       return fx.service.address;
+    },
+    get path() {
+      return join(fx.dir, 'tasks.db');
     },
     async key(tenant) {
       const key = newApiKey();

@@ -31,6 +31,8 @@ export interface ApiFixture {
   readonly app: ReturnType<typeof buildServer>;
   readonly runtime: Runtime;
   readonly store: SqliteTaskStore;
+  /** The store's SQLite file. */
+  readonly path: string;
   /** A new key of `tenant` (member unless said otherwise). */
   key(tenant: string, role?: KeyRole): Promise<ApiKey>;
 }
@@ -79,6 +81,9 @@ export function useApiFixture(name: string, options: ApiFixtureOptions = {}): Ap
     },
     get store() {
       return fx.store;
+    },
+    get path() {
+      return durable.path;
     },
     async key(tenant, role = 'member') {
       const key = newApiKey();

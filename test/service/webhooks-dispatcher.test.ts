@@ -19,6 +19,7 @@ import type {
 import { createSqliteTaskStore } from '../../src/store/index.ts';
 import type { SqliteTaskStore } from '../../src/store/index.ts';
 import { codeInput } from '../conformance/task-store-conformance.ts';
+import { openForTampering } from '../store/tamper.ts';
 import { startReceiver } from './webhook-receiver.ts';
 import type { Reply } from './webhook-receiver.ts';
 
@@ -125,6 +126,7 @@ describe('webhook dispatcher', () => {
       session_id: 'sess-1',
       batch_id: null,
       metadata: { order: 'A-17' },
+      corrupt: null,
     } satisfies TaskWebhookData);
     expect(await store.webhookCounts()).toEqual({ pending: 0, delivered: 1, failed: 0 });
     expect(await d.deliverDue()).toBe(0);
@@ -317,6 +319,44 @@ describe('webhook dispatcher', () => {
       ['/hook', 'task.paused'],
       ['/hook?batch=1', 'batch.completed'],
     ]);
+  });
+
+  it.each([
+    [
+      'its journal entry edited',
+      `UPDATE journal SET data = '{"x":1,' || substr(data, 2) WHERE task_id = ? AND seq = 2`,
+    ],
+    ['its row garbled', `UPDATE tasks SET input = '{' WHERE id = ?`],
+  ])('sends task.paused of a task with %s, marked corrupt, instead of failing it', async (_what, sql) => {
+    const path = join(dir, `corrupt-${++count}.db`);
+    const store = await openStore(path);
+    const r = await receiver();
+    const task = await store.createTask(codeInput(), { attributes: { callbackUrl: r.url } });
+    const lease = await store.claimTask('tester', { leaseMs: 60_000, taskId: task.id });
+    const args = encodeValue({ amount: 10 });
+    await store.appendJournal(
+      task.id,
+      [{ type: 'approval_request', data: { approval_id: 'ap-1', call_id: 'c-1', tool: 'pay.send', args } }],
+      { fencingToken: lease!.fencingToken },
+    );
+    await store.updateTask(
+      task.id,
+      { status: 'paused', pauseReason: 'approval_required' },
+      { fencingToken: lease!.fencingToken },
+    );
+    const raw = openForTampering(path);
+    raw.prepare(sql).run(task.id);
+    raw.close();
+    const { dispatcher: d } = dispatcher(store);
+    expect(await d.deliverDue()).toBe(1);
+    expect(await store.webhookCounts()).toEqual({ pending: 0, delivered: 1, failed: 0 });
+    const payload = JSON.parse(r.received[0]?.body ?? '') as WebhookPayload;
+    expect(payload.data).toMatchObject({
+      task_id: task.id,
+      status: 'paused',
+      pending_approvals: [],
+      corrupt: { code: 'CHECKPOINT_CORRUPT' },
+    });
   });
 
   it('refuses to start without a valid secret', async () => {

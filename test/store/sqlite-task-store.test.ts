@@ -71,6 +71,12 @@ describeTaskStoreConformance(
       db.close();
       return Promise.resolve();
     },
+    garbleRow: (store, taskId) => {
+      const db = openForTampering(paths.get(store) ?? '');
+      db.prepare('UPDATE tasks SET input = \'{"kind":\' WHERE id = ?').run(taskId);
+      db.close();
+      return Promise.resolve();
+    },
   },
 );
 

@@ -1,6 +1,16 @@
 import { decodeValue, toJsonView } from '../../codec/index.ts';
 import { pendingApprovals } from '../../durable/index.ts';
-import type { PauseReason, TaskStatus, TaskStore, WebhookEvent, WebhookMessage } from '../../spec/index.ts';
+import { isCorruptTask, readJournalForView, readTaskForView } from '../../spec/index.ts';
+import type {
+  CorruptTask,
+  JournalEntry,
+  PauseReason,
+  TaskRecord,
+  TaskStatus,
+  TaskStore,
+  WebhookEvent,
+  WebhookMessage,
+} from '../../spec/index.ts';
 
 /** What building a body reads. */
 export type WebhookBodyStore = Pick<TaskStore, 'getTask' | 'readJournal' | 'getBatch'>;
@@ -17,6 +27,11 @@ export interface TaskWebhookData {
   readonly session_id: string | null;
   readonly batch_id: string | null;
   readonly metadata: Readonly<Record<string, unknown>> | null;
+  /**
+   * Set when the store cannot read the task as written (CHECKPOINT_CORRUPT, as its view says): the parts that
+   * need what is damaged are empty. Null otherwise.
+   */
+  readonly corrupt: { readonly code: 'CHECKPOINT_CORRUPT'; readonly message: string } | null;
 }
 
 export interface BatchWebhookData {
@@ -58,9 +73,12 @@ async function taskData(
   const taskId = message.taskId ?? '';
   const snap = message.snapshot;
   const store = options.store;
-  const task = await store.getTask(taskId, { signal: options.signal });
-  const journal =
-    message.event === 'task.paused' ? await store.readJournal(taskId, { signal: options.signal }) : [];
+  // A corrupt task still gets its webhook, marked, as its view would be (not a failed delivery).
+  const read = await readTaskForView(store, taskId, { signal: options.signal });
+  const task = read === null || isCorruptTask(read) ? null : read;
+  const journal = await pausedJournal(message, task, store, options.signal);
+  const damage =
+    (read !== null && isCorruptTask(read) ? read : null) ?? (isCorruptTask(journal) ? journal : null);
   const error = snap.error as { code?: unknown; message?: unknown } | null | undefined;
   return {
     task_id: taskId,
@@ -68,7 +86,7 @@ async function taskData(
     pause_reason: (snap.pause_reason as PauseReason | null | undefined) ?? null,
     error: error ? { code: String(error.code), message: String(error.message) } : null,
     output: typeof snap.result === 'string' ? toJsonView(decodeValue(snap.result)) : null,
-    pending_approvals: pendingApprovals(journal).map((a) => ({
+    pending_approvals: pendingApprovals(isCorruptTask(journal) ? [] : journal).map((a) => ({
       id: a.id,
       tool: a.tool,
       arguments: toJsonView(a.arguments),
@@ -76,7 +94,19 @@ async function taskData(
     session_id: task?.sessionId ?? null,
     batch_id: task?.batchId ?? message.batchId,
     metadata: task?.input.metadata ?? null,
+    corrupt: damage === null ? null : { code: 'CHECKPOINT_CORRUPT', message: damage.message },
   };
+}
+
+/** The journal a `task.paused` body lists the waiting approvals from (none for other events). */
+async function pausedJournal(
+  message: Pick<WebhookMessage, 'event'>,
+  task: TaskRecord | null,
+  store: WebhookBodyStore,
+  signal: AbortSignal | undefined,
+): Promise<JournalEntry[] | CorruptTask> {
+  if (message.event !== 'task.paused' || task === null) return [];
+  return readJournalForView(store, task, { signal });
 }
 
 async function batchData(

@@ -6,6 +6,7 @@ import type {
   TaskRecord,
   TaskStatus,
 } from '../../spec/index.ts';
+import { jsonColumn } from './decode-task-row.ts';
 
 export interface TaskRow {
   id: string;
@@ -45,17 +46,18 @@ export interface JournalRow {
   created_at: number;
 }
 
+/** The record of a row; CHECKPOINT_CORRUPT (naming the task and column) when a JSON column was garbled. */
 export function toTaskRecord(row: TaskRow): TaskRecord {
   return {
     id: row.id,
     status: row.status,
     pauseReason: row.pause_reason,
-    input: JSON.parse(row.input) as TaskRecord['input'],
+    input: jsonColumn(row, 'input') as TaskRecord['input'],
+    // Opaque to the store (the view decodes it, and flags a result that is no value).
     result: row.result,
-    error: row.error === null ? null : (JSON.parse(row.error) as TaskRecord['error']),
-    executionLog:
-      row.execution_log === null ? null : (JSON.parse(row.execution_log) as TaskRecord['executionLog']),
-    resources: row.resources === null ? null : (JSON.parse(row.resources) as TaskRecord['resources']),
+    error: jsonColumn(row, 'error') as TaskRecord['error'],
+    executionLog: jsonColumn(row, 'execution_log') as TaskRecord['executionLog'],
+    resources: jsonColumn(row, 'resources') as TaskRecord['resources'],
     requestedAction: row.requested_action,
     wakeAt: row.wake_at,
     attempts: row.attempts,

@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { CodecallError } from '../../errors/index.ts';
-import type { TaskFilter, TaskRecord } from '../../spec/index.ts';
+import type { CorruptTask, TaskFilter, TaskRecord } from '../../spec/index.ts';
+import { corruptTaskOf } from '../../spec/index.ts';
 import { decodeCursor, encodeCursor, toTaskRecord } from './rows.ts';
 import type { TaskRow } from './rows.ts';
 import { taskWhere } from './task-where.ts';
@@ -12,7 +13,7 @@ const MAX_LIMIT = 1000;
 export function listTaskRows(
   db: Database.Database,
   filter: TaskFilter,
-): { tasks: TaskRecord[]; nextCursor: string | null } {
+): { tasks: TaskRecord[]; nextCursor: string | null; corrupt: CorruptTask[] } {
   const limit = filter.limit ?? DEFAULT_LIMIT;
   if (filter.order !== undefined && filter.order !== 'oldest' && filter.order !== 'newest') {
     throw new CodecallError('INVALID_ARGUMENT', 'order must be "oldest" or "newest"', {
@@ -49,8 +50,21 @@ export function listTaskRows(
   const rows = db.prepare(sql).all(...params, limit + 1) as TaskRow[];
   const page = rows.slice(0, limit);
   const last = page.at(-1);
+  // A row that cannot be decoded is flagged, not thrown: it must not hide the rest of the page.
+  const tasks: TaskRecord[] = [];
+  const corrupt: CorruptTask[] = [];
+  for (const row of page) {
+    try {
+      tasks.push(toTaskRecord(row));
+    } catch (e) {
+      const c = corruptTaskOf(e);
+      if (c === null) throw e;
+      corrupt.push(c);
+    }
+  }
   return {
-    tasks: page.map(toTaskRecord),
+    tasks,
     nextCursor: rows.length > limit && last !== undefined ? encodeCursor(last) : null,
+    corrupt,
   };
 }

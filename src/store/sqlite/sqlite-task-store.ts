@@ -8,6 +8,7 @@ import type {
   AuditEntry,
   BatchRecord,
   ControlRequest,
+  CorruptTask,
   KeyRole,
   NewTaskAttributes,
   ServiceStore,
@@ -39,8 +40,8 @@ import { StoreHealthMonitor } from './store-health-monitor.ts';
 import { appendEntries, readVerifiedJournal } from './sqlite-journal.ts';
 import { auditStatus, readVerifiedAudit } from './sqlite-audit.ts';
 import { readBatch } from './sqlite-batches.ts';
-import { claimNext } from './sqlite-claim.ts';
 import { expireLeasesOf } from './sqlite-expire-leases.ts';
+import { claimReadable } from './claim-readable.ts';
 import { listArtifacts, readArtifact, replaceArtifacts } from './sqlite-artifacts.ts';
 import { createBatchRows, createTaskRows } from './sqlite-insert-task.ts';
 import { taskWhere } from './task-where.ts';
@@ -156,7 +157,7 @@ export class SqliteTaskStore implements TaskStore, ServiceStore, ArtifactStore {
   listTasks(
     filter: TaskFilter = {},
     options: StoreOptions = {},
-  ): Promise<{ tasks: TaskRecord[]; nextCursor: string | null }> {
+  ): Promise<{ tasks: TaskRecord[]; nextCursor: string | null; corrupt: CorruptTask[] }> {
     return this.#run(options.signal, () => listTaskRows(this.#db, filter));
   }
 
@@ -289,7 +290,9 @@ export class SqliteTaskStore implements TaskStore, ServiceStore, ArtifactStore {
   ): Promise<Lease | null> {
     // BEGIN IMMEDIATE takes the write lock before the SELECT, so two connections cannot pick the same row.
     return this.#run(options.signal, () =>
-      this.#db.transaction(() => claimNext(this.#db, owner, options, options.now ?? Date.now())).immediate(),
+      this.#db
+        .transaction(() => claimReadable(this.#db, owner, options, options.now ?? Date.now()))
+        .immediate(),
     );
   }
 
