@@ -65,7 +65,8 @@ export function WaitingActions(props: {
         <div data-testid="attention">
           {calls.length > 1 ? (
             <p>
-              {calls.length} calls may or may not have run before a crash; what you choose applies to all of them:
+              {calls.length} calls may or may not have run before a crash; what you choose applies to all of
+              them:
             </p>
           ) : (
             <p>A call may or may not have run before a crash:</p>

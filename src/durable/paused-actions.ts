@@ -155,7 +155,8 @@ export function resolveAttention(
           root: 'result',
         })
       : undefined;
-  const chosen = decision.callId === undefined ? pending : pending.filter((c) => c.callId === decision.callId);
+  const chosen =
+    decision.callId === undefined ? pending : pending.filter((c) => c.callId === decision.callId);
   if (chosen.length === 0) {
     throw new CodecallError(
       'INVALID_ARGUMENT',

@@ -87,13 +87,15 @@ const CONTROL_FIELDS: { readonly [A in ControlAction]: Fields<Omit<ControlOf<A>,
     tool: optional(orNull(string)),
     args: optional(orNull(string)),
     calls: optional(
-      check('a list of calls {call_id, tool, args}', (v) =>
-        Array.isArray(v) &&
-        v.every(
-          (c: unknown) =>
-            object.test(c) &&
-            ['call_id', 'tool', 'args'].every((k) => typeof (c as Record<string, unknown>)[k] === 'string'),
-        ),
+      check(
+        'a list of calls {call_id, tool, args}',
+        (v) =>
+          Array.isArray(v) &&
+          v.every(
+            (c: unknown) =>
+              object.test(c) &&
+              ['call_id', 'tool', 'args'].every((k) => typeof (c as Record<string, unknown>)[k] === 'string'),
+          ),
       ),
     ),
     actor,
