@@ -1,5 +1,8 @@
 import { readFileSync } from 'node:fs';
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
+import { TaskRunner } from '../../src/durable/index.ts';
+import { defineTool, ToolRegistry } from '../../src/internal.ts';
 import { startCrashWorker } from './crash-fixture.ts';
 import { until, useDurableFixture } from './fixture.ts';
 
@@ -51,5 +54,48 @@ describe('a worker that lost its lease does no more side effects', () => {
     ]);
     expect(journal.filter((e) => e.type === 'tool_outcome').map((e) => e.data.call_id)).toEqual(['call-1']);
     expect(taken).toMatchObject({ fencingToken: 2 });
+  });
+
+  it('a running tool sees its signal aborted once a renewal finds the lease taken, and the loss is logged', async () => {
+    const seen: string[] = [];
+    const log: string[] = [];
+    const tools = new ToolRegistry([
+      defineTool({
+        name: 'wait',
+        description: 'runs until stopped (unsafe)',
+        effect: 'unsafe',
+        execute: (_a, ctx) =>
+          new Promise((resolve) => {
+            seen.push(`started with token ${ctx.fencingToken}`);
+            const timer = setTimeout(() => resolve('not stopped'), 10_000);
+            ctx.signal.addEventListener('abort', () => {
+              clearTimeout(timer);
+              seen.push('aborted');
+              resolve('stopped');
+            });
+          }),
+      }),
+    ]);
+    const runner = new TaskRunner({
+      store: fx.store,
+      driver: fx.driver,
+      tools,
+      owner: 'holder',
+      leaseMs: 300,
+      log: (l) => log.push(l),
+    });
+    const code = `return await tools.wait({});`;
+    const task = await fx.store.createTask({ kind: 'code', code, language: 'javascript', seed: 1 });
+    const running = runner.runTask(task.id);
+    await until(() => seen.length > 0);
+    // Another worker took the task (its claim bumped the token): the holder's next renewal is refused.
+    const db = new Database(fx.path);
+    db.prepare(`UPDATE tasks SET fencing_token = fencing_token + 1, lease_owner = 'other' WHERE id = ?`).run(
+      task.id,
+    );
+    db.close();
+    await expect(running).rejects.toMatchObject({ code: 'FENCED' });
+    expect(seen).toEqual([expect.stringMatching(/^started with token \d+$/), 'aborted']);
+    expect(log).toEqual([expect.stringMatching(/lost its lease/)]);
   });
 });
