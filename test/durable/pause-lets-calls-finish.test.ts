@@ -48,6 +48,13 @@ function tools(ledger: Ledger, ms: number): ToolRegistry {
   ]);
 }
 
+/** A ledger and a runner whose tools take `ms`. */
+function setUp(fx: DurableFixture, ms: number) {
+  const ledger: Ledger = { charged: [], aborted: [] };
+  const runner = new TaskRunner({ store: fx.store, driver: fx.driver, tools: tools(ledger, ms), owner: 'w' });
+  return { ledger, runner };
+}
+
 /** Starts the task's run and resolves once its first call's intent is journaled (the call is running). */
 async function startRunning(fx: DurableFixture, runner: TaskRunner, code: string) {
   const task = await fx.store.createTask({ kind: 'code', code, language: 'javascript', seed: 1 });
@@ -65,13 +72,7 @@ describe('a pause lets a started call finish', () => {
   const fx = useDurableFixture('pause-finish');
 
   it('two approvals of one Promise.all decided one at a time: no call in doubt, each charged once', async () => {
-    const ledger: Ledger = { charged: [], aborted: [] };
-    const runner = new TaskRunner({
-      store: fx.store,
-      driver: fx.driver,
-      tools: tools(ledger, 200),
-      owner: 'w',
-    });
+    const { ledger, runner } = setUp(fx, 200);
     const code = `return await Promise.all([tools.charge({ who: 'a' }), tools.charge({ who: 'b' })]);`;
     const task = await fx.store.createTask({ kind: 'code', code, language: 'javascript', seed: 1 });
     expect(await runner.runTask(task.id)).toMatchObject({ pauseReason: 'approval_required' });
@@ -90,13 +91,7 @@ describe('a pause lets a started call finish', () => {
   });
 
   it('a pause by request while a call runs: the call journals its outcome, the resume replays it', async () => {
-    const ledger: Ledger = { charged: [], aborted: [] };
-    const runner = new TaskRunner({
-      store: fx.store,
-      driver: fx.driver,
-      tools: tools(ledger, 300),
-      owner: 'w',
-    });
+    const { ledger, runner } = setUp(fx, 300);
     const code = `const x = await tools.slow({ who: 'x' });\nreturn [x, await tools.slow({ who: 'y' })];`;
     const { task, running } = await startRunning(fx, runner, code);
     expect(runner.pause(task.id, 'ops')).toBe(true);
@@ -118,13 +113,7 @@ describe('a pause lets a started call finish', () => {
   });
 
   it('a cancel still stops a running call at once (its ctx.signal is aborted)', async () => {
-    const ledger: Ledger = { charged: [], aborted: [] };
-    const runner = new TaskRunner({
-      store: fx.store,
-      driver: fx.driver,
-      tools: tools(ledger, 300),
-      owner: 'w',
-    });
+    const { ledger, runner } = setUp(fx, 300);
     const code = `return await tools.slow({ who: 'z' });`;
     const { task, running } = await startRunning(fx, runner, code);
     expect(runner.cancel(task.id, 'ops')).toBe(true);
