@@ -82,8 +82,9 @@ export interface AttentionDecision {
    */
   readonly action: JournalEntryData['attention_decision']['action'] | ControlOf<'fail'>['action'];
   /**
-   * The call in doubt this decides (`retry` or `skip`); without it, every call the task waits on takes the same
-   * decision. The task runs on once every call in doubt is decided.
+   * The call in doubt this decides (`retry` or `skip`); without it, a `retry` covers every call the task waits
+   * on and a `skip` the first (`attention`: a result is one call's). The task runs on once every call in doubt is
+   * decided.
    */
   readonly callId?: string;
   readonly result?: unknown;

@@ -233,7 +233,10 @@ export function registerTasksCommands(
       .argument('<id>', 'the task id')
       .argument('<action>', 'retry | skip | fail')
       .option('--result <json>', 'with skip: the outcome the program sees for the call')
-      .option('--call <call_id>', 'decide this call in doubt only (default: every call the task waits on)'),
+      .option(
+        '--call <call_id>',
+        'decide this call in doubt only (default: retry covers every call waited on, skip the first)',
+      ),
   ).action(
     (
       id: string,

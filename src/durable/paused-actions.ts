@@ -155,8 +155,14 @@ export function resolveAttention(
           root: 'result',
         })
       : undefined;
+  // Without a call id, a retry covers every call in doubt; a skip (its result is one call's) the first, the one
+  // `attention` names, as before calls were raised together.
   const chosen =
-    decision.callId === undefined ? pending : pending.filter((c) => c.callId === decision.callId);
+    decision.callId !== undefined
+      ? pending.filter((c) => c.callId === decision.callId)
+      : decision.action === 'skip'
+        ? pending.slice(0, 1)
+        : pending;
   if (chosen.length === 0) {
     throw new CodecallError(
       'INVALID_ARGUMENT',

@@ -81,7 +81,8 @@ export function registerControlRoutes(app: FastifyInstance, runtime: Runtime, st
               type: 'string',
               minLength: 1,
               maxLength: 200,
-              description: 'decide this call in doubt only (default: every call the task waits on, at once)',
+              description:
+                'decide this call in doubt only (default: retry covers every call the task waits on, skip the first)',
             },
             result: {},
             reason,
