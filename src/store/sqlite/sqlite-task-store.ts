@@ -29,19 +29,19 @@ import type {
   TaskStore,
 } from '../../spec/index.ts';
 import { toTaskRecord } from './rows.ts';
-import type { TaskRow } from './rows.ts';
 import { GroupCommit } from './group-commit.ts';
-import { patchedColumns } from './patched-columns.ts';
 import { toStoreError } from './sqlite-errors.ts';
 import { faultKindOf } from './store-faults.ts';
 import { probeCommit } from './store-probe.ts';
 import { prepared } from './statement-cache.ts';
 import { StoreHealthMonitor } from './store-health-monitor.ts';
 import { appendEntries, readVerifiedJournal } from './sqlite-journal.ts';
-import { auditStatus, readVerifiedAudit } from './sqlite-audit.ts';
+import { readVerifiedAudit } from './sqlite-audit.ts';
 import { readBatch } from './sqlite-batches.ts';
-import { expireLeasesOf } from './sqlite-expire-leases.ts';
+import { assertLeaseRow, expireLeasesOf, releaseLeaseRow, renewLeaseRow } from './sqlite-leases.ts';
 import { claimReadable } from './claim-readable.ts';
+import { assertFenced, findTaskRow, getTaskRow, getTokenRow, updateTaskRow } from './sqlite-update-task.ts';
+import { controlRequestsOf, requestControlOf } from './sqlite-control-requests.ts';
 import { listArtifacts, readArtifact, replaceArtifacts } from './sqlite-artifacts.ts';
 import { createBatchRows, createTaskRows } from './sqlite-insert-task.ts';
 import { taskWhere } from './task-where.ts';
@@ -132,7 +132,7 @@ export class SqliteTaskStore implements TaskStore, ServiceStore, ArtifactStore {
   ): Promise<AuditEntry[]> {
     return this.#run(options.signal, () =>
       this.#db.transaction((): AuditEntry[] => {
-        this.#getRow(taskId);
+        getTaskRow(this.#db, taskId);
         return readVerifiedAudit(this.#db, taskId, Math.max(0, options.afterSeq ?? 0), options.limit);
       })(),
     );
@@ -140,7 +140,7 @@ export class SqliteTaskStore implements TaskStore, ServiceStore, ArtifactStore {
 
   getTask(id: string, options: StoreOptions = {}): Promise<TaskRecord | null> {
     return this.#run(options.signal, () => {
-      const row = this.#findRow(id);
+      const row = findTaskRow(this.#db, id);
       return row === undefined ? null : toTaskRecord(row);
     });
   }
@@ -170,7 +170,7 @@ export class SqliteTaskStore implements TaskStore, ServiceStore, ArtifactStore {
     if (refused) return refused;
     const now = options.now ?? Date.now();
     return this.#appends.enqueue((): JournalEntry[] => {
-      this.#assertFenced(this.#getToken(taskId), options.fencingToken);
+      assertFenced(getTokenRow(this.#db, taskId), options.fencingToken);
       return appendEntries(this.#db, taskId, entries, now);
     }, options.signal);
   }
@@ -183,7 +183,7 @@ export class SqliteTaskStore implements TaskStore, ServiceStore, ArtifactStore {
     const now = options.now ?? Date.now();
     return this.#run(options.signal, () =>
       this.#db.transaction(() => {
-        this.#assertFenced(this.#getToken(taskId), options.fencingToken);
+        assertFenced(getTokenRow(this.#db, taskId), options.fencingToken);
         replaceArtifacts(this.#db, taskId, files, now);
       })(),
     );
@@ -206,7 +206,7 @@ export class SqliteTaskStore implements TaskStore, ServiceStore, ArtifactStore {
       const db = this.#db;
       // One read transaction so the anchor and the rows after it come from the same snapshot.
       return db.transaction((): JournalEntry[] => {
-        this.#getRow(taskId);
+        getTaskRow(this.#db, taskId);
         return readVerifiedJournal(db, taskId, afterSeq, options.limit);
       })();
     });
@@ -222,60 +222,11 @@ export class SqliteTaskStore implements TaskStore, ServiceStore, ArtifactStore {
         actor?: string;
       },
   ): Promise<TaskRecord> {
-    return this.#run(options.signal, () => {
-      const now = options.now ?? Date.now();
-      const db = this.#db;
-      return db
-        .transaction((): TaskRecord => {
-          const row = this.#getRow(taskId);
-          if ('fencingToken' in options) this.#assertFenced(row, options.fencingToken);
-          else if (row.version !== options.expectedVersion) {
-            throw new CodecallError('VERSION_CONFLICT', `Task ${taskId} is at version ${row.version}`, {
-              details: { taskId, version: row.version, expectedVersion: options.expectedVersion },
-            });
-          }
-          const next = patchedColumns(row, patch);
-          prepared(
-            db,
-            `UPDATE tasks SET status = ?, pause_reason = ?, result = ?, error = ?, execution_log = ?, resources = ?,
-               requested_action = ?, wake_at = ?, version = version + 1, lease_owner = ?, lease_expires_at = ?,
-               run_after = ?, retries = ?, updated_at = ? WHERE id = ?`,
-          ).run(
-            next.status,
-            next.pause_reason,
-            next.result,
-            next.error,
-            next.execution_log,
-            next.resources,
-            next.requested_action,
-            next.wake_at,
-            next.lease_owner,
-            next.lease_expires_at,
-            next.run_after,
-            next.retries,
-            now,
-            taskId,
-          );
-          if (options.append && options.append.length > 0) appendEntries(db, taskId, options.append, now);
-          if (next.status !== row.status) {
-            const error = next.error === null ? null : (JSON.parse(next.error) as { code?: string });
-            auditStatus(
-              db,
-              taskId,
-              {
-                from: row.status,
-                to: next.status,
-                pauseReason: next.pause_reason,
-                errorCode: error?.code ?? null,
-                actor: options.actor ?? row.lease_owner ?? 'system',
-              },
-              now,
-            );
-          }
-          return toTaskRecord(this.#getRow(taskId));
-        })
-        .immediate();
-    });
+    return this.#run(options.signal, () =>
+      this.#db
+        .transaction(() => updateTaskRow(this.#db, taskId, patch, options, options.now ?? Date.now()))
+        .immediate(),
+    );
   }
 
   claimTask(
@@ -297,82 +248,30 @@ export class SqliteTaskStore implements TaskStore, ServiceStore, ArtifactStore {
   }
 
   requestControl(taskId: string, action: ControlRequest, options: StoreOptions = {}): Promise<TaskRecord> {
-    return this.#run(options.signal, () => {
-      const db = this.#db;
-      return db
-        .transaction((): TaskRecord => {
-          const row = this.#getRow(taskId);
-          if (row.status !== 'running') {
-            throw new CodecallError('ILLEGAL_TRANSITION', `Task ${taskId} is ${row.status}, not running`, {
-              details: { taskId, status: row.status },
-            });
-          }
-          if (row.requested_action !== 'cancel') {
-            db.prepare('UPDATE tasks SET requested_action = ? WHERE id = ?').run(action, taskId);
-          }
-          return toTaskRecord(this.#getRow(taskId));
-        })
-        .immediate();
-    });
+    return this.#run(options.signal, () =>
+      this.#db.transaction(() => requestControlOf(this.#db, taskId, action)).immediate(),
+    );
   }
 
   listControlRequests(
     owner: string,
     options: StoreOptions = {},
   ): Promise<{ taskId: string; action: ControlRequest }[]> {
-    return this.#run(options.signal, () => {
-      const rows = prepared(
-        this.#db,
-        `SELECT id, requested_action FROM tasks
-           WHERE lease_owner = ? AND requested_action IS NOT NULL AND status = 'running'`,
-      ).all(owner) as { id: string; requested_action: ControlRequest }[];
-      return rows.map((r) => ({ taskId: r.id, action: r.requested_action }));
-    });
+    return this.#run(options.signal, () => controlRequestsOf(this.#db, owner));
   }
 
   renewLease(lease: Lease, options: StoreOptions & { leaseMs: number; now?: number }): Promise<Lease> {
-    return this.#run(options.signal, () => {
-      const now = options.now ?? Date.now();
-      const expiresAt = now + options.leaseMs;
-      const result = prepared(
-        this.#db,
-        `UPDATE tasks SET lease_expires_at = ? WHERE id = ? AND status = 'running' AND fencing_token = ?
-             AND lease_owner = ?`,
-      ).run(expiresAt, lease.taskId, lease.fencingToken, lease.owner);
-      if (result.changes === 0) {
-        throw new CodecallError('FENCED', `Lease on task ${lease.taskId} was lost`, {
-          details: { taskId: lease.taskId, fencingToken: lease.fencingToken },
-        });
-      }
-      return { ...lease, expiresAt };
-    });
+    return this.#run(options.signal, () =>
+      renewLeaseRow(this.#db, lease, (options.now ?? Date.now()) + options.leaseMs),
+    );
   }
 
   assertLease(lease: Lease, options: StoreOptions & { now?: number } = {}): Promise<void> {
-    return this.#run(options.signal, () => {
-      const now = options.now ?? Date.now();
-      const row = prepared(
-        this.#db,
-        `SELECT 1 FROM tasks WHERE id = ? AND status = 'running' AND fencing_token = ? AND lease_owner = ?
-           AND lease_expires_at > ?`,
-      ).get(lease.taskId, lease.fencingToken, lease.owner, now);
-      if (row === undefined) {
-        throw new CodecallError('FENCED', `Lease on task ${lease.taskId} is no longer held`, {
-          details: { taskId: lease.taskId, fencingToken: lease.fencingToken },
-        });
-      }
-    });
+    return this.#run(options.signal, () => assertLeaseRow(this.#db, lease, options.now ?? Date.now()));
   }
 
   releaseLease(lease: Lease, options: StoreOptions = {}): Promise<void> {
-    return this.#run(options.signal, () => {
-      // A released running task is claimable at once (NULL expiry counts as expired).
-      prepared(
-        this.#db,
-        `UPDATE tasks SET lease_owner = NULL, lease_expires_at = NULL
-           WHERE id = ? AND fencing_token = ? AND lease_owner = ?`,
-      ).run(lease.taskId, lease.fencingToken, lease.owner);
-    });
+    return this.#run(options.signal, () => releaseLeaseRow(this.#db, lease));
   }
 
   expireLeases(
@@ -497,32 +396,5 @@ export class SqliteTaskStore implements TaskStore, ServiceStore, ArtifactStore {
     if (signal?.aborted)
       return Promise.reject(new CodecallError('ABORTED', 'The store operation was aborted'));
     return undefined;
-  }
-
-  /** Every task read goes through one cached statement (runners read their task on each claim and pause). */
-  #findRow(id: string): TaskRow | undefined {
-    return prepared(this.#db, 'SELECT * FROM tasks WHERE id = ?').get(id) as TaskRow | undefined;
-  }
-
-  #getRow(id: string): TaskRow {
-    const row = this.#findRow(id);
-    if (row === undefined) throw new CodecallError('NOT_FOUND', `No task ${id}`, { details: { taskId: id } });
-    return row;
-  }
-
-  /** The fencing check of a journal append reads only the token, not the task's input. */
-  #getToken(id: string): Pick<TaskRow, 'id' | 'fencing_token'> {
-    const row = prepared(this.#db, 'SELECT id, fencing_token FROM tasks WHERE id = ?').get(id) as
-      Pick<TaskRow, 'id' | 'fencing_token'> | undefined;
-    if (row === undefined) throw new CodecallError('NOT_FOUND', `No task ${id}`, { details: { taskId: id } });
-    return row;
-  }
-
-  #assertFenced(row: Pick<TaskRow, 'id' | 'fencing_token'>, fencingToken: number): void {
-    if (row.fencing_token !== fencingToken) {
-      throw new CodecallError('FENCED', `Fencing token ${fencingToken} is stale for task ${row.id}`, {
-        details: { taskId: row.id, fencingToken, currentToken: row.fencing_token },
-      });
-    }
   }
 }
