@@ -28,3 +28,17 @@ export function describeCall(tool: string, args: string): string {
   const shown = args.length > 120 ? `${args.slice(0, 117)}...` : args;
   return tool === 'timer' ? `setTimeout(${shown} ms)` : `${tool}(${shown})`;
 }
+
+/** A tool call as the tool sees it: with its idempotency key and the lease's fencing token, when there are. */
+export function forTools(
+  call: HostCall,
+  key: string | undefined,
+  fencingToken: number | undefined,
+): HostCall {
+  if (call.kind !== 'tool' || (key === undefined && fencingToken === undefined)) return call;
+  return {
+    ...call,
+    ...(key === undefined ? {} : { idempotencyKey: key }),
+    ...(fencingToken === undefined ? {} : { fencingToken }),
+  };
+}

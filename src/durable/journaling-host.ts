@@ -9,13 +9,14 @@ import type {
   JournalEntryInput,
   LogEntry,
 } from '../spec/index.ts';
+import { lostCallsError } from './attention-error.ts';
 import { CommitQueue } from './commit-queue.ts';
 import { decideApproval, decideCall, decideInput } from './call-decision.ts';
 import type { CallPolicy } from './call-decision.ts';
 import { JournalMemory } from './journal-memory.ts';
 import type { CallMark } from './journal-memory.ts';
 import { inputTimeoutError, isInputWait } from './input-wait.ts';
-import { describeCall, toOutcome, wireForm } from './journal-wire.ts';
+import { describeCall, forTools, toOutcome, wireForm } from './journal-wire.ts';
 import type { Wire } from './journal-wire.ts';
 
 /** The policy (`needsApproval`, `effectOf`) is what the calls' decisions ask of the configuration. */
@@ -32,29 +33,17 @@ export interface JournalingHostOptions extends CallPolicy {
   onApprovalRequired?(): void;
   /** The guest waits for external input (`input.wait`): the runner pauses the execution, as for approvals. */
   onInputRequired?(): void;
-  /**
-   * A lost unsafe call came again (it waits, parked): the runner pauses the execution with NEEDS_ATTENTION after
-   * collecting the others of this turn (`inDoubt`), so a human decides them in one round. Without it the first
-   * one ends the execution at once.
-   */
+  /** A lost unsafe call came again and waits: the runner pauses with the others of this turn (`inDoubt`). */
   onAttentionRequired?(): void;
   /** Prefix of the idempotency keys given to tool calls (`idempotencyScope`); the call id completes the key. */
   readonly keyPrefix?: string;
   /** The execution cannot go on (divergence, an unsafe call in doubt): the runner aborts it with this error. */
   onFatal(error: CodecallError): void;
-  /**
-   * What running tools see (their `ctx.signal`): aborted by a cancel, the deadline, a lost lease or a failure,
-   * not by a pause. A pause ends the execution (its calls' signals) while a started call runs to its end and
-   * journals its outcome: aborted, it would be a call in doubt for no crash. Without it, the calls' own signals.
-   */
+  /** Running tools' `ctx.signal`: not aborted by a pause, so a started call journals its outcome (ADR 0020). */
   readonly toolSignal?: AbortSignal;
   /** The lease's fencing token, handed to tools (`ctx.fencingToken`). */
   readonly fencingToken?: number;
-  /**
-   * Proves the worker still holds its lease; asked right before a tool that is not `read` starts. When it throws,
-   * the call does not start and the execution ends with the error (a worker that stalled past its lease and may
-   * have been replaced does no side effect).
-   */
+  /** Proves the lease before a tool that is not `read` starts; if it throws, the call never starts (ADR 0020). */
   proveLease?(): Promise<void>;
 }
 
@@ -165,9 +154,10 @@ export class JournalingHost implements ExecutionHost {
         );
       case 'needs_attention': {
         const { tool, args } = decision.now;
-        this.#inDoubt.push({ call_id: call.callId, tool, args });
+        const lost = { call_id: call.callId, tool, args };
+        this.#inDoubt.push(lost);
         if (!this.options.onAttentionRequired) {
-          this.options.onFatal(this.attentionError() as CodecallError);
+          this.options.onFatal(lostCallsError(lost));
           return never();
         }
         this.park(call.callId);
@@ -182,20 +172,6 @@ export class JournalingHost implements ExecutionHost {
   /** The lost unsafe calls this execution asked for again, in the order asked. */
   get inDoubt(): readonly AttentionCallData[] {
     return this.#inDoubt;
-  }
-
-  /** NEEDS_ATTENTION naming every call in doubt (the first also as `call_id`/`tool`/`args`); null when none. */
-  attentionError(): CodecallError | null {
-    const [first, ...more] = this.#inDoubt;
-    if (!first) return null;
-    const what = (c: AttentionCallData) => `${c.call_id} (${c.tool})`;
-    const message =
-      more.length === 0
-        ? `${first.call_id}: ${first.tool} may or may not have run before the interruption and is not safe to repeat`
-        : `${this.#inDoubt.length} calls may or may not have run before the interruption and are not safe to repeat: ${this.#inDoubt.map(what).join(', ')}`;
-    return new CodecallError('NEEDS_ATTENTION', message, {
-      details: { call_id: first.call_id, tool: first.tool, args: first.args, calls: [...this.#inDoubt] },
-    });
   }
 
   /**
@@ -304,15 +280,7 @@ export class JournalingHost implements ExecutionHost {
         return never();
       }
     }
-    const fencing = this.options.fencingToken;
-    const keyed: HostCall =
-      call.kind === 'tool' && (key !== undefined || fencing !== undefined)
-        ? {
-            ...call,
-            ...(key === undefined ? {} : { idempotencyKey: key }),
-            ...(fencing === undefined ? {} : { fencingToken: fencing }),
-          }
-        : call;
+    const keyed = forTools(call, key, this.options.fencingToken);
     return this.finishLive(call, signal, await this.options.live.call(keyed, this.toolSignal(signal)));
   }
 

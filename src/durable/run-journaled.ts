@@ -8,6 +8,7 @@ import type {
   SandboxDriver,
 } from '../spec/index.ts';
 import type { CallPolicy } from './call-decision.ts';
+import { attentionError } from './attention-error.ts';
 import { JournalingHost } from './journaling-host.ts';
 import { describeCall } from './journal-wire.ts';
 import { buildReplayScript } from './replay-script.ts';
@@ -82,6 +83,7 @@ export async function runJournaled(options: RunJournaledOptions): Promise<Execut
   const controller = new AbortController();
   // What running tools see: not aborted by a pause (LETS_CALLS_FINISH).
   const tools = new AbortController();
+  const ended = new CodecallError('INTERRUPTED', 'the execution ended');
   const stopTools = (reason: unknown): void => {
     if (!letsCallsFinish(reason)) tools.abort(reason);
   };
@@ -90,7 +92,7 @@ export async function runJournaled(options: RunJournaledOptions): Promise<Execut
   let fatal: CodecallError | undefined;
   // Calls in doubt first (a human must decide them before anything runs on), then approvals, then input waits.
   const pauseForHumans = (): void => {
-    const attention = host.attentionError();
+    const attention = attentionError(host.inDoubt);
     if (attention) fatal ??= attention;
     controller.abort(
       attention ??
@@ -108,7 +110,7 @@ export async function runJournaled(options: RunJournaledOptions): Promise<Execut
   options.signal?.addEventListener('abort', forward, { once: true });
   if (options.toolSignal?.aborted) stopAll();
   options.toolSignal?.addEventListener('abort', stopAll, { once: true });
-  const { journal, policy } = options;
+  const { journal, policy, lease } = options;
   const host = new JournalingHost({
     live: options.live,
     recorded: journal.recorded,
@@ -121,12 +123,7 @@ export async function runJournaled(options: RunJournaledOptions): Promise<Execut
       controller.abort(error);
     },
     toolSignal: tools.signal,
-    ...(options.lease
-      ? {
-          fencingToken: options.lease.fencingToken,
-          proveLease: () => options.lease?.prove() ?? Promise.resolve(),
-        }
-      : {}),
+    ...(lease ? { fencingToken: lease.fencingToken, proveLease: () => lease.prove() } : {}),
     ...(journal.keyPrefix === undefined ? {} : { keyPrefix: journal.keyPrefix }),
     ...(policy.needsApproval
       ? { needsApproval: (call: HostCall) => policy.needsApproval?.(call) === true }
@@ -161,7 +158,6 @@ export async function runJournaled(options: RunJournaledOptions): Promise<Execut
       { signal: controller.signal },
     );
     // A pause waits for the calls already running; any other end stops them first.
-    const ended = new CodecallError('INTERRUPTED', 'the execution ended');
     if (result.status === 'succeeded' || !LETS_CALLS_FINISH.has(result.error.code)) tools.abort(ended);
     await host.idle(options.settleMs ?? DEFAULT_SETTLE_MS);
     // The driver keeps an abort reason's code and message; the details (which call diverged) come from here.
@@ -172,7 +168,7 @@ export async function runJournaled(options: RunJournaledOptions): Promise<Execut
     return skippedJournal(result, host) ?? result;
   } finally {
     // What still runs past the settle time is given up (its outcome is not journaled: a call in doubt).
-    tools.abort(new CodecallError('INTERRUPTED', 'the execution ended'));
+    tools.abort(ended);
     clearTimeout(approvalTimer);
     options.signal?.removeEventListener('abort', forward);
     options.toolSignal?.removeEventListener('abort', stopAll);

@@ -1,6 +1,6 @@
 import type { LongTimer, TaskRecord, TaskStore } from '../spec/index.ts';
 import { longTimeout } from '../spec/index.ts';
-import { expireDeadLeases, failPastDeadline, resumeAfterShutdown, wakeDue } from './runtime-sweeps.ts';
+import { failPastDeadline, resumeAfterShutdown, wakeDue } from './runtime-sweeps.ts';
 import type { ApplyAction } from './runtime-sweeps.ts';
 import type { TaskRunner } from './task-runner.ts';
 
@@ -74,7 +74,8 @@ export class Scheduler {
         if (sweep) {
           const { ownerGone } = this.options;
           // Neither holds back the claims below: a store busy now is asked again next poll.
-          if (ownerGone) await expireDeadLeases(store, ownerGone).catch(() => undefined);
+          // Leases of processes of this machine that died end now: the claims below recover their tasks at once.
+          if (ownerGone) await store.expireLeases(ownerGone).catch(() => undefined);
           await resumeAfterShutdown(store, apply, () => this.stopped).catch(() => undefined);
           await failPastDeadline(store, clock, apply);
           await wakeDue(store, clock, apply);

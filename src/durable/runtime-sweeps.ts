@@ -34,14 +34,6 @@ export async function resumeAfterShutdown(
   }
 }
 
-/**
- * Running tasks whose lease holder is a process of this machine that died (a crash, a SIGKILL): their leases end
- * now, so the claim that follows recovers them at once instead of after the lease (`isGone`: lease-owner.ts).
- */
-export async function expireDeadLeases(store: TaskStore, isGone: (owner: string) => boolean): Promise<void> {
-  await store.expireLeases(isGone);
-}
-
 /** Paused tasks past their deadline fail (running and queued ones fail in the runner). */
 export async function failPastDeadline(
   store: TaskStore,
