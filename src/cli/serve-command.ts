@@ -41,7 +41,7 @@ export async function serveCommand(
   const config = loadConfig({ flags, env, ...(file === undefined ? {} : { file }) });
   const model = loadModelConfig(config, env);
   // Listen first: PORT_IN_USE is found before the database is opened or a task claimed.
-  const listener = await listenFirst({ port: config.port, host: config.host });
+  const listener = await listenFirst({ port: config.port, host: config.host, limits: config });
   const stopped = new Promise<void>((resolve) => {
     const stop = (signal: string): void => {
       io.stderr(`${signal}: pausing running tasks and stopping\n`);

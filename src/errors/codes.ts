@@ -109,6 +109,9 @@ export const ERROR_CODES = {
   SHUTDOWN: row(503, 'control', PAUSES),
   // The server listens but its sandboxes are still starting: /readyz answers 503 until they are ready.
   STARTING: row(503, 'infrastructure'),
+  TOO_MANY_CONNECTIONS: row(503, 'limit'),
+  HEADERS_TOO_LARGE: row(431, 'input'),
+  REQUEST_TIMEOUT: row(408, 'input'),
   // `codecall serve` found its port taken (another server on it?): it exits before opening anything.
   PORT_IN_USE: row(409, 'input'),
   INPUT_TIMEOUT: row(408, 'tool', { name: 'InputTimeoutError', ...GUEST }),

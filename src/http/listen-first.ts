@@ -2,8 +2,27 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CodecallError } from '../errors/index.ts';
+import { replyToClientErrors } from './client-error-reply.ts';
+import { guardConnections } from './connection-guard.ts';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+
+/** The bounds a listener puts on its connections (the config keys of config-connections.ts). */
+export interface ConnectionOptions {
+  readonly requestTimeoutMs: number;
+  readonly headersTimeoutMs: number;
+  readonly keepAliveTimeoutMs: number;
+  readonly maxConnections: number;
+  readonly maxConnectionsPerIp: number;
+}
+
+const DEFAULT_LIMITS: ConnectionOptions = {
+  requestTimeoutMs: 30_000,
+  headersTimeoutMs: 10_000,
+  keepAliveTimeoutMs: 5_000,
+  maxConnections: 1024,
+  maxConnectionsPerIp: 128,
+};
 
 /** A port bound before the service behind it exists: it answers 503 STARTING until `serve` hands it a handler. */
 export interface EarlyListener {
@@ -23,14 +42,28 @@ export async function listenFirst(options: {
   port: number;
   host: string;
   signal?: AbortSignal;
+  /** Time and connection bounds (config-connections.ts); each defaults to that file's default. */
+  limits?: Partial<ConnectionOptions>;
 }): Promise<EarlyListener> {
+  const limits = { ...DEFAULT_LIMITS, ...options.limits };
   let handler: Handler = starting;
-  const server = createServer((req, res) => handler(req, res));
-  // The timeouts fastify gives the servers it makes (the API ran on one before): keep-alive outlasts a load
-  // balancer's usual 60 s idle timeout, and no limit on receiving a request (uploads).
-  server.keepAliveTimeout = 72_000;
-  server.requestTimeout = 0;
+  // node checks requestTimeout/headersTimeout every connectionsCheckingInterval (30 s by default): check often
+  // enough that a trickled body or header is dropped close to its bound.
+  const interval = Math.max(50, Math.min(1000, Math.floor(limits.headersTimeoutMs / 4)));
+  const server = createServer(
+    {
+      requestTimeout: limits.requestTimeoutMs,
+      headersTimeout: Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs),
+      keepAliveTimeout: limits.keepAliveTimeoutMs,
+      connectionsCheckingInterval: interval,
+    },
+    (req, res) => handler(req, res),
+  );
+  // No socket inactivity timeout: a stream (SSE) is a response that may be quiet for long; requestTimeout
+  // bounds only the arrival of a request, which a stream's GET has completed.
   server.setTimeout(0);
+  guardConnections(server, limits);
+  replyToClientErrors(server);
   await bind(server, options);
   const bound = server.address() as AddressInfo;
   const host = bound.family === 'IPv6' ? `[${bound.address}]` : bound.address;

@@ -11,6 +11,33 @@ export function registerMultipart(app: FastifyInstance, bodyLimit: number): void
 }
 
 export async function multipartTaskBody(request: FastifyRequest): Promise<unknown> {
+  try {
+    return await readParts(request);
+  } catch (e) {
+    throw malformed(e);
+  }
+}
+
+/**
+ * busboy's and @fastify/multipart's errors (no boundary, a truncated body, a wrong boundary, a limit) are plain
+ * Errors that would answer 500: the client sent them, so they are 400 (413 for a limit) in the envelope.
+ */
+function malformed(e: unknown): CodecallError {
+  if (e instanceof CodecallError) return e;
+  const error = e as { statusCode?: number; message?: string; code?: string };
+  if (error.statusCode === 413) {
+    return new CodecallError('PAYLOAD_TOO_LARGE', `multipart body: ${error.message ?? 'too large'}`, {
+      details: { field: 'body' },
+    });
+  }
+  return new CodecallError(
+    'BAD_REQUEST',
+    `malformed multipart body: ${error.message ?? 'unreadable'} (send multipart/form-data with its boundary)`,
+    { details: { field: 'body' } },
+  );
+}
+
+async function readParts(request: FastifyRequest): Promise<unknown> {
   let task: Record<string, unknown> | null = null;
   const files: { name: string; content_base64: string }[] = [];
   for await (const part of request.parts()) {
@@ -18,6 +45,7 @@ export async function multipartTaskBody(request: FastifyRequest): Promise<unknow
       const data = await part.toBuffer();
       files.push({ name: part.filename, content_base64: data.toString('base64') });
     } else if (part.fieldname === 'task') {
+      if (task !== null) throw bad('task', 'given twice: send one "task" field');
       try {
         task = JSON.parse(String(part.value)) as Record<string, unknown>;
       } catch {

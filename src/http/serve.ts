@@ -31,7 +31,8 @@ export interface StartServiceOptions extends CreateServiceOptions {
  */
 export async function startService(config: ServiceConfig, options: StartServiceOptions): Promise<Service> {
   const { log } = options;
-  const listener = options.listener ?? (await listenFirst({ port: config.port, host: config.host }));
+  const listener =
+    options.listener ?? (await listenFirst({ port: config.port, host: config.host, limits: config }));
   let core: ServiceCore;
   try {
     core = await createService(config, options);
