@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import { CodecallError } from '../errors/index.ts';
 import { newApiKey } from '../auth/api-keys.ts';
 import { keyView } from '../api/index.ts';
+import type { KeyRole } from '../spec/index.ts';
 import type { CliIo } from './cli-io.ts';
 import { openTaskDb } from './task-db.ts';
 
@@ -14,10 +15,27 @@ export interface KeysOptions {
 export interface KeysCreateOptions extends KeysOptions {
   tenant: string;
   admin?: boolean;
+  /** admin, member or approver; `--admin` is `--role admin`. */
+  role?: string;
   name?: string;
 }
 
 const TENANT = /^[A-Za-z0-9_.-]{1,64}$/;
+const ROLES: readonly KeyRole[] = ['admin', 'member', 'approver'];
+
+function keyRole(options: KeysCreateOptions): KeyRole {
+  const role = options.role ?? (options.admin ? 'admin' : 'member');
+  if (!(ROLES as readonly string[]).includes(role) || (options.admin && role !== 'admin')) {
+    throw new CodecallError(
+      'INVALID_ARGUMENT',
+      `--role must be one of ${ROLES.join(', ')} (and admin with --admin)`,
+      {
+        details: { field: 'role' },
+      },
+    );
+  }
+  return role as KeyRole;
+}
 
 /** `codecall keys create`: a new key, printed once; the store keeps only its hash. */
 export async function keysCreate(options: KeysCreateOptions, io: CliIo): Promise<number> {
@@ -26,6 +44,7 @@ export async function keysCreate(options: KeysCreateOptions, io: CliIo): Promise
       details: { field: 'tenant' },
     });
   }
+  const role = keyRole(options);
   if (options.name !== undefined && (options.name.length === 0 || options.name.length > 200)) {
     throw new CodecallError('INVALID_ARGUMENT', '--name must be 1-200 characters');
   }
@@ -34,7 +53,6 @@ export async function keysCreate(options: KeysCreateOptions, io: CliIo): Promise
   const store = await openTaskDb(options.db, false);
   try {
     const { key, id, keyHash } = newApiKey();
-    const role = options.admin ? 'admin' : 'member';
     const record = await store.createApiKey({
       id,
       keyHash,

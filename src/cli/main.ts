@@ -129,7 +129,11 @@ export async function main(
     .description('create a key for a tenant; it is printed once and only its hash is stored')
     .requiredOption('--tenant <name>', 'the tenant (1-64 of A-Z a-z 0-9 _ . -)')
     .requiredOption('--db <path>', 'the SQLite database (created if missing)')
-    .option('--admin', "the key sees and steers every tenant's tasks")
+    .option('--admin', "the key sees and steers every tenant's tasks (same as --role admin)")
+    .option(
+      '--role <role>',
+      'admin, member (default) or approver (may decide approvals a policy keeps for it)',
+    )
     .option('--name <label>', 'a label for the key')
     .option('--json', 'print { key_id, key, tenant, role }')
     .action((options: KeysCreateOptions) => run(async () => (await keysModule()).keysCreate(options, io)));

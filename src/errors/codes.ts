@@ -62,6 +62,7 @@ export const ERROR_CODES = {
   SOURCE_TOO_COMPLEX: row(422, 'limit'),
   UNAUTHORIZED: row(401, 'input'),
   FORBIDDEN: row(403, 'input'),
+  APPROVER_NOT_ALLOWED: row(403, 'input'),
   NOT_FOUND: row(404, 'input'),
   // A tool call's failures: the guest catches them as the class `name` (its guest runtimes define these).
   NO_SUCH_TOOL: row(404, 'tool', { name: 'NoSuchToolError', ...GUEST }),

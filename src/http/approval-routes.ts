@@ -4,12 +4,19 @@ import { listedTenant } from './principal.ts';
 import { idSchema } from './task-schemas.ts';
 import { visibleTask } from './task-routes.ts';
 import type { Runtime } from '../api/index.ts';
+import { approverRefusal, assertMayDecide, taskSubmitter } from './approver-policy.ts';
+import type { ApproverPolicy } from './approver-policy.ts';
 
 /**
  * The approvals inbox (every pending approval the caller may decide, with the exact arguments) and the decision
  * on several approvals of one task at once: one journaled decision, so the task resumes once with all of them.
  */
-export function registerApprovalRoutes(app: FastifyInstance, runtime: Runtime, store: TaskStore): void {
+export function registerApprovalRoutes(
+  app: FastifyInstance,
+  runtime: Runtime,
+  store: TaskStore,
+  policy: ApproverPolicy,
+): void {
   app.get<{ Querystring: { tenant?: string } }>(
     '/api/v1/approvals',
     {
@@ -19,7 +26,19 @@ export function registerApprovalRoutes(app: FastifyInstance, runtime: Runtime, s
     },
     async (request) => {
       const tenant = listedTenant(request.principal, request.query.tenant);
-      return runtime.approvals({ ...(tenant === undefined ? {} : { tenant }) });
+      const inbox = await runtime.approvals({ ...(tenant === undefined ? {} : { tenant }) });
+      // One audit read per listed task (the inbox is bounded by the tasks waiting), only when separation is on.
+      const submitters = new Map<string, string | null>();
+      if (policy.separateFromSubmitter) {
+        for (const a of inbox.approvals) {
+          if (!submitters.has(a.task_id)) submitters.set(a.task_id, await taskSubmitter(store, a.task_id));
+        }
+      }
+      const approvals = inbox.approvals.map((a) => ({
+        ...a,
+        may_decide: approverRefusal(policy, request.principal, submitters.get(a.task_id) ?? null) === null,
+      }));
+      return { ...inbox, approvals };
     },
   );
 
@@ -46,6 +65,7 @@ export function registerApprovalRoutes(app: FastifyInstance, runtime: Runtime, s
     async (request) => {
       const taskId = request.params.id;
       await visibleTask(store, request, taskId);
+      await assertMayDecide(store, policy, request.principal, taskId);
       const { decision, reason, approval_ids: named } = request.body;
       // Without ids: every request pending now (a paused task takes no new ones until it runs again); a task
       // not waiting for approval is refused by decide (ILLEGAL_TRANSITION with its status).

@@ -17,6 +17,8 @@ import { registerTaskRoutes } from './task-routes.ts';
 import { registerMultipart } from './multipart-task.ts';
 import { registerArtifactRoute } from './artifact-route.ts';
 import { registerApprovalRoutes } from './approval-routes.ts';
+import { OPEN_APPROVER_POLICY } from './approver-policy.ts';
+import type { ApproverPolicy } from './approver-policy.ts';
 import { registerMeRoute } from './me-route.ts';
 import { registerConsole } from './console-route.ts';
 import type { ConsoleOptions } from './console-route.ts';
@@ -44,6 +46,8 @@ export interface ServerOptions {
   readonly metrics?: Metrics;
   /** Serves the web console's built files at `/` (see console-route.ts). */
   readonly console?: ConsoleOptions;
+  /** Who may decide approvals (default: every key that sees the task, no separation of duties). */
+  readonly approvers?: ApproverPolicy;
 }
 
 const noCallbacks: CallbackCheck = (_url, field) => {
@@ -79,16 +83,17 @@ export function buildServer(options: ServerOptions): FastifyInstance {
   registerMultipart(app, options.bodyLimit ?? 1024 * 1024);
   if (options.console) registerConsole(app, options.console);
   const checkCallback = options.checkCallback ?? noCallbacks;
+  const approvers = options.approvers ?? OPEN_APPROVER_POLICY;
   // In a plugin, so its routes are registered once the OpenAPI plugin (above) watches for them.
   void app.register((api, _options, done) => {
     api.get('/healthz', () => liveness(options.store));
     api.get('/readyz', () => readiness(options));
     registerTaskRoutes(api, { runtime: options.runtime, store: options.store, checkCallback });
     registerBatchRoutes(api, options.runtime, checkCallback);
-    registerControlRoutes(api, options.runtime, options.store);
+    registerControlRoutes(api, options.runtime, options.store, approvers);
     registerStreamRoute(api, options.runtime, options.store);
     registerArtifactRoute(api, options.store);
-    registerApprovalRoutes(api, options.runtime, options.store);
+    registerApprovalRoutes(api, options.runtime, options.store, approvers);
     registerMeRoute(api);
     registerTenantStreamRoute(api, options.runtime, options.store);
     if (options.keys) registerKeyRoutes(api, options.keys);

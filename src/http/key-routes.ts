@@ -15,7 +15,7 @@ function assertAdmin(request: FastifyRequest): void {
 
 /** API keys over HTTP, for admin keys: create (the key is in this one answer), list (never secrets), revoke. */
 export function registerKeyRoutes(app: FastifyInstance, store: ServiceStore): void {
-  app.post<{ Body: { tenant: string; role?: 'admin' | 'member'; name?: string } }>(
+  app.post<{ Body: { tenant: string; role?: 'admin' | 'member' | 'approver'; name?: string } }>(
     '/api/v1/keys',
     {
       schema: {
@@ -25,7 +25,7 @@ export function registerKeyRoutes(app: FastifyInstance, store: ServiceStore): vo
           additionalProperties: false,
           properties: {
             tenant,
-            role: { type: 'string', enum: ['admin', 'member'] },
+            role: { type: 'string', enum: ['admin', 'member', 'approver'] },
             name: { type: 'string', minLength: 1, maxLength: 200 },
           },
         },

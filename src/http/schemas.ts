@@ -280,6 +280,10 @@ export const approvalsResponse = {
             requested_at: timestamp,
             tenant: { type: 'string' },
             session_id: nullable('string'),
+            may_decide: {
+              type: 'boolean',
+              description: 'Whether the caller may decide it (approverRoles, approvalSeparation)',
+            },
           },
         },
       },
@@ -295,7 +299,7 @@ export const principalResponse = {
     ...open,
     properties: {
       tenant: { type: 'string' },
-      role: { type: 'string', enum: ['admin', 'member'] },
+      role: { type: 'string', enum: ['admin', 'member', 'approver'] },
       key_id: nullable('string'),
       actor: { type: 'string' },
       auth: { type: 'string', enum: ['key', 'none'] },

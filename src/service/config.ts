@@ -4,6 +4,7 @@ import { CodecallError } from '../errors/index.ts';
 import { modelConfigFrom } from '../model/index.ts';
 import type { ModelConfig } from '../model/index.ts';
 import { connectionsConfigShape } from './config-connections.ts';
+import { approvalsConfigShape } from './config-approvals.ts';
 
 /** Everything `codecall serve` runs with: defaults < config file < environment < flags, validated and frozen. */
 export const serviceConfigSchema = z
@@ -44,6 +45,7 @@ export const serviceConfigSchema = z
     model: z.string().min(1).nullable().default(null),
     apiKey: z.string().min(1).nullable().default(null),
     ...connectionsConfigShape,
+    ...approvalsConfigShape,
   })
   .strict();
 

@@ -1,6 +1,7 @@
 import type { StoreOptions } from './task-store.ts';
 
-export type KeyRole = 'admin' | 'member';
+/** `approver`: a member of its tenant that may also decide approvals where a policy asks for that role. */
+export type KeyRole = 'admin' | 'member' | 'approver';
 
 /** An API key as stored: only its SHA-256 is kept; the key itself is shown once, when it is created. */
 export interface ApiKeyRecord {

@@ -3,6 +3,7 @@
 import { afterAll, beforeAll } from 'vitest';
 import { createRuntime } from '../../src/durable/index.ts';
 import { buildServer } from '../../src/http/index.ts';
+import type { ApproverPolicy } from '../../src/http/index.ts';
 import { defineTool, ToolRegistry } from '../../src/index.ts';
 import type { KeyRole, ToolDefinition } from '../../src/index.ts';
 import { keyAuthenticator, newApiKey } from '../../src/service/index.ts';
@@ -43,6 +44,8 @@ export interface ApiFixtureOptions {
   readonly checkCallback?: CallbackCheck;
   /** Whether the runtime runs tasks (default true). */
   readonly start?: boolean;
+  /** Who may decide approvals (default: the server's, open). */
+  readonly approvers?: ApproverPolicy;
 }
 
 export function useApiFixture(name: string, options: ApiFixtureOptions = {}): ApiFixture {
@@ -65,6 +68,7 @@ export function useApiFixture(name: string, options: ApiFixtureOptions = {}): Ap
       keys: fx.store,
       ...(options.bodyLimit === undefined ? {} : { bodyLimit: options.bodyLimit }),
       ...(options.checkCallback === undefined ? {} : { checkCallback: options.checkCallback }),
+      ...(options.approvers === undefined ? {} : { approvers: options.approvers }),
     });
     await fx.app.ready();
   });

@@ -165,6 +165,21 @@ export const MIGRATIONS: readonly string[] = [
   `
   CREATE INDEX tasks_by_pause_reason ON tasks (pause_reason, created_at, id) WHERE pause_reason IS NOT NULL;
   `,
+  // 8: the `approver` key role (SQLite cannot change a CHECK in place: the table is rebuilt, rows kept).
+  `
+  CREATE TABLE api_keys_v8 (
+    id TEXT PRIMARY KEY,
+    key_hash TEXT NOT NULL UNIQUE,
+    tenant TEXT NOT NULL,
+    role TEXT NOT NULL CHECK (role IN ('admin', 'member', 'approver')),
+    name TEXT,
+    created_at INTEGER NOT NULL,
+    revoked_at INTEGER
+  ) STRICT;
+  INSERT INTO api_keys_v8 SELECT id, key_hash, tenant, role, name, created_at, revoked_at FROM api_keys;
+  DROP TABLE api_keys;
+  ALTER TABLE api_keys_v8 RENAME TO api_keys;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
