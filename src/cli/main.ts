@@ -1,6 +1,8 @@
 import { Command, CommanderError } from 'commander';
 import { isCodecallError } from '../errors/index.ts';
 import type { CliIo } from './cli-io.ts';
+import type { AuditVerifyOptions } from './audit-command.ts';
+import type { AuditKeyOptions } from './audit-key.ts';
 import { terminalIo } from './terminal-text.ts';
 import type { ExecCommandOptions } from './exec-command.ts';
 import type { RunCommandOptions } from './run-command.ts';
@@ -152,15 +154,32 @@ export async function main(
     .action((id: string, options: KeysOptions) =>
       run(async () => (await keysModule()).keysRevoke(id, options, io)),
     );
-  program
-    .command('audit')
-    .description('check the integrity of a task database')
+  const audit = program.command('audit').description('check the integrity of a task database');
+  audit
     .command('verify')
-    .description("verify every task's journal and audit log hash chains (exit 1 when a link is broken)")
+    .description(
+      "verify every task's journal and audit log hash chains, and a keyed anchor with --anchor (exit 1 when broken)",
+    )
     .requiredOption('--db <path>', 'the SQLite task database')
+    .option('--anchor <file>', 'an anchor written earlier by `codecall audit anchor`')
+    .option('--key <key>', 'the audit key (else CODECALL_AUDIT_KEY)')
+    .option('--key-file <path>', 'a file holding the audit key (default <db>.audit-key)')
     .option('--json', 'print one JSON object')
-    .action((options: { db: string; json?: boolean }) =>
+    .action((options: AuditVerifyOptions) =>
       run(async () => (await import('./audit-command.ts')).auditVerify(options, io)),
+    );
+  audit
+    .command('anchor')
+    .description('write a keyed, signed summary of every task, to check later with `audit verify --anchor`')
+    .requiredOption('--db <path>', 'the SQLite task database')
+    .option('--out <file>', 'write the anchor here (default: stdout)')
+    .option('--key <key>', 'the audit key (else CODECALL_AUDIT_KEY)')
+    .option(
+      '--key-file <path>',
+      'a file holding the audit key (default <db>.audit-key, created 0600 if missing)',
+    )
+    .action((options: AuditKeyOptions & { out?: string }) =>
+      run(async () => (await import('./audit-command.ts')).auditAnchor(options, io)),
     );
   try {
     await program.parseAsync([...argv]);

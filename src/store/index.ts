@@ -6,3 +6,5 @@ export { canonicalJson, journalChecksum } from './journal-checksum.ts';
 export { newTaskId } from './task-id.ts';
 export { verifyStore } from './verify-store.ts';
 export type { BrokenLink, StoreIntegrity } from './verify-store.ts';
+export { anchorDatabase, createAnchor, verifyAnchor, verifyDatabaseAnchor } from './sqlite/sqlite-anchor.ts';
+export type { AnchorProblem, AuditAnchor } from './sqlite/sqlite-anchor.ts';

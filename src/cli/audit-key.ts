@@ -1,0 +1,37 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { chmod, readFile, writeFile } from 'node:fs/promises';
+import { CodecallError } from '../errors/index.ts';
+
+export interface AuditKeyOptions {
+  readonly db: string;
+  /** The key itself (else CODECALL_AUDIT_KEY). */
+  readonly key?: string;
+  /** A file holding the key (else CODECALL_AUDIT_KEY_FILE, else `<db>.audit-key`). */
+  readonly keyFile?: string;
+}
+
+/** Where the key is looked for when none is given: beside the database, never inside it. */
+export function defaultKeyFile(db: string): string {
+  return `${db}.audit-key`;
+}
+
+/**
+ * The anchor's HMAC key, kept outside the database. `create` (anchoring) makes a random key in the default key
+ * file (0600) when there is none and says so on `note`; verifying never invents one.
+ */
+export async function resolveAuditKey(
+  options: AuditKeyOptions & { create: boolean; note?: (text: string) => void },
+): Promise<Buffer | null> {
+  const inline = options.key ?? process.env.CODECALL_AUDIT_KEY;
+  if (inline !== undefined && inline !== '') return Buffer.from(inline, 'utf8');
+  const given = options.keyFile ?? process.env.CODECALL_AUDIT_KEY_FILE;
+  const file = given ?? defaultKeyFile(options.db);
+  if (existsSync(file)) return Buffer.from((await readFile(file, 'utf8')).trim(), 'utf8');
+  if (given !== undefined) throw new CodecallError('NOT_FOUND', `no audit key file at ${file}`);
+  if (!options.create) return null;
+  await writeFile(file, `${randomBytes(32).toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
+  await chmod(file, 0o600);
+  options.note?.(`created audit key ${file} (0600); keep it, anchors verify only with it\n`);
+  return Buffer.from((await readFile(file, 'utf8')).trim(), 'utf8');
+}
