@@ -86,7 +86,10 @@ export async function main(
     .option('--provider <name>', 'openai, mistral, vllm, ollama or llamacpp (else from the environment)')
     .option('--base-url <url>', 'an OpenAI-compatible server (else OPENAI_BASE_URL or the provider default)')
     .option('--model <name>', 'the model (else the provider default)')
-    .option('--api-key <key>', 'the server key (else OPENAI_API_KEY / MISTRAL_API_KEY)')
+    .option(
+      '--api-key <key>',
+      'the server key (else OPENAI_API_KEY / MISTRAL_API_KEY). A flag is visible in `ps`: prefer the environment',
+    )
     .option('--mode <mode>', 'code (default) or function_calling')
     .option('--language <language>', 'javascript (default) or typescript')
     .option('--max-steps <n>', 'model round trips before giving up (default 20)')
@@ -107,7 +110,10 @@ export async function main(
     .option('--tools <module>', 'a .js/.ts module whose default export is a list or record of tools')
     .option('--concurrency <n>', 'tasks run at once, over every server on the database (default 4)')
     .option('--tenant-concurrency <n>', 'tasks of one tenant run at once (default: no cap)')
-    .option('--webhook-secret <whsec>', 'signs webhooks (Standard Webhooks); needed for callback_url')
+    .option(
+      '--webhook-secret <whsec>',
+      'signs webhooks (Standard Webhooks); needed for callback_url. A flag is visible in `ps`: prefer CODECALL_WEBHOOK_SECRET or the config file',
+    )
     .option('--allow-private-webhooks', 'allow webhooks to loopback, private and link-local addresses')
     .option('--insecure-no-auth', 'no API keys: every caller is admin (local use only)')
     .option(
@@ -116,7 +122,10 @@ export async function main(
     )
     .option('--base-url <url>', 'the model server (OpenAI-compatible; default from the provider)')
     .option('--model <name>', 'the model instruction tasks ask')
-    .option('--api-key <key>', 'the model server key (else OPENAI_API_KEY / MISTRAL_API_KEY)')
+    .option(
+      '--api-key <key>',
+      'the model server key (else CODECALL_API_KEY, OPENAI_API_KEY / MISTRAL_API_KEY). A flag is visible in `ps`: prefer the environment or the config file',
+    )
     .action(async (options: ServeOptions) => {
       const { serveCommand } = await import('./serve-command.ts');
       exitCode = await serveCommand(options, io, env);

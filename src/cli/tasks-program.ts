@@ -30,7 +30,11 @@ function where(cmd: Command, only?: 'remote'): Command {
   if (only !== 'remote') cmd.option('--db <path>', 'the SQLite task database (local)');
   return cmd
     .addOption(new Option('--url <url>', 'a codecall service: go over HTTP').env('CODECALL_URL'))
-    .addOption(new Option('--key <key>', 'the API key for --url').env('CODECALL_KEY'));
+    .addOption(
+      new Option('--key <key>', 'the API key for --url (a flag is visible in `ps`: prefer CODECALL_KEY)').env(
+        'CODECALL_KEY',
+      ),
+    );
 }
 
 /**

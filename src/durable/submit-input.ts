@@ -106,11 +106,12 @@ export function toTaskInput(input: SubmitInput): TaskInput {
       bad('tool_constraints.allow_subprocesses', 'must be a boolean');
     }
     names('blocked_commands', c.blockedCommands);
-    // quickjs programs reach nothing but their tools; a task must not believe it has a network.
-    if (c.networkAccess === true && language !== 'python') {
+    // No sandbox has egress yet (quickjs reaches only its tools, Python runs in a netns without one): a task must
+    // not believe it has a network, whatever its language. Issue 21 makes egress real.
+    if (c.networkAccess === true) {
       bad(
         'tool_constraints.network_access',
-        `cannot be true: ${language} programs have no network (use a tool)`,
+        `cannot be true: ${language} programs have no network yet (use a tool)`,
       );
     }
   }

@@ -162,13 +162,17 @@ describe('HTTP batches', () => {
     });
   });
 
-  it('refuses network_access for javascript, naming tool_constraints.network_access', async () => {
+  it.each([
+    ['javascript', 'return 1'],
+    ['typescript', 'return 1'],
+    ['python', 'print(1)'],
+  ])('refuses network_access for %s, naming tool_constraints.network_access', async (language, code) => {
     const before = await taskCount();
     const res = await fx.app.inject({
       method: 'POST',
       url: '/api/v1/tasks',
       headers: key.headers,
-      payload: { code: 'return 1', tool_constraints: { network_access: true } },
+      payload: { code, language, tool_constraints: { network_access: true } },
     });
     expect(res.statusCode).toBe(400);
     expect(res.json<ErrorBody>().error).toMatchObject({

@@ -27,7 +27,8 @@ function refused(url: string, reason: string): CodecallError {
 const v4 = (a: number, b: number, c: number, d: number): number =>
   ((a << 24) | (b << 16) | (c << 8) | d) >>> 0;
 
-// [network, prefix length, reason]; everything that is not a public unicast address.
+// [network, prefix length, reason]: every block of the IANA IPv4 special-purpose registry (RFC 6890 and
+// successors) plus multicast and the reserved 240/4 (which holds 255.255.255.255): nothing but public unicast.
 const V4_REFUSED: readonly (readonly [number, number, string])[] = [
   [v4(0, 0, 0, 0), 8, 'unspecified'],
   [v4(10, 0, 0, 0), 8, 'private'],
@@ -36,8 +37,15 @@ const V4_REFUSED: readonly (readonly [number, number, string])[] = [
   [v4(169, 254, 0, 0), 16, 'link-local'],
   [v4(172, 16, 0, 0), 12, 'private'],
   [v4(192, 0, 0, 0), 24, 'reserved'],
+  [v4(192, 0, 2, 0), 24, 'documentation'],
+  [v4(192, 31, 196, 0), 24, 'reserved'], // AS112-v4
+  [v4(192, 52, 193, 0), 24, 'reserved'], // AMT
+  [v4(192, 88, 99, 0), 24, 'reserved'], // deprecated 6to4 relay anycast
   [v4(192, 168, 0, 0), 16, 'private'],
-  [v4(198, 18, 0, 0), 15, 'reserved'],
+  [v4(192, 175, 48, 0), 24, 'reserved'], // direct delegation AS112
+  [v4(198, 18, 0, 0), 15, 'reserved'], // benchmarking
+  [v4(198, 51, 100, 0), 24, 'documentation'],
+  [v4(203, 0, 113, 0), 24, 'documentation'],
   [v4(224, 0, 0, 0), 4, 'multicast'],
   [v4(240, 0, 0, 0), 4, 'reserved'],
 ];
@@ -81,7 +89,14 @@ function v6Reason(ip: string): string | null {
   // IPv4-mapped (::ffff:a.b.c.d) and NAT64 (64:ff9b::a.b.c.d) reach the IPv4 address they carry.
   if (zeros(5) && at(5) === 0xffff) return v4Reason(embeddedV4);
   if (at(0) === 0x64 && at(1) === 0xff9b && g.slice(2, 6).every((x) => x === 0)) return v4Reason(embeddedV4);
+  // Local-use NAT64 (RFC 8215): the translator is ours, whatever v4 address it carries.
+  if (at(0) === 0x64 && at(1) === 0xff9b && at(2) === 1) return 'reserved';
   if (zeros(6)) return 'reserved'; // IPv4-compatible, deprecated
+  if (at(0) === 0x100 && at(1) === 0 && at(2) === 0 && at(3) === 0) return 'reserved'; // discard-only 100::/64
+  if (at(0) === 0x2001 && at(1) < 0x200) return 'reserved'; // 2001::/23: Teredo, benchmarking, ORCHID...
+  if (at(0) === 0x2001 && at(1) === 0xdb8) return 'documentation';
+  if (at(0) === 0x3fff && at(1) < 0x1000) return 'documentation'; // 3fff::/20
+  if (at(0) === 0x5f00) return 'reserved'; // SRv6 SIDs 5f00::/16
   if (at(0) === 0x2002) return v4Reason(((at(1) << 16) | at(2)) >>> 0); // 6to4
   if ((at(0) & 0xfe00) === 0xfc00) return 'unique local';
   if ((at(0) & 0xffc0) === 0xfe80) return 'link-local';
