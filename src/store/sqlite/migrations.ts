@@ -165,6 +165,12 @@ export const MIGRATIONS: readonly string[] = [
   `
   CREATE INDEX tasks_by_pause_reason ON tasks (pause_reason, created_at, id) WHERE pause_reason IS NOT NULL;
   `,
+  // 8: fair claiming (ADR 0023). The queue is walked tenant by tenant (pending tasks grouped by tenant, then one
+  // tenant's by priority); tenant_turns remembers when each tenant was last served, so the turn goes round.
+  `
+  CREATE INDEX tasks_fair ON tasks (status, tenant, priority DESC, created_at, id);
+  CREATE TABLE tenant_turns (tenant TEXT PRIMARY KEY, served INTEGER NOT NULL) STRICT, WITHOUT ROWID;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
