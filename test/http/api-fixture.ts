@@ -4,7 +4,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { createRuntime } from '../../src/durable/index.ts';
 import { buildServer } from '../../src/http/index.ts';
 import { defineTool, ToolRegistry } from '../../src/index.ts';
-import type { KeyRole, ToolDefinition } from '../../src/index.ts';
+import type { KeyRole, RuntimeOptions, ToolDefinition } from '../../src/index.ts';
 import { keyAuthenticator, newApiKey } from '../../src/service/index.ts';
 import { SqliteTaskStore } from '../../src/store/index.ts';
 import { useDurableFixture } from '../durable/fixture.ts';
@@ -43,6 +43,8 @@ export interface ApiFixtureOptions {
   readonly checkCallback?: CallbackCheck;
   /** Whether the runtime runs tasks (default true). */
   readonly start?: boolean;
+  /** Runtime options beyond the fixture's (ceilings, concurrency, tenantConcurrency). */
+  readonly runtime?: Pick<RuntimeOptions, 'ceilings' | 'concurrency' | 'tenantConcurrency'>;
 }
 
 export function useApiFixture(name: string, options: ApiFixtureOptions = {}): ApiFixture {
@@ -56,6 +58,7 @@ export function useApiFixture(name: string, options: ApiFixtureOptions = {}): Ap
       drivers: [durable.driver],
       tools: new ToolRegistry(options.tools ?? []),
       pollMs: 20,
+      ...options.runtime,
     });
     if (options.start !== false) fx.runtime.start();
     fx.app = buildServer({
