@@ -51,7 +51,7 @@ export type { SqliteTaskStore, SqliteTaskStoreOptions, StoreIntegrity } from './
 
 // Durable tasks.
 export { createRuntime } from './durable/index.ts';
-export type { RuntimeOptions } from './durable/index.ts';
+export type { LimitCeilings, RuntimeOptions } from './durable/index.ts';
 
 // Models and agents.
 export { createOpenAiClient, modelConfigFrom, MODEL_PROVIDERS, PROVIDER_PRESETS } from './model/index.ts';

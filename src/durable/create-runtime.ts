@@ -7,6 +7,8 @@ import { LiveLogs } from './live-logs.ts';
 import { RuntimeControl } from './runtime-control.ts';
 import { Scheduler } from './runtime-scheduler.ts';
 import { RuntimeViews } from './runtime-views.ts';
+import { checkCeilings } from './limit-ceilings.ts';
+import type { LimitCeilings } from './limit-ceilings.ts';
 import { checkedCallbackUrl, toBatchTasks, toTaskAttributes, toTaskInput } from './submit-input.ts';
 import { batchView } from './batch-view.ts';
 import { TaskRunner } from './task-runner.ts';
@@ -46,12 +48,16 @@ class DurableRuntime implements Runtime {
   private readonly runner: TaskRunner;
   private readonly scheduler: Scheduler;
   private readonly control: RuntimeControl;
+  private readonly clock: () => number;
+  private readonly ceilings: LimitCeilings;
 
   constructor(options: RuntimeOptions) {
     this.store = options.store;
     this.drivers = options.drivers;
     this.pollMs = options.pollMs ?? DEFAULT_POLL_MS;
     const clock = options.clock ?? Date.now;
+    this.clock = clock;
+    this.ceilings = options.ceilings ?? {};
     const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
     this.views = new RuntimeViews(options.store);
     this.runner = new TaskRunner({
@@ -96,6 +102,7 @@ class DurableRuntime implements Runtime {
     options: { idempotency?: { readonly key: string; readonly requestHash: string }; actor?: string } = {},
   ): Promise<TaskView> {
     this.assertOpen();
+    checkCeilings(input, this.ceilings, this.clock());
     const record = await this.store.createTask(toTaskInput(input), {
       attributes: toTaskAttributes(input),
       ...(input.id === undefined ? {} : { id: input.id }),
@@ -113,11 +120,14 @@ class DurableRuntime implements Runtime {
   ): Promise<BatchView> {
     this.assertOpen();
     const tenant = options.tenant ?? 'default';
-    const { batch, tasks: records } = await this.store.createBatch(toBatchTasks(inputs, tenant), {
-      tenant,
-      callbackUrl: options.callbackUrl === undefined ? null : checkedCallbackUrl(options.callbackUrl),
-      ...(options.actor === undefined ? {} : { actor: options.actor }),
-    });
+    const { batch, tasks: records } = await this.store.createBatch(
+      toBatchTasks(inputs, tenant, (i) => checkCeilings(i, this.ceilings, this.clock())),
+      {
+        tenant,
+        callbackUrl: options.callbackUrl === undefined ? null : checkedCallbackUrl(options.callbackUrl),
+        ...(options.actor === undefined ? {} : { actor: options.actor }),
+      },
+    );
     for (const r of records)
       this.events.emit({ type: 'status', taskId: r.id, status: 'pending', pauseReason: null });
     this.scheduler.kick();

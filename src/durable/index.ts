@@ -12,6 +12,7 @@ export { pendingApprovals } from './pending-approvals.ts';
 export type { PendingApproval } from './pending-approvals.ts';
 export { createRuntime, DEFAULT_CONCURRENCY, DEFAULT_POLL_MS } from './create-runtime.ts';
 export type { RuntimeOptions } from './runtime-types.ts';
+export type { LimitCeilings } from './limit-ceilings.ts';
 export { taskView } from './task-view.ts';
 export { INPUT_WAIT_BINDING } from './input-wait.ts';
 export { pendingInputs, attentionCall, nextWake } from './journal-state.ts';

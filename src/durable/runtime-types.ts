@@ -1,6 +1,7 @@
 import type { SandboxDriver, TaskAgent, TaskStore } from '../spec/index.ts';
 import type { RunnerTools } from './runner-tools.ts';
 import type { RuntimeObserver } from '../api/index.ts';
+import type { LimitCeilings } from './limit-ceilings.ts';
 
 export interface RuntimeOptions {
   readonly store: TaskStore;
@@ -17,6 +18,8 @@ export interface RuntimeOptions {
   readonly maxStalledAttempts?: number;
   /** Tasks of one tenant running at once, over every runtime on the store (default: no cap). */
   readonly tenantConcurrency?: number;
+  /** The most a task may ask for (timeouts, memory, priority...): above it, submit is INVALID_ARGUMENT. */
+  readonly ceilings?: LimitCeilings;
   /** First backoff of an infrastructure retry (doubles per retry, with full jitter; default 1000 ms). */
   readonly retryBaseMs?: number;
   readonly clock?: () => number;

@@ -23,9 +23,11 @@ export function checkedCallbackUrl(url: unknown): string {
 export function toBatchTasks(
   inputs: readonly SubmitInput[],
   tenant: string,
+  check: (input: SubmitInput) => void = () => undefined,
 ): { input: TaskInput; attributes: NewTaskAttributes }[] {
   return inputs.map((input, i) => {
     try {
+      check(input);
       return { input: toTaskInput(input), attributes: toTaskAttributes({ ...input, tenant }) };
     } catch (e) {
       if (isCodecallError(e) && typeof e.details.field === 'string') {

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import { ceilingsConfigShape } from './config-ceilings.ts';
 import { CodecallError } from '../errors/index.ts';
 import { modelConfigFrom } from '../model/index.ts';
 import type { ModelConfig } from '../model/index.ts';
@@ -46,6 +47,7 @@ export const serviceConfigSchema = z
     apiKey: z.string().min(1).nullable().default(null),
     ...connectionsConfigShape,
     ...approvalsConfigShape,
+    ...ceilingsConfigShape,
   })
   .strict();
 

@@ -76,7 +76,17 @@ export async function createService(
     concurrency: config.concurrency,
     leaseMs: config.leaseMs,
     log,
-    ...(config.tenantConcurrency === null ? {} : { tenantConcurrency: config.tenantConcurrency }),
+    // Unset, a tenant gets a share of the slots (ADR 0023): one tenant's flood leaves room for the others.
+    tenantConcurrency:
+      config.tenantConcurrency ?? Math.max(1, Math.ceil(config.concurrency * config.tenantShare)),
+    ceilings: {
+      maxTimeoutSeconds: config.maxTimeoutSeconds,
+      maxCpuSeconds: config.maxCpuSeconds,
+      maxMemoryMb: config.maxMemoryMb,
+      maxPriority: config.maxPriority,
+      maxDeadlineSeconds: config.maxDeadlineSeconds,
+      maxRetries: config.maxRetries,
+    },
   });
   metrics.watch(runtime);
   let closing: Promise<void> | undefined;

@@ -124,6 +124,41 @@ export function registerQueueCases(store: () => TaskStore): void {
       expect(ids(await claimAll(T0 + 30, { maxPerTenant: 2 }))).toEqual([t]);
     });
 
+    it('is fair across tenants: a flood at priority 100 does not starve another tenant at priority 0', async () => {
+      const flood: string[] = [];
+      for (let i = 0; i < 50; i++) flood.push(await create(T0 + i, { tenant: 'a', priority: 100 }));
+      const b = await create(T0 + 100, { tenant: 'b', priority: 0 });
+      const first = await claimAll(T0 + 200, { maxRunning: 2 });
+      // Two slots: one for each tenant, whatever the priorities and the order of submission.
+      expect(ids(first)).toEqual([flood[0], b]);
+    });
+
+    it('takes turns between tenants even when each task ends before the next claim', async () => {
+      for (let i = 0; i < 10; i++) await create(T0 + i, { tenant: 'a', priority: 100 });
+      const b1 = await create(T0 + 20, { tenant: 'b', priority: -100 });
+      const b2 = await create(T0 + 21, { tenant: 'b', priority: -100 });
+      const order: string[] = [];
+      for (let n = 0; n < 5; n++) {
+        const lease = await mustClaim(T0 + 100 + n);
+        order.push(lease.taskId);
+        await store().updateTask(
+          lease.taskId,
+          { status: 'succeeded', result: '1' },
+          { fencingToken: lease.fencingToken },
+        );
+      }
+      // One slot, tasks ending at once: a, b, a, b, a (priority orders a tenant's own tasks only).
+      expect(order.indexOf(b1)).toBe(1);
+      expect(order.indexOf(b2)).toBe(3);
+    });
+
+    it('orders a tenant by priority then FIFO within its turn', async () => {
+      const low = await create(T0, { tenant: 'a', priority: -1 });
+      const high = await create(T0 + 1, { tenant: 'a', priority: 5 });
+      const b = await create(T0 + 2, { tenant: 'b' });
+      expect(ids(await claimAll(T0 + 10))).toEqual([high, b, low]);
+    });
+
     it('caps the running tasks over every runner with maxRunning, an expired lease still counting', async () => {
       const first = await create(T0, { tenant: 'a' });
       const second = await create(T0 + 1, { tenant: 'b' });

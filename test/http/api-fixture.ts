@@ -5,7 +5,7 @@ import { createRuntime } from '../../src/durable/index.ts';
 import { buildServer } from '../../src/http/index.ts';
 import type { ApproverPolicy } from '../../src/http/index.ts';
 import { defineTool, ToolRegistry } from '../../src/index.ts';
-import type { KeyRole, ToolDefinition } from '../../src/index.ts';
+import type { KeyRole, RuntimeOptions, ToolDefinition } from '../../src/index.ts';
 import { keyAuthenticator, newApiKey } from '../../src/service/index.ts';
 import { SqliteTaskStore } from '../../src/store/index.ts';
 import { useDurableFixture } from '../durable/fixture.ts';
@@ -46,6 +46,8 @@ export interface ApiFixtureOptions {
   readonly start?: boolean;
   /** Who may decide approvals (default: the server's, open). */
   readonly approvers?: ApproverPolicy;
+  /** Runtime options beyond the fixture's (ceilings, concurrency, tenantConcurrency). */
+  readonly runtime?: Pick<RuntimeOptions, 'ceilings' | 'concurrency' | 'tenantConcurrency'>;
 }
 
 export function useApiFixture(name: string, options: ApiFixtureOptions = {}): ApiFixture {
@@ -59,6 +61,7 @@ export function useApiFixture(name: string, options: ApiFixtureOptions = {}): Ap
       drivers: [durable.driver],
       tools: new ToolRegistry(options.tools ?? []),
       pollMs: 20,
+      ...options.runtime,
     });
     if (options.start !== false) fx.runtime.start();
     fx.app = buildServer({

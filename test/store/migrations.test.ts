@@ -25,6 +25,7 @@ describe('SQLite migrations', () => {
       'schema_version',
       'store_probe',
       'tasks',
+      'tenant_turns',
       'webhook_outbox',
     ]);
     db.close();

@@ -180,6 +180,12 @@ export const MIGRATIONS: readonly string[] = [
   DROP TABLE api_keys;
   ALTER TABLE api_keys_v8 RENAME TO api_keys;
   `,
+  // 9: fair claiming (ADR 0023). The queue is walked tenant by tenant (pending tasks grouped by tenant, then one
+  // tenant's by priority); tenant_turns remembers when each tenant was last served, so the turn goes round.
+  `
+  CREATE INDEX tasks_fair ON tasks (status, tenant, priority DESC, created_at, id);
+  CREATE TABLE tenant_turns (tenant TEXT PRIMARY KEY, served INTEGER NOT NULL) STRICT, WITHOUT ROWID;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -5,8 +5,10 @@ import { prepared } from './statement-cache.ts';
 
 /**
  * Picks and leases the next runnable task (see TaskStore.claimTask). Call inside an IMMEDIATE transaction:
- * recovery first (a task whose worker died keeps its slot, its tenant's and the global one), then the queue in
- * priority order, unless `maxRunning` tasks already run (over every runner) or the tenant has `maxPerTenant`.
+ * recovery first (a task whose worker died keeps its slot, its tenant's and the global one), then the queue fair
+ * across tenants (ADR 0023): the tenant with the fewest running tasks, then the one served least recently, then
+ * the one waiting longest; within that tenant priority then FIFO. Nothing is claimed while `maxRunning` tasks run
+ * (over every runner); a tenant at `maxPerTenant` is skipped.
  */
 export function claimNext(
   db: Database.Database,
@@ -24,6 +26,7 @@ export function claimNext(
     `UPDATE tasks SET status = 'running', attempts = attempts + 1, fencing_token = ?, version = version + 1,
        lease_owner = ?, lease_expires_at = ?, run_after = NULL, updated_at = ? WHERE id = ?`,
   ).run(fencingToken, owner, expiresAt, now, row.id);
+  servedTenant(db, row.tenant);
   auditStatus(
     db,
     row.id,
@@ -33,13 +36,13 @@ export function claimNext(
   return { taskId: row.id, owner, fencingToken, expiresAt };
 }
 
-type ClaimRow = { id: string; status: string; fencing_token: number };
+type ClaimRow = { id: string; status: string; fencing_token: number; tenant: string };
 
 /** A running task whose lease expired (its worker died): it keeps the slots it holds. */
 function expired(db: Database.Database, taskId: string | undefined, now: number): ClaimRow | undefined {
   return prepared(
     db,
-    `SELECT id, status, fencing_token FROM tasks
+    `SELECT id, status, fencing_token, tenant FROM tasks
        WHERE status = 'running' AND (lease_expires_at IS NULL OR lease_expires_at <= ?) ${taskId === undefined ? '' : 'AND id = ?'}
        ORDER BY created_at, id LIMIT 1`,
   ).get(...(taskId === undefined ? [now] : [now, taskId])) as ClaimRow | undefined;
@@ -53,17 +56,39 @@ function queued(
 ): ClaimRow | undefined {
   if (globalSlotTaken(db, options.maxRunning)) return undefined;
   const cap = options.maxPerTenant;
+  const only = options.taskId === undefined ? '' : 'AND id = ?';
+  const ready = `status = 'pending' AND (run_after IS NULL OR run_after <= ?) ${only}`;
+  // One statement: the tenant whose turn it is, then its best task. A tenant's priority orders its own tasks only.
   return prepared(
     db,
-    `SELECT id, status, fencing_token FROM tasks AS t
-       WHERE status = 'pending' AND (run_after IS NULL OR run_after <= ?) ${options.taskId === undefined ? '' : 'AND id = ?'}
-         ${cap === undefined ? '' : "AND (SELECT count(*) FROM tasks r WHERE r.tenant = t.tenant AND r.status = 'running') < ?"}
-       ORDER BY status, priority DESC, created_at, id LIMIT 1`,
+    `WITH ready AS (
+       SELECT tenant, min(created_at) AS head,
+         (SELECT count(*) FROM tasks AS r WHERE r.tenant = p.tenant AND r.status = 'running') AS running
+       FROM tasks AS p WHERE ${ready} GROUP BY tenant
+     ), turn AS (
+       SELECT ready.tenant FROM ready LEFT JOIN tenant_turns AS s ON s.tenant = ready.tenant
+       ${cap === undefined ? '' : 'WHERE running < ?'}
+       ORDER BY running, coalesce(s.served, 0), head, ready.tenant LIMIT 1
+     )
+     SELECT id, status, fencing_token, tenant FROM tasks
+       WHERE ${ready} AND tenant = (SELECT tenant FROM turn)
+       ORDER BY status, tenant, priority DESC, created_at, id LIMIT 1`,
   ).get(
     now,
     ...(options.taskId === undefined ? [] : [options.taskId]),
     ...(cap === undefined ? [] : [cap]),
+    now,
+    ...(options.taskId === undefined ? [] : [options.taskId]),
   ) as ClaimRow | undefined;
+}
+
+/** Marks the tenant as served last (a counter, not the clock: two claims in one millisecond still take turns). */
+function servedTenant(db: Database.Database, tenant: string): void {
+  prepared(
+    db,
+    `INSERT INTO tenant_turns (tenant, served) VALUES (?, (SELECT coalesce(max(served), 0) + 1 FROM tenant_turns))
+       ON CONFLICT (tenant) DO UPDATE SET served = excluded.served`,
+  ).run(tenant);
 }
 
 /** Whether `maxRunning` tasks already run over every runner (an expired lease counts: it is recovered, not freed). */

@@ -1,0 +1,23 @@
+import { z } from 'zod';
+
+/** What one tenant may take (ADR 0023): ceilings on what a task asks for, and a tenant's default share of slots. */
+export const ceilingsConfigShape = {
+  /** Largest tool_constraints.timeout_seconds a task may ask for (default 3600). */
+  maxTimeoutSeconds: z.number().positive().max(2_147_483).default(3600),
+  /** Largest tool_constraints.cpu_seconds (default 600). */
+  maxCpuSeconds: z.number().positive().max(2_147_483).default(600),
+  /** Largest tool_constraints.max_memory_mb (default 1024: a task cannot take the host's memory). */
+  maxMemoryMb: z
+    .number()
+    .min(2)
+    .max(1024 * 1024)
+    .default(1024),
+  /** Highest priority a task may ask for (default 100; priority orders a tenant's own tasks only). */
+  maxPriority: z.number().int().min(-100).max(100).default(100),
+  /** Furthest deadline_seconds (default 604800, a week). */
+  maxDeadlineSeconds: z.number().positive().max(31_536_000).default(604_800),
+  /** Most max_retries (default 10). */
+  maxRetries: z.number().int().min(0).max(10).default(10),
+  /** Without tenantConcurrency, one tenant runs at most ceil(concurrency * tenantShare) tasks (default 0.5, min 1). */
+  tenantShare: z.number().gt(0).max(1).default(0.5),
+};
