@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { CodecallError } from '../errors/index.ts';
 import { modelConfigFrom } from '../model/index.ts';
 import type { ModelConfig } from '../model/index.ts';
+import { sizesConfigShape } from './config-sizes.ts';
 
 /** Everything `codecall serve` runs with: defaults < config file < environment < flags, validated and frozen. */
 export const serviceConfigSchema = z
@@ -42,6 +43,7 @@ export const serviceConfigSchema = z
     baseUrl: z.string().url().nullable().default(null),
     model: z.string().min(1).nullable().default(null),
     apiKey: z.string().min(1).nullable().default(null),
+    ...sizesConfigShape,
   })
   .strict();
 

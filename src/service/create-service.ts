@@ -76,6 +76,10 @@ export async function createService(
     concurrency: config.concurrency,
     leaseMs: config.leaseMs,
     log,
+    sizes: {
+      maxToolArgumentBytes: config.maxToolArgumentBytes,
+      maxToolResultBytes: config.maxToolResultBytes,
+    },
     ...(config.tenantConcurrency === null ? {} : { tenantConcurrency: config.tenantConcurrency }),
   });
   metrics.watch(runtime);
