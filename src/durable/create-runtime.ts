@@ -74,6 +74,7 @@ class DurableRuntime implements Runtime {
       ...(options.retryBaseMs === undefined ? {} : { retryBaseMs: options.retryBaseMs }),
       ...(options.agent === undefined ? {} : { agent: options.agent }),
       ...(options.log === undefined ? {} : { log: options.log }),
+      ...(options.sizes === undefined ? {} : { sizes: options.sizes }),
       clock,
       onEvent: (event) => this.events.emit(event),
     });

@@ -10,6 +10,15 @@ import type {
   LogEntry,
 } from '../spec/index.ts';
 import { lostCallsError } from './attention-error.ts';
+import {
+  DEFAULT_MAX_TOOL_ARGUMENT_BYTES,
+  DEFAULT_MAX_TOOL_RESULT_BYTES,
+  argumentsTooLarge,
+  encodedBytes,
+  oversizeStandIn,
+  resultTooLarge,
+} from './call-size-limits.ts';
+import type { CallSizeLimits } from './call-size-limits.ts';
 import { CommitQueue } from './commit-queue.ts';
 import { decideApproval, decideCall, decideInput } from './call-decision.ts';
 import type { CallPolicy } from './call-decision.ts';
@@ -21,6 +30,8 @@ import type { Wire } from './journal-wire.ts';
 
 /** The policy (`needsApproval`, `effectOf`) is what the calls' decisions ask of the configuration. */
 export interface JournalingHostOptions extends CallPolicy {
+  /** Bounds on one call's encoded arguments and result (ADR 0027). */
+  readonly sizes?: CallSizeLimits;
   /** Runs the calls the journal has no outcome for. */
   readonly live: ExecutionHost;
   /** This execution's earlier `tool_intent` / `tool_outcome` entries, in journal order. */
@@ -54,6 +65,9 @@ export interface JournalingHostOptions extends CallPolicy {
 function never(): Promise<HostOutcome> {
   return new Promise<HostOutcome>(() => undefined);
 }
+
+/** For a refusal decided before anything ran: no tool was started that a stop could have interrupted. */
+const signalNever = new AbortController().signal;
 
 function unreachable(decision: never): never {
   throw new Error(`unhandled decision ${JSON.stringify(decision)}`);
@@ -116,6 +130,8 @@ export class JournalingHost implements ExecutionHost {
       );
     }
     this.issued.add(call.callId);
+    const oversize = this.oversizeArguments(call);
+    if (oversize) return oversize;
     const decision = decideCall(call, this.memory, this.options);
     switch (decision.kind) {
       case 'live':
@@ -167,6 +183,35 @@ export class JournalingHost implements ExecutionHost {
       default:
         return unreachable(decision);
     }
+  }
+
+  /**
+   * A tool call whose encoded arguments are over the bound fails with TOOL_ARGUMENTS_TOO_LARGE and never runs.
+   * The journal holds its intent with a stand-in for the arguments (size and digest) and the failure as its
+   * outcome, so a replay delivers the same failure in the same place; null for a call within the bound.
+   */
+  private oversizeArguments(call: HostCall): Promise<HostOutcome> | null {
+    if (call.kind !== 'tool') return null;
+    const max = this.options.sizes?.maxToolArgumentBytes ?? DEFAULT_MAX_TOOL_ARGUMENT_BYTES;
+    const { tool, args } = wireForm(call);
+    if (args.length <= max / 3 || encodedBytes(args) <= max) return null;
+    const position = this.memory.positions.get(call.callId);
+    if (position !== undefined) {
+      return new Promise((resolve) => {
+        this.waiting.set(position, resolve);
+        this.scheduleDrain();
+      });
+    }
+    const refused: HostOutcome = { ok: false, error: argumentsTooLarge(tool, encodedBytes(args), max) };
+    const intent = this.memory.intents.has(call.callId)
+      ? Promise.resolve()
+      : this.commit([
+          { type: 'tool_intent', data: { call_id: call.callId, tool, args: oversizeStandIn(args) } },
+        ]);
+    return this.track(
+      call,
+      intent.then(() => this.finishLive(call, signalNever, refused)),
+    );
   }
 
   /** The lost unsafe calls this execution asked for again, in the order asked. */
@@ -326,10 +371,16 @@ export class JournalingHost implements ExecutionHost {
     }
     if (!signal.aborted) await this.whenDrained();
     const clock = this.options.clock();
-    const { ok, payload } = encodeOutcome(
-      outcome,
-      call.kind === 'timer' ? 'a timer' : `${call.namespace}.${call.name}`,
-    );
+    const what = call.kind === 'timer' ? 'a timer' : `${call.namespace}.${call.name}`;
+    let { ok, payload } = encodeOutcome(outcome, what);
+    // A result over the bound is refused before it is journaled: the journal holds the failure, not the value.
+    const max = this.options.sizes?.maxToolResultBytes ?? DEFAULT_MAX_TOOL_RESULT_BYTES;
+    if (ok && payload.length > max / 3 && encodedBytes(payload) > max) {
+      ({ ok, payload } = encodeOutcome(
+        { ok: false, error: resultTooLarge(what, encodedBytes(payload), max) },
+        what,
+      ));
+    }
     await this.commit([{ type: 'tool_outcome', data: { call_id: call.callId, ok, payload, clock } }]);
     return { ...toOutcome({ ok, payload }), clock };
   }

@@ -12,6 +12,7 @@ import type {
 import { runJournaled } from './run-journaled.ts';
 import type { RunLease } from './run-journaled.ts';
 import type { RunnerTools } from './runner-tools.ts';
+import type { CallSizeLimits } from './call-size-limits.ts';
 
 /** What every execution of a task's programs is given besides the program itself. */
 export type ProgramRequest = Omit<ExecutionRequest, 'host' | 'clock' | 'code' | 'language'>;
@@ -29,6 +30,8 @@ export interface ProgramRunnerOptions {
   readonly toolSignal?: AbortSignal;
   /** The worker's lease on the task: its token goes to tools, and it is proven before each side effect. */
   readonly lease?: RunLease;
+  /** Bounds on one call's encoded arguments and result (ADR 0027). */
+  readonly sizes?: CallSizeLimits;
 }
 
 /** The sandbox's part of a task's constraints. */
@@ -78,5 +81,6 @@ export function programRunner(o: ProgramRunnerOptions): (run: ProgramRun) => Pro
       signal: o.signal,
       ...(o.toolSignal ? { toolSignal: o.toolSignal } : {}),
       ...(o.lease ? { lease: o.lease } : {}),
+      ...(o.sizes ? { sizes: o.sizes } : {}),
     });
 }

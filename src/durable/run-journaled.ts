@@ -1,3 +1,4 @@
+import type { CallSizeLimits } from './call-size-limits.ts';
 import { CodecallError, errorRow, failure } from '../errors/index.ts';
 import type {
   ExecutionHost,
@@ -44,6 +45,8 @@ export interface RunJournaledOptions {
   readonly lease?: RunLease;
   /** The guest's clock at start, fixed for the task (journaled by the caller). */
   readonly startClock: number;
+  /** Bounds on one call's encoded arguments and result (ADR 0027). */
+  readonly sizes?: CallSizeLimits;
   readonly clock?: () => number;
   readonly signal?: AbortSignal;
   /**
@@ -114,6 +117,7 @@ export async function runJournaled(options: RunJournaledOptions): Promise<Execut
   const host = new JournalingHost({
     live: options.live,
     recorded: journal.recorded,
+    ...(options.sizes ? { sizes: options.sizes } : {}),
     append: journal.append,
     effectOf: (call) => policy.effectOf(call),
     clock: options.clock ?? Date.now,

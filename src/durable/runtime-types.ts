@@ -1,3 +1,4 @@
+import type { CallSizeLimits } from './call-size-limits.ts';
 import type { SandboxDriver, TaskAgent, TaskStore } from '../spec/index.ts';
 import type { RunnerTools } from './runner-tools.ts';
 import type { RuntimeObserver } from '../api/index.ts';
@@ -29,4 +30,6 @@ export interface RuntimeOptions {
   readonly agent?: TaskAgent;
   /** Lines for the operator (a run that lost its lease), e.g. the service's log. */
   readonly log?: (line: string) => void;
+  /** Bounds on one tool call's encoded arguments and result, each 1 MiB by default (ADR 0027). */
+  readonly sizes?: CallSizeLimits;
 }

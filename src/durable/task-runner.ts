@@ -1,3 +1,4 @@
+import type { CallSizeLimits } from './call-size-limits.ts';
 import { CodecallError } from '../errors/index.ts';
 import { idempotencyScope } from '../spec/index.ts';
 import type {
@@ -55,6 +56,8 @@ export interface TaskRunnerOptions {
   readonly agent?: TaskAgent;
   /** Lines for the operator (a run that lost its lease). */
   readonly log?: (line: string) => void;
+  /** Bounds on one call's encoded arguments and result (ADR 0027). */
+  readonly sizes?: CallSizeLimits;
 }
 
 /**
@@ -297,6 +300,7 @@ export class TaskRunner {
       signal: run.signal,
       toolSignal: run.toolSignal,
       lease: { fencingToken: run.lease.fencingToken, prove: () => run.proveLease() },
+      ...(this.options.sizes ? { sizes: this.options.sizes } : {}),
     });
     const append = (entries: readonly JournalEntryInput[]): Promise<void> => run.append(entries);
     // The deadline interrupts the run like a cancel; the task fails with DEADLINE_EXCEEDED.

@@ -70,6 +70,9 @@ export const ERROR_CODES = {
   TOOL_ERROR: row(502, 'tool', { name: 'ToolError', ...GUEST }),
   TOOL_RESULT_INVALID: row(502, 'tool', { name: 'ToolError', ...GUEST }),
   TOOL_CALL_LIMIT: row(429, 'limit'),
+  // One call's encoded arguments or result over its bound (ADR 0027): the guest catches them as a ToolError.
+  TOOL_ARGUMENTS_TOO_LARGE: row(413, 'tool', { name: 'ToolError', ...GUEST }),
+  TOOL_RESULT_TOO_LARGE: row(413, 'tool', { name: 'ToolError', ...GUEST }),
   TOOL_REJECTED: row(403, 'tool', { name: 'ToolRejectedError', ...GUEST }),
   GUEST_ERROR: row(422, 'guest', GUEST),
   RESULT_INVALID: row(422, 'guest', GUEST),

@@ -6,6 +6,7 @@ import { modelConfigFrom } from '../model/index.ts';
 import type { ModelConfig } from '../model/index.ts';
 import { connectionsConfigShape } from './config-connections.ts';
 import { approvalsConfigShape } from './config-approvals.ts';
+import { sizesConfigShape } from './config-sizes.ts';
 
 /** Everything `codecall serve` runs with: defaults < config file < environment < flags, validated and frozen. */
 export const serviceConfigSchema = z
@@ -48,6 +49,7 @@ export const serviceConfigSchema = z
     ...connectionsConfigShape,
     ...approvalsConfigShape,
     ...ceilingsConfigShape,
+    ...sizesConfigShape,
   })
   .strict();
 

@@ -87,6 +87,10 @@ export async function createService(
       maxDeadlineSeconds: config.maxDeadlineSeconds,
       maxRetries: config.maxRetries,
     },
+    sizes: {
+      maxToolArgumentBytes: config.maxToolArgumentBytes,
+      maxToolResultBytes: config.maxToolResultBytes,
+    },
   });
   metrics.watch(runtime);
   let closing: Promise<void> | undefined;
