@@ -69,6 +69,8 @@ export const ERROR_CODES = {
   TOOL_ERROR: row(502, 'tool', { name: 'ToolError', ...GUEST }),
   TOOL_RESULT_INVALID: row(502, 'tool', { name: 'ToolError', ...GUEST }),
   TOOL_CALL_LIMIT: row(429, 'limit'),
+  // A key or tenant holds as many event streams open as it may (Retry-After tells when to try again).
+  TOO_MANY_STREAMS: row(429, 'limit'),
   TOOL_REJECTED: row(403, 'tool', { name: 'ToolRejectedError', ...GUEST }),
   GUEST_ERROR: row(422, 'guest', GUEST),
   RESULT_INVALID: row(422, 'guest', GUEST),

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { CodecallError } from '../errors/index.ts';
+import { streamConfigShape } from './config-streams.ts';
 import { modelConfigFrom } from '../model/index.ts';
 import type { ModelConfig } from '../model/index.ts';
 
@@ -42,6 +43,7 @@ export const serviceConfigSchema = z
     baseUrl: z.string().url().nullable().default(null),
     model: z.string().min(1).nullable().default(null),
     apiKey: z.string().min(1).nullable().default(null),
+    ...streamConfigShape,
   })
   .strict();
 

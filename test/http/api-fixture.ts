@@ -9,6 +9,7 @@ import { keyAuthenticator, newApiKey } from '../../src/service/index.ts';
 import { SqliteTaskStore } from '../../src/store/index.ts';
 import { useDurableFixture } from '../durable/fixture.ts';
 import type { CallbackCheck, Runtime } from '../../src/api/index.ts';
+import type { StreamOptions } from '../../src/http/sse-stream.ts';
 
 /** The tests' paying tool: over 100 needs approval, so one call shows both paths. */
 export function payTool(): ToolDefinition {
@@ -43,6 +44,8 @@ export interface ApiFixtureOptions {
   readonly checkCallback?: CallbackCheck;
   /** Whether the runtime runs tasks (default true). */
   readonly start?: boolean;
+  /** The event streams' bounds (buildServer's `streams`). */
+  readonly streams?: StreamOptions;
 }
 
 export function useApiFixture(name: string, options: ApiFixtureOptions = {}): ApiFixture {
@@ -65,6 +68,7 @@ export function useApiFixture(name: string, options: ApiFixtureOptions = {}): Ap
       keys: fx.store,
       ...(options.bodyLimit === undefined ? {} : { bodyLimit: options.bodyLimit }),
       ...(options.checkCallback === undefined ? {} : { checkCallback: options.checkCallback }),
+      ...(options.streams === undefined ? {} : { streams: options.streams }),
     });
     await fx.app.ready();
   });
