@@ -73,6 +73,8 @@ export const ERROR_CODES = {
   // One call's encoded arguments or result over its bound (ADR 0027): the guest catches them as a ToolError.
   TOOL_ARGUMENTS_TOO_LARGE: row(413, 'tool', { name: 'ToolError', ...GUEST }),
   TOOL_RESULT_TOO_LARGE: row(413, 'tool', { name: 'ToolError', ...GUEST }),
+  // A key or tenant holds as many event streams open as it may (Retry-After tells when to try again).
+  TOO_MANY_STREAMS: row(429, 'limit'),
   TOOL_REJECTED: row(403, 'tool', { name: 'ToolRejectedError', ...GUEST }),
   GUEST_ERROR: row(422, 'guest', GUEST),
   RESULT_INVALID: row(422, 'guest', GUEST),

@@ -12,6 +12,8 @@ import { errorHandler, sendError } from './error-reply.ts';
 import { registerOpenApi } from './openapi.ts';
 import { sharedSchemas } from './schemas.ts';
 import { registerStreamRoute } from './stream-route.ts';
+import { sseSettings } from './sse-stream.ts';
+import type { StreamOptions } from './sse-stream.ts';
 import { idSchema } from './task-schemas.ts';
 import { registerTaskRoutes } from './task-routes.ts';
 import { registerMultipart } from './multipart-task.ts';
@@ -48,6 +50,8 @@ export interface ServerOptions {
   readonly console?: ConsoleOptions;
   /** Who may decide approvals (default: every key that sees the task, no separation of duties). */
   readonly approvers?: ApproverPolicy;
+  /** The event streams' bounds: unflushed bytes per stream, streams per key and per tenant (see sse-stream.ts). */
+  readonly streams?: StreamOptions;
 }
 
 const noCallbacks: CallbackCheck = (_url, field) => {
@@ -85,17 +89,18 @@ export function buildServer(options: ServerOptions): FastifyInstance {
   const checkCallback = options.checkCallback ?? noCallbacks;
   const approvers = options.approvers ?? OPEN_APPROVER_POLICY;
   // In a plugin, so its routes are registered once the OpenAPI plugin (above) watches for them.
+  const streams = sseSettings(options.streams);
   void app.register((api, _options, done) => {
     api.get('/healthz', () => liveness(options.store));
     api.get('/readyz', () => readiness(options));
     registerTaskRoutes(api, { runtime: options.runtime, store: options.store, checkCallback });
     registerBatchRoutes(api, options.runtime, checkCallback);
     registerControlRoutes(api, options.runtime, options.store, approvers);
-    registerStreamRoute(api, options.runtime, options.store);
+    registerStreamRoute(api, options.runtime, options.store, streams);
     registerArtifactRoute(api, options.store);
     registerApprovalRoutes(api, options.runtime, options.store, approvers);
     registerMeRoute(api);
-    registerTenantStreamRoute(api, options.runtime, options.store);
+    registerTenantStreamRoute(api, options.runtime, options.store, streams);
     if (options.keys) registerKeyRoutes(api, options.keys);
     done();
   });

@@ -61,6 +61,11 @@ export async function startService(config: ServiceConfig, options: StartServiceO
     runtime,
     store,
     bodyLimit: config.bodyLimitBytes,
+    streams: {
+      bufferBytes: config.streamBufferBytes,
+      maxPerKey: config.maxStreamsPerKey,
+      maxPerTenant: config.maxStreamsPerTenant,
+    },
     metrics: core.metrics,
     keys: store,
     ready: () => closing === undefined,

@@ -1,4 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { STREAM_RETRY_AFTER_S, streamLimiter } from './stream-limits.ts';
+import type { StreamLimitOptions } from './stream-limits.ts';
+import type { Principal } from '../spec/index.ts';
 
 const HEARTBEAT_MS = 15_000;
 
@@ -12,17 +15,68 @@ export interface SseStream {
   end(this: void): void;
 }
 
+/** What the streams of a server did: read by tests and operators (a debug counter, not a metric). */
+export interface StreamStats {
+  /** Streams open now. */
+  open: number;
+  /** The most bytes any stream held written but not flushed to its socket. */
+  maxBufferedBytes: number;
+  /** Streams ended because their client read too slowly (over `bufferBytes`). */
+  endedSlow: number;
+}
+
+export interface StreamOptions extends StreamLimitOptions {
+  /** Bytes one stream may hold written but unflushed; a stream over it is ended (its client resumes). */
+  readonly bufferBytes: number;
+  /** Filled in as streams run, when given. */
+  readonly stats?: StreamStats;
+}
+
+export const defaultStreamOptions: StreamOptions = {
+  bufferBytes: 1024 * 1024,
+  maxPerKey: 16,
+  maxPerTenant: 64,
+};
+
+/** What every stream route of one server shares: the caps count streams of both routes together. */
+export interface SseSettings {
+  readonly bufferBytes: number;
+  readonly stats: StreamStats;
+  readonly acquire: (principal: Principal) => () => void;
+}
+
+export function sseSettings(options: StreamOptions = defaultStreamOptions): SseSettings {
+  return {
+    bufferBytes: options.bufferBytes,
+    stats: options.stats ?? { open: 0, maxBufferedBytes: 0, endedSlow: 0 },
+    acquire: streamLimiter(options),
+  };
+}
+
 /**
  * Opens SSE responses for a route: headers, a heartbeat comment every 15 s, the end when the client leaves, and
- * the end of every open stream when the server closes (a stream would otherwise hold `close()` forever).
+ * the end of every open stream when the server closes (a stream would otherwise hold `close()` forever). Each
+ * stream holds a slot of its key's and tenant's caps (TOO_MANY_STREAMS before any header is sent) and at most
+ * `bufferBytes` unflushed: a client that stops reading is cut off rather than buffered for without bound.
  */
-export function sseOpener(app: FastifyInstance): (request: FastifyRequest, reply: FastifyReply) => SseStream {
+export function sseOpener(
+  app: FastifyInstance,
+  settings: SseSettings = sseSettings(),
+): (request: FastifyRequest, reply: FastifyReply) => SseStream {
   const streams = new Set<() => void>();
+  const { acquire, stats } = settings;
   app.addHook('preClose', (done) => {
     for (const end of [...streams]) end();
     done();
   });
   return (request, reply) => {
+    let release: () => void;
+    try {
+      release = acquire(request.principal);
+    } catch (error) {
+      void reply.header('retry-after', String(STREAM_RETRY_AFTER_S));
+      throw error;
+    }
     reply.hijack();
     const res = reply.raw;
     res.writeHead(200, {
@@ -31,26 +85,41 @@ export function sseOpener(app: FastifyInstance): (request: FastifyRequest, reply
       connection: 'keep-alive',
     });
     let open = true;
+    stats.open += 1;
     const ends: (() => void)[] = [];
-    const heartbeat = setInterval(() => open && res.write(': keep-alive\n\n'), HEARTBEAT_MS);
-    heartbeat.unref();
     const end = (): void => {
       if (!open) return;
       open = false;
+      stats.open -= 1;
+      release();
       streams.delete(end);
       clearInterval(heartbeat);
       for (const fn of ends.splice(0)) fn();
       res.end();
     };
+    // Writes one chunk unless it would take the unflushed bytes over the bound: then the stream is dropped (its
+    // buffer freed at once, not flushed to a client that does not read). One chunk alone may exceed the bound.
+    const write = (chunk: string): void => {
+      if (!open) return;
+      const size = Buffer.byteLength(chunk);
+      if (res.writableLength > 0 && res.writableLength + size > settings.bufferBytes) {
+        stats.endedSlow += 1;
+        end();
+        res.destroy();
+        return;
+      }
+      res.write(chunk);
+      stats.maxBufferedBytes = Math.max(stats.maxBufferedBytes, res.writableLength);
+    };
+    const heartbeat = setInterval(() => write(': keep-alive\n\n'), HEARTBEAT_MS);
+    heartbeat.unref();
     streams.add(end);
     request.raw.on('close', end);
     return {
       get open() {
         return open;
       },
-      send: (event, data) => {
-        if (open) res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
-      },
+      send: (event, data) => write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`),
       onEnd: (fn) => {
         if (open) ends.push(fn);
         else fn();

@@ -3,6 +3,7 @@ import { CodecallError } from '../errors/index.ts';
 import { isTerminal } from '../spec/index.ts';
 import type { JournalEntry, TaskStore } from '../spec/index.ts';
 import { sseOpener } from './sse-stream.ts';
+import type { SseSettings } from './sse-stream.ts';
 import { visibleTask } from './task-routes.ts';
 import type { Runtime, RuntimeEvent } from '../api/index.ts';
 
@@ -15,8 +16,13 @@ const REFRESH_MS = 1000;
  * the stream ends after the task's end. Logs and journal entries come from this process's runtime; status changes
  * of a task running elsewhere are seen by re-reading its view every second. Closing the server ends every stream.
  */
-export function registerStreamRoute(app: FastifyInstance, runtime: Runtime, store: TaskStore): void {
-  const openSse = sseOpener(app);
+export function registerStreamRoute(
+  app: FastifyInstance,
+  runtime: Runtime,
+  store: TaskStore,
+  streams?: SseSettings,
+): void {
+  const openSse = sseOpener(app, streams);
   app.get<{ Params: { id: string } }>('/api/v1/tasks/:id/stream', async (request, reply) => {
     const taskId = request.params.id;
     await visibleTask(store, request, taskId);

@@ -4,6 +4,7 @@ import type { CorruptTask, TaskRecord, TaskStatus, TaskStore } from '../spec/ind
 import { corruptItem, corruptItemOfView } from '../api/index.ts';
 import { listedTenant } from './principal.ts';
 import { sseOpener } from './sse-stream.ts';
+import type { SseSettings } from './sse-stream.ts';
 import { idSchema } from './task-schemas.ts';
 import type { Runtime, TaskView } from '../api/index.ts';
 
@@ -26,8 +27,13 @@ const stamp = (t: TaskRecord | CorruptTask): string =>
  * the store cannot read as written (its row, or a paused task's journal) is told as a `corrupt` event instead (the
  * list's `corrupt` item), never failing the stream: the list read after `ready` flags those already corrupt.
  */
-export function registerTenantStreamRoute(app: FastifyInstance, runtime: Runtime, store: TaskStore): void {
-  const openSse = sseOpener(app);
+export function registerTenantStreamRoute(
+  app: FastifyInstance,
+  runtime: Runtime,
+  store: TaskStore,
+  streams?: SseSettings,
+): void {
+  const openSse = sseOpener(app, streams);
   app.get<{ Querystring: { tenant?: string } }>(
     '/api/v1/task-events',
     {

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { ceilingsConfigShape } from './config-ceilings.ts';
 import { CodecallError } from '../errors/index.ts';
+import { streamConfigShape } from './config-streams.ts';
 import { modelConfigFrom } from '../model/index.ts';
 import type { ModelConfig } from '../model/index.ts';
 import { connectionsConfigShape } from './config-connections.ts';
@@ -50,6 +51,7 @@ export const serviceConfigSchema = z
     ...approvalsConfigShape,
     ...ceilingsConfigShape,
     ...sizesConfigShape,
+    ...streamConfigShape,
   })
   .strict();
 

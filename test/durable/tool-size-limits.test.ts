@@ -102,7 +102,7 @@ for (const language of ['javascript', 'python'] as const) {
     console.warn(`[tool-size-limits] python skipped: ${python.reason}`);
   describeIf(`tool call size bounds (${language})`, () => {
     let driver: SandboxDriver;
-    beforeAll(async () => {
+    beforeAll(() => {
       driver =
         language === 'javascript' ? createQuickJsDriver({ workers: 1 }) : createPythonDriver({ warm: 1 });
     });

@@ -10,6 +10,7 @@ import { keyAuthenticator, newApiKey } from '../../src/service/index.ts';
 import { SqliteTaskStore } from '../../src/store/index.ts';
 import { useDurableFixture } from '../durable/fixture.ts';
 import type { CallbackCheck, Runtime } from '../../src/api/index.ts';
+import type { StreamOptions } from '../../src/http/sse-stream.ts';
 
 /** The tests' paying tool: over 100 needs approval, so one call shows both paths. */
 export function payTool(): ToolDefinition {
@@ -48,6 +49,8 @@ export interface ApiFixtureOptions {
   readonly approvers?: ApproverPolicy;
   /** Runtime options beyond the fixture's (ceilings, concurrency, tenantConcurrency). */
   readonly runtime?: Pick<RuntimeOptions, 'ceilings' | 'concurrency' | 'tenantConcurrency'>;
+  /** The event streams' bounds (buildServer's `streams`). */
+  readonly streams?: StreamOptions;
 }
 
 export function useApiFixture(name: string, options: ApiFixtureOptions = {}): ApiFixture {
@@ -72,6 +75,7 @@ export function useApiFixture(name: string, options: ApiFixtureOptions = {}): Ap
       ...(options.bodyLimit === undefined ? {} : { bodyLimit: options.bodyLimit }),
       ...(options.checkCallback === undefined ? {} : { checkCallback: options.checkCallback }),
       ...(options.approvers === undefined ? {} : { approvers: options.approvers }),
+      ...(options.streams === undefined ? {} : { streams: options.streams }),
     });
     await fx.app.ready();
   });
