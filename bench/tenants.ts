@@ -6,12 +6,17 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
+import http from 'node:http';
 import net from 'node:net';
 import os, { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { percentile } from './stats.ts';
 
+// Each tenant connects from an address of its own (127.0.0.0/8 is all loopback), as two clients would: the
+// server's per-address connection cap then bounds B without counting A.
+const FROM = new Map<string, string>();
+const agents = new Map<string, http.Agent>();
 const QUICK = process.env.BENCH_QUICK === '1';
 const PHASE_MS = QUICK ? 4_000 : 12_000;
 const ROUND_CAP_MS = 10_000;
@@ -47,6 +52,8 @@ await waitFor(
 
 const keyA = await createKey('tenant-a');
 const keyB = await createKey('tenant-b');
+FROM.set(keyA, '127.0.0.2');
+FROM.set(keyB, '127.0.0.3');
 const progress = (line: string): void => {
   process.stderr.write(`[${new Date().toISOString().slice(11, 19)}] ${line}\n`);
 };
@@ -78,22 +85,56 @@ async function waitFor<T>(probe: () => T | null | Promise<T | null>, what: strin
   throw new Error(`bench:tenants: no ${what} within ${ms} ms; server log:\n${log}`);
 }
 
-async function api(
+function agentFor(localAddress: string): http.Agent {
+  let agent = agents.get(localAddress);
+  if (agent === undefined) {
+    agent = new http.Agent({ keepAlive: true, maxSockets: 64, localAddress });
+    agents.set(localAddress, agent);
+  }
+  return agent;
+}
+
+function api(
   key: string,
   method: string,
   path: string,
   body?: unknown,
 ): Promise<{ status: number; json: Answer }> {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${key}`,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      {
+        agent: agentFor(FROM.get(key) ?? '127.0.0.1'),
+        method,
+        host: '127.0.0.1',
+        port,
+        path,
+        headers: {
+          authorization: `Bearer ${key}`,
+          ...(payload === undefined
+            ? {}
+            : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) }),
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let json: Answer = {};
+          try {
+            json = (text === '' ? {} : JSON.parse(text)) as Answer;
+          } catch {
+            // not JSON (a refused connection's answer): status says enough
+          }
+          resolve({ status: res.statusCode ?? 0, json });
+        });
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(payload);
   });
-  const text = await res.text();
-  return { status: res.status, json: (text === '' ? {} : JSON.parse(text)) as Answer };
 }
 
 async function createKey(tenant: string): Promise<string> {
@@ -160,7 +201,7 @@ async function tenantA(
 
 /** A raw socket that sends a request and never reads the answer. */
 function stalled(path: string, key: string, extra = ''): net.Socket {
-  const socket = net.connect(port, '127.0.0.1');
+  const socket = net.connect({ port, host: '127.0.0.1', localAddress: '127.0.0.3' });
   socket.on('error', () => {});
   socket.write(
     `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${key}\r\n${extra}\r\n`,
@@ -230,7 +271,7 @@ const attacks: Record<string, Attack> = {
   },
   'slow bodies': () => {
     const sockets = Array.from({ length: 200 }, () => {
-      const s = net.connect(port, '127.0.0.1');
+      const s = net.connect({ port, host: '127.0.0.1', localAddress: '127.0.0.3' });
       s.on('error', () => {});
       s.write(
         `POST /api/v1/tasks HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${keyB}\r\n` +
@@ -292,6 +333,7 @@ for (const r of rows) {
       `${String(r.errors).padStart(9)} ${String(r.starved).padStart(10)} ${r.peak.toFixed(0).padStart(10)} (+${(r.peak - baselineRss).toFixed(0)}${r.peak - baselineRss <= 200 ? '' : ' MISS'})`,
   );
 }
+for (const agent of agents.values()) agent.destroy();
 server.kill('SIGTERM');
 await new Promise((r) => server.once('exit', r));
 await rm(dir, { recursive: true, force: true });

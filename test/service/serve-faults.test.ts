@@ -65,6 +65,9 @@ describe('codecall serve: second servers, shutdowns and crashes on one database'
       tools,
       '--concurrency',
       String(concurrency),
+      // Every task here is tenant default's: all slots are its own (the default share would hold half back).
+      '--tenant-concurrency',
+      String(concurrency),
       '--insecure-no-auth',
     );
   }
