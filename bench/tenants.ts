@@ -254,7 +254,7 @@ const attacks: Record<string, Attack> = {
     return async () => {
       // Cancel what is left so the next phase starts with an empty queue.
       for (;;) {
-        const { json } = await api(keyB, 'GET', '/api/v1/tasks?status=queued&limit=200');
+        const { json } = await api(keyB, 'GET', '/api/v1/tasks?status=pending&limit=200');
         const tasks = json.tasks ?? [];
         if (tasks.length === 0) break;
         await Promise.all(
