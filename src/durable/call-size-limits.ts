@@ -10,8 +10,8 @@ export interface CallSizeLimits {
   readonly maxToolResultBytes?: number;
 }
 
-export const DEFAULT_MAX_TOOL_ARGUMENT_BYTES = 1024 * 1024;
-export const DEFAULT_MAX_TOOL_RESULT_BYTES = 1024 * 1024;
+const DEFAULT_MAX_TOOL_ARGUMENT_BYTES = 1024 * 1024;
+const DEFAULT_MAX_TOOL_RESULT_BYTES = 1024 * 1024;
 
 /**
  * What the journal holds for arguments over the bound instead of them: their size and digest. A replay checks
@@ -23,28 +23,51 @@ export function oversizeStandIn(args: string): string {
 
 const STAND_IN_PREFIX = '{"codecall_too_large":';
 
-/** The journaled arguments are a stand-in for ones over the bound (the program's own arguments never are). */
+/** The journaled arguments are (or look like) a stand-in for ones over the bound. */
 export function isOversizeStandIn(args: string): boolean {
   return args.startsWith(STAND_IN_PREFIX);
 }
 
-export function argumentsTooLarge(what: string, size: number, max: number): SerializedError {
-  return failure(
-    'TOOL_ARGUMENTS_TOO_LARGE',
-    `${what}: the arguments are ${size} bytes encoded, more than the ${max} a call may pass`,
-    { bytes: size, max },
-  );
+/**
+ * A tagged JSON text's UTF-8 size when it is over `max` bytes, else null. A UTF-16 code unit takes at most 3 bytes,
+ * so a text of at most max/3 code units is within the bound without counting.
+ */
+function sizeOver(text: string, max: number): number | null {
+  if (text.length <= max / 3) return null;
+  const bytes = Buffer.byteLength(text);
+  return bytes > max ? bytes : null;
 }
 
-export function resultTooLarge(what: string, size: number, max: number): SerializedError {
-  return failure(
-    'TOOL_RESULT_TOO_LARGE',
-    `${what}: the result is ${size} bytes encoded, more than the ${max} a call may return`,
-    { bytes: size, max },
-  );
+/** TOOL_ARGUMENTS_TOO_LARGE for encoded arguments over the bound, else null. */
+export function oversizeArguments(
+  what: string,
+  args: string,
+  limits?: CallSizeLimits,
+): SerializedError | null {
+  const max = limits?.maxToolArgumentBytes ?? DEFAULT_MAX_TOOL_ARGUMENT_BYTES;
+  const bytes = sizeOver(args, max);
+  return bytes === null
+    ? null
+    : failure(
+        'TOOL_ARGUMENTS_TOO_LARGE',
+        `${what}: the arguments are ${bytes} bytes encoded, more than the ${max} a call may pass`,
+        { bytes, max },
+      );
 }
 
-/** A tagged JSON text's size in UTF-8 bytes (a text longer in code units than `max` is over without counting). */
-export function encodedBytes(text: string): number {
-  return Buffer.byteLength(text);
+/** TOOL_RESULT_TOO_LARGE for an encoded successful result over the bound, else null. */
+export function oversizeResult(
+  what: string,
+  payload: string,
+  limits?: CallSizeLimits,
+): SerializedError | null {
+  const max = limits?.maxToolResultBytes ?? DEFAULT_MAX_TOOL_RESULT_BYTES;
+  const bytes = sizeOver(payload, max);
+  return bytes === null
+    ? null
+    : failure(
+        'TOOL_RESULT_TOO_LARGE',
+        `${what}: the result is ${bytes} bytes encoded, more than the ${max} a call may return`,
+        { bytes, max },
+      );
 }

@@ -10,14 +10,7 @@ import type {
   LogEntry,
 } from '../spec/index.ts';
 import { lostCallsError } from './attention-error.ts';
-import {
-  DEFAULT_MAX_TOOL_ARGUMENT_BYTES,
-  DEFAULT_MAX_TOOL_RESULT_BYTES,
-  argumentsTooLarge,
-  encodedBytes,
-  oversizeStandIn,
-  resultTooLarge,
-} from './call-size-limits.ts';
+import { oversizeArguments, oversizeResult, oversizeStandIn } from './call-size-limits.ts';
 import type { CallSizeLimits } from './call-size-limits.ts';
 import { CommitQueue } from './commit-queue.ts';
 import { decideApproval, decideCall, decideInput } from './call-decision.ts';
@@ -192,9 +185,9 @@ export class JournalingHost implements ExecutionHost {
    */
   private oversizeArguments(call: HostCall): Promise<HostOutcome> | null {
     if (call.kind !== 'tool') return null;
-    const max = this.options.sizes?.maxToolArgumentBytes ?? DEFAULT_MAX_TOOL_ARGUMENT_BYTES;
     const { tool, args } = wireForm(call);
-    if (args.length <= max / 3 || encodedBytes(args) <= max) return null;
+    const error = oversizeArguments(tool, args, this.options.sizes);
+    if (error === null) return null;
     const position = this.memory.positions.get(call.callId);
     if (position !== undefined) {
       return new Promise((resolve) => {
@@ -202,7 +195,7 @@ export class JournalingHost implements ExecutionHost {
         this.scheduleDrain();
       });
     }
-    const refused: HostOutcome = { ok: false, error: argumentsTooLarge(tool, encodedBytes(args), max) };
+    const refused: HostOutcome = { ok: false, error };
     const intent = this.memory.intents.has(call.callId)
       ? Promise.resolve()
       : this.commit([
@@ -374,13 +367,8 @@ export class JournalingHost implements ExecutionHost {
     const what = call.kind === 'timer' ? 'a timer' : `${call.namespace}.${call.name}`;
     let { ok, payload } = encodeOutcome(outcome, what);
     // A result over the bound is refused before it is journaled: the journal holds the failure, not the value.
-    const max = this.options.sizes?.maxToolResultBytes ?? DEFAULT_MAX_TOOL_RESULT_BYTES;
-    if (ok && payload.length > max / 3 && encodedBytes(payload) > max) {
-      ({ ok, payload } = encodeOutcome(
-        { ok: false, error: resultTooLarge(what, encodedBytes(payload), max) },
-        what,
-      ));
-    }
+    const tooLarge = ok ? oversizeResult(what, payload, this.options.sizes) : null;
+    if (tooLarge !== null) ({ ok, payload } = encodeOutcome({ ok: false, error: tooLarge }, what));
     await this.commit([{ type: 'tool_outcome', data: { call_id: call.callId, ok, payload, clock } }]);
     return { ...toOutcome({ ok, payload }), clock };
   }
