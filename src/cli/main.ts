@@ -115,7 +115,17 @@ export async function main(
       'signs webhooks (Standard Webhooks); needed for callback_url. A flag is visible in `ps`: prefer CODECALL_WEBHOOK_SECRET or the config file',
     )
     .option('--allow-private-webhooks', 'allow webhooks to loopback, private and link-local addresses')
-    .option('--insecure-no-auth', 'no API keys: every caller is admin (local use only)')
+    .option(
+      '--insecure-no-auth',
+      'no API keys: every caller is admin (local use only: loopback, own-origin browser requests only)',
+    )
+    .option('--allow-remote-no-auth', 'let --insecure-no-auth listen on a non-loopback --host')
+    .option(
+      '--allowed-host <host>',
+      'a Host name requests may carry, name[:port] (repeatable; default in no-auth mode: loopback names)',
+      collect,
+      [],
+    )
     .option(
       '--provider <name>',
       'model provider of instruction tasks: openai, mistral, vllm, ollama, llamacpp',

@@ -2,6 +2,7 @@
 // once the port is ours, so a server listens in a fraction of a second and a taken port costs nothing.
 import { listenFirst } from '../http/listen-first.ts';
 import { loadConfig, loadModelConfig } from '../service/config.ts';
+import { checkNoAuthBinding } from '../service/config-origin.ts';
 import type { CliIo } from './cli-io.ts';
 
 export interface ServeOptions {
@@ -15,6 +16,9 @@ export interface ServeOptions {
   webhookSecret?: string;
   allowPrivateWebhooks?: boolean;
   insecureNoAuth?: boolean;
+  allowRemoteNoAuth?: boolean;
+  /** --allowed-host, repeatable: joined with commas (the config key's text form). */
+  allowedHost?: string[];
   python?: boolean;
   pythonWarm?: string;
   provider?: string;
@@ -35,10 +39,12 @@ export async function serveCommand(
   io: CliIo,
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<number> {
-  const { config: file, python, ...rest } = options;
+  const { config: file, python, allowedHost, ...given } = options;
+  const rest = allowedHost?.length ? { ...given, allowedHosts: allowedHost.join(',') } : given;
   // commander sets a --no-x switch to true when absent; only a given --no-python may override the config.
   const flags = python === false ? { ...rest, python } : rest;
   const config = loadConfig({ flags, env, ...(file === undefined ? {} : { file }) });
+  checkNoAuthBinding(config);
   const model = loadModelConfig(config, env);
   // Listen first: PORT_IN_USE is found before the database is opened or a task claimed.
   const listener = await listenFirst({ port: config.port, host: config.host, limits: config });

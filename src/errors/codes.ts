@@ -120,6 +120,10 @@ export const ERROR_CODES = {
   REQUEST_TIMEOUT: row(408, 'input'),
   // `codecall serve` found its port taken (another server on it?): it exits before opening anything.
   PORT_IN_USE: row(409, 'input'),
+  // DNS rebinding and other sites' pages (ADR 0022): a Host the server does not answer to; a browser's request
+  // from another origin to a server without API keys.
+  HOST_NOT_ALLOWED: row(421, 'input'),
+  CROSS_ORIGIN_REFUSED: row(403, 'input'),
   INPUT_TIMEOUT: row(408, 'tool', { name: 'InputTimeoutError', ...GUEST }),
   DEADLINE_EXCEEDED: row(408, 'limit', { endsRun: true }),
   WEBHOOK_TARGET_REFUSED: row(400, 'input'),

@@ -27,6 +27,8 @@ import type { ConsoleOptions } from './console-route.ts';
 import { registerTenantStreamRoute } from './tenant-stream-route.ts';
 import type { CallbackCheck, Runtime } from '../api/index.ts';
 import { liveness, readiness } from './health-routes.ts';
+import { LOOPBACK_HOSTS, registerOriginGuard } from './origin-guard.ts';
+import type { OriginGuardOptions } from './origin-guard.ts';
 
 export interface ServerOptions {
   readonly runtime: Runtime;
@@ -52,6 +54,8 @@ export interface ServerOptions {
   readonly approvers?: ApproverPolicy;
   /** The event streams' bounds: unflushed bytes per stream, streams per key and per tenant (see sse-stream.ts). */
   readonly streams?: StreamOptions;
+  /** Host and Origin checks (origin-guard.ts); default: on for loopback names without `authenticate`, else off. */
+  readonly origin?: OriginGuardOptions;
 }
 
 const noCallbacks: CallbackCheck = (_url, field) => {
@@ -77,6 +81,14 @@ export function buildServer(options: ServerOptions): FastifyInstance {
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false } },
   });
   app.setErrorHandler(errorHandler);
+  // First of the hooks: a rebinding Host or another site's page is refused before auth or any route runs.
+  registerOriginGuard(
+    app,
+    options.origin ??
+      (options.authenticate === undefined
+        ? { allowedHosts: LOOPBACK_HOSTS, allowIpHosts: true, checkOrigin: true }
+        : { allowedHosts: null, checkOrigin: false }),
+  );
   app.setNotFoundHandler((request, reply) =>
     sendError(reply, 404, 'NOT_FOUND', `no route ${request.method} ${request.url}`),
   );

@@ -6,6 +6,8 @@ import type { ConsoleOptions } from './console-files.ts';
 import { listenFirst } from './listen-first.ts';
 import type { EarlyListener } from './listen-first.ts';
 import type { buildServer as BuildServer } from './build-server.ts';
+import { checkNoAuthBinding } from '../service/config-origin.ts';
+import { originGuardFor } from './origin-guard.ts';
 
 export interface Service {
   /** `http://host:port` it listens on. */
@@ -31,6 +33,7 @@ export interface StartServiceOptions extends CreateServiceOptions {
  */
 export async function startService(config: ServiceConfig, options: StartServiceOptions): Promise<Service> {
   const { log } = options;
+  checkNoAuthBinding(config);
   const listener =
     options.listener ?? (await listenFirst({ port: config.port, host: config.host, limits: config }));
   let core: ServiceCore;
@@ -72,6 +75,7 @@ export async function startService(config: ServiceConfig, options: StartServiceO
     starting: () => !started,
     ...(core.authenticate ? { authenticate: core.authenticate } : {}),
     checkCallback: core.checkCallback,
+    origin: originGuardFor(config),
     approvers: { roles: config.approverRoles, separateFromSubmitter: config.approvalSeparation },
     ...(options.console ? { console: options.console } : {}),
   });
