@@ -1,5 +1,5 @@
 import { request } from 'node:http';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,7 +7,7 @@ import { startService } from '../../src/http/index.ts';
 import type { Service } from '../../src/http/index.ts';
 import { loadConfig, newApiKey } from '../../src/service/index.ts';
 import type { CodecallError } from '../../src/errors/index.ts';
-import { assertBuilt, codecall } from '../cli-fixture.ts';
+import { assertBuilt, codecall, lastJson } from '../cli-fixture.ts';
 
 // Issue 17 item 7: a server without API keys (--insecure-no-auth) listens on loopback only, answers only to its
 // own Host names (DNS rebinding) and refuses browsers' requests from other origins; the CLI, curl and our client
@@ -165,6 +165,15 @@ describe('a no-auth server takes requests only from its own origin', () => {
     }
     // A link from another site to a page that is not the API (the console, the probes) still opens.
     expect((await send(base, 'GET', '/healthz', { 'sec-fetch-site': 'cross-site' })).status).toBe(200);
+  });
+
+  it('`codecall tasks submit --url` (our client, no Origin) still creates and follows a task', async () => {
+    assertBuilt();
+    const program = join(dir, 'six.js');
+    await writeFile(program, 'return 6 * 7;\n');
+    const run = await codecall({}, 'tasks', 'submit', program, '--url', base, '--wait', '--json');
+    expect(run.code, run.stderr).toBe(0);
+    expect(lastJson(run.stdout)).toMatchObject({ status: 'succeeded', result: { output: 42 } });
   });
 
   it('refuses to start a no-auth server on a non-loopback address, naming the flag', async () => {
