@@ -163,6 +163,8 @@ describe('a no-auth server takes requests only from its own origin', () => {
     for (const site of ['same-origin', 'none']) {
       expect((await send(base, 'POST', '/api/v1/tasks', { 'sec-fetch-site': site }, TASK)).status).toBe(201);
     }
+    // The route is what counts, not the spelling of the path.
+    expect((await send(base, 'GET', '/%61pi/v1/tasks', { 'sec-fetch-site': 'cross-site' })).status).toBe(403);
     // A link from another site to a page that is not the API (the console, the probes) still opens.
     expect((await send(base, 'GET', '/healthz', { 'sec-fetch-site': 'cross-site' })).status).toBe(200);
   });
