@@ -123,8 +123,8 @@ export async function main(
     .option(
       '--allowed-host <host>',
       'a Host name requests may carry, name[:port] (repeatable; default in no-auth mode: loopback names)',
-      collect,
-      [],
+      // No default: an absent flag leaves allowedHosts to the config file and CODECALL_ALLOWED_HOSTS.
+      (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
     )
     .option(
       '--provider <name>',

@@ -7,7 +7,7 @@ import { startService } from '../../src/http/index.ts';
 import type { Service } from '../../src/http/index.ts';
 import { loadConfig, newApiKey } from '../../src/service/index.ts';
 import type { CodecallError } from '../../src/errors/index.ts';
-import { assertBuilt, codecall, lastJson } from '../cli-fixture.ts';
+import { assertBuilt, codecall, lastJson, startCodecall, until } from '../cli-fixture.ts';
 
 // Issue 17 item 7: a server without API keys (--insecure-no-auth) listens on loopback only, answers only to its
 // own Host names (DNS rebinding) and refuses browsers' requests from other origins; the CLI, curl and our client
@@ -264,6 +264,38 @@ describe('the Host check when the operator opens a no-auth server or sets allowe
     const service = await start(dir, {});
     services.push(service);
     expect((await send(service.address, 'GET', '/healthz', { host: 'anything.example' })).status).toBe(200);
+  });
+
+  it('`codecall serve --allowed-host` (repeatable) sets the list', async () => {
+    assertBuilt();
+    const db = join(dir, 'cli-hosts.db');
+    const s = startCodecall(
+      { CODECALL_PYTHON: 'false' },
+      'serve',
+      '--port',
+      '0',
+      '--db',
+      db,
+      '--insecure-no-auth',
+      '--allowed-host',
+      'a.example',
+      '--allowed-host',
+      '127.0.0.1',
+    );
+    try {
+      let base = '';
+      await until(() => {
+        base = /serving on (http:\/\/[^\s]+)/.exec(s.stderr())?.[1] ?? '';
+        return base !== '';
+      });
+      const port = new URL(base).port;
+      expect((await send(base, 'GET', '/healthz', { host: `a.example:${port}` })).status).toBe(200);
+      expect((await send(base, 'GET', '/healthz', { host: `127.0.0.1:${port}` })).status).toBe(200);
+      expect((await send(base, 'GET', '/healthz', { host: `localhost:${port}` })).status).toBe(421);
+    } finally {
+      s.child.kill('SIGTERM');
+      await s.exited;
+    }
   });
 
   it('refuses a malformed allowedHosts entry at load', () => {
