@@ -21,6 +21,7 @@ export interface ServeOptions {
   baseUrl?: string;
   model?: string;
   apiKey?: string;
+  auditKeyFile?: string;
 }
 
 export const DEFAULT_DB = 'data/codecall.db';

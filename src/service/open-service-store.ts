@@ -1,7 +1,7 @@
 import { CodecallError } from '../errors/index.ts';
 import type { Metrics } from '../metrics/index.ts';
 import type { StoreHealthEvent } from '../spec/index.ts';
-import { createSqliteTaskStore } from '../store/index.ts';
+import { createSqliteTaskStore, resolveAuditKey } from '../store/index.ts';
 import type { SqliteTaskStore } from '../store/index.ts';
 
 /**
@@ -12,12 +12,24 @@ import type { SqliteTaskStore } from '../store/index.ts';
 export async function openServiceStore(
   path: string,
   log: (line: string) => void,
+  options: { auditKeyFile?: string | null } = {},
 ): Promise<{ store: SqliteTaskStore; observeHealth: (metrics: Metrics) => void }> {
   let metrics: Metrics | undefined;
   // What the start's own probe finds is logged only if the start goes on (a refusal says it once).
   let held: string[] | null = [];
+  // The audit chain is keyed (ADR 0030): a first start makes the key beside the database, never inside it.
+  const memory = path === ':memory:' || path === '';
+  const auditKey = memory
+    ? null
+    : await resolveAuditKey({
+        db: path,
+        create: true,
+        note: (text) => log(text.trimEnd()),
+        ...(options.auditKeyFile ? { keyFile: options.auditKeyFile } : {}),
+      });
   const store = await createSqliteTaskStore({
     path,
+    auditKey,
     onHealth: (event) => {
       metrics?.observeStoreHealth(event);
       const line = healthLine(event);
