@@ -21,6 +21,8 @@ export async function openTaskDb(
     const auditKey = options.auditKey === 'none' ? null : await resolveAuditKey({ db: path, create: true });
     return await createSqliteTaskStore({ path, auditKey });
   } catch (e) {
+    // A replaced audit key is its own finding (ADR 0030), not a bad path.
+    if (isCodecallError(e) && e.code === 'AUDIT_KEY_MISMATCH') throw e;
     const message = isCodecallError(e) || e instanceof Error ? e.message : String(e);
     throw new CodecallError('INVALID_ARGUMENT', `cannot open task database ${path}: ${message}`, {
       cause: e,

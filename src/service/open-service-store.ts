@@ -19,6 +19,8 @@ export async function openServiceStore(
   let held: string[] | null = [];
   // The audit chain is keyed (ADR 0030): a first start makes the key beside the database, never inside it.
   const memory = path === ':memory:' || path === '';
+  // A key that cannot be made (a read-only directory) is reported after the store's own refusal, which says more.
+  let keyError: unknown = null;
   const auditKey = memory
     ? null
     : await resolveAuditKey({
@@ -26,6 +28,9 @@ export async function openServiceStore(
         create: true,
         note: (text) => log(text.trimEnd()),
         ...(options.auditKeyFile ? { keyFile: options.auditKeyFile } : {}),
+      }).catch((e: unknown) => {
+        keyError = e;
+        return null;
       });
   const store = await createSqliteTaskStore({
     path,
@@ -48,6 +53,18 @@ export async function openServiceStore(
     throw new CodecallError('STORE_UNAVAILABLE', `refusing to serve: ${fault.message}`, {
       details: { kind: fault.kind, sqliteCode: fault.code, path },
     });
+  }
+  if (keyError !== null) {
+    await store.close();
+    const why = keyError instanceof Error ? keyError.message : 'unknown error';
+    throw new CodecallError(
+      'STORE_UNAVAILABLE',
+      `refusing to serve: cannot read or create the audit key: ${why}`,
+      {
+        details: { kind: 'audit_key', path },
+        cause: keyError,
+      },
+    );
   }
   for (const line of held) log(line);
   held = null;

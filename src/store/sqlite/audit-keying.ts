@@ -145,28 +145,33 @@ export function linkMac(
  */
 export function keyConnection(db: Database.Database, key: Buffer, now: number): void {
   const fingerprint = keyFingerprint(key);
-  db.transaction(() => {
-    const known = db.prepare('SELECT fingerprint FROM audit_key WHERE id = 1').get() as
-      { fingerprint: string } | undefined;
-    if (known !== undefined) {
-      if (known.fingerprint !== fingerprint) {
-        throw new CodecallError(
-          'AUDIT_KEY_MISMATCH',
-          'the audit key is not the one this database was keyed with (replaced key file, or the wrong CODECALL_AUDIT_KEY)',
-        );
-      }
-      return;
-    }
-    db.prepare('INSERT INTO audit_key (id, fingerprint, keyed_at) VALUES (1, ?, ?)').run(fingerprint, now);
-    const tasks = db
-      .prepare(
-        `SELECT t.id, coalesce((SELECT max(seq) FROM audit_log a WHERE a.task_id = t.id), 0) AS seq FROM tasks t`,
-      )
-      .all() as { id: string; seq: number }[];
-    for (const t of tasks) {
-      const covers = canonicalJson(currentCovers(db, t.id, undefined));
-      writeHead(db, key, { task_id: t.id, legacy_seq: t.seq, seq: t.seq, mac: '', covers });
-    }
-  }).immediate();
+  const recorded = (): string | undefined =>
+    (
+      db.prepare('SELECT fingerprint FROM audit_key WHERE id = 1').get() as
+        { fingerprint: string } | undefined
+    )?.fingerprint;
+  // Read first: a keyed database opens without a write (a read-only file stays readable).
+  const known =
+    recorded() ?? db.transaction(() => recorded() ?? install(db, key, fingerprint, now)).immediate();
+  if (known !== fingerprint) {
+    throw new CodecallError(
+      'AUDIT_KEY_MISMATCH',
+      'the audit key is not the one this database was keyed with (replaced key file, or the wrong CODECALL_AUDIT_KEY)',
+    );
+  }
   keys.set(db, key);
+}
+
+function install(db: Database.Database, key: Buffer, fingerprint: string, now: number): string {
+  db.prepare('INSERT INTO audit_key (id, fingerprint, keyed_at) VALUES (1, ?, ?)').run(fingerprint, now);
+  const tasks = db
+    .prepare(
+      'SELECT t.id, coalesce((SELECT max(seq) FROM audit_log a WHERE a.task_id = t.id), 0) AS seq FROM tasks t',
+    )
+    .all() as { id: string; seq: number }[];
+  for (const t of tasks) {
+    const covers = canonicalJson(currentCovers(db, t.id, undefined));
+    writeHead(db, key, { task_id: t.id, legacy_seq: t.seq, seq: t.seq, mac: '', covers });
+  }
+  return fingerprint;
 }
