@@ -15,6 +15,7 @@ export default [defineTool({ name: 'tick', description: 'echoes i', effect: 'rea
 `;
 
 interface Finding {
+  source: string;
   task_id: string;
   log: string;
   seq: number;
@@ -49,7 +50,9 @@ describe('codecall audit anchor / verify --anchor', () => {
     [ok, other, failed] = ids as [string, string, string];
     const a = await codecall({}, 'audit', 'anchor', '--db', pristine, '--out', join(dir, 'anchor.json'));
     expect(a.code, a.stderr).toBe(0);
-    expect(a.stderr).toContain('created audit key');
+    // `exec` made the key beside the database (its audit rows are keyed, ADR 0030); the anchor uses it.
+    expect(a.stderr).not.toContain('created audit key');
+    await stat(`${pristine}.audit-key`);
     anchor = join(dir, 'anchor.json');
   });
   afterAll(() => rm(dir, { recursive: true, force: true }));
@@ -80,7 +83,7 @@ describe('codecall audit anchor / verify --anchor', () => {
   async function anchored(path: string, ...extra: string[]): Promise<Finding[]> {
     const r = await codecall({}, 'audit', 'verify', '--db', path, '--anchor', anchor, '--json', ...extra);
     expect(r.code, r.stderr).toBe(1);
-    return (lastJson(r.stdout).broken as Finding[]).filter((b) => b.kind !== 'chain');
+    return (lastJson(r.stdout).broken as Finding[]).filter((b) => b.source === 'anchor');
   }
 
   /** Rewrites a task's journal from `fromSeq` with fresh unkeyed checksums, as an attacker without the key can. */
@@ -106,7 +109,9 @@ describe('codecall audit anchor / verify --anchor', () => {
     expect(lastJson(r.stdout)).toMatchObject({ ok: true, keyed: true, broken: [] });
     expect((await stat(`${pristine}.audit-key`)).mode & 0o777).toBe(0o600);
     const plain = await codecall({}, 'audit', 'verify', '--db', pristine);
-    expect(plain.stdout).toContain('chains checked unkeyed');
+    // The key beside the database is found without flags: the keyed chain was checked, nothing to note.
+    expect(plain.code, plain.stdout).toBe(0);
+    expect(plain.stdout).not.toContain('note:');
   });
 
   it('an edited journal timestamp', async () => {

@@ -80,7 +80,19 @@ describe('codecall audit verify', () => {
     expect(r.code, r.stderr).toBe(1);
     const out = lastJson(r.stdout);
     expect(out).toMatchObject({ ok: false, tasks: 4 });
-    const broken = out.broken as { task_id: string; log: string; seq: number; message: string }[];
+    const all = out.broken as {
+      source: string;
+      task_id: string;
+      log: string;
+      seq: number;
+      kind: string;
+      message: string;
+    }[];
+    // The keyed chain (ADR 0030) names the rewritten audit row too.
+    expect(all.filter((b) => b.source === 'keyed').map((b) => [b.task_id, b.seq, b.kind])).toEqual([
+      [audited, 2, 'row_modified'],
+    ]);
+    const broken = all.filter((b) => b.source === 'chain');
     expect(broken.map((b) => [b.task_id, b.log, b.seq])).toEqual([
       [rewritten, 'journal', 3],
       [audited, 'audit', 2],
@@ -97,7 +109,7 @@ describe('codecall audit verify', () => {
     expect(text.stdout).toContain(`BROKEN ${rewritten}  journal  seq 3: `);
     expect(text.stdout).toContain(`BROKEN ${audited}  audit  seq 2: `);
     expect(text.stdout).toContain(`BROKEN ${truncated}  journal  seq 3: `);
-    expect(text.stdout).toContain('3 broken chains');
+    expect(text.stdout).toContain('4 findings');
   });
 
   it('refuses a database that does not exist', async () => {

@@ -1,9 +1,9 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { CodecallError } from '../errors/index.ts';
-import { anchorDatabase, verifyDatabaseAnchor, verifyStore } from '../store/index.ts';
+import { anchorDatabase, verifyDatabaseAnchor, verifyDatabaseAudit, verifyStore } from '../store/index.ts';
 import type { AnchorProblem, AuditAnchor } from '../store/index.ts';
-import { resolveAuditKey } from './audit-key.ts';
-import type { AuditKeyOptions } from './audit-key.ts';
+import { resolveAuditKey } from '../store/index.ts';
+import type { AuditKeyOptions } from '../store/index.ts';
 import type { CliIo } from './cli-io.ts';
 import { openTaskDb } from './task-db.ts';
 
@@ -13,24 +13,53 @@ export interface AuditVerifyOptions extends AuditKeyOptions {
   readonly anchor?: string;
 }
 
+/** One finding as `audit verify` prints it: `source` says which check found it. */
+interface Finding {
+  readonly source: 'chain' | 'keyed' | 'anchor';
+  readonly task_id: string;
+  readonly log: string;
+  readonly seq: number;
+  readonly kind: string;
+  readonly field?: string;
+  readonly message: string;
+}
+
 /**
- * `codecall audit verify`: every task's journal and audit chains, and with --anchor the keyed anchor too; exit 1
- * when anything is broken. The chains alone are unkeyed: a rewrite that recomputes them passes, so without an
- * anchor the report says so.
+ * `codecall audit verify`: every task's unkeyed journal and audit chains; with the audit key (found the way
+ * `serve` finds it) the keyed audit chain, signed heads and task fields (ADR 0030); with --anchor the keyed
+ * anchor too (ADR 0025). Exit 1 when anything is found. The database is only read.
  */
 export async function auditVerify(options: AuditVerifyOptions, io: CliIo): Promise<number> {
-  const store = await openTaskDb(options.db, true);
+  const store = await openTaskDb(options.db, true, { auditKey: 'none' });
   let report: Awaited<ReturnType<typeof verifyStore>>;
   try {
     report = await verifyStore(store);
   } finally {
     await store.close();
   }
-  let problems: AnchorProblem[] = [];
+  const key = await resolveAuditKey({ ...options, create: false });
+  const findings: Finding[] = report.broken.map((b) => ({
+    source: 'chain',
+    task_id: b.taskId,
+    log: b.log,
+    seq: b.seq,
+    kind: 'chain',
+    message: b.message,
+  }));
+  const keyed = key === null ? null : await verifyDatabaseAudit({ path: options.db, key });
+  for (const f of keyed?.findings ?? [])
+    findings.push({
+      source: 'keyed',
+      task_id: f.taskId,
+      log: f.taskId === '-' ? 'database' : f.kind === 'task_field_modified' ? 'task' : 'audit',
+      seq: f.seq,
+      kind: f.kind,
+      ...(f.field === undefined ? {} : { field: f.field }),
+      message: f.message,
+    });
   if (options.anchor !== undefined) {
-    const key = await resolveAuditKey({ ...options, create: false });
     const anchor = await readAnchor(options.anchor);
-    problems =
+    const problems: AnchorProblem[] =
       key === null
         ? [
             {
@@ -42,45 +71,48 @@ export async function auditVerify(options: AuditVerifyOptions, io: CliIo): Promi
             },
           ]
         : await verifyDatabaseAnchor({ path: options.db, key, anchor });
+    for (const p of problems)
+      findings.push({
+        source: 'anchor',
+        task_id: p.taskId,
+        log: p.log,
+        seq: p.seq,
+        kind: p.kind,
+        message: p.message,
+      });
   }
-  const ok = report.broken.length === 0 && problems.length === 0;
+  const ok = findings.length === 0;
   if (options.json) {
     io.stdout(
       `${JSON.stringify({
         ok,
-        keyed: options.anchor !== undefined,
+        keyed: keyed?.keyed ?? false,
+        anchored: options.anchor !== undefined,
         tasks: report.tasks,
         journal_entries: report.journalEntries,
         audit_entries: report.auditEntries,
-        broken: [
-          ...report.broken.map((b) => ({
-            task_id: b.taskId,
-            log: b.log,
-            seq: b.seq,
-            kind: 'chain',
-            message: b.message,
-          })),
-          ...problems.map((p) => ({
-            task_id: p.taskId,
-            log: p.log,
-            seq: p.seq,
-            kind: p.kind,
-            message: p.message,
-          })),
-        ],
+        keyed_audit_entries: keyed?.keyedRows ?? 0,
+        legacy_audit_entries: keyed?.legacyRows ?? 0,
+        broken: findings,
       })}\n`,
     );
   } else {
     io.stdout(
       `checked ${report.tasks} tasks: ${report.journalEntries} journal entries, ${report.auditEntries} audit entries\n`,
     );
-    for (const b of report.broken) io.stdout(`BROKEN ${b.taskId}  ${b.log}  seq ${b.seq}: ${b.message}\n`);
-    for (const p of problems)
-      io.stdout(`BROKEN ${p.taskId}  ${p.log}  seq ${p.seq}  ${p.kind}: ${p.message}\n`);
-    if (options.anchor === undefined)
-      io.stdout('note: chains checked unkeyed (no --anchor): a recomputed rewrite would not show\n');
-    const count = report.broken.length + problems.length;
-    io.stdout(ok ? 'all chains intact\n' : `${count} broken chains\n`);
+    for (const f of findings)
+      io.stdout(
+        f.source === 'chain'
+          ? `BROKEN ${f.task_id}  ${f.log}  seq ${f.seq}: ${f.message}\n`
+          : `BROKEN ${f.task_id}  ${f.log}  seq ${f.seq}  ${f.kind}: ${f.message}\n`,
+      );
+    if (keyed === null)
+      io.stdout('note: no audit key found: chains checked unkeyed, a recomputed rewrite would not show\n');
+    else if (keyed.keyed && keyed.legacyRows > 0)
+      io.stdout(
+        `note: ${keyed.legacyRows} legacy audit entries (written before the database was keyed) checked unkeyed\n`,
+      );
+    io.stdout(ok ? 'all chains intact\n' : `${findings.length} findings\n`);
   }
   return ok ? 0 : 1;
 }
@@ -88,7 +120,7 @@ export async function auditVerify(options: AuditVerifyOptions, io: CliIo): Promi
 /** `codecall audit anchor`: a keyed, signed summary of the database now, to a file or stdout. */
 export async function auditAnchor(options: AuditKeyOptions & { out?: string }, io: CliIo): Promise<number> {
   // Open through the store first: a missing or unmigrated file is refused the way every command refuses it.
-  await (await openTaskDb(options.db, true)).close();
+  await (await openTaskDb(options.db, true, { auditKey: 'none' })).close();
   const key = await resolveAuditKey({ ...options, create: true, note: io.stderr });
   if (key === null) throw new CodecallError('NOT_FOUND', 'no audit key');
   const anchor = await anchorDatabase({ path: options.db, key });

@@ -2,7 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { isCodecallError } from '../errors/index.ts';
 import type { CliIo } from './cli-io.ts';
 import type { AuditVerifyOptions } from './audit-command.ts';
-import type { AuditKeyOptions } from './audit-key.ts';
+import type { AuditKeyOptions } from '../store/index.ts';
 import { terminalIo } from './terminal-text.ts';
 import type { ExecCommandOptions } from './exec-command.ts';
 import type { RunCommandOptions } from './run-command.ts';
@@ -108,6 +108,10 @@ export async function main(
     .option('--host <host>', 'interface to listen on (default 127.0.0.1)')
     .option('--db <path>', `the SQLite task database (default ${DEFAULT_DB})`)
     .option('--tools <module>', 'a .js/.ts module whose default export is a list or record of tools')
+    .option(
+      '--audit-key-file <path>',
+      'the audit key, kept outside the database (default <db>.audit-key, created 0600 if missing)',
+    )
     .option('--concurrency <n>', 'tasks run at once, over every server on the database (default 4)')
     .option('--tenant-concurrency <n>', 'tasks of one tenant run at once (default: no cap)')
     .option(

@@ -25,6 +25,7 @@ export interface ServeOptions {
   baseUrl?: string;
   model?: string;
   apiKey?: string;
+  auditKeyFile?: string;
 }
 
 export const DEFAULT_DB = 'data/codecall.db';

@@ -1,19 +1,28 @@
 import { existsSync } from 'node:fs';
 import { CodecallError, isCodecallError } from '../errors/index.ts';
 import type { ServiceStore, TaskStore } from '../spec/index.ts';
-import { createSqliteTaskStore } from '../store/index.ts';
+import { createSqliteTaskStore, resolveAuditKey } from '../store/index.ts';
 
 /**
  * Opens the --db SQLite task store. `mustExist` (every `tasks` command) refuses to create a new, empty file for
- * a mistyped path.
+ * a mistyped path. Its audit appends are keyed like `serve`'s (ADR 0030): the key is found (CODECALL_AUDIT_KEY,
+ * CODECALL_AUDIT_KEY_FILE, `<db>.audit-key`) and, unless `auditKey` is 'none' (tools that only read), made in
+ * `<db>.audit-key` (0600) when there is none.
  */
-export async function openTaskDb(path: string, mustExist: boolean): Promise<TaskStore & ServiceStore> {
+export async function openTaskDb(
+  path: string,
+  mustExist: boolean,
+  options: { auditKey?: 'create' | 'none' } = {},
+): Promise<TaskStore & ServiceStore> {
   if (mustExist && !existsSync(path)) {
     throw new CodecallError('NOT_FOUND', `no task database at ${path}`);
   }
   try {
-    return await createSqliteTaskStore({ path });
+    const auditKey = options.auditKey === 'none' ? null : await resolveAuditKey({ db: path, create: true });
+    return await createSqliteTaskStore({ path, auditKey });
   } catch (e) {
+    // A replaced audit key is its own finding (ADR 0030), not a bad path.
+    if (isCodecallError(e) && e.code === 'AUDIT_KEY_MISMATCH') throw e;
     const message = isCodecallError(e) || e instanceof Error ? e.message : String(e);
     throw new CodecallError('INVALID_ARGUMENT', `cannot open task database ${path}: ${message}`, {
       cause: e,

@@ -102,6 +102,8 @@ export const ERROR_CODES = {
   STORE_ERROR: row(500, 'infrastructure', { retryable: true, endsRun: true, transient: true }),
   // The store cannot commit for a reason an operator fixes (disk full, read-only, unopenable): /readyz, a start.
   STORE_UNAVAILABLE: row(503, 'infrastructure', { retryable: true, endsRun: true, transient: true }),
+  // The audit key given is not the one the database was keyed with (ADR 0030): a start or an open is refused.
+  AUDIT_KEY_MISMATCH: row(500, 'infrastructure', { endsRun: true }),
   PAUSED: row(409, 'control', PAUSES),
   CANCELLED: row(409, 'control', { endsRun: true }),
   REPLAY_DIVERGENCE: row(409, 'infrastructure', { endsRun: true }),

@@ -9,6 +9,7 @@ import { connectionsConfigShape } from './config-connections.ts';
 import { approvalsConfigShape } from './config-approvals.ts';
 import { sizesConfigShape } from './config-sizes.ts';
 import { originConfigShape } from './config-origin.ts';
+import { auditConfigShape } from './config-audit.ts';
 
 /** Everything `codecall serve` runs with: defaults < config file < environment < flags, validated and frozen. */
 export const serviceConfigSchema = z
@@ -54,6 +55,7 @@ export const serviceConfigSchema = z
     ...sizesConfigShape,
     ...streamConfigShape,
     ...originConfigShape,
+    ...auditConfigShape,
   })
   .strict();
 

@@ -57,7 +57,9 @@ export async function createService(
   if (config.webhookSecret !== null) webhookKey(config.webhookSecret);
   const tools = [...(options.tools ?? []), ...(config.tools ? await loadToolsModule(config.tools) : [])];
   await mkdir(dirname(config.db), { recursive: true });
-  const { store, observeHealth } = await openServiceStore(config.db, log);
+  const { store, observeHealth } = await openServiceStore(config.db, log, {
+    auditKeyFile: config.auditKeyFile,
+  });
   // The metrics come first: the driver and the runtime report to them through their observers.
   const metrics = createMetrics({ store });
   observeHealth(metrics);

@@ -1,7 +1,7 @@
 import { CodecallError } from '../errors/index.ts';
 import type { Metrics } from '../metrics/index.ts';
 import type { StoreHealthEvent } from '../spec/index.ts';
-import { createSqliteTaskStore } from '../store/index.ts';
+import { createSqliteTaskStore, resolveAuditKey } from '../store/index.ts';
 import type { SqliteTaskStore } from '../store/index.ts';
 
 /**
@@ -12,12 +12,29 @@ import type { SqliteTaskStore } from '../store/index.ts';
 export async function openServiceStore(
   path: string,
   log: (line: string) => void,
+  options: { auditKeyFile?: string | null } = {},
 ): Promise<{ store: SqliteTaskStore; observeHealth: (metrics: Metrics) => void }> {
   let metrics: Metrics | undefined;
   // What the start's own probe finds is logged only if the start goes on (a refusal says it once).
   let held: string[] | null = [];
+  // The audit chain is keyed (ADR 0030): a first start makes the key beside the database, never inside it.
+  const memory = path === ':memory:' || path === '';
+  // A key that cannot be made (a read-only directory) is reported after the store's own refusal, which says more.
+  let keyError: unknown = null;
+  const auditKey = memory
+    ? null
+    : await resolveAuditKey({
+        db: path,
+        create: true,
+        note: (text) => log(text.trimEnd()),
+        ...(options.auditKeyFile ? { keyFile: options.auditKeyFile } : {}),
+      }).catch((e: unknown) => {
+        keyError = e;
+        return null;
+      });
   const store = await createSqliteTaskStore({
     path,
+    auditKey,
     onHealth: (event) => {
       metrics?.observeStoreHealth(event);
       const line = healthLine(event);
@@ -36,6 +53,18 @@ export async function openServiceStore(
     throw new CodecallError('STORE_UNAVAILABLE', `refusing to serve: ${fault.message}`, {
       details: { kind: fault.kind, sqliteCode: fault.code, path },
     });
+  }
+  if (keyError !== null) {
+    await store.close();
+    const why = keyError instanceof Error ? keyError.message : 'unknown error';
+    throw new CodecallError(
+      'STORE_UNAVAILABLE',
+      `refusing to serve: cannot read or create the audit key: ${why}`,
+      {
+        details: { kind: 'audit_key', path },
+        cause: keyError,
+      },
+    );
   }
   for (const line of held) log(line);
   held = null;

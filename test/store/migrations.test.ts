@@ -18,6 +18,8 @@ describe('SQLite migrations', () => {
     expect(tables(db)).toEqual([
       'api_keys',
       'artifacts',
+      'audit_heads',
+      'audit_key',
       'audit_log',
       'batches',
       'idempotency_keys',

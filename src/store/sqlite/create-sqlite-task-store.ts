@@ -1,5 +1,6 @@
 import { CodecallError } from '../../errors/index.ts';
 import type { StoreHealthEvent } from '../../spec/index.ts';
+import { resolveAuditKey } from '../audit-key-file.ts';
 import { openConnection } from './open-connection.ts';
 import { toStoreError } from './sqlite-errors.ts';
 import { toStoreFault } from './store-faults.ts';
@@ -14,6 +15,11 @@ export interface SqliteTaskStoreOptions {
   readonly healthCacheMs?: number;
   /** Store faults as they come and go (see StoreHealthEvent): the service logs and counts them. */
   readonly onHealth?: (event: StoreHealthEvent) => void;
+  /**
+   * The audit key (ADR 0030), kept outside the database. Default: CODECALL_AUDIT_KEY, CODECALL_AUDIT_KEY_FILE or
+   * `<path>.audit-key` when one exists; null: append unkeyed and never key the database (read-only tools).
+   */
+  readonly auditKey?: Buffer | null;
   readonly signal?: AbortSignal;
 }
 
@@ -21,21 +27,29 @@ export interface SqliteTaskStoreOptions {
  * Opens (creating if needed) and migrates a SQLite task store. A file that cannot be opened for a reason an
  * operator fixes (read-only, missing directory, full disk, damaged) is STORE_UNAVAILABLE, saying what to do.
  */
-export function createSqliteTaskStore(options: SqliteTaskStoreOptions): Promise<SqliteTaskStore> {
+export async function createSqliteTaskStore(options: SqliteTaskStoreOptions): Promise<SqliteTaskStore> {
   if (options.signal?.aborted) {
     return Promise.reject(new CodecallError('ABORTED', 'Opening the task store was aborted'));
   }
   const { path } = options;
   const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
+  const memory = path === ':memory:' || path === '';
+  const auditKey =
+    options.auditKey === undefined
+      ? memory
+        ? null
+        : await resolveAuditKey({ db: path, create: false })
+      : options.auditKey;
+  const key = auditKey ?? undefined;
   try {
-    const db = openConnection(path, busyTimeoutMs);
+    const db = openConnection(path, busyTimeoutMs, key);
     return Promise.resolve(
       new SqliteTaskStore(db, {
         path,
         busyTimeoutMs,
         healthCacheMs: options.healthCacheMs ?? 1000,
         // A fresh connection is how a read-only episode ends: SQLite never makes a read-only one writable.
-        ...(path === ':memory:' || path === '' ? {} : { reopen: () => openConnection(path, busyTimeoutMs) }),
+        ...(memory ? {} : { reopen: () => openConnection(path, busyTimeoutMs, key) }),
         ...(options.onHealth ? { onHealth: options.onHealth } : {}),
       }),
     );

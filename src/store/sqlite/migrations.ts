@@ -186,6 +186,26 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX tasks_fair ON tasks (status, tenant, priority DESC, created_at, id);
   CREATE TABLE tenant_turns (tenant TEXT PRIMARY KEY, served INTEGER NOT NULL) STRICT, WITHOUT ROWID;
   `,
+  // 10: the keyed audit chain (ADR 0030): per row what it vouches for of the task and its two MACs (NULL: a row
+  // written unkeyed), the key's fingerprint (never the key), and a signed head per task.
+  `
+  ALTER TABLE audit_log ADD COLUMN covers TEXT;
+  ALTER TABLE audit_log ADD COLUMN data_mac TEXT;
+  ALTER TABLE audit_log ADD COLUMN mac TEXT;
+  CREATE TABLE audit_key (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    fingerprint TEXT NOT NULL,
+    keyed_at INTEGER NOT NULL
+  ) STRICT;
+  CREATE TABLE audit_heads (
+    task_id TEXT PRIMARY KEY REFERENCES tasks (id) ON DELETE CASCADE,
+    legacy_seq INTEGER NOT NULL,
+    seq INTEGER NOT NULL,
+    mac TEXT NOT NULL,
+    covers TEXT NOT NULL,
+    sig TEXT NOT NULL
+  ) STRICT, WITHOUT ROWID;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -1,8 +1,12 @@
 import Database from 'better-sqlite3';
+import { keyConnection } from './audit-keying.ts';
 import { migrate } from './migrations.ts';
 
-/** Opens one connection on the file with the store's settings and brings its schema up to date. */
-export function openConnection(path: string, busyTimeoutMs: number): Database.Database {
+/**
+ * Opens one connection on the file with the store's settings and brings its schema up to date; with an audit key
+ * its audit appends are keyed (the first keyed open keys the database, ADR 0030).
+ */
+export function openConnection(path: string, busyTimeoutMs: number, auditKey?: Buffer): Database.Database {
   const db = new Database(path, { timeout: busyTimeoutMs });
   try {
     // WAL lets readers run beside the one writer; FULL fsyncs each commit (an entry is durable before its effect).
@@ -10,6 +14,7 @@ export function openConnection(path: string, busyTimeoutMs: number): Database.Da
     db.pragma('synchronous = FULL');
     db.pragma('foreign_keys = ON');
     migrate(db);
+    if (auditKey !== undefined) keyConnection(db, auditKey, Date.now());
     return db;
   } catch (error) {
     db.close();

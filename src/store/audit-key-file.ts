@@ -17,8 +17,8 @@ export function defaultKeyFile(db: string): string {
 }
 
 /**
- * The anchor's HMAC key, kept outside the database. `create` (anchoring) makes a random key in the default key
- * file (0600) when there is none and says so on `note`; verifying never invents one.
+ * The audit HMAC key (ADR 0025, 0030), kept outside the database. `create` (serve, writing commands, anchoring)
+ * makes a random key in the key file (0600) when there is none and says so on `note`; verifying never invents one.
  */
 export async function resolveAuditKey(
   options: AuditKeyOptions & { create: boolean; note?: (text: string) => void },
@@ -28,10 +28,19 @@ export async function resolveAuditKey(
   const given = options.keyFile ?? process.env.CODECALL_AUDIT_KEY_FILE;
   const file = given ?? defaultKeyFile(options.db);
   if (existsSync(file)) return Buffer.from((await readFile(file, 'utf8')).trim(), 'utf8');
-  if (given !== undefined) throw new CodecallError('NOT_FOUND', `no audit key file at ${file}`);
-  if (!options.create) return null;
-  await writeFile(file, `${randomBytes(32).toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
-  await chmod(file, 0o600);
-  options.note?.(`created audit key ${file} (0600); keep it, anchors verify only with it\n`);
+  if (!options.create) {
+    if (given !== undefined) throw new CodecallError('NOT_FOUND', `no audit key file at ${file}`);
+    return null;
+  }
+  try {
+    await writeFile(file, `${randomBytes(32).toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
+    await chmod(file, 0o600);
+    options.note?.(
+      `created audit key ${file} (0600); keep it: the audit chain and anchors verify only with it\n`,
+    );
+  } catch (e) {
+    // Another process made it first: use theirs.
+    if ((e as { code?: unknown }).code !== 'EEXIST') throw e;
+  }
   return Buffer.from((await readFile(file, 'utf8')).trim(), 'utf8');
 }

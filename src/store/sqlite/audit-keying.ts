@@ -1,0 +1,177 @@
+import { createHmac } from 'node:crypto';
+import type Database from 'better-sqlite3';
+import { CodecallError } from '../../errors/index.ts';
+import { canonicalJson, sha256Hex } from '../journal-checksum.ts';
+import { prepared } from './statement-cache.ts';
+
+/**
+ * The keyed audit chain (ADR 0030). Each audit row appended with the key carries `covers` (the task fields it
+ * vouches for), `data_mac` (HMAC of what the unkeyed checksum covers) and `mac` (HMAC of every column, `covers`
+ * and the previous row's mac); `audit_heads` holds a signed pointer to each task's last row, so a cut-off tail
+ * shows. The key never enters the database: `audit_key` holds only an HMAC of a fixed label (its fingerprint).
+ */
+const keys = new WeakMap<Database.Database, Buffer>();
+
+export const TERMINAL = new Set(['succeeded', 'failed', 'cancelled']);
+
+export function hmac(key: Buffer, value: unknown): string {
+  return createHmac('sha256', key).update(canonicalJson(value)).digest('hex');
+}
+
+export function keyFingerprint(key: Buffer): string {
+  return hmac(key, 'codecall audit key v1');
+}
+
+/** The key this connection appends with, or undefined (rows go in unkeyed: `verify` names them). */
+export function auditKeyOf(db: Database.Database): Buffer | undefined {
+  return keys.get(db);
+}
+
+/** The task fields a row vouches for: identity always, outcome digests, `updated_at` once terminal. */
+export type Covers = Record<string, string | number | null>;
+
+type CoveredRow = {
+  tenant: string;
+  created_at: number;
+  session_id: string | null;
+  batch_id: string | null;
+  status: string;
+  pause_reason: string | null;
+  error: string | null;
+  result: string | null;
+  updated_at: number;
+};
+
+const digest = (text: string | null): string | null => (text === null ? null : sha256Hex(text));
+
+export function coversOf(row: CoveredRow, input: string): Covers {
+  return {
+    tenant: row.tenant,
+    created_at: row.created_at,
+    session_id: row.session_id,
+    batch_id: row.batch_id,
+    input,
+    status: row.status,
+    pause_reason: row.pause_reason,
+    error: digest(row.error),
+    result: digest(row.result),
+    updated_at: TERMINAL.has(row.status) ? row.updated_at : null,
+  };
+}
+
+const COVERED =
+  'SELECT tenant, created_at, session_id, batch_id, status, pause_reason, error, result, updated_at FROM tasks WHERE id = ?';
+
+/** The task's covers now; the input's digest is taken from the head when there is one (inputs may be large). */
+export function currentCovers(db: Database.Database, taskId: string, head: Head | undefined): Covers {
+  const row = prepared(db, COVERED).get(taskId) as CoveredRow;
+  const known = head === undefined ? undefined : (JSON.parse(head.covers) as Covers).input;
+  const input =
+    typeof known === 'string'
+      ? known
+      : sha256Hex(
+          (prepared(db, 'SELECT input FROM tasks WHERE id = ?').get(taskId) as { input: string }).input,
+        );
+  return coversOf(row, input);
+}
+
+export interface Head {
+  readonly task_id: string;
+  /** Rows up to this seq were written before the database was keyed (unkeyed, "legacy"). */
+  readonly legacy_seq: number;
+  readonly seq: number;
+  readonly mac: string;
+  readonly covers: string;
+  readonly sig: string;
+}
+
+export function headSig(key: Buffer, h: Omit<Head, 'sig'>): string {
+  return hmac(key, ['head', h.task_id, h.legacy_seq, h.seq, h.mac, h.covers]);
+}
+
+export function readHead(db: Database.Database, taskId: string): Head | undefined {
+  return prepared(db, 'SELECT * FROM audit_heads WHERE task_id = ?').get(taskId) as Head | undefined;
+}
+
+export function writeHead(db: Database.Database, key: Buffer, h: Omit<Head, 'sig'>): void {
+  prepared(
+    db,
+    `INSERT INTO audit_heads (task_id, legacy_seq, seq, mac, covers, sig) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (task_id) DO UPDATE SET legacy_seq = excluded.legacy_seq, seq = excluded.seq,
+         mac = excluded.mac, covers = excluded.covers, sig = excluded.sig`,
+  ).run(h.task_id, h.legacy_seq, h.seq, h.mac, h.covers, headSig(key, h));
+}
+
+/** What a keyed row's two MACs cover. */
+export function dataMac(
+  key: Buffer,
+  r: { task_id: string; seq: number; type: string; data: string },
+): string {
+  return hmac(key, ['audit-data', r.task_id, r.seq, r.type, r.data]);
+}
+
+export function linkMac(
+  key: Buffer,
+  prevMac: string,
+  r: {
+    task_id: string;
+    seq: number;
+    type: string;
+    data: string;
+    checksum: string;
+    created_at: number;
+    covers: string;
+    data_mac: string;
+  },
+): string {
+  return hmac(key, [
+    'audit-link',
+    prevMac,
+    r.task_id,
+    r.seq,
+    r.type,
+    r.data,
+    r.checksum,
+    r.created_at,
+    r.covers,
+    r.data_mac,
+  ]);
+}
+
+/**
+ * Binds `key` to this connection's appends. The first keyed open of a database records the key's fingerprint
+ * and gives every task a signed head marking its rows so far as legacy (so stripping the keying later shows);
+ * a different key than the one recorded is AUDIT_KEY_MISMATCH: appending with it would break every chain.
+ */
+export function keyConnection(db: Database.Database, key: Buffer, now: number): void {
+  const fingerprint = keyFingerprint(key);
+  const recorded = (): string | undefined =>
+    (
+      db.prepare('SELECT fingerprint FROM audit_key WHERE id = 1').get() as
+        { fingerprint: string } | undefined
+    )?.fingerprint;
+  // Read first: a keyed database opens without a write (a read-only file stays readable).
+  const known =
+    recorded() ?? db.transaction(() => recorded() ?? install(db, key, fingerprint, now)).immediate();
+  if (known !== fingerprint) {
+    throw new CodecallError(
+      'AUDIT_KEY_MISMATCH',
+      'the audit key is not the one this database was keyed with (replaced key file, or the wrong CODECALL_AUDIT_KEY)',
+    );
+  }
+  keys.set(db, key);
+}
+
+function install(db: Database.Database, key: Buffer, fingerprint: string, now: number): string {
+  db.prepare('INSERT INTO audit_key (id, fingerprint, keyed_at) VALUES (1, ?, ?)').run(fingerprint, now);
+  const tasks = db
+    .prepare(
+      'SELECT t.id, coalesce((SELECT max(seq) FROM audit_log a WHERE a.task_id = t.id), 0) AS seq FROM tasks t',
+    )
+    .all() as { id: string; seq: number }[];
+  for (const t of tasks) {
+    const covers = canonicalJson(currentCovers(db, t.id, undefined));
+    writeHead(db, key, { task_id: t.id, legacy_seq: t.seq, seq: t.seq, mac: '', covers });
+  }
+  return fingerprint;
+}
