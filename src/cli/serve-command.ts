@@ -12,6 +12,8 @@ export interface ServeOptions {
   tools?: string;
   concurrency?: string;
   tenantConcurrency?: string;
+  maxJournalBytes?: string;
+  maxJournalEntries?: string;
   webhookSecret?: string;
   allowPrivateWebhooks?: boolean;
   insecureNoAuth?: boolean;

@@ -87,6 +87,8 @@ export const ERROR_CODES = {
   MEMORY_LIMIT: row(507, 'limit', GUEST),
   STACK_OVERFLOW: row(422, 'limit', { name: 'RangeError', ...GUEST }),
   OUTPUT_LIMIT: row(413, 'limit'),
+  // The task's journal would grow past maxJournalBytes / maxJournalEntries: the run fails, what it holds stays.
+  JOURNAL_LIMIT: row(413, 'limit', { endsRun: true }),
   INTERRUPTED: row(409, 'control'),
   ABORTED: row(499, 'control', { endsRun: true, transient: true }),
   // Failures of the machinery, not of the program, are retried; a guest's own error, limit or timeout never is.
