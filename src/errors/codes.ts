@@ -56,6 +56,8 @@ export const ERROR_CODES = {
   PAYLOAD_TOO_LARGE: row(413, 'input'),
   UNSUPPORTED_MEDIA_TYPE: row(415, 'input'),
   INVALID_ARGUMENT: row(400, 'input'),
+  // A JSON body nested deeper than the server reads (refused before it is parsed).
+  JSON_TOO_DEEP: row(400, 'input'),
   INVALID_CONFIG: row(400, 'input'),
   SYNTAX_ERROR: row(400, 'guest', { name: 'SyntaxError', ...GUEST }),
   SOURCE_TOO_LARGE: row(413, 'limit'),
