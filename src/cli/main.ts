@@ -118,6 +118,8 @@ export async function main(
       '--webhook-secret <whsec>',
       'signs webhooks (Standard Webhooks); needed for callback_url. A flag is visible in `ps`: prefer CODECALL_WEBHOOK_SECRET or the config file',
     )
+    .option('--max-journal-bytes <n>', "bytes of entry data one task's journal may hold (default 64 MiB)")
+    .option('--max-journal-entries <n>', "entries one task's journal may hold (default 100000)")
     .option('--allow-private-webhooks', 'allow webhooks to loopback, private and link-local addresses')
     .option(
       '--insecure-no-auth',

@@ -13,6 +13,8 @@ export interface ServeOptions {
   tools?: string;
   concurrency?: string;
   tenantConcurrency?: string;
+  maxJournalBytes?: string;
+  maxJournalEntries?: string;
   webhookSecret?: string;
   allowPrivateWebhooks?: boolean;
   insecureNoAuth?: boolean;

@@ -75,6 +75,7 @@ class DurableRuntime implements Runtime {
       ...(options.agent === undefined ? {} : { agent: options.agent }),
       ...(options.log === undefined ? {} : { log: options.log }),
       ...(options.sizes === undefined ? {} : { sizes: options.sizes }),
+      ...(options.journalLimits === undefined ? {} : { journalLimits: options.journalLimits }),
       clock,
       onEvent: (event) => this.events.emit(event),
     });

@@ -1,5 +1,5 @@
 import type { CallSizeLimits } from './call-size-limits.ts';
-import type { SandboxDriver, TaskAgent, TaskStore } from '../spec/index.ts';
+import type { JournalLimits, SandboxDriver, TaskAgent, TaskStore } from '../spec/index.ts';
 import type { RunnerTools } from './runner-tools.ts';
 import type { RuntimeObserver } from '../api/index.ts';
 import type { LimitCeilings } from './limit-ceilings.ts';
@@ -32,4 +32,6 @@ export interface RuntimeOptions {
   readonly log?: (line: string) => void;
   /** Bounds on one tool call's encoded arguments and result, each 1 MiB by default (ADR 0027). */
   readonly sizes?: CallSizeLimits;
+  /** Bounds on a task's whole journal, none by default (the service sets 64 MiB and 100,000 entries; ADR 0029). */
+  readonly journalLimits?: JournalLimits;
 }

@@ -1,5 +1,5 @@
 import { CodecallError, isCodecallError } from '../errors/index.ts';
-import type { JournalEntryInput, Lease, LogEntry, TaskStore } from '../spec/index.ts';
+import type { JournalEntryInput, JournalLimits, Lease, LogEntry, TaskStore } from '../spec/index.ts';
 import type { RuntimeEvent } from '../api/index.ts';
 
 export interface TaskRunOptions {
@@ -11,6 +11,8 @@ export interface TaskRunOptions {
   readonly onLog?: (entry: LogEntry) => void;
   /** The run lost its lease (a renewal refused, or proven lost before a tool call); said once per run. */
   readonly onLeaseLost?: (reason: CodecallError) => void;
+  /** Bounds on the task's whole journal (ADR 0029): an append over them ends the run with JOURNAL_LIMIT. */
+  readonly journalLimits?: JournalLimits;
 }
 
 /**
@@ -143,10 +145,21 @@ export class TaskRun {
     if (!this.inputsAsked) this.inputsAsked = entries.some((e) => e.type === 'input_request');
   }
 
-  /** Journals entries under the run's lease. */
+  /**
+   * Journals entries under the run's lease. Entries that would take the journal over its bounds are not written
+   * and end the run with JOURNAL_LIMIT (the run fails with it, what was journaled before stays as it was).
+   */
   async append(entries: readonly JournalEntryInput[]): Promise<void> {
     this.observe(entries);
-    const written = await this.options.store.appendJournal(this.taskId, entries, this.fenced);
+    const { journalLimits } = this.options;
+    const options = journalLimits ? { ...this.fenced, limits: journalLimits } : this.fenced;
+    let written;
+    try {
+      written = await this.options.store.appendJournal(this.taskId, entries, options);
+    } catch (e) {
+      if (isCodecallError(e) && e.code === 'JOURNAL_LIMIT') this.abort(e);
+      throw e;
+    }
     this.options.emit?.({ type: 'journal', taskId: this.taskId, entries: written });
   }
 }

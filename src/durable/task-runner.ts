@@ -2,6 +2,7 @@ import type { CallSizeLimits } from './call-size-limits.ts';
 import { CodecallError } from '../errors/index.ts';
 import { idempotencyScope } from '../spec/index.ts';
 import type {
+  JournalLimits,
   GuestToolBinding,
   JournalEntryInput,
   Lease,
@@ -58,6 +59,8 @@ export interface TaskRunnerOptions {
   readonly log?: (line: string) => void;
   /** Bounds on one call's encoded arguments and result (ADR 0027). */
   readonly sizes?: CallSizeLimits;
+  /** Bounds on a task's whole journal (ADR 0029). */
+  readonly journalLimits?: JournalLimits;
 }
 
 /**
@@ -229,6 +232,7 @@ export class TaskRunner {
       leaseMs: this.leaseMs,
       ...(this.options.onEvent ? { emit: (event: RuntimeEvent) => this.emit(event) } : {}),
       ...(onLog ? { onLog } : {}),
+      ...(this.options.journalLimits ? { journalLimits: this.options.journalLimits } : {}),
       onLeaseLost: (reason) =>
         this.options.log?.(
           `task ${lease.taskId}: lost its lease (${reason.message}); this worker stops it and starts no more of its tool calls (another worker recovers it)`,
@@ -239,7 +243,7 @@ export class TaskRunner {
     this.emit({ type: 'status', taskId: lease.taskId, status: 'running', pauseReason: null });
     run.keepLease();
     try {
-      const ended = await this.runClaimed(run);
+      const ended = await this.runClaimed(run).catch((e: unknown) => this.failOverJournal(run, e));
       this.emit({
         type: 'status',
         taskId: ended.id,
@@ -251,6 +255,15 @@ export class TaskRunner {
       this.runs.delete(lease.taskId);
       await run.release();
     }
+  }
+
+  /**
+   * A journal already at its bound refuses the entries a run journals before its program starts (its clock, a
+   * manifest): the task fails with JOURNAL_LIMIT rather than being claimed again and again. Other errors go on.
+   */
+  private failOverJournal(run: TaskRun, e: unknown): Promise<TaskRecord> {
+    if (!(e instanceof CodecallError) || e.code !== 'JOURNAL_LIMIT') throw e;
+    return this.options.store.updateTask(run.taskId, { status: 'failed', error: e.toJSON() }, run.fenced);
   }
 
   private async runClaimed(run: TaskRun): Promise<TaskRecord> {

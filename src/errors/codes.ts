@@ -56,6 +56,8 @@ export const ERROR_CODES = {
   PAYLOAD_TOO_LARGE: row(413, 'input'),
   UNSUPPORTED_MEDIA_TYPE: row(415, 'input'),
   INVALID_ARGUMENT: row(400, 'input'),
+  // A JSON body nested deeper than the server reads (refused before it is parsed).
+  JSON_TOO_DEEP: row(400, 'input'),
   INVALID_CONFIG: row(400, 'input'),
   SYNTAX_ERROR: row(400, 'guest', { name: 'SyntaxError', ...GUEST }),
   SOURCE_TOO_LARGE: row(413, 'limit'),
@@ -87,6 +89,8 @@ export const ERROR_CODES = {
   MEMORY_LIMIT: row(507, 'limit', GUEST),
   STACK_OVERFLOW: row(422, 'limit', { name: 'RangeError', ...GUEST }),
   OUTPUT_LIMIT: row(413, 'limit'),
+  // The task's journal would grow past maxJournalBytes / maxJournalEntries: the run fails, what it holds stays.
+  JOURNAL_LIMIT: row(413, 'limit', { endsRun: true }),
   INTERRUPTED: row(409, 'control'),
   ABORTED: row(499, 'control', { endsRun: true, transient: true }),
   // Failures of the machinery, not of the program, are retried; a guest's own error, limit or timeout never is.

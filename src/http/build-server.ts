@@ -16,6 +16,7 @@ import { sseSettings } from './sse-stream.ts';
 import type { StreamOptions } from './sse-stream.ts';
 import { idSchema } from './task-schemas.ts';
 import { registerTaskRoutes } from './task-routes.ts';
+import { registerJsonParser } from './json-body.ts';
 import { registerMultipart } from './multipart-task.ts';
 import { registerArtifactRoute } from './artifact-route.ts';
 import { registerApprovalRoutes } from './approval-routes.ts';
@@ -96,6 +97,7 @@ export function buildServer(options: ServerOptions): FastifyInstance {
   registerOpenApi(app);
   if (options.metrics) registerMetricsRoute(app, options.metrics);
   registerAuth(app, options.authenticate);
+  registerJsonParser(app);
   registerMultipart(app, options.bodyLimit ?? 1024 * 1024);
   if (options.console) registerConsole(app, options.console);
   const checkCallback = options.checkCallback ?? noCallbacks;

@@ -1,6 +1,7 @@
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { CodecallError } from '../errors/index.ts';
+import { jsonDepthError } from './json-body.ts';
 
 /**
  * POST /api/v1/tasks also takes multipart/form-data: a `task` field with the JSON body, and file parts that
@@ -46,6 +47,8 @@ async function readParts(request: FastifyRequest): Promise<unknown> {
       files.push({ name: part.filename, content_base64: data.toString('base64') });
     } else if (part.fieldname === 'task') {
       if (task !== null) throw bad('task', 'given twice: send one "task" field');
+      const deep = jsonDepthError(String(part.value), 'task');
+      if (deep) throw deep;
       try {
         task = JSON.parse(String(part.value)) as Record<string, unknown>;
       } catch {

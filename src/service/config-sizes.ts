@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** Bounds on what one tool call carries into the journal (ADR 0027). */
+/** Bounds on what one tool call carries into the journal (ADR 0027) and on a task's whole journal (ADR 0029). */
 export const sizesConfigShape = {
   /** Largest encoded (tagged JSON) arguments of one tool call, in bytes; default 1 MiB (1048576). */
   maxToolArgumentBytes: z
@@ -16,4 +16,13 @@ export const sizesConfigShape = {
     .min(1024)
     .max(1024 ** 3)
     .default(1024 * 1024),
+  /** Most bytes of entry data one task's journal may hold (ADR 0029); default 64 MiB (67108864). */
+  maxJournalBytes: z
+    .number()
+    .int()
+    .min(64 * 1024)
+    .max(64 * 1024 ** 3)
+    .default(64 * 1024 * 1024),
+  /** Most entries one task's journal may hold (ADR 0029); default 100000. */
+  maxJournalEntries: z.number().int().min(100).max(100_000_000).default(100_000),
 };

@@ -93,6 +93,7 @@ export async function createService(
       maxToolArgumentBytes: config.maxToolArgumentBytes,
       maxToolResultBytes: config.maxToolResultBytes,
     },
+    journalLimits: { maxBytes: config.maxJournalBytes, maxEntries: config.maxJournalEntries },
   });
   metrics.watch(runtime);
   let closing: Promise<void> | undefined;

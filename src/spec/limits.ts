@@ -59,3 +59,11 @@ export const LOG_ENTRY_OVERHEAD_BYTES = 16;
 export function logEntryBytes(message: string): number {
   return Buffer.byteLength(message) + 1 + LOG_ENTRY_OVERHEAD_BYTES;
 }
+
+/** Bounds on one task's whole journal (ADR 0029), counted by the store as it appends. */
+export interface JournalLimits {
+  /** Most UTF-8 bytes of entry data the journal may hold. */
+  readonly maxBytes?: number;
+  /** Most entries the journal may hold. */
+  readonly maxEntries?: number;
+}

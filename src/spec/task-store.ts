@@ -2,6 +2,7 @@ import type { JournalEntry, JournalEntryInput } from './journal.ts';
 import type { StoreHealth } from './store-health.ts';
 import type { CorruptTask } from './corrupt-task.ts';
 import type { LogEntry } from './sandbox.ts';
+import type { JournalLimits } from './limits.ts';
 import type {
   ControlRequest,
   PauseReason,
@@ -147,12 +148,13 @@ export interface TaskStore {
 
   /**
    * Appends entries after the task's last one, atomically, chaining checksums. Refused with FENCED unless
-   * `fencingToken` is the task's current token (the lease holder's).
+   * `fencingToken` is the task's current token (the lease holder's), and with JOURNAL_LIMIT (nothing written)
+   * when the entries would take the journal over `limits`.
    */
   appendJournal(
     taskId: string,
     entries: readonly JournalEntryInput[],
-    options: StoreOptions & { fencingToken: number; now?: number },
+    options: StoreOptions & { fencingToken: number; now?: number; limits?: JournalLimits },
   ): Promise<JournalEntry[]>;
   /** Entries with seq > afterSeq, verified: a broken checksum chain is CHECKPOINT_CORRUPT naming the seq. */
   readJournal(

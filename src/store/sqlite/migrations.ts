@@ -206,6 +206,14 @@ export const MIGRATIONS: readonly string[] = [
     sig TEXT NOT NULL
   ) STRICT, WITHOUT ROWID;
   `,
+  // 11: a task's journal size, kept with each append, so its bound (ADR 0029) costs no scan; counted once here.
+  `
+  ALTER TABLE tasks ADD COLUMN journal_bytes INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE tasks ADD COLUMN journal_entries INTEGER NOT NULL DEFAULT 0;
+  UPDATE tasks SET
+    journal_bytes = coalesce((SELECT sum(octet_length(data)) FROM journal WHERE task_id = tasks.id), 0),
+    journal_entries = (SELECT count(*) FROM journal WHERE task_id = tasks.id);
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

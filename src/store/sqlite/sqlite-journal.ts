@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { CodecallError } from '../../errors/index.ts';
 import { journalEntryProblem } from '../../spec/index.ts';
-import type { JournalEntry, JournalEntryInput } from '../../spec/index.ts';
+import type { JournalEntry, JournalEntryInput, JournalLimits } from '../../spec/index.ts';
 import { canonicalJson, journalChecksumOfText } from '../journal-checksum.ts';
 import { verifyJournal } from '../verify-journal.ts';
 import { toJournalEntry } from './rows.ts';
@@ -17,6 +17,7 @@ export function appendEntries(
   taskId: string,
   entries: readonly JournalEntryInput[],
   now: number,
+  limits?: JournalLimits,
 ): JournalEntry[] {
   const texts = entries.map((entry) => {
     // What would not parse when read back is not written (a task with it could never run again).
@@ -28,6 +29,7 @@ export function appendEntries(
     }
     return canonicalJson(entry.data);
   });
+  countEntries(db, taskId, texts, limits);
   const last = prepared(
     db,
     'SELECT seq, checksum FROM journal WHERE task_id = ? ORDER BY seq DESC LIMIT 1',
@@ -49,6 +51,44 @@ export function appendEntries(
     prev = checksum;
     return { taskId, seq, type: entry.type, data, checksum, createdAt } as JournalEntry;
   });
+}
+
+/**
+ * Adds the entries to the task's journal totals (`journal_bytes`, `journal_entries`: one row, no scan), or throws
+ * JOURNAL_LIMIT when they would take the journal over `limits` (the caller's transaction then writes nothing).
+ */
+function countEntries(
+  db: Database.Database,
+  taskId: string,
+  texts: readonly string[],
+  limits: JournalLimits | undefined,
+): void {
+  const bytes = texts.reduce((sum, text) => sum + Buffer.byteLength(text), 0);
+  if (limits?.maxBytes !== undefined || limits?.maxEntries !== undefined) {
+    const used = prepared(db, 'SELECT journal_bytes, journal_entries FROM tasks WHERE id = ?').get(taskId) as
+      { journal_bytes: number; journal_entries: number } | undefined;
+    const usedBytes = used?.journal_bytes ?? 0;
+    const usedEntries = used?.journal_entries ?? 0;
+    const { maxBytes, maxEntries } = limits;
+    if (maxBytes !== undefined && usedBytes + bytes > maxBytes) {
+      throw new CodecallError(
+        'JOURNAL_LIMIT',
+        `the journal of task ${taskId} holds ${usedBytes} bytes; ${bytes} more would take it over its limit of ${maxBytes}`,
+        { details: { task_id: taskId, bytes: usedBytes, adding: bytes, max_bytes: maxBytes } },
+      );
+    }
+    if (maxEntries !== undefined && usedEntries + texts.length > maxEntries) {
+      throw new CodecallError(
+        'JOURNAL_LIMIT',
+        `the journal of task ${taskId} holds ${usedEntries} entries; ${texts.length} more would take it over its limit of ${maxEntries}`,
+        { details: { task_id: taskId, entries: usedEntries, adding: texts.length, max_entries: maxEntries } },
+      );
+    }
+  }
+  prepared(
+    db,
+    'UPDATE tasks SET journal_bytes = journal_bytes + ?, journal_entries = journal_entries + ? WHERE id = ?',
+  ).run(bytes, texts.length, taskId);
 }
 
 /** Entries with seq > afterSeq (at most `limit`), chain-verified from the entry at afterSeq (or from seq 1). */

@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { CodecallError } from '../../errors/index.ts';
 import type {
+  JournalLimits,
   ApiKeyRecord,
   ArtifactInfo,
   ArtifactStore,
@@ -164,14 +165,14 @@ export class SqliteTaskStore implements TaskStore, ServiceStore, ArtifactStore {
   appendJournal(
     taskId: string,
     entries: readonly JournalEntryInput[],
-    options: StoreOptions & { fencingToken: number; now?: number },
+    options: StoreOptions & { fencingToken: number; now?: number; limits?: JournalLimits },
   ): Promise<JournalEntry[]> {
     const refused = this.#refuse(options.signal);
     if (refused) return refused;
     const now = options.now ?? Date.now();
     return this.#appends.enqueue((): JournalEntry[] => {
       assertFenced(getTokenRow(this.#db, taskId), options.fencingToken);
-      return appendEntries(this.#db, taskId, entries, now);
+      return appendEntries(this.#db, taskId, entries, now, options.limits);
     }, options.signal);
   }
 
