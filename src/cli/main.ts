@@ -117,6 +117,10 @@ export async function main(
     .option('--allow-private-webhooks', 'allow webhooks to loopback, private and link-local addresses')
     .option('--insecure-no-auth', 'no API keys: every caller is admin (local use only)')
     .option(
+      '--metrics-token-file <file>',
+      'a file holding the bearer token that may read /metrics besides admin keys (also CODECALL_METRICS_TOKEN or the config file; no plain flag, as `ps` shows flags)',
+    )
+    .option(
       '--provider <name>',
       'model provider of instruction tasks: openai, mistral, vllm, ollama, llamacpp',
     )

@@ -2,6 +2,7 @@
 // once the port is ours, so a server listens in a fraction of a second and a taken port costs nothing.
 import { listenFirst } from '../http/listen-first.ts';
 import { loadConfig, loadModelConfig } from '../service/config.ts';
+import { readMetricsTokenFile } from '../service/config-metrics.ts';
 import type { CliIo } from './cli-io.ts';
 
 export interface ServeOptions {
@@ -21,6 +22,7 @@ export interface ServeOptions {
   baseUrl?: string;
   model?: string;
   apiKey?: string;
+  metricsTokenFile?: string;
 }
 
 export const DEFAULT_DB = 'data/codecall.db';
@@ -35,10 +37,22 @@ export async function serveCommand(
   io: CliIo,
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<number> {
-  const { config: file, python, ...rest } = options;
+  const { config: file, python, metricsTokenFile, ...rest } = options;
   // commander sets a --no-x switch to true when absent; only a given --no-python may override the config.
-  const flags = python === false ? { ...rest, python } : rest;
-  const config = loadConfig({ flags, env, ...(file === undefined ? {} : { file }) });
+  const switches = python === false ? { ...rest, python } : rest;
+  // The token is read from a file: a flag's value would show in `ps`.
+  const flags =
+    metricsTokenFile === undefined
+      ? switches
+      : { ...switches, metricsToken: readMetricsTokenFile(metricsTokenFile) };
+  const config = loadConfig({
+    flags,
+    env,
+    ...(metricsTokenFile === undefined
+      ? {}
+      : { flagSources: { metricsToken: `--metrics-token-file ${metricsTokenFile}` } }),
+    ...(file === undefined ? {} : { file }),
+  });
   const model = loadModelConfig(config, env);
   // Listen first: PORT_IN_USE is found before the database is opened or a task claimed.
   const listener = await listenFirst({ port: config.port, host: config.host, limits: config });

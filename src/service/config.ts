@@ -8,6 +8,7 @@ import type { ModelConfig } from '../model/index.ts';
 import { connectionsConfigShape } from './config-connections.ts';
 import { approvalsConfigShape } from './config-approvals.ts';
 import { sizesConfigShape } from './config-sizes.ts';
+import { metricsConfigShape } from './config-metrics.ts';
 
 /** Everything `codecall serve` runs with: defaults < config file < environment < flags, validated and frozen. */
 export const serviceConfigSchema = z
@@ -52,6 +53,7 @@ export const serviceConfigSchema = z
     ...ceilingsConfigShape,
     ...sizesConfigShape,
     ...streamConfigShape,
+    ...metricsConfigShape,
   })
   .strict();
 
@@ -68,6 +70,8 @@ export function envName(key: Key): string {
 export interface LoadConfigOptions {
   /** Flag values as given on the command line (strings; booleans for switches), by config key. */
   readonly flags?: Partial<Record<Key, string | boolean>>;
+  /** Where a flag value came from when not from `--key` itself (`--metrics-token-file FILE`), for errors. */
+  readonly flagSources?: Partial<Record<Key, string>>;
   /** A JSON config file (also from CODECALL_CONFIG). */
   readonly file?: string;
   /** The environment (CODECALL_*): the CLI's `main` passes process.env, read there and nowhere else. */
@@ -94,7 +98,10 @@ export function loadConfig(options: LoadConfigOptions): ServiceConfig {
   for (const key of KEYS) {
     const flag = options.flags?.[key];
     if (flag !== undefined) {
-      merged[key] = { value: typeof flag === 'string' ? fromText(key, flag) : flag, source: flagName(key) };
+      merged[key] = {
+        value: typeof flag === 'string' ? fromText(key, flag) : flag,
+        source: options.flagSources?.[key] ?? flagName(key),
+      };
     }
   }
   const input = Object.fromEntries(Object.entries(merged).map(([k, v]) => [k, v.value]));
