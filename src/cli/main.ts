@@ -133,6 +133,10 @@ export async function main(
       (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
     )
     .option(
+      '--metrics-token-file <file>',
+      'a file holding the bearer token that may read /metrics besides admin keys (also CODECALL_METRICS_TOKEN or the config file; no plain flag, as `ps` shows flags)',
+    )
+    .option(
       '--provider <name>',
       'model provider of instruction tasks: openai, mistral, vllm, ollama, llamacpp',
     )

@@ -3,6 +3,7 @@
 import { listenFirst } from '../http/listen-first.ts';
 import { loadConfig, loadModelConfig } from '../service/config.ts';
 import { checkNoAuthBinding } from '../service/config-origin.ts';
+import { readMetricsTokenFile } from '../service/config-metrics.ts';
 import type { CliIo } from './cli-io.ts';
 
 export interface ServeOptions {
@@ -28,6 +29,7 @@ export interface ServeOptions {
   model?: string;
   apiKey?: string;
   auditKeyFile?: string;
+  metricsTokenFile?: string;
 }
 
 export const DEFAULT_DB = 'data/codecall.db';
@@ -42,11 +44,23 @@ export async function serveCommand(
   io: CliIo,
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<number> {
-  const { config: file, python, allowedHost, ...given } = options;
+  const { config: file, python, allowedHost, metricsTokenFile, ...given } = options;
   const rest = allowedHost?.length ? { ...given, allowedHosts: allowedHost.join(',') } : given;
   // commander sets a --no-x switch to true when absent; only a given --no-python may override the config.
-  const flags = python === false ? { ...rest, python } : rest;
-  const config = loadConfig({ flags, env, ...(file === undefined ? {} : { file }) });
+  const switches = python === false ? { ...rest, python } : rest;
+  // The token is read from a file: a flag's value would show in `ps`.
+  const flags =
+    metricsTokenFile === undefined
+      ? switches
+      : { ...switches, metricsToken: readMetricsTokenFile(metricsTokenFile) };
+  const config = loadConfig({
+    flags,
+    env,
+    ...(metricsTokenFile === undefined
+      ? {}
+      : { flagSources: { metricsToken: `--metrics-token-file ${metricsTokenFile}` } }),
+    ...(file === undefined ? {} : { file }),
+  });
   checkNoAuthBinding(config);
   const model = loadModelConfig(config, env);
   // Listen first: PORT_IN_USE is found before the database is opened or a task claimed.

@@ -1,6 +1,6 @@
 import { CodecallError } from '../errors/index.ts';
 import type { LogEntry, SandboxDriver, TaskRecord, TaskStore } from '../spec/index.ts';
-import { isTerminal } from '../spec/index.ts';
+import { intervalMs, isTerminal } from '../spec/index.ts';
 import type { RuntimeOptions } from './runtime-types.ts';
 import { EventHub } from './event-hub.ts';
 import { LiveLogs } from './live-logs.ts';
@@ -192,7 +192,7 @@ class DurableRuntime implements Runtime {
       const record = await this.views.mustGet(taskId);
       if (done(record)) return this.views.of(record);
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(finish, this.pollMs);
+        const timer = setTimeout(finish, intervalMs(this.pollMs));
         const off = this.subscribe(taskId, (e) => {
           if (e.type === 'status') finish();
         });

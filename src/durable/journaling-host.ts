@@ -1,6 +1,7 @@
 import { EncodedValue, encodeOutcome } from '../codec/index.ts';
 import { CodecallError, failure } from '../errors/index.ts';
-import { idempotencyKey, parseCallId } from '../spec/index.ts';
+import { idempotencyKey, longTimeout, parseCallId } from '../spec/index.ts';
+import type { LongTimer } from '../spec/index.ts';
 import type {
   AttentionCallData,
   ExecutionHost,
@@ -231,12 +232,12 @@ export class JournalingHost implements ExecutionHost {
    */
   async idle(timeoutMs: number): Promise<void> {
     if (this.inFlight.size === 0) return;
-    let timer: NodeJS.Timeout | undefined;
+    let timer: LongTimer | undefined;
     await Promise.race([
       Promise.allSettled([...this.inFlight]),
-      new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs))),
+      new Promise<void>((resolve) => (timer = longTimeout(resolve, timeoutMs))),
     ]);
-    clearTimeout(timer);
+    timer?.clear();
   }
 
   /** Counts a running call as work in flight (`idle()` waits for it) until it settles or waits for a human. */

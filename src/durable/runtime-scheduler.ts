@@ -1,5 +1,5 @@
 import type { LongTimer, TaskRecord, TaskStore } from '../spec/index.ts';
-import { longTimeout } from '../spec/index.ts';
+import { intervalMs, longTimeout } from '../spec/index.ts';
 import { failPastDeadline, resumeAfterShutdown, wakeDue } from './runtime-sweeps.ts';
 import type { ApplyAction } from './runtime-sweeps.ts';
 import type { TaskRunner } from './task-runner.ts';
@@ -40,7 +40,7 @@ export class Scheduler {
   start(): void {
     if (this.started) return;
     this.started = true;
-    this.timer = setInterval(() => this.kick(true), this.options.pollMs);
+    this.timer = setInterval(() => this.kick(true), intervalMs(this.options.pollMs));
     // The first sweep at once: a restarted server takes over its dead predecessor's tasks and the shutdown pauses.
     this.kick(true);
   }

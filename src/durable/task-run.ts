@@ -1,5 +1,7 @@
 import { CodecallError, isCodecallError } from '../errors/index.ts';
 import type { JournalEntryInput, JournalLimits, Lease, LogEntry, TaskStore } from '../spec/index.ts';
+import type { JournalEntryInput, Lease, LogEntry, TaskStore } from '../spec/index.ts';
+import { intervalMs } from '../spec/index.ts';
 import type { RuntimeEvent } from '../api/index.ts';
 
 export interface TaskRunOptions {
@@ -84,7 +86,7 @@ export class TaskRun {
           (e: unknown) => this.lost(isCodecallError(e) ? e : new CodecallError('FENCED', 'lost the lease')),
         );
       },
-      Math.max(10, Math.floor(this.options.leaseMs / 3)),
+      intervalMs(Math.max(10, Math.floor(this.options.leaseMs / 3))),
     );
   }
 

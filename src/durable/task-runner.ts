@@ -1,6 +1,6 @@
 import type { CallSizeLimits } from './call-size-limits.ts';
 import { CodecallError } from '../errors/index.ts';
-import { idempotencyScope } from '../spec/index.ts';
+import { idempotencyScope, intervalMs } from '../spec/index.ts';
 import type {
   JournalLimits,
   GuestToolBinding,
@@ -206,22 +206,25 @@ export class TaskRunner {
 
   private startControlPoll(): void {
     if (this.controlPoll) return;
-    this.controlPoll = setInterval(() => {
-      if (this.runs.size === 0) {
-        clearInterval(this.controlPoll);
-        this.controlPoll = undefined;
-        return;
-      }
-      this.options.store.listControlRequests(this.options.owner).then(
-        (requests) => {
-          for (const r of requests) {
-            if (r.action === 'cancel') this.cancel(r.taskId);
-            else this.pause(r.taskId);
-          }
-        },
-        () => undefined, // a closed or busy store: the next poll tries again
-      );
-    }, this.options.controlPollMs ?? DEFAULT_CONTROL_POLL_MS);
+    this.controlPoll = setInterval(
+      () => {
+        if (this.runs.size === 0) {
+          clearInterval(this.controlPoll);
+          this.controlPoll = undefined;
+          return;
+        }
+        this.options.store.listControlRequests(this.options.owner).then(
+          (requests) => {
+            for (const r of requests) {
+              if (r.action === 'cancel') this.cancel(r.taskId);
+              else this.pause(r.taskId);
+            }
+          },
+          () => undefined, // a closed or busy store: the next poll tries again
+        );
+      },
+      intervalMs(this.options.controlPollMs ?? DEFAULT_CONTROL_POLL_MS),
+    );
     this.controlPoll.unref();
   }
 

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { ANONYMOUS_ADMIN } from './principal.ts';
 import type { Authenticate, Principal } from '../spec/index.ts';
 
-/** Paths anyone may read: probes, the API description and the metrics scrape. */
+/** Paths past the key check: probes and the API description; the metrics scrape checks its own (metrics-access.ts). */
 const PUBLIC = new Set(['/healthz', '/readyz', '/metrics', '/api/v1/openapi.json']);
 
 /** Every /api/v1 request carries a principal; without `authenticate` it is the anonymous admin. */

@@ -49,6 +49,8 @@ export interface ServerOptions {
   readonly checkCallback?: CallbackCheck;
   /** Serves GET /metrics and counts requests and errors (see src/metrics). */
   readonly metrics?: Metrics;
+  /** With `authenticate`, a bearer token that may read GET /metrics besides admin keys (ADR 0032). */
+  readonly metricsToken?: string | null;
   /** Serves the web console's built files at `/` (see console-route.ts). */
   readonly console?: ConsoleOptions;
   /** Who may decide approvals (default: every key that sees the task, no separation of duties). */
@@ -95,7 +97,12 @@ export function buildServer(options: ServerOptions): FastifyInstance {
   );
   for (const schema of sharedSchemas) app.addSchema(schema);
   registerOpenApi(app);
-  if (options.metrics) registerMetricsRoute(app, options.metrics);
+  if (options.metrics) {
+    registerMetricsRoute(app, options.metrics, {
+      ...(options.authenticate ? { authenticate: options.authenticate } : {}),
+      token: options.metricsToken ?? null,
+    });
+  }
   registerAuth(app, options.authenticate);
   registerJsonParser(app);
   registerMultipart(app, options.bodyLimit ?? 1024 * 1024);

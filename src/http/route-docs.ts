@@ -27,15 +27,15 @@ const DOCS: Readonly<Record<string, RouteDoc>> = {
   'GET /healthz': { summary: 'Liveness', tags: ['service'], response: statusResponse, public: true },
   'GET /readyz': { summary: 'Readiness', tags: ['service'], response: statusResponse, public: true },
   'GET /metrics': {
-    summary: 'Prometheus metrics',
+    summary: 'Prometheus metrics over every tenant (the metrics token or an admin key; open without auth)',
     tags: ['service'],
     response: {
       200: {
         description: 'Prometheus text format',
         content: { 'text/plain': { schema: { type: 'string' } } },
       },
+      ...errorResponses,
     },
-    public: true,
   },
   'GET /api/v1/openapi.json': {
     summary: 'This OpenAPI document',

@@ -70,6 +70,7 @@ export async function startService(config: ServiceConfig, options: StartServiceO
       maxPerTenant: config.maxStreamsPerTenant,
     },
     metrics: core.metrics,
+    metricsToken: config.metricsToken,
     keys: store,
     ready: () => closing === undefined,
     starting: () => !started,

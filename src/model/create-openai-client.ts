@@ -1,5 +1,6 @@
 import { CodecallError } from '../errors/index.ts';
 import type { ModelClient, ModelCallOptions, ModelReply, ModelRequest } from '../spec/index.ts';
+import { longTimeoutSignal } from '../spec/index.ts';
 import { parseChatCompletionsReply, providerErrorMessage } from './chat-completions-reply.ts';
 import { chatCompletionsBody } from './chat-completions-request.ts';
 import { PROVIDER_PRESETS, isModelProvider, type ModelProvider } from './provider-presets.ts';
@@ -134,7 +135,7 @@ export function createOpenAiClient(options: OpenAiClientOptions): ModelClient {
 }
 
 function withDeadline(caller: AbortSignal | undefined, timeoutMs: number): AbortSignal {
-  const deadline = AbortSignal.timeout(timeoutMs);
+  const deadline = longTimeoutSignal(timeoutMs);
   return caller === undefined ? deadline : AbortSignal.any([caller, deadline]);
 }
 

@@ -1,6 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { toMistralToolCallId } from './mistral-tool-call-id.ts';
-import { backoffDelayMs, parseRetryAfterMs } from './retry-delay.ts';
+import { backoffDelayMs, parseRetryAfterMs, sleep } from './retry-delay.ts';
 
 describe('parseRetryAfterMs', () => {
   const now = Date.parse('2026-01-01T00:00:00Z');
@@ -34,5 +34,30 @@ describe('toMistralToolCallId', () => {
     expect(mapped).toMatch(/^[A-Za-z0-9]{9}$/);
     expect(toMistralToolCallId('call_Xy7aQ2bLk9mN0pRsTuVw')).toBe(mapped);
     expect(toMistralToolCallId('call_other')).not.toBe(mapped);
+  });
+});
+
+describe('sleep', () => {
+  beforeEach(() => {
+    vi.useFakeTimers();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('waits a Retry-After past one timer (2^31-1 ms) in full, and stops when aborted', async () => {
+    const ms = 99_999_999_000;
+    let slept = false;
+    const controller = new AbortController();
+    void sleep(ms, controller.signal).then(() => (slept = true));
+    await vi.advanceTimersByTimeAsync(2 ** 31);
+    expect(slept).toBe(false);
+    await vi.advanceTimersByTimeAsync(ms - 2 ** 31);
+    expect(slept).toBe(true);
+    const stopped = new AbortController();
+    const pending = sleep(ms, stopped.signal);
+    stopped.abort(new Error('stopped'));
+    await expect(pending).rejects.toThrow('stopped');
+    expect(vi.getTimerCount()).toBe(0);
   });
 });

@@ -1,4 +1,5 @@
 import { CodecallError } from '../errors/index.ts';
+import { longTimeout } from '../spec/index.ts';
 
 export const DEFAULT_RETRY_BASE_MS = 500;
 export const DEFAULT_MAX_RETRY_DELAY_MS = 30_000;
@@ -28,22 +29,23 @@ export function parseRetryAfterMs(
   return Math.min(capMs, Math.max(0, Math.round(ms)));
 }
 
-/** Waits `ms`, rejecting with the signal's reason as soon as it aborts. */
+/** Waits `ms` (any delay: a server's `Retry-After` can be years), rejecting as soon as the signal aborts. */
 export function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) {
       reject(abortReason(signal));
       return;
     }
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(abortReason(signal));
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
+    const onAbort = (): void => reject(abortReason(signal));
     signal.addEventListener('abort', onAbort, { once: true });
+    longTimeout(
+      () => {
+        signal.removeEventListener('abort', onAbort);
+        resolve();
+      },
+      ms,
+      { signal },
+    );
   });
 }
 

@@ -10,6 +10,7 @@ import { approvalsConfigShape } from './config-approvals.ts';
 import { sizesConfigShape } from './config-sizes.ts';
 import { originConfigShape } from './config-origin.ts';
 import { auditConfigShape } from './config-audit.ts';
+import { metricsConfigShape } from './config-metrics.ts';
 
 /** Everything `codecall serve` runs with: defaults < config file < environment < flags, validated and frozen. */
 export const serviceConfigSchema = z
@@ -56,6 +57,7 @@ export const serviceConfigSchema = z
     ...streamConfigShape,
     ...originConfigShape,
     ...auditConfigShape,
+    ...metricsConfigShape,
   })
   .strict();
 
@@ -72,6 +74,8 @@ export function envName(key: Key): string {
 export interface LoadConfigOptions {
   /** Flag values as given on the command line (strings; booleans for switches), by config key. */
   readonly flags?: Partial<Record<Key, string | boolean>>;
+  /** Where a flag value came from when not from `--key` itself (`--metrics-token-file FILE`), for errors. */
+  readonly flagSources?: Partial<Record<Key, string>>;
   /** A JSON config file (also from CODECALL_CONFIG). */
   readonly file?: string;
   /** The environment (CODECALL_*): the CLI's `main` passes process.env, read there and nowhere else. */
@@ -98,7 +102,10 @@ export function loadConfig(options: LoadConfigOptions): ServiceConfig {
   for (const key of KEYS) {
     const flag = options.flags?.[key];
     if (flag !== undefined) {
-      merged[key] = { value: typeof flag === 'string' ? fromText(key, flag) : flag, source: flagName(key) };
+      merged[key] = {
+        value: typeof flag === 'string' ? fromText(key, flag) : flag,
+        source: options.flagSources?.[key] ?? flagName(key),
+      };
     }
   }
   const input = Object.fromEntries(Object.entries(merged).map(([k, v]) => [k, v.value]));

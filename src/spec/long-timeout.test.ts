@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { longSleep, longTimeout, MAX_TIMER_MS } from './long-timeout.ts';
+import { intervalMs, longSleep, longTimeout, longTimeoutSignal, MAX_TIMER_MS } from './long-timeout.ts';
 
 describe('longTimeout', () => {
   beforeEach(() => {
@@ -69,5 +69,24 @@ describe('longTimeout', () => {
     controller.abort();
     await aborted;
     expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('longTimeoutSignal aborts with a TimeoutError at its time, past what AbortSignal.timeout holds', () => {
+    const signal = longTimeoutSignal(2 ** 32 + 5);
+    vi.advanceTimersByTime(2 ** 32 + 4);
+    expect(signal.aborted).toBe(false);
+    vi.advanceTimersByTime(1);
+    expect(signal.aborted).toBe(true);
+    expect((signal.reason as DOMException).name).toBe('TimeoutError');
+  });
+
+  it('intervalMs keeps a periodic delay within one timer', () => {
+    expect([
+      intervalMs(50),
+      intervalMs(2 ** 40),
+      intervalMs(Infinity),
+      intervalMs(-1),
+      intervalMs(Number.NaN),
+    ]).toEqual([50, MAX_TIMER_MS, MAX_TIMER_MS, 0, 0]);
   });
 });

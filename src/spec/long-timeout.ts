@@ -59,3 +59,25 @@ export function longSleep(ms: number, signal?: AbortSignal): Promise<void> {
     );
   });
 }
+
+/**
+ * The delay of a periodic timer (a poll, a lease renewal, a probe): at most MAX_TIMER_MS, as Node would run a
+ * longer one every 1 ms. A poll that comes sooner than asked is harmless; one every millisecond is a spin.
+ */
+export function intervalMs(ms: number): number {
+  return ms > 0 ? Math.min(ms, MAX_TIMER_MS) : 0;
+}
+
+/**
+ * AbortSignal.timeout for any delay (see longTimeout): it aborts with a `TimeoutError` after `ms`. Node's own
+ * fires a delay past 2^31-1 ms after 1 ms and throws past 2^32-1. The timer does not keep the process alive.
+ */
+export function longTimeoutSignal(ms: number): AbortSignal {
+  const controller = new AbortController();
+  longTimeout(
+    () => controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')),
+    ms,
+    { unref: true },
+  );
+  return controller.signal;
+}

@@ -92,9 +92,9 @@ describe('OpenAPI document and response schemas', () => {
         );
       }
     }
-    // The service routes outside /api/v1 are there too, and need no key.
-    for (const path of ['/healthz', '/readyz', '/metrics'])
-      expect(doc.paths[path]?.get?.security).toEqual([]);
+    // The service routes outside /api/v1 are there too; the probes need no key, the metrics do (ADR 0032).
+    for (const path of ['/healthz', '/readyz']) expect(doc.paths[path]?.get?.security).toEqual([]);
+    expect(doc.paths['/metrics']?.get?.security).toBeUndefined();
 
     // Every $ref points into components.schemas.
     const refs = [...JSON.stringify(doc).matchAll(/"\$ref":"([^"]+)"/g)].map((m) => m[1] ?? '');

@@ -337,6 +337,40 @@ describe('OpenAI-compatible client', () => {
     });
   });
 
+  describe('long waits (issue 17 item 11)', () => {
+    // Node runs a timer past 2^31-1 ms after 1 ms: a huge Retry-After (uncapped) retried at once, and a huge
+    // deadline threw (AbortSignal.timeout) or fired at once.
+    it.each([
+      ['an uncapped Retry-After of 99999999 s', { maxRetryDelayMs: Infinity }],
+      ['a deadline of 2^33 ms', { maxRetryDelayMs: Infinity, timeoutMs: 2 ** 33 }],
+    ])('%s is waited for, not retried at once', async (_name, options) => {
+      const warnings: Error[] = [];
+      const onWarning = (w: Error): void => void warnings.push(w);
+      process.on('warning', onWarning);
+      try {
+        for (let i = 0; i < 4; i++)
+          server.push({ kind: 'error', status: 429, headers: { 'retry-after': '99999999' } });
+        const controller = new AbortController();
+        let settled = false;
+        const pending = client(options).complete(ask, { signal: controller.signal });
+        void pending.then(
+          () => (settled = true),
+          () => (settled = true),
+        );
+        await server.requestArrived(1);
+        // A spinning client has sent its 3 retries by now (each 1 ms apart).
+        await new Promise((r) => setTimeout(r, 500));
+        expect(settled).toBe(false);
+        expect(server.requests).toHaveLength(1);
+        controller.abort();
+        expect((await failure(pending)).code).toBe('ABORTED');
+        expect(warnings.filter((w) => w.name === 'TimeoutOverflowWarning')).toEqual([]);
+      } finally {
+        process.off('warning', onWarning);
+      }
+    });
+  });
+
   it('rejects an unusable config', () => {
     expect(() => createOpenAiClient({ baseUrl: '', model: 'm' })).toThrow(CodecallError);
     expect(() => createOpenAiClient({ baseUrl: 'http://x', model: 'm', maxRetries: -1 })).toThrow(

@@ -1,5 +1,6 @@
 import { CodecallError, isCodecallError } from '../../errors/index.ts';
 import type { WebhookAttempt, WebhookMessage } from '../../spec/index.ts';
+import { longTimeoutSignal } from '../../spec/index.ts';
 import { postWebhook } from './post-webhook.ts';
 import { signWebhook } from './sign-webhook.ts';
 import { resolveWebhookTarget } from './webhook-target.ts';
@@ -27,7 +28,7 @@ export async function attemptWebhook(options: {
   readonly lookup?: LookupAll;
 }): Promise<AttemptResult> {
   const { message, closing } = options;
-  const signal = AbortSignal.any([closing, AbortSignal.timeout(options.timeoutMs)]);
+  const signal = AbortSignal.any([closing, longTimeoutSignal(options.timeoutMs)]);
   try {
     const target = await resolveWebhookTarget(message.url, {
       allowPrivate: options.allowPrivate,

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { CodecallError, errorRow, isCodecallError } from '../../errors/index.ts';
 import type { ServiceStore, WebhookMessage } from '../../spec/index.ts';
+import { longTimeout } from '../../spec/index.ts';
 import { attemptOutcome, attemptWebhook } from './deliver-webhook.ts';
 import { buildWebhookBody } from './webhook-body.ts';
 import type { WebhookBodyStore } from './webhook-body.ts';
@@ -207,12 +208,12 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
         return;
       }
       const done = (): void => {
-        clearTimeout(timer);
+        timer.clear();
         closing.signal.removeEventListener('abort', done);
         wakeLoop = null;
         resolve();
       };
-      const timer = setTimeout(done, ms);
+      const timer = longTimeout(done, ms);
       closing.signal.addEventListener('abort', done, { once: true });
       wakeLoop = done;
     });

@@ -1,4 +1,5 @@
 import type { StoreFault, StoreHealth, StoreHealthEvent } from '../../spec/index.ts';
+import { intervalMs } from '../../spec/index.ts';
 import { toStoreFault } from './store-faults.ts';
 
 /** While faulted, probes come at most this often, however short the cache. */
@@ -90,7 +91,7 @@ export class StoreHealthMonitor {
         }
         if ([...this.#faults.keys()].some((kind) => kind !== 'corrupt')) this.#scheduleRetry();
       },
-      Math.max(this.#options.cacheMs, MIN_RETRY_MS),
+      intervalMs(Math.max(this.#options.cacheMs, MIN_RETRY_MS)),
     );
     this.#retry.unref();
   }
