@@ -12,6 +12,7 @@ export interface ServeOptions {
   tools?: string;
   concurrency?: string;
   tenantConcurrency?: string;
+  sandboxWorkers?: string;
   webhookSecret?: string;
   allowPrivateWebhooks?: boolean;
   insecureNoAuth?: boolean;

@@ -8,6 +8,7 @@ import type { ModelConfig } from '../model/index.ts';
 import { connectionsConfigShape } from './config-connections.ts';
 import { approvalsConfigShape } from './config-approvals.ts';
 import { sizesConfigShape } from './config-sizes.ts';
+import { sandboxConfigShape } from './config-sandbox.ts';
 
 /** Everything `codecall serve` runs with: defaults < config file < environment < flags, validated and frozen. */
 export const serviceConfigSchema = z
@@ -52,6 +53,7 @@ export const serviceConfigSchema = z
     ...ceilingsConfigShape,
     ...sizesConfigShape,
     ...streamConfigShape,
+    ...sandboxConfigShape,
   })
   .strict();
 
