@@ -13,6 +13,7 @@ export interface ServeOptions {
   concurrency?: string;
   tenantConcurrency?: string;
   sandboxWorkers?: string;
+  sandboxNice?: string;
   webhookSecret?: string;
   allowPrivateWebhooks?: boolean;
   insecureNoAuth?: boolean;

@@ -12,6 +12,11 @@ export const sandboxConfigShape = {
    * hold another tenant's task behind them.
    */
   sandboxWorkers: z.number().int().min(1).max(1024).nullable().default(null),
+  /**
+   * The nice value of those threads on Linux (default 10; 0 = the server's own). A tenant's CPU-bound tasks then
+   * take the cores the event loop leaves idle, never the time it needs to serve the others.
+   */
+  sandboxNice: z.number().int().min(0).max(19).default(10),
 };
 
 /** How many quickjs worker threads the service starts (see `sandboxWorkers`). */

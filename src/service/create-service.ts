@@ -64,8 +64,9 @@ export async function createService(
   observeHealth(metrics);
   const { drivers, unavailable } = await availableDrivers({
     observer: metrics.sandboxObserver,
-    // A thread per run slot: a CPU-bound guest holds its thread, never another run's (ADR 0033).
-    quickjs: { workers: sandboxWorkerCount(config) },
+    // A thread per run slot (a CPU-bound guest holds its thread, never another run's), at a lower priority than
+    // the event loop (ADR 0033).
+    quickjs: { workers: sandboxWorkerCount(config), threadNice: config.sandboxNice },
     python: config.python ? { warm: config.pythonWarm } : false,
   });
   const registry = new ToolRegistry(tools);

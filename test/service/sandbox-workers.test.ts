@@ -1,5 +1,7 @@
 // A guest's synchronous code holds its sandbox thread. The service starts a quickjs thread per run slot
-// (sandboxWorkers, ADR 0033), so tasks spinning in every CPU's thread do not hold another task behind them.
+// (sandboxWorkers, ADR 0033), so tasks spinning in every CPU's thread do not hold another task behind them; those
+// threads run at a lower priority (sandboxNice) than the event loop.
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +11,14 @@ import type { Service } from '../../src/http/index.ts';
 import { loadConfig, sandboxWorkerCount } from '../../src/service/index.ts';
 
 const cpus = availableParallelism();
+
+/** This process's threads at a nice value (Linux: /proc/self/task/TID/stat, field 19). */
+function threadsAtNice(nice: number): number {
+  return readdirSync('/proc/self/task').filter((tid) => {
+    const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]) === nice;
+  }).length;
+}
 
 describe('sandboxWorkers', () => {
   it('defaults to one thread per run slot, at least one per CPU, at most 32; a set value wins', () => {
@@ -49,6 +59,7 @@ describe('a task while CPU-bound tasks hold a thread per CPU', () => {
         python: false,
         concurrency: String(slots),
         tenantConcurrency: String(slots),
+        sandboxNice: '7',
       },
     });
     service = await startService(config, { log: () => undefined, model: null });
@@ -56,6 +67,11 @@ describe('a task while CPU-bound tasks hold a thread per CPU', () => {
   afterAll(async () => {
     await service.close();
     await rm(dir, { recursive: true, force: true });
+  });
+
+  it.runIf(process.platform === 'linux')('runs the sandbox threads, and only them, at sandboxNice', () => {
+    expect(threadsAtNice(7)).toBe(slots);
+    expect(threadsAtNice(0)).toBeGreaterThan(0);
   });
 
   it('runs at once, without waiting for them to end', { timeout: 120_000 }, async () => {
