@@ -24,9 +24,15 @@ const ROUND_CAP_MS = 10_000;
 const dir = await mkdtemp(join(tmpdir(), 'codecall-bench-tenants-'));
 const port = await freePort();
 const base = `http://127.0.0.1:${port}`;
+// BENCH_CPU_PROF=DIR writes the server's CPU profile there (on exit); BENCH_PHASES=a,b runs only those phases;
+// BENCH_DETAIL=1 prints A's submit, wait and list times apart.
+const cpuProf = process.env.BENCH_CPU_PROF;
+const DETAIL = process.env.BENCH_DETAIL === '1';
+const onlyPhases = process.env.BENCH_PHASES?.split(',').map((p) => p.trim());
 const server = spawn(
   process.execPath,
   [
+    ...(cpuProf === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', cpuProf]),
     'bin/codecall.js',
     'serve',
     '--db',
@@ -162,12 +168,14 @@ async function tenantA(
   ms: number,
 ): Promise<{ p50: number; p99: number; rounds: number; errors: number; starved: number }> {
   const samples: number[] = [];
+  const parts = { submit: [] as number[], wait: [] as number[], list: [] as number[] };
   let errors = 0;
   let starved = 0;
   const until = Date.now() + ms;
   while (Date.now() < until) {
     const t = performance.now();
     const created = await api(keyA, 'POST', '/api/v1/tasks', { code: 'return 1', language: 'javascript' });
+    const submitted = performance.now();
     if (created.status !== 201) {
       errors++;
       continue;
@@ -186,10 +194,26 @@ async function tenantA(
       }
       await sleep(5);
     }
+    const ended = performance.now();
     await api(keyA, 'GET', '/api/v1/tasks?limit=20');
     samples.push(performance.now() - t);
+    parts.submit.push(submitted - t);
+    parts.wait.push(ended - submitted);
+    parts.list.push(performance.now() - ended);
   }
   samples.sort((a, b) => a - b);
+  if (DETAIL)
+    progress(
+      Object.entries(parts)
+        .map(
+          ([k, v]) =>
+            `${k} p50 ${percentile(
+              v.sort((a, b) => a - b),
+              50,
+            ).toFixed(1)} p99 ${percentile(v, 99).toFixed(1)}`,
+        )
+        .join(', '),
+    );
   return {
     p50: percentile(samples, 50),
     p99: percentile(samples, 99),
@@ -318,7 +342,8 @@ const measure = async (phase: string, attack?: Attack): Promise<void> => {
   await sleep(1_000);
 };
 await measure('A alone');
-for (const [phase, attack] of Object.entries(attacks)) await measure(phase, attack);
+for (const [phase, attack] of Object.entries(attacks))
+  if (onlyPhases === undefined || onlyPhases.includes(phase)) await measure(phase, attack);
 clearInterval(sampler);
 
 const alone = rows[0]!;

@@ -115,6 +115,11 @@ export async function main(
     .option('--concurrency <n>', 'tasks run at once, over every server on the database (default 4)')
     .option('--tenant-concurrency <n>', 'tasks of one tenant run at once (default: no cap)')
     .option(
+      '--sandbox-workers <n>',
+      'quickjs sandbox threads (default: one per --concurrency slot, at least one per CPU, at most 32)',
+    )
+    .option('--sandbox-nice <n>', "the sandbox threads' nice value on Linux, 0-19 (default 10)")
+    .option(
       '--webhook-secret <whsec>',
       'signs webhooks (Standard Webhooks); needed for callback_url. A flag is visible in `ps`: prefer CODECALL_WEBHOOK_SECRET or the config file',
     )

@@ -16,6 +16,8 @@ export interface ServeOptions {
   tenantConcurrency?: string;
   maxJournalBytes?: string;
   maxJournalEntries?: string;
+  sandboxWorkers?: string;
+  sandboxNice?: string;
   webhookSecret?: string;
   allowPrivateWebhooks?: boolean;
   insecureNoAuth?: boolean;

@@ -11,6 +11,7 @@ import { sizesConfigShape } from './config-sizes.ts';
 import { originConfigShape } from './config-origin.ts';
 import { auditConfigShape } from './config-audit.ts';
 import { metricsConfigShape } from './config-metrics.ts';
+import { sandboxConfigShape } from './config-sandbox.ts';
 
 /** Everything `codecall serve` runs with: defaults < config file < environment < flags, validated and frozen. */
 export const serviceConfigSchema = z
@@ -58,6 +59,7 @@ export const serviceConfigSchema = z
     ...originConfigShape,
     ...auditConfigShape,
     ...metricsConfigShape,
+    ...sandboxConfigShape,
   })
   .strict();
 

@@ -15,6 +15,7 @@ import type { SqliteTaskStore } from '../store/index.ts';
 import { loadToolsModule } from '../tools/load-tools-module.ts';
 import { ToolRegistry } from '../tools/index.ts';
 import type { ServiceConfig } from './config.ts';
+import { sandboxWorkerCount } from './config-sandbox.ts';
 import { checkWebhookUrl, createWebhookDispatcher, webhookKey } from './webhooks/index.ts';
 import { openServiceStore } from './open-service-store.ts';
 
@@ -65,6 +66,9 @@ export async function createService(
   observeHealth(metrics);
   const { drivers, unavailable } = await availableDrivers({
     observer: metrics.sandboxObserver,
+    // A thread per run slot (a CPU-bound guest holds its thread, never another run's), at a lower priority than
+    // the event loop (ADR 0033).
+    quickjs: { workers: sandboxWorkerCount(config), threadNice: config.sandboxNice },
     python: config.python ? { warm: config.pythonWarm } : false,
   });
   const registry = new ToolRegistry(tools);

@@ -66,4 +66,6 @@ export interface WorkerInit {
   defaultMemoryBytes: number;
   /** How long a worker polls for a tool call's answer before sleeping; 0 disables polling. */
   spinMicros: number;
+  /** The thread's nice value (Linux; 0 leaves it as it is): guests' CPU yields to the main thread's. */
+  nice: number;
 }

@@ -49,6 +49,11 @@ export interface QuickJsDriverOptions {
   typeStripTimeoutMs?: number;
   /** Told how long each execution's VM took to create and to dispose (measured in the worker thread). */
   observer?: SandboxObserver;
+  /**
+   * The worker threads' nice value on Linux (0-19, default 0: the process's own). Higher, a guest's CPU-bound
+   * code yields the cores to the main thread, which serves every tenant's requests and the store (ADR 0033).
+   */
+  threadNice?: number;
 }
 
 export const DEFAULT_MAIN_SPIN_MICROS = 100;
@@ -78,6 +83,7 @@ export class QuickJsDriver implements SandboxDriver {
   private readonly heapMb: number;
   private readonly spinMicros: number;
   private readonly mainSpinMicros: number;
+  private readonly nice: number;
   private readonly observer: SandboxObserver | undefined;
   private readonly stripper: TypeStripper;
   private nextExecId = 1;
@@ -99,6 +105,7 @@ export class QuickJsDriver implements SandboxDriver {
     this.spinMicros = Math.max(0, Math.floor(options.spinMicros ?? DEFAULT_SPIN_MICROS));
     this.mainSpinMicros = Math.max(0, Math.floor(options.mainSpinMicros ?? DEFAULT_MAIN_SPIN_MICROS));
     this.observer = options.observer;
+    this.nice = Math.min(19, Math.max(0, Math.floor(options.threadNice ?? 0)));
     this.stripper = new TypeStripper(
       positiveInt('typeStripTimeoutMs', options.typeStripTimeoutMs ?? STRIP_TIME_LIMIT_MS),
     );
@@ -219,6 +226,7 @@ export class QuickJsDriver implements SandboxDriver {
         maxOldGenerationMb: this.heapMb,
         stackSizeMb: 4,
         spinMicros: this.spinMicros,
+        nice: this.nice,
       },
       this.listener,
     );

@@ -18,6 +18,7 @@ export interface SandboxWorkerOptions {
   maxOldGenerationMb: number;
   stackSizeMb: number;
   spinMicros: number;
+  nice: number;
 }
 
 /** One sandbox thread, seen from the main thread: slots with interrupt flags, messages, and its death. */
@@ -46,6 +47,7 @@ export class SandboxWorker {
       warmVms: settings.warmVms,
       defaultMemoryBytes: settings.defaultMemoryBytes,
       spinMicros: settings.spinMicros,
+      nice: settings.nice,
     };
     // From source (tests, tsx) the worker entry is TypeScript: load it through tsx's loader.
     const fromSource = import.meta.url.endsWith('.ts');

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
+import { setPriority } from 'node:os';
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import { failure } from '../../errors/index.ts';
 import { abortFailure } from '../early-failure.ts';
@@ -12,6 +13,14 @@ import { keepQuickJsExport, stripWasmExports } from './wasm-exports.ts';
 // Entry point of a sandbox worker thread: keeps a few fresh VMs ready and runs executions in them.
 if (!parentPort) throw new Error('worker-main must run in a worker thread');
 const init = workerData as WorkerInit;
+// On Linux a nice value is the calling thread's alone (elsewhere it would be the whole process's: left alone).
+if (init.nice > 0 && process.platform === 'linux') {
+  try {
+    setPriority(init.nice);
+  } catch {
+    // Not allowed here (a sandboxed container): the thread runs at the process's priority.
+  }
+}
 const port = init.port;
 const flags = new Int32Array(init.interruptFlags);
 // Tool calls posted to the host and not yet answered; while there are some, the worker polls briefly for the
