@@ -111,6 +111,12 @@ export async function main(
     .option('--concurrency <n>', 'tasks run at once, over every server on the database (default 4)')
     .option('--tenant-concurrency <n>', 'tasks of one tenant run at once (default: no cap)')
     .option(
+      '--approver-roles <roles>',
+      'key roles that may decide approvals, e.g. approver,admin (default: any)',
+    )
+    .option('--approval-separation', 'the key that submitted a task may not decide its approvals')
+    .option('--approval-ttl-seconds <n>', 'approval requests expire after this long (default: never)')
+    .option(
       '--webhook-secret <whsec>',
       'signs webhooks (Standard Webhooks); needed for callback_url. A flag is visible in `ps`: prefer CODECALL_WEBHOOK_SECRET or the config file',
     )

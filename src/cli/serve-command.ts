@@ -12,6 +12,9 @@ export interface ServeOptions {
   tools?: string;
   concurrency?: string;
   tenantConcurrency?: string;
+  approverRoles?: string;
+  approvalSeparation?: boolean;
+  approvalTtlSeconds?: string;
   webhookSecret?: string;
   allowPrivateWebhooks?: boolean;
   insecureNoAuth?: boolean;

@@ -1,5 +1,5 @@
 import type { CallSizeLimits } from './call-size-limits.ts';
-import type { SandboxDriver, TaskAgent, TaskStore } from '../spec/index.ts';
+import type { ApprovalRules, SandboxDriver, TaskAgent, TaskStore } from '../spec/index.ts';
 import type { RunnerTools } from './runner-tools.ts';
 import type { RuntimeObserver } from '../api/index.ts';
 import type { LimitCeilings } from './limit-ceilings.ts';
@@ -32,4 +32,9 @@ export interface RuntimeOptions {
   readonly log?: (line: string) => void;
   /** Bounds on one tool call's encoded arguments and result, each 1 MiB by default (ADR 0027). */
   readonly sizes?: CallSizeLimits;
+  /**
+   * The operator's rules on approvals (ADR 0031): who may decide (tightening each tool's own) and the default
+   * expiry of a request. Default: anyone who sees the task, never expiring.
+   */
+  readonly approvals?: ApprovalRules;
 }

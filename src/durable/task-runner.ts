@@ -1,6 +1,6 @@
 import type { CallSizeLimits } from './call-size-limits.ts';
 import { CodecallError } from '../errors/index.ts';
-import { idempotencyScope } from '../spec/index.ts';
+import { OPEN_APPROVAL_RULES, idempotencyScope } from '../spec/index.ts';
 import type {
   GuestToolBinding,
   JournalEntryInput,
@@ -16,6 +16,7 @@ import type { RunnerTools } from './runner-tools.ts';
 import { DEFAULT_MAX_STALLED_ATTEMPTS } from './crash-loop.ts';
 import { INPUT_WAIT_BINDING } from './input-wait.ts';
 import { decideApprovals } from './paused-actions.ts';
+import { assertMayDecide } from './approver-check.ts';
 import { armDeadline, DEFAULT_RETRY_BASE_MS, retryDelay } from './retry-and-deadline.ts';
 import { settleRun } from './settle-run.ts';
 import { prepareRun } from './pre-run-checks.ts';
@@ -58,6 +59,8 @@ export interface TaskRunnerOptions {
   readonly log?: (line: string) => void;
   /** Bounds on one call's encoded arguments and result (ADR 0027). */
   readonly sizes?: CallSizeLimits;
+  /** The operator's expiry of approval requests (`approvalTtlSeconds`); a tool's may be shorter. */
+  readonly approvalTtlSeconds?: number | null;
 }
 
 /**
@@ -136,7 +139,9 @@ export class TaskRunner {
     const { store } = this.options;
     const task = await store.getTask(taskId);
     if (!task) throw new CodecallError('NOT_FOUND', `no task ${taskId}`);
-    const action = decideApprovals(task, await store.readJournal(taskId), decisions, actor);
+    const action = decideApprovals(task, await store.readJournal(taskId), decisions, actor, this.clock());
+    // No operator rules here (a runner alone has none), but each request's own still hold.
+    await assertMayDecide(store, OPEN_APPROVAL_RULES, { actor }, taskId, action.decided);
     await store.updateTask(taskId, action.patch, {
       expectedVersion: task.version,
       append: action.append,
@@ -301,6 +306,7 @@ export class TaskRunner {
       toolSignal: run.toolSignal,
       lease: { fencingToken: run.lease.fencingToken, prove: () => run.proveLease() },
       ...(this.options.sizes ? { sizes: this.options.sizes } : {}),
+      approvalTtlSeconds: this.options.approvalTtlSeconds ?? null,
     });
     const append = (entries: readonly JournalEntryInput[]): Promise<void> => run.append(entries);
     // The deadline interrupts the run like a cancel; the task fails with DEADLINE_EXCEEDED.

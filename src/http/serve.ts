@@ -72,7 +72,6 @@ export async function startService(config: ServiceConfig, options: StartServiceO
     starting: () => !started,
     ...(core.authenticate ? { authenticate: core.authenticate } : {}),
     checkCallback: core.checkCallback,
-    approvers: { roles: config.approverRoles, separateFromSubmitter: config.approvalSeparation },
     ...(options.console ? { console: options.console } : {}),
   });
   const close = (): Promise<void> =>
