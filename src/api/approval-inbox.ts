@@ -9,6 +9,10 @@ export interface ApprovalInboxItem {
   readonly requested_at: string;
   readonly tenant: string;
   readonly session_id: string | null;
+  /** When the request expires (ISO time); null: never. */
+  readonly expires_at: string | null;
+  /** Whether the decider the inbox was asked for may decide it (present only then). */
+  readonly may_decide?: boolean;
 }
 
 /** The inbox: the pending approvals, and the tasks that could not be read for theirs (skipped, flagged). */

@@ -1,5 +1,6 @@
 export type {
   ActorOptions,
+  DeciderOptions,
   ApprovalDecision,
   CallbackCheck,
   AttentionDecision,

@@ -9,6 +9,7 @@ import type {
   TaskFile,
   TaskRecord,
   TaskStatus,
+  KeyRole,
 } from '../spec/index.ts';
 import type { BatchView, TaskView } from './task-view.ts';
 import type { ApprovalInbox } from './approval-inbox.ts';
@@ -69,6 +70,11 @@ export interface ActorOptions {
   readonly reason?: string;
 }
 
+/** Who decides approvals: the actor, and the role of the key it acts with (absent: in-process code, no key). */
+export interface DeciderOptions extends ActorOptions {
+  readonly role?: KeyRole;
+}
+
 export interface ApprovalDecision {
   readonly approvalId: string;
   readonly decision: 'approve' | 'reject';
@@ -119,9 +125,13 @@ export interface Runtime {
   view(record: TaskRecord): Promise<TaskView>;
   /**
    * Every pending approval of a tenant's paused tasks (without `tenant`: every tenant's), oldest task first; the
-   * tasks whose approvals could not be read are skipped and listed in `corrupt`.
+   * tasks whose approvals could not be read are skipped and listed in `corrupt`. With `decider`, each item says
+   * whether that decider may decide it (`may_decide`, the check `decide` makes).
    */
-  approvals(filter?: { readonly tenant?: string }): Promise<ApprovalInbox>;
+  approvals(filter?: {
+    readonly tenant?: string;
+    readonly decider?: { readonly actor: string; readonly role?: KeyRole };
+  }): Promise<ApprovalInbox>;
   /** Runs this task here until it ends or pauses (without `start()`; e.g. a CLI). */
   run(taskId: string, options?: { signal?: AbortSignal }): Promise<TaskView>;
   /** Resolves once the task is paused or has ended (`until: 'terminal'`: once it has ended). */
@@ -129,7 +139,11 @@ export interface Runtime {
   pause(taskId: string, options?: ActorOptions): Promise<TaskView>;
   resume(taskId: string, options?: ActorOptions & { force?: boolean }): Promise<TaskView>;
   cancel(taskId: string, options?: ActorOptions): Promise<TaskView>;
-  decide(taskId: string, decisions: readonly ApprovalDecision[], options?: ActorOptions): Promise<TaskView>;
+  /**
+   * Decides pending approvals: APPROVER_NOT_ALLOWED when the decider may not (the request's rules, tightened by
+   * the operator's), APPROVAL_EXPIRED for one past its time.
+   */
+  decide(taskId: string, decisions: readonly ApprovalDecision[], options?: DeciderOptions): Promise<TaskView>;
   provideInput(taskId: string, name: string, value: unknown, options?: ActorOptions): Promise<TaskView>;
   resolveAttention(taskId: string, decision: AttentionDecision, options?: ActorOptions): Promise<TaskView>;
   /** Events of one task ('*' for all); returns the unsubscribe function. */

@@ -120,6 +120,12 @@ export async function main(
     )
     .option('--sandbox-nice <n>', "the sandbox threads' nice value on Linux, 0-19 (default 10)")
     .option(
+      '--approver-roles <roles>',
+      'key roles that may decide approvals, e.g. approver,admin (default: any)',
+    )
+    .option('--approval-separation', 'the key that submitted a task may not decide its approvals')
+    .option('--approval-ttl-seconds <n>', 'approval requests expire after this long (default: never)')
+    .option(
       '--webhook-secret <whsec>',
       'signs webhooks (Standard Webhooks); needed for callback_url. A flag is visible in `ps`: prefer CODECALL_WEBHOOK_SECRET or the config file',
     )

@@ -18,6 +18,9 @@ export interface ServeOptions {
   maxJournalEntries?: string;
   sandboxWorkers?: string;
   sandboxNice?: string;
+  approverRoles?: string;
+  approvalSeparation?: boolean;
+  approvalTtlSeconds?: string;
   webhookSecret?: string;
   allowPrivateWebhooks?: boolean;
   insecureNoAuth?: boolean;

@@ -2,7 +2,9 @@ import { toJsonView } from '../codec/index.ts';
 import { corruptItem } from '../api/index.ts';
 import type { ApprovalInbox, ApprovalInboxItem, CorruptTaskItem } from '../api/index.ts';
 import { isCorruptTask, readJournalForView } from '../spec/index.ts';
-import type { TaskRecord, TaskStore } from '../spec/index.ts';
+import type { ApprovalRules, TaskRecord, TaskStore } from '../spec/index.ts';
+import { mayDecide } from './approver-check.ts';
+import type { Decider } from './approver-check.ts';
 import { pendingApprovals } from './pending-approvals.ts';
 
 /** Paused tasks read per store page while collecting the inbox. */
@@ -34,7 +36,11 @@ async function waitingTasks(
  * Every pending approval of the tenant's tasks (an admin's: every tenant's, or the one named), oldest task first.
  * A task whose row or journal is corrupt is skipped and listed in `corrupt`: it hides no other task's approvals.
  */
-export async function approvalInbox(store: TaskStore, tenant: string | undefined): Promise<ApprovalInbox> {
+export async function approvalInbox(
+  store: TaskStore,
+  tenant: string | undefined,
+  who?: { readonly decider: Decider; readonly rules: ApprovalRules },
+): Promise<ApprovalInbox> {
   const approvals: ApprovalInboxItem[] = [];
   const corrupt: CorruptTaskItem[] = [];
   for (const task of await waitingTasks(store, tenant, corrupt)) {
@@ -43,7 +49,10 @@ export async function approvalInbox(store: TaskStore, tenant: string | undefined
       corrupt.push(corruptItem(journal));
       continue;
     }
-    for (const a of pendingApprovals(journal)) {
+    const pending = pendingApprovals(journal);
+    // The same check `decide` makes; the submitter is read once per task, only when a rule needs it.
+    const refusals = who ? await mayDecide(store, who.rules, who.decider, task.id, pending) : [];
+    for (const [i, a] of pending.entries()) {
       approvals.push({
         task_id: task.id,
         approval_id: a.id,
@@ -52,6 +61,8 @@ export async function approvalInbox(store: TaskStore, tenant: string | undefined
         requested_at: a.requestedAt,
         tenant: task.tenant,
         session_id: task.sessionId,
+        expires_at: a.expiresAt === null ? null : new Date(a.expiresAt).toISOString(),
+        ...(who ? { may_decide: refusals[i] === null } : {}),
       });
     }
   }

@@ -166,7 +166,7 @@ describe('decideApproval', () => {
   it('gives the rejection its reason; a timer is never gated', () => {
     const state = new JournalMemory([requested, decided('reject')]);
     const policy = { needsApproval: () => true, effectOf: (): ToolEffect => 'unsafe' };
-    expect(decideApproval(pay, state, policy)).toEqual({ kind: 'rejected', reason: 'no' });
+    expect(decideApproval(pay, state, policy)).toEqual({ kind: 'rejected', reason: 'no', expired: false });
     const timer: HostCall = { kind: 'timer', callId: 'call-2', delayMs: 5 };
     expect(decideApproval(timer, state, policy)).toEqual({ kind: 'none' });
   });

@@ -1,5 +1,5 @@
 import { encodeValue } from '../codec/index.ts';
-import type { HostCall, SerializedError, ToolEffect } from '../spec/index.ts';
+import type { ApprovalRules, HostCall, SerializedError, ToolEffect } from '../spec/index.ts';
 import { isInputWait, parseInputWait } from './input-wait.ts';
 import type { CallState } from './journal-memory.ts';
 import { wireForm } from './journal-wire.ts';
@@ -9,6 +9,11 @@ import type { Wire } from './journal-wire.ts';
 export interface CallPolicy {
   /** Whether this call must be approved by a human before it runs. */
   needsApproval?(call: HostCall): boolean;
+  /**
+   * The rules journaled with its approval request: the tool's own (who may decide) and the expiry, the shorter of
+   * the tool's and the operator's (ADR 0031). Absent: open, never expiring.
+   */
+  approvalRules?(call: HostCall): ApprovalRules;
   /** What a call does to the world; decides whether an interrupted call may run again. */
   effectOf(call: HostCall): ToolEffect;
 }
@@ -69,7 +74,8 @@ export type ApprovalStep =
   | { readonly kind: 'request' }
   /** Asked, not decided: wait for a human again. */
   | { readonly kind: 'wait' }
-  | { readonly kind: 'rejected'; readonly reason: string }
+  /** Rejected by a human, or `expired` (no one decided in time: APPROVAL_EXPIRED). */
+  | { readonly kind: 'rejected'; readonly reason: string; readonly expired: boolean }
   /** Asked and approved (or no longer gated): journal that it starts, then run it. */
   | { readonly kind: 'start' };
 
@@ -77,7 +83,9 @@ export function decideApproval(call: HostCall, state: CallState, policy: CallPol
   if (call.kind === 'tool' && policy.needsApproval?.(call)) {
     const decision = state.decisions.get(call.callId);
     if (!decision) return { kind: state.requested.has(call.callId) ? 'wait' : 'request' };
-    if (decision.decision !== 'approve') return { kind: 'rejected', reason: decision.reason };
+    if (decision.decision !== 'approve') {
+      return { kind: 'rejected', reason: decision.reason, expired: decision.expired };
+    }
   }
   return { kind: state.requested.has(call.callId) ? 'start' : 'none' };
 }

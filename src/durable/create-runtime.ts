@@ -1,6 +1,6 @@
 import { CodecallError } from '../errors/index.ts';
-import type { LogEntry, SandboxDriver, TaskRecord, TaskStore } from '../spec/index.ts';
-import { intervalMs, isTerminal } from '../spec/index.ts';
+import type { ApprovalRules, LogEntry, SandboxDriver, TaskRecord, TaskStore } from '../spec/index.ts';
+import { OPEN_APPROVAL_RULES, intervalMs, isTerminal } from '../spec/index.ts';
 import type { RuntimeOptions } from './runtime-types.ts';
 import { EventHub } from './event-hub.ts';
 import { LiveLogs } from './live-logs.ts';
@@ -19,6 +19,7 @@ import type {
   ApprovalDecision,
   ApprovalInbox,
   AttentionDecision,
+  DeciderOptions,
   BatchView,
   CorruptTaskItem,
   ListFilter,
@@ -50,6 +51,7 @@ class DurableRuntime implements Runtime {
   private readonly control: RuntimeControl;
   private readonly clock: () => number;
   private readonly ceilings: LimitCeilings;
+  private readonly approvalRules: ApprovalRules;
 
   constructor(options: RuntimeOptions) {
     this.store = options.store;
@@ -58,6 +60,7 @@ class DurableRuntime implements Runtime {
     const clock = options.clock ?? Date.now;
     this.clock = clock;
     this.ceilings = options.ceilings ?? {};
+    this.approvalRules = options.approvals ?? OPEN_APPROVAL_RULES;
     const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
     this.views = new RuntimeViews(options.store);
     this.runner = new TaskRunner({
@@ -76,6 +79,7 @@ class DurableRuntime implements Runtime {
       ...(options.log === undefined ? {} : { log: options.log }),
       ...(options.sizes === undefined ? {} : { sizes: options.sizes }),
       ...(options.journalLimits === undefined ? {} : { journalLimits: options.journalLimits }),
+      approvalTtlSeconds: options.approvals?.ttlSeconds ?? null,
       clock,
       onEvent: (event) => this.events.emit(event),
     });
@@ -95,6 +99,8 @@ class DurableRuntime implements Runtime {
       views: this.views,
       emit: (event) => this.events.emit(event),
       ...(options.observer ? { observer: options.observer } : {}),
+      approvals: this.approvalRules,
+      clock,
     });
     this.events.subscribe('*', (event) => this.live.observe(event));
   }
@@ -156,8 +162,13 @@ class DurableRuntime implements Runtime {
     return this.views.listed(record);
   }
 
-  approvals(filter: { readonly tenant?: string } = {}): Promise<ApprovalInbox> {
-    return approvalInbox(this.store, filter.tenant);
+  approvals(filter: Parameters<Runtime['approvals']>[0] = {}): Promise<ApprovalInbox> {
+    const { decider } = filter;
+    return approvalInbox(
+      this.store,
+      filter.tenant,
+      decider ? { decider, rules: this.approvalRules } : undefined,
+    );
   }
 
   async run(taskId: string, options: { signal?: AbortSignal } = {}): Promise<TaskView> {
@@ -218,7 +229,11 @@ class DurableRuntime implements Runtime {
     return this.control.cancel(taskId, options);
   }
 
-  decide(taskId: string, decisions: readonly ApprovalDecision[], options?: ActorOptions): Promise<TaskView> {
+  decide(
+    taskId: string,
+    decisions: readonly ApprovalDecision[],
+    options?: DeciderOptions,
+  ): Promise<TaskView> {
     return this.control.decide(taskId, decisions, options);
   }
 

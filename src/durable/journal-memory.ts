@@ -15,7 +15,7 @@ export interface CallState {
   /** Decisions on approvals, by approval id (the call's id). */
   readonly decisions: ReadonlyMap<
     string,
-    { readonly decision: 'approve' | 'reject'; readonly reason: string }
+    { readonly decision: 'approve' | 'reject'; readonly reason: string; readonly expired: boolean }
   >;
   /** Input waits asked for, and the answers (a value's tagged JSON, or null for a timeout) by call id. */
   readonly inputRequested: ReadonlySet<string>;
@@ -45,7 +45,10 @@ export class JournalMemory implements CallState {
   readonly #positions = new Map<string, number>();
   readonly #requested = new Set<string>();
   readonly #started = new Set<string>();
-  readonly #decisions = new Map<string, { decision: 'approve' | 'reject'; reason: string }>();
+  readonly #decisions = new Map<
+    string,
+    { decision: 'approve' | 'reject'; reason: string; expired: boolean }
+  >();
   readonly #inputRequested = new Set<string>();
   readonly #inputs = new Map<string, string | null>();
   readonly #attention = new Map<string, { action: 'retry' | 'skip'; payload: string | null }>();
@@ -109,6 +112,7 @@ export class JournalMemory implements CallState {
         this.#decisions.set(entry.data.approval_id, {
           decision: entry.data.decision,
           reason: entry.data.reason ?? '',
+          expired: entry.data.expired === true,
         });
         break;
       case 'input_request':

@@ -2,6 +2,7 @@ import { decodeValue, sha256Hex } from '../codec/index.ts';
 import { CodecallError } from '../errors/index.ts';
 import { programSource } from '../spec/index.ts';
 import type { JournalEntry, TaskRecord } from '../spec/index.ts';
+import { earliestExpiry, pendingApprovals } from './pending-approvals.ts';
 
 /** An `input.wait` the host has not answered yet. */
 export interface PendingInput {
@@ -38,9 +39,14 @@ export function earliestDeadline(waits: readonly PendingInput[]): number | null 
   return at;
 }
 
-/** The earliest deadline among pending input waits, or null. */
+/** The earlier of two wake-ups (null: none). */
+export function earlier(a: number | null, b: number | null): number | null {
+  return a === null ? b : b === null ? a : Math.min(a, b);
+}
+
+/** When a paused task must wake: the earliest deadline of its input waits or expiry of its approvals, or null. */
 export function nextWake(journal: readonly JournalEntry[]): number | null {
-  return earliestDeadline(pendingInputs(journal));
+  return earlier(earliestDeadline(pendingInputs(journal)), earliestExpiry(pendingApprovals(journal)));
 }
 
 /** The first call of the last `needs_attention` pause still without a decision (attentionCalls). */

@@ -276,7 +276,17 @@ export class JournalingHost implements ExecutionHost {
       case 'wait': {
         if (approval.kind === 'request') {
           const { tool, args } = wireForm(call);
-          const data = { approval_id: call.callId, call_id: call.callId, tool, args };
+          const rules = this.options.approvalRules?.(call);
+          const data = {
+            approval_id: call.callId,
+            call_id: call.callId,
+            tool,
+            args,
+            // Fixed when asked, so any runtime that decides (or expires) it later applies the same rules.
+            ...(rules?.roles ? { roles: rules.roles } : {}),
+            ...(rules?.separation ? { separation: true } : {}),
+            ...(rules?.ttlSeconds ? { expires_at: this.options.clock() + rules.ttlSeconds * 1000 } : {}),
+          };
           await this.mark([{ type: 'approval_request', data }]);
         }
         // Waiting for a human is not work in flight: a pause need not wait for it.
@@ -289,7 +299,9 @@ export class JournalingHost implements ExecutionHost {
         const what = call.kind === 'tool' ? `${call.namespace}.${call.name}` : 'a timer';
         const rejected: HostOutcome = {
           ok: false,
-          error: failure('TOOL_REJECTED', `${what} was rejected${reason}`),
+          error: approval.expired
+            ? failure('APPROVAL_EXPIRED', `${what} was not approved in time (${approval.reason})`)
+            : failure('TOOL_REJECTED', `${what} was rejected${reason}`),
         };
         return this.finishLive(call, signal, rejected);
       }

@@ -1,8 +1,9 @@
 import { assertJsonValue, encodeValue } from '../codec/index.ts';
 import { CodecallError } from '../errors/index.ts';
 import type { JournalEntry, JournalEntryInput, PauseReason, TaskPatch, TaskRecord } from '../spec/index.ts';
-import { attentionCalls, earliestDeadline, pendingInputs } from './journal-state.ts';
-import { pendingApprovals } from './pending-approvals.ts';
+import { attentionCalls, earliestDeadline, earlier, pendingInputs } from './journal-state.ts';
+import { earliestExpiry, expiredApprovals, pendingApprovals } from './pending-approvals.ts';
+import type { PendingApproval } from './pending-approvals.ts';
 import type { ApprovalDecision, AttentionDecision } from '../api/index.ts';
 
 /** What a human's action on a paused task writes: journal entries and the patch, applied in one transaction. */
@@ -22,17 +23,42 @@ function mustBePaused(task: TaskRecord, reasons: readonly PauseReason[], what: s
   }
 }
 
-/** Decisions on pending approvals, each bound to the call (and so the exact arguments) it was asked for. */
+/** A human's decision on approvals: what it writes, and the approvals it decides (whose rules must allow it). */
+export interface ApprovalAction extends PausedAction {
+  readonly decided: readonly PendingApproval[];
+}
+
+function approvalExpired(taskId: string, approvalId: string, at: number | null): CodecallError {
+  const when = at === null ? '' : ` at ${new Date(at).toISOString()}`;
+  return new CodecallError('APPROVAL_EXPIRED', `approval ${approvalId} of task ${taskId} expired${when}`, {
+    details: { approval_id: approvalId, expires_at: at === null ? null : new Date(at).toISOString() },
+  });
+}
+
+/**
+ * Decisions on pending approvals, each bound to the call (and so the exact arguments) it was asked for. One that
+ * expired (journaled, or past its time and not swept yet) is APPROVAL_EXPIRED, whatever the task does since.
+ */
 export function decideApprovals(
   task: TaskRecord,
   journal: readonly JournalEntry[],
   decisions: readonly ApprovalDecision[],
   actor: string,
-): PausedAction {
+  now: number,
+): ApprovalAction {
+  const expired = expiredApprovals(journal);
+  const late = decisions.find((d) => expired.has(d.approvalId));
+  if (late) throw approvalExpired(task.id, late.approvalId, expiryOf(journal, late.approvalId));
+  if (decisions.length === 0 && task.pauseReason !== 'approval_required') {
+    // "Decide whatever is pending" after the last request expired: say so rather than that nothing waits.
+    const last = lastDecision(journal);
+    if (last !== null && expired.has(last)) throw approvalExpired(task.id, last, expiryOf(journal, last));
+  }
   mustBePaused(task, ['approval_required'], 'only a task waiting for approval takes decisions');
   if (decisions.length === 0) throw new CodecallError('INVALID_ARGUMENT', 'no decisions given');
-  const pending = new Set(pendingApprovals(journal).map((a) => a.id));
+  const pending = new Map(pendingApprovals(journal).map((a) => [a.id, a]));
   const seen = new Set<string>();
+  const decided: PendingApproval[] = [];
   for (const d of decisions) {
     if (seen.has(d.approvalId)) {
       throw new CodecallError(
@@ -44,24 +70,45 @@ export function decideApprovals(
       );
     }
     seen.add(d.approvalId);
-    if (!pending.has(d.approvalId)) {
+    const approval = pending.get(d.approvalId);
+    if (!approval) {
       throw new CodecallError(
         'INVALID_ARGUMENT',
         `approval ${d.approvalId} is not pending on task ${task.id}`,
         {
-          details: { pending: [...pending] },
+          details: { pending: [...pending.keys()] },
         },
       );
+    }
+    // Past its time, the sweep has not come yet: it is expired all the same (the sweep journals it).
+    if (approval.expiresAt !== null && approval.expiresAt <= now) {
+      throw approvalExpired(task.id, approval.id, approval.expiresAt);
     }
     if (d.decision !== 'approve' && d.decision !== 'reject') {
       throw new CodecallError('INVALID_ARGUMENT', 'decision must be "approve" or "reject"');
     }
+    decided.push(approval);
   }
   const append = decisions.map((d) => ({
     type: 'approval_decision' as const,
     data: { approval_id: d.approvalId, decision: d.decision, actor, reason: d.reason ?? '' },
   }));
-  return { patch: toPending, append };
+  return { patch: toPending, append, decided };
+}
+
+function expiryOf(journal: readonly JournalEntry[], approvalId: string): number | null {
+  for (const e of journal) {
+    if (e.type === 'approval_request' && e.data.approval_id === approvalId) return e.data.expires_at ?? null;
+  }
+  return null;
+}
+
+function lastDecision(journal: readonly JournalEntry[]): string | null {
+  for (let i = journal.length - 1; i >= 0; i--) {
+    const e = journal[i];
+    if (e?.type === 'approval_decision') return e.data.approval_id;
+  }
+  return null;
 }
 
 /** Answers the oldest pending `input.wait` of this name with a JSON value. */
@@ -95,10 +142,14 @@ export function provideInput(
   // Like approvals, an answer runs the task on at once (a wait still open pauses it again); a task paused for
   // another reason keeps that pause and takes the answer when it resumes, waking only for the waits still open.
   if (task.pauseReason === 'awaiting_input') return { patch: toPending, append };
-  return { patch: { wakeAt: earliestDeadline(pending.filter((p) => p.callId !== wait.callId)) }, append };
+  const others = earliestDeadline(pending.filter((p) => p.callId !== wait.callId));
+  return { patch: { wakeAt: earlier(others, earliestExpiry(pendingApprovals(journal))) }, append };
 }
 
-/** Input waits whose deadline passed: each fails in the guest with INPUT_TIMEOUT. Null when none is due. */
+/**
+ * Waits whose time passed: an input wait fails in the guest with INPUT_TIMEOUT, an approval request expires (the
+ * call fails with APPROVAL_EXPIRED), journaled as a decision of `system`. Null when nothing is due.
+ */
 export function timeOutInputs(
   task: TaskRecord,
   journal: readonly JournalEntry[],
@@ -107,16 +158,37 @@ export function timeOutInputs(
   if (task.status !== 'paused') return null;
   const pending = pendingInputs(journal);
   const due = pending.filter((p) => p.deadline !== null && p.deadline <= now);
-  const later = earliestDeadline(pending.filter((p) => !due.includes(p)));
-  if (due.length === 0) {
+  const approvals = pendingApprovals(journal);
+  const expiring = approvals.filter((a) => a.expiresAt !== null && a.expiresAt <= now);
+  const later = earlier(
+    earliestDeadline(pending.filter((p) => !due.includes(p))),
+    earliestExpiry(approvals.filter((a) => !expiring.includes(a))),
+  );
+  if (due.length === 0 && expiring.length === 0) {
     // Nothing due after all (answered meanwhile): set the wake-up right, so the task leaves the due list.
     return later === task.wakeAt ? null : { patch: { wakeAt: later }, append: [] };
   }
-  const append = due.map((p) => ({
+  const append: JournalEntryInput[] = due.map((p) => ({
     type: 'input_timeout' as const,
     data: { call_id: p.callId, name: p.name },
   }));
-  return { patch: task.pauseReason === 'awaiting_input' ? toPending : { wakeAt: later }, append };
+  for (const a of expiring) {
+    const at = new Date(a.expiresAt ?? now).toISOString();
+    append.push({
+      type: 'approval_decision',
+      data: {
+        approval_id: a.id,
+        decision: 'reject',
+        actor: 'system',
+        reason: `expired at ${at}`,
+        expired: true,
+      },
+    });
+  }
+  const runs =
+    (task.pauseReason === 'awaiting_input' && due.length > 0) ||
+    (task.pauseReason === 'approval_required' && expiring.length > 0);
+  return { patch: runs ? toPending : { wakeAt: later }, append };
 }
 
 /** A human's decision on a task paused with needs_attention (a lost unsafe call, or changed tools). */

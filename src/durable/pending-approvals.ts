@@ -1,5 +1,6 @@
 import { decodeValue } from '../codec/index.ts';
-import type { JournalEntry } from '../spec/index.ts';
+import { APPROVER_ROLES } from '../spec/index.ts';
+import type { ApprovalRules, JournalEntry, KeyRole } from '../spec/index.ts';
 
 export interface PendingApproval {
   readonly id: string;
@@ -7,6 +8,10 @@ export interface PendingApproval {
   readonly arguments: unknown;
   /** When the call asked (the request's journal time). */
   readonly requestedAt: string;
+  /** Who may decide it, as fixed when it was asked (the operator's config may tighten it further). */
+  readonly rules: Pick<ApprovalRules, 'roles' | 'separation'>;
+  /** Epoch ms when it expires; null: never. */
+  readonly expiresAt: number | null;
 }
 
 /** Approval requests in a task's journal that have no decision yet, in the order they were made. */
@@ -16,8 +21,33 @@ export function pendingApprovals(journal: readonly JournalEntry[]): PendingAppro
   const pending: PendingApproval[] = [];
   for (const e of journal) {
     if (e.type !== 'approval_request' || decided.has(e.data.approval_id)) continue;
-    const { approval_id: id, tool, args } = e.data;
-    pending.push({ id, tool, arguments: decodeValue(args), requestedAt: e.createdAt });
+    const { approval_id: id, tool, args, roles, separation, expires_at: expiresAt } = e.data;
+    pending.push({
+      id,
+      tool,
+      arguments: decodeValue(args),
+      requestedAt: e.createdAt,
+      rules: {
+        roles: roles === undefined ? null : APPROVER_ROLES.filter((r: KeyRole) => roles.includes(r)),
+        separation: separation === true,
+      },
+      expiresAt: expiresAt ?? null,
+    });
   }
   return pending;
+}
+
+/** Approvals the runtime expired (journaled with `expired`), by approval id. */
+export function expiredApprovals(journal: readonly JournalEntry[]): Set<string> {
+  const expired = new Set<string>();
+  for (const e of journal)
+    if (e.type === 'approval_decision' && e.data.expired === true) expired.add(e.data.approval_id);
+  return expired;
+}
+
+/** The earliest expiry among these approvals, or null. */
+export function earliestExpiry(approvals: readonly PendingApproval[]): number | null {
+  let at: number | null = null;
+  for (const a of approvals) if (a.expiresAt !== null && (at === null || a.expiresAt < at)) at = a.expiresAt;
+  return at;
 }

@@ -9,6 +9,7 @@ import type {
   TaskConstraints,
   TaskInput,
 } from '../spec/index.ts';
+import { rulesOfTool } from '../spec/index.ts';
 import { runJournaled } from './run-journaled.ts';
 import type { RunLease } from './run-journaled.ts';
 import type { RunnerTools } from './runner-tools.ts';
@@ -32,6 +33,12 @@ export interface ProgramRunnerOptions {
   readonly lease?: RunLease;
   /** Bounds on one call's encoded arguments and result (ADR 0027). */
   readonly sizes?: CallSizeLimits;
+  /** The operator's expiry of approval requests (`approvalTtlSeconds`); a tool's may be shorter. */
+  readonly approvalTtlSeconds?: number | null;
+}
+
+function earlierTtl(a: number | null, b: number | null): number | null {
+  return a === null ? b : b === null ? a : Math.min(a, b);
 }
 
 /** The sandbox's part of a task's constraints. */
@@ -73,6 +80,13 @@ export function programRunner(o: ProgramRunnerOptions): (run: ProgramRun) => Pro
           if (call.kind !== 'tool') return false;
           const policy = tools.get(call.namespace, call.name)?.requiresApproval;
           return typeof policy === 'function' ? policy(call.args) : policy === true;
+        },
+        approvalRules: (call) => {
+          const own = call.kind === 'tool' ? tools.get(call.namespace, call.name)?.approval : undefined;
+          // Who decides is journaled as the tool says (the operator's rules apply when deciding); the expiry is
+          // the shorter of the tool's and the operator's.
+          const rules = rulesOfTool(own);
+          return { ...rules, ttlSeconds: earlierTtl(rules.ttlSeconds, o.approvalTtlSeconds ?? null) };
         },
       },
       journal: { recorded: run.recorded, append: (entries) => run.append(entries), keyPrefix: run.keyPrefix },

@@ -132,6 +132,7 @@ export async function runJournaled(options: RunJournaledOptions): Promise<Execut
     ...(policy.needsApproval
       ? { needsApproval: (call: HostCall) => policy.needsApproval?.(call) === true }
       : {}),
+    ...(policy.approvalRules ? { approvalRules: policy.approvalRules.bind(policy) } : {}),
     // Wait a moment so every request of the same guest turn (e.g. one Promise.all) is journaled, then pause;
     // approvals first: a task waiting for both is shown as waiting for approval.
     onApprovalRequired: () => {

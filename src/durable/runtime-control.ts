@@ -1,6 +1,7 @@
-import { CodecallError } from '../errors/index.ts';
-import type { JournalEntry, TaskRecord, TaskStore } from '../spec/index.ts';
-import { isTerminal } from '../spec/index.ts';
+import { CodecallError, isCodecallError } from '../errors/index.ts';
+import type { ApprovalRules, JournalEntry, TaskRecord, TaskStore } from '../spec/index.ts';
+import { OPEN_APPROVAL_RULES, isTerminal } from '../spec/index.ts';
+import { assertMayDecide } from './approver-check.ts';
 import { CONFLICT_RETRY, retryOnConflict } from './conflict-retry.ts';
 import { decideApprovals, provideInput, resolveAttention, resumePaused } from './paused-actions.ts';
 import type { PausedAction } from './paused-actions.ts';
@@ -12,6 +13,7 @@ import type {
   ActorOptions,
   ApprovalDecision,
   AttentionDecision,
+  DeciderOptions,
   RuntimeEvent,
   TaskView,
 } from '../api/index.ts';
@@ -23,6 +25,9 @@ export interface RuntimeControlOptions {
   readonly views: RuntimeViews;
   readonly emit: (event: RuntimeEvent) => void;
   readonly observer?: RuntimeObserver;
+  /** The operator's rules on who decides approvals (ADR 0031); they tighten each request's own. Default open. */
+  readonly approvals?: ApprovalRules;
+  readonly clock?: () => number;
 }
 
 /**
@@ -77,10 +82,22 @@ export class RuntimeControl {
   decide(
     taskId: string,
     decisions: readonly ApprovalDecision[],
-    options: ActorOptions = {},
+    options: DeciderOptions = {},
   ): Promise<TaskView> {
     const actor = options.actor ?? 'api';
-    return this.onPaused(taskId, actor, (task, journal) => decideApprovals(task, journal, decisions, actor));
+    const decider = { actor, ...(options.role === undefined ? {} : { role: options.role }) };
+    const { store, approvals = OPEN_APPROVAL_RULES, clock = Date.now } = this.options;
+    // Every path decides here (HTTP, CLI, in-process): who may decide is checked where the decision is made.
+    const decided = this.onPaused(taskId, actor, async (task, journal) => {
+      const action = decideApprovals(task, journal, decisions, actor, clock());
+      await assertMayDecide(store, approvals, decider, taskId, action.decided);
+      return action;
+    });
+    // An approval past its time that the sweep has not journaled yet: sweep now.
+    decided.catch((e: unknown) => {
+      if (isCodecallError(e) && e.code === 'APPROVAL_EXPIRED') this.options.scheduler.kick(true);
+    });
+    return decided;
   }
 
   provideInput(taskId: string, name: string, value: unknown, options: ActorOptions = {}): Promise<TaskView> {
@@ -152,12 +169,12 @@ export class RuntimeControl {
   private async onPaused(
     taskId: string,
     actor: string,
-    build: (task: TaskRecord, journal: JournalEntry[]) => PausedAction,
+    build: (task: TaskRecord, journal: JournalEntry[]) => PausedAction | Promise<PausedAction>,
   ): Promise<TaskView> {
     const { store, views } = this.options;
     const view = await retryOnConflict(CONFLICT_RETRY, async () => {
       const task = await views.mustGet(taskId);
-      return this.apply(task, build(task, await store.readJournal(taskId)), actor);
+      return this.apply(task, await build(task, await store.readJournal(taskId)), actor);
     });
     this.options.scheduler.kick();
     return view;

@@ -1,5 +1,5 @@
 import type { CallSizeLimits } from './call-size-limits.ts';
-import type { JournalLimits, SandboxDriver, TaskAgent, TaskStore } from '../spec/index.ts';
+import type { ApprovalRules, JournalLimits, SandboxDriver, TaskAgent, TaskStore } from '../spec/index.ts';
 import type { RunnerTools } from './runner-tools.ts';
 import type { RuntimeObserver } from '../api/index.ts';
 import type { LimitCeilings } from './limit-ceilings.ts';
@@ -34,4 +34,9 @@ export interface RuntimeOptions {
   readonly sizes?: CallSizeLimits;
   /** Bounds on a task's whole journal, none by default (the service sets 64 MiB and 100,000 entries; ADR 0029). */
   readonly journalLimits?: JournalLimits;
+  /**
+   * The operator's rules on approvals (ADR 0031): who may decide (tightening each tool's own) and the default
+   * expiry of a request. Default: anyone who sees the task, never expiring.
+   */
+  readonly approvals?: ApprovalRules;
 }

@@ -101,8 +101,10 @@ async function settle(options: SettleOptions): Promise<TaskRecord> {
       );
     case 'APPROVAL_REQUIRED':
     case 'AWAITING_INPUT': {
-      const wakeAt = options.inputRequested ? nextWake(await store.readJournal(lease.taskId)) : null;
       const approval = code === 'APPROVAL_REQUIRED';
+      // Input waits time out and approvals expire: the sweep wakes the task at the earliest (`wakeAt`).
+      const wakeAt =
+        options.inputRequested || approval ? nextWake(await store.readJournal(lease.taskId)) : null;
       return store.updateTask(
         lease.taskId,
         { ...kept, status: 'paused', pauseReason: approval ? 'approval_required' : 'awaiting_input', wakeAt },

@@ -1,6 +1,5 @@
 import { CodecallError, isCodecallError } from '../errors/index.ts';
 import type { JournalEntryInput, JournalLimits, Lease, LogEntry, TaskStore } from '../spec/index.ts';
-import type { JournalEntryInput, Lease, LogEntry, TaskStore } from '../spec/index.ts';
 import { intervalMs } from '../spec/index.ts';
 import type { RuntimeEvent } from '../api/index.ts';
 

@@ -1,6 +1,6 @@
 import type { CallSizeLimits } from './call-size-limits.ts';
 import { CodecallError } from '../errors/index.ts';
-import { idempotencyScope, intervalMs } from '../spec/index.ts';
+import { OPEN_APPROVAL_RULES, idempotencyScope, intervalMs } from '../spec/index.ts';
 import type {
   JournalLimits,
   GuestToolBinding,
@@ -17,6 +17,7 @@ import type { RunnerTools } from './runner-tools.ts';
 import { DEFAULT_MAX_STALLED_ATTEMPTS } from './crash-loop.ts';
 import { INPUT_WAIT_BINDING } from './input-wait.ts';
 import { decideApprovals } from './paused-actions.ts';
+import { assertMayDecide } from './approver-check.ts';
 import { armDeadline, DEFAULT_RETRY_BASE_MS, retryDelay } from './retry-and-deadline.ts';
 import { settleRun } from './settle-run.ts';
 import { prepareRun } from './pre-run-checks.ts';
@@ -61,6 +62,8 @@ export interface TaskRunnerOptions {
   readonly sizes?: CallSizeLimits;
   /** Bounds on a task's whole journal (ADR 0029). */
   readonly journalLimits?: JournalLimits;
+  /** The operator's expiry of approval requests (`approvalTtlSeconds`); a tool's may be shorter. */
+  readonly approvalTtlSeconds?: number | null;
 }
 
 /**
@@ -139,7 +142,9 @@ export class TaskRunner {
     const { store } = this.options;
     const task = await store.getTask(taskId);
     if (!task) throw new CodecallError('NOT_FOUND', `no task ${taskId}`);
-    const action = decideApprovals(task, await store.readJournal(taskId), decisions, actor);
+    const action = decideApprovals(task, await store.readJournal(taskId), decisions, actor, this.clock());
+    // No operator rules here (a runner alone has none), but each request's own still hold.
+    await assertMayDecide(store, OPEN_APPROVAL_RULES, { actor }, taskId, action.decided);
     await store.updateTask(taskId, action.patch, {
       expectedVersion: task.version,
       append: action.append,
@@ -317,6 +322,7 @@ export class TaskRunner {
       toolSignal: run.toolSignal,
       lease: { fencingToken: run.lease.fencingToken, prove: () => run.proveLease() },
       ...(this.options.sizes ? { sizes: this.options.sizes } : {}),
+      approvalTtlSeconds: this.options.approvalTtlSeconds ?? null,
     });
     const append = (entries: readonly JournalEntryInput[]): Promise<void> => run.append(entries);
     // The deadline interrupts the run like a cancel; the task fails with DEADLINE_EXCEEDED.

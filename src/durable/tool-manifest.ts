@@ -1,5 +1,11 @@
 import { canonicalJson, sha256Hex } from '../codec/index.ts';
-import type { ApprovalPolicy, GuestToolBinding, JsonSchema, ToolEffect } from '../spec/index.ts';
+import type {
+  ApprovalPolicy,
+  GuestToolBinding,
+  JsonSchema,
+  ToolApproval,
+  ToolEffect,
+} from '../spec/index.ts';
 
 export interface ManifestTools {
   readonly bindings: readonly GuestToolBinding[];
@@ -12,6 +18,7 @@ export interface ManifestTools {
         readonly inputSchema?: JsonSchema;
         readonly outputSchema?: JsonSchema;
         readonly requiresApproval?: ApprovalPolicy;
+        readonly approval?: ToolApproval;
       }
     | undefined;
 }

@@ -78,6 +78,8 @@ export const ERROR_CODES = {
   // A key or tenant holds as many event streams open as it may (Retry-After tells when to try again).
   TOO_MANY_STREAMS: row(429, 'limit'),
   TOOL_REJECTED: row(403, 'tool', { name: 'ToolRejectedError', ...GUEST }),
+  // No one decided in time (ADR 0031): the guest catches it as a rejection; a late decision is a 409.
+  APPROVAL_EXPIRED: row(409, 'tool', { name: 'ToolRejectedError', ...GUEST }),
   GUEST_ERROR: row(422, 'guest', GUEST),
   RESULT_INVALID: row(422, 'guest', GUEST),
   RESULT_LIMIT: row(413, 'limit'),

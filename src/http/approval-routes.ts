@@ -4,19 +4,12 @@ import { listedTenant } from './principal.ts';
 import { idSchema } from './task-schemas.ts';
 import { visibleTask } from './task-routes.ts';
 import type { Runtime } from '../api/index.ts';
-import { approverRefusal, assertMayDecide, taskSubmitter } from './approver-policy.ts';
-import type { ApproverPolicy } from './approver-policy.ts';
 
 /**
  * The approvals inbox (every pending approval the caller may decide, with the exact arguments) and the decision
  * on several approvals of one task at once: one journaled decision, so the task resumes once with all of them.
  */
-export function registerApprovalRoutes(
-  app: FastifyInstance,
-  runtime: Runtime,
-  store: TaskStore,
-  policy: ApproverPolicy,
-): void {
+export function registerApprovalRoutes(app: FastifyInstance, runtime: Runtime, store: TaskStore): void {
   app.get<{ Querystring: { tenant?: string } }>(
     '/api/v1/approvals',
     {
@@ -26,19 +19,9 @@ export function registerApprovalRoutes(
     },
     async (request) => {
       const tenant = listedTenant(request.principal, request.query.tenant);
-      const inbox = await runtime.approvals({ ...(tenant === undefined ? {} : { tenant }) });
-      // One audit read per listed task (the inbox is bounded by the tasks waiting), only when separation is on.
-      const submitters = new Map<string, string | null>();
-      if (policy.separateFromSubmitter) {
-        for (const a of inbox.approvals) {
-          if (!submitters.has(a.task_id)) submitters.set(a.task_id, await taskSubmitter(store, a.task_id));
-        }
-      }
-      const approvals = inbox.approvals.map((a) => ({
-        ...a,
-        may_decide: approverRefusal(policy, request.principal, submitters.get(a.task_id) ?? null) === null,
-      }));
-      return { ...inbox, approvals };
+      const { actor, role } = request.principal;
+      // `may_decide` is the runtime's own check, the one `decide` makes (ADR 0031).
+      return runtime.approvals({ ...(tenant === undefined ? {} : { tenant }), decider: { actor, role } });
     },
   );
 
@@ -65,7 +48,6 @@ export function registerApprovalRoutes(
     async (request) => {
       const taskId = request.params.id;
       await visibleTask(store, request, taskId);
-      await assertMayDecide(store, policy, request.principal, taskId);
       const { decision, reason, approval_ids: named } = request.body;
       // Without ids: every request pending now (a paused task takes no new ones until it runs again); a task
       // not waiting for approval is refused by decide (ILLEGAL_TRANSITION with its status).
@@ -73,7 +55,8 @@ export function registerApprovalRoutes(
       return runtime.decide(
         taskId,
         ids.map((approvalId) => ({ approvalId, decision, ...(reason === undefined ? {} : { reason }) })),
-        { actor: request.principal.actor },
+        // Who may decide is the runtime's check (APPROVER_NOT_ALLOWED, APPROVAL_EXPIRED), as on every path.
+        { actor: request.principal.actor, role: request.principal.role },
       );
     },
   );

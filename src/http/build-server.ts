@@ -20,8 +20,6 @@ import { registerJsonParser } from './json-body.ts';
 import { registerMultipart } from './multipart-task.ts';
 import { registerArtifactRoute } from './artifact-route.ts';
 import { registerApprovalRoutes } from './approval-routes.ts';
-import { OPEN_APPROVER_POLICY } from './approver-policy.ts';
-import type { ApproverPolicy } from './approver-policy.ts';
 import { registerMeRoute } from './me-route.ts';
 import { registerConsole } from './console-route.ts';
 import type { ConsoleOptions } from './console-route.ts';
@@ -53,8 +51,6 @@ export interface ServerOptions {
   readonly metricsToken?: string | null;
   /** Serves the web console's built files at `/` (see console-route.ts). */
   readonly console?: ConsoleOptions;
-  /** Who may decide approvals (default: every key that sees the task, no separation of duties). */
-  readonly approvers?: ApproverPolicy;
   /** The event streams' bounds: unflushed bytes per stream, streams per key and per tenant (see sse-stream.ts). */
   readonly streams?: StreamOptions;
   /** Host and Origin checks (origin-guard.ts); default: on for loopback names without `authenticate`, else off. */
@@ -108,7 +104,6 @@ export function buildServer(options: ServerOptions): FastifyInstance {
   registerMultipart(app, options.bodyLimit ?? 1024 * 1024);
   if (options.console) registerConsole(app, options.console);
   const checkCallback = options.checkCallback ?? noCallbacks;
-  const approvers = options.approvers ?? OPEN_APPROVER_POLICY;
   // In a plugin, so its routes are registered once the OpenAPI plugin (above) watches for them.
   const streams = sseSettings(options.streams);
   void app.register((api, _options, done) => {
@@ -116,10 +111,10 @@ export function buildServer(options: ServerOptions): FastifyInstance {
     api.get('/readyz', () => readiness(options));
     registerTaskRoutes(api, { runtime: options.runtime, store: options.store, checkCallback });
     registerBatchRoutes(api, options.runtime, checkCallback);
-    registerControlRoutes(api, options.runtime, options.store, approvers);
+    registerControlRoutes(api, options.runtime, options.store);
     registerStreamRoute(api, options.runtime, options.store, streams);
     registerArtifactRoute(api, options.store);
-    registerApprovalRoutes(api, options.runtime, options.store, approvers);
+    registerApprovalRoutes(api, options.runtime, options.store);
     registerMeRoute(api);
     registerTenantStreamRoute(api, options.runtime, options.store, streams);
     if (options.keys) registerKeyRoutes(api, options.keys);

@@ -3,8 +3,6 @@ import type { TaskStore } from '../spec/index.ts';
 import { idSchema } from './task-schemas.ts';
 import { visibleTask } from './task-routes.ts';
 import type { Runtime } from '../api/index.ts';
-import { assertMayDecide } from './approver-policy.ts';
-import type { ApproverPolicy } from './approver-policy.ts';
 
 const params = { type: 'object', properties: { id: idSchema } } as const;
 const reason = { type: 'string', maxLength: 2000 } as const;
@@ -13,12 +11,7 @@ const reason = { type: 'string', maxLength: 2000 } as const;
  * Steering a task: pause, resume, cancel, approval decisions, input and the resolution of a call left in doubt
  * by a crash (`needs_attention`), each journaled with the caller.
  */
-export function registerControlRoutes(
-  app: FastifyInstance,
-  runtime: Runtime,
-  store: TaskStore,
-  policy: ApproverPolicy,
-): void {
+export function registerControlRoutes(app: FastifyInstance, runtime: Runtime, store: TaskStore): void {
   app.post<{ Params: { id: string }; Body: { action: 'pause' | 'resume' | 'cancel'; reason?: string } }>(
     '/api/v1/tasks/:id/control',
     {
@@ -61,12 +54,11 @@ export function registerControlRoutes(
     },
     async (request) => {
       await visibleTask(store, request, request.params.id);
-      await assertMayDecide(store, policy, request.principal, request.params.id);
       const { decision, reason: why } = request.body;
       return runtime.decide(
         request.params.id,
         [{ approvalId: request.params.approval_id, decision, ...(why === undefined ? {} : { reason: why }) }],
-        { actor: request.principal.actor },
+        { actor: request.principal.actor, role: request.principal.role },
       );
     },
   );

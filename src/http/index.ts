@@ -1,6 +1,5 @@
 export { buildServer } from './build-server.ts';
 export type { ServerOptions } from './build-server.ts';
-export type { ApproverPolicy } from './approver-policy.ts';
 export { ANONYMOUS_ADMIN, canSee } from './principal.ts';
 export { CONSOLE_NOT_BUILT, DEFAULT_CONSOLE_ROOT, consoleBuilt } from './console-route.ts';
 export type { ConsoleOptions } from './console-route.ts';

@@ -280,9 +280,15 @@ export const approvalsResponse = {
             requested_at: timestamp,
             tenant: { type: 'string' },
             session_id: nullable('string'),
+            expires_at: {
+              ...nullable('string'),
+              description:
+                "When the request expires (approvalTtlSeconds, the tool's expiresAfterSeconds); null: never",
+            },
             may_decide: {
               type: 'boolean',
-              description: 'Whether the caller may decide it (approverRoles, approvalSeparation)',
+              description:
+                "Whether the caller may decide it: the runtime's own check (approverRoles, approvalSeparation, the tool's approval policy)",
             },
           },
         },

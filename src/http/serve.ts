@@ -77,7 +77,6 @@ export async function startService(config: ServiceConfig, options: StartServiceO
     ...(core.authenticate ? { authenticate: core.authenticate } : {}),
     checkCallback: core.checkCallback,
     origin: originGuardFor(config),
-    approvers: { roles: config.approverRoles, separateFromSubmitter: config.approvalSeparation },
     ...(options.console ? { console: options.console } : {}),
   });
   const close = (): Promise<void> =>

@@ -19,4 +19,9 @@ export const approvalsConfigShape = {
     .default(null),
   /** Separation of duties: the key that submitted a task may not decide its approvals. Default false. */
   approvalSeparation: z.boolean().default(false),
+  /**
+   * Seconds an approval request waits before it expires (the call fails with APPROVAL_EXPIRED, journaled by
+   * `system`); a tool's `approval.expiresAfterSeconds` may only be shorter. Default null: never (ADR 0031).
+   */
+  approvalTtlSeconds: z.number().int().min(1).max(31_536_000).nullable().default(null),
 };

@@ -98,6 +98,12 @@ export async function createService(
       maxToolResultBytes: config.maxToolResultBytes,
     },
     journalLimits: { maxBytes: config.maxJournalBytes, maxEntries: config.maxJournalEntries },
+    // Decided in the runtime, so every path is checked (ADR 0031); each tool's own rules only tighten them.
+    approvals: {
+      roles: config.approverRoles,
+      separation: config.approvalSeparation,
+      ttlSeconds: config.approvalTtlSeconds,
+    },
   });
   metrics.watch(runtime);
   let closing: Promise<void> | undefined;

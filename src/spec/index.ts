@@ -1,5 +1,6 @@
 export * from './json-schema.ts';
 export * from './tool.ts';
+export * from './approval-rules.ts';
 export * from './sandbox.ts';
 export * from './task.ts';
 export * from './journal.ts';

@@ -70,17 +70,26 @@ export interface JournalEntryData {
     readonly clock?: number;
   };
   readonly clock: { readonly clock: number };
+  /**
+   * `roles` and `separation` are who may decide it, fixed when asked (the tool's declaration and the config then);
+   * `expires_at` (epoch ms) is when the runtime expires it, absent: never.
+   */
   readonly approval_request: {
     readonly approval_id: string;
     readonly call_id: string;
     readonly tool: string;
     readonly args: string;
+    readonly roles?: readonly string[];
+    readonly separation?: boolean;
+    readonly expires_at?: number;
   };
+  /** `expired`: no one decided in time; the runtime rejected it (actor `system`), the call fails APPROVAL_EXPIRED. */
   readonly approval_decision: {
     readonly approval_id: string;
     readonly decision: 'approve' | 'reject';
     readonly actor: string;
     readonly reason?: string;
+    readonly expired?: boolean;
   };
   /** `deadline` is epoch ms, null to wait forever. */
   readonly input_request: {

@@ -1,7 +1,8 @@
 import type { StoreOptions } from './task-store.ts';
 
-/** `approver`: a member of its tenant that may also decide approvals where a policy asks for that role. */
-export type KeyRole = 'admin' | 'member' | 'approver';
+import type { KeyRole } from './key-role.ts';
+
+export type { KeyRole } from './key-role.ts';
 
 /** An API key as stored: only its SHA-256 is kept; the key itself is shown once, when it is created. */
 export interface ApiKeyRecord {

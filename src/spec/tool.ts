@@ -1,3 +1,4 @@
+import type { ToolApproval } from './approval-rules.ts';
 import type { JsonSchema } from './json-schema.ts';
 
 /**
@@ -37,6 +38,8 @@ export interface ToolDefinition {
   readonly outputSchema?: JsonSchema;
   readonly effect: ToolEffect;
   readonly requiresApproval: ApprovalPolicy;
+  /** Who may decide its approvals and when a request expires (ADR 0031); the operator's config may tighten it. */
+  readonly approval?: ToolApproval;
   execute(args: unknown, ctx: ToolContext): unknown;
 }
 

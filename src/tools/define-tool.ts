@@ -1,7 +1,15 @@
 import { z } from 'zod';
 import { CodecallError } from '../errors/index.ts';
-import type { ApprovalPolicy, JsonSchema, ToolContext, ToolDefinition, ToolEffect } from '../spec/index.ts';
+import type {
+  ApprovalPolicy,
+  JsonSchema,
+  ToolApproval,
+  ToolContext,
+  ToolDefinition,
+  ToolEffect,
+} from '../spec/index.ts';
 import { TOOL_EFFECTS } from '../spec/index.ts';
+import { checkToolApproval } from './tool-approval.ts';
 
 export const DEFAULT_TOOL_NAMESPACE = 'tools';
 
@@ -130,7 +138,13 @@ export interface DefineToolOptions<S extends SchemaInput, Result> {
   namespace?: string;
   /** Default `unsafe`: the only safe assumption for a tool that declares nothing. */
   effect?: ToolEffect;
+  /** Default false; `true` when `approval` is given. */
   requiresApproval?: ApprovalPolicy;
+  /**
+   * Who may decide its approvals and when a request expires, e.g. `{ roles: ['approver'], separation: true,
+   * expiresAfterSeconds: 3600 }` (ADR 0031). The operator's config may only tighten it.
+   */
+  approval?: ToolApproval;
   execute(args: ToolArgs<S>, ctx: ToolContext): Result | Promise<Result>;
 }
 
@@ -155,6 +169,10 @@ export function defineTool<S extends SchemaInput = JsonSchema, Result = unknown>
   if (typeof options.execute !== 'function') {
     throw new CodecallError('INVALID_ARGUMENT', `tool ${options.name}: execute must be a function`);
   }
+  const approval =
+    options.approval === undefined
+      ? undefined
+      : checkToolApproval(options.name, options.approval, options.requiresApproval);
   return Object.freeze({
     namespace,
     name: options.name,
@@ -162,7 +180,9 @@ export function defineTool<S extends SchemaInput = JsonSchema, Result = unknown>
     inputSchema: toJsonSchema(options.input ?? { type: 'object' }),
     ...(options.output === undefined ? {} : { outputSchema: toJsonSchema(options.output) }),
     effect,
-    requiresApproval: options.requiresApproval ?? false,
+    // Declaring how its approvals are decided says that it needs them.
+    requiresApproval: options.requiresApproval ?? approval !== undefined,
+    ...(approval === undefined ? {} : { approval }),
     execute: (args: unknown, ctx: ToolContext) => options.execute(args as ToolArgs<S>, ctx),
   });
 }

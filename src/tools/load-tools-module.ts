@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { tsImport } from 'tsx/esm/api';
 import { CodecallError } from '../errors/index.ts';
+import { checkToolApproval } from './tool-approval.ts';
 import type { ToolDefinition } from '../spec/index.ts';
 
 /** Loads a .js/.ts module whose default export is an array or record of `defineTool` results. */
@@ -53,6 +54,8 @@ export async function loadToolsModule(path: string): Promise<ToolDefinition[]> {
         `tools module ${path}: export #${i} is not a defineTool(...) result`,
       );
     }
+    // A hand-built definition's approval policy is checked as defineTool checks it: a bad one fails the start.
+    if (t.approval !== undefined) checkToolApproval(t.name, t.approval, t.requiresApproval);
   });
   return list as ToolDefinition[];
 }

@@ -3,7 +3,6 @@
 import { afterAll, beforeAll } from 'vitest';
 import { createRuntime } from '../../src/durable/index.ts';
 import { buildServer } from '../../src/http/index.ts';
-import type { ApproverPolicy } from '../../src/http/index.ts';
 import { defineTool, ToolRegistry } from '../../src/index.ts';
 import type { KeyRole, RuntimeOptions, ToolDefinition } from '../../src/index.ts';
 import { keyAuthenticator, newApiKey } from '../../src/service/index.ts';
@@ -45,10 +44,11 @@ export interface ApiFixtureOptions {
   readonly checkCallback?: CallbackCheck;
   /** Whether the runtime runs tasks (default true). */
   readonly start?: boolean;
-  /** Who may decide approvals (default: the server's, open). */
-  readonly approvers?: ApproverPolicy;
   /** Runtime options beyond the fixture's (ceilings, concurrency, tenantConcurrency). */
-  readonly runtime?: Pick<RuntimeOptions, 'ceilings' | 'concurrency' | 'tenantConcurrency'>;
+  readonly runtime?: Pick<
+    RuntimeOptions,
+    'ceilings' | 'concurrency' | 'tenantConcurrency' | 'approvals' | 'clock'
+  >;
   /** The event streams' bounds (buildServer's `streams`). */
   readonly streams?: StreamOptions;
 }
@@ -74,7 +74,6 @@ export function useApiFixture(name: string, options: ApiFixtureOptions = {}): Ap
       keys: fx.store,
       ...(options.bodyLimit === undefined ? {} : { bodyLimit: options.bodyLimit }),
       ...(options.checkCallback === undefined ? {} : { checkCallback: options.checkCallback }),
-      ...(options.approvers === undefined ? {} : { approvers: options.approvers }),
       ...(options.streams === undefined ? {} : { streams: options.streams }),
     });
     await fx.app.ready();

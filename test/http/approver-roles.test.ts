@@ -33,7 +33,7 @@ function helpers(fx: ApiFixture) {
 describe('approver roles and separation of duties', () => {
   const fx = useApiFixture('http-approver-roles', {
     tools: [payTool()],
-    approvers: { roles: ['approver', 'admin'], separateFromSubmitter: true },
+    runtime: { approvals: { roles: ['approver', 'admin'], separation: true, ttlSeconds: null } },
   });
   const h = helpers(fx);
   let member: ApiKey;
