@@ -10,7 +10,9 @@ import type {
   TaskEvent,
   TaskPage,
 } from './client-types.ts';
-import { readSse } from './sse-reader.ts';
+import { resumableSse } from './resumable-stream.ts';
+import type { SseMessage } from './sse-reader.ts';
+import { isTerminal } from '../spec/index.ts';
 import type { TaskView } from '../api/index.ts';
 
 const API = '/api/v1';
@@ -100,17 +102,39 @@ export function createClient(options: ClientOptions): CodecallClient {
       return json<EventPage>('GET', `${task(taskId)}/events${query}`, { signal: opts.signal });
     },
     async *stream(taskId, opts = {}) {
-      const res = await send('GET', `${task(taskId)}/stream`, {
-        headers: { accept: 'text/event-stream' },
-        signal: opts.signal,
-      });
-      if (!res.body) return;
-      for await (const m of readSse(res.body, opts)) {
+      const open = (lastEventId: string | undefined): Promise<Response> =>
+        send('GET', `${task(taskId)}/stream`, {
+          headers: {
+            accept: 'text/event-stream',
+            ...(lastEventId === undefined ? {} : { 'last-event-id': lastEventId }),
+          },
+          signal: opts.signal,
+        });
+      // A dropped stream is resumed after its last event id. The view the server sends first on a resume is a
+      // status change to the caller (the first view was the start); one of the task's end is held back until the
+      // entries after the id came, so the end is the last event, as on a stream that never dropped.
+      let end: StreamEvent | null = null;
+      for await (const m of resumableSse(open, { signal: opts.signal, final: endsStream })) {
         const event = toStreamEvent(m.event, m.data);
-        if (event) yield event;
+        if (event?.type === 'view' && m.resumed) {
+          const status: StreamEvent = { type: 'status', view: event.view };
+          if (isTerminal(event.view.status)) end = status;
+          else yield status;
+        } else if (event) yield event;
       }
+      if (end) yield end;
     },
   };
+}
+
+/** The server ends a task's stream after a view of its end. */
+function endsStream(m: SseMessage): boolean {
+  if (m.event !== 'view' && m.event !== 'status') return false;
+  try {
+    return isTerminal((JSON.parse(m.data) as TaskView).status);
+  } catch {
+    return false;
+  }
 }
 
 /** Unknown event names are skipped: a newer server may send more kinds. */

@@ -36,4 +36,14 @@ describe('readSse', () => {
   it('drops a message cut off by the end of the body', async () => {
     expect(await all(['event: status\ndata: {"half"'])).toEqual([]);
   });
+
+  it('gives each message the last id the stream sent, as EventSource keeps it for Last-Event-ID', async () => {
+    const text = 'id: 3\nevent: a\ndata: 1\n\nevent: b\ndata: 2\n\nid: 7\ndata: 3\n\nid: x\0y\ndata: 4\n\n';
+    expect(await all([text])).toEqual([
+      { event: 'a', data: '1', id: '3' },
+      { event: 'b', data: '2', id: '3' },
+      { event: 'message', data: '3', id: '7' },
+      { event: 'message', data: '4', id: '7' },
+    ]);
+  });
 });

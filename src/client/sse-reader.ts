@@ -1,11 +1,15 @@
-/** One Server-Sent Event: its `event:` name (default `message`) and its `data:` lines joined. */
+/**
+ * One Server-Sent Event: its `event:` name (default `message`), its `data:` lines joined and the last event id
+ * (the latest `id:` of this stream, when there was one: what to send as `Last-Event-ID` to resume after it).
+ */
 export interface SseMessage {
   readonly event: string;
   readonly data: string;
+  readonly id?: string;
 }
 
 /**
- * Parses a text/event-stream body as it arrives. Comments (`: keep-alive`) and `id:`/`retry:` fields are skipped;
+ * Parses a text/event-stream body as it arrives. Comments (`: keep-alive`) and `retry:` fields are skipped;
  * a message is dispatched at its blank line, so a half-received one at the end of the body is dropped.
  * Stopping the iteration (or the signal) cancels the body.
  */
@@ -19,6 +23,7 @@ export async function* readSse(
   let buffer = '';
   let event = '';
   let data: string[] = [];
+  let id = '';
   try {
     for (;;) {
       const { value, done } = await reader.read();
@@ -31,7 +36,9 @@ export async function* readSse(
         const line = buffer.slice(0, nl);
         buffer = buffer.slice(nl + (buffer.startsWith('\r\n', nl) ? 2 : 1));
         if (line === '') {
-          if (data.length > 0) yield { event: event || 'message', data: data.join('\n') };
+          if (data.length > 0) {
+            yield { event: event || 'message', data: data.join('\n'), ...(id === '' ? {} : { id }) };
+          }
           event = '';
           data = [];
           continue;
@@ -43,6 +50,8 @@ export async function* readSse(
         const text = raw.startsWith(' ') ? raw.slice(1) : raw;
         if (field === 'event') event = text;
         else if (field === 'data') data.push(text);
+        // As EventSource: an id with a NUL is ignored; it holds for the events after it until the next one.
+        else if (field === 'id' && !text.includes('\0')) id = text;
       }
     }
   } finally {

@@ -9,7 +9,10 @@ const HEARTBEAT_MS = 15_000;
 export interface SseStream {
   /** False once the client left, the server closed or end() was called. */
   readonly open: boolean;
-  send(this: void, event: string, data: unknown): void;
+  /** Writes one event; `id` is its cursor (the client's `Last-Event-ID` when it reconnects). */
+  send(this: void, event: string, data: unknown, id?: string): void;
+  /** Settles once the socket took what was written (or the stream ended): a sender of many events waits on it. */
+  drained(this: void): Promise<void>;
   /** Runs `fn` once, when the stream ends. */
   onEnd(this: void, fn: () => void): void;
   end(this: void): void;
@@ -119,7 +122,15 @@ export function sseOpener(
       get open() {
         return open;
       },
-      send: (event, data) => write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`),
+      send: (event, data, id) =>
+        write(`${id === undefined ? '' : `id: ${id}\n`}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`),
+      drained: () =>
+        !open || !res.writableNeedDrain
+          ? Promise.resolve()
+          : new Promise<void>((resolve) => {
+              res.once('drain', resolve);
+              ends.push(resolve);
+            }),
       onEnd: (fn) => {
         if (open) ends.push(fn);
         else fn();
