@@ -69,8 +69,11 @@ function hostAllowed(options: OriginGuardOptions, value: string | undefined): bo
 /** Why a browser's request from another origin is refused; null when it may pass. */
 function crossOrigin(request: FastifyRequest): string | null {
   const site = request.headers['sec-fetch-site'];
-  // `same-site` is another origin too (another port of localhost is the same site): only our own page passes.
-  if (site === 'cross-site' || site === 'same-site') return `Sec-Fetch-Site is ${site}`;
+  // `same-site` is another origin too (another port of localhost is the same site): only our own page passes,
+  // or the user's own navigation (`none`); any other value (`cross-site`, a repeated header) is refused.
+  if (site !== undefined && site !== 'same-origin' && site !== 'none') {
+    return `Sec-Fetch-Site is ${site.slice(0, 40)}`;
+  }
   const origin = request.headers.origin;
   if (origin === undefined) return null;
   let url: URL;

@@ -153,7 +153,7 @@ describe('a no-auth server takes requests only from its own origin', () => {
 
   it('refuses a browser request marked Sec-Fetch-Site cross-site or same-site, passes same-origin and none', async () => {
     const before = await tasks();
-    for (const site of ['cross-site', 'same-site']) {
+    for (const site of ['cross-site', 'same-site', 'cross-site, same-origin']) {
       const refused = await send(base, 'POST', '/api/v1/tasks', { 'sec-fetch-site': site }, TASK);
       expect(refused.status, site).toBe(403);
       expect(refused.body.error?.code).toBe('CROSS_ORIGIN_REFUSED');
