@@ -11,6 +11,7 @@ import type { ServeOptions } from './serve-command.ts';
 import { EXIT_USAGE } from './exit-codes.ts';
 import type { KeysCreateOptions, KeysOptions } from './keys-command.ts';
 import { registerTasksCommands } from './tasks-program.ts';
+import { addConfigFlags } from './serve-flags.ts';
 import type { RunCommand } from './tasks-program.ts';
 
 export { EXIT_USAGE };
@@ -99,7 +100,7 @@ export async function main(
       const { runCommand } = await import('./run-command.ts');
       exitCode = await runCommand(instruction, options, io, env);
     });
-  program
+  const serve = program
     .command('serve')
     .description('serve the task API (embedded defaults: an SQLite file under ./data, the quickjs sandbox)')
     // No commander defaults: a flag given wins over CODECALL_* and the config file, an absent one does not.
@@ -156,11 +157,11 @@ export async function main(
     .option(
       '--api-key <key>',
       'the model server key (else CODECALL_API_KEY, OPENAI_API_KEY / MISTRAL_API_KEY). A flag is visible in `ps`: prefer the environment or the config file',
-    )
-    .action(async (options: ServeOptions) => {
-      const { serveCommand } = await import('./serve-command.ts');
-      exitCode = await serveCommand(options, io, env);
-    });
+    );
+  addConfigFlags(serve).action(async (options: ServeOptions) => {
+    const { serveCommand } = await import('./serve-command.ts');
+    exitCode = await serveCommand(options, io, env);
+  });
   const run: RunCommand = async (body) => {
     exitCode = await body();
   };
