@@ -127,6 +127,9 @@ function TaskApprovals(props: {
               <strong data-testid="approval-tool">{a.tool}</strong>{' '}
               <span class="muted">
                 {a.approval_id} · asked {when(a.requested_at)}
+                {a.expires_at ? (
+                  <span data-testid="approval-expires"> · expires {when(a.expires_at)}</span>
+                ) : null}
               </span>
             </div>
             <pre data-testid="approval-args">{pretty(a.arguments)}</pre>

@@ -104,6 +104,10 @@ export interface InboxItem {
   readonly requested_at: string;
   readonly tenant: string;
   readonly session_id: string | null;
+  /** When the request expires (null: never); an expired one is gone from the inbox. */
+  readonly expires_at?: string | null;
+  /** Whether this key may decide it (the server's check). */
+  readonly may_decide?: boolean;
 }
 
 export interface Me {

@@ -140,3 +140,41 @@ describe.skipIf(NO_BROWSER !== null)(
     });
   },
 );
+
+describe.skipIf(NO_BROWSER !== null)(
+  `web console approval expiry${NO_BROWSER ? ` (skipped: ${NO_BROWSER})` : ''}`,
+  () => {
+    const fx = useConsoleFixture('console-approval-expiry', { flags: { approvalTtlSeconds: '3600' } });
+
+    it('shows in the inbox when each request expires (approvalTtlSeconds)', async () => {
+      const key = await fx.key('acme');
+      const { task_id: id } = await fx.api<{ task_id: string }>(key, 'POST', '/api/v1/tasks', {
+        code: 'return await tools.pay({ to: "ACME Corp", amount: 250 });',
+      });
+      const inboxItem = async () =>
+        (
+          await fx.api<{ approvals: { task_id: string; expires_at: string | null }[] }>(
+            key,
+            'GET',
+            '/api/v1/approvals',
+          )
+        ).approvals.find((a) => a.task_id === id);
+      await expect.poll(inboxItem, { timeout: 30_000 }).toBeDefined();
+      const expiresAt = Date.parse((await inboxItem())?.expires_at ?? '');
+      // About an hour from the request (the request was made a moment ago).
+      expect(expiresAt - Date.now()).toBeGreaterThan(3000_000);
+      expect(expiresAt - Date.now()).toBeLessThanOrEqual(3600_000);
+      await fx.withPage('inbox-expiry', async (page) => {
+        const errors = watchErrors(page);
+        await signIn(page, fx.base, key);
+        await page.getByTestId('tab-approvals').click();
+        const inbox = page.locator(`[data-testid="inbox-task"][data-task-id="${id}"]`);
+        await inbox.waitFor();
+        expect(await inbox.getByTestId('approval-expires').textContent()).toContain(
+          new Date(expiresAt).toLocaleString('en-US', { year: 'numeric' }),
+        );
+        expect(errors).toEqual([]);
+      });
+    });
+  },
+);

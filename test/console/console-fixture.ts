@@ -79,6 +79,8 @@ export interface ConsoleFixtureOptions {
   readonly modelUrl?: () => string;
   /** Serve with --insecure-no-auth (no keys checked). */
   readonly noAuth?: boolean;
+  /** More `serve` flags by config key (e.g. `{ approvalTtlSeconds: '3600' }`). */
+  readonly flags?: Readonly<Record<string, string | boolean>>;
 }
 
 export function useConsoleFixture(name: string, options: ConsoleFixtureOptions = {}): ConsoleFixture {
@@ -95,6 +97,7 @@ export function useConsoleFixture(name: string, options: ConsoleFixtureOptions =
         python: options.python ?? false,
         pythonWarm: '0',
         ...(options.noAuth ? { insecureNoAuth: true } : {}),
+        ...options.flags,
       },
     });
     const model = options.modelUrl

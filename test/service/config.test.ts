@@ -74,6 +74,30 @@ describe('service config', () => {
     expect(fail({ env: {}, flags: { port: '70000' } }).details).toMatchObject({ field: 'port' });
   });
 
+  it('reads the approval keys from flags and the environment, never expiring by default', () => {
+    expect(loadConfig({ env: {} })).toMatchObject({
+      approverRoles: null,
+      approvalSeparation: false,
+      approvalTtlSeconds: null,
+    });
+    expect(
+      loadConfig({
+        env: { CODECALL_APPROVAL_TTL_SECONDS: '600' },
+        flags: { approverRoles: 'approver,admin', approvalSeparation: true },
+      }),
+    ).toMatchObject({
+      approverRoles: ['approver', 'admin'],
+      approvalSeparation: true,
+      approvalTtlSeconds: 600,
+    });
+    expect(loadConfig({ env: {}, flags: { approvalTtlSeconds: '30' } }).approvalTtlSeconds).toBe(30);
+    for (const bad of ['0', '1.5', '40000000']) {
+      expect(() => loadConfig({ env: {}, flags: { approvalTtlSeconds: bad } })).toThrow(
+        /approvalTtlSeconds \(from --approval-ttl-seconds\)/,
+      );
+    }
+  });
+
   it('refuses a missing, unparsable or unknown-keyed config file', async () => {
     const bad = join(dir, 'bad.json');
     await writeFile(bad, '{ "port": ');

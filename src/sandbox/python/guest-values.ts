@@ -183,7 +183,8 @@ class InputTimeoutError(ToolError): pass
 
 _ERRORS = {c.__name__: c for c in (ToolError, NoSuchToolError, ToolValidationError, ToolRejectedError, InputTimeoutError)}
 _BY_CODE = {'NO_SUCH_TOOL': NoSuchToolError, 'TOOL_VALIDATION': ToolValidationError,
-            'TOOL_REJECTED': ToolRejectedError, 'INPUT_TIMEOUT': InputTimeoutError}
+            'TOOL_REJECTED': ToolRejectedError, 'APPROVAL_EXPIRED': ToolRejectedError,
+            'INPUT_TIMEOUT': InputTimeoutError}
 
 class _FinalAnswer(BaseException):
     pass
