@@ -46,9 +46,10 @@ describe('codecall tasks pause|cancel|input|resolve across processes', () => {
     tools = join(dir, 'tools.js');
     await writeFile(tools, TOOLS);
     await writeFile(join(dir, 'tools-v2.js'), TOOLS_V2);
+    // The nap outlasts starting `tasks pause` as another process on a loaded machine (seconds under CI load).
     await writeFile(
       join(dir, 'nap.js'),
-      'const a = await tools.tick({ i: 1 }); const b = await tools.nap({ ms: 1500 }); return [a, b];\n',
+      'const a = await tools.tick({ i: 1 }); const b = await tools.nap({ ms: 6000 }); return [a, b];\n',
     );
     await writeFile(join(dir, 'hang.js'), 'await tools.hang({}); return 1;\n');
     await writeFile(
@@ -88,7 +89,7 @@ describe('codecall tasks pause|cancel|input|resolve across processes', () => {
     return { ...w, id };
   }
 
-  it('pauses a task another process is running; it resumes from a third', async () => {
+  it('pauses a task another process is running; it resumes from a third', { timeout: 60_000 }, async () => {
     const w = await runningTask('nap.js');
     const pause = await codecall({}, 'tasks', 'pause', w.id, '--db', db, '--json');
     expect(pause.code, pause.stderr).toBe(0);
