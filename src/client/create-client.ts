@@ -155,6 +155,12 @@ function toStreamEvent(name: string, data: string): StreamEvent | null {
     }
     case 'journal':
       return { type: 'journal', entries: parsed as TaskEvent[] };
+    case 'error': {
+      // The server ended the stream for a reason of its own (the key was revoked): not resumed.
+      const e = (parsed as { error?: { code?: string; message?: string } }).error;
+      const code: ErrorCode = e?.code !== undefined && isErrorCode(e.code) ? e.code : 'INTERNAL';
+      throw new CodecallError(code, e?.message ?? 'the stream ended with an error');
+    }
     default:
       return null;
   }

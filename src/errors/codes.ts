@@ -63,6 +63,7 @@ export const ERROR_CODES = {
   SOURCE_TOO_LARGE: row(413, 'limit'),
   SOURCE_TOO_COMPLEX: row(422, 'limit'),
   UNAUTHORIZED: row(401, 'input'),
+  KEY_REVOKED: row(401, 'input'),
   FORBIDDEN: row(403, 'input'),
   APPROVER_NOT_ALLOWED: row(403, 'input'),
   NOT_FOUND: row(404, 'input'),

@@ -5,6 +5,8 @@ import { registerMetricsRoute } from '../metrics/index.ts';
 import type { Metrics } from '../metrics/index.ts';
 import type { Authenticate, ServiceStore, TaskStore } from '../spec/index.ts';
 import { registerAuth } from './auth-hook.ts';
+import { KeyRevocations } from './key-revocations.ts';
+import { registerRevocationHook } from './revocation-hook.ts';
 import { registerBatchRoutes } from './batch-routes.ts';
 import { registerControlRoutes } from './control-routes.ts';
 import { registerKeyRoutes } from './key-routes.ts';
@@ -101,11 +103,18 @@ export function buildServer(options: ServerOptions): FastifyInstance {
   }
   registerAuth(app, options.authenticate);
   registerJsonParser(app);
+  // Keys revoked here are seen at once; those revoked by another process on the database within a tick.
+  const revocations = new KeyRevocations(options.keys ? { store: options.keys } : {});
+  app.addHook('onClose', (_app, done) => {
+    revocations.close();
+    done();
+  });
+  registerRevocationHook(app, revocations);
   registerMultipart(app, options.bodyLimit ?? 1024 * 1024);
   if (options.console) registerConsole(app, options.console);
   const checkCallback = options.checkCallback ?? noCallbacks;
   // In a plugin, so its routes are registered once the OpenAPI plugin (above) watches for them.
-  const streams = sseSettings(options.streams);
+  const streams = sseSettings(options.streams, revocations);
   void app.register((api, _options, done) => {
     api.get('/healthz', () => liveness(options.store));
     api.get('/readyz', () => readiness(options));
@@ -117,7 +126,7 @@ export function buildServer(options: ServerOptions): FastifyInstance {
     registerApprovalRoutes(api, options.runtime, options.store);
     registerMeRoute(api);
     registerTenantStreamRoute(api, options.runtime, options.store, streams);
-    if (options.keys) registerKeyRoutes(api, options.keys);
+    if (options.keys) registerKeyRoutes(api, options.keys, revocations);
     done();
   });
   return app;

@@ -4,6 +4,7 @@ import { newApiKey } from '../auth/api-keys.ts';
 import { keyView } from '../api/index.ts';
 import type { ServiceStore } from '../spec/index.ts';
 import { idSchema } from './task-schemas.ts';
+import type { KeyRevocations } from './key-revocations.ts';
 
 const tenant = { type: 'string', minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_.-]+$' } as const;
 
@@ -13,8 +14,13 @@ function assertAdmin(request: FastifyRequest): void {
   }
 }
 
-/** API keys over HTTP, for admin keys: create (the key is in this one answer), list (never secrets), revoke. */
-export function registerKeyRoutes(app: FastifyInstance, store: ServiceStore): void {
+/** API keys over HTTP, for admin keys: create (the key is in this one answer), list (never secrets), revoke
+ * (the key's streams and requests in flight end at once). */
+export function registerKeyRoutes(
+  app: FastifyInstance,
+  store: ServiceStore,
+  revocations?: KeyRevocations,
+): void {
   app.post<{ Body: { tenant: string; role?: 'admin' | 'member' | 'approver'; name?: string } }>(
     '/api/v1/keys',
     {
@@ -60,7 +66,10 @@ export function registerKeyRoutes(app: FastifyInstance, store: ServiceStore): vo
           details: { key_id: request.params.id },
         });
       }
-      return keyView(await store.revokeApiKey(request.params.id));
+      const record = await store.revokeApiKey(request.params.id);
+      // Its open streams and requests in flight here end now (other servers see it within their tick).
+      revocations?.revoked(record.id);
+      return keyView(record);
     },
   );
 }

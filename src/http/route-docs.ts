@@ -84,7 +84,13 @@ const DOCS: Readonly<Record<string, RouteDoc>> = {
   'GET /api/v1/tasks/:id/stream': {
     summary: "A task's events as Server-Sent Events (text/event-stream)",
     tags: ['tasks'],
-    response: { 200: { description: 'An event stream: view, status, log, journal' } },
+    response: {
+      200: {
+        description:
+          'An event stream: view, status, log, journal; each event has an id (the last journal seq sent): ' +
+          'reconnect with Last-Event-ID (or ?after=) for exactly the entries after it',
+      },
+    },
   },
   'GET /api/v1/tasks/:id/artifacts/:name': {
     summary: 'Download a file the task left in its working directory (a name with / is sent as %2F)',

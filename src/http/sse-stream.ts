@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { STREAM_RETRY_AFTER_S, streamLimiter } from './stream-limits.ts';
 import type { StreamLimitOptions } from './stream-limits.ts';
 import type { Principal } from '../spec/index.ts';
+import { KeyRevocations, keyRevokedError } from './key-revocations.ts';
 
 const HEARTBEAT_MS = 15_000;
 
@@ -46,13 +47,19 @@ export interface SseSettings {
   readonly bufferBytes: number;
   readonly stats: StreamStats;
   readonly acquire: (principal: Principal) => () => void;
+  /** Ends the streams of a key once it is revoked. */
+  readonly revocations: KeyRevocations;
 }
 
-export function sseSettings(options: StreamOptions = defaultStreamOptions): SseSettings {
+export function sseSettings(
+  options: StreamOptions = defaultStreamOptions,
+  revocations: KeyRevocations = new KeyRevocations(),
+): SseSettings {
   return {
     bufferBytes: options.bufferBytes,
     stats: options.stats ?? { open: 0, maxBufferedBytes: 0, endedSlow: 0 },
     acquire: streamLimiter(options),
+    revocations,
   };
 }
 
@@ -60,7 +67,8 @@ export function sseSettings(options: StreamOptions = defaultStreamOptions): SseS
  * Opens SSE responses for a route: headers, a heartbeat comment every 15 s, the end when the client leaves, and
  * the end of every open stream when the server closes (a stream would otherwise hold `close()` forever). Each
  * stream holds a slot of its key's and tenant's caps (TOO_MANY_STREAMS before any header is sent) and at most
- * `bufferBytes` unflushed: a client that stops reading is cut off rather than buffered for without bound.
+ * `bufferBytes` unflushed: a client that stops reading is cut off rather than buffered for without bound. A
+ * stream of a key that is revoked gets an `error` event (KEY_REVOKED) and ends.
  */
 export function sseOpener(
   app: FastifyInstance,
@@ -73,6 +81,8 @@ export function sseOpener(
     done();
   });
   return (request, reply) => {
+    const { keyId } = request.principal;
+    if (settings.revocations.isRevoked(keyId)) throw keyRevokedError(keyId ?? '');
     let release: () => void;
     try {
       release = acquire(request.principal);
@@ -118,6 +128,17 @@ export function sseOpener(
     heartbeat.unref();
     streams.add(end);
     request.raw.on('close', end);
+    // A revoked key's stream says why and ends, whatever it was sending.
+    if (keyId !== null) {
+      const unuse = settings.revocations.use(keyId, () => {
+        const e = keyRevokedError(keyId);
+        write(
+          `event: error\ndata: ${JSON.stringify({ error: { code: e.code, message: e.message, details: e.details } })}\n\n`,
+        );
+        end();
+      });
+      ends.push(unuse);
+    }
     return {
       get open() {
         return open;

@@ -65,6 +65,11 @@ export function registerTenantStreamRoute(
         const now = stamp(t);
         const id = idOf(t);
         if (!visible(t) || told.get(id) === now) return;
+        // A task made after the last revocation check is told once the key is known to be live still: a key
+        // revoked elsewhere never sees what was created after its revocation.
+        if (!isCorruptTask(t) && request.principal.keyId !== null) {
+          await streams?.revocations.confirmedSince(Date.parse(t.createdAt));
+        }
         const view = isCorruptTask(t) ? null : await viewOf(t);
         if (!sse.open || (!isCorruptTask(t) && !view)) return;
         if (isTerminal(t.status)) told.delete(id);

@@ -60,6 +60,8 @@ export interface ServiceStore {
   /** The live (not revoked) key with this hash. */
   findApiKey(keyHash: string, options?: StoreOptions): Promise<ApiKeyRecord | null>;
   listApiKeys(options?: StoreOptions): Promise<ApiKeyRecord[]>;
+  /** Which of these key ids are revoked (one query for any number: the servers' per-tick revocation check). */
+  revokedApiKeys(ids: readonly string[], options?: StoreOptions): Promise<string[]>;
   /** NOT_FOUND for an unknown id; revoking twice keeps the first time. */
   revokeApiKey(id: string, options?: StoreOptions & { now?: number }): Promise<ApiKeyRecord>;
 

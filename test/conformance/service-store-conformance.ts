@@ -388,6 +388,9 @@ export function describeServiceStoreConformance(
         expect(await store.revokeApiKey(alice.id, { now: T0 + 9 })).toEqual(revoked);
         expect(await store.listApiKeys()).toEqual([revoked, member]);
         await expectCode(store.revokeApiKey('key_nope'), 'NOT_FOUND');
+        // The servers' revocation check: which of the ids asked for are revoked (unknown ids are not).
+        expect(await store.revokedApiKeys([alice.id, bob.id, 'key_nope'])).toEqual([alice.id]);
+        expect(await store.revokedApiKeys([])).toEqual([]);
       });
 
       it('keeps only the hash of a key, and refuses a second key with the same hash', async () => {
@@ -546,6 +549,7 @@ export function describeServiceStoreConformance(
         await expectCode(store.findApiKey('h'), 'STORE_CLOSED');
         await expectCode(store.listApiKeys(), 'STORE_CLOSED');
         await expectCode(store.revokeApiKey('key_1'), 'STORE_CLOSED');
+        await expectCode(store.revokedApiKeys(['key_1']), 'STORE_CLOSED');
         await expectCode(store.dueWebhooks({ now: 0, limit: 1 }), 'STORE_CLOSED');
         await expectCode(store.recordWebhookAttempt('m', { outcome: 'delivered', body: '' }), 'STORE_CLOSED');
         await expectCode(store.webhookCounts(), 'STORE_CLOSED');

@@ -68,6 +68,15 @@ export function listApiKeys(db: Database.Database): ApiKeyRecord[] {
   return (prepared(db, 'SELECT * FROM api_keys ORDER BY created_at, id').all() as KeyRow[]).map(toKey);
 }
 
+export function revokedApiKeys(db: Database.Database, ids: readonly string[]): string[] {
+  if (ids.length === 0) return [];
+  const rows = prepared(
+    db,
+    'SELECT id FROM api_keys WHERE revoked_at IS NOT NULL AND id IN (SELECT value FROM json_each(?))',
+  ).all(JSON.stringify(ids)) as { id: string }[];
+  return rows.map((r) => r.id);
+}
+
 export function revokeApiKey(db: Database.Database, id: string, now: number): ApiKeyRecord {
   prepared(db, 'UPDATE api_keys SET revoked_at = coalesce(revoked_at, ?) WHERE id = ?').run(now, id);
   const row = prepared(db, 'SELECT * FROM api_keys WHERE id = ?').get(id) as KeyRow | undefined;

@@ -297,6 +297,10 @@ export class SqliteTaskStore implements TaskStore, ServiceStore, ArtifactStore {
     return this.#run(options.signal, () => service.listApiKeys(this.#db));
   }
 
+  revokedApiKeys(ids: readonly string[], options: StoreOptions = {}): Promise<string[]> {
+    return this.#run(options.signal, () => service.revokedApiKeys(this.#db, ids));
+  }
+
   revokeApiKey(id: string, options: StoreOptions & { now?: number } = {}): Promise<ApiKeyRecord> {
     return this.#run(options.signal, () => service.revokeApiKey(this.#db, id, options.now ?? Date.now()));
   }
