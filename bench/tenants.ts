@@ -25,9 +25,10 @@ const dir = await mkdtemp(join(tmpdir(), 'codecall-bench-tenants-'));
 const port = await freePort();
 const base = `http://127.0.0.1:${port}`;
 // BENCH_CPU_PROF=DIR writes the server's CPU profile there (on exit); BENCH_PHASES=a,b runs only those phases;
-// BENCH_DETAIL=1 prints A's submit, wait and list times apart.
+// BENCH_DETAIL=1 prints A's submit, wait and list times apart; BENCH_SERVE_ARGS='--flag v' adds flags to serve.
 const cpuProf = process.env.BENCH_CPU_PROF;
 const DETAIL = process.env.BENCH_DETAIL === '1';
+const serveArgs = process.env.BENCH_SERVE_ARGS?.split(' ').filter(Boolean) ?? [];
 const onlyPhases = process.env.BENCH_PHASES?.split(',').map((p) => p.trim());
 const server = spawn(
   process.execPath,
@@ -41,6 +42,7 @@ const server = spawn(
     String(port),
     '--tools',
     'bench/tenant-tools.ts',
+    ...serveArgs,
   ],
   { stdio: ['ignore', 'pipe', 'pipe'] },
 );
@@ -319,7 +321,7 @@ await sleep(500);
 const baselineRss = rssMb();
 console.log(
   `machine: ${os.availableParallelism()} vCPUs (${os.cpus()[0]?.model ?? '?'}), Node ${process.version}; ` +
-    `phase ${PHASE_MS} ms${QUICK ? ' (BENCH_QUICK=1)' : ''}; server RSS at start ${baselineRss.toFixed(0)} MB`,
+    `phase ${PHASE_MS} ms${QUICK ? ' (BENCH_QUICK=1)' : ''}${serveArgs.length > 0 ? `; serve ${serveArgs.join(' ')}` : ''}; server RSS at start ${baselineRss.toFixed(0)} MB`,
 );
 const rows: {
   phase: string;

@@ -85,6 +85,36 @@ describe('quickjs driver pool', () => {
     expect((await execute([step])).status).toBe('succeeded');
   });
 
+  it("decodes a call's arguments on the host only when read, once", async () => {
+    const seen: { lazy: boolean; wire: string | undefined; same: boolean; value: unknown }[] = [];
+    const r = await driver.execute({
+      code: 'await tools.refuse({ text: "y".repeat(1000) }); return await tools.echo({ n: 1 });',
+      language: 'javascript',
+      tools: [
+        { namespace: 'tools', name: 'refuse' },
+        { namespace: 'tools', name: 'echo' },
+      ],
+      host: {
+        call: (call) => {
+          if (call.kind !== 'tool') return Promise.reject(new Error('no timers expected'));
+          // A getter until read: a host answering from the wire text alone (a size bound) never decodes.
+          const lazy = typeof Object.getOwnPropertyDescriptor(call, 'args')?.get === 'function';
+          if (call.name === 'refuse') {
+            seen.push({ lazy, wire: call.argsJson, same: true, value: null });
+            return Promise.resolve({ ok: true, value: null });
+          }
+          const first = call.args;
+          seen.push({ lazy, wire: call.argsJson, same: first === call.args, value: first });
+          return Promise.resolve({ ok: true, value: first });
+        },
+      },
+    });
+    expect(r.status === 'succeeded' && r.value).toEqual({ n: 1 });
+    expect(seen.map((s) => s.lazy)).toEqual([true, true]);
+    expect(seen[0]?.wire).toContain('y'.repeat(1000));
+    expect(seen[1]).toMatchObject({ same: true, value: { n: 1 } });
+  });
+
   it('runs a request with a non-default memory limit in a fresh VM', async () => {
     const small = await runProgram({
       driver,

@@ -126,6 +126,9 @@ export class JournalingHost implements ExecutionHost {
     this.issued.add(call.callId);
     const oversize = this.oversizeArguments(call);
     if (oversize) return oversize;
+    // Arguments within the bound are decoded here (a driver may decode on first read): a malformed payload
+    // fails the call now, before its intent is journaled.
+    if (call.kind === 'tool') void call.args;
     const decision = decideCall(call, this.memory, this.options);
     switch (decision.kind) {
       case 'live':

@@ -85,13 +85,20 @@ export class HostExecution implements GuestTransport<CallMessage> {
     if (msg.tool === -1) return { kind: 'timer', callId, delayMs: Number(JSON.parse(msg.payload)) };
     const binding = this.request.tools[msg.tool];
     if (!binding) throw new Error(`the guest called unknown tool index ${msg.tool}`);
+    const payload = msg.payload;
+    let decoded: { readonly value: unknown } | undefined;
     return {
       kind: 'tool',
       callId,
       namespace: binding.namespace,
       name: binding.name,
-      args: decodeValue(msg.payload),
-      argsJson: msg.payload,
+      // Decoded on first read, once: a host that refuses the call from its wire text alone (arguments over the
+      // size bound) never parses them on the main thread.
+      get args(): unknown {
+        decoded ??= { value: decodeValue(payload) };
+        return decoded.value;
+      },
+      argsJson: payload,
     };
   }
 
