@@ -85,6 +85,18 @@ export class HostExecution implements GuestTransport<CallMessage> {
     if (msg.tool === -1) return { kind: 'timer', callId, delayMs: Number(JSON.parse(msg.payload)) };
     const binding = this.request.tools[msg.tool];
     if (!binding) throw new Error(`the guest called unknown tool index ${msg.tool}`);
+    if (msg.tooLarge) {
+      const { bytes, sha256 } = msg.tooLarge;
+      const argsTooLarge = { bytes: Number(bytes), sha256: String(sha256) };
+      return {
+        kind: 'tool',
+        callId,
+        namespace: binding.namespace,
+        name: binding.name,
+        args: null,
+        argsTooLarge,
+      };
+    }
     return {
       kind: 'tool',
       callId,
