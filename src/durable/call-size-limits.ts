@@ -10,7 +10,7 @@ export interface CallSizeLimits {
   readonly maxToolResultBytes?: number;
 }
 
-const DEFAULT_MAX_TOOL_ARGUMENT_BYTES = 1024 * 1024;
+export const DEFAULT_MAX_TOOL_ARGUMENT_BYTES = 1024 * 1024;
 const DEFAULT_MAX_TOOL_RESULT_BYTES = 1024 * 1024;
 
 /**
@@ -36,6 +36,21 @@ function sizeOver(text: string, max: number): number | null {
   if (text.length <= max / 3) return null;
   const bytes = Buffer.byteLength(text);
   return bytes > max ? bytes : null;
+}
+
+/** The stand-in for arguments the driver refused before they crossed (their size, and digest when known). */
+export function refusedStandIn(refused: { readonly bytes: number; readonly sha256?: string }): string {
+  return encodeValue({ codecall_too_large: refused });
+}
+
+/** TOOL_ARGUMENTS_TOO_LARGE for arguments of `bytes` the driver refused (ExecutionLimits.toolArgumentBytes). */
+export function refusedArguments(what: string, bytes: number, limits?: CallSizeLimits): SerializedError {
+  const max = limits?.maxToolArgumentBytes ?? DEFAULT_MAX_TOOL_ARGUMENT_BYTES;
+  return failure(
+    'TOOL_ARGUMENTS_TOO_LARGE',
+    `${what}: the arguments are ${bytes} bytes encoded, more than the ${max} a call may pass`,
+    { bytes, max },
+  );
 }
 
 /** TOOL_ARGUMENTS_TOO_LARGE for encoded arguments over the bound, else null. */

@@ -11,7 +11,13 @@ import type {
   LogEntry,
 } from '../spec/index.ts';
 import { lostCallsError } from './attention-error.ts';
-import { oversizeArguments, oversizeResult, oversizeStandIn } from './call-size-limits.ts';
+import {
+  oversizeArguments,
+  oversizeResult,
+  oversizeStandIn,
+  refusedArguments,
+  refusedStandIn,
+} from './call-size-limits.ts';
 import type { CallSizeLimits } from './call-size-limits.ts';
 import { CommitQueue } from './commit-queue.ts';
 import { decideApproval, decideCall, decideInput } from './call-decision.ts';
@@ -189,8 +195,13 @@ export class JournalingHost implements ExecutionHost {
    */
   private oversizeArguments(call: HostCall): Promise<HostOutcome> | null {
     if (call.kind !== 'tool') return null;
-    const { tool, args } = wireForm(call);
-    const error = oversizeArguments(tool, args, this.options.sizes);
+    const refused = call.argsTooLarge;
+    const tool = `${call.namespace}.${call.name}`;
+    // Refused by the driver before they crossed; else measured here.
+    const args = refused ? refusedStandIn(refused) : wireForm(call).args;
+    const error = refused
+      ? refusedArguments(tool, refused.bytes, this.options.sizes)
+      : oversizeArguments(tool, args, this.options.sizes);
     if (error === null) return null;
     const position = this.memory.positions.get(call.callId);
     if (position !== undefined) {
@@ -199,15 +210,14 @@ export class JournalingHost implements ExecutionHost {
         this.scheduleDrain();
       });
     }
-    const refused: HostOutcome = { ok: false, error };
+    const outcome: HostOutcome = { ok: false, error };
+    const standIn = refused ? args : oversizeStandIn(args);
     const intent = this.memory.intents.has(call.callId)
       ? Promise.resolve()
-      : this.commit([
-          { type: 'tool_intent', data: { call_id: call.callId, tool, args: oversizeStandIn(args) } },
-        ]);
+      : this.commit([{ type: 'tool_intent', data: { call_id: call.callId, tool, args: standIn } }]);
     return this.track(
       call,
-      intent.then(() => this.finishLive(call, signalNever, refused)),
+      intent.then(() => this.finishLive(call, signalNever, outcome)),
     );
   }
 

@@ -1,3 +1,4 @@
+import { DEFAULT_MAX_TOOL_ARGUMENT_BYTES } from './call-size-limits.ts';
 import type { CallSizeLimits } from './call-size-limits.ts';
 import { CodecallError, errorRow, failure } from '../errors/index.ts';
 import type {
@@ -156,6 +157,11 @@ export async function runJournaled(options: RunJournaledOptions): Promise<Execut
     const result = await options.driver.execute(
       {
         ...options.request,
+        // The driver refuses bigger arguments before they cross (the host then never holds them).
+        limits: {
+          ...options.request.limits,
+          toolArgumentBytes: options.sizes?.maxToolArgumentBytes ?? DEFAULT_MAX_TOOL_ARGUMENT_BYTES,
+        },
         host,
         clock: () => options.startClock,
         ...(replay && replay.length > 0 ? { replay } : {}),

@@ -6,6 +6,7 @@ import {
   batchResponse,
   createdResponse,
   errorResponses,
+  eventResponse,
   eventsResponse,
   statusResponse,
   taskListResponse,
@@ -80,6 +81,11 @@ const DOCS: Readonly<Record<string, RouteDoc>> = {
     summary: "A task's journal and audit log (its audit trail), paged",
     tags: ['tasks'],
     response: eventsResponse,
+  },
+  'GET /api/v1/tasks/:id/events/:seq': {
+    summary: 'One journal entry in full (what a page of events summarised)',
+    tags: ['tasks'],
+    response: eventResponse,
   },
   'GET /api/v1/tasks/:id/stream': {
     summary: "A task's events as Server-Sent Events (text/event-stream)",

@@ -231,26 +231,37 @@ export const taskListResponse = {
   },
 } as const;
 
+const eventItem = {
+  type: 'object',
+  ...open,
+  properties: {
+    source: { type: 'string', enum: ['journal', 'audit'] },
+    seq: { type: 'number' },
+    type: { type: 'string' },
+    data: { type: 'object', ...open },
+    created_at: timestamp,
+    truncated: {
+      type: 'array',
+      items: { type: 'string' },
+      description:
+        'Fields of `data` over 16 KiB, each given as `{ truncated, bytes, sha256 }` (GET .../events/{seq} has them)',
+    },
+  },
+} as const;
+
+/** One journal entry in full. */
+export const eventResponse = {
+  200: { description: 'One journal entry of the task, its data in full', ...eventItem },
+} as const;
+
 export const eventsResponse = {
   200: {
-    description: "The task's journal and audit entries after `after`, in one order",
+    description:
+      "The task's journal and audit entries after `after`, in one order (at most 1 MiB of journal data a page)",
     type: 'object',
     ...open,
     properties: {
-      events: {
-        type: 'array',
-        items: {
-          type: 'object',
-          ...open,
-          properties: {
-            source: { type: 'string', enum: ['journal', 'audit'] },
-            seq: { type: 'number' },
-            type: { type: 'string' },
-            data: { type: 'object', ...open },
-            created_at: timestamp,
-          },
-        },
-      },
+      events: { type: 'array', items: eventItem },
       next_after: { ...nullable('string'), description: 'Pass as `after` for the next page (`J-A`)' },
       corrupt: {
         ...corruptMark,

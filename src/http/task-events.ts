@@ -1,3 +1,4 @@
+import { sha256Hex } from '../codec/index.ts';
 import type { AuditEntry, JournalEntry } from '../spec/index.ts';
 
 export interface TaskEvent {
@@ -7,6 +8,43 @@ export interface TaskEvent {
   readonly type: string;
   readonly data: unknown;
   readonly created_at: string;
+  /** The fields of `data` that were too big for a page, each given as `{ truncated, bytes, sha256 }`. */
+  readonly truncated?: readonly string[];
+}
+
+/** A field of an entry's data over this many characters (as JSON) is summarised in a page of events. */
+export const MAX_EVENT_FIELD_CHARS = 16 * 1024;
+
+/** What a page of events holds of a field too big for it: its size and digest (GET .../events/{seq} has it). */
+export interface TruncatedField {
+  readonly truncated: true;
+  /** UTF-8 bytes of the field: the string itself, or the JSON text of any other value. */
+  readonly bytes: number;
+  readonly sha256: string;
+}
+
+/**
+ * The event with each top-level field of its data over MAX_EVENT_FIELD_CHARS replaced by its size and digest,
+ * so a page costs what it shows: the entry's shape (call ids, types, flags) stays for the timeline.
+ */
+export function summarised(event: TaskEvent): TaskEvent {
+  const data = event.data;
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) return event;
+  let out: Record<string, unknown> | null = null;
+  const truncated: string[] = [];
+  for (const [key, value] of Object.entries(data)) {
+    const text = typeof value === 'string' ? value : JSON.stringify(value);
+    if (text === undefined || text.length <= MAX_EVENT_FIELD_CHARS) continue;
+    out ??= { ...(data as Record<string, unknown>) };
+    const field: TruncatedField = {
+      truncated: true,
+      bytes: Buffer.byteLength(text),
+      sha256: sha256Hex(text),
+    };
+    out[key] = field;
+    truncated.push(key);
+  }
+  return out === null ? event : { ...event, data: out, truncated };
 }
 
 /**
@@ -18,7 +56,13 @@ export interface TaskEvent {
 export function mergedEvents(
   journal: readonly JournalEntry[],
   audit: readonly AuditEntry[],
-  page: { afterJournal: number; afterAudit: number; limit: number },
+  page: {
+    afterJournal: number;
+    afterAudit: number;
+    limit: number;
+    /** The journal list was cut short by the page's byte budget: the page ends after its last entry. */
+    journalCut?: boolean;
+  },
 ): { events: TaskEvent[]; next_after: string | null } {
   const { afterJournal: afterJ, afterAudit: afterA } = page;
   const events: TaskEvent[] = [];
@@ -36,9 +80,10 @@ export function mergedEvents(
     if (entry.seq > afterJ) events.push(view('journal', entry));
     pushAudit(entry.seq);
   }
-  pushAudit(Number.MAX_SAFE_INTEGER);
+  // Audit links after the last journal entry of a cut list may belong after entries not read yet.
+  if (page.journalCut !== true) pushAudit(Number.MAX_SAFE_INTEGER);
   const slice = events.slice(0, page.limit);
-  if (events.length <= page.limit) return { events: slice, next_after: null };
+  if (events.length <= page.limit && page.journalCut !== true) return { events: slice, next_after: null };
   let j = afterJ;
   let au = afterA;
   for (const e of slice) {

@@ -1,9 +1,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { canonicalJson, sha256Hex } from '../codec/index.ts';
 import { CodecallError } from '../errors/index.ts';
-import { readTaskForView } from '../spec/index.ts';
-import type { CorruptTask, TaskRecord, TaskStatus, TaskStore } from '../spec/index.ts';
-import { mergedEvents } from './task-events.ts';
+import { JOURNAL_PAGE_BYTES, readTaskForView } from '../spec/index.ts';
+import type { CorruptTask, JournalEntry, TaskRecord, TaskStatus, TaskStore } from '../spec/index.ts';
+import { mergedEvents, summarised } from './task-events.ts';
+import type { TaskEvent } from './task-events.ts';
 import { upToBreak } from './up-to-break.ts';
 import { canSee, listedTenant } from './principal.ts';
 import { multipartTaskBody } from './multipart-task.ts';
@@ -154,17 +155,63 @@ export function registerTaskRoutes(app: FastifyInstance, options: TaskRouteOptio
       const [afterJournal = 0, afterAudit = 0] = (request.query.after ?? '0-0').split('-').map(Number);
       // One more of each than a page needs is enough to merge the page in order (see mergedEvents). A broken
       // chain ends its log where it breaks: the entries before it are sent, with `corrupt` saying where.
+      // The journal's page is also cut by bytes (a page of big entries is short): then it ends after its last one.
+      let more = false;
+      const readPage = async (n: number): Promise<JournalEntry[]> => {
+        const page = await store.readJournalPage(taskId, {
+          afterSeq: afterJournal,
+          limit: n,
+          maxBytes: JOURNAL_PAGE_BYTES,
+        });
+        more = page.more;
+        return page.entries;
+      };
       const [journal, audit] = await Promise.all([
-        upToBreak(
-          (n) => store.readJournal(taskId, { afterSeq: afterJournal, limit: n }),
-          afterJournal,
-          limit + 1,
-        ),
+        upToBreak(readPage, afterJournal, limit + 1),
         upToBreak((n) => store.readAudit(taskId, { afterSeq: afterAudit, limit: n }), afterAudit, limit + 1),
       ]);
-      const page = mergedEvents(journal.entries, audit.entries, { afterJournal, afterAudit, limit });
+      const journalCut = journal.corrupt === null && more && journal.entries.length <= limit;
+      const page = mergedEvents(journal.entries, audit.entries, {
+        afterJournal,
+        afterAudit,
+        limit,
+        journalCut,
+      });
+      const events = { ...page, events: page.events.map(summarised) };
       const corrupt = journal.corrupt ?? audit.corrupt;
-      return corrupt === null ? page : { ...page, corrupt };
+      return corrupt === null ? events : { ...events, corrupt };
+    },
+  );
+
+  // One journal entry in full: what a page of events summarised (`truncated`).
+  app.get<{ Params: { id: string; seq: string } }>(
+    '/api/v1/tasks/:id/events/:seq',
+    {
+      schema: {
+        params: {
+          type: 'object',
+          properties: { id: idSchema, seq: { type: 'string', pattern: '^[1-9][0-9]{0,11}$' } },
+        },
+      },
+    },
+    async (request) => {
+      const taskId = request.params.id;
+      const seq = Number(request.params.seq);
+      await visibleTask(store, request, taskId);
+      const [entry] = await store.readJournal(taskId, { afterSeq: seq - 1, limit: 1 });
+      if (entry?.seq !== seq) {
+        throw new CodecallError('NOT_FOUND', `task ${taskId} has no journal entry ${seq}`, {
+          details: { task_id: taskId, seq },
+        });
+      }
+      const event: TaskEvent = {
+        source: 'journal',
+        seq: entry.seq,
+        type: entry.type,
+        data: entry.data,
+        created_at: entry.createdAt,
+      };
+      return event;
     },
   );
 }

@@ -12,7 +12,7 @@ export const DEFAULT_LIMITS: Readonly<ExecutionLimits> = Object.freeze({
 });
 
 /** Limits without a default: unset, another bounds what they would (cpuMs: the wall clock). */
-const OPTIONAL_LIMITS: ReadonlySet<string> = new Set(['cpuMs']);
+const OPTIONAL_LIMITS: ReadonlySet<string> = new Set(['cpuMs', 'toolArgumentBytes']);
 
 /** The CPU time an execution may use: its own budget, or the wall-clock one. */
 export function cpuBudgetMs(limits: Readonly<ExecutionLimits>): number {

@@ -24,6 +24,11 @@ export interface ExecutionLimits {
    * Unset, the wall-clock budget bounds it.
    */
   cpuMs?: number;
+  /**
+   * Largest encoded (tagged JSON) arguments of one tool call the driver lets cross the boundary: over it the
+   * call reaches the host as `HostCall.argsTooLarge` (their size), never the arguments. Unset, no such bound.
+   */
+  toolArgumentBytes?: number;
 }
 
 export type LogLevel = 'log' | 'info' | 'warn' | 'error' | 'debug';
@@ -51,6 +56,11 @@ export type HostCall =
       readonly args: unknown;
       /** The arguments as they crossed the sandbox boundary (tagged JSON), when the driver has them. */
       readonly argsJson?: string;
+      /**
+       * The driver refused the arguments as over `ExecutionLimits.toolArgumentBytes` before they crossed: `args`
+       * is null, this is what is known of them (the host fails the call with TOOL_ARGUMENTS_TOO_LARGE).
+       */
+      readonly argsTooLarge?: { readonly bytes: number; readonly sha256?: string };
       /** Stable across replays and restarts (`task:block:call`); set by the durable layer. */
       readonly idempotencyKey?: string;
       /** The fencing token of the lease the call runs under; set by the durable layer (see ToolContext). */

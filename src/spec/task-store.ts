@@ -161,6 +161,15 @@ export interface TaskStore {
     taskId: string,
     options?: StoreOptions & { afterSeq?: number; limit?: number },
   ): Promise<JournalEntry[]>;
+  /**
+   * A page of `readJournal` that ends before the entry that would take its data over `maxBytes` UTF-8 bytes (the
+   * first is always in it), so one read costs a bounded time whatever the journal holds (ADR 0029); `more` says
+   * whether entries follow it (within `limit`, when given).
+   */
+  readJournalPage(
+    taskId: string,
+    options: StoreOptions & { afterSeq?: number; limit?: number; maxBytes: number },
+  ): Promise<{ entries: JournalEntry[]; more: boolean }>;
 
   /**
    * Applies a patch. A status change must be legal per TASK_TRANSITIONS (ILLEGAL_TRANSITION otherwise, with the

@@ -143,6 +143,13 @@ export class FaultyRecordingStore implements TaskStore {
     return this.read(() => this.inner.readJournal(taskId, options));
   }
 
+  readJournalPage(
+    taskId: string,
+    options: StoreOptions & { afterSeq?: number; limit?: number; maxBytes: number },
+  ): Promise<{ entries: JournalEntry[]; more: boolean }> {
+    return this.read(() => this.inner.readJournalPage(taskId, options));
+  }
+
   updateTask(
     taskId: string,
     patch: TaskPatch,

@@ -163,6 +163,22 @@ export function runOnProcess(
           const binding = request.tools.find((b) => b.namespace === msg.ns && b.name === msg.name);
           if (!binding || typeof msg.args !== 'string')
             return pump.kill(violation(`a call of an unknown tool`));
+          // Over the call's bound they are neither decoded nor held: the host gets their size (ADR 0029).
+          const bound = limits.toolArgumentBytes;
+          if (bound !== undefined && msg.args.length > bound / 3) {
+            const bytes = Buffer.byteLength(msg.args);
+            if (bytes > bound) {
+              pump.call({
+                kind: 'tool',
+                callId: msg.id,
+                namespace: binding.namespace,
+                name: binding.name,
+                args: null,
+                argsTooLarge: { bytes },
+              });
+              return;
+            }
+          }
           // Checked before decoding: the host would hold them (and their decoded copy) for the program.
           const size = msg.args.length;
           if (heldArgs + size > MAX_HELD_BYTES) {

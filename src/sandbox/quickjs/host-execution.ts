@@ -87,6 +87,18 @@ export class HostExecution implements GuestTransport<CallMessage> {
     if (!binding) throw new Error(`the guest called unknown tool index ${msg.tool}`);
     const payload = msg.payload;
     let decoded: { readonly value: unknown } | undefined;
+    if (msg.tooLarge) {
+      const { bytes, sha256 } = msg.tooLarge;
+      const argsTooLarge = { bytes: Number(bytes), sha256: String(sha256) };
+      return {
+        kind: 'tool',
+        callId,
+        namespace: binding.namespace,
+        name: binding.name,
+        args: null,
+        argsTooLarge,
+      };
+    }
     return {
       kind: 'tool',
       callId,

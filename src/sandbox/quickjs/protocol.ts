@@ -41,7 +41,15 @@ export interface WorkerResultResources {
 export type FromWorker =
   | { type: 'ready' }
   /** `tool` indexes the request's tool bindings; -1 is a timer whose payload is the delay. */
-  | { type: 'call'; execId: number; callId: number; tool: number; payload: string }
+  | {
+      type: 'call';
+      execId: number;
+      callId: number;
+      tool: number;
+      payload: string;
+      /** The arguments were over `toolArgumentBytes`: `payload` is empty, this is their size and digest. */
+      tooLarge?: { bytes: number; sha256: string };
+    }
   | { type: 'log'; execId: number; level: LogLevel; message: string }
   /** The replay script's last outcome is being delivered: what follows is live. */
   | { type: 'replayDone'; execId: number }

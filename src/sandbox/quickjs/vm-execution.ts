@@ -2,6 +2,7 @@ import type { ErrorCode } from '../../errors/index.ts';
 import { failure } from '../../errors/index.ts';
 import type { ExecutionLimits, GuestToolBinding, LogLevel, SerializedError } from '../../spec/index.ts';
 import { cpuBudgetMs, logEntryBytes, longTimeout } from '../../spec/index.ts';
+import { sha256Hex } from '../../codec/index.ts';
 import type { LongTimer } from '../../spec/index.ts';
 import type { PreparedVm, VmGuestHooks } from './prepared-vm.ts';
 import type { FromWorker } from './protocol.ts';
@@ -167,7 +168,10 @@ export class VmExecution implements VmGuestHooks, ReplaySink {
     this.sampleMemory();
     const callId = this.nextCallId++;
     if (this.replay?.claim(callId, tool, payload)) return callId; // answered by the script after this turn
-    this.post({ type: 'call', execId: this.execId, callId, tool, payload });
+    // Arguments over the bound stay in this worker: the host gets their size and digest (tool index -1 is a timer).
+    const tooLarge = tool >= 0 ? argumentsOver(payload, this.limits.toolArgumentBytes) : null;
+    if (tooLarge) this.post({ type: 'call', execId: this.execId, callId, tool, payload: '', tooLarge });
+    else this.post({ type: 'call', execId: this.execId, callId, tool, payload });
     return callId;
   }
 
@@ -328,4 +332,11 @@ export class VmExecution implements VmGuestHooks, ReplaySink {
     }
     this.onFinished();
   }
+}
+
+/** The size and digest of encoded arguments over `max` UTF-8 bytes, else null (no bound: null). */
+function argumentsOver(payload: string, max: number | undefined): { bytes: number; sha256: string } | null {
+  if (max === undefined || payload.length <= max / 3) return null;
+  const bytes = Buffer.byteLength(payload);
+  return bytes > max ? { bytes, sha256: sha256Hex(payload) } : null;
 }

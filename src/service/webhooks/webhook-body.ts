@@ -13,7 +13,7 @@ import type {
 } from '../../spec/index.ts';
 
 /** What building a body reads. */
-export type WebhookBodyStore = Pick<TaskStore, 'getTask' | 'readJournal' | 'getBatch'>;
+export type WebhookBodyStore = Pick<TaskStore, 'getTask' | 'readJournalPage' | 'getBatch'>;
 
 export interface TaskWebhookData {
   readonly task_id: string;

@@ -142,3 +142,32 @@ export function readVerifiedChain(
   ).all(taskId, afterSeq, limit) as Omit<JournalRow, 'task_id'>[];
   return { rows, data: verifyJournal(taskId, rows, afterSeq + 1, prev, log) };
 }
+
+/** Most entries one budgeted page looks at the sizes of. */
+const PAGE_SIZES_SCAN = 10_000;
+
+/**
+ * How many entries after `afterSeq` fit in `maxBytes` of data (at least one), and whether more follow. The sizes
+ * come from the rows' headers (`octet_length` reads no data), so a page of big entries is found without reading
+ * them.
+ */
+export function entriesWithin(
+  db: Database.Database,
+  taskId: string,
+  page: { afterSeq: number; limit?: number; maxBytes: number },
+): { count: number; more: boolean } {
+  const scan = Math.min(page.limit ?? PAGE_SIZES_SCAN, PAGE_SIZES_SCAN) + 1;
+  const sizes = prepared(
+    db,
+    'SELECT octet_length(data) AS bytes FROM journal WHERE task_id = ? AND seq > ? ORDER BY seq LIMIT ?',
+  ).all(taskId, page.afterSeq, scan) as { bytes: number }[];
+  let count = 0;
+  let bytes = 0;
+  for (const row of sizes) {
+    bytes += row.bytes;
+    if (count > 0 && bytes > page.maxBytes) break;
+    if (page.limit !== undefined && count >= page.limit) break;
+    count++;
+  }
+  return { count, more: sizes.length > count };
+}

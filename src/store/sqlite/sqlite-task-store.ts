@@ -36,7 +36,7 @@ import { faultKindOf } from './store-faults.ts';
 import { probeCommit } from './store-probe.ts';
 import { prepared } from './statement-cache.ts';
 import { StoreHealthMonitor } from './store-health-monitor.ts';
-import { appendEntries, readVerifiedJournal } from './sqlite-journal.ts';
+import { appendEntries, entriesWithin, readVerifiedJournal } from './sqlite-journal.ts';
 import { readVerifiedAudit } from './sqlite-audit.ts';
 import { readBatch } from './sqlite-batches.ts';
 import { assertLeaseRow, expireLeasesOf, releaseLeaseRow, renewLeaseRow } from './sqlite-leases.ts';
@@ -209,6 +209,21 @@ export class SqliteTaskStore implements TaskStore, ServiceStore, ArtifactStore {
       return db.transaction((): JournalEntry[] => {
         getTaskRow(this.#db, taskId);
         return readVerifiedJournal(db, taskId, afterSeq, options.limit);
+      })();
+    });
+  }
+
+  readJournalPage(
+    taskId: string,
+    options: StoreOptions & { afterSeq?: number; limit?: number; maxBytes: number },
+  ): Promise<{ entries: JournalEntry[]; more: boolean }> {
+    return this.#run(options.signal, () => {
+      const afterSeq = Math.max(0, options.afterSeq ?? 0);
+      const db = this.#db;
+      return db.transaction(() => {
+        getTaskRow(this.#db, taskId);
+        const { count, more } = entriesWithin(db, taskId, { ...options, afterSeq });
+        return { entries: count === 0 ? [] : readVerifiedJournal(db, taskId, afterSeq, count), more };
       })();
     });
   }
