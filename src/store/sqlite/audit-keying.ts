@@ -175,3 +175,16 @@ function install(db: Database.Database, key: Buffer, fingerprint: string, now: n
   }
   return fingerprint;
 }
+
+/**
+ * A write that changes covered fields without a status change (a new pause reason, an error kept on a paused
+ * task) appends no audit row: the head alone follows it, so the task still matches what is vouched for.
+ */
+export function refreshHead(db: Database.Database, taskId: string): void {
+  const key = keys.get(db);
+  if (key === undefined) return;
+  const head = readHead(db, taskId);
+  if (head === undefined) return;
+  const covers = canonicalJson(currentCovers(db, taskId, head));
+  if (covers !== head.covers) writeHead(db, key, { ...head, covers });
+}
