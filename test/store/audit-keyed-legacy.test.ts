@@ -69,10 +69,10 @@ describe('the keyed audit chain over a database from before it', () => {
     const lease = await store.claimTask('w1', { leaseMs: 10_000, taskId: task.id });
     const paused = await store.updateTask(
       task.id,
-      { status: 'paused', pauseReason: 'approval' },
+      { status: 'paused', pauseReason: 'approval_required' },
       { fencingToken: lease?.fencingToken ?? 0 },
     );
-    await store.updateTask(task.id, { pauseReason: 'input' }, { expectedVersion: paused.version });
+    await store.updateTask(task.id, { pauseReason: 'awaiting_input' }, { expectedVersion: paused.version });
     await store.close();
     expect((await verifyDatabaseAudit({ path, key: KEY })).findings).toEqual([]);
   });

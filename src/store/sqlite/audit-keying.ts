@@ -162,8 +162,25 @@ export function keyConnection(db: Database.Database, key: Buffer, now: number): 
   keys.set(db, key);
 }
 
+/** The signed count of tasks: a task deleted with its rows and head (the cascade) still shows. */
+export function tasksSig(key: Buffer, tasks: number): string {
+  return hmac(key, ['tasks', tasks]);
+}
+
+/** One more task created (call with its `created` audit row). */
+export function countTask(db: Database.Database, key: Buffer): void {
+  const { tasks } = prepared(db, 'SELECT tasks FROM audit_key WHERE id = 1').get() as { tasks: number };
+  prepared(db, 'UPDATE audit_key SET tasks = ?, tasks_sig = ? WHERE id = 1').run(
+    tasks + 1,
+    tasksSig(key, tasks + 1),
+  );
+}
+
 function install(db: Database.Database, key: Buffer, fingerprint: string, now: number): string {
-  db.prepare('INSERT INTO audit_key (id, fingerprint, keyed_at) VALUES (1, ?, ?)').run(fingerprint, now);
+  const { n } = db.prepare('SELECT count(*) AS n FROM tasks').get() as { n: number };
+  db.prepare(
+    'INSERT INTO audit_key (id, fingerprint, keyed_at, tasks, tasks_sig) VALUES (1, ?, ?, ?, ?)',
+  ).run(fingerprint, now, n, tasksSig(key, n));
   const tasks = db
     .prepare(
       'SELECT t.id, coalesce((SELECT max(seq) FROM audit_log a WHERE a.task_id = t.id), 0) AS seq FROM tasks t',
