@@ -1,9 +1,13 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { CodecallError } from '../errors/index.ts';
-import { anchorDatabase, verifyDatabaseAnchor, verifyDatabaseAudit, verifyStore } from '../store/index.ts';
-import type { AnchorProblem, AuditAnchor } from '../store/index.ts';
-import { resolveAuditKey } from '../store/index.ts';
-import type { AuditKeyOptions } from '../store/index.ts';
+import {
+  anchorDatabase,
+  resolveAuditKey,
+  verifyDatabaseAnchor,
+  verifyDatabaseAudit,
+  verifyStore,
+} from '../store/index.ts';
+import type { AnchorProblem, AuditAnchor, AuditKeyOptions } from '../store/index.ts';
 import type { CliIo } from './cli-io.ts';
 import { openTaskDb } from './task-db.ts';
 

@@ -1,9 +1,7 @@
 import type Database from 'better-sqlite3';
-import { canonicalJson } from '../journal-checksum.ts';
-import { journalChecksumOfText } from '../journal-checksum.ts';
+import { canonicalJson, journalChecksumOfText, sha256Hex } from '../journal-checksum.ts';
 import type { Covers, Head } from './audit-keying.ts';
 import { coversOf, dataMac, headSig, keyFingerprint, linkMac, tasksSig } from './audit-keying.ts';
-import { sha256Hex } from '../journal-checksum.ts';
 
 /** What `audit verify` names (ADR 0030). */
 export type AuditFindingKind =
