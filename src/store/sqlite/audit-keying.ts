@@ -150,9 +150,15 @@ export function keyConnection(db: Database.Database, key: Buffer, now: number): 
       db.prepare('SELECT fingerprint FROM audit_key WHERE id = 1').get() as
         { fingerprint: string } | undefined
     )?.fingerprint;
-  // Read first: a keyed database opens without a write (a read-only file stays readable).
-  const known =
-    recorded() ?? db.transaction(() => recorded() ?? install(db, key, fingerprint, now)).immediate();
+  // Read first: a keyed database opens without a write. One that cannot be written is not keyed now (nothing
+  // can be appended to it either); the first writable open keys it.
+  let known = recorded();
+  try {
+    known ??= db.transaction(() => recorded() ?? install(db, key, fingerprint, now)).immediate();
+  } catch (e) {
+    if (String((e as { code?: unknown }).code).startsWith('SQLITE_READONLY')) return;
+    throw e;
+  }
   if (known !== fingerprint) {
     throw new CodecallError(
       'AUDIT_KEY_MISMATCH',
