@@ -83,7 +83,12 @@ describe('codecall audit anchor / verify --anchor', () => {
   async function anchored(path: string, ...extra: string[]): Promise<Finding[]> {
     const r = await codecall({}, 'audit', 'verify', '--db', path, '--anchor', anchor, '--json', ...extra);
     expect(r.code, r.stderr).toBe(1);
-    return (lastJson(r.stdout).broken as Finding[]).filter((b) => b.source === 'anchor');
+    const found = (lastJson(r.stdout).broken as (Finding & { detail: string })[]).filter(
+      (b) => b.source === 'anchor',
+    );
+    // One kind for every anchor finding; what differed is its detail (ADR 0025's kinds).
+    for (const f of found) expect(f.kind).toBe('anchor_mismatch');
+    return found.map((f) => ({ ...f, kind: f.detail }));
   }
 
   /** Rewrites a task's journal from `fromSeq` with fresh unkeyed checksums, as an attacker without the key can. */
@@ -233,6 +238,8 @@ describe('codecall audit anchor / verify --anchor', () => {
     await writeFile(forged, JSON.stringify(edited));
     const r = await codecall({}, 'audit', 'verify', '--db', path, '--anchor', forged, '--json');
     expect(r.code).toBe(1);
-    expect(lastJson(r.stdout).broken).toEqual([expect.objectContaining({ kind: 'bad-key' })]);
+    expect(lastJson(r.stdout).broken).toEqual([
+      expect.objectContaining({ kind: 'anchor_mismatch', detail: 'bad-key' }),
+    ]);
   });
 });

@@ -194,6 +194,20 @@ describe('codecall audit verify: the keyed audit chain', () => {
     ]);
   });
 
+  it('a whole task deleted with its rows and head: task_deleted; the signed count edited: count_modified', async () => {
+    const path = await tampered((t) => {
+      t.pragma('foreign_keys = ON');
+      t.prepare('DELETE FROM tasks WHERE id = ?').run(other);
+    });
+    expect(pick(await keyed(path))).toEqual([['-', 0, 'task_deleted', undefined]]);
+    const counted = await tampered((t) => {
+      t.pragma('foreign_keys = ON');
+      t.prepare('DELETE FROM tasks WHERE id = ?').run(other);
+      t.prepare('UPDATE audit_key SET tasks = tasks - 1').run();
+    });
+    expect(pick(await keyed(counted))).toEqual([['-', 0, 'count_modified', undefined]]);
+  });
+
   it('the keying stripped (key fingerprint, heads and MACs removed): not_keyed', async () => {
     const path = await tampered((t) =>
       t.exec(

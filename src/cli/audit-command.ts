@@ -1,9 +1,13 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { CodecallError } from '../errors/index.ts';
-import { anchorDatabase, verifyDatabaseAnchor, verifyDatabaseAudit, verifyStore } from '../store/index.ts';
-import type { AnchorProblem, AuditAnchor } from '../store/index.ts';
-import { resolveAuditKey } from '../store/index.ts';
-import type { AuditKeyOptions } from '../store/index.ts';
+import {
+  anchorDatabase,
+  resolveAuditKey,
+  verifyDatabaseAnchor,
+  verifyDatabaseAudit,
+  verifyStore,
+} from '../store/index.ts';
+import type { AnchorProblem, AuditAnchor, AuditKeyOptions } from '../store/index.ts';
 import type { CliIo } from './cli-io.ts';
 import { openTaskDb } from './task-db.ts';
 
@@ -21,6 +25,8 @@ interface Finding {
   readonly seq: number;
   readonly kind: string;
   readonly field?: string;
+  /** anchor_mismatch: edited-row, edited-field:NAME, missing-rows, missing-task, bad-key. */
+  readonly detail?: string;
   readonly message: string;
 }
 
@@ -77,7 +83,9 @@ export async function auditVerify(options: AuditVerifyOptions, io: CliIo): Promi
         task_id: p.taskId,
         log: p.log,
         seq: p.seq,
-        kind: p.kind,
+        // One kind for the anchor's findings; what differed (ADR 0025's kinds) is the detail.
+        kind: 'anchor_mismatch',
+        detail: p.kind,
         message: p.message,
       });
   }
@@ -104,7 +112,7 @@ export async function auditVerify(options: AuditVerifyOptions, io: CliIo): Promi
       io.stdout(
         f.source === 'chain'
           ? `BROKEN ${f.task_id}  ${f.log}  seq ${f.seq}: ${f.message}\n`
-          : `BROKEN ${f.task_id}  ${f.log}  seq ${f.seq}  ${f.kind}: ${f.message}\n`,
+          : `BROKEN ${f.task_id}  ${f.log}  seq ${f.seq}  ${f.detail ?? f.kind}: ${f.message}\n`,
       );
     if (keyed === null)
       io.stdout('note: no audit key found: chains checked unkeyed, a recomputed rewrite would not show\n');

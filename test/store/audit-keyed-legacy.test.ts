@@ -63,6 +63,20 @@ describe('the keyed audit chain over a database from before it', () => {
     ]);
   });
 
+  it('covered fields changed without a status change (a new pause reason) keep verifying', async () => {
+    const store = await createSqliteTaskStore({ path, auditKey: KEY });
+    const task = await store.createTask({ kind: 'code', code: 'return 2', language: 'javascript', seed: 1 });
+    const lease = await store.claimTask('w1', { leaseMs: 10_000, taskId: task.id });
+    const paused = await store.updateTask(
+      task.id,
+      { status: 'paused', pauseReason: 'approval_required' },
+      { fencingToken: lease?.fencingToken ?? 0 },
+    );
+    await store.updateTask(task.id, { pauseReason: 'awaiting_input' }, { expectedVersion: paused.version });
+    await store.close();
+    expect((await verifyDatabaseAudit({ path, key: KEY })).findings).toEqual([]);
+  });
+
   it('a database opened without a key stays unkeyed (not_keyed once a key is asked for)', async () => {
     await (await createSqliteTaskStore({ path, auditKey: null })).close();
     const report = await verifyDatabaseAudit({ path, key: KEY });

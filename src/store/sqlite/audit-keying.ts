@@ -150,9 +150,15 @@ export function keyConnection(db: Database.Database, key: Buffer, now: number): 
       db.prepare('SELECT fingerprint FROM audit_key WHERE id = 1').get() as
         { fingerprint: string } | undefined
     )?.fingerprint;
-  // Read first: a keyed database opens without a write (a read-only file stays readable).
-  const known =
-    recorded() ?? db.transaction(() => recorded() ?? install(db, key, fingerprint, now)).immediate();
+  // Read first: a keyed database opens without a write. One that cannot be written is not keyed now (nothing
+  // can be appended to it either); the first writable open keys it.
+  let known = recorded();
+  try {
+    known ??= db.transaction(() => recorded() ?? install(db, key, fingerprint, now)).immediate();
+  } catch (e) {
+    if (String((e as { code?: unknown }).code).startsWith('SQLITE_READONLY')) return;
+    throw e;
+  }
   if (known !== fingerprint) {
     throw new CodecallError(
       'AUDIT_KEY_MISMATCH',
@@ -162,8 +168,25 @@ export function keyConnection(db: Database.Database, key: Buffer, now: number): 
   keys.set(db, key);
 }
 
+/** The signed count of tasks: a task deleted with its rows and head (the cascade) still shows. */
+export function tasksSig(key: Buffer, tasks: number): string {
+  return hmac(key, ['tasks', tasks]);
+}
+
+/** One more task created (call with its `created` audit row). */
+export function countTask(db: Database.Database, key: Buffer): void {
+  const { tasks } = prepared(db, 'SELECT tasks FROM audit_key WHERE id = 1').get() as { tasks: number };
+  prepared(db, 'UPDATE audit_key SET tasks = ?, tasks_sig = ? WHERE id = 1').run(
+    tasks + 1,
+    tasksSig(key, tasks + 1),
+  );
+}
+
 function install(db: Database.Database, key: Buffer, fingerprint: string, now: number): string {
-  db.prepare('INSERT INTO audit_key (id, fingerprint, keyed_at) VALUES (1, ?, ?)').run(fingerprint, now);
+  const { n } = db.prepare('SELECT count(*) AS n FROM tasks').get() as { n: number };
+  db.prepare(
+    'INSERT INTO audit_key (id, fingerprint, keyed_at, tasks, tasks_sig) VALUES (1, ?, ?, ?, ?)',
+  ).run(fingerprint, now, n, tasksSig(key, n));
   const tasks = db
     .prepare(
       'SELECT t.id, coalesce((SELECT max(seq) FROM audit_log a WHERE a.task_id = t.id), 0) AS seq FROM tasks t',
@@ -174,4 +197,17 @@ function install(db: Database.Database, key: Buffer, fingerprint: string, now: n
     writeHead(db, key, { task_id: t.id, legacy_seq: t.seq, seq: t.seq, mac: '', covers });
   }
   return fingerprint;
+}
+
+/**
+ * A write that changes covered fields without a status change (a new pause reason, an error kept on a paused
+ * task) appends no audit row: the head alone follows it, so the task still matches what is vouched for.
+ */
+export function refreshHead(db: Database.Database, taskId: string): void {
+  const key = keys.get(db);
+  if (key === undefined) return;
+  const head = readHead(db, taskId);
+  if (head === undefined) return;
+  const covers = canonicalJson(currentCovers(db, taskId, head));
+  if (covers !== head.covers) writeHead(db, key, { ...head, covers });
 }

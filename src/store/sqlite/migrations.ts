@@ -187,7 +187,7 @@ export const MIGRATIONS: readonly string[] = [
   CREATE TABLE tenant_turns (tenant TEXT PRIMARY KEY, served INTEGER NOT NULL) STRICT, WITHOUT ROWID;
   `,
   // 10: the keyed audit chain (ADR 0030): per row what it vouches for of the task and its two MACs (NULL: a row
-  // written unkeyed), the key's fingerprint (never the key), and a signed head per task.
+  // written unkeyed), the key's fingerprint (never the key) with a signed count of tasks, a signed head per task.
   `
   ALTER TABLE audit_log ADD COLUMN covers TEXT;
   ALTER TABLE audit_log ADD COLUMN data_mac TEXT;
@@ -195,7 +195,9 @@ export const MIGRATIONS: readonly string[] = [
   CREATE TABLE audit_key (
     id INTEGER PRIMARY KEY CHECK (id = 1),
     fingerprint TEXT NOT NULL,
-    keyed_at INTEGER NOT NULL
+    keyed_at INTEGER NOT NULL,
+    tasks INTEGER NOT NULL,
+    tasks_sig TEXT NOT NULL
   ) STRICT;
   CREATE TABLE audit_heads (
     task_id TEXT PRIMARY KEY REFERENCES tasks (id) ON DELETE CASCADE,

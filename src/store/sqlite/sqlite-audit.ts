@@ -2,7 +2,15 @@ import type Database from 'better-sqlite3';
 import type { AuditEntry } from '../../spec/index.ts';
 import { canonicalJson, journalChecksumOfText } from '../journal-checksum.ts';
 import { readVerifiedChain } from './sqlite-journal.ts';
-import { auditKeyOf, currentCovers, dataMac, linkMac, readHead, writeHead } from './audit-keying.ts';
+import {
+  auditKeyOf,
+  countTask,
+  currentCovers,
+  dataMac,
+  linkMac,
+  readHead,
+  writeHead,
+} from './audit-keying.ts';
 import { prepared } from './statement-cache.ts';
 
 /**
@@ -42,6 +50,7 @@ export function appendAudit(
     `INSERT INTO audit_log (task_id, seq, type, data, checksum, created_at, covers, data_mac, mac)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   ).run(taskId, seq, type, text, checksum, now, covers, data_mac, mac);
+  if (type === 'created') countTask(db, key);
   // A task created before the keying has a head marking its legacy rows; one created unkeyed since has none.
   writeHead(db, key, { task_id: taskId, legacy_seq: head?.legacy_seq ?? seq - 1, seq, mac, covers });
 }

@@ -4,6 +4,7 @@ import type { JournalEntryInput, TaskPatch, TaskRecord } from '../../spec/index.
 import { patchedColumns } from './patched-columns.ts';
 import { toTaskRecord } from './rows.ts';
 import type { TaskRow } from './rows.ts';
+import { refreshHead, TERMINAL } from './audit-keying.ts';
 import { auditStatus } from './sqlite-audit.ts';
 import { appendEntries } from './sqlite-journal.ts';
 import { prepared } from './statement-cache.ts';
@@ -84,6 +85,13 @@ export function updateTaskRow(
       },
       now,
     );
+  } else if (
+    next.error !== row.error ||
+    next.result !== row.result ||
+    next.pause_reason !== row.pause_reason ||
+    TERMINAL.has(next.status)
+  ) {
+    refreshHead(db, taskId);
   }
   return toTaskRecord(getTaskRow(db, taskId));
 }

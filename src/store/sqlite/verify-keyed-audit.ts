@@ -1,14 +1,14 @@
 import type Database from 'better-sqlite3';
-import { canonicalJson } from '../journal-checksum.ts';
-import { journalChecksumOfText } from '../journal-checksum.ts';
+import { canonicalJson, journalChecksumOfText, sha256Hex } from '../journal-checksum.ts';
 import type { Covers, Head } from './audit-keying.ts';
-import { coversOf, dataMac, headSig, keyFingerprint, linkMac } from './audit-keying.ts';
-import { sha256Hex } from '../journal-checksum.ts';
+import { coversOf, dataMac, headSig, keyFingerprint, linkMac, tasksSig } from './audit-keying.ts';
 
 /** What `audit verify` names (ADR 0030). */
 export type AuditFindingKind =
   | 'not_keyed'
   | 'key_mismatch'
+  | 'task_deleted'
+  | 'count_modified'
   | 'head_missing'
   | 'head_modified'
   | 'row_modified'
@@ -56,8 +56,8 @@ const equal = (a: string, b: string): boolean => a.length === b.length && a === 
  * deleted head shows), and the task row against what its last row vouches for. Read-only; O(rows).
  */
 export function verifyKeyedAudit(db: Database.Database, key: Buffer): KeyedAuditReport {
-  const known = db.prepare('SELECT fingerprint FROM audit_key WHERE id = 1').get() as
-    { fingerprint: string } | undefined;
+  const known = db.prepare('SELECT fingerprint, tasks, tasks_sig FROM audit_key WHERE id = 1').get() as
+    { fingerprint: string; tasks: number; tasks_sig: string } | undefined;
   const tasks = db.prepare('SELECT count(*) AS n FROM tasks').get() as { n: number };
   if (known === undefined) {
     const findings: AuditFinding[] =
@@ -91,6 +91,20 @@ export function verifyKeyedAudit(db: Database.Database, key: Buffer): KeyedAudit
     };
   }
   const findings: AuditFinding[] = [];
+  if (!equal(known.tasks_sig, tasksSig(key, known.tasks)))
+    findings.push({
+      kind: 'count_modified',
+      taskId: '-',
+      seq: 0,
+      message: 'the signed count of tasks was edited',
+    });
+  else if (tasks.n < known.tasks)
+    findings.push({
+      kind: 'task_deleted',
+      taskId: '-',
+      seq: 0,
+      message: `${known.tasks - tasks.n} of the ${known.tasks} tasks created were deleted (with their audit rows)`,
+    });
   let legacyRows = 0;
   let keyedRows = 0;
   const heads = db.prepare('SELECT * FROM audit_heads WHERE task_id = ?');
