@@ -109,7 +109,10 @@ export async function main(
     .option('--db <path>', `the SQLite task database (default ${DEFAULT_DB})`)
     .option('--tools <module>', 'a .js/.ts module whose default export is a list or record of tools')
     .option('--concurrency <n>', 'tasks run at once, over every server on the database (default 4)')
-    .option('--tenant-concurrency <n>', 'tasks of one tenant run at once (default: no cap)')
+    .option(
+      '--tenant-concurrency <n>',
+      'tasks of one tenant run at once, a hard cap (default none: a soft share, tenantShare, that a tenant passes while no other waits)',
+    )
     .option(
       '--webhook-secret <whsec>',
       'signs webhooks (Standard Webhooks); needed for callback_url. A flag is visible in `ps`: prefer CODECALL_WEBHOOK_SECRET or the config file',

@@ -236,6 +236,7 @@ export class SqliteTaskStore implements TaskStore, ServiceStore, ArtifactStore {
       now?: number;
       taskId?: string;
       maxPerTenant?: number;
+      tenantShare?: number;
       maxRunning?: number;
     },
   ): Promise<Lease | null> {
