@@ -114,7 +114,10 @@ export async function main(
       'the audit key, kept outside the database (default <db>.audit-key, created 0600 if missing)',
     )
     .option('--concurrency <n>', 'tasks run at once, over every server on the database (default 4)')
-    .option('--tenant-concurrency <n>', 'tasks of one tenant run at once (default: no cap)')
+    .option(
+      '--tenant-concurrency <n>',
+      'tasks of one tenant run at once, a hard cap (default none: a soft share, tenantShare, that a tenant passes while no other waits)',
+    )
     .option(
       '--sandbox-workers <n>',
       'quickjs sandbox threads (default: one per --concurrency slot, at least one per CPU, at most 32)',

@@ -17,8 +17,14 @@ export interface RuntimeOptions {
   readonly pollMs?: number;
   readonly acceptChangedTools?: boolean;
   readonly maxStalledAttempts?: number;
-  /** Tasks of one tenant running at once, over every runtime on the store (default: no cap). */
+  /** Tasks of one tenant running at once, over every runtime on the store (default: no cap). A hard cap. */
   readonly tenantConcurrency?: number;
+  /**
+   * A tenant's share of the slots, soft (work-conserving, ADR 0023): a tenant running this many tasks gets a free
+   * slot only when no tenant running fewer has a claimable task. Default: none (the claim is fair across tenants
+   * all the same: the tenant with the fewest running goes first).
+   */
+  readonly tenantShare?: number;
   /** The most a task may ask for (timeouts, memory, priority...): above it, submit is INVALID_ARGUMENT. */
   readonly ceilings?: LimitCeilings;
   /** First backoff of an infrastructure retry (doubles per retry, with full jitter; default 1000 ms). */

@@ -45,6 +45,8 @@ export interface TaskRunnerOptions {
   readonly controlPollMs?: number;
   /** Tasks of one tenant running at once (over every runner on the store). */
   readonly maxPerTenant?: number;
+  /** A tenant's soft share of the slots (see TaskStore.claimTask): past it, served only when no other waits. */
+  readonly tenantShare?: number;
   /** Tasks running at once over every runner on the store (the runtime passes its concurrency). */
   readonly maxRunning?: number;
   /** First backoff of an infrastructure retry. */
@@ -153,12 +155,19 @@ export class TaskRunner {
     return this.runTask(taskId);
   }
 
-  private claimOptions(): { leaseMs: number; now: number; maxPerTenant?: number; maxRunning?: number } {
-    const { maxPerTenant, maxRunning } = this.options;
+  private claimOptions(): {
+    leaseMs: number;
+    now: number;
+    maxPerTenant?: number;
+    tenantShare?: number;
+    maxRunning?: number;
+  } {
+    const { maxPerTenant, tenantShare, maxRunning } = this.options;
     return {
       leaseMs: this.leaseMs,
       now: this.clock(),
       ...(maxPerTenant === undefined ? {} : { maxPerTenant }),
+      ...(tenantShare === undefined ? {} : { tenantShare }),
       ...(maxRunning === undefined ? {} : { maxRunning }),
     };
   }

@@ -18,6 +18,9 @@ export const ceilingsConfigShape = {
   maxDeadlineSeconds: z.number().positive().max(31_536_000).default(604_800),
   /** Most max_retries (default 10). */
   maxRetries: z.number().int().min(0).max(10).default(10),
-  /** Without tenantConcurrency, one tenant runs at most ceil(concurrency * tenantShare) tasks (default 0.5, min 1). */
+  /**
+   * A tenant's soft share, ceil(concurrency * tenantShare) slots (default 0.5, at least 1): past it, a tenant gets a
+   * free slot only when no tenant below its share has a claimable task (work-conserving; ADR 0023).
+   */
   tenantShare: z.number().gt(0).max(1).default(0.5),
 };

@@ -82,9 +82,10 @@ export async function createService(
     concurrency: config.concurrency,
     leaseMs: config.leaseMs,
     log,
-    // Unset, a tenant gets a share of the slots (ADR 0023): one tenant's flood leaves room for the others.
-    tenantConcurrency:
-      config.tenantConcurrency ?? Math.max(1, Math.ceil(config.concurrency * config.tenantShare)),
+    // A hard cap only when the operator sets one; the share is soft (ADR 0023): a tenant alone may use every slot,
+    // and another tenant's task takes the next one that frees.
+    ...(config.tenantConcurrency === null ? {} : { tenantConcurrency: config.tenantConcurrency }),
+    tenantShare: Math.max(1, Math.ceil(config.concurrency * config.tenantShare)),
     ceilings: {
       maxTimeoutSeconds: config.maxTimeoutSeconds,
       maxCpuSeconds: config.maxCpuSeconds,

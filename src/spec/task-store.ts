@@ -204,6 +204,11 @@ export interface TaskStore {
       now?: number;
       taskId?: string;
       maxPerTenant?: number;
+      /**
+       * A soft share of the slots (work-conserving): a tenant running this many is served only when no tenant
+       * running fewer has a claimable task, so it may take every slot while alone, never one another tenant waits for.
+       */
+      tenantShare?: number;
       maxRunning?: number;
     },
   ): Promise<Lease | null>;

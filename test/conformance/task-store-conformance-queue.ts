@@ -9,7 +9,7 @@ export function registerQueueCases(store: () => TaskStore): void {
   /** Claims until nothing is left to claim; the leases in claim order. */
   const claimAll = async (
     now: number,
-    options: { maxPerTenant?: number; maxRunning?: number } = {},
+    options: { maxPerTenant?: number; tenantShare?: number; maxRunning?: number } = {},
   ): Promise<Lease[]> => {
     const leases: Lease[] = [];
     for (let lease = await claim(now, options); lease !== null; lease = await claim(now, options)) {
@@ -20,7 +20,7 @@ export function registerQueueCases(store: () => TaskStore): void {
   const ids = (leases: readonly Lease[]): string[] => leases.map((l) => l.taskId);
   const claim = (
     now: number,
-    options: { maxPerTenant?: number; maxRunning?: number; taskId?: string } = {},
+    options: { maxPerTenant?: number; tenantShare?: number; maxRunning?: number; taskId?: string } = {},
   ) => store().claimTask('w', { leaseMs: LEASE, now, ...options });
   const mustClaim = async (now: number, owner = 'w'): Promise<Lease> => {
     const lease = await store().claimTask(owner, { leaseMs: LEASE, now });
@@ -122,6 +122,20 @@ export function registerQueueCases(store: () => TaskStore): void {
         },
       );
       expect(ids(await claimAll(T0 + 30, { maxPerTenant: 2 }))).toEqual([t]);
+    });
+
+    it('lets a tenant past its tenantShare while no other tenant has a claimable task, never ahead of one', async () => {
+      const flood: string[] = [];
+      for (let i = 0; i < 6; i++) flood.push(await create(T0 + i, { tenant: 'a', priority: 100 }));
+      // Alone, tenant a takes every slot: the share is soft (work-conserving).
+      expect(ids(await claimAll(T0 + 10, { tenantShare: 1, maxRunning: 4 }))).toEqual(flood.slice(0, 4));
+      // Tasks of b and c (later, b's at a lower priority) each take the next free slot, ahead of a's queue.
+      const b = await create(T0 + 20, { tenant: 'b', priority: -100 });
+      const c = await create(T0 + 21, { tenant: 'c' });
+      expect(ids(await claimAll(T0 + 30, { tenantShare: 1, maxRunning: 5 }))).toEqual([b]);
+      expect(ids(await claimAll(T0 + 30, { tenantShare: 1, maxRunning: 6 }))).toEqual([c]);
+      // With no one else waiting, a's queue goes on past its share.
+      expect(ids(await claimAll(T0 + 50, { tenantShare: 1, maxRunning: 7 }))).toEqual([flood[4]]);
     });
 
     it('is fair across tenants: a flood at priority 100 does not starve another tenant at priority 0', async () => {

@@ -63,10 +63,8 @@ describe('codecall serve: second servers, shutdowns and crashes on one database'
       db,
       '--tools',
       tools,
+      // Every task here is tenant default's: alone, it runs in every slot (the share is work-conserving, ADR 0023).
       '--concurrency',
-      String(concurrency),
-      // Every task here is tenant default's: all slots are its own (the default share would hold half back).
-      '--tenant-concurrency',
       String(concurrency),
       '--insecure-no-auth',
     );

@@ -8,12 +8,14 @@ import { prepared } from './statement-cache.ts';
  * recovery first (a task whose worker died keeps its slot, its tenant's and the global one), then the queue fair
  * across tenants (ADR 0023): the tenant with the fewest running tasks, then the one served least recently, then
  * the one waiting longest; within that tenant priority then FIFO. Nothing is claimed while `maxRunning` tasks run
- * (over every runner); a tenant at `maxPerTenant` is skipped.
+ * (over every runner); a tenant at `maxPerTenant` is skipped. `tenantShare` is soft (work-conserving): a tenant at
+ * its share is served after every tenant below it, so it takes a free slot only when none of them has claimable
+ * work, and a slot never idles while a task could run in it.
  */
 export function claimNext(
   db: Database.Database,
   owner: string,
-  options: { leaseMs: number; taskId?: string; maxPerTenant?: number; maxRunning?: number },
+  options: ClaimOptions & { leaseMs: number },
   now: number,
 ): Lease | null {
   const row = expired(db, options.taskId, now) ?? queued(db, options, now);
@@ -38,6 +40,8 @@ export function claimNext(
 
 type ClaimRow = { id: string; status: string; fencing_token: number; tenant: string };
 
+type ClaimOptions = { taskId?: string; maxPerTenant?: number; tenantShare?: number; maxRunning?: number };
+
 /** A running task whose lease expired (its worker died): it keeps the slots it holds. */
 function expired(db: Database.Database, taskId: string | undefined, now: number): ClaimRow | undefined {
   return prepared(
@@ -48,14 +52,14 @@ function expired(db: Database.Database, taskId: string | undefined, now: number)
   ).get(...(taskId === undefined ? [now] : [now, taskId])) as ClaimRow | undefined;
 }
 
-/** The next pending task within the caps: none while `maxRunning` run, none of a tenant at `maxPerTenant`. */
-function queued(
-  db: Database.Database,
-  options: { taskId?: string; maxPerTenant?: number; maxRunning?: number },
-  now: number,
-): ClaimRow | undefined {
+/**
+ * The next pending task within the caps: none while `maxRunning` run, none of a tenant at `maxPerTenant`; a tenant
+ * at its `tenantShare` only when no tenant below its share has any (ADR 0023, work-conserving share).
+ */
+function queued(db: Database.Database, options: ClaimOptions, now: number): ClaimRow | undefined {
   if (globalSlotTaken(db, options.maxRunning)) return undefined;
   const cap = options.maxPerTenant;
+  const share = options.tenantShare;
   const only = options.taskId === undefined ? '' : 'AND id = ?';
   const ready = `status = 'pending' AND (run_after IS NULL OR run_after <= ?) ${only}`;
   // One statement: the tenant whose turn it is, then its best task. A tenant's priority orders its own tasks only.
@@ -68,7 +72,8 @@ function queued(
      ), turn AS (
        SELECT ready.tenant FROM ready LEFT JOIN tenant_turns AS s ON s.tenant = ready.tenant
        ${cap === undefined ? '' : 'WHERE running < ?'}
-       ORDER BY running, coalesce(s.served, 0), head, ready.tenant LIMIT 1
+       ORDER BY ${share === undefined ? '' : 'running >= ?,'} running, coalesce(s.served, 0), head, ready.tenant
+       LIMIT 1
      )
      SELECT id, status, fencing_token, tenant FROM tasks
        WHERE ${ready} AND tenant = (SELECT tenant FROM turn)
@@ -77,6 +82,7 @@ function queued(
     now,
     ...(options.taskId === undefined ? [] : [options.taskId]),
     ...(cap === undefined ? [] : [cap]),
+    ...(share === undefined ? [] : [share]),
     now,
     ...(options.taskId === undefined ? [] : [options.taskId]),
   ) as ClaimRow | undefined;

@@ -252,6 +252,7 @@ export class SqliteTaskStore implements TaskStore, ServiceStore, ArtifactStore {
       now?: number;
       taskId?: string;
       maxPerTenant?: number;
+      tenantShare?: number;
       maxRunning?: number;
     },
   ): Promise<Lease | null> {
