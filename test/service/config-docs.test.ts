@@ -37,7 +37,7 @@ describe('docs/config.md', () => {
     const row = documented[key];
     expect(row?.env).toBe(envName(key));
     expect(row?.def).toBe(JSON.stringify(serviceConfigSchema.shape[key].safeParse(undefined).data));
-    expect(row?.meaning.length ?? 0).toBeGreaterThan(10);
+    expect(row?.meaning?.length ?? 0).toBeGreaterThan(10);
     expect(help).toContain(`${row?.flag ?? '?'} `);
   });
 
