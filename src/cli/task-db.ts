@@ -18,7 +18,9 @@ export async function openTaskDb(
     throw new CodecallError('NOT_FOUND', `no task database at ${path}`);
   }
   try {
-    const auditKey = options.auditKey === 'none' ? null : await resolveAuditKey({ db: path, create: true });
+    const memory = path === ':memory:' || path === '';
+    const auditKey =
+      options.auditKey === 'none' || memory ? null : await resolveAuditKey({ db: path, create: true });
     return await createSqliteTaskStore({ path, auditKey });
   } catch (e) {
     // A replaced audit key is its own finding (ADR 0030), not a bad path.
