@@ -132,6 +132,26 @@ describe('webhook dispatcher', () => {
     expect(await d.deliverDue()).toBe(0);
   });
 
+  it('takes a delivery timeout and a poll past one Node timer (2^31-1 ms): delivers, no timer overflows', async () => {
+    const warnings: Error[] = [];
+    const onWarning = (w: Error): void => void warnings.push(w);
+    process.on('warning', onWarning);
+    try {
+      const store = await openStore();
+      const r = await receiver();
+      await succeededTask(store, r.url);
+      // AbortSignal.timeout threw past 2^32-1 ms; a poll of 2^40 ms ran every 1 ms.
+      const { dispatcher: d } = dispatcher(store, { timeoutMs: 2 ** 33, pollMs: 2 ** 40 });
+      d.start();
+      await until(async () => (await store.webhookCounts()).delivered === 1);
+      await delay(100);
+      expect(r.received).toHaveLength(1);
+      expect(warnings.filter((w) => w.name === 'TimeoutOverflowWarning').map((w) => w.message)).toEqual([]);
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+
   it('sends task.failed with the error and no output', async () => {
     const store = await openStore();
     const r = await receiver();
