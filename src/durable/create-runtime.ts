@@ -73,6 +73,7 @@ class DurableRuntime implements Runtime {
       ...(options.maxStalledAttempts === undefined ? {} : { maxStalledAttempts: options.maxStalledAttempts }),
       ...(options.tenantConcurrency === undefined ? {} : { maxPerTenant: options.tenantConcurrency }),
       ...(options.tenantShare === undefined ? {} : { tenantShare: options.tenantShare }),
+      ...(options.tenantReserve === undefined ? {} : { tenantReserve: options.tenantReserve }),
       // The bound holds over every runtime on the store; the scheduler also keeps this one's runs within it.
       maxRunning: concurrency,
       ...(options.retryBaseMs === undefined ? {} : { retryBaseMs: options.retryBaseMs }),

@@ -25,6 +25,11 @@ export interface RuntimeOptions {
    * all the same: the tenant with the fewest running goes first).
    */
   readonly tenantShare?: number;
+  /**
+   * Slots a tenant at its share may not borrow, kept for tenants below theirs (default none: fully
+   * work-conserving). Without preemption a borrowed slot is held until its task ends; the reserve bounds that.
+   */
+  readonly tenantReserve?: number;
   /** The most a task may ask for (timeouts, memory, priority...): above it, submit is INVALID_ARGUMENT. */
   readonly ceilings?: LimitCeilings;
   /** First backoff of an infrastructure retry (doubles per retry, with full jitter; default 1000 ms). */

@@ -47,6 +47,8 @@ export interface TaskRunnerOptions {
   readonly maxPerTenant?: number;
   /** A tenant's soft share of the slots (see TaskStore.claimTask): past it, served only when no other waits. */
   readonly tenantShare?: number;
+  /** Slots a tenant at its share may not borrow (see TaskStore.claimTask). */
+  readonly tenantReserve?: number;
   /** Tasks running at once over every runner on the store (the runtime passes its concurrency). */
   readonly maxRunning?: number;
   /** First backoff of an infrastructure retry. */
@@ -160,14 +162,16 @@ export class TaskRunner {
     now: number;
     maxPerTenant?: number;
     tenantShare?: number;
+    tenantReserve?: number;
     maxRunning?: number;
   } {
-    const { maxPerTenant, tenantShare, maxRunning } = this.options;
+    const { maxPerTenant, tenantShare, tenantReserve, maxRunning } = this.options;
     return {
       leaseMs: this.leaseMs,
       now: this.clock(),
       ...(maxPerTenant === undefined ? {} : { maxPerTenant }),
       ...(tenantShare === undefined ? {} : { tenantShare }),
+      ...(tenantReserve === undefined ? {} : { tenantReserve }),
       ...(maxRunning === undefined ? {} : { maxRunning }),
     };
   }

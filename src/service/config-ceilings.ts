@@ -23,4 +23,10 @@ export const ceilingsConfigShape = {
    * free slot only when no tenant below its share has a claimable task (work-conserving; ADR 0023).
    */
   tenantShare: z.number().gt(0).max(1).default(0.5),
+  /**
+   * Slots a tenant past its share may not borrow (default 1): they stay free for a tenant below its share, whose
+   * task then starts at once instead of waiting for a borrowed slot's task to end (there is no preemption). 0 makes
+   * the share fully work-conserving.
+   */
+  tenantReserve: z.number().int().min(0).max(10_000).default(1),
 };

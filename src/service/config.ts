@@ -166,11 +166,9 @@ function fromText(key: Key, text: string): unknown {
     if (/^(0|false|no|off)$/i.test(text)) return false;
     return text;
   }
-  if (probe(0) || probe(1) || probe(1024)) {
-    const n = Number(text);
-    return text.trim() !== '' && Number.isFinite(n) ? n : text;
-  }
-  return text;
+  // A number where the schema takes no such text (probing fixed numbers missed keys whose minimum is above them).
+  const n = Number(text);
+  return text.trim() !== '' && Number.isFinite(n) && !probe(text) ? n : text;
 }
 
 /**

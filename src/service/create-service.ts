@@ -86,6 +86,7 @@ export async function createService(
     // and another tenant's task takes the next one that frees.
     ...(config.tenantConcurrency === null ? {} : { tenantConcurrency: config.tenantConcurrency }),
     tenantShare: Math.max(1, Math.ceil(config.concurrency * config.tenantShare)),
+    tenantReserve: config.tenantReserve,
     ceilings: {
       maxTimeoutSeconds: config.maxTimeoutSeconds,
       maxCpuSeconds: config.maxCpuSeconds,

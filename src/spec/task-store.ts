@@ -209,6 +209,11 @@ export interface TaskStore {
        * running fewer has a claimable task, so it may take every slot while alone, never one another tenant waits for.
        */
       tenantShare?: number;
+      /**
+       * Slots kept for tenants below their share (with maxRunning and tenantShare): a tenant at its share takes no
+       * slot once fewer than this many are free, so another tenant's first task never waits for a borrowed one.
+       */
+      tenantReserve?: number;
       maxRunning?: number;
     },
   ): Promise<Lease | null>;

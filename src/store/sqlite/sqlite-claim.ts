@@ -40,7 +40,13 @@ export function claimNext(
 
 type ClaimRow = { id: string; status: string; fencing_token: number; tenant: string };
 
-type ClaimOptions = { taskId?: string; maxPerTenant?: number; tenantShare?: number; maxRunning?: number };
+type ClaimOptions = {
+  taskId?: string;
+  maxPerTenant?: number;
+  tenantShare?: number;
+  tenantReserve?: number;
+  maxRunning?: number;
+};
 
 /** A running task whose lease expired (its worker died): it keeps the slots it holds. */
 function expired(db: Database.Database, taskId: string | undefined, now: number): ClaimRow | undefined {
@@ -57,9 +63,15 @@ function expired(db: Database.Database, taskId: string | undefined, now: number)
  * at its `tenantShare` only when no tenant below its share has any (ADR 0023, work-conserving share).
  */
 function queued(db: Database.Database, options: ClaimOptions, now: number): ClaimRow | undefined {
-  if (globalSlotTaken(db, options.maxRunning)) return undefined;
-  const cap = options.maxPerTenant;
+  const running = runningCount(db, options.maxRunning);
+  if (options.maxRunning !== undefined && running >= options.maxRunning) return undefined;
   const share = options.tenantShare;
+  // The last `tenantReserve` free slots go only to tenants below their share: a hard cap at the share for now.
+  const reserved =
+    share !== undefined &&
+    options.maxRunning !== undefined &&
+    options.maxRunning - running <= (options.tenantReserve ?? 0);
+  const cap = reserved ? Math.min(share, options.maxPerTenant ?? share) : options.maxPerTenant;
   const only = options.taskId === undefined ? '' : 'AND id = ?';
   const ready = `status = 'pending' AND (run_after IS NULL OR run_after <= ?) ${only}`;
   // One statement: the tenant whose turn it is, then its best task. A tenant's priority orders its own tasks only.
@@ -97,11 +109,11 @@ function servedTenant(db: Database.Database, tenant: string): void {
   ).run(tenant);
 }
 
-/** Whether `maxRunning` tasks already run over every runner (an expired lease counts: it is recovered, not freed). */
-function globalSlotTaken(db: Database.Database, maxRunning: number | undefined): boolean {
-  if (maxRunning === undefined) return false;
+/** Tasks running over every runner (an expired lease counts: it is recovered, not freed); 0 without a bound. */
+function runningCount(db: Database.Database, maxRunning: number | undefined): number {
+  if (maxRunning === undefined) return 0;
   const { n } = prepared(db, "SELECT count(*) AS n FROM tasks WHERE status = 'running'").get() as {
     n: number;
   };
-  return n >= maxRunning;
+  return n;
 }

@@ -253,6 +253,7 @@ export class SqliteTaskStore implements TaskStore, ServiceStore, ArtifactStore {
       taskId?: string;
       maxPerTenant?: number;
       tenantShare?: number;
+      tenantReserve?: number;
       maxRunning?: number;
     },
   ): Promise<Lease | null> {
