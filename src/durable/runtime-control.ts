@@ -1,6 +1,6 @@
 import { CodecallError } from '../errors/index.ts';
 import type { JournalEntry, TaskRecord, TaskStore } from '../spec/index.ts';
-import { isTerminal } from '../spec/index.ts';
+import { isTerminal, readJournalPaged } from '../spec/index.ts';
 import { CONFLICT_RETRY, retryOnConflict } from './conflict-retry.ts';
 import { decideApprovals, provideInput, resolveAttention, resumePaused } from './paused-actions.ts';
 import type { PausedAction } from './paused-actions.ts';
@@ -157,7 +157,7 @@ export class RuntimeControl {
     const { store, views } = this.options;
     const view = await retryOnConflict(CONFLICT_RETRY, async () => {
       const task = await views.mustGet(taskId);
-      return this.apply(task, build(task, await store.readJournal(taskId)), actor);
+      return this.apply(task, build(task, await readJournalPaged(store, taskId)), actor);
     });
     this.options.scheduler.kick();
     return view;

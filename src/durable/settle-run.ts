@@ -1,6 +1,6 @@
 import { encodeValue } from '../codec/index.ts';
 import { errorRow, failure } from '../errors/index.ts';
-import { isArtifactStore } from '../spec/index.ts';
+import { isArtifactStore, readJournalPaged } from '../spec/index.ts';
 import type {
   AttentionCallData,
   ExecutionResult,
@@ -101,7 +101,7 @@ async function settle(options: SettleOptions): Promise<TaskRecord> {
       );
     case 'APPROVAL_REQUIRED':
     case 'AWAITING_INPUT': {
-      const wakeAt = options.inputRequested ? nextWake(await store.readJournal(lease.taskId)) : null;
+      const wakeAt = options.inputRequested ? nextWake(await readJournalPaged(store, lease.taskId)) : null;
       const approval = code === 'APPROVAL_REQUIRED';
       return store.updateTask(
         lease.taskId,

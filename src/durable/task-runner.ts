@@ -1,6 +1,6 @@
 import type { CallSizeLimits } from './call-size-limits.ts';
 import { CodecallError } from '../errors/index.ts';
-import { idempotencyScope } from '../spec/index.ts';
+import { idempotencyScope, readJournalPaged } from '../spec/index.ts';
 import type {
   JournalLimits,
   GuestToolBinding,
@@ -139,7 +139,7 @@ export class TaskRunner {
     const { store } = this.options;
     const task = await store.getTask(taskId);
     if (!task) throw new CodecallError('NOT_FOUND', `no task ${taskId}`);
-    const action = decideApprovals(task, await store.readJournal(taskId), decisions, actor);
+    const action = decideApprovals(task, await readJournalPaged(store, taskId), decisions, actor);
     await store.updateTask(taskId, action.patch, {
       expectedVersion: task.version,
       append: action.append,
