@@ -8,6 +8,7 @@ import type {
   TaskRecord,
   TaskStore,
 } from '../spec/index.ts';
+import { readJournalPaged } from '../spec/index.ts';
 import { nextAttempt } from './crash-loop.ts';
 import { checkTaskInput, codeHashOf } from './journal-state.ts';
 import { checkManifest } from './manifest-check.ts';
@@ -139,7 +140,8 @@ export async function prepareRun(task: TaskRecord, env: PreRunEnv): Promise<Prep
   if (stop) return stop;
   let journal: JournalEntry[];
   try {
-    journal = await env.store.readJournal(task.id);
+    // In pages: a resume of a big journal must not hold the event loop for the whole read (ADR 0029).
+    journal = await readJournalPaged(env.store, task.id);
   } catch (e) {
     if (isCodecallError(e) && e.code === 'CHECKPOINT_CORRUPT') return fail(e);
     throw e;

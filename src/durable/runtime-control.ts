@@ -1,6 +1,6 @@
 import { CodecallError, isCodecallError } from '../errors/index.ts';
 import type { ApprovalRules, JournalEntry, TaskRecord, TaskStore } from '../spec/index.ts';
-import { OPEN_APPROVAL_RULES, isTerminal } from '../spec/index.ts';
+import { OPEN_APPROVAL_RULES, isTerminal, readJournalPaged } from '../spec/index.ts';
 import { assertMayDecide } from './approver-check.ts';
 import { CONFLICT_RETRY, retryOnConflict } from './conflict-retry.ts';
 import { decideApprovals, provideInput, resolveAttention, resumePaused } from './paused-actions.ts';
@@ -174,7 +174,7 @@ export class RuntimeControl {
     const { store, views } = this.options;
     const view = await retryOnConflict(CONFLICT_RETRY, async () => {
       const task = await views.mustGet(taskId);
-      return this.apply(task, await build(task, await store.readJournal(taskId)), actor);
+      return this.apply(task, await build(task, await readJournalPaged(store, taskId)), actor);
     });
     this.options.scheduler.kick();
     return view;

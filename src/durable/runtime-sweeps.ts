@@ -1,4 +1,5 @@
 import { isCodecallError } from '../errors/index.ts';
+import { readJournalPaged } from '../spec/index.ts';
 import type { TaskRecord, TaskStore } from '../spec/index.ts';
 import { resumePaused, timeOutInputs } from './paused-actions.ts';
 import type { PausedAction } from './paused-actions.ts';
@@ -57,7 +58,7 @@ export async function wakeDue(store: TaskStore, clock: () => number, apply: Appl
   for (const task of tasks) {
     // One task's trouble (a concurrent change) must not hold back the others' wake-ups.
     try {
-      const action = timeOutInputs(task, await store.readJournal(task.id), clock());
+      const action = timeOutInputs(task, await readJournalPaged(store, task.id), clock());
       if (action) await apply(task, action);
     } catch (e) {
       // A damaged journal fails its task, which so leaves the due list instead of coming back every poll.

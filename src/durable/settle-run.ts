@@ -1,6 +1,6 @@
 import { encodeValue } from '../codec/index.ts';
 import { errorRow, failure } from '../errors/index.ts';
-import { isArtifactStore } from '../spec/index.ts';
+import { isArtifactStore, readJournalPaged } from '../spec/index.ts';
 import type {
   AttentionCallData,
   ExecutionResult,
@@ -104,7 +104,7 @@ async function settle(options: SettleOptions): Promise<TaskRecord> {
       const approval = code === 'APPROVAL_REQUIRED';
       // Input waits time out and approvals expire: the sweep wakes the task at the earliest (`wakeAt`).
       const wakeAt =
-        options.inputRequested || approval ? nextWake(await store.readJournal(lease.taskId)) : null;
+        options.inputRequested || approval ? nextWake(await readJournalPaged(store, lease.taskId)) : null;
       return store.updateTask(
         lease.taskId,
         { ...kept, status: 'paused', pauseReason: approval ? 'approval_required' : 'awaiting_input', wakeAt },

@@ -1,6 +1,6 @@
 import type { CallSizeLimits } from './call-size-limits.ts';
 import { CodecallError } from '../errors/index.ts';
-import { OPEN_APPROVAL_RULES, idempotencyScope, intervalMs } from '../spec/index.ts';
+import { OPEN_APPROVAL_RULES, idempotencyScope, intervalMs, readJournalPaged } from '../spec/index.ts';
 import type {
   JournalLimits,
   GuestToolBinding,
@@ -146,7 +146,13 @@ export class TaskRunner {
     const { store } = this.options;
     const task = await store.getTask(taskId);
     if (!task) throw new CodecallError('NOT_FOUND', `no task ${taskId}`);
-    const action = decideApprovals(task, await store.readJournal(taskId), decisions, actor, this.clock());
+    const action = decideApprovals(
+      task,
+      await readJournalPaged(store, taskId),
+      decisions,
+      actor,
+      this.clock(),
+    );
     // No operator rules here (a runner alone has none), but each request's own still hold.
     await assertMayDecide(store, OPEN_APPROVAL_RULES, { actor }, taskId, action.decided);
     await store.updateTask(taskId, action.patch, {

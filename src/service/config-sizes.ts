@@ -17,10 +17,11 @@ export const sizesConfigShape = {
     .max(1024 ** 3)
     .default(1024 * 1024),
   /** Most bytes of entry data one task's journal may hold (ADR 0029); default 64 MiB (67108864). */
+  // The least is 1024: loadConfig reads a variable as a number when 0, 1 or 1024 would be valid.
   maxJournalBytes: z
     .number()
     .int()
-    .min(64 * 1024)
+    .min(1024)
     .max(64 * 1024 ** 3)
     .default(64 * 1024 * 1024),
   /** Most entries one task's journal may hold (ADR 0029); default 100000. */

@@ -29,6 +29,19 @@ describe('service config', () => {
     });
   });
 
+  it('bounds a task journal by default, from the environment or a flag', () => {
+    expect(loadConfig({ env: {} })).toMatchObject({
+      maxJournalBytes: 64 * 1024 * 1024,
+      maxJournalEntries: 100_000,
+    });
+    const config = loadConfig({
+      env: { CODECALL_MAX_JOURNAL_BYTES: '1048576' },
+      flags: { maxJournalEntries: '500' },
+    });
+    expect(config).toMatchObject({ maxJournalBytes: 1048576, maxJournalEntries: 500 });
+    expect(() => loadConfig({ env: { CODECALL_MAX_JOURNAL_BYTES: '10' } })).toThrow(/maxJournalBytes/);
+  });
+
   it('merges file < environment < flags, and freezes the result', () => {
     const config = loadConfig({
       file,
