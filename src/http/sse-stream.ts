@@ -144,7 +144,7 @@ export function sseOpener(
         return open;
       },
       send: (event, data, id) =>
-        write(`${id === undefined ? '' : `id: ${id}\n`}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`),
+        write(`event: ${event}\n${id === undefined ? '' : `id: ${id}\n`}data: ${JSON.stringify(data)}\n\n`),
       drained: () =>
         !open || !res.writableNeedDrain
           ? Promise.resolve()
