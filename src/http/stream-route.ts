@@ -104,6 +104,11 @@ export function registerStreamRoute(app: FastifyInstance, options: StreamRouteOp
           // store, in order.
           if ((e.entries[0]?.seq ?? 0) <= sentSeq + 1) sendEntries(e.entries);
           else refresh();
+        } else if (e.type === 'changed') {
+          // The store's word of a change this stream has seen already (its own process's) costs no read.
+          const c = e.change;
+          const seen = `${c.status}/${c.pauseReason ?? ''}/${c.updatedAt}` === last;
+          if (!seen || c.journalEntries > sentSeq) refresh();
         } else refresh();
       });
       sse.onEnd(off);

@@ -95,6 +95,8 @@ export interface TaskChange {
   readonly status: TaskStatus;
   readonly pauseReason: PauseReason | null;
   readonly updatedAt: string;
+  /** Journal entries it holds (its last seq). */
+  readonly journalEntries: number;
 }
 
 export interface TaskChanges {

@@ -24,6 +24,7 @@ export function registerChangeCases(store: () => TaskStore): void {
         status: 'pending',
         pauseReason: null,
         updatedAt: new Date(T0 + 1).toISOString(),
+        journalEntries: 1,
       });
       expect(first.changes[1]).toMatchObject({ taskId: before.id, status: 'running' });
       await s.appendJournal(before.id, [{ type: 'clock', data: { clock: 1 } }], {
@@ -31,6 +32,7 @@ export function registerChangeCases(store: () => TaskStore): void {
       });
       const second = await s.readChanges({ after: first.cursor });
       expect(second.changes.map((c) => c.taskId)).toEqual([before.id]);
+      expect(second.changes[0]?.journalEntries).toBe(2);
       const task = await s.getTask(fresh.id);
       await s.updateTask(fresh.id, { status: 'cancelled' }, { expectedVersion: task?.version ?? -1 });
       const third = await s.readChanges({ after: second.cursor });

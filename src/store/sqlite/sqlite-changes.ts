@@ -11,6 +11,7 @@ interface ChangeRow {
   readonly status: TaskStatus;
   readonly pause_reason: PauseReason | null;
   readonly updated_at: number;
+  readonly journal_entries: number;
   readonly change_seq: number;
 }
 
@@ -23,7 +24,7 @@ export function readChangeRows(db: Database.Database, after: number | null, limi
   const n = Math.min(Math.max(1, limit ?? DEFAULT_LIMIT), MAX_LIMIT);
   const rows = prepared(
     db,
-    `SELECT id, tenant, status, pause_reason, updated_at, change_seq FROM tasks
+    `SELECT id, tenant, status, pause_reason, updated_at, journal_entries, change_seq FROM tasks
      WHERE change_seq > ? ORDER BY change_seq LIMIT ?`,
   ).all(after, n) as ChangeRow[];
   return {
@@ -33,6 +34,7 @@ export function readChangeRows(db: Database.Database, after: number | null, limi
       status: r.status,
       pauseReason: r.pause_reason,
       updatedAt: new Date(r.updated_at).toISOString(),
+      journalEntries: r.journal_entries,
     })),
     cursor: rows.at(-1)?.change_seq ?? after,
   };
