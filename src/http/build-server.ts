@@ -6,6 +6,8 @@ import type { Metrics } from '../metrics/index.ts';
 import type { Authenticate, ServiceStore, TaskStore } from '../spec/index.ts';
 import { registerAuth } from './auth-hook.ts';
 import { KeyRevocations } from './key-revocations.ts';
+import { ChangeFeed } from './change-feed.ts';
+import type { ChangeFeedOptions } from './change-feed.ts';
 import { registerRevocationHook } from './revocation-hook.ts';
 import { registerBatchRoutes } from './batch-routes.ts';
 import { registerControlRoutes } from './control-routes.ts';
@@ -55,6 +57,8 @@ export interface ServerOptions {
   readonly console?: ConsoleOptions;
   /** The event streams' bounds: unflushed bytes per stream, streams per key and per tenant (see sse-stream.ts). */
   readonly streams?: StreamOptions;
+  /** The change feed every stream listens to: its tick and, for tests, its stats (see change-feed.ts). */
+  readonly feed?: ChangeFeedOptions;
   /** Host and Origin checks (origin-guard.ts); default: on for loopback names without `authenticate`, else off. */
   readonly origin?: OriginGuardOptions;
 }
@@ -115,17 +119,24 @@ export function buildServer(options: ServerOptions): FastifyInstance {
   const checkCallback = options.checkCallback ?? noCallbacks;
   // In a plugin, so its routes are registered once the OpenAPI plugin (above) watches for them.
   const streams = sseSettings(options.streams, revocations);
+  // One feed for every stream of this server: one store query per tick, however many streams are open.
+  const feed = new ChangeFeed(options.runtime, options.store, options.feed);
+  app.addHook('onClose', (_app, done) => {
+    feed.close();
+    done();
+  });
+  const { runtime, store } = options;
   void app.register((api, _options, done) => {
     api.get('/healthz', () => liveness(options.store));
     api.get('/readyz', () => readiness(options));
     registerTaskRoutes(api, { runtime: options.runtime, store: options.store, checkCallback });
     registerBatchRoutes(api, options.runtime, checkCallback);
     registerControlRoutes(api, options.runtime, options.store);
-    registerStreamRoute(api, options.runtime, options.store, streams);
+    registerStreamRoute(api, { runtime, store, feed, streams });
     registerArtifactRoute(api, options.store);
     registerApprovalRoutes(api, options.runtime, options.store);
     registerMeRoute(api);
-    registerTenantStreamRoute(api, options.runtime, options.store, streams);
+    registerTenantStreamRoute(api, { runtime, store, feed, streams });
     if (options.keys) registerKeyRoutes(api, options.keys, revocations);
     done();
   });

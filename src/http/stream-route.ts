@@ -6,10 +6,8 @@ import { sseOpener } from './sse-stream.ts';
 import type { SseSettings } from './sse-stream.ts';
 import { streamCursor } from './stream-cursor.ts';
 import { visibleTask } from './task-routes.ts';
-import type { Runtime, RuntimeEvent } from '../api/index.ts';
-
-/** A task run by another process sends this one no events: its view is re-read this often. */
-const REFRESH_MS = 1000;
+import type { Runtime } from '../api/index.ts';
+import type { ChangeFeed, FeedEvent } from './change-feed.ts';
 /** Journal entries read from the store at a time (a resume after a long gap, a huge journal). */
 export const STREAM_PAGE = 200;
 /** A page is sent as events of about this size at most, each once the socket took the one before. */
@@ -21,16 +19,12 @@ const EVENT_BYTES = 64 * 1024;
  * the stream ends after the task's end. Every event carries an `id:`, the last journal seq sent: a client that
  * reconnects with it (`Last-Event-ID`, or `?after=`) gets the view, then exactly the journal entries after it
  * (read in pages), then live events; log lines are live only. Logs and journal entries come from this process's
- * runtime; status changes of a task running elsewhere are seen by re-reading its view every second. Closing the
- * server ends every stream.
+ * runtime; changes of a task running elsewhere come from the server's change feed (one store query per tick for
+ * every stream), after which the stream re-reads its task. Closing the server ends every stream.
  */
-export function registerStreamRoute(
-  app: FastifyInstance,
-  runtime: Runtime,
-  store: TaskStore,
-  streams?: SseSettings,
-): void {
-  const openSse = sseOpener(app, streams);
+export function registerStreamRoute(app: FastifyInstance, options: StreamRouteOptions): void {
+  const { runtime, store, feed } = options;
+  const openSse = sseOpener(app, options.streams);
   app.get<{ Params: { id: string }; Querystring: { after?: string } }>(
     '/api/v1/tasks/:id/stream',
     {
@@ -83,7 +77,8 @@ export function registerStreamRoute(
       };
       // Status changes are sent as the whole new view, read in order and only when it changed, so a client never
       // sees them out of order or twice, whether an event or the re-read noticed first.
-      let chain = Promise.resolve();
+      // The first re-read waits for the feed's cursor: a change made elsewhere after it is told by the feed.
+      let chain = feed.ready().catch(() => undefined);
       let last = `${first.status}/${first.pause_reason ?? ''}/${first.updated_at}`;
       const refresh = (): void => {
         chain = chain.then(async () => {
@@ -102,21 +97,21 @@ export function registerStreamRoute(
           if (isTerminal(view.status)) end();
         });
       };
-      const off = runtime.subscribe(taskId, (e: RuntimeEvent) => {
+      const off = feed.watch(taskId, (e: FeedEvent) => {
         if (e.type === 'log') send('log', { level: e.level, message: e.message });
         else if (e.type === 'journal') {
           // A gap (entries that came with a status change, or a resume still catching up) is filled from the
           // store, in order.
           if ((e.entries[0]?.seq ?? 0) <= sentSeq + 1) sendEntries(e.entries);
           else refresh();
+        } else if (e.type === 'changed') {
+          // The store's word of a change this stream has seen already (its own process's) costs no read.
+          const c = e.change;
+          const seen = `${c.status}/${c.pauseReason ?? ''}/${c.updatedAt}` === last;
+          if (!seen || c.journalEntries > sentSeq) refresh();
         } else refresh();
       });
-      const poll = setInterval(refresh, REFRESH_MS);
-      poll.unref();
-      sse.onEnd(() => {
-        off();
-        clearInterval(poll);
-      });
+      sse.onEnd(off);
       // What it printed before this stream (read in the same turn as the subscription: nothing twice or lost). A
       // resumed stream had them already.
       const earlier = cursor === undefined ? [...runtime.liveLogs(taskId)] : [];
@@ -126,6 +121,14 @@ export function registerStreamRoute(
       refresh();
     },
   );
+}
+
+export interface StreamRouteOptions {
+  readonly runtime: Runtime;
+  readonly store: TaskStore;
+  /** The server's change feed: runtime events and changes made by other processes. */
+  readonly feed: ChangeFeed;
+  readonly streams?: SseSettings;
 }
 
 /** About what an entry weighs on the wire (its data is most of it). */

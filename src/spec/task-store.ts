@@ -88,6 +88,24 @@ export interface TaskFilter {
 
 export type TaskCountFilter = Pick<TaskFilter, 'status' | 'tenant' | 'sessionId' | 'batchId'>;
 
+/** A task whose row or journal changed (`readChanges`): enough for a stream to tell whether to re-read it. */
+export interface TaskChange {
+  readonly taskId: string;
+  readonly tenant: string;
+  readonly status: TaskStatus;
+  readonly pauseReason: PauseReason | null;
+  readonly updatedAt: string;
+  /** Journal entries it holds (its last seq). */
+  readonly journalEntries: number;
+}
+
+export interface TaskChanges {
+  /** In change order; a task changed twice since the cursor is in it once. */
+  readonly changes: TaskChange[];
+  /** Pass as `after` next time. */
+  readonly cursor: number;
+}
+
 /**
  * Durable storage for tasks, their journals and leases. Every implementation (SQLite now, PostgreSQL later)
  * passes test/conformance/task-store-conformance.ts. Errors are CodecallErrors: NOT_FOUND, FENCED,
@@ -156,6 +174,13 @@ export interface TaskStore {
     entries: readonly JournalEntryInput[],
     options: StoreOptions & { fencingToken: number; now?: number; limits?: JournalLimits },
   ): Promise<JournalEntry[]>;
+  /**
+   * The tasks whose status, pause reason, update time or journal changed after `after` (the cursor of an earlier
+   * answer), at most `limit` (default 1000; the rest come next time); `after: null` returns none and the cursor
+   * of now. One indexed query for the whole process, whatever the number of streams (a change feed's tick).
+   * Optional: without it a process sees only its own changes.
+   */
+  readChanges?(options: StoreOptions & { after: number | null; limit?: number }): Promise<TaskChanges>;
   /** Entries with seq > afterSeq, verified: a broken checksum chain is CHECKPOINT_CORRUPT naming the seq. */
   readJournal(
     taskId: string,

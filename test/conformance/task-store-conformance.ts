@@ -3,6 +3,7 @@ import { CodecallError } from '../../src/errors/index.ts';
 import type { JournalEntry, JournalEntryInput, TaskStore } from '../../src/index.ts';
 import { registerAuditCases } from './task-store-conformance-audit.ts';
 import { registerBatchCases } from './task-store-conformance-batches.ts';
+import { registerChangeCases } from './task-store-conformance-changes.ts';
 import { registerQueueCases } from './task-store-conformance-queue.ts';
 import { registerLeaseCases } from './task-store-conformance-leases.ts';
 import { codeInput, expectCode, LEASE, T0 } from './task-store-support.ts';
@@ -606,6 +607,7 @@ export function describeTaskStoreConformance(
     registerQueueCases(() => store);
     registerAuditCases(() => store);
     registerLeaseCases(() => store);
+    registerChangeCases(() => store);
 
     describe('lifecycle', () => {
       it('rejects ABORTED when the signal is already aborted', async () => {

@@ -10,6 +10,7 @@ import { SqliteTaskStore } from '../../src/store/index.ts';
 import { useDurableFixture } from '../durable/fixture.ts';
 import type { CallbackCheck, Runtime } from '../../src/api/index.ts';
 import type { StreamOptions } from '../../src/http/sse-stream.ts';
+import type { ChangeFeedOptions } from '../../src/http/change-feed.ts';
 
 /** The tests' paying tool: over 100 needs approval, so one call shows both paths. */
 export function payTool(): ToolDefinition {
@@ -51,6 +52,8 @@ export interface ApiFixtureOptions {
   >;
   /** The event streams' bounds (buildServer's `streams`). */
   readonly streams?: StreamOptions;
+  /** The change feed's tick and stats (buildServer's `feed`). */
+  readonly feed?: ChangeFeedOptions;
 }
 
 export function useApiFixture(name: string, options: ApiFixtureOptions = {}): ApiFixture {
@@ -75,6 +78,7 @@ export function useApiFixture(name: string, options: ApiFixtureOptions = {}): Ap
       ...(options.bodyLimit === undefined ? {} : { bodyLimit: options.bodyLimit }),
       ...(options.checkCallback === undefined ? {} : { checkCallback: options.checkCallback }),
       ...(options.streams === undefined ? {} : { streams: options.streams }),
+      ...(options.feed === undefined ? {} : { feed: options.feed }),
     });
     await fx.app.ready();
   });

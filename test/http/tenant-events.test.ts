@@ -5,7 +5,7 @@ import { payTool, useApiFixture } from './api-fixture.ts';
 import type { ApiKey } from './api-fixture.ts';
 
 // GET /api/v1/task-events over a real socket: status changes of every task of the caller's tenant, live, and none of
-// another tenant's; changes written by another process (straight to the store) are picked up by re-listing.
+// another tenant's; changes written by another process (straight to the store) come by the server's change feed.
 
 interface TaskEvent {
   task_id: string;

@@ -216,6 +216,17 @@ export const MIGRATIONS: readonly string[] = [
     journal_bytes = coalesce((SELECT sum(octet_length(data)) FROM journal WHERE task_id = tasks.id), 0),
     journal_entries = (SELECT count(*) FROM journal WHERE task_id = tasks.id);
   `,
+  // 12: a change counter per task, so a process's change feed finds every task changed since its last tick in one
+  // indexed query (ADR 0028). Writes are serialized, so the counter grows in commit order; a trigger's own update
+  // sets change_seq only and fires no trigger.
+  `
+  ALTER TABLE tasks ADD COLUMN change_seq INTEGER NOT NULL DEFAULT 0;
+  CREATE INDEX tasks_by_change ON tasks (change_seq);
+  CREATE TRIGGER tasks_change_on_insert AFTER INSERT ON tasks
+    BEGIN UPDATE tasks SET change_seq = (SELECT max(change_seq) FROM tasks) + 1 WHERE id = NEW.id; END;
+  CREATE TRIGGER tasks_change_on_update AFTER UPDATE OF status, pause_reason, updated_at, journal_entries ON tasks
+    BEGIN UPDATE tasks SET change_seq = (SELECT max(change_seq) FROM tasks) + 1 WHERE id = NEW.id; END;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -22,6 +22,7 @@ import type {
   StoreHealth,
   StoreHealthEvent,
   StoreOptions,
+  TaskChanges,
   TaskCountFilter,
   TaskFilter,
   TaskInput,
@@ -47,6 +48,7 @@ import { listArtifacts, readArtifact, replaceArtifacts } from './sqlite-artifact
 import { createBatchRows, createTaskRows } from './sqlite-insert-task.ts';
 import { taskWhere } from './task-where.ts';
 import { listTaskRows } from './sqlite-list-tasks.ts';
+import { readChangeRows } from './sqlite-changes.ts';
 import * as service from './sqlite-service.ts';
 
 /** How the store's connection came to be, so that it can check its health and open a new one. */
@@ -160,6 +162,10 @@ export class SqliteTaskStore implements TaskStore, ServiceStore, ArtifactStore {
     options: StoreOptions = {},
   ): Promise<{ tasks: TaskRecord[]; nextCursor: string | null; corrupt: CorruptTask[] }> {
     return this.#run(options.signal, () => listTaskRows(this.#db, filter));
+  }
+
+  readChanges(options: StoreOptions & { after: number | null; limit?: number }): Promise<TaskChanges> {
+    return this.#run(options.signal, () => readChangeRows(this.#db, options.after, options.limit));
   }
 
   appendJournal(
