@@ -82,11 +82,15 @@ export async function createService(
     concurrency: config.concurrency,
     leaseMs: config.leaseMs,
     log,
-    // A hard cap only when the operator sets one; the share is soft (ADR 0023): a tenant alone may use every slot,
-    // and another tenant's task takes the next one that frees.
-    ...(config.tenantConcurrency === null ? {} : { tenantConcurrency: config.tenantConcurrency }),
-    tenantShare: Math.max(1, Math.ceil(config.concurrency * config.tenantShare)),
-    tenantReserve: config.tenantReserve,
+    // The operator's hard cap replaces the soft share; a no-auth server has one tenant, so no share to keep.
+    ...(config.tenantConcurrency === null
+      ? config.insecureNoAuth
+        ? {}
+        : {
+            tenantShare: Math.max(1, Math.ceil(config.concurrency * config.tenantShare)),
+            tenantReserve: config.tenantReserve,
+          }
+      : { tenantConcurrency: config.tenantConcurrency }),
     ceilings: {
       maxTimeoutSeconds: config.maxTimeoutSeconds,
       maxCpuSeconds: config.maxCpuSeconds,
