@@ -280,6 +280,8 @@ describe('webhook dispatcher', () => {
     const ids = sent();
     expect(new Set(ids).size).toBe(20);
     expect(ids).toContain(held[0]?.id);
+    // The receiver has the last message before its dispatcher records the delivery.
+    await until(async () => (await a.webhookCounts()).delivered === 20, 10_000);
     expect(await a.webhookCounts()).toEqual({ pending: 0, delivered: 20, failed: 0 });
   });
 
