@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { CodecallError } from '../errors/index.ts';
-import { isTerminal } from '../spec/index.ts';
+import { JOURNAL_PAGE_BYTES, isTerminal } from '../spec/index.ts';
 import type { JournalEntry, TaskStore } from '../spec/index.ts';
 import { sseOpener } from './sse-stream.ts';
 import type { SseSettings } from './sse-stream.ts';
@@ -45,7 +45,9 @@ export function registerStreamRoute(app: FastifyInstance, options: StreamRouteOp
       const sse = openSse(request, reply);
       const { end } = sse;
       // Journal entries are sent once each, in seq order, from after the cursor (or the first view's checkpoint).
-      let sentSeq = cursor ?? first.progress.journal_entries;
+      // A cursor past the journal's end cannot have been sent: it is taken as the end, so entries written later
+      // are not skipped.
+      let sentSeq = Math.min(cursor ?? Infinity, first.progress.journal_entries);
       const send = (event: string, data: unknown): void => sse.send(event, data, String(sentSeq));
       const sendEntries = (entries: readonly JournalEntry[]): void => {
         const fresh = entries.filter((x) => x.seq > sentSeq);
@@ -58,12 +60,13 @@ export function registerStreamRoute(app: FastifyInstance, options: StreamRouteOp
       };
       // Everything the store has after what was sent, a page at a time, in events the client takes one by one: a
       // long backlog costs a page of memory, and a client reading it is not taken for a slow one.
+      // A page is bounded by bytes too: 200 entries of 1 MiB read at once would block the loop for seconds.
       const catchUp = async (): Promise<void> => {
         for (;;) {
           if (!sse.open) return;
-          const page = await store
-            .readJournal(taskId, { afterSeq: sentSeq, limit: STREAM_PAGE })
-            .catch(() => []);
+          const { entries: page, more } = await store
+            .readJournalPage(taskId, { afterSeq: sentSeq, limit: STREAM_PAGE, maxBytes: JOURNAL_PAGE_BYTES })
+            .catch(() => ({ entries: [], more: false }));
           for (let i = 0; i < page.length;) {
             let bytes = 0;
             let j = i;
@@ -72,7 +75,7 @@ export function registerStreamRoute(app: FastifyInstance, options: StreamRouteOp
             sendEntries(page.slice(i, j));
             i = j;
           }
-          if (page.length < STREAM_PAGE) return;
+          if (!more || page.length === 0) return;
         }
       };
       // Status changes are sent as the whole new view, read in order and only when it changed, so a client never

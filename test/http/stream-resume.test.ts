@@ -208,4 +208,59 @@ describe('resumable task streams (Last-Event-ID)', () => {
     expect(seen.seqs).toEqual(all);
     expect(seen.idsMatch.every(Boolean)).toBe(true);
   }, 180_000);
+
+  it('catches up in pages bounded by bytes: no store read of a resume takes much more than 1 MiB', async () => {
+    // 40 entries of 64 KiB: one read of 200 entries would take all 2.5 MiB at once.
+    const taskId = await submit('for (let i = 0; i < 40; i++) await tools.big({}); return 1;');
+    await until(async () => (await fx.runtime.get(taskId))?.status === 'succeeded', 60_000);
+    const reads: number[] = [];
+    const store = fx.store;
+    const readJournal = store.readJournal.bind(store);
+    const readJournalPage = store.readJournalPage.bind(store);
+    const weigh = (entries: readonly { data: unknown }[]): number =>
+      entries.reduce((n, e) => n + JSON.stringify(e.data).length, 0);
+    const all = await journalSeqs(taskId);
+    store.readJournal = async (...args) => {
+      const entries = await readJournal(...args);
+      reads.push(weigh(entries));
+      return entries;
+    };
+    store.readJournalPage = async (...args) => {
+      const page = await readJournalPage(...args);
+      reads.push(weigh(page.entries));
+      return page;
+    };
+    try {
+      const res = await open(`/api/v1/tasks/${taskId}/stream`, { 'last-event-id': '0' });
+      const seen: Seen = { seqs: [], lastId: undefined, idsMatch: [] };
+      for await (const m of readSse(res.body!)) collect(seen, m);
+      expect(seen.seqs).toEqual(all);
+    } finally {
+      store.readJournal = readJournal;
+      store.readJournalPage = readJournalPage;
+    }
+    expect(reads.length).toBeGreaterThan(1);
+    expect(Math.max(...reads)).toBeLessThan(1024 * 1024 + 2 * BIG.length);
+  }, 60_000);
+
+  it('takes a cursor past the journal as its end: entries written later are sent, not skipped', async () => {
+    const gatesBefore = gates.length;
+    const taskId = await submit(
+      'await tools.gate({}); for (let i = 0; i < 3; i++) await tools.tick({ i }); return 1;',
+    );
+    await until(() => gates.length > gatesBefore, 30_000);
+    const res = await open(`/api/v1/tasks/${taskId}/stream`, { 'last-event-id': '999999' });
+    expect(res.status).toBe(200);
+    const seen: Seen = { seqs: [], lastId: undefined, idsMatch: [] };
+    const reading = (async () => {
+      for await (const m of readSse(res.body!)) collect(seen, m);
+    })();
+    await until(() => seen.lastId !== undefined, 30_000);
+    const before = await journalSeqs(taskId);
+    expect(seen.lastId).toBe(String(before.at(-1)));
+    gates[gatesBefore]?.();
+    await reading;
+    expect(seen.seqs).toEqual((await journalSeqs(taskId)).filter((s) => s > (before.at(-1) ?? 0)));
+    expect(seen.seqs.length).toBeGreaterThan(0);
+  }, 60_000);
 });
