@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { sendError } from './error-reply.ts';
 import { keyRevokedError } from './key-revocations.ts';
@@ -14,7 +15,13 @@ export function registerRevocationHook(app: FastifyInstance, revocations: KeyRev
     if (keyId === null) return;
     if (revocations.isRevoked(keyId)) throw keyRevokedError(keyId);
     const unuse = revocations.use(keyId, () => {
-      if (reply.sent || reply.raw.headersSent) return;
+      // An answer already under way (a long download to a slow reader) is cut off: the rest is not sent. A
+      // stream (hijacked) says why first (sse-stream.ts): its socket goes only if that is not flushed soon.
+      if (reply.raw.headersSent) {
+        if (!reply.raw.writableFinished) cutOff(reply.raw);
+        return;
+      }
+      if (reply.sent) return;
       const e = keyRevokedError(keyId);
       void reply.header('connection', 'close');
       sendError(reply, 401, e.code, e.message, e.details);
@@ -26,4 +33,14 @@ export function registerRevocationHook(app: FastifyInstance, revocations: KeyRev
     const { keyId } = request.principal;
     done(keyId !== null && revocations.isRevoked(keyId) ? keyRevokedError(keyId) : undefined);
   });
+}
+
+/** How long an answer under way for a revoked key may take to finish before its socket is destroyed. */
+const CUT_OFF_MS = 250;
+
+function cutOff(res: ServerResponse): void {
+  const timer = setTimeout(() => res.destroy(), CUT_OFF_MS);
+  timer.unref();
+  res.once('finish', () => clearTimeout(timer));
+  res.once('close', () => clearTimeout(timer));
 }

@@ -40,6 +40,8 @@ async function openStream(url: string, key: ApiKey): Promise<OpenStream> {
 describe('key revocation ends streams and requests in flight', () => {
   const gates: (() => void)[] = [];
   const fx = useApiFixture('http-key-revocation', {
+    // The service's default: a task's code may be this big, and so may an answer that shows it.
+    bodyLimit: 16 * 1024 * 1024,
     tools: [
       defineTool({
         name: 'gate',
@@ -137,5 +139,26 @@ describe('key revocation ends streams and requests in flight', () => {
     const list = await fx.store.listTasks({ tenant: 't-rev-flight', limit: 10 });
     expect(list.tasks).toHaveLength(0);
     client.socket.destroy();
+  }, 120_000);
+
+  it('cuts off an answer under way to a slow reader once its key is revoked elsewhere', async () => {
+    const victim = await fx.key('t-rev-download');
+    const taskId = await submit(victim, `return 1; // ${'x'.repeat(12_000_000)}`);
+    // A view of 12 MB (its code), read by a client that stopped reading.
+    const client = await rawClient(base);
+    client.socket.write(
+      `GET /api/v1/tasks/${taskId} HTTP/1.1\r\nhost: x\r\nauthorization: ${victim.headers.authorization}\r\n\r\n`,
+    );
+    await client.until('HTTP/1.1 200');
+    client.socket.pause();
+    await new Promise((r) => setTimeout(r, 300));
+    const run = await codecall({}, 'keys', 'revoke', victim.id, '--db', fx.path);
+    expect(run.code).toBe(0);
+    const revokedAt = Date.now();
+    client.socket.resume();
+    expect(await Promise.race([client.closed.then(() => 'closed'), after(5_000, 'open')])).toBe('closed');
+    expect(Date.now() - revokedAt).toBeLessThan(3_000);
+    // What was sent before the revocation is all it got: not the whole answer.
+    expect(client.text().length).toBeLessThan(12_000_000);
   }, 120_000);
 });
