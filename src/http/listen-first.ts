@@ -59,9 +59,10 @@ export async function listenFirst(options: {
     },
     (req, res) => handler(req, res),
   );
-  // No socket inactivity timeout: a stream (SSE) is a response that may be quiet for long; requestTimeout
-  // bounds only the arrival of a request, which a stream's GET has completed.
-  server.setTimeout(0);
+  // A connection with no progress either way for requestTimeoutMs is dropped: a client that stops reading its
+  // answers (pipelined requests, a big download) would hold them and its connection slot forever. A stream (SSE)
+  // may be quiet for long: it turns this off for its socket and bounds its own buffer (sse-stream.ts).
+  server.setTimeout(limits.requestTimeoutMs);
   guardConnections(server, limits);
   replyToClientErrors(server);
   await bind(server, options);

@@ -139,4 +139,18 @@ describe('connection limits', () => {
     const refused = await Promise.race([over.closed, after(4000, 'still open')]);
     expect(lastBody(refused)).toMatchObject({ error: { code: 'TOO_MANY_CONNECTIONS' } });
   });
+
+  it('drops a client that stops reading its answers (pipelined requests) after requestTimeoutMs without progress', async () => {
+    const address = await serve();
+    const c = await client(address);
+    // Answers of megabytes in all, never read: without a bound the connection (and what it holds) stays forever.
+    c.socket.write('GET /api/v1/openapi.json HTTP/1.1\r\nhost: x\r\n\r\n'.repeat(200));
+    c.socket.pause();
+    // A paused socket does not see its close: look again after the bound, reading what came.
+    await new Promise((r) => setTimeout(r, SMALL.requestTimeoutMs + 1500));
+    c.socket.resume();
+    expect(await Promise.race([c.closed.then(() => 'closed'), after(3000, 'still open')])).toBe('closed');
+    // Dropped with answers unsent, not closed after sending them all.
+    expect(c.text().split('HTTP/1.1 200').length - 1).toBeLessThan(200);
+  });
 });
