@@ -19,6 +19,7 @@ import { INPUT_WAIT_BINDING } from './input-wait.ts';
 import { decideApprovals } from './paused-actions.ts';
 import { assertMayDecide } from './approver-check.ts';
 import { armDeadline, DEFAULT_RETRY_BASE_MS, retryDelay } from './retry-and-deadline.ts';
+import { revisionCarry } from './revision-carry.ts';
 import { settleRun } from './settle-run.ts';
 import { prepareRun } from './pre-run-checks.ts';
 import { programRequest, programRunner } from './program-runner.ts';
@@ -320,6 +321,14 @@ export class TaskRunner {
     const startClock = typeof recordedClock === 'number' ? recordedClock : this.clock();
     const setup: JournalEntryInput[] = [];
     if (typeof recordedClock !== 'number') setup.push({ type: 'clock', data: { clock: startClock } });
+    const revision = await revisionCarry(store, task, journal).catch((e: unknown) => {
+      if (e instanceof CodecallError && e.code === 'NOT_FOUND') return e;
+      throw e;
+    });
+    if (revision instanceof CodecallError) {
+      return store.updateTask(run.taskId, { status: 'failed', error: revision.toJSON() }, run.fenced);
+    }
+    if (revision) setup.push(...revision.setup);
     if (input.kind === 'code' && !journal.some((e) => e.type === 'code_block')) {
       setup.push({ type: 'code_block', data: { block: 0, code_hash: codeHash } });
     }
@@ -354,6 +363,7 @@ export class TaskRunner {
             recorded: journal.filter((e) => REPLAY_ENTRIES.has(e.type)),
             append,
             keyPrefix: idempotencyScope(run.taskId, 0),
+            ...(revision ? { carry: revision.carry } : {}),
           })
         : agent.run({
             task: { ...task, input },

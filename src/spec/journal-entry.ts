@@ -1,3 +1,4 @@
+import type { CallOrigin } from './carry-over.ts';
 import type { JournalControl } from './journal-control.ts';
 import type { ChatMessage, ModelToolCall, ModelUsage, ToolSpec } from './model.ts';
 import type { LogEntry } from './sandbox.ts';
@@ -56,11 +57,20 @@ export interface JournalEntryData {
       readonly content: string;
     }[];
   };
+  /** `carried_from`: not run, its outcome taken over from an earlier attempt's completed call (ADR 0034). */
   readonly tool_intent: {
     readonly call_id: string;
     readonly tool: string;
     readonly args: string;
     readonly idempotency_key?: string;
+    readonly carried_from?: CallOrigin;
+  };
+  /** A call an earlier task completed, offered to this task, a revision of it (ADR 0034); journaled before it runs. */
+  readonly carry_offer: {
+    readonly origin: CallOrigin;
+    readonly tool: string;
+    readonly args: string;
+    readonly payload: string;
   };
   /** `payload` is the value's tagged JSON when ok, else the serialized error's JSON. */
   readonly tool_outcome: {
