@@ -1,6 +1,13 @@
 import { CodecallError } from '../errors/index.ts';
-import { journaledOffers, offersForRevision, readJournalPaged } from '../spec/index.ts';
-import type { CarryOver, JournalEntry, JournalEntryInput, TaskRecord, TaskStore } from '../spec/index.ts';
+import { journaledOffers, offersForRevision, readJournalPaged, withEffects } from '../spec/index.ts';
+import type {
+  CarryOver,
+  JournalEntry,
+  JournalEntryInput,
+  TaskRecord,
+  TaskStore,
+  ToolEffect,
+} from '../spec/index.ts';
 
 /** A revision's offers and the entries that journal them (empty once journaled). */
 export interface RevisionCarry {
@@ -17,6 +24,7 @@ export async function revisionCarry(
   store: Pick<TaskStore, 'getTask' | 'readJournalPage'>,
   task: TaskRecord,
   journal: readonly JournalEntry[],
+  effectOf: (tool: string) => ToolEffect | undefined,
 ): Promise<RevisionCarry | null> {
   const { input } = task;
   if (input.kind !== 'code' || input.revisionOf === undefined) return null;
@@ -30,7 +38,10 @@ export async function revisionCarry(
       details: { task_id: input.revisionOf },
     });
   }
-  const offers = offersForRevision(await readJournalPaged(store, source.id), source.id);
+  const offers = withEffects(
+    offersForRevision(await readJournalPaged(store, source.id), source.id),
+    effectOf,
+  );
   return {
     setup: offers.map((data) => ({ type: 'carry_offer', data })),
     carry: { offers, ...rerunReads },

@@ -11,6 +11,7 @@ import type {
   TaskAgent,
   TaskRecord,
   TaskStore,
+  ToolEffect,
 } from '../spec/index.ts';
 import { REPLAY_ENTRIES } from '../spec/index.ts';
 import type { RunnerTools } from './runner-tools.ts';
@@ -321,10 +322,12 @@ export class TaskRunner {
     const startClock = typeof recordedClock === 'number' ? recordedClock : this.clock();
     const setup: JournalEntryInput[] = [];
     if (typeof recordedClock !== 'number') setup.push({ type: 'clock', data: { clock: startClock } });
-    const revision = await revisionCarry(store, task, journal).catch((e: unknown) => {
-      if (e instanceof CodecallError && e.code === 'NOT_FOUND') return e;
-      throw e;
-    });
+    const revision = await revisionCarry(store, task, journal, (tool) => this.effectOf(tool)).catch(
+      (e: unknown) => {
+        if (e instanceof CodecallError && e.code === 'NOT_FOUND') return e;
+        throw e;
+      },
+    );
     if (revision instanceof CodecallError) {
       return store.updateTask(run.taskId, { status: 'failed', error: revision.toJSON() }, run.fenced);
     }
@@ -384,6 +387,12 @@ export class TaskRunner {
       retryDelayMs: (retries) => retryDelay(retries, this.options.retryBaseMs ?? DEFAULT_RETRY_BASE_MS),
       clock: this.clock,
     });
+  }
+
+  /** The effect of a tool named `namespace.name`, when this runner serves it. */
+  private effectOf(tool: string): ToolEffect | undefined {
+    const dot = tool.indexOf('.');
+    return dot < 0 ? undefined : this.options.tools.get(tool.slice(0, dot), tool.slice(dot + 1))?.effect;
   }
 
   private logSink(taskId: string): ((entry: LogEntry) => void) | undefined {

@@ -22,6 +22,8 @@ export interface CarryOffer {
   readonly args: string;
   /** The value's tagged JSON as journaled. */
   readonly payload: string;
+  /** The tool's effect when offered: a `keyed` or `unsafe` one not taken is reported as not repeated. */
+  readonly effect?: ToolEffect;
 }
 
 /** What an attempt may take over from earlier ones. */
@@ -88,6 +90,22 @@ export function carriedOrigins(entries: readonly JournalEntryInput[]): Set<strin
 /** The offers not taken by an attempt (`carriedOrigins` of its entries): what happened and was not repeated. */
 export function notRepeated(offers: readonly CarryOffer[], taken: ReadonlySet<string>): CarryOffer[] {
   return offers.filter((o) => !taken.has(originKey(o.origin)));
+}
+
+/** Whether an offer not taken is worth reporting: its call changed the world (an unknown effect counts). */
+export function changesTheWorld(offer: CarryOffer): boolean {
+  return offer.effect !== 'read' && offer.effect !== 'idempotent';
+}
+
+/** The offers with their tools' effects (the tool named `namespace.name`; unknown: left absent). */
+export function withEffects(
+  offers: readonly CarryOffer[],
+  effectOf: (tool: string) => ToolEffect | undefined,
+): CarryOffer[] {
+  return offers.map((o) => {
+    const effect = o.effect ?? effectOf(o.tool);
+    return effect === undefined ? o : { ...o, effect };
+  });
 }
 
 /** The offers a journal holds for its task, a revision (`carry_offer` entries, ADR 0034), in journal order. */

@@ -2,6 +2,7 @@ import type { CallOrigin } from './carry-over.ts';
 import type { JournalControl } from './journal-control.ts';
 import type { ChatMessage, ModelToolCall, ModelUsage, ToolSpec } from './model.ts';
 import type { LogEntry } from './sandbox.ts';
+import type { ToolEffect } from './tool.ts';
 
 /**
  * The data of each journal entry type, in the order they typically appear. Tool arguments and outcomes are kept
@@ -71,6 +72,7 @@ export interface JournalEntryData {
     readonly tool: string;
     readonly args: string;
     readonly payload: string;
+    readonly effect?: ToolEffect;
   };
   /** `payload` is the value's tagged JSON when ok, else the serialized error's JSON. */
   readonly tool_outcome: {

@@ -64,7 +64,13 @@ const ENTRY_FIELDS: { readonly [T in Exclude<JournalEntryType, 'control'>]: Fiel
     idempotency_key: optional(string),
     carried_from: optional(origin),
   },
-  carry_offer: { origin, tool: string, args: string, payload: string },
+  carry_offer: {
+    origin,
+    tool: string,
+    args: string,
+    payload: string,
+    effect: optional(oneOf('read', 'idempotent', 'keyed', 'unsafe')),
+  },
   tool_outcome: { call_id: string, ok: boolean, payload: string, clock: optional(number) },
   clock: { clock: number },
   approval_request: {

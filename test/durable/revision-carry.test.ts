@@ -56,7 +56,13 @@ function world(fx: DurableFixture): World {
 
 async function runCode(fx: DurableFixture, w: World, code: string, extra: Partial<CodeTaskInput> = {}) {
   const task = await fx.store.createTask({ kind: 'code', code, language: 'javascript', seed: 1, ...extra });
-  return w.runner.runTask(task.id);
+  return ran(w.runner, task.id);
+}
+
+async function ran(runner: TaskRunner, id: string): Promise<TaskRecord> {
+  const t = await runner.runTask(id);
+  if (!t) throw new Error(`task ${id} was not run`);
+  return t;
 }
 
 const intents = (journal: readonly JournalEntry[]) => journal.filter((e) => e.type === 'tool_intent');
@@ -208,7 +214,7 @@ describe('a revised task takes over what its earlier task completed', () => {
       earlier: { origin: { task_id: first.id, call_id: 'call-3' }, tool: 'tools.pay' },
     });
     await decide(fx.store, revised.id, { action: 'retry', reason: 'new amount' });
-    const done = await w.runner.runTask(revised.id);
+    const done = await ran(w.runner, revised.id);
     expect(done.status).toBe('succeeded');
     expect(output(done)).toEqual(['r1', 'r3']);
     expect(w.paid).toEqual([
@@ -225,7 +231,7 @@ describe('a revised task takes over what its earlier task completed', () => {
     const revised = await runCode(fx, w, changed, { revisionOf: first.id });
     expect(revised.pauseReason).toBe('needs_attention');
     await decide(fx.store, revised.id, { action: 'skip', result: { receipt: 'none' }, reason: 'already paid' });
-    const done = await w.runner.runTask(revised.id);
+    const done = await ran(w.runner, revised.id);
     expect(output(done)).toEqual({ receipt: 'none' });
     expect(w.paid).toHaveLength(2);
   });
@@ -276,7 +282,7 @@ describe('a revised task takes over what its earlier task completed', () => {
       language: 'javascript',
       seed: 1,
     });
-    expect((await runner.runTask(first.id)).status).toBe('failed');
+    expect((await ran(runner, first.id)).status).toBe('failed');
     const revised = await fx.store.createTask({
       kind: 'code',
       code: `return await tools.fetchRate({});`,
@@ -284,7 +290,7 @@ describe('a revised task takes over what its earlier task completed', () => {
       seed: 1,
       revisionOf: first.id,
     });
-    expect(output(await runner.runTask(revised.id))).toBe(1.5);
+    expect(output(await ran(runner, revised.id))).toBe(1.5);
     expect(w.paid).toHaveLength(0);
   });
 
@@ -317,7 +323,7 @@ describe('a revised task takes over what its earlier task completed', () => {
     expect(written.filter((e) => e.type === 'tool_outcome')).toHaveLength(1);
     await journalAsDeadWorker(fx.store, crashed.id, written);
     const paidBefore = w.paid.length;
-    const resumed = await w.runner.runTask(crashed.id);
+    const resumed = await ran(w.runner, crashed.id);
     expect(resumed).toMatchObject({ status: 'succeeded', error: null });
     expect(output(resumed)).toEqual(['r2', 'r1', `r${paidBefore + 1}`]);
     // Only `d` ran again (a new task: its idempotency key is its own); the two payments were taken over.
