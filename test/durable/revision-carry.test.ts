@@ -230,7 +230,11 @@ describe('a revised task takes over what its earlier task completed', () => {
     const changed = `return (await tools.pay({ to: 'z', amount: 1 }));`;
     const revised = await runCode(fx, w, changed, { revisionOf: first.id });
     expect(revised.pauseReason).toBe('needs_attention');
-    await decide(fx.store, revised.id, { action: 'skip', result: { receipt: 'none' }, reason: 'already paid' });
+    await decide(fx.store, revised.id, {
+      action: 'skip',
+      result: { receipt: 'none' },
+      reason: 'already paid',
+    });
     const done = await ran(w.runner, revised.id);
     expect(output(done)).toEqual({ receipt: 'none' });
     expect(w.paid).toHaveLength(2);
@@ -305,11 +309,12 @@ describe('a revised task takes over what its earlier task completed', () => {
     const whole = await runCode(fx, w, fixed, { revisionOf: first.id });
     expect(output(whole)).toEqual(['r2', 'r1', 'r3']);
     const journal = await fx.store.readJournal(whole.id);
-    // Cut after the first carried call's outcome: the crash came while the group was being taken over.
-    const firstCarried = carried(journal)[0];
-    const cut = journal.findIndex(
-      (e) => e.type === 'tool_outcome' && e.data.call_id === firstCarried?.data.call_id,
-    );
+    // The crash came while the group was being taken over: both calls journaled as taken over, the value of the
+    // first only (outcomes are journaled in delivery order; the second's is left out).
+    const [one, two] = carried(journal).map((e) => (e.type === 'tool_intent' ? e.data.call_id : ''));
+    const at = (type: string, id: string | undefined) =>
+      journal.findIndex((e) => e.type === type && 'call_id' in e.data && e.data.call_id === id);
+    const cut = Math.max(at('tool_intent', two), at('tool_outcome', one));
     const crashed = await fx.store.createTask({
       kind: 'code',
       code: fixed,
@@ -317,7 +322,10 @@ describe('a revised task takes over what its earlier task completed', () => {
       seed: 1,
       revisionOf: first.id,
     });
-    const written = journal.slice(1, cut + 1).map(({ type, data }) => ({ type, data }) as JournalEntry);
+    const written = journal
+      .slice(1, cut + 1)
+      .filter((e) => !(e.type === 'tool_outcome' && e.data.call_id === two))
+      .map(({ type, data }) => ({ type, data }) as JournalEntry);
     // The group's two calls were both taken over, one value journaled: the other never ran, it is taken again.
     expect(carried(written)).toHaveLength(2);
     expect(written.filter((e) => e.type === 'tool_outcome')).toHaveLength(1);
