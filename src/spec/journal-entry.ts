@@ -4,6 +4,13 @@ import type { ChatMessage, ModelToolCall, ModelUsage, ToolSpec } from './model.t
 import type { LogEntry } from './sandbox.ts';
 import type { ToolEffect } from './tool.ts';
 
+/** A completed call of an earlier attempt that a revision did not make again (ADR 0034). */
+export interface NotRepeatedCall {
+  readonly call_id: string;
+  readonly tool: string;
+  readonly args: string;
+}
+
 /**
  * The data of each journal entry type, in the order they typically appear. Tool arguments and outcomes are kept
  * as the tagged-JSON strings that crossed the sandbox boundary. Stored data may hold more fields than these (they
@@ -57,6 +64,10 @@ export interface JournalEntryData {
       readonly ok: boolean;
       readonly content: string;
     }[];
+    /** Code mode, a retried step (ADR 0034): calls taken over from the failed steps before it. */
+    readonly carried?: number;
+    /** Calls of the failed steps before it that changed the world and that this step did not make again. */
+    readonly not_repeated?: readonly NotRepeatedCall[];
   };
   /** `carried_from`: not run, its outcome taken over from an earlier attempt's completed call (ADR 0034). */
   readonly tool_intent: {

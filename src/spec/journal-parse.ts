@@ -56,6 +56,8 @@ const ENTRY_FIELDS: { readonly [T in Exclude<JournalEntryType, 'control'>]: Fiel
     error: orNull(object),
     logs: array,
     calls: optional(array),
+    carried: optional(number),
+    not_repeated: optional(array),
   },
   tool_intent: {
     call_id: string,

@@ -1,6 +1,11 @@
 import type { JournalEntryInputOf, JournalEntryType } from './journal-entry.ts';
 
-export type { JournalEntryData, JournalEntryInputOf, JournalEntryType } from './journal-entry.ts';
+export type {
+  JournalEntryData,
+  JournalEntryInputOf,
+  JournalEntryType,
+  NotRepeatedCall,
+} from './journal-entry.ts';
 export type {
   AttentionCallData,
   ControlAction,
