@@ -161,7 +161,7 @@ const probe = await probePython();
 describe.skipIf(!probe.ok)(
   `agent mode in Python: a retried step takes over the failed step's payment${probe.ok ? '' : ` (skipped: ${probe.reason})`}`,
   () => {
-    const w = useWorld('step-retry-carry-py', () => createPythonDriver({ warm: 1 }) as PythonDriver);
+    const w = useWorld('step-retry-carry-py', () => createPythonDriver({ warm: 1 }));
 
     it('pays, fails on a typo, is fixed: one payment', async () => {
       w.model.push(
