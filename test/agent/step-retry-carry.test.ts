@@ -3,7 +3,6 @@ import { createAgent } from '../../src/agent/index.ts';
 import { createRuntime } from '../../src/durable/index.ts';
 import { createOpenAiClient } from '../../src/model/index.ts';
 import { createPythonDriver, probePython } from '../../src/sandbox/index.ts';
-import type { PythonDriver } from '../../src/sandbox/index.ts';
 import { defineTool, ToolRegistry } from '../../src/tools/index.ts';
 import type { Runtime } from '../../src/api/index.ts';
 import type { SandboxDriver } from '../../src/spec/index.ts';
