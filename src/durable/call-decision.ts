@@ -122,7 +122,8 @@ function decideNew(
   const fresh = earlier.rerunReads && (effect === 'read' || effect === 'idempotent');
   const offer = fresh ? null : earlier.match(now, state.carried);
   if (offer) return { kind: 'carry', intent: now, offer };
-  if ((policy.revisedCall?.(call) ?? defaultRevisedCallPolicy(effect)) === 'pause') {
+  // An input wait changes nothing in the world: another question is simply asked.
+  if (!isInputWait(call) && (policy.revisedCall?.(call) ?? defaultRevisedCallPolicy(effect)) === 'pause') {
     const open = earlier.firstOpen(now.tool, state.carried);
     if (open)
       return {

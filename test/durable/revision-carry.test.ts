@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { TaskRunner } from '../../src/durable/index.ts';
-import { resolveAttention } from '../../src/durable/paused-actions.ts';
+import { provideInput, resolveAttention } from '../../src/durable/paused-actions.ts';
 import { decodeValue } from '../../src/codec/index.ts';
 import { defineTool, ToolRegistry } from '../../src/internal.ts';
 import type { AttentionDecision } from '../../src/api/index.ts';
@@ -338,6 +338,33 @@ describe('a revised task takes over what its earlier task completed', () => {
     expect(w.paid.slice(paidBefore)).toEqual([{ to: 'd', amount: 7 }]);
     const resumedJournal = await fx.store.readJournal(crashed.id);
     expect(carried(resumedJournal)).toHaveLength(2);
+  });
+
+  it('an answered input wait is taken over; another question is asked, never held for a human', async () => {
+    const w = world(fx);
+    const first = await runCode(fx, w, `const n = await input.wait('amount'); return nope + n;`);
+    expect(first.pauseReason).toBe('awaiting_input');
+    const answer = provideInput(first, await fx.store.readJournal(first.id), 'amount', 7, 'alice');
+    await fx.store.updateTask(first.id, answer.patch, {
+      expectedVersion: first.version,
+      append: answer.append,
+    });
+    expect((await ran(w.runner, first.id)).status).toBe('failed');
+    const revised = await runCode(
+      fx,
+      w,
+      `const m = await input.wait('memo'); const n = await input.wait('amount'); return [n, m];`,
+      { revisionOf: first.id },
+    );
+    // `memo` is new (asked while the earlier `amount` is not taken yet): the revision waits for it, as any task
+    // would; `amount` was answered in the earlier task and is taken over.
+    expect(revised).toMatchObject({ status: 'paused', pauseReason: 'awaiting_input' });
+    const memo = provideInput(revised, await fx.store.readJournal(revised.id), 'memo', 'ok', 'alice');
+    await fx.store.updateTask(revised.id, memo.patch, {
+      expectedVersion: revised.version,
+      append: memo.append,
+    });
+    expect(output(await ran(w.runner, revised.id))).toEqual([7, 'ok']);
   });
 
   it('a revision of a task that is gone fails with NOT_FOUND', async () => {
