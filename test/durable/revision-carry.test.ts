@@ -1,8 +1,10 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TaskRunner } from '../../src/durable/index.ts';
 import { provideInput, resolveAttention } from '../../src/durable/paused-actions.ts';
 import { decodeValue } from '../../src/codec/index.ts';
 import { defineTool, ToolRegistry } from '../../src/internal.ts';
+import { createPythonDriver, probePython } from '../../src/sandbox/index.ts';
+import type { PythonDriver } from '../../src/sandbox/index.ts';
 import type { AttentionDecision } from '../../src/api/index.ts';
 import type { CodeTaskInput, JournalEntry, TaskRecord, TaskStore } from '../../src/internal.ts';
 import { journalAsDeadWorker, useDurableFixture } from './fixture.ts';
@@ -15,6 +17,7 @@ import type { DurableFixture } from './fixture.ts';
 interface World {
   readonly paid: unknown[];
   readonly reads: unknown[];
+  readonly tools: ToolRegistry;
   readonly runner: TaskRunner;
 }
 
@@ -51,7 +54,12 @@ function world(fx: DurableFixture): World {
       },
     }),
   ]);
-  return { paid, reads, runner: new TaskRunner({ store: fx.store, driver: fx.driver, tools, owner: 'w' }) };
+  return {
+    paid,
+    reads,
+    tools,
+    runner: new TaskRunner({ store: fx.store, driver: fx.driver, tools, owner: 'w' }),
+  };
 }
 
 async function runCode(fx: DurableFixture, w: World, code: string, extra: Partial<CodeTaskInput> = {}) {
@@ -373,3 +381,55 @@ describe('a revised task takes over what its earlier task completed', () => {
     expect(t).toMatchObject({ status: 'failed', error: { code: 'NOT_FOUND' } });
   });
 });
+
+const probe = await probePython();
+
+describe.skipIf(!probe.ok)(
+  `a revised Python task takes over what its earlier task completed${probe.ok ? '' : ` (skipped: ${probe.reason})`}`,
+  () => {
+    const fx = useDurableFixture('revision-carry-py');
+    let python: PythonDriver;
+    beforeAll(() => {
+      python = createPythonDriver({ warm: 1 });
+    });
+    afterAll(async () => {
+      await python.close();
+    });
+
+    it('fails after three calls, fixed: the three are not run again; a gathered group in another order too', async () => {
+      const w = world(fx);
+      const runner = new TaskRunner({ store: fx.store, driver: python, tools: w.tools, owner: 'py' });
+      const py = (code: string, extra: Partial<CodeTaskInput> = {}) =>
+        fx.store.createTask({ kind: 'code', code, language: 'python', seed: 1, ...extra });
+      const first = await py(
+        [
+          'import asyncio',
+          'a = tools.pay(to="a", amount=100)',
+          'b = tools.balance(account="main")',
+          'g = await asyncio.gather(tools.pay_async(to="x", amount=1), tools.pay_async(to="y", amount=2))',
+          'totl + 1',
+        ].join('\n'),
+      );
+      expect(await ran(runner, first.id)).toMatchObject({ status: 'failed', error: { code: 'GUEST_ERROR' } });
+      expect(w.paid).toHaveLength(3);
+      const revised = await py(
+        [
+          'import asyncio',
+          'a = tools.pay(amount=100, to="a")',
+          'b = tools.balance(account="main")',
+          'g = await asyncio.gather(tools.pay_async(to="y", amount=2), tools.pay_async(to="x", amount=1))',
+          'd = tools.pay(to="d", amount=4)',
+          '[a["receipt"], b, [x["receipt"] for x in g], d["receipt"]]',
+        ].join('\n'),
+        { revisionOf: first.id },
+      );
+      const done = await ran(runner, revised.id);
+      expect(done.status).toBe('succeeded');
+      const receipts = new Map(w.paid.map((p, i) => [(p as { to: string }).to, `r${i + 1}`]));
+      expect(output(done)).toEqual(['r1', 99, [receipts.get('y'), receipts.get('x')], 'r4']);
+      expect(w.paid).toHaveLength(4);
+      expect(w.reads).toHaveLength(1);
+      expect(carried(await fx.store.readJournal(revised.id))).toHaveLength(4);
+    });
+  },
+);
