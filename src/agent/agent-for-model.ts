@@ -7,11 +7,16 @@ import { createAgent } from './create-agent.ts';
  * The agent of a composition root (service, CLI): a client for the configured model, strict function schemas
  * where the provider takes them; without a model, instruction tasks fail with MODEL_NOT_CONFIGURED.
  */
-export function agentForModel(model: ModelConfig | null, tools: readonly ToolDefinition[]): TaskAgent {
+export function agentForModel(
+  model: ModelConfig | null,
+  tools: readonly ToolDefinition[],
+  options: { readonly rerunReads?: boolean } = {},
+): TaskAgent {
   if (!model) return createAgent({ model: null, tools });
   return createAgent({
     model: createOpenAiClient(model),
     tools,
     strictTools: PROVIDER_PRESETS[model.provider].strictTools,
+    ...(options.rerunReads ? { rerunReads: true } : {}),
   });
 }

@@ -1,5 +1,11 @@
 import { callIdInStep, driverCallId } from '../spec/index.ts';
-import type { ChatMessage, JournalEntryInput, LogEntry, ModelToolCall } from '../spec/index.ts';
+import type {
+  ChatMessage,
+  JournalEntryInput,
+  LogEntry,
+  ModelToolCall,
+  NotRepeatedCall,
+} from '../spec/index.ts';
 import { REPLAY_ENTRIES } from '../spec/index.ts';
 
 /** How a step ended, as its `step_result` entry holds it. */
@@ -14,6 +20,10 @@ export interface StepResult {
   readonly logs: readonly LogEntry[];
   /** Function-calling mode: what each call of the reply gave, in the reply's order. */
   readonly calls?: readonly CallResult[];
+  /** A retried step: calls taken over from the failed steps before it (ADR 0034). */
+  readonly carried?: number;
+  /** Calls of the failed steps before it that changed the world and were not made again. */
+  readonly not_repeated?: readonly NotRepeatedCall[];
 }
 
 export interface StepError {
@@ -119,4 +129,16 @@ function mapIds(entry: JournalEntryInput, map: (id: string) => string): JournalE
   const data: Record<string, unknown> = { ...fields };
   for (const f of ID_FIELDS) if (typeof data[f] === 'string') data[f] = map(data[f]);
   return { type: entry.type, data } as JournalEntryInput;
+}
+
+/** The entries a step's own execution journaled (its calls, under the task's ids), in journal order. */
+export function stepSegment(journal: readonly JournalEntryInput[], step: number): JournalEntryInput[] {
+  const out: JournalEntryInput[] = [];
+  let inside = false;
+  for (const entry of journal) {
+    if (entry.type === 'code_block') inside = entry.data.block === step;
+    else if (entry.type === 'step_result' || entry.type === 'model_request') inside = false;
+    else if (inside) out.push(entry);
+  }
+  return out;
 }

@@ -7,6 +7,8 @@ import { composePythonProgram } from './compose-python.ts';
 import { extractCode } from './extract-code.ts';
 import { RUN_CODE_TOOL } from './prompts.ts';
 import type { RunJournal } from './step-run.ts';
+import { carryReport, stepCarry } from './step-carry.ts';
+import type { StepCarryOptions } from './step-carry.ts';
 
 /** What acting on a reply came to: the task's answer, a step result to feed back, or the end of this run. */
 export type StepOutcome =
@@ -40,6 +42,7 @@ export async function runCodeStep(
   input: InstructionTaskInput,
   step: AgentStep,
   earlier: readonly AgentStep[],
+  carryOptions: StepCarryOptions,
 ): Promise<StepOutcome> {
   const reply = step.reply;
   const code = step.code ?? (reply ? replyCode(step, input.language) : null);
@@ -75,22 +78,30 @@ export async function runCodeStep(
     return record(journal, { step: step.step, ok: false, final: false, output: null, error, logs: [] });
   }
   const rerunSteps = new Set(rerun.map((s) => s.step));
-  const run = await journal.runStep(step.step, program.code, python ? 'python' : 'javascript', rerunSteps);
+  // A retry takes over what the failed steps before it completed (ADR 0034).
+  const carry = stepCarry(journal.entries, earlier, carryOptions);
+  const lang = python ? 'python' : 'javascript';
+  const run = await journal.runStep(step.step, program.code, lang, rerunSteps, carry);
   if (run.status === 'failed' && errorRow(run.error.code)?.endsRun) return { kind: 'ended', run };
+  const report = carryReport(journal.entries, step.step, carry);
   if (run.status === 'failed') {
     const line = lineInCurrent(program, run.error.line);
     const { code: errorCode, message } = run.error;
     const error = { code: errorCode, name: run.error.name ?? 'Error', message, ...(line ? { line } : {}) };
     return record(
       journal,
-      { step: step.step, ok: false, final: false, output: null, error, logs: run.logs },
+      { step: step.step, ok: false, final: false, output: null, error, logs: run.logs, ...report },
       run,
     );
   }
   const value = run.value as { final?: unknown; value?: unknown } | null;
   const final = value?.final === true;
   const output = encodeValue(value?.value);
-  return record(journal, { step: step.step, ok: true, final, output, error: null, logs: run.logs }, run);
+  return record(
+    journal,
+    { step: step.step, ok: true, final, output, error: null, logs: run.logs, ...report },
+    run,
+  );
 }
 
 export async function record(

@@ -31,6 +31,11 @@ export interface AgentOptions {
   readonly maxTokens?: number;
   /** Sends function-calling tools as `strict` schemas where they can be (OpenAI structured outputs). */
   readonly strictTools?: boolean;
+  /**
+   * A retried step runs its `read` and `idempotent` calls again instead of taking over the failed steps' results
+   * (ADR 0034); `keyed` and `unsafe` ones are taken over either way.
+   */
+  readonly rerunReads?: boolean;
 }
 
 /** The agent loop: ask the model, journal the reply, act on it, feed the outcome back, until an answer. */
@@ -56,6 +61,8 @@ async function runAgent(options: AgentOptions, ctx: AgentRunContext): Promise<Ex
   const fns =
     input.mode === 'function_calling' ? functionTools(tools, { strict: options.strictTools === true }) : [];
   const byName = new Map<string, FunctionTool>(fns.map((f) => [f.spec.name, f]));
+  const effects = new Map(tools.map((t) => [`${t.namespace}.${t.name}`, t.effect]));
+  const carry = { effectOf: (tool: string) => effects.get(tool), rerunReads: options.rerunReads === true };
   for (;;) {
     const steps = readAgentSteps(journal.entries);
     const last = steps.at(-1);
@@ -73,7 +80,7 @@ async function runAgent(options: AgentOptions, ctx: AgentRunContext): Promise<Ex
     const earlier = steps.filter((s) => s.step < step.step);
     const outcome: StepOutcome =
       input.mode === 'code'
-        ? await runCodeStep(journal, input, step, earlier)
+        ? await runCodeStep(journal, input, step, earlier, carry)
         : await runFunctionCallStep(journal, step, byName);
     if ('run' in outcome && outcome.run) tally.runs.push(outcome.run);
     if (outcome.kind === 'answer') return end({ value: outcome.value });

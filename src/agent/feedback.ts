@@ -41,8 +41,36 @@ export function valueText(output: string | null): string {
   return value === undefined ? 'undefined' : clip(JSON.stringify(value, null, 1) ?? 'undefined');
 }
 
+/** What a retried step took over and which completed calls it did not make again (ADR 0034). */
+function carryText(result: StepResult): string {
+  const lines: string[] = [];
+  if (result.carried) {
+    const n = result.carried;
+    const calls = n === 1 ? '1 tool call of the failed step was' : `${n} tool calls of the failed steps were`;
+    lines.push(`${calls} not run again (earlier results reused).`);
+  }
+  const left = result.not_repeated ?? [];
+  if (left.length > 0) {
+    const shown = left.slice(0, 10).map((c) => `${describe(c.tool, c.args)} (${c.call_id})`);
+    const more = left.length > 10 ? ` and ${left.length - 10} more` : '';
+    lines.push(`Already executed, not repeated: ${shown.join(', ')}${more}.`);
+  }
+  return lines.length > 0 ? `\n${lines.join('\n')}` : '';
+}
+
+function describe(tool: string, args: string): string {
+  let text: string;
+  try {
+    text = JSON.stringify(toJsonView(decodeValue(args))) ?? 'undefined';
+  } catch {
+    text = args;
+  }
+  return `${tool}(${text.length > 200 ? `${text.slice(0, 197)}...` : text})`;
+}
+
 function codeFeedback(result: StepResult, retriesLeft: number): string {
-  if (result.ok) return `Output:\n${logText(result.logs)}\nValue: ${valueText(result.output)}`;
+  const carried = carryText(result);
+  if (result.ok) return `Output:\n${logText(result.logs)}\nValue: ${valueText(result.output)}${carried}`;
   const e = result.error;
   const where = e?.line === undefined ? '' : ` at line ${e.line}`;
   const what = e ? `${e.name} (${e.code})${where}: ${e.message}` : 'the step failed';
@@ -50,7 +78,7 @@ function codeFeedback(result: StepResult, retriesLeft: number): string {
     retriesLeft > 0
       ? `Fix the code and send it again (${retriesLeft} ${retriesLeft === 1 ? 'try' : 'tries'} left).`
       : 'No tries are left.';
-  return `Error: ${what}\nOutput:\n${logText(result.logs)}\n${left}`;
+  return `Error: ${what}\nOutput:\n${logText(result.logs)}${carried}\n${left}`;
 }
 
 /** The messages that tell the model how its last step went (they open the next request). */

@@ -33,6 +33,7 @@ declare function final_answer(value: unknown): never;
 Rules:
 - Top-level \`await\` works. The value of a step is its last expression (or what it \`return\`s); \`console.log\` prints.
 - Top-level variables, functions and classes stay defined in later steps. A step that fails defines nothing new; fix it and send it again.
+- Tool calls that completed in a failed step are not repeated: send the fixed step whole, and each call with the same tool and arguments gets its earlier result instead of running again.
 - Run independent tool calls together with \`Promise.all\`; they run at the same time.
 - Do as much as you can in one step: loops, conditions and data handling belong in code, not in more steps.
 - There is no network, no file system, no \`require\` or \`import\`: only the tools above.
@@ -55,6 +56,7 @@ ${fence}
 Rules:
 - The value of a step is its last expression; \`print\` shows output.
 - Variables, functions, classes and imports stay defined in later steps. A step that fails defines nothing new; fix it and send it again.
+- Tool calls that completed in a failed step are not repeated: send the fixed step whole, and each call with the same tool and arguments gets its earlier result instead of running again.
 - Do as much as you can in one step: loops, conditions and data handling belong in code, not in more steps.
 - There is no network. Files you were given are in the working directory; files you write there are returned.
 - When you know the answer, call \`final_answer(value)\` in code, or reply in plain text without a code block: that text is the answer.`;

@@ -128,6 +128,10 @@ export async function main(
       'key roles that may decide approvals, e.g. approver,admin (default: any)',
     )
     .option('--approval-separation', 'the key that submitted a task may not decide its approvals')
+    .option(
+      '--agent-rerun-reads',
+      "a retried agent step runs its read and idempotent calls again instead of reusing the failed step's results",
+    )
     .option('--approval-ttl-seconds <n>', 'approval requests expire after this long (default: never)')
     .option(
       '--webhook-secret <whsec>',

@@ -20,6 +20,7 @@ export interface ServeOptions {
   sandboxNice?: string;
   approverRoles?: string;
   approvalSeparation?: boolean;
+  agentRerunReads?: boolean;
   approvalTtlSeconds?: string;
   webhookSecret?: string;
   allowPrivateWebhooks?: boolean;

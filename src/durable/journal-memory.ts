@@ -1,5 +1,11 @@
-import { unknownEntry } from '../spec/index.ts';
-import type { HostOutcome, JournalEntryInput, JournalEntryInputOf } from '../spec/index.ts';
+import { originKey, unknownEntry } from '../spec/index.ts';
+import type {
+  CallOrigin,
+  HostOutcome,
+  JournalEntryInput,
+  JournalEntryInputOf,
+  RevisedFrom,
+} from '../spec/index.ts';
 import { toOutcome } from './journal-wire.ts';
 import type { Wire } from './journal-wire.ts';
 
@@ -27,10 +33,17 @@ export interface CallState {
   >;
   /** Calls whose execution ended after their intent was journaled and before the tool started. */
   readonly notStarted: ReadonlySet<string>;
+  /** Earlier attempts' calls this execution took over (`originKey`), so each is taken once (ADR 0034). */
+  readonly carried: ReadonlySet<string>;
+  /** This execution's calls taken over, by call id: where each one's outcome comes from. */
+  readonly carriedCalls: ReadonlyMap<string, CallOrigin>;
+  /** A revision's calls held for a human, with the earlier attempt's call each stands beside. */
+  readonly held: ReadonlyMap<string, RevisedFrom>;
 }
 
 /** The entries the host writes about a call's progress besides its intent and outcome: they change its state. */
 export type CallMark =
+  | JournalEntryInputOf<'tool_intent'>
   | JournalEntryInputOf<'approval_request'>
   | JournalEntryInputOf<'input_request'>
   | JournalEntryInputOf<'control'>;
@@ -53,6 +66,9 @@ export class JournalMemory implements CallState {
   readonly #inputs = new Map<string, string | null>();
   readonly #attention = new Map<string, { action: 'retry' | 'skip'; payload: string | null }>();
   readonly #notStarted = new Set<string>();
+  readonly #carried = new Set<string>();
+  readonly #carriedCalls = new Map<string, CallOrigin>();
+  readonly #held = new Map<string, RevisedFrom>();
 
   constructor(recorded: readonly JournalEntryInput[]) {
     for (const entry of recorded) this.#fold(entry);
@@ -85,6 +101,15 @@ export class JournalMemory implements CallState {
   get notStarted(): ReadonlySet<string> {
     return this.#notStarted;
   }
+  get carried(): ReadonlySet<string> {
+    return this.#carried;
+  }
+  get carriedCalls(): ReadonlyMap<string, CallOrigin> {
+    return this.#carriedCalls;
+  }
+  get held(): ReadonlyMap<string, RevisedFrom> {
+    return this.#held;
+  }
 
   /** Recorded outcomes in delivery order. */
   get outcomes(): readonly { readonly callId: string; readonly outcome: HostOutcome }[] {
@@ -100,6 +125,10 @@ export class JournalMemory implements CallState {
     switch (entry.type) {
       case 'tool_intent':
         this.#intents.set(entry.data.call_id, { tool: entry.data.tool, args: entry.data.args });
+        if (entry.data.carried_from) {
+          this.#carried.add(originKey(entry.data.carried_from));
+          this.#carriedCalls.set(entry.data.call_id, entry.data.carried_from);
+        }
         break;
       case 'tool_outcome':
         this.#positions.set(entry.data.call_id, this.#outcomes.length);
@@ -140,6 +169,7 @@ export class JournalMemory implements CallState {
       case 'code_block':
       case 'step_result':
       case 'clock':
+      case 'carry_offer':
         break;
       default:
         unknownEntry(entry);
@@ -156,9 +186,13 @@ export class JournalMemory implements CallState {
       case 'retry_started':
         this.#attention.delete(control.call_id);
         this.#notStarted.delete(control.call_id);
+        this.#held.delete(control.call_id);
         break;
       case 'not_started':
         this.#notStarted.add(control.call_id);
+        break;
+      case 'revision_held':
+        this.#held.set(control.call_id, control.earlier);
         break;
       case 'attempt':
       case 'pause':

@@ -4,6 +4,7 @@ import { idempotencyKey, longTimeout, parseCallId } from '../spec/index.ts';
 import type { LongTimer } from '../spec/index.ts';
 import type {
   AttentionCallData,
+  CarryOver,
   ExecutionHost,
   HostCall,
   HostOutcome,
@@ -19,6 +20,7 @@ import {
   refusedStandIn,
 } from './call-size-limits.ts';
 import type { CallSizeLimits } from './call-size-limits.ts';
+import { CarryPool } from './carry-pool.ts';
 import { CommitQueue } from './commit-queue.ts';
 import { decideApproval, decideCall, decideInput } from './call-decision.ts';
 import type { CallPolicy } from './call-decision.ts';
@@ -36,6 +38,8 @@ export interface JournalingHostOptions extends CallPolicy {
   readonly live: ExecutionHost;
   /** This execution's earlier `tool_intent` / `tool_outcome` entries, in journal order. */
   readonly recorded: readonly JournalEntryInput[];
+  /** Calls earlier attempts completed, for a revised program to take over (ADR 0034). */
+  readonly carry?: CarryOver;
   /** Makes entries durable; an outcome is delivered only after its entry is committed. */
   append(entries: readonly JournalEntryInput[]): Promise<void>;
   /** Epoch ms for live deliveries. */
@@ -95,6 +99,7 @@ export class JournalingHost implements ExecutionHost {
   readonly #inDoubt: AttentionCallData[] = [];
   private readonly commits: CommitQueue;
   private readonly memory: JournalMemory;
+  private readonly earlier: CarryPool | undefined;
   readonly onLog?: (entry: LogEntry) => void;
 
   constructor(private readonly options: JournalingHostOptions & { onLog?: (entry: LogEntry) => void }) {
@@ -104,6 +109,8 @@ export class JournalingHost implements ExecutionHost {
     // streamed again (the execution's own log still holds them all).
     if (onLog) this.onLog = (entry) => (this.replayDone ? onLog(entry) : undefined);
     this.memory = new JournalMemory(options.recorded);
+    this.earlier =
+      options.carry && options.carry.offers.length > 0 ? new CarryPool(options.carry) : undefined;
   }
 
   /** True once every recorded outcome has been delivered: the execution is live from here. */
@@ -135,10 +142,32 @@ export class JournalingHost implements ExecutionHost {
     // Arguments within the bound are decoded here (a driver may decode on first read): a malformed payload
     // fails the call now, before its intent is journaled.
     if (call.kind === 'tool') void call.args;
-    const decision = decideCall(call, this.memory, this.options);
+    const decision = decideCall(call, this.memory, this.options, this.earlier);
     switch (decision.kind) {
       case 'live':
         return this.track(call, this.live(call, signal, decision.intent));
+      case 'carry': {
+        const { intent, offer } = decision;
+        // Marked at once: the next call of this turn must not take the same offer.
+        const data = intent && { call_id: call.callId, ...intent, carried_from: offer.origin };
+        const taken = data ? this.mark([{ type: 'tool_intent', data }]) : Promise.resolve();
+        const outcome: HostOutcome = { ok: true, value: new EncodedValue(offer.payload) };
+        return this.track(
+          call,
+          taken.then(() => this.finishLive(call, signal, outcome)),
+        );
+      }
+      case 'hold': {
+        const { intent, earlier } = decision;
+        const held = this.mark([
+          { type: 'tool_intent', data: { call_id: call.callId, tool: intent.tool, args: intent.args } },
+          { type: 'control', data: { action: 'revision_held', call_id: call.callId, earlier } },
+        ]);
+        return this.track(
+          call,
+          held.then(() => this.needsAttention(call, { call_id: call.callId, ...intent, earlier })),
+        );
+      }
       case 'replay':
         return new Promise((resolve) => {
           this.waiting.set(decision.position, resolve);
@@ -173,19 +202,24 @@ export class JournalingHost implements ExecutionHost {
         );
       case 'needs_attention': {
         const { tool, args } = decision.now;
-        const lost = { call_id: call.callId, tool, args };
-        this.#inDoubt.push(lost);
-        if (!this.options.onAttentionRequired) {
-          this.options.onFatal(lostCallsError(lost));
-          return never();
-        }
-        this.park(call.callId);
-        this.options.onAttentionRequired();
-        return never();
+        const earlier = decision.earlier ? { earlier: decision.earlier } : {};
+        return this.needsAttention(call, { call_id: call.callId, tool, args, ...earlier });
       }
       default:
         return unreachable(decision);
     }
+  }
+
+  /** A call waits for a human's decision (lost, or held by a revision): the runner pauses with the others. */
+  private needsAttention(call: HostCall, data: AttentionCallData): Promise<HostOutcome> {
+    this.#inDoubt.push(data);
+    if (!this.options.onAttentionRequired) {
+      this.options.onFatal(lostCallsError(data));
+      return never();
+    }
+    this.park(call.callId);
+    this.options.onAttentionRequired();
+    return never();
   }
 
   /**

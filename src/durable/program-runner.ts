@@ -9,7 +9,7 @@ import type {
   TaskConstraints,
   TaskInput,
 } from '../spec/index.ts';
-import { rulesOfTool } from '../spec/index.ts';
+import { defaultRevisedCallPolicy, rulesOfTool } from '../spec/index.ts';
 import { runJournaled } from './run-journaled.ts';
 import type { RunLease } from './run-journaled.ts';
 import type { RunnerTools } from './runner-tools.ts';
@@ -76,6 +76,10 @@ export function programRunner(o: ProgramRunnerOptions): (run: ProgramRun) => Pro
       policy: {
         effectOf: (call) =>
           call.kind === 'timer' ? 'read' : (tools.get(call.namespace, call.name)?.effect ?? 'unsafe'),
+        revisedCall: (call) => {
+          const tool = call.kind === 'tool' ? tools.get(call.namespace, call.name) : undefined;
+          return tool?.revisedCall ?? defaultRevisedCallPolicy(tool?.effect ?? 'unsafe');
+        },
         needsApproval: (call) => {
           if (call.kind !== 'tool') return false;
           const policy = tools.get(call.namespace, call.name)?.requiresApproval;
@@ -89,7 +93,12 @@ export function programRunner(o: ProgramRunnerOptions): (run: ProgramRun) => Pro
           return { ...rules, ttlSeconds: earlierTtl(rules.ttlSeconds, o.approvalTtlSeconds ?? null) };
         },
       },
-      journal: { recorded: run.recorded, append: (entries) => run.append(entries), keyPrefix: run.keyPrefix },
+      journal: {
+        recorded: run.recorded,
+        append: (entries) => run.append(entries),
+        keyPrefix: run.keyPrefix,
+        ...(run.carry ? { carry: run.carry } : {}),
+      },
       startClock: o.startClock,
       clock: o.clock,
       signal: o.signal,

@@ -4,6 +4,7 @@ import { CodecallError, errorRow, failure } from '../errors/index.ts';
 import type {
   ExecutionHost,
   ExecutionRequest,
+  CarryOver,
   ExecutionResult,
   HostCall,
   JournalEntryInput,
@@ -23,6 +24,8 @@ export interface ExecutionJournal {
   readonly append: (entries: readonly JournalEntryInput[]) => Promise<void>;
   /** Prefix of tool calls' idempotency keys (`idempotencyScope`: `task:block`). */
   readonly keyPrefix?: string;
+  /** Calls earlier attempts completed, for a revised program to take over (ADR 0034). */
+  readonly carry?: CarryOver;
 }
 
 /** The lease a durable run holds: its token goes to tools, and it is proven before a side effect starts. */
@@ -118,6 +121,8 @@ export async function runJournaled(options: RunJournaledOptions): Promise<Execut
   const host = new JournalingHost({
     live: options.live,
     recorded: journal.recorded,
+    ...(journal.carry ? { carry: journal.carry } : {}),
+    ...(policy.revisedCall ? { revisedCall: policy.revisedCall.bind(policy) } : {}),
     ...(options.sizes ? { sizes: options.sizes } : {}),
     append: journal.append,
     effectOf: (call) => policy.effectOf(call),

@@ -11,6 +11,7 @@ import type {
   TaskAgent,
   TaskRecord,
   TaskStore,
+  ToolEffect,
 } from '../spec/index.ts';
 import { REPLAY_ENTRIES } from '../spec/index.ts';
 import type { RunnerTools } from './runner-tools.ts';
@@ -19,6 +20,7 @@ import { INPUT_WAIT_BINDING } from './input-wait.ts';
 import { decideApprovals } from './paused-actions.ts';
 import { assertMayDecide } from './approver-check.ts';
 import { armDeadline, DEFAULT_RETRY_BASE_MS, retryDelay } from './retry-and-deadline.ts';
+import { revisionCarry } from './revision-carry.ts';
 import { settleRun } from './settle-run.ts';
 import { prepareRun } from './pre-run-checks.ts';
 import { programRequest, programRunner } from './program-runner.ts';
@@ -320,6 +322,16 @@ export class TaskRunner {
     const startClock = typeof recordedClock === 'number' ? recordedClock : this.clock();
     const setup: JournalEntryInput[] = [];
     if (typeof recordedClock !== 'number') setup.push({ type: 'clock', data: { clock: startClock } });
+    const revision = await revisionCarry(store, task, journal, (tool) => this.effectOf(tool)).catch(
+      (e: unknown) => {
+        if (e instanceof CodecallError && e.code === 'NOT_FOUND') return e;
+        throw e;
+      },
+    );
+    if (revision instanceof CodecallError) {
+      return store.updateTask(run.taskId, { status: 'failed', error: revision.toJSON() }, run.fenced);
+    }
+    if (revision) setup.push(...revision.setup);
     if (input.kind === 'code' && !journal.some((e) => e.type === 'code_block')) {
       setup.push({ type: 'code_block', data: { block: 0, code_hash: codeHash } });
     }
@@ -354,6 +366,7 @@ export class TaskRunner {
             recorded: journal.filter((e) => REPLAY_ENTRIES.has(e.type)),
             append,
             keyPrefix: idempotencyScope(run.taskId, 0),
+            ...(revision ? { carry: revision.carry } : {}),
           })
         : agent.run({
             task: { ...task, input },
@@ -374,6 +387,12 @@ export class TaskRunner {
       retryDelayMs: (retries) => retryDelay(retries, this.options.retryBaseMs ?? DEFAULT_RETRY_BASE_MS),
       clock: this.clock,
     });
+  }
+
+  /** The effect of a tool named `namespace.name`, when this runner serves it. */
+  private effectOf(tool: string): ToolEffect | undefined {
+    const dot = tool.indexOf('.');
+    return dot < 0 ? undefined : this.options.tools.get(tool.slice(0, dot), tool.slice(dot + 1))?.effect;
   }
 
   private logSink(taskId: string): ((entry: LogEntry) => void) | undefined {

@@ -3,6 +3,7 @@ import type {
   ApprovalPolicy,
   GuestToolBinding,
   JsonSchema,
+  RevisedCallPolicy,
   ToolApproval,
   ToolEffect,
 } from '../spec/index.ts';
@@ -19,6 +20,7 @@ export interface ManifestTools {
         readonly outputSchema?: JsonSchema;
         readonly requiresApproval?: ApprovalPolicy;
         readonly approval?: ToolApproval;
+        readonly revisedCall?: RevisedCallPolicy;
       }
     | undefined;
 }

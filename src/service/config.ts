@@ -51,6 +51,8 @@ export const serviceConfigSchema = z
     baseUrl: z.string().url().nullable().default(null),
     model: z.string().min(1).nullable().default(null),
     apiKey: z.string().min(1).nullable().default(null),
+    /** A retried agent step runs its read and idempotent calls again instead of reusing the failed step's (ADR 0034). */
+    agentRerunReads: z.boolean().default(false),
     ...connectionsConfigShape,
     ...approvalsConfigShape,
     ...ceilingsConfigShape,

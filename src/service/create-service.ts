@@ -78,7 +78,7 @@ export async function createService(
     observer: metrics.runtimeObserver,
     drivers,
     tools: registry,
-    agent: agentForModel(model, registry.definitions),
+    agent: agentForModel(model, registry.definitions, { rerunReads: config.agentRerunReads }),
     concurrency: config.concurrency,
     leaseMs: config.leaseMs,
     log,

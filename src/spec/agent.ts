@@ -1,3 +1,4 @@
+import type { CarryOver } from './carry-over.ts';
 import type { JournalEntry, JournalEntryInput } from './journal.ts';
 import type { ExecutionResult, GuestLanguage, LogEntry } from './sandbox.ts';
 import type { InstructionTaskInput, TaskRecord } from './task.ts';
@@ -13,6 +14,8 @@ export interface ProgramRun {
   readonly append: (entries: readonly JournalEntryInput[]) => Promise<void>;
   /** Prefix of the idempotency keys of its tool calls (`task:step`). */
   readonly keyPrefix: string;
+  /** Calls earlier attempts completed, for this revised program to take over (ADR 0034). */
+  readonly carry?: CarryOver;
 }
 
 /** What the runner gives an agent for one run of an instruction task (it holds the lease meanwhile). */

@@ -19,3 +19,4 @@ export * from './call-id.ts';
 export * from './long-timeout.ts';
 export * from './corrupt-task.ts';
 export * from './task-reads.ts';
+export * from './carry-over.ts';

@@ -1,3 +1,5 @@
+import type { CallOrigin } from './carry-over.ts';
+
 /**
  * The `control` entries of a journal, one member per action. A run's ends and a human's decisions are journaled
  * as controls; the JournalingHost journals the starts of calls it may have to ask about again. Any of them may
@@ -6,6 +8,18 @@
 /** A call in doubt as a `needs_attention` control names it. */
 export interface AttentionCallData {
   readonly call_id: string;
+  readonly tool: string;
+  readonly args: string;
+  /**
+   * Set when the call is a revision's: an earlier attempt completed this tool with other arguments, and the
+   * revision may not simply run it (ADR 0034). Absent: the call was lost in an interruption.
+   */
+  readonly earlier?: RevisedFrom;
+}
+
+/** The earlier attempt's completed call a revised call stands beside. */
+export interface RevisedFrom {
+  readonly origin: CallOrigin;
   readonly tool: string;
   readonly args: string;
 }
@@ -49,7 +63,9 @@ export type JournalControl =
   /** A lost call a human chose to retry, or one that never started, began running again. */
   | { readonly action: 'retry_started'; readonly call_id: string }
   /** The execution ended between a call's intent and its start: it never ran. */
-  | { readonly action: 'not_started'; readonly call_id: string };
+  | { readonly action: 'not_started'; readonly call_id: string }
+  /** A revision's call that another attempt completed with other arguments: held for a human (ADR 0034). */
+  | { readonly action: 'revision_held'; readonly call_id: string; readonly earlier: RevisedFrom };
 
 export type ControlAction = JournalControl['action'];
 

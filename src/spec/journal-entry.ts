@@ -1,6 +1,15 @@
+import type { CallOrigin } from './carry-over.ts';
 import type { JournalControl } from './journal-control.ts';
 import type { ChatMessage, ModelToolCall, ModelUsage, ToolSpec } from './model.ts';
 import type { LogEntry } from './sandbox.ts';
+import type { ToolEffect } from './tool.ts';
+
+/** A completed call of an earlier attempt that a revision did not make again (ADR 0034). */
+export interface NotRepeatedCall {
+  readonly call_id: string;
+  readonly tool: string;
+  readonly args: string;
+}
 
 /**
  * The data of each journal entry type, in the order they typically appear. Tool arguments and outcomes are kept
@@ -55,12 +64,26 @@ export interface JournalEntryData {
       readonly ok: boolean;
       readonly content: string;
     }[];
+    /** Code mode, a retried step (ADR 0034): calls taken over from the failed steps before it. */
+    readonly carried?: number;
+    /** Calls of the failed steps before it that changed the world and that this step did not make again. */
+    readonly not_repeated?: readonly NotRepeatedCall[];
   };
+  /** `carried_from`: not run, its outcome taken over from an earlier attempt's completed call (ADR 0034). */
   readonly tool_intent: {
     readonly call_id: string;
     readonly tool: string;
     readonly args: string;
     readonly idempotency_key?: string;
+    readonly carried_from?: CallOrigin;
+  };
+  /** A call an earlier task completed, offered to this task, a revision of it (ADR 0034); journaled before it runs. */
+  readonly carry_offer: {
+    readonly origin: CallOrigin;
+    readonly tool: string;
+    readonly args: string;
+    readonly payload: string;
+    readonly effect?: ToolEffect;
   };
   /** `payload` is the value's tagged JSON when ok, else the serialized error's JSON. */
   readonly tool_outcome: {

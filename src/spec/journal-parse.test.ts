@@ -44,6 +44,10 @@ const ENTRIES: { readonly [T in Exclude<JournalEntryType, 'control'>]: JournalEn
     data: { call_id: 'call-1', tool: 'a.b', args: '{}', idempotency_key: 't:0:call-1' },
   },
   tool_outcome: { type: 'tool_outcome', data: { call_id: 'call-1', ok: true, payload: '1', clock: 5 } },
+  carry_offer: {
+    type: 'carry_offer',
+    data: { origin: { task_id: 't1', call_id: 'call-2' }, tool: 'a.b', args: '{}', payload: '1' },
+  },
   clock: { type: 'clock', data: { clock: 5 } },
   approval_request: {
     type: 'approval_request',
@@ -81,6 +85,11 @@ const CONTROLS: { readonly [A in ControlAction]: JournalControl & { action: A } 
   approved_call_started: { action: 'approved_call_started', call_id: 'call-1' },
   retry_started: { action: 'retry_started', call_id: 'call-1' },
   not_started: { action: 'not_started', call_id: 'call-1' },
+  revision_held: {
+    action: 'revision_held',
+    call_id: 'call-3',
+    earlier: { origin: { call_id: 's1.call-1' }, tool: 'a.b', args: '{"x":1}' },
+  },
 };
 
 const VALID: JournalEntryInput[] = [
@@ -129,6 +138,10 @@ describe('parseJournalEntry', () => {
     ['control', { action: 'attempt' }, 'control attempt.stalled is not a number'],
     ['control', { action: 'retry_started', call_id: null }, 'control retry_started.call_id is not a string'],
     ['control', { action: 'needs_attention', call_id: 'c', tool: 't', args: 1 }, 'control needs_attention.args is not absent or a string or null'],
+    ['tool_intent', { call_id: 'c', tool: 't', args: '{}', carried_from: 'call-1' }, 'tool_intent.carried_from is not absent or a call origin {call_id, task_id?}'],
+    ['tool_intent', { call_id: 'c', tool: 't', args: '{}', carried_from: { call_id: 'c', task_id: 3 } }, 'tool_intent.carried_from is not absent or a call origin {call_id, task_id?}'],
+    ['carry_offer', { origin: { call_id: 'c' }, tool: 't', args: '{}' }, 'carry_offer.payload is not a string'],
+    ['control', { action: 'revision_held', call_id: 'c', earlier: { tool: 't', args: '{}' } }, 'control revision_held.earlier is not a call {origin, tool, args}'],
     ['lunch', {}, 'entry type "lunch" is not known'],
     ['constructor', {}, 'entry type "constructor" is not known'],
   ])('refuses %s %j: %s', (type, data, problem) => {
@@ -151,6 +164,7 @@ describe('callIdOf', () => {
       approved_call_started: 'call-1',
       retry_started: 'call-1',
       not_started: 'call-1',
+      revision_held: 'call-3',
     });
   });
 });

@@ -13,6 +13,13 @@ const number = check('a number', (v) => typeof v === 'number');
 const boolean = check('a boolean', (v) => typeof v === 'boolean');
 const array = check('an array', (v) => Array.isArray(v));
 const object = check('an object', (v) => v !== null && typeof v === 'object' && !Array.isArray(v));
+const origin = check(
+  'a call origin {call_id, task_id?}',
+  (v) =>
+    object.test(v) &&
+    typeof (v as Record<string, unknown>).call_id === 'string' &&
+    ['string', 'undefined'].includes(typeof (v as Record<string, unknown>).task_id),
+);
 const oneOf = (...values: readonly string[]) =>
   check(values.map((v) => `"${v}"`).join(' or '), (v) => values.includes(v as string));
 const orNull = (c: Check) => check(`${c.what} or null`, (v) => v === null || c.test(v));
@@ -49,8 +56,23 @@ const ENTRY_FIELDS: { readonly [T in Exclude<JournalEntryType, 'control'>]: Fiel
     error: orNull(object),
     logs: array,
     calls: optional(array),
+    carried: optional(number),
+    not_repeated: optional(array),
   },
-  tool_intent: { call_id: string, tool: string, args: string, idempotency_key: optional(string) },
+  tool_intent: {
+    call_id: string,
+    tool: string,
+    args: string,
+    idempotency_key: optional(string),
+    carried_from: optional(origin),
+  },
+  carry_offer: {
+    origin,
+    tool: string,
+    args: string,
+    payload: string,
+    effect: optional(oneOf('read', 'idempotent', 'keyed', 'unsafe')),
+  },
   tool_outcome: { call_id: string, ok: boolean, payload: string, clock: optional(number) },
   clock: { clock: number },
   approval_request: {
@@ -116,6 +138,16 @@ const CONTROL_FIELDS: { readonly [A in ControlAction]: Fields<Omit<ControlOf<A>,
   approved_call_started: { call_id: string },
   retry_started: { call_id: string },
   not_started: { call_id: string },
+  revision_held: {
+    call_id: string,
+    earlier: check(
+      'a call {origin, tool, args}',
+      (v) =>
+        object.test(v) &&
+        origin.test((v as Record<string, unknown>).origin) &&
+        ['tool', 'args'].every((k) => typeof (v as Record<string, unknown>)[k] === 'string'),
+    ),
+  },
 };
 
 function fieldProblem(what: string, data: Record<string, unknown>, fields: Record<string, Check>) {

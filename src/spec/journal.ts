@@ -1,7 +1,18 @@
 import type { JournalEntryInputOf, JournalEntryType } from './journal-entry.ts';
 
-export type { JournalEntryData, JournalEntryInputOf, JournalEntryType } from './journal-entry.ts';
-export type { AttentionCallData, ControlAction, ControlOf, JournalControl } from './journal-control.ts';
+export type {
+  JournalEntryData,
+  JournalEntryInputOf,
+  JournalEntryType,
+  NotRepeatedCall,
+} from './journal-entry.ts';
+export type {
+  AttentionCallData,
+  ControlAction,
+  ControlOf,
+  JournalControl,
+  RevisedFrom,
+} from './journal-control.ts';
 
 /** An entry to append: one member per entry type, so `type` narrows `data`. */
 export type JournalEntryInput = { [T in JournalEntryType]: JournalEntryInputOf<T> }[JournalEntryType];
@@ -41,6 +52,7 @@ export function callIdOf(entry: JournalEntryInput): string | null {
     case 'step_result':
     case 'clock':
     case 'approval_decision':
+    case 'carry_offer':
       return null;
     default:
       return unknownEntry(entry);

@@ -81,6 +81,10 @@ interface TaskInputBase {
 export interface CodeTaskInput extends TaskInputBase {
   readonly kind: 'code';
   readonly code: string;
+  /** The task this one revises (ADR 0034): the calls it completed are taken over, not run again. */
+  readonly revisionOf?: string;
+  /** With `revisionOf`: `read` and `idempotent` calls run again instead of being taken over. */
+  readonly rerunReads?: boolean;
 }
 
 /** How an agent's model acts: by writing code (the default) or by JSON function calls. */

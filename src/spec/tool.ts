@@ -1,3 +1,4 @@
+import type { RevisedCallPolicy } from './carry-over.ts';
 import type { ToolApproval } from './approval-rules.ts';
 import type { JsonSchema } from './json-schema.ts';
 
@@ -40,6 +41,11 @@ export interface ToolDefinition {
   readonly requiresApproval: ApprovalPolicy;
   /** Who may decide its approvals and when a request expires (ADR 0031); the operator's config may tighten it. */
   readonly approval?: ToolApproval;
+  /**
+   * What a revised program does when it calls this tool with other arguments than an earlier attempt's
+   * completed call (ADR 0034); absent: `pause` for `keyed` and `unsafe` tools, `run` for the others.
+   */
+  readonly revisedCall?: RevisedCallPolicy;
   execute(args: unknown, ctx: ToolContext): unknown;
 }
 

@@ -6,6 +6,7 @@ import type {
   ToolApproval,
   ToolContext,
   ToolDefinition,
+  RevisedCallPolicy,
   ToolEffect,
 } from '../spec/index.ts';
 import { TOOL_EFFECTS } from '../spec/index.ts';
@@ -145,6 +146,11 @@ export interface DefineToolOptions<S extends SchemaInput, Result> {
    * expiresAfterSeconds: 3600 }` (ADR 0031). The operator's config may only tighten it.
    */
   approval?: ToolApproval;
+  /**
+   * What a revised program (ADR 0034) does when it calls this tool with other arguments than an earlier
+   * attempt's completed call: `pause` for a human (default for `keyed` and `unsafe` tools) or `run`.
+   */
+  revisedCall?: RevisedCallPolicy;
   execute(args: ToolArgs<S>, ctx: ToolContext): Result | Promise<Result>;
 }
 
@@ -183,7 +189,17 @@ export function defineTool<S extends SchemaInput = JsonSchema, Result = unknown>
     // Declaring how its approvals are decided says that it needs them.
     requiresApproval: options.requiresApproval ?? approval !== undefined,
     ...(approval === undefined ? {} : { approval }),
+    ...(options.revisedCall === undefined
+      ? {}
+      : { revisedCall: checkRevisedCall(options.name, options.revisedCall) }),
     execute: (args: unknown, ctx: ToolContext) => options.execute(args as ToolArgs<S>, ctx),
+  });
+}
+
+function checkRevisedCall(name: string, value: unknown): RevisedCallPolicy {
+  if (value === 'pause' || value === 'run') return value;
+  throw new CodecallError('INVALID_ARGUMENT', `tool ${name}: revisedCall must be "pause" or "run"`, {
+    details: { field: 'revisedCall' },
   });
 }
 
