@@ -115,6 +115,10 @@ export function toTaskInput(input: SubmitInput): TaskInput {
     if (c.allowSubprocesses !== undefined && typeof c.allowSubprocesses !== 'boolean') {
       bad('tool_constraints.allow_subprocesses', 'must be a boolean');
     }
+    // quickjs starts no process at all: a JS task must not believe it may.
+    if (c.allowSubprocesses === true && language !== 'python') {
+      bad('tool_constraints.allow_subprocesses', `cannot be true: ${language} programs start no processes`);
+    }
     names('blocked_commands', c.blockedCommands);
     // No sandbox has egress yet (quickjs reaches only its tools, Python runs in a netns without one): a task must
     // not believe it has a network, whatever its language. Issue 21 makes egress real.
