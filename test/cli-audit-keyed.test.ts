@@ -183,6 +183,76 @@ describe('codecall audit verify: the keyed audit chain', () => {
     ]);
   });
 
+  /** Rewrites the journal's unkeyed sha256 chain of `task` so that it verifies again. */
+  function rechainJournal(t: Database.Database, task: string): void {
+    const rows = t
+      .prepare('SELECT seq, type, data FROM journal WHERE task_id = ? ORDER BY seq')
+      .all(task) as { seq: number; type: string; data: string }[];
+    let prev = '';
+    for (const r of rows) {
+      prev = journalChecksum(prev, r.seq, r.type, JSON.parse(r.data));
+      t.prepare('UPDATE journal SET checksum = ? WHERE task_id = ? AND seq = ?').run(prev, task, r.seq);
+    }
+  }
+
+  it('a journal payload rewritten with its sha256 chain recomputed: journal_modified', async () => {
+    // A tool's recorded result and a call's arguments: the unkeyed chain verifies, the keyed pin does not.
+    const path = await tampered((t) => {
+      t.prepare(
+        "UPDATE journal SET data = json_set(data, '$.payload', '99') WHERE task_id = ? AND type = 'tool_outcome'",
+      ).run(ok);
+      rechainJournal(t, ok);
+      t.prepare(
+        "UPDATE journal SET data = json_set(data, '$.args', '{\"i\":7}') WHERE task_id = ? AND type = 'tool_intent'",
+      ).run(other);
+      rechainJournal(t, other);
+    });
+    const { out } = await verify(path);
+    expect((out.broken as Finding[]).filter((f) => f.source === 'chain')).toEqual([]);
+    expect(pick(await keyed(path))).toEqual([
+      [ok, 3, 'journal_modified', undefined],
+      [other, 3, 'journal_modified', undefined],
+    ]);
+  });
+
+  it("a journal entry's time edited, or an entry deleted: journal_modified", async () => {
+    const path = await tampered((t) => {
+      t.prepare('UPDATE journal SET created_at = created_at - 60000 WHERE task_id = ? AND seq = 2').run(ok);
+      t.prepare(
+        'DELETE FROM journal WHERE task_id = ? AND seq = (SELECT max(seq) FROM journal WHERE task_id = ?)',
+      ).run(other, other);
+    });
+    expect(pick(await keyed(path))).toEqual([
+      [ok, 3, 'journal_modified', undefined],
+      [other, 3, 'journal_modified', undefined],
+    ]);
+  });
+
+  it("what the submitter asked for and a finished task's logs: task_field_modified names each", async () => {
+    const path = await tampered((t) => {
+      t.prepare("UPDATE tasks SET priority = 100, callback_url = 'https://evil.example/' WHERE id = ?").run(
+        ok,
+      );
+      t.prepare('UPDATE tasks SET deadline_at = 1, max_retries = 10 WHERE id = ?').run(other);
+      t.prepare("UPDATE tasks SET execution_log = ?, resources = '{}' WHERE id = ?").run(
+        '[{"level":"log","message":"forged"}]',
+        failed,
+      );
+    });
+    const found = pick(await keyed(path));
+    expect(found).toEqual(
+      expect.arrayContaining([
+        [ok, 3, 'task_field_modified', 'priority'],
+        [ok, 3, 'task_field_modified', 'callback_url'],
+        [other, 3, 'task_field_modified', 'deadline_at'],
+        [other, 3, 'task_field_modified', 'max_retries'],
+        [failed, 3, 'task_field_modified', 'execution_log'],
+        [failed, 3, 'task_field_modified', 'resources'],
+      ]),
+    );
+    expect(found).toHaveLength(6);
+  });
+
   it('a deleted or edited signed head: head_missing, head_modified', async () => {
     const path = await tampered((t) => {
       t.prepare('DELETE FROM audit_heads WHERE task_id = ?').run(ok);

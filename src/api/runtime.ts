@@ -48,6 +48,11 @@ export interface SubmitInput {
   readonly maxRetries?: number;
   /** Epoch ms after which the task fails with DEADLINE_EXCEEDED. */
   readonly deadlineAt?: number;
+  /**
+   * Instead of `deadlineAt`: seconds from submission, on the runtime's clock (so the `maxDeadlineSeconds` ceiling
+   * holds exactly; the HTTP API's `deadline_seconds`).
+   */
+  readonly deadlineSeconds?: number;
 }
 
 /** Refuses a callback URL the service will not deliver to (throws WEBHOOK_TARGET_REFUSED naming `field`). */

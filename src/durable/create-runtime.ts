@@ -112,9 +112,10 @@ class DurableRuntime implements Runtime {
     options: { idempotency?: { readonly key: string; readonly requestHash: string }; actor?: string } = {},
   ): Promise<TaskView> {
     this.assertOpen();
-    checkCeilings(input, this.ceilings, this.clock());
+    const now = this.clock();
+    checkCeilings(input, this.ceilings, now);
     const record = await this.store.createTask(toTaskInput(input), {
-      attributes: toTaskAttributes(input),
+      attributes: toTaskAttributes(input, now),
       ...(input.id === undefined ? {} : { id: input.id }),
       ...(options.idempotency ? { idempotency: options.idempotency } : {}),
       ...(options.actor === undefined ? {} : { actor: options.actor }),
@@ -129,9 +130,10 @@ class DurableRuntime implements Runtime {
     options: { tenant?: string; callbackUrl?: string; actor?: string } = {},
   ): Promise<BatchView> {
     this.assertOpen();
+    const now = this.clock();
     const tenant = options.tenant ?? 'default';
     const { batch, tasks: records } = await this.store.createBatch(
-      toBatchTasks(inputs, tenant, (i) => checkCeilings(i, this.ceilings, this.clock())),
+      toBatchTasks(inputs, tenant, (i) => checkCeilings(i, this.ceilings, now), now),
       {
         tenant,
         callbackUrl: options.callbackUrl === undefined ? null : checkedCallbackUrl(options.callbackUrl),

@@ -40,9 +40,12 @@ export function checkCeilings(input: SubmitInput, ceilings: LimitCeilings, now: 
   }
   if (over(input.priority, ceilings.maxPriority, 1)) above('priority', ceilings.maxPriority, '');
   if (over(input.maxRetries, ceilings.maxRetries, 1)) above('max_retries', ceilings.maxRetries, '');
-  // A second of slack: the HTTP layer rounds deadline_seconds to an absolute time before this runs.
-  const ahead = input.deadlineAt === undefined ? undefined : input.deadlineAt - now - 1000;
-  if (over(ahead, ceilings.maxDeadlineSeconds, 1000)) {
+  // Relative (deadline_seconds) exactly; absolute from the runtime's clock, read after the caller's.
+  const ahead = input.deadlineAt === undefined ? undefined : input.deadlineAt - now;
+  if (
+    over(input.deadlineSeconds, ceilings.maxDeadlineSeconds, 1) ||
+    over(ahead, ceilings.maxDeadlineSeconds, 1000)
+  ) {
     above('deadline_seconds', ceilings.maxDeadlineSeconds, ' s');
   }
 }

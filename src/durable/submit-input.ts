@@ -24,11 +24,12 @@ export function toBatchTasks(
   inputs: readonly SubmitInput[],
   tenant: string,
   check: (input: SubmitInput) => void = () => undefined,
+  now: number = Date.now(),
 ): { input: TaskInput; attributes: NewTaskAttributes }[] {
   return inputs.map((input, i) => {
     try {
       check(input);
-      return { input: toTaskInput(input), attributes: toTaskAttributes({ ...input, tenant }) };
+      return { input: toTaskInput(input), attributes: toTaskAttributes({ ...input, tenant }, now) };
     } catch (e) {
       if (isCodecallError(e) && typeof e.details.field === 'string') {
         const field = `tasks[${i}].${e.details.field}`;
@@ -39,8 +40,8 @@ export function toBatchTasks(
   });
 }
 
-/** Where the task belongs and how the queue treats it, checked like the program. */
-export function toTaskAttributes(input: SubmitInput): NewTaskAttributes {
+/** Where the task belongs and how the queue treats it, checked like the program; `now` starts deadlineSeconds. */
+export function toTaskAttributes(input: SubmitInput, now: number = Date.now()): NewTaskAttributes {
   const int = (field: string, v: unknown, min: number, max: number): number => {
     if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) {
       invalid(field, `must be an integer from ${min} to ${max}`);
@@ -54,15 +55,22 @@ export function toTaskAttributes(input: SubmitInput): NewTaskAttributes {
     invalid('session_id', 'must be 1-128 letters, digits or _ . : -');
   }
   if (input.callbackUrl !== undefined) checkedCallbackUrl(input.callbackUrl);
+  const s = input.deadlineSeconds;
+  if (s !== undefined) {
+    if (input.deadlineAt !== undefined) invalid('deadline_seconds', 'cannot be given with deadlineAt');
+    if (typeof s !== 'number' || !Number.isFinite(s) || s <= 0)
+      invalid('deadline_seconds', 'must be a positive number');
+  }
+  const deadlineAt = s === undefined ? input.deadlineAt : now + Math.round(s * 1000);
   return {
     ...(input.tenant === undefined ? {} : { tenant: input.tenant }),
     ...(input.sessionId === undefined ? {} : { sessionId: input.sessionId }),
     ...(input.priority === undefined ? {} : { priority: int('priority', input.priority, -100, 100) }),
     ...(input.callbackUrl === undefined ? {} : { callbackUrl: input.callbackUrl }),
     ...(input.maxRetries === undefined ? {} : { maxRetries: int('max_retries', input.maxRetries, 0, 10) }),
-    ...(input.deadlineAt === undefined
+    ...(deadlineAt === undefined
       ? {}
-      : { deadlineAt: int('deadline', input.deadlineAt, 0, Number.MAX_SAFE_INTEGER) }),
+      : { deadlineAt: int('deadline', deadlineAt, 0, Number.MAX_SAFE_INTEGER) }),
   };
 }
 
@@ -106,6 +114,10 @@ export function toTaskInput(input: SubmitInput): TaskInput {
     names('allowed_libraries', c.allowedLibraries);
     if (c.allowSubprocesses !== undefined && typeof c.allowSubprocesses !== 'boolean') {
       bad('tool_constraints.allow_subprocesses', 'must be a boolean');
+    }
+    // quickjs starts no process at all: a JS task must not believe it may.
+    if (c.allowSubprocesses === true && language !== 'python') {
+      bad('tool_constraints.allow_subprocesses', `cannot be true: ${language} programs start no processes`);
     }
     names('blocked_commands', c.blockedCommands);
     // No sandbox has egress yet (quickjs reaches only its tools, Python runs in a netns without one): a task must

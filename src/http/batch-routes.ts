@@ -17,9 +17,8 @@ export function registerBatchRoutes(
     { schema: { body: batchBodySchema } },
     async (request, reply) => {
       const { tenant, actor } = request.principal;
-      const now = Date.now();
       const inputs = request.body.tasks.map((task, i) =>
-        toSubmitInput(task, { tenant, now, checkCallback, field: `tasks[${i}]` }),
+        toSubmitInput(task, { tenant, checkCallback, field: `tasks[${i}]` }),
       );
       const callback = request.body.callback_url;
       if (callback !== undefined) checkCallback(callback, 'callback_url');

@@ -8,15 +8,28 @@ import { jsonDepthError } from './json-body.ts';
  * become the task's input files under their file names (after any `files` the JSON names).
  */
 export function registerMultipart(app: FastifyInstance, bodyLimit: number): void {
-  void app.register(multipart, { limits: { fileSize: bodyLimit, files: 1000, fields: 10, parts: 1010 } });
+  // busboy's limits are per part: the whole body's is kept by readParts (Fastify's bodyLimit skips multipart).
+  void app.register(multipart, {
+    limits: { fileSize: bodyLimit, fieldSize: bodyLimit, files: 1000, fields: 10, parts: 1010 },
+  });
 }
 
 export async function multipartTaskBody(request: FastifyRequest): Promise<unknown> {
+  // The route's bodyLimit (the server's unless the route sets one): what a JSON body may hold.
+  const limit = request.routeOptions.bodyLimit;
+  const declared = Number(request.headers['content-length']);
   try {
-    return await readParts(request);
+    if (declared > limit) throw tooLarge(limit);
+    return await readParts(request, limit);
   } catch (e) {
     throw malformed(e);
   }
+}
+
+function tooLarge(limit: number): CodecallError {
+  return new CodecallError('PAYLOAD_TOO_LARGE', `multipart body: over the body limit of ${limit} bytes`, {
+    details: { field: 'body', limit },
+  });
 }
 
 /**
@@ -38,15 +51,28 @@ function malformed(e: unknown): CodecallError {
   );
 }
 
-async function readParts(request: FastifyRequest): Promise<unknown> {
+async function readParts(request: FastifyRequest, limit: number): Promise<unknown> {
   let task: Record<string, unknown> | null = null;
   const files: { name: string; content_base64: string }[] = [];
+  // The parts' bytes together, against the body limit as they arrive: each part alone may be under it.
+  let used = 0;
+  const take = (n: number): void => {
+    used += n;
+    if (used > limit) throw tooLarge(limit);
+  };
   for await (const part of request.parts()) {
     if (part.type === 'file') {
-      const data = await part.toBuffer();
-      files.push({ name: part.filename, content_base64: data.toString('base64') });
+      const chunks: Buffer[] = [];
+      for await (const chunk of part.file as AsyncIterable<Buffer>) {
+        take(chunk.length);
+        chunks.push(chunk);
+      }
+      if (part.file.truncated) throw tooLarge(limit);
+      files.push({ name: part.filename, content_base64: Buffer.concat(chunks).toString('base64') });
     } else if (part.fieldname === 'task') {
       if (task !== null) throw bad('task', 'given twice: send one "task" field');
+      take(Buffer.byteLength(String(part.value)));
+      if (part.valueTruncated) throw tooLarge(limit);
       const deep = jsonDepthError(String(part.value), 'task');
       if (deep) throw deep;
       try {

@@ -9,7 +9,7 @@ import type { SubmitInput } from '../api/index.ts';
 /** The runtime's submission from an HTTP task body (snake_case fields, seconds and MiB). */
 export function toSubmitInput(
   b: TaskBody,
-  options: { tenant: string; now: number; checkCallback: CallbackCheck; field?: string },
+  options: { tenant: string; checkCallback: CallbackCheck; field?: string },
 ): SubmitInput {
   const at = (f: string): string => (options.field ? `${options.field}.${f}` : f);
   if ((b.code === undefined) === (b.instruction === undefined)) {
@@ -67,8 +67,6 @@ export function toSubmitInput(
     ...(b.priority === undefined ? {} : { priority: b.priority }),
     ...(b.max_retries === undefined ? {} : { maxRetries: b.max_retries }),
     ...(b.callback_url === undefined ? {} : { callbackUrl: b.callback_url }),
-    ...(b.deadline_seconds === undefined
-      ? {}
-      : { deadlineAt: options.now + Math.round(b.deadline_seconds * 1000) }),
+    ...(b.deadline_seconds === undefined ? {} : { deadlineSeconds: b.deadline_seconds }),
   };
 }

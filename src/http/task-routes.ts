@@ -60,7 +60,6 @@ export function registerTaskRoutes(app: FastifyInstance, options: TaskRouteOptio
       const { tenant, actor } = request.principal;
       const input = toSubmitInput(request.body, {
         tenant,
-        now: Date.now(),
         checkCallback: options.checkCallback,
       });
       // Keys are per tenant: two tenants may use the same key for different tasks.

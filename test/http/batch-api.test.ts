@@ -182,6 +182,25 @@ describe('HTTP batches', () => {
     expect(await taskCount()).toBe(before);
   });
 
+  it.each(['javascript', 'typescript'])(
+    'refuses allow_subprocesses for %s (quickjs starts none), naming the field',
+    async (language) => {
+      const before = await taskCount();
+      const res = await fx.app.inject({
+        method: 'POST',
+        url: '/api/v1/tasks',
+        headers: key.headers,
+        payload: { code: 'return 1', language, tool_constraints: { allow_subprocesses: true } },
+      });
+      expect(res.statusCode).toBe(400);
+      expect(res.json<ErrorBody>().error).toMatchObject({
+        code: 'INVALID_ARGUMENT',
+        details: { field: 'tool_constraints.allow_subprocesses' },
+      });
+      expect(await taskCount()).toBe(before);
+    },
+  );
+
   it('shows priority, max_retries, deadline, session_id, batch_id and tenant in the task view', async () => {
     const started = Date.now();
     const res = await post({

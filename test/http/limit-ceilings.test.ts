@@ -35,6 +35,10 @@ describe('HTTP limit ceilings', () => {
     ['tool_constraints.max_memory_mb', { tool_constraints: { max_memory_mb: 1e6 } }, 256],
     ['priority', { priority: 11 }, 10],
     ['deadline_seconds', { deadline_seconds: 7200 }, 3600],
+    // Just past the ceiling: no slack for the time between the HTTP layer and the runtime.
+    ['deadline_seconds', { deadline_seconds: 3601 }, 3600],
+    ['deadline_seconds', { deadline_seconds: 3600.001 }, 3600],
+    ['tool_constraints.timeout_seconds', { tool_constraints: { timeout_seconds: 60.001 } }, 60],
     ['max_retries', { max_retries: 3 }, 2],
   ];
 

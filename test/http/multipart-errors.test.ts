@@ -74,6 +74,45 @@ describe('multipart task bodies that are malformed', () => {
     expect(body.error.code).toBe('PAYLOAD_TOO_LARGE');
   });
 
+  it('answers 413 for file parts each under the limit but together over it (the body limit holds for the whole body)', async () => {
+    const parts = [field('task', TASK)];
+    for (let i = 0; i < 8; i++) parts.push(file(`f${i}.txt`, 'x'.repeat(10 * 1024)));
+    const { status, body } = await post('multipart/form-data; boundary=b', form('b', parts));
+    expect(status).toBe(413);
+    expect(body.error).toMatchObject({
+      code: 'PAYLOAD_TOO_LARGE',
+      details: { field: 'body', limit: 64 * 1024 },
+    });
+  });
+
+  it('answers 413 for a task field over the limit, not "not JSON"', async () => {
+    const big = JSON.stringify({ code: `return 1;${' '.repeat(70 * 1024)}` });
+    const { status, body } = await post('multipart/form-data; boundary=b', form('b', [field('task', big)]));
+    expect(status).toBe(413);
+    expect(body.error.code).toBe('PAYLOAD_TOO_LARGE');
+  });
+
+  it('answers 413 for parts over the limit sent chunked, without a Content-Length', async () => {
+    const parts = [field('task', TASK)];
+    for (let i = 0; i < 8; i++) parts.push(file(`f${i}.txt`, 'x'.repeat(10 * 1024)));
+    const payload = form('b', parts);
+    const address = await fx.app.listen({ port: 0, host: '127.0.0.1' });
+    const res = await fetch(`${address}/api/v1/tasks`, {
+      method: 'POST',
+      headers: { ...key.headers, 'content-type': 'multipart/form-data; boundary=b' },
+      body: new ReadableStream({
+        start(c) {
+          for (let i = 0; i < payload.length; i += 4096)
+            c.enqueue(new TextEncoder().encode(payload.slice(i, i + 4096)));
+          c.close();
+        },
+      }),
+      duplex: 'half',
+    });
+    expect(res.status).toBe(413);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe('PAYLOAD_TOO_LARGE');
+  });
+
   it('still takes a well-formed multipart task', async () => {
     const { status } = await post(
       'multipart/form-data; boundary=b',

@@ -62,6 +62,10 @@ const REFUSED: readonly [string, string][] = [
   ['::ffff:100.64.0.1', 'carrier-grade NAT'],
   ['::ffff:203.0.113.1', 'documentation'],
   ['::ffff:ffff:ffff', 'reserved'],
+  ['::ffff:0:127.0.0.1', 'loopback'], // IPv4-translated (SIIT)
+  ['::ffff:0:a9fe:a9fe', 'link-local'],
+  ['::ffff:0:8.8.8.8', 'reserved'],
+  ['100:0:0:1::1', 'reserved'], // dummy prefix (RFC 9780)
   ['64:ff9b::127.0.0.1', 'loopback'],
   ['64:ff9b::a9fe:a9fe', 'link-local'],
   ['64:ff9b:1::8.8.8.8', 'reserved'],
@@ -118,6 +122,7 @@ describe('webhook targets', () => {
     'http://127.0.0.1/hook',
     'http://[::1]:8080/hook',
     'http://[::ffff:127.0.0.1]/hook',
+    'http://[::ffff:0:127.0.0.1]/hook',
     'http://2130706433/hook', // 127.0.0.1 as one number: URL parsing normalizes it
     'http://0x7f.1/hook',
     'https://10.0.0.5/hook',

@@ -88,11 +88,14 @@ function v6Reason(ip: string): string | null {
   if (zeros(7) && at(7) === 1) return 'loopback';
   // IPv4-mapped (::ffff:a.b.c.d) and NAT64 (64:ff9b::a.b.c.d) reach the IPv4 address they carry.
   if (zeros(5) && at(5) === 0xffff) return v4Reason(embeddedV4);
+  // IPv4-translated (::ffff:0:a.b.c.d, RFC 2765 SIIT): a translator hands it to the v4 address as well.
+  if (zeros(4) && at(4) === 0xffff && at(5) === 0) return v4Reason(embeddedV4) ?? 'reserved';
   if (at(0) === 0x64 && at(1) === 0xff9b && g.slice(2, 6).every((x) => x === 0)) return v4Reason(embeddedV4);
   // Local-use NAT64 (RFC 8215): the translator is ours, whatever v4 address it carries.
   if (at(0) === 0x64 && at(1) === 0xff9b && at(2) === 1) return 'reserved';
   if (zeros(6)) return 'reserved'; // IPv4-compatible, deprecated
-  if (at(0) === 0x100 && at(1) === 0 && at(2) === 0 && at(3) === 0) return 'reserved'; // discard-only 100::/64
+  // Discard-only 100::/64 and the dummy prefix 100:0:0:1::/64 (RFC 9780).
+  if (at(0) === 0x100 && at(1) === 0 && at(2) === 0 && at(3) <= 1) return 'reserved';
   if (at(0) === 0x2001 && at(1) < 0x200) return 'reserved'; // 2001::/23: Teredo, benchmarking, ORCHID...
   if (at(0) === 0x2001 && at(1) === 0xdb8) return 'documentation';
   if (at(0) === 0x3fff && at(1) < 0x1000) return 'documentation'; // 3fff::/20

@@ -27,7 +27,10 @@ export function auditKeyOf(db: Database.Database): Buffer | undefined {
   return keys.get(db);
 }
 
-/** The task fields a row vouches for: identity always, outcome digests, `updated_at` once terminal. */
+/**
+ * The task fields a row vouches for: identity and what the submitter asked for always, outcome digests, and once
+ * terminal `updated_at` and the logs; plus the journal pin (`journalPin`).
+ */
 export type Covers = Record<string, string | number | null>;
 
 type CoveredRow = {
@@ -35,44 +38,89 @@ type CoveredRow = {
   created_at: number;
   session_id: string | null;
   batch_id: string | null;
+  priority: number;
+  callback_url: string | null;
+  max_retries: number;
+  deadline_at: number | null;
   status: string;
   pause_reason: string | null;
   error: string | null;
   result: string | null;
+  execution_log: string | null;
+  resources: string | null;
   updated_at: number;
 };
+
+/** Covers fields checked against the journal, not against the task row. */
+export const JOURNAL_FIELDS = new Set(['journal_seq', 'journal_digest']);
 
 const digest = (text: string | null): string | null => (text === null ? null : sha256Hex(text));
 
 export function coversOf(row: CoveredRow, input: string): Covers {
+  // Logs change while a task runs without a head refresh: vouched for once it ended, like updated_at.
+  const ended = TERMINAL.has(row.status);
   return {
     tenant: row.tenant,
     created_at: row.created_at,
     session_id: row.session_id,
     batch_id: row.batch_id,
     input,
+    priority: row.priority,
+    callback_url: row.callback_url,
+    max_retries: row.max_retries,
+    deadline_at: row.deadline_at,
     status: row.status,
     pause_reason: row.pause_reason,
     error: digest(row.error),
     result: digest(row.result),
-    updated_at: TERMINAL.has(row.status) ? row.updated_at : null,
+    execution_log: ended ? digest(row.execution_log) : null,
+    resources: ended ? digest(row.resources) : null,
+    updated_at: ended ? row.updated_at : null,
   };
 }
 
-const COVERED =
-  'SELECT tenant, created_at, session_id, batch_id, status, pause_reason, error, result, updated_at FROM tasks WHERE id = ?';
+const COVERED = `SELECT tenant, created_at, session_id, batch_id, priority, callback_url, max_retries, deadline_at,
+  status, pause_reason, error, result, execution_log, resources, updated_at FROM tasks WHERE id = ?`;
+
+/**
+ * One link of the journal's keyed pin: the unkeyed journal chain has no key (a rewrite can recompute it) and its
+ * checksums leave out the time, so each audit row vouches for a digest over every entry's checksum and time.
+ */
+export function journalDigestStep(prev: string, e: { seq: number; checksum: string; created_at: number }) {
+  return sha256Hex(`${prev}\n${e.seq}\n${e.checksum}\n${e.created_at}`);
+}
+
+/** The journal pin after the entries appended since `from` (the last pin; none: the journal's start). */
+function journalPin(
+  db: Database.Database,
+  taskId: string,
+  from: Covers | undefined,
+): { journal_seq: number; journal_digest: string } {
+  let seq = typeof from?.journal_seq === 'number' ? from.journal_seq : 0;
+  let d = typeof from?.journal_digest === 'string' ? from.journal_digest : '';
+  const rows = prepared(
+    db,
+    'SELECT seq, checksum, created_at FROM journal WHERE task_id = ? AND seq > ? ORDER BY seq',
+  ).iterate(taskId, seq) as IterableIterator<{ seq: number; checksum: string; created_at: number }>;
+  for (const e of rows) {
+    d = journalDigestStep(d, e);
+    seq = e.seq;
+  }
+  return { journal_seq: seq, journal_digest: d };
+}
 
 /** The task's covers now; the input's digest is taken from the head when there is one (inputs may be large). */
 export function currentCovers(db: Database.Database, taskId: string, head: Head | undefined): Covers {
   const row = prepared(db, COVERED).get(taskId) as CoveredRow;
-  const known = head === undefined ? undefined : (JSON.parse(head.covers) as Covers).input;
+  const vouched = head === undefined ? undefined : (JSON.parse(head.covers) as Covers);
+  const known = vouched?.input;
   const input =
     typeof known === 'string'
       ? known
       : sha256Hex(
           (prepared(db, 'SELECT input FROM tasks WHERE id = ?').get(taskId) as { input: string }).input,
         );
-  return coversOf(row, input);
+  return { ...coversOf(row, input), ...journalPin(db, taskId, vouched) };
 }
 
 export interface Head {

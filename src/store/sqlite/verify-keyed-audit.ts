@@ -1,7 +1,16 @@
 import type Database from 'better-sqlite3';
 import { canonicalJson, journalChecksumOfText, sha256Hex } from '../journal-checksum.ts';
 import type { Covers, Head } from './audit-keying.ts';
-import { coversOf, dataMac, headSig, keyFingerprint, linkMac, tasksSig } from './audit-keying.ts';
+import {
+  coversOf,
+  dataMac,
+  headSig,
+  JOURNAL_FIELDS,
+  journalDigestStep,
+  keyFingerprint,
+  linkMac,
+  tasksSig,
+} from './audit-keying.ts';
 
 /** What `audit verify` names (ADR 0030). */
 export type AuditFindingKind =
@@ -16,7 +25,8 @@ export type AuditFindingKind =
   | 'row_unkeyed'
   | 'truncated'
   | 'chain_recomputed_without_key'
-  | 'task_field_modified';
+  | 'task_field_modified'
+  | 'journal_modified';
 
 export interface AuditFinding {
   readonly kind: AuditFindingKind;
@@ -109,6 +119,7 @@ export function verifyKeyedAudit(db: Database.Database, key: Buffer): KeyedAudit
   let keyedRows = 0;
   const heads = db.prepare('SELECT * FROM audit_heads WHERE task_id = ?');
   const rows = db.prepare('SELECT * FROM audit_log WHERE task_id = ? ORDER BY seq');
+  const journal = db.prepare('SELECT seq, checksum, created_at FROM journal WHERE task_id = ? ORDER BY seq');
   for (const task of db.prepare('SELECT * FROM tasks ORDER BY id').iterate() as IterableIterator<
     Record<string, unknown>
   >) {
@@ -129,6 +140,7 @@ export function verifyKeyedAudit(db: Database.Database, key: Buffer): KeyedAudit
     let prevMac = '';
     let prevChecksum = '';
     let last: AuditRow | undefined;
+    const pins: Pin[] = [];
     for (const row of rows.iterate(taskId) as IterableIterator<AuditRow>) {
       // After a deleted row the next one's link cannot match: the deletion is the finding, not that row.
       const gap = expected < row.seq;
@@ -142,6 +154,7 @@ export function verifyKeyedAudit(db: Database.Database, key: Buffer): KeyedAudit
         add('row_unkeyed', row.seq, `audit row seq ${row.seq} of task ${taskId} was written without the key`);
       } else {
         keyedRows++;
+        pins.push(...pinOf(row.covers, row.seq));
         if (!equal(row.data_mac, dataMac(key, row))) {
           // Its type or data changed. An intact unkeyed chain means the checksums were recomputed to match.
           if (chained)
@@ -182,9 +195,71 @@ export function verifyKeyedAudit(db: Database.Database, key: Buffer): KeyedAudit
     } else if (end > head.legacy_seq && last !== undefined && !equal(last.mac ?? '', head.mac)) {
       add('row_modified', end, `audit row seq ${end} of task ${taskId} is not the one its signed head names`);
     }
+    pins.push(...pinOf(head.covers, head.seq));
+    checkJournal(journal.iterate(taskId) as IterableIterator<JournalRow>, pins, taskId, add);
     taskFields(task, head, add);
   }
   return { keyed: true, legacyRows, keyedRows, findings };
+}
+
+/** What one keyed row (or the head, at its seq) vouches for of the journal. */
+interface Pin {
+  readonly auditSeq: number;
+  readonly journalSeq: number;
+  readonly digest: string;
+}
+
+type JournalRow = { seq: number; checksum: string; created_at: number };
+
+function pinOf(covers: string, auditSeq: number): Pin[] {
+  let c: Covers;
+  try {
+    c = JSON.parse(covers) as Covers;
+  } catch {
+    return [];
+  }
+  // Rows written before the journal was pinned carry none.
+  if (typeof c.journal_seq !== 'number' || typeof c.journal_digest !== 'string') return [];
+  return [{ auditSeq, journalSeq: c.journal_seq, digest: c.journal_digest }];
+}
+
+/**
+ * The journal against every pin, in one pass: an entry rewritten (even with its unkeyed chain recomputed),
+ * re-timed, removed or put in from elsewhere changes the digest at every pin from its seq on.
+ */
+function checkJournal(
+  entries: IterableIterator<JournalRow>,
+  pins: Pin[],
+  taskId: string,
+  add: (kind: AuditFindingKind, seq: number, message: string) => void,
+): void {
+  const bySeq = new Map<number, Pin[]>();
+  for (const p of pins) bySeq.set(p.journalSeq, [...(bySeq.get(p.journalSeq) ?? []), p]);
+  const found = new Set<number>();
+  const check = (seq: number, digest: string): void => {
+    for (const p of bySeq.get(seq) ?? []) {
+      if (!equal(digest, p.digest) && !found.has(p.journalSeq)) {
+        found.add(p.journalSeq);
+        add(
+          'journal_modified',
+          p.auditSeq,
+          `the journal of task ${taskId} up to seq ${p.journalSeq} is not what audit seq ${p.auditSeq} vouched for (entries rewritten, re-timed, removed or added)`,
+        );
+      }
+    }
+    bySeq.delete(seq);
+  };
+  let d = '';
+  let at = 0;
+  check(0, d);
+  for (const e of entries) {
+    // A gap: the pins between the entries around it cannot hold.
+    for (const seq of [...bySeq.keys()]) if (seq > at && seq < e.seq) check(seq, 'missing');
+    d = journalDigestStep(d, e);
+    at = e.seq;
+    check(at, d);
+  }
+  for (const seq of [...bySeq.keys()]) check(seq, 'missing');
 }
 
 /** The task row against what its signed head vouches for (a copy of its last row's `covers`). */
@@ -196,6 +271,7 @@ function taskFields(
   const vouched = JSON.parse(head.covers) as Covers;
   const now = coversOf(task as Parameters<typeof coversOf>[0], sha256Hex(String(task.input)));
   for (const [field, value] of Object.entries(vouched)) {
+    if (JOURNAL_FIELDS.has(field)) continue;
     if (canonicalJson(now[field] ?? null) === canonicalJson(value)) continue;
     add(
       'task_field_modified',
