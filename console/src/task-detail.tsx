@@ -4,6 +4,7 @@ import type { Api } from './api.ts';
 import { ErrorBox } from './error-box.tsx';
 import { bytes, pretty, when } from './format.ts';
 import { Code } from './highlight.tsx';
+import { RevisionBanner, ReviseForm, revisable } from './revision.tsx';
 import { LiveBadge, StatusBadge } from './status-badge.tsx';
 import { Timeline } from './timeline-view.tsx';
 import { WaitingActions } from './waiting-actions.tsx';
@@ -106,7 +107,11 @@ export function TaskDetail(props: { api: Api; id: string }): JSX.Element {
         {task.tenant}
         {task.session_id ? ` · session ${task.session_id}` : ''} · created {when(task.created_at)} · updated{' '}
         {when(task.updated_at)} · attempts {task.attempts}
+        {!task.revision && (task.progress.tool_calls_carried ?? 0) > 0
+          ? ` · ${task.progress.tool_calls_carried} tool call(s) carried over from earlier steps`
+          : ''}
       </p>
+      {task.revision ? <RevisionBanner revision={task.revision} progress={task.progress} /> : null}
       <div class="controls">
         {control('pause', 'Pause', s === 'pending' || s === 'running')}
         {control('resume', 'Resume', s === 'paused' && task.resumable)}
@@ -117,6 +122,7 @@ export function TaskDetail(props: { api: Api; id: string }): JSX.Element {
           </a>
         ) : null}
       </div>
+      {revisable(task) ? <ReviseForm api={api} task={task} /> : null}
       <WaitingActions api={api} task={task} onDone={done} />
       <ErrorBox error={actionError} testid="action-error" />
       <ErrorBox error={error} />
