@@ -122,7 +122,6 @@ export function TaskDetail(props: { api: Api; id: string }): JSX.Element {
           </a>
         ) : null}
       </div>
-      {revisable(task) ? <ReviseForm api={api} task={task} /> : null}
       <WaitingActions api={api} task={task} onDone={done} />
       <ErrorBox error={actionError} testid="action-error" />
       <ErrorBox error={error} />
@@ -137,6 +136,7 @@ export function TaskDetail(props: { api: Api; id: string }): JSX.Element {
           <strong>{task.error.code}</strong> {task.error.message}
         </div>
       ) : null}
+      {revisable(task) ? <ReviseForm api={api} task={task} /> : null}
 
       <h3>{task.instruction !== null ? 'Instruction' : 'Code'}</h3>
       {task.instruction !== null ? (
