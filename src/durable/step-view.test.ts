@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { encodeValue, sha256Hex } from '../codec/index.ts';
 import type { JournalEntry } from '../spec/index.ts';
-import { MAX_VIEW_VALUE_CHARS, stepsView } from './step-view.ts';
+import { stepsView } from './step-view.ts';
+import { MAX_VIEW_VALUE_CHARS } from './view-value.ts';
 
 // A task's view shows an agent step's tool arguments and results; one over MAX_VIEW_VALUE_CHARS is shown by its
 // size and digest (ADR 0029), so the view costs what it shows. The events route gives the entry in full.
