@@ -28,4 +28,23 @@ describe('stepsView', () => {
     expect(first).toMatchObject({ arguments: summary, result: summary, ok: true });
     expect(second).toMatchObject({ arguments: { n: 1 }, result: { n: 1 }, ok: true });
   });
+
+  it("names where a taken-over call's outcome came from (carried_from), and only then", () => {
+    const v = encodeValue(1);
+    const steps = stepsView([
+      entry(1, 'model_request', { step: 2 }),
+      entry(2, 'code_block', { block: 2, code_hash: 'h' }),
+      entry(3, 'tool_intent', {
+        call_id: 's2.call-1',
+        tool: 'tools.a',
+        args: v,
+        carried_from: { call_id: 's1.call-1' },
+      }),
+      entry(4, 'tool_outcome', { call_id: 's2.call-1', ok: true, payload: v }),
+      entry(5, 'tool_intent', { call_id: 's2.call-2', tool: 'tools.a', args: v }),
+    ]);
+    const [carried, ran] = steps[0]?.tool_calls ?? [];
+    expect(carried).toMatchObject({ carried_from: { call_id: 's1.call-1' }, ok: true, result: 1 });
+    expect(ran && 'carried_from' in ran).toBe(false);
+  });
 });
