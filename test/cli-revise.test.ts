@@ -90,6 +90,9 @@ describe('codecall tasks revise', () => {
       { to: 'c' },
     ]);
 
+    const shown = await codecall({}, 'tasks', 'show', String(view.task_id), ...db);
+    expect(shown.stdout).toContain(`revision:    of ${id}: 2 of 2 completed calls taken over`);
+
     // An unknown task, a missing file: the error, a non-zero exit code, nothing run.
     const unknown = await codecall({}, 'tasks', 'revise', 'task_nope', file('fixed.js'), ...db);
     expect(unknown.code).not.toBe(0);
