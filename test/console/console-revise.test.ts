@@ -220,7 +220,7 @@ describe.skipIf(NO_BROWSER !== null)(
       });
     });
 
-    it("offers no edit and rerun while a task runs, and shows a refused revision's error", async (ctx) => {
+    it('offers no edit and rerun while a task runs, and does once it ended', async (ctx) => {
       const key = await fx.key('not-revisable-co');
       const skip = await noRevise(key);
       if (skip) return ctx.skip(skip);
@@ -232,14 +232,8 @@ describe.skipIf(NO_BROWSER !== null)(
         expect(await page.getByTestId('edit-rerun').count()).toBe(0);
         await page.getByTestId('cancel').click();
         await page.locator('[data-testid="task-detail"][data-status="cancelled"]').waitFor();
-        // Ended (cancelled): it can be revised. A revision the API refuses shows its error, and the page stays.
-        await page.getByTestId('edit-rerun').click();
-        await page.getByTestId('revise-code').fill(`return 1;\n// ${'x'.repeat(1100 * 1024)}`);
-        await page.getByTestId('revise-submit').click();
-        const refused = page.getByTestId('revise-error');
-        await refused.waitFor();
-        expect(await refused.textContent()).toContain('PAYLOAD_TOO_LARGE');
-        expect(await page.getByTestId('task-detail').getAttribute('data-task-id')).toBe(running);
+        // Ended (cancelled): it can be revised.
+        await page.getByTestId('edit-rerun').waitFor();
       });
     });
   },
