@@ -142,6 +142,11 @@ export class Api {
     return this.json('POST', `/api/v1/tasks/${encodeURIComponent(id)}/attention`, body);
   }
 
+  /** A new task that runs `code` as a revision of the ended task `id`, taking over the calls it completed. */
+  revise(id: string, body: { code: string; rerun_reads?: boolean }): Promise<TaskView> {
+    return this.json('POST', `/api/v1/tasks/${encodeURIComponent(id)}/revise`, body);
+  }
+
   submit(body: Record<string, unknown>): Promise<{ task_id: string }> {
     return this.json('POST', '/api/v1/tasks', body);
   }

@@ -4,6 +4,7 @@ import type { Api } from './api.ts';
 import { ErrorBox } from './error-box.tsx';
 import { bytes, pretty, when } from './format.ts';
 import { Code } from './highlight.tsx';
+import { RevisionBanner, ReviseForm, revisable } from './revision.tsx';
 import { LiveBadge, StatusBadge } from './status-badge.tsx';
 import { Timeline } from './timeline-view.tsx';
 import { WaitingActions } from './waiting-actions.tsx';
@@ -106,7 +107,11 @@ export function TaskDetail(props: { api: Api; id: string }): JSX.Element {
         {task.tenant}
         {task.session_id ? ` · session ${task.session_id}` : ''} · created {when(task.created_at)} · updated{' '}
         {when(task.updated_at)} · attempts {task.attempts}
+        {!task.revision && (task.progress.tool_calls_carried ?? 0) > 0
+          ? ` · ${task.progress.tool_calls_carried} tool call(s) carried over from earlier steps`
+          : ''}
       </p>
+      {task.revision ? <RevisionBanner revision={task.revision} progress={task.progress} /> : null}
       <div class="controls">
         {control('pause', 'Pause', s === 'pending' || s === 'running')}
         {control('resume', 'Resume', s === 'paused' && task.resumable)}
@@ -131,6 +136,7 @@ export function TaskDetail(props: { api: Api; id: string }): JSX.Element {
           <strong>{task.error.code}</strong> {task.error.message}
         </div>
       ) : null}
+      {revisable(task) ? <ReviseForm api={api} task={task} /> : null}
 
       <h3>{task.instruction !== null ? 'Instruction' : 'Code'}</h3>
       {task.instruction !== null ? (

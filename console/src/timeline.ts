@@ -1,11 +1,21 @@
 import { ms, payload } from './format.ts';
-import type { TaskEvent } from './types.ts';
+import type { CallOrigin, TaskEvent } from './types.ts';
 
 /** One line of a task's timeline, built from its journal and audit log. */
 export interface TimelineItem {
   readonly key: string;
   readonly kind:
-    'start' | 'model' | 'code' | 'tool' | 'approval' | 'decision' | 'input' | 'control' | 'step' | 'status';
+    | 'start'
+    | 'model'
+    | 'code'
+    | 'tool'
+    | 'carry'
+    | 'approval'
+    | 'decision'
+    | 'input'
+    | 'control'
+    | 'step'
+    | 'status';
   readonly at: string;
   readonly title: string;
   readonly detail?: string;
@@ -18,7 +28,15 @@ export interface TimelineItem {
     readonly ok: boolean | null;
     readonly outcome?: unknown;
     readonly duration?: string;
+    /** Not run: its value taken over from this earlier call (ADR 0034). */
+    readonly carried?: CallOrigin;
   };
+  /** Calls of earlier attempts this one was offered, or the earlier call a held one stands beside. */
+  readonly earlier?: readonly {
+    readonly origin: CallOrigin;
+    readonly tool: string;
+    readonly arguments?: unknown;
+  }[];
 }
 
 const str = (v: unknown): string => {
@@ -29,11 +47,22 @@ const str = (v: unknown): string => {
 const by = (d: Readonly<Record<string, unknown>>): string => (d.actor ? ` by ${str(d.actor)}` : '');
 const because = (d: Readonly<Record<string, unknown>>): string => (d.reason ? `: ${str(d.reason)}` : '');
 
+/** A call's origin as journaled, or undefined when it is not one (the data is the task's, so checked). */
+export function origin(v: unknown): CallOrigin | undefined {
+  if (typeof v !== 'object' || v === null) return undefined;
+  const { call_id, task_id } = v as Record<string, unknown>;
+  if (typeof call_id !== 'string') return undefined;
+  return typeof task_id === 'string' ? { task_id, call_id } : { call_id };
+}
+
 /** `await_approval` as "Await approval". */
 const action = (name: string): string => {
   const words = name.replace(/_/g, ' ');
   return words.charAt(0).toUpperCase() + words.slice(1);
 };
+
+const offered = (n: number): string =>
+  `Offered ${n} call${n === 1 ? '' : 's'} completed by earlier attempts (taken over when asked again)`;
 
 /**
  * The journal (what the program and the model did, and what humans decided) and the audit log (status changes)
@@ -87,13 +116,26 @@ export function timeline(events: readonly TaskEvent[]): TimelineItem[] {
         break;
       case 'tool_intent': {
         const id = str(d.call_id);
+        const carried = origin(d.carried_from);
         intents.set(id, { index: out.length, at: e.created_at });
         out.push({
           ...base,
           kind: 'tool',
           title: `${str(d.tool)} (${id})`,
-          call: { tool: str(d.tool), arguments: payload(d.args), ok: null },
+          call: { tool: str(d.tool), arguments: payload(d.args), ok: null, ...(carried ? { carried } : {}) },
         });
+        break;
+      }
+      case 'carry_offer': {
+        // A revision's offers are journaled together before its code: one item for the run of them.
+        const offer = { origin: origin(d.origin) ?? { call_id: '?' }, tool: str(d.tool) };
+        const last = out.at(-1);
+        if (last?.kind === 'carry' && last.earlier) {
+          const earlier = [...last.earlier, offer];
+          out[out.length - 1] = { ...last, title: offered(earlier.length), earlier };
+        } else {
+          out.push({ ...base, kind: 'carry', title: offered(1), earlier: [offer] });
+        }
         break;
       }
       case 'tool_outcome': {
@@ -101,8 +143,9 @@ export function timeline(events: readonly TaskEvent[]): TimelineItem[] {
         const intent = intents.get(id);
         const item = intent && out[intent.index];
         if (intent && item?.call) {
-          // A call refused (or never started) after an approval request has no run time to show.
-          const from = asked.has(id) ? started.get(id) : intent.at;
+          // A call refused (or never started) after an approval request has no run time to show; a call taken
+          // over did not run at all.
+          const from = item.call.carried ? undefined : asked.has(id) ? started.get(id) : intent.at;
           const took = from === undefined ? NaN : Date.parse(e.created_at) - Date.parse(from);
           out[intent.index] = {
             ...item,
@@ -150,6 +193,24 @@ export function timeline(events: readonly TaskEvent[]): TimelineItem[] {
         break;
       case 'control':
         if (d.action === 'attempt') break;
+        if (d.action === 'revision_held') {
+          const held = (typeof d.earlier === 'object' && d.earlier !== null ? d.earlier : {}) as Readonly<
+            Record<string, unknown>
+          >;
+          out.push({
+            ...base,
+            kind: 'control',
+            title: `Held ${str(d.call_id)} for a human: an earlier attempt already ran ${str(held.tool)} with other arguments`,
+            earlier: [
+              {
+                origin: origin(held.origin) ?? { call_id: '?' },
+                tool: str(held.tool),
+                arguments: payload(held.args),
+              },
+            ],
+          });
+          break;
+        }
         if (d.action === 'approved_call_started') started.set(str(d.call_id), e.created_at);
         out.push({ ...base, kind: 'control', title: `${action(str(d.action))}${by(d)}${because(d)}` });
         break;

@@ -8,6 +8,37 @@ export interface LogEntry {
   readonly message: string;
 }
 
+/** Where a call that was taken over ran (ADR 0034): that task's call (`task_id` absent: this task). */
+export interface CallOrigin {
+  readonly task_id?: string;
+  readonly call_id: string;
+}
+
+/** A call an earlier attempt completed: a revision's call stands beside it, or did not repeat it. */
+export interface EarlierCall {
+  readonly origin: CallOrigin;
+  readonly tool: string;
+  readonly arguments: unknown;
+}
+
+/** A task that revises an ended one (POST /tasks/{id}/revise): what it was offered and what it took over. */
+export interface RevisionView {
+  readonly revision_of: string;
+  readonly rerun_reads: boolean;
+  readonly offered: number;
+  readonly carried: number;
+  /** Calls that changed the world in an earlier attempt, which this revision did not make again. */
+  readonly not_repeated: readonly EarlierCall[];
+}
+
+/** A call a human decides on (`needs_attention`); `earlier`: a revised call held beside an earlier one. */
+export interface AttentionCall {
+  readonly call_id: string;
+  readonly tool: string;
+  readonly arguments: unknown;
+  readonly earlier?: EarlierCall;
+}
+
 export interface ToolCallView {
   readonly call_id: string;
   readonly tool: string;
@@ -15,6 +46,8 @@ export interface ToolCallView {
   readonly ok: boolean | null;
   readonly result?: unknown;
   readonly error?: unknown;
+  /** Not run: its value taken over from an earlier attempt's call. */
+  readonly carried_from?: CallOrigin;
 }
 
 export interface StepView {
@@ -37,13 +70,15 @@ export interface TaskView {
   readonly resumable: boolean;
   readonly pending_approvals: readonly { id: string; tool: string; arguments: unknown }[];
   readonly pending_inputs: readonly { call_id: string; name: string; deadline: string | null }[];
-  readonly attention: { call_id: string; tool: string; arguments: unknown } | null;
-  readonly attention_calls: readonly { call_id: string; tool: string; arguments: unknown }[];
+  readonly attention: AttentionCall | null;
+  readonly attention_calls: readonly AttentionCall[];
   readonly current_step: number;
   readonly progress: {
     readonly tool_calls_completed: number;
     readonly journal_entries: number;
     readonly steps_completed: number;
+    /** Calls taken over from earlier attempts instead of run (absent from older servers). */
+    readonly tool_calls_carried?: number;
   };
   readonly code: string | null;
   readonly instruction: string | null;
@@ -63,6 +98,8 @@ export interface TaskView {
   readonly error: { readonly code: string; readonly message: string } | null;
   /** Set when the store cannot read the task as written (CHECKPOINT_CORRUPT); absent from older servers. */
   readonly corrupt?: { readonly code: string; readonly message: string } | null;
+  /** Set on a revision of an ended task (absent from older servers). */
+  readonly revision?: RevisionView | null;
   readonly language: string;
   readonly tenant: string;
   readonly session_id: string | null;

@@ -3,12 +3,14 @@ import { useState } from 'preact/hooks';
 import type { Api } from './api.ts';
 import { ErrorBox } from './error-box.tsx';
 import { pretty } from './format.ts';
+import { OriginLink } from './origin-link.tsx';
 import type { TaskView } from './types.ts';
 import { useAction } from './use-action.ts';
 
 /**
  * What a paused task waits for besides approvals: an input (`input.wait(name)`), given as JSON; or, after a crash
- * left an unsafe call in doubt (`needs_attention`), whether to run it again, take a result for it, or fail.
+ * left an unsafe call in doubt (`needs_attention`), whether to run it again, take a result for it, or fail; the
+ * same for a revision's call held because an earlier attempt made it with other arguments (both are shown).
  */
 export function WaitingActions(props: {
   api: Api;
@@ -37,6 +39,8 @@ export function WaitingActions(props: {
   // Every call in doubt is decided in one round (older servers name only the first).
   const calls = task.attention_calls ?? (attention ? [attention] : []);
   if (!input && !attention) return null;
+  // Calls of a revision held beside an earlier attempt's (ADR 0034), not calls in doubt after a crash.
+  const revised = calls.length > 0 && calls.every((c) => c.earlier !== undefined);
   return (
     <div class="waiting" data-testid="waiting">
       {input ? (
@@ -63,7 +67,18 @@ export function WaitingActions(props: {
       ) : null}
       {attention ? (
         <div data-testid="attention">
-          {calls.length > 1 ? (
+          {revised ? (
+            <p>
+              {calls.length > 1 ? `${calls.length} calls of this revision are` : 'A call of this revision is'}{' '}
+              held: an earlier attempt already made {calls.length > 1 ? 'these calls' : 'this call'} with
+              other arguments{calls.length > 1 ? '; what you choose applies to all of them' : ''}.
+            </p>
+          ) : calls.some((c) => c.earlier) ? (
+            <p>
+              {calls.length} calls wait for a decision (revised calls held beside earlier ones, and calls in
+              doubt after a crash); what you choose applies to all of them:
+            </p>
+          ) : calls.length > 1 ? (
             <p>
               {calls.length} calls may or may not have run before a crash; what you choose applies to all of
               them:
@@ -71,18 +86,36 @@ export function WaitingActions(props: {
           ) : (
             <p>A call may or may not have run before a crash:</p>
           )}
-          {calls.map((c) => (
-            <div key={c.call_id} data-testid="attention-call">
-              <strong>{c.tool}</strong> ({c.call_id})<pre>{pretty(c.arguments)}</pre>
-            </div>
-          ))}
+          {calls.map((c) =>
+            c.earlier ? (
+              <div key={c.call_id} class="attention-pair" data-testid="attention-call" data-revised="true">
+                <div>
+                  <span class="label">
+                    the revision calls <strong>{c.tool}</strong> ({c.call_id})
+                  </span>
+                  <pre data-testid="attention-args">{pretty(c.arguments)}</pre>
+                </div>
+                <div data-testid="attention-earlier">
+                  <span class="label">
+                    an earlier attempt already ran <strong>{c.earlier.tool}</strong> in{' '}
+                    <OriginLink origin={c.earlier.origin} />
+                  </span>
+                  <pre data-testid="attention-earlier-args">{pretty(c.earlier.arguments)}</pre>
+                </div>
+              </div>
+            ) : (
+              <div key={c.call_id} data-testid="attention-call">
+                <strong>{c.tool}</strong> ({c.call_id})<pre>{pretty(c.arguments)}</pre>
+              </div>
+            ),
+          )}
           <button
             type="button"
             disabled={busy}
             onClick={() => void act(() => api.resolveAttention(task.task_id, { action: 'retry' }))}
             data-testid="attention-retry"
           >
-            Run it again
+            {revised ? 'Run the revised call' : 'Run it again'}
           </button>{' '}
           <label>
             Result to take instead (JSON)

@@ -3,6 +3,8 @@ export type {
   DeciderOptions,
   ApprovalDecision,
   CallbackCheck,
+  CreateOptions,
+  ReviseInput,
   AttentionDecision,
   ListFilter,
   Runtime,
@@ -10,7 +12,14 @@ export type {
   SubmitInput,
 } from './runtime.ts';
 export type { RuntimeEvent } from './runtime-event.ts';
-export type { BatchView, StepView, TaskView } from './task-view.ts';
+export type {
+  AttentionCallView,
+  BatchView,
+  EarlierCallView,
+  RevisionView,
+  StepView,
+  TaskView,
+} from './task-view.ts';
 export type { ApprovalInbox, ApprovalInboxItem } from './approval-inbox.ts';
 export { corruptItem, corruptItemOfView } from './corrupt-item.ts';
 export type { CorruptTaskItem } from './corrupt-item.ts';

@@ -55,6 +55,20 @@ export interface SubmitInput {
   readonly deadlineSeconds?: number;
 }
 
+/** A revision of an ended code task (ADR 0034): its program fixed; everything else is the task's. */
+export interface ReviseInput {
+  /** The revised program, in the task's language; checked as `submit` checks `code`. */
+  readonly code: string;
+  /** `read` and `idempotent` calls run again instead of being taken over (fresh values over reuse). */
+  readonly rerunReads?: boolean;
+}
+
+/** What a creation may say besides its input: who creates, and a key that makes a repeat return the first. */
+export interface CreateOptions {
+  readonly idempotency?: { readonly key: string; readonly requestHash: string };
+  readonly actor?: string;
+}
+
 /** Refuses a callback URL the service will not deliver to (throws WEBHOOK_TARGET_REFUSED naming `field`). */
 export type CallbackCheck = (url: string, field: string) => void;
 
@@ -104,10 +118,15 @@ export interface AttentionDecision {
 
 export interface Runtime {
   /** With `idempotency`, the same key and request give back the task the first call created. */
-  submit(
-    input: SubmitInput,
-    options?: { idempotency?: { readonly key: string; readonly requestHash: string }; actor?: string },
-  ): Promise<TaskView>;
+  submit(input: SubmitInput, options?: CreateOptions): Promise<TaskView>;
+  /**
+   * A new task that runs `input.code` in place of the ended (succeeded, failed, cancelled) code task `taskId`'s
+   * program, with its language, seed, limits, tools, metadata, constraints, files, tenant, session, priority,
+   * callback URL and retries (no deadline): the calls the task completed are taken over, not run again
+   * (ADR 0034). NOT_FOUND without the task, INVALID_ARGUMENT for an instruction task (the agent revises its own
+   * steps), ILLEGAL_TRANSITION while it has not ended (cancel it first). The new task's view.
+   */
+  revise(taskId: string, input: ReviseInput, options?: CreateOptions): Promise<TaskView>;
   /** Accepts every task or none (the first invalid one is INVALID_ARGUMENT naming `tasks[i].field`). */
   submitBatch(
     inputs: readonly SubmitInput[],

@@ -1,4 +1,37 @@
-import type { AgentMode, LogEntry, PauseReason, TaskStatus } from '../spec/index.ts';
+import type { AgentMode, CallOrigin, LogEntry, PauseReason, TaskStatus } from '../spec/index.ts';
+
+/** The earlier attempt's completed call that a revision's call stands beside (ADR 0034). */
+export interface EarlierCallView {
+  readonly origin: CallOrigin;
+  readonly tool: string;
+  readonly arguments: unknown;
+}
+
+/** A call a task waits on a human's decision for: lost in a crash, or a revision's call held (`earlier`). */
+export interface AttentionCallView {
+  readonly call_id: string;
+  readonly tool: string;
+  readonly arguments: unknown;
+  /** Set when a revision calls this tool with other arguments than an earlier attempt's completed call. */
+  readonly earlier?: EarlierCallView;
+}
+
+/**
+ * What a revision (ADR 0034) took over from the tasks it revises. The counts come from its journal: a list,
+ * which reads no journal, shows 0 and no calls (GET the task for them).
+ */
+export interface RevisionView {
+  /** The task this one revises. */
+  readonly revision_of: string;
+  /** `read`/`idempotent` calls run again instead of being taken over. */
+  readonly rerun_reads: boolean;
+  /** Calls earlier attempts completed, offered to this one (journaled when it first runs; 0 before). */
+  readonly offered: number;
+  /** Calls taken over instead of run. */
+  readonly carried: number;
+  /** Offers of tools that change the world (`keyed`, `unsafe`, unknown) not taken (so far): not repeated. */
+  readonly not_repeated: readonly EarlierCallView[];
+}
 
 /** A task as the runtime, CLI and service show it (snake_case: these are the service's field names). */
 export interface TaskView {
@@ -12,13 +45,16 @@ export interface TaskView {
   readonly pending_approvals: readonly { id: string; tool: string; arguments: unknown }[];
   readonly pending_inputs: readonly { call_id: string; name: string; deadline: string | null }[];
   /** The first call a `needs_attention` task waits on a decision for (retry, skip, fail); see attention_calls. */
-  readonly attention: { call_id: string; tool: string; arguments: unknown } | null;
+  readonly attention: AttentionCallView | null;
   /** Every call in doubt the task waits on, decided in one round (empty unless `needs_attention`). */
-  readonly attention_calls: readonly { call_id: string; tool: string; arguments: unknown }[];
+  readonly attention_calls: readonly AttentionCallView[];
   /** The step being run: exec mode has one; an agent task counts its model round trips (0 before the first). */
   readonly current_step: number;
   readonly progress: {
+    /** Calls with an outcome (taken-over ones included). */
     readonly tool_calls_completed: number;
+    /** Calls taken over from an earlier attempt instead of run (ADR 0034); 0 in lists (no journal read). */
+    readonly tool_calls_carried: number;
     readonly journal_entries: number;
     /** Agent steps that have ended (code run, calls answered). */
     readonly steps_completed: number;
@@ -29,6 +65,8 @@ export interface TaskView {
   readonly instruction: string | null;
   readonly mode: AgentMode | null;
   readonly steps: readonly StepView[] | null;
+  /** Set when the task revises an ended one (`POST /api/v1/tasks/{id}/revise`); null otherwise. */
+  readonly revision: RevisionView | null;
   /** Files the program left in its working directory: GET /api/v1/tasks/{id}/artifacts/{name}. */
   readonly artifacts: readonly { readonly name: string; readonly size: number; readonly sha256: string }[];
   readonly result: {
@@ -73,6 +111,8 @@ export interface StepView {
     readonly call_id: string;
     readonly tool: string;
     readonly arguments: unknown;
+    /** Set when the call was not run: its outcome was taken over from this earlier call (ADR 0034). */
+    readonly carried_from?: CallOrigin;
     /** Null while the call runs (or waits for approval). */
     readonly ok: boolean | null;
     readonly result?: unknown;

@@ -61,9 +61,12 @@ export function reportView(view: TaskView, options: { json: boolean; dbPath: str
       for (const i of view.pending_inputs) {
         io.stderr(`waiting for input "${i.name}"${i.deadline ? ` until ${i.deadline}` : ''}\n`);
       }
-      if (view.attention) {
+      for (const c of view.attention_calls) {
+        const call = `${c.tool}(${JSON.stringify(c.arguments)})`;
         io.stderr(
-          `needs attention: ${view.attention.tool}(${JSON.stringify(view.attention.arguments)}) may or may not have run\n`,
+          c.earlier
+            ? `needs attention: ${call} changes ${c.earlier.tool}(${JSON.stringify(c.earlier.arguments)}), which an earlier attempt already ran\n`
+            : `needs attention: ${call} may or may not have run\n`,
         );
       }
       io.stderr(`task ${view.task_id} paused (${view.pause_reason ?? 'unknown'}); ${nextStep(view, db)}\n`);

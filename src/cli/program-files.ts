@@ -25,3 +25,12 @@ export async function inputFiles(paths: readonly string[]): Promise<WorkspaceFil
   }
   return files;
 }
+
+/** The program in FILE, or NOT_FOUND naming it. */
+export async function programText(file: string): Promise<string> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch {
+    throw new CodecallError('NOT_FOUND', `program not found: ${file}`);
+  }
+}

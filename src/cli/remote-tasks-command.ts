@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { inputFiles, languageOfFile } from './program-files.ts';
+import { inputFiles, languageOfFile, programText } from './program-files.ts';
 import { createClient } from '../client/index.ts';
 import type { CodecallClient, ControlAction, SubmitRequest } from '../client/index.ts';
 import { CodecallError, isCodecallError } from '../errors/index.ts';
@@ -160,6 +160,31 @@ async function submitRequest(file: string | undefined, options: SubmitOptions): 
     ...(options.priority === undefined ? {} : { priority: integerOption('--priority', options.priority) }),
     ...(metadata === undefined ? {} : { metadata }),
   };
+}
+
+/** `codecall tasks revise ID FILE --url`: POST /tasks/:id/revise; prints the new task and how to follow it. */
+export async function remoteRevise(
+  id: string,
+  file: string,
+  options: RemoteOptions & { rerunReads?: boolean; idempotencyKey?: string },
+  io: CliIo,
+): Promise<number> {
+  const code = await programText(file);
+  return overHttp(options, io, async (client) => {
+    const view = await client.revise(
+      id,
+      { code, ...(options.rerunReads ? { rerun_reads: true } : {}) },
+      { idempotencyKey: options.idempotencyKey },
+    );
+    if (options.json) io.stdout(`${JSON.stringify(view)}\n`);
+    else {
+      io.stdout(`${view.task_id}\n`);
+      io.stderr(
+        `task ${view.task_id} revises ${id}; follow it with: codecall tasks watch ${view.task_id} --url ${options.url}\n`,
+      );
+    }
+    return 0;
+  });
 }
 
 /** `codecall tasks list --url`: every page, oldest first. */

@@ -41,8 +41,20 @@ export function taskDetailText(view: TaskView): string {
   for (const i of view.pending_inputs) {
     lines.push(`input:       "${i.name}"${i.deadline ? ` until ${i.deadline}` : ''}`);
   }
-  if (view.attention) {
-    lines.push(`attention:   ${view.attention.tool}(${JSON.stringify(view.attention.arguments)})`);
+  for (const c of view.attention_calls) {
+    lines.push(`attention:   ${c.call_id} ${c.tool}(${JSON.stringify(c.arguments)})`);
+    if (c.earlier)
+      lines.push(`  beside:    ${originText(c.earlier.origin)} ${callText(c.earlier)}, completed`);
+  }
+  // An older server sends no `revision`.
+  const rev = (view as Partial<TaskView>).revision ?? null;
+  if (rev !== null) {
+    lines.push(
+      `revision:    of ${rev.revision_of}${rev.rerun_reads ? ' (reads run again)' : ''}: ${rev.carried} of ${rev.offered} completed calls taken over`,
+    );
+    for (const c of rev.not_repeated) {
+      lines.push(`  not repeated: ${originText(c.origin)} ${callText(c)} (already executed)`);
+    }
   }
   if (view.error !== null) lines.push(`error:       ${view.error.code}: ${view.error.message}`);
   if (view.corrupt !== null) lines.push(`corrupt:     ${view.corrupt.code}: ${view.corrupt.message}`);
@@ -56,4 +68,12 @@ export function taskDetailText(view: TaskView): string {
     }
   }
   return `${lines.join('\n')}\n`;
+}
+
+function originText(o: { readonly task_id?: string; readonly call_id: string }): string {
+  return o.task_id === undefined ? o.call_id : `${o.task_id}/${o.call_id}`;
+}
+
+function callText(c: { readonly tool: string; readonly arguments: unknown }): string {
+  return `${c.tool}(${JSON.stringify(c.arguments)})`;
 }

@@ -4,6 +4,7 @@ import { CodecallError } from '../errors/index.ts';
 import type { TaskStatus } from '../spec/index.ts';
 import { TASK_TRANSITIONS } from '../spec/index.ts';
 import { reportView, runTaskHere } from './durable-exec.ts';
+import { programText } from './program-files.ts';
 import type { CliIo } from './cli-io.ts';
 import { withCliRuntime } from './task-runtime.ts';
 import { corruptLine, taskDetailText, taskLine } from './task-view.ts';
@@ -222,6 +223,37 @@ export function tasksResolve(
       { action, ...result, ...(options.call === undefined ? {} : { callId: options.call }) },
       { actor: actorOf(options), ...(options.reason === undefined ? {} : { reason: options.reason }) },
     ),
+  );
+}
+
+/**
+ * `codecall tasks revise ID FILE`: a new task runs FILE in place of the ended task ID's program, taking over the
+ * calls it completed (ADR 0034), and runs here like `exec --db`.
+ */
+export async function tasksRevise(
+  id: string,
+  file: string,
+  options: TasksOptions & { tools?: string; actor?: string; rerunReads?: boolean },
+  io: CliIo,
+): Promise<number> {
+  const code = await programText(file);
+  return withCliRuntime(
+    { db: options.db, mustExist: true, runs: true, tools: options.tools },
+    async ({ runtime }) => {
+      const view = await runtime.revise(
+        id,
+        { code, ...(options.rerunReads ? { rerunReads: true } : {}) },
+        { actor: actorOf(options) },
+      );
+      const tools = options.tools === undefined ? '' : ` --tools ${options.tools}`;
+      io.stderr(
+        `task ${view.task_id} revises ${id}; it runs here (if stopped, run it on with: codecall tasks resume ${view.task_id} --db ${options.db}${tools})\n`,
+      );
+      return runTaskHere(
+        { runtime, taskId: view.task_id, dbPath: options.db, json: options.json === true },
+        io,
+      );
+    },
   );
 }
 

@@ -115,6 +115,36 @@ export function registerTasksCommands(
 
   where(
     tasks
+      .command('revise')
+      .description(
+        'fix and continue: a new task runs FILE in place of an ended code task, taking over the calls it completed',
+      )
+      .argument('<id>', 'the ended task to revise')
+      .argument('<file>', 'the fixed program')
+      .option('--rerun-reads', 'run read/idempotent calls again instead of taking them over')
+      .option('--tools <module>', 'the tools module (with --db: the revision runs here)')
+      .option('--actor <name>', 'who revises (with --db; default: cli:<user>)')
+      .option('--idempotency-key <key>', 'a repeat with the same key returns the first revision (with --url)')
+      .option('--json', 'print the task view as JSON on the last line of stdout'),
+  ).action(
+    (
+      id: string,
+      file: string,
+      options: { rerunReads?: boolean; tools?: string; actor?: string; idempotencyKey?: string },
+      cmd: Command,
+    ) =>
+      run(async () => {
+        const t = targetOf(cmd, ['tools', 'actor']);
+        if ('remote' in t) return (await remote()).remoteRevise(id, file, { ...options, ...t.remote }, io);
+        if (options.idempotencyKey !== undefined) {
+          throw new CodecallError('INVALID_ARGUMENT', '--idempotency-key works with --url only');
+        }
+        return (await local()).tasksRevise(id, file, { ...options, ...t.local }, io);
+      }),
+  );
+
+  where(
+    tasks
       .command('list')
       .description('list tasks, oldest first')
       .option('--status <status>', 'only tasks with this status')

@@ -38,6 +38,14 @@ export interface SubmitRequest {
   readonly metadata?: Readonly<Record<string, unknown>>;
 }
 
+/** The body of POST /api/v1/tasks/{id}/revise. */
+export interface ReviseRequest {
+  /** The fixed program, in the task's language. */
+  readonly code: string;
+  /** Run read/idempotent calls again instead of taking them over. */
+  readonly rerun_reads?: boolean;
+}
+
 export interface SubmitReply {
   readonly task_id: string;
   readonly status: TaskStatus;
@@ -83,6 +91,15 @@ export interface CodecallClient {
     request: SubmitRequest,
     options?: CallOptions & { idempotencyKey?: string | undefined },
   ): Promise<SubmitReply>;
+  /**
+   * Fix and continue (ADR 0034): a new task runs `code` in place of the ended code task's program, taking over
+   * the calls it completed; the new task's view.
+   */
+  revise(
+    taskId: string,
+    request: ReviseRequest,
+    options?: CallOptions & { idempotencyKey?: string | undefined },
+  ): Promise<TaskView>;
   get(taskId: string, options?: CallOptions): Promise<TaskView>;
   list(filter?: ListFilter, options?: CallOptions): Promise<TaskPage>;
   control(

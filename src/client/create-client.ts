@@ -72,6 +72,13 @@ export function createClient(options: ClientOptions): CodecallClient {
         opts.idempotencyKey === undefined ? {} : { 'idempotency-key': opts.idempotencyKey };
       return json<SubmitReply>('POST', '/tasks', { body: request, headers, signal: opts.signal });
     },
+    revise(taskId, request, opts = {}) {
+      const headers: Record<string, string> =
+        opts.idempotencyKey === undefined ? {} : { 'idempotency-key': opts.idempotencyKey };
+      const { code, rerun_reads } = request;
+      const body = { code, ...(rerun_reads === undefined ? {} : { rerun_reads }) };
+      return json<TaskView>('POST', `${task(taskId)}/revise`, { body, headers, signal: opts.signal });
+    },
     get(taskId, opts: CallOptions = {}) {
       return json<TaskView>('GET', task(taskId), { signal: opts.signal });
     },

@@ -1,5 +1,13 @@
 import { CodecallError } from '../errors/index.ts';
-import type { ApprovalRules, LogEntry, SandboxDriver, TaskRecord, TaskStore } from '../spec/index.ts';
+import type {
+  ApprovalRules,
+  LogEntry,
+  NewTaskAttributes,
+  SandboxDriver,
+  TaskInput,
+  TaskRecord,
+  TaskStore,
+} from '../spec/index.ts';
 import { OPEN_APPROVAL_RULES, intervalMs, isTerminal } from '../spec/index.ts';
 import type { RuntimeOptions } from './runtime-types.ts';
 import { EventHub } from './event-hub.ts';
@@ -11,6 +19,7 @@ import { checkCeilings } from './limit-ceilings.ts';
 import type { LimitCeilings } from './limit-ceilings.ts';
 import { checkedCallbackUrl, toBatchTasks, toTaskAttributes, toTaskInput } from './submit-input.ts';
 import { batchView } from './batch-view.ts';
+import { revisionOf } from './revise-task.ts';
 import { TaskRunner } from './task-runner.ts';
 import { leaseOwnerGone, newLeaseOwner } from './lease-owner.ts';
 import { approvalInbox } from './approval-inbox.ts';
@@ -22,6 +31,8 @@ import type {
   DeciderOptions,
   BatchView,
   CorruptTaskItem,
+  CreateOptions,
+  ReviseInput,
   ListFilter,
   Runtime,
   RuntimeEvent,
@@ -107,16 +118,32 @@ class DurableRuntime implements Runtime {
     this.events.subscribe('*', (event) => this.live.observe(event));
   }
 
-  async submit(
-    input: SubmitInput,
-    options: { idempotency?: { readonly key: string; readonly requestHash: string }; actor?: string } = {},
-  ): Promise<TaskView> {
+  async submit(input: SubmitInput, options: CreateOptions = {}): Promise<TaskView> {
     this.assertOpen();
     const now = this.clock();
     checkCeilings(input, this.ceilings, now);
-    const record = await this.store.createTask(toTaskInput(input), {
-      attributes: toTaskAttributes(input, now),
+    return this.create(toTaskInput(input), toTaskAttributes(input, now), {
+      ...options,
       ...(input.id === undefined ? {} : { id: input.id }),
+    });
+  }
+
+  async revise(taskId: string, input: ReviseInput, options: CreateOptions = {}): Promise<TaskView> {
+    this.assertOpen();
+    const source = await this.views.mustGet(taskId);
+    const revision = revisionOf(source, input, (i) => checkCeilings(i, this.ceilings, this.clock()));
+    return this.create(revision.input, revision.attributes, options);
+  }
+
+  /** Stores a new task (pending), tells its subscribers and the scheduler; its view. */
+  private async create(
+    input: TaskInput,
+    attributes: NewTaskAttributes,
+    options: CreateOptions & { id?: string },
+  ): Promise<TaskView> {
+    const record = await this.store.createTask(input, {
+      attributes,
+      ...(options.id === undefined ? {} : { id: options.id }),
       ...(options.idempotency ? { idempotency: options.idempotency } : {}),
       ...(options.actor === undefined ? {} : { actor: options.actor }),
     });

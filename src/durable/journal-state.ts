@@ -1,7 +1,7 @@
 import { decodeValue, sha256Hex } from '../codec/index.ts';
 import { CodecallError } from '../errors/index.ts';
 import { programSource } from '../spec/index.ts';
-import type { JournalEntry, TaskRecord } from '../spec/index.ts';
+import type { AttentionCallData, CallOrigin, JournalEntry, TaskRecord } from '../spec/index.ts';
 import { earliestExpiry, pendingApprovals } from './pending-approvals.ts';
 
 /** An `input.wait` the host has not answered yet. */
@@ -17,6 +17,8 @@ export interface AttentionCall {
   readonly callId: string;
   readonly tool: string;
   readonly arguments: unknown;
+  /** A revision's call held beside the earlier attempt's completed one (ADR 0034). */
+  readonly earlier?: { readonly origin: CallOrigin; readonly tool: string; readonly arguments: unknown };
 }
 
 /** Input waits in the journal without an answer (provided or timed out), oldest first. */
@@ -67,7 +69,7 @@ export function attentionCalls(journal: readonly JournalEntry[]): AttentionCall[
     if (e?.type === 'control' && e.data.action === 'needs_attention') {
       const { call_id: callId, tool, args } = e.data;
       // Older journals name one call; newer ones list them all (the first is also call_id).
-      const raised =
+      const raised: readonly (Omit<AttentionCallData, 'args'> & { args: unknown })[] =
         e.data.calls ?? (typeof callId === 'string' ? [{ call_id: callId, tool: String(tool), args }] : []);
       return raised
         .filter((c) => !decided.has(c.call_id))
@@ -75,6 +77,15 @@ export function attentionCalls(journal: readonly JournalEntry[]): AttentionCall[
           callId: c.call_id,
           tool: String(c.tool),
           arguments: typeof c.args === 'string' ? decodeValue(c.args) : null,
+          ...(typeof c.earlier?.args === 'string'
+            ? {
+                earlier: {
+                  origin: c.earlier.origin,
+                  tool: c.earlier.tool,
+                  arguments: decodeValue(c.earlier.args),
+                },
+              }
+            : {}),
         }));
     }
   }

@@ -1,26 +1,9 @@
-import { decodeValue, sha256Hex, toJsonView } from '../codec/index.ts';
 import type { JournalEntry, ModelUsage } from '../spec/index.ts';
 import type { StepView } from '../api/index.ts';
+import { originView } from './revision-view.ts';
+import { viewValue as payload } from './view-value.ts';
 
 type Mutable = { -readonly [K in keyof StepView]: StepView[K] };
-
-/**
- * A call's arguments or result over this many characters of tagged JSON is shown by its size and digest in a
- * task's view (the events route gives the entry in full): the view costs what it shows (ADR 0029).
- */
-export const MAX_VIEW_VALUE_CHARS = 16 * 1024;
-
-function payload(text: unknown): unknown {
-  if (typeof text !== 'string') return null;
-  if (text.length > MAX_VIEW_VALUE_CHARS) {
-    return { truncated: true, bytes: Buffer.byteLength(text), sha256: sha256Hex(text) };
-  }
-  try {
-    return toJsonView(decodeValue(text));
-  } catch {
-    return text;
-  }
-}
 
 /** The steps of an agent task's journal, oldest first; the tool calls of a step are those journaled in it. */
 export function stepsView(journal: readonly JournalEntry[]): StepView[] {
@@ -72,7 +55,13 @@ export function stepsView(journal: readonly JournalEntry[]): StepView[] {
       current = null;
     } else if (e.type === 'tool_intent' && current) {
       const d = e.data;
-      const call = { call_id: d.call_id, tool: d.tool, arguments: payload(d.args), ok: null };
+      const call = {
+        call_id: d.call_id,
+        tool: d.tool,
+        arguments: payload(d.args),
+        ...(d.carried_from ? { carried_from: originView(d.carried_from) } : {}),
+        ok: null,
+      };
       calls.set(call.call_id, call);
       current.tool_calls = [...current.tool_calls, call];
     } else if (e.type === 'tool_outcome') {

@@ -4,6 +4,7 @@ import type { ArtifactInfo, JournalEntry, TaskRecord } from '../spec/index.ts';
 import { stepsView } from './step-view.ts';
 import { attentionCalls, completedCalls, pendingInputs } from './journal-state.ts';
 import { pendingApprovals } from './pending-approvals.ts';
+import { carriedCalls, originView, revisionView } from './revision-view.ts';
 import type { TaskView } from '../api/index.ts';
 
 /** Builds the view; without the journal, the parts that need it are empty (listing many tasks). */
@@ -43,6 +44,7 @@ export function taskView(
     current_step: agent ? (steps?.at(-1)?.step ?? 0) : 1,
     progress: {
       tool_calls_completed: journal ? completedCalls(journal) : (res?.toolCalls ?? 0),
+      tool_calls_carried: journal ? carriedCalls(journal) : 0,
       journal_entries: last?.seq ?? 0,
       steps_completed: agent ? (steps?.filter((s) => s.ok !== null).length ?? 0) : ran ? 1 : 0,
     },
@@ -50,6 +52,7 @@ export function taskView(
     instruction: agent ? agent.instruction : null,
     mode: agent ? agent.mode : null,
     steps: agent ? steps : null,
+    revision: revisionView(record.input, journal),
     artifacts: artifacts.map((a) => ({ name: a.name, size: a.size, sha256: a.sha256 })),
     result: ran
       ? {
@@ -87,6 +90,15 @@ function attentionView(record: TaskRecord, journal?: readonly JournalEntry[]): T
     call_id: call.callId,
     tool: call.tool,
     arguments: toJsonView(call.arguments),
+    ...(call.earlier
+      ? {
+          earlier: {
+            origin: originView(call.earlier.origin),
+            tool: call.earlier.tool,
+            arguments: toJsonView(call.earlier.arguments),
+          },
+        }
+      : {}),
   }));
 }
 

@@ -11,6 +11,7 @@ import type { ChangeFeedOptions } from './change-feed.ts';
 import { registerRevocationHook } from './revocation-hook.ts';
 import { registerBatchRoutes } from './batch-routes.ts';
 import { registerControlRoutes } from './control-routes.ts';
+import { registerReviseRoute } from './revise-route.ts';
 import { registerKeyRoutes } from './key-routes.ts';
 import { errorHandler, sendError } from './error-reply.ts';
 import { registerOpenApi } from './openapi.ts';
@@ -132,6 +133,7 @@ export function buildServer(options: ServerOptions): FastifyInstance {
     registerTaskRoutes(api, { runtime: options.runtime, store: options.store, checkCallback });
     registerBatchRoutes(api, options.runtime, checkCallback);
     registerControlRoutes(api, options.runtime, options.store);
+    registerReviseRoute(api, options.runtime, options.store);
     registerStreamRoute(api, { runtime, store, feed, streams });
     registerArtifactRoute(api, options.store);
     registerApprovalRoutes(api, options.runtime, options.store);

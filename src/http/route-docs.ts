@@ -2,6 +2,7 @@ import type { FastifyInstance, RouteOptions } from 'fastify';
 import {
   approvalsResponse,
   principalResponse,
+  revisedResponse,
   batchCreatedResponse,
   batchResponse,
   createdResponse,
@@ -55,6 +56,12 @@ const DOCS: Readonly<Record<string, RouteDoc>> = {
     summary: 'Resolve a call left in doubt by a crash (retry, skip or fail)',
     tags: ['tasks'],
     response: taskViewResponse,
+  },
+  'POST /api/v1/tasks/:id/revise': {
+    summary:
+      'Fix and continue: a new task runs this ended code task with fixed code, taking over the calls it completed',
+    tags: ['tasks'],
+    response: revisedResponse,
   },
   'POST /api/v1/keys': {
     summary: 'Create an API key (admin; the key is shown once)',

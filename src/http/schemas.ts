@@ -35,6 +35,32 @@ const corruptMark = {
   properties: { code: { type: 'string', enum: ['CHECKPOINT_CORRUPT'] }, message: { type: 'string' } },
 } as const;
 
+/** Where a call ran that a revision took over or stands beside (CallOrigin; no task_id: the same task). */
+const origin = {
+  type: 'object',
+  ...open,
+  required: ['call_id'],
+  properties: { task_id: { type: 'string' }, call_id: { type: 'string' } },
+} as const;
+/** An earlier attempt's completed call (ADR 0034). */
+const earlierCall = {
+  type: 'object',
+  ...open,
+  properties: { origin, tool: { type: 'string' }, arguments: anyValue },
+} as const;
+/** A call a needs_attention task waits on a decision for. */
+const attentionCall = {
+  call_id: { type: 'string' },
+  tool: { type: 'string' },
+  arguments: anyValue,
+  earlier: {
+    ...earlierCall,
+    description:
+      'set when a revision calls this unsafe/keyed tool with other arguments than an earlier attempt did: ' +
+      'the earlier, completed call (retry runs the new one, skip gives it a result, fail ends the task)',
+  },
+} as const;
+
 /** The error envelope of every 4xx and 5xx response. */
 export const errorSchema = {
   $id: 'Error',
@@ -86,19 +112,11 @@ export const taskViewSchema = {
         properties: { call_id: { type: 'string' }, name: { type: 'string' }, deadline: nullable('string') },
       },
     },
-    attention: {
-      ...nullable('object'),
-      ...open,
-      properties: { call_id: { type: 'string' }, tool: { type: 'string' }, arguments: anyValue },
-    },
+    attention: { ...nullable('object'), ...open, properties: attentionCall },
     attention_calls: {
       type: 'array',
       description: 'every call in doubt a needs_attention task waits on (decided in one round)',
-      items: {
-        type: 'object',
-        ...open,
-        properties: { call_id: { type: 'string' }, tool: { type: 'string' }, arguments: anyValue },
-      },
+      items: { type: 'object', ...open, properties: attentionCall },
     },
     current_step: {
       type: 'number',
@@ -108,7 +126,11 @@ export const taskViewSchema = {
       type: 'object',
       ...open,
       properties: {
-        tool_calls_completed: { type: 'number' },
+        tool_calls_completed: { type: 'number', description: 'calls with an outcome (taken-over ones too)' },
+        tool_calls_carried: {
+          type: 'number',
+          description: 'calls taken over from an earlier attempt instead of run (0 in lists)',
+        },
         journal_entries: { type: 'number' },
         steps_completed: { type: 'number' },
       },
@@ -136,6 +158,10 @@ export const taskViewSchema = {
                 call_id: { type: 'string' },
                 tool: { type: 'string' },
                 arguments: anyValue,
+                carried_from: {
+                  ...origin,
+                  description: 'not run: its outcome was taken over from this call',
+                },
                 ok: nullable('boolean'),
                 result: anyValue,
                 error: anyValue,
@@ -149,6 +175,24 @@ export const taskViewSchema = {
           error: anyValue,
           model: nullable('string'),
           usage: { ...nullable('object'), ...open },
+        },
+      },
+    },
+    revision: {
+      ...nullable('object'),
+      ...open,
+      description:
+        'set when the task revises an ended one (POST /api/v1/tasks/{id}/revise, ADR 0034): what it took over. ' +
+        'Counts come from its journal: lists show 0 and no calls',
+      properties: {
+        revision_of: { type: 'string', description: 'the task this one revises' },
+        rerun_reads: { type: 'boolean', description: 'read/idempotent calls run again instead' },
+        offered: { type: 'number', description: 'completed calls offered (journaled at its first run)' },
+        carried: { type: 'number', description: 'calls taken over instead of run' },
+        not_repeated: {
+          type: 'array',
+          description: 'offered calls of tools that change the world that the revision has not made (so far)',
+          items: earlierCall,
         },
       },
     },
@@ -207,6 +251,11 @@ export const errorResponses = {
 } as const;
 
 export const taskViewResponse = { 200: { description: 'The task', ...ref('TaskView') } } as const;
+
+/** A revision: the new task's view (a repeated Idempotency-Key and body gives the task it created). */
+export const revisedResponse = {
+  201: { description: 'The new task (the revision), pending', ...ref('TaskView') },
+} as const;
 
 export const createdResponse = {
   201: {

@@ -1,5 +1,4 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { canonicalJson, sha256Hex } from '../codec/index.ts';
 import { CodecallError } from '../errors/index.ts';
 import { JOURNAL_PAGE_BYTES, readTaskForView } from '../spec/index.ts';
 import type { CorruptTask, JournalEntry, TaskRecord, TaskStatus, TaskStore } from '../spec/index.ts';
@@ -9,6 +8,7 @@ import { upToBreak } from './up-to-break.ts';
 import { canSee, listedTenant } from './principal.ts';
 import { multipartTaskBody } from './multipart-task.ts';
 import { toSubmitInput } from './submit-body.ts';
+import { idempotencyKeyOf, idempotencyOf } from './idempotency-key.ts';
 import { idSchema, pageQuery, STATUSES, taskBodySchema } from './task-schemas.ts';
 import type { TaskBody } from './task-schemas.ts';
 import type { CallbackCheck, Runtime } from '../api/index.ts';
@@ -51,27 +51,13 @@ export function registerTaskRoutes(app: FastifyInstance, options: TaskRouteOptio
       },
     },
     async (request, reply) => {
-      const key = request.headers['idempotency-key'];
-      if (Array.isArray(key) || (key !== undefined && (key.length === 0 || key.length > 255))) {
-        throw new CodecallError('BAD_REQUEST', 'Idempotency-Key must be one value of 1-255 characters', {
-          details: { field: 'Idempotency-Key' },
-        });
-      }
+      const key = idempotencyKeyOf(request);
       const { tenant, actor } = request.principal;
       const input = toSubmitInput(request.body, {
         tenant,
         checkCallback: options.checkCallback,
       });
-      // Keys are per tenant: two tenants may use the same key for different tasks.
-      const idempotency =
-        key === undefined
-          ? {}
-          : {
-              idempotency: {
-                key: `${tenant}\u0000${key}`,
-                requestHash: sha256Hex(canonicalJson(request.body)),
-              },
-            };
+      const idempotency = idempotencyOf(request, key, request.body);
       const view = await runtime.submit(input, { ...idempotency, actor });
       // The response of creation; a repeat with the same key and body gets the same one.
       return reply

@@ -112,6 +112,12 @@ export function createMetrics(options: MetricsOptions): Metrics {
     buckets: [...FAST_BUCKETS, 5, 10, 30, 60],
     registers,
   });
+  const toolCallsCarried = new Counter({
+    name: 'codecall_tool_calls_carried_total',
+    help: 'Tool calls a revised program took over from an earlier attempt instead of running them (ADR 0034), by tool',
+    labelNames: ['tool'],
+    registers,
+  });
   const errors = new Counter({
     name: 'codecall_errors_total',
     help: 'Errors by code: failed tasks (source task) and HTTP error responses (source http)',
@@ -176,6 +182,10 @@ export function createMetrics(options: MetricsOptions): Metrics {
   const onEvent = (e: RuntimeEvent): void => {
     if (e.type === 'journal') {
       tools.onEntries(e.taskId, e.entries);
+      for (const entry of e.entries) {
+        if (entry.type === 'tool_intent' && entry.data.carried_from)
+          toolCallsCarried.inc({ tool: entry.data.tool });
+      }
       // An agent's model replies carry the provider's token counts.
       for (const entry of e.entries) {
         if (entry.type !== 'model_reply') continue;

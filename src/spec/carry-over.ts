@@ -1,15 +1,9 @@
 import { parseCallId } from './call-id.ts';
 import type { JournalEntryInput } from './journal.ts';
 import type { ToolEffect } from './tool.ts';
+import type { CallOrigin, RevisedCallPolicy } from './call-origin.ts';
 
-/**
- * Where a carried-over call ran: its journal id in `task_id` (absent: the same task, e.g. an earlier agent step).
- * Together they name the call once over every task, so an offer is taken at most once per attempt.
- */
-export interface CallOrigin {
-  readonly call_id: string;
-  readonly task_id?: string;
-}
+export type { CallOrigin, RevisedCallPolicy } from './call-origin.ts';
 
 /**
  * A call an earlier attempt completed with a value, offered to a revised program (ADR 0034): a call of the
@@ -33,9 +27,6 @@ export interface CarryOver {
   /** `read` and `idempotent` calls run again instead of being taken over (fresh values over reuse). */
   readonly rerunReads?: boolean;
 }
-
-/** What a revision does with a call that another attempt completed with other arguments (ADR 0034). */
-export type RevisedCallPolicy = 'pause' | 'run';
 
 /** The default for a tool that says nothing: a call that changes the world waits for a human. */
 export function defaultRevisedCallPolicy(effect: ToolEffect): RevisedCallPolicy {

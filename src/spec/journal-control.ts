@@ -1,4 +1,4 @@
-import type { CallOrigin } from './carry-over.ts';
+import type { CallOrigin } from './call-origin.ts';
 
 /**
  * The `control` entries of a journal, one member per action. A run's ends and a human's decisions are journaled

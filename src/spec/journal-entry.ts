@@ -1,4 +1,4 @@
-import type { CallOrigin } from './carry-over.ts';
+import type { CallOrigin } from './call-origin.ts';
 import type { JournalControl } from './journal-control.ts';
 import type { ChatMessage, ModelToolCall, ModelUsage, ToolSpec } from './model.ts';
 import type { LogEntry } from './sandbox.ts';

@@ -1,4 +1,4 @@
-import type { RevisedCallPolicy } from './carry-over.ts';
+import type { RevisedCallPolicy } from './call-origin.ts';
 import type { ToolApproval } from './approval-rules.ts';
 import type { JsonSchema } from './json-schema.ts';
 

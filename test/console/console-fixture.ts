@@ -11,6 +11,7 @@ import { build } from 'vite';
 import { afterAll, beforeAll } from 'vitest';
 import { z } from 'zod';
 import { loadConfig, newApiKey } from '../../src/service/index.ts';
+import type { ToolDefinition } from '../../src/spec/index.ts';
 import { defineTool } from '../../src/tools/index.ts';
 import { startService } from '../../src/http/index.ts';
 import type { Service } from '../../src/http/index.ts';
@@ -81,6 +82,8 @@ export interface ConsoleFixtureOptions {
   readonly noAuth?: boolean;
   /** More `serve` flags by config key (e.g. `{ approvalTtlSeconds: '3600' }`). */
   readonly flags?: Readonly<Record<string, string | boolean>>;
+  /** More tools besides `consoleTools`. */
+  readonly tools?: readonly ToolDefinition[];
 }
 
 export function useConsoleFixture(name: string, options: ConsoleFixtureOptions = {}): ConsoleFixture {
@@ -105,7 +108,7 @@ export function useConsoleFixture(name: string, options: ConsoleFixtureOptions =
       : null;
     fx.service = await startService(config, {
       log: () => undefined,
-      tools: consoleTools,
+      tools: [...consoleTools, ...(options.tools ?? [])],
       console: { root },
       model,
     });

@@ -43,4 +43,76 @@ describe('the console timeline', () => {
     expect(calls[1]?.outcome).toBe('paid');
     expect(items.find((i) => i.kind === 'decision')?.title).toBe('Approved call-2 by ops');
   });
+
+  it('marks a call taken over from an earlier attempt (no run time), folds the offers and names a held call beside the earlier one', () => {
+    const items = timeline([
+      entry(
+        'carry_offer',
+        {
+          origin: { task_id: 'task_a', call_id: 'call-1' },
+          tool: 'tools.pay',
+          args: '{"amount":5}',
+          payload: '"paid"',
+          effect: 'unsafe',
+        },
+        0,
+      ),
+      entry(
+        'carry_offer',
+        { origin: { task_id: 'task_a', call_id: 'call-2' }, tool: 'tools.read', args: '{}', payload: '1' },
+        0,
+      ),
+      entry('code_block', { block: 1, code: 'x' }, 0),
+      entry(
+        'tool_intent',
+        {
+          call_id: 'call-1',
+          tool: 'tools.pay',
+          args: '{"amount":5}',
+          carried_from: { task_id: 'task_a', call_id: 'call-1' },
+        },
+        1,
+      ),
+      entry('tool_outcome', { call_id: 'call-1', ok: true, payload: '"paid"' }, 3),
+      entry('tool_intent', { call_id: 'call-2', tool: 'tools.read', args: '{}' }, 3),
+      entry('tool_outcome', { call_id: 'call-2', ok: true, payload: '2' }, 4),
+      // Hostile data: a carried_from that is no origin is not one.
+      entry('tool_intent', { call_id: 'call-3', tool: 'tools.x', args: '{}', carried_from: 'call-1' }, 4),
+      entry('tool_intent', { call_id: 'call-4', tool: 'tools.pay', args: '{"amount":6}' }, 5),
+      entry(
+        'control',
+        {
+          action: 'revision_held',
+          call_id: 'call-4',
+          earlier: {
+            origin: { task_id: 'task_a', call_id: 'call-1' },
+            tool: 'tools.pay',
+            args: '{"amount":5}',
+          },
+        },
+        5,
+      ),
+    ]);
+    const offers = items.filter((i) => i.kind === 'carry');
+    expect(offers).toHaveLength(1);
+    expect(offers[0]?.title).toContain('Offered 2 calls');
+    expect(offers[0]?.earlier?.map((o) => o.origin.call_id)).toEqual(['call-1', 'call-2']);
+    const calls = items.filter((i) => i.kind === 'tool').map((i) => i.call);
+    expect(calls.map((c) => c?.carried)).toEqual([
+      { task_id: 'task_a', call_id: 'call-1' },
+      undefined,
+      undefined,
+      undefined,
+    ]);
+    // A call taken over did not run: no run time is shown for it.
+    expect(calls.map((c) => c?.duration)).toEqual([undefined, '1.00 s', undefined, undefined]);
+    expect(calls[0]?.outcome).toBe('paid');
+    const held = items.at(-1);
+    expect(held?.title).toBe(
+      'Held call-4 for a human: an earlier attempt already ran tools.pay with other arguments',
+    );
+    expect(held?.earlier).toEqual([
+      { origin: { task_id: 'task_a', call_id: 'call-1' }, tool: 'tools.pay', arguments: { amount: 5 } },
+    ]);
+  });
 });

@@ -163,6 +163,32 @@ describe('GET /metrics', () => {
     ).toBe(1);
   });
 
+  it('counts the calls a revision took over, and does not time them as calls', async () => {
+    const first = await submit(
+      `await tools.pay({ n: 1 }); await tools.pay({ n: 2 }); throw new Error('typo');`,
+    );
+    await until(first, (s) => s === 'failed');
+    const before = sample(await scrape(), 'codecall_tool_call_seconds_count', {
+      tool: 'tools.pay',
+      outcome: 'ok',
+    });
+    const res = await app.inject({
+      method: 'POST',
+      url: `/api/v1/tasks/${first}/revise`,
+      payload: {
+        code: `await tools.pay({ n: 1 }); await tools.pay({ n: 2 }); await tools.pay({ n: 3 }); return 1;`,
+      },
+    });
+    expect(res.statusCode, res.body).toBe(201);
+    await until(res.json<{ task_id: string }>().task_id, (s) => s === 'succeeded');
+    await eventually((text) => {
+      expect(sample(text, 'codecall_tool_calls_carried_total', { tool: 'tools.pay' })).toBe(2);
+      expect(sample(text, 'codecall_tool_call_seconds_count', { tool: 'tools.pay', outcome: 'ok' })).toBe(
+        before + 1,
+      );
+    });
+  });
+
   it('measures pause latency (asked -> paused) and resume latency (asked -> running again)', async () => {
     const id = await submit('for (;;) {}');
     await until(id, (s) => s === 'running');
