@@ -10,7 +10,14 @@ export type {
   SubmitInput,
 } from './runtime.ts';
 export type { RuntimeEvent } from './runtime-event.ts';
-export type { BatchView, StepView, TaskView } from './task-view.ts';
+export type {
+  BatchView,
+  ListedField,
+  StepView,
+  TaskListItem,
+  TaskView,
+  TruncatedField,
+} from './task-view.ts';
 export type { ApprovalInbox, ApprovalInboxItem } from './approval-inbox.ts';
 export { corruptItem, corruptItemOfView } from './corrupt-item.ts';
 export type { CorruptTaskItem } from './corrupt-item.ts';

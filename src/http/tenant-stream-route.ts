@@ -6,6 +6,7 @@ import { listedTenant } from './principal.ts';
 import { sseOpener } from './sse-stream.ts';
 import type { SseSettings } from './sse-stream.ts';
 import { idSchema } from './task-schemas.ts';
+import { listItem } from './task-list-item.ts';
 import type { Runtime, TaskView } from '../api/index.ts';
 import type { ChangeFeed } from './change-feed.ts';
 
@@ -82,7 +83,7 @@ export function registerTenantStreamRoute(app: FastifyInstance, options: TenantS
         // A paused task's journal may be what is broken: its view says so, and it is told as corrupt.
         if (isCorruptTask(t)) send('corrupt', corruptItem(t));
         else if (view?.corrupt) send('corrupt', corruptItemOfView(view));
-        else send('task', view);
+        else send('task', view && listItem(view));
       };
       // One change at a time, in order, whether an event or the feed's store query noticed it first.
       let chain = Promise.resolve();
