@@ -77,7 +77,8 @@ export class Api {
   }
 
   /**
-   * The newest tasks (one page of up to 1000), for the filters given; older ones by search. Tasks the store
+   * The newest tasks (one page of up to 1000), for the filters given; older ones by search. A list item's fields
+   * over 4 KiB (code, metadata, arguments...) are summarised (`truncated`): the detail reads the task. Tasks the store
    * cannot read are not among them but in `corrupt`.
    */
   async tasks(filter: Query): Promise<{ tasks: TaskView[]; corrupt: CorruptItem[] }> {

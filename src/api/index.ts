@@ -16,9 +16,12 @@ export type {
   AttentionCallView,
   BatchView,
   EarlierCallView,
+  ListedField,
   RevisionView,
   StepView,
+  TaskListItem,
   TaskView,
+  TruncatedField,
 } from './task-view.ts';
 export type { ApprovalInbox, ApprovalInboxItem } from './approval-inbox.ts';
 export { corruptItem, corruptItemOfView } from './corrupt-item.ts';

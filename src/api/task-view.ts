@@ -138,3 +138,40 @@ export interface BatchView {
   readonly created_at: string;
   readonly completed_at: string | null;
 }
+
+/**
+ * What a list or an event stream gives of a field too big for it (ADR 0029): its size and digest, and for text its
+ * first characters; GET /api/v1/tasks/{id} (or GET .../events/{seq}) has it in full.
+ */
+export interface TruncatedField {
+  readonly truncated: true;
+  /** UTF-8 bytes of the field: the string itself, or the JSON text of any other value. */
+  readonly bytes: number;
+  readonly sha256: string;
+  /** A string field's first characters (lists: LISTED_HEAD_CHARS). */
+  readonly head?: string;
+}
+
+/** The fields of a view that hold what a caller or a program sent or made, so may be big: a list summarises them. */
+export type ListedField =
+  | 'code'
+  | 'instruction'
+  | 'metadata'
+  | 'pending_approvals'
+  | 'attention'
+  | 'attention_calls'
+  | 'steps'
+  | 'result'
+  | 'error'
+  | 'artifacts';
+
+/**
+ * A task as GET /api/v1/tasks and GET /api/v1/task-events give it: the view, each ListedField over 4 KiB (as
+ * JSON) replaced by a TruncatedField and named in `truncated`, so a page costs what it shows, never whole programs.
+ */
+export type TaskListItem = Omit<TaskView, ListedField> & {
+  readonly [K in ListedField]: TaskView[K] | TruncatedField;
+} & {
+  /** The fields given as TruncatedField (absent when none). */
+  readonly truncated?: readonly ListedField[];
+};

@@ -10,7 +10,7 @@ import { EXIT_USAGE } from './exit-codes.ts';
 import { integerOption, positiveOption } from './number-options.ts';
 import { watchTask } from './remote-watch.ts';
 import { corruptLine, taskDetailText, taskLine } from './task-view.ts';
-import type { CorruptTaskItem, TaskView } from '../api/index.ts';
+import type { CorruptTaskItem, TaskListItem, TaskView } from '../api/index.ts';
 
 export interface RemoteOptions {
   url: string;
@@ -197,7 +197,7 @@ export async function remoteList(
     throw new CodecallError('INVALID_ARGUMENT', `--status must be one of ${STATUSES.join(', ')}`);
   }
   return overHttp(options, io, async (client) => {
-    const tasks: TaskView[] = [];
+    const tasks: TaskListItem[] = [];
     const corrupt: CorruptTaskItem[] = [];
     let cursor: string | null = null;
     do {

@@ -2,7 +2,7 @@ import { inspect } from 'node:util';
 import type { CorruptTaskItem, TaskView } from '../api/index.ts';
 
 /** One line per task for `tasks list`. */
-export function taskLine(view: TaskView): string {
+export function taskLine(view: Pick<TaskView, 'task_id' | 'status' | 'pause_reason' | 'created_at'>): string {
   const reason = view.pause_reason === null ? '' : ` (${view.pause_reason})`;
   return `${view.task_id}  ${view.status}${reason}  ${view.created_at}`;
 }

@@ -1,7 +1,7 @@
 import type { GuestLanguage, LogLevel, TaskStatus } from '../spec/index.ts';
-import type { CorruptTaskItem, TaskView } from '../api/index.ts';
+import type { CorruptTaskItem, TaskListItem, TaskView } from '../api/index.ts';
 
-export type { TaskView };
+export type { TaskListItem, TaskView };
 
 export interface ClientOptions {
   /** The service's base URL, e.g. `http://127.0.0.1:8080`. */
@@ -60,7 +60,8 @@ export interface ListFilter {
 }
 
 export interface TaskPage {
-  readonly tasks: TaskView[];
+  /** Each task with its fields over 4 KiB (its program, metadata, ...) summarised: `get` has them whole. */
+  readonly tasks: TaskListItem[];
   readonly next_cursor: string | null;
   /** Tasks of the page the store cannot read as written: skipped from `tasks`, flagged here (older servers: none). */
   readonly corrupt?: readonly CorruptTaskItem[];

@@ -13,7 +13,16 @@ export interface LimitCeilings {
   /** How far ahead of submission a deadline may lie. */
   readonly maxDeadlineSeconds?: number;
   readonly maxRetries?: number;
+  /** Largest `code` or `instruction` in UTF-8 bytes (default DEFAULT_MAX_CODE_BYTES). */
+  readonly maxCodeBytes?: number;
+  /** Largest `metadata` as JSON text in UTF-8 bytes (default DEFAULT_MAX_METADATA_BYTES). */
+  readonly maxMetadataBytes?: number;
 }
+
+/** What a task's program may weigh when no ceiling is given: 1 MiB (the sandbox's own `sourceBytes`). */
+export const DEFAULT_MAX_CODE_BYTES = 1024 * 1024;
+/** What a task's metadata may weigh (as JSON) when no ceiling is given: 64 KiB. */
+export const DEFAULT_MAX_METADATA_BYTES = 64 * 1024;
 
 function above(field: string, ceiling: number, unit: string): never {
   throw new CodecallError(
@@ -25,8 +34,49 @@ function above(field: string, ceiling: number, unit: string): never {
   );
 }
 
-/** Refuses a submission that asks for more than a ceiling; `now` is when it is submitted (for the deadline). */
+function tooLarge(field: string, bytes: number, ceiling: number): never {
+  throw new CodecallError(
+    'PAYLOAD_TOO_LARGE',
+    `${field} is ${bytes} bytes; it must be at most ${ceiling} bytes (the service's ceiling)`,
+    { details: { field, bytes, ceiling } },
+  );
+}
+
+/**
+ * Refuses a task whose program (`code`, `instruction`) or `metadata` (as JSON) is over its bound, with
+ * PAYLOAD_TOO_LARGE naming the field, its size and the bound. Every path that creates a task (submit, a batch,
+ * anything later) goes through checkCeilings, so none stores a task of unbounded size: a task's row is read by
+ * every list and stream of its tenant.
+ */
+export function checkSubmissionSizes(input: SubmitInput, ceilings: LimitCeilings): void {
+  const maxCode = ceilings.maxCodeBytes ?? DEFAULT_MAX_CODE_BYTES;
+  for (const field of ['code', 'instruction'] as const) {
+    const text = input[field];
+    // Cheap first: a string of n UTF-16 units is at least n and at most 3n UTF-8 bytes.
+    if (typeof text !== 'string' || text.length * 3 <= maxCode) continue;
+    const bytes = Buffer.byteLength(text);
+    if (bytes > maxCode) tooLarge(field, bytes, maxCode);
+  }
+  const maxMetadata = ceilings.maxMetadataBytes ?? DEFAULT_MAX_METADATA_BYTES;
+  if (input.metadata !== undefined && input.metadata !== null) {
+    // Not a JSON value at all is for toTaskInput to refuse (INVALID_ARGUMENT); only its size is checked here.
+    let text: string | undefined;
+    try {
+      text = JSON.stringify(input.metadata);
+    } catch {
+      text = undefined;
+    }
+    const bytes = text === undefined ? 0 : Buffer.byteLength(text);
+    if (bytes > maxMetadata) tooLarge('metadata', bytes, maxMetadata);
+  }
+}
+
+/**
+ * Refuses a submission that asks for more than a ceiling (or whose program or metadata is over its size bound);
+ * `now` is when it is submitted (for the deadline).
+ */
 export function checkCeilings(input: SubmitInput, ceilings: LimitCeilings, now: number): void {
+  checkSubmissionSizes(input, ceilings);
   const l = input.limits;
   const over = (v: number | undefined, ceiling: number | undefined, scale: number): ceiling is number =>
     typeof v === 'number' && ceiling !== undefined && v > ceiling * scale;

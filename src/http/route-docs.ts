@@ -141,8 +141,11 @@ const DOCS: Readonly<Record<string, RouteDoc>> = {
     response: {
       200: {
         description:
-          'An event stream: ready, then task (the task as the list shows it), and corrupt (once per task the ' +
-          "store cannot read, as in a list's `corrupt`)",
+          'An event stream: ready (`{ tenant, resumed }`), then task (the task as the list shows it, fields over ' +
+          "4 KiB summarised) at each status change, and corrupt (a task the store cannot read, as in a list's " +
+          '`corrupt`). Every event has an `id:`, the status change cursor: reconnect with `Last-Event-ID` (or ' +
+          '`?after=`) to get exactly the changes after it (`ready` then says `resumed: true`). A cursor that is not ' +
+          'one is 400 BAD_REQUEST; one past the end is taken as the end',
       },
     },
   },

@@ -2,6 +2,7 @@
 // Fastify SERIALIZES responses with these (fast-json-stringify drops what a schema does not list), so every object
 // keeps `additionalProperties: true`: a field added to a view is sent even before it is described here.
 import { TASK_TRANSITIONS } from '../spec/index.ts';
+import { LISTED_FIELDS } from './task-list-item.ts';
 
 const open = { additionalProperties: true } as const;
 /** Any JSON value (tool arguments, outputs, metadata values). */
@@ -240,8 +241,59 @@ export const taskViewSchema = {
   },
 } as const;
 
+/** What a list or a stream gives of a field too big for it (TruncatedField in src/api/task-view.ts). */
+const truncatedField = {
+  type: 'object',
+  ...open,
+  description: 'A field too big for a list: its UTF-8 size, sha256 and (text) first 256 characters',
+  properties: {
+    truncated: { type: 'boolean', enum: [true] },
+    bytes: { type: 'number' },
+    sha256: { type: 'string' },
+    head: { type: 'string' },
+  },
+} as const;
+
+/** The fields of a view a list summarises when over 4 KiB (ListedField in src/api/task-view.ts). */
+const listedFields = LISTED_FIELDS;
+
+const viewFields: Readonly<Record<string, object>> = taskViewSchema.properties;
+
+/**
+ * A task as GET /api/v1/tasks and GET /api/v1/task-events give it: the view, each field of `listedFields` over
+ * 4 KiB (as JSON) given as a `truncatedField` and named in `truncated` (GET /api/v1/tasks/{id} has them whole).
+ */
+export const taskListItemSchema = {
+  $id: 'TaskListItem',
+  type: 'object',
+  required: taskViewSchema.required,
+  ...open,
+  properties: {
+    ...taskViewSchema.properties,
+    ...Object.fromEntries(
+      listedFields.map((f) => {
+        const { description, ...whole } = (viewFields[f] ?? {}) as { description?: string };
+        const summary = `over 4 KiB: a truncated field (named in \`truncated\`)`;
+        return [
+          f,
+          {
+            description: description ? `${description}; ${summary}` : summary,
+            anyOf: [whole, truncatedField],
+          },
+        ];
+      }),
+    ),
+    truncated: {
+      type: 'array',
+      items: { type: 'string', enum: listedFields },
+      description:
+        'The fields over 4 KiB, each given as `{ truncated, bytes, sha256, head? }` (GET /api/v1/tasks/{id} has them)',
+    },
+  },
+} as const;
+
 /** Schemas referenced by `$ref` from the route schemas; registered with `app.addSchema` before the routes. */
-export const sharedSchemas = [errorSchema, taskViewSchema] as const;
+export const sharedSchemas = [errorSchema, taskViewSchema, taskListItemSchema] as const;
 
 const ref = (id: (typeof sharedSchemas)[number]['$id']) => ({ $ref: `${id}#` }) as const;
 
@@ -273,7 +325,11 @@ export const taskListResponse = {
     type: 'object',
     ...open,
     properties: {
-      tasks: { type: 'array', items: ref('TaskView') },
+      tasks: {
+        type: 'array',
+        items: ref('TaskListItem'),
+        description: 'Each task with its fields over 4 KiB summarised (`truncated`)',
+      },
       next_cursor: { ...nullable('string'), description: 'Pass as `cursor` for the next page' },
       corrupt: corruptItems,
     },

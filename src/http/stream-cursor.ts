@@ -9,14 +9,19 @@ const CURSOR = /^[0-9]{1,15}$/;
  * `after` query (for clients without EventSource); the header wins. Undefined for a fresh stream. A cursor that
  * is not a journal seq is a 400, before any SSE header is sent.
  */
-export function streamCursor(request: FastifyRequest, after: string | undefined): number | undefined {
+export function streamCursor(
+  request: FastifyRequest,
+  after: string | undefined,
+  /** What the cursor is, for the error (a task stream's: a journal seq). */
+  what = 'a journal seq',
+): number | undefined {
   const header = request.headers['last-event-id'];
   const raw = (Array.isArray(header) ? header[0] : header)?.trim() || after;
   if (raw === undefined) return undefined;
   if (!CURSOR.test(raw)) {
     throw new CodecallError(
       'BAD_REQUEST',
-      'Last-Event-ID (or after) must be a journal seq, as the stream sent it',
+      `Last-Event-ID (or after) must be ${what}, as the stream sent it`,
       {
         details: { field: header === undefined ? 'after' : 'Last-Event-ID' },
       },

@@ -19,6 +19,23 @@ export const ceilingsConfigShape = {
   /** Most max_retries (default 10). */
   maxRetries: z.number().int().min(0).max(10).default(10),
   /**
+   * Largest `code` or `instruction` of a task in UTF-8 bytes (default 1 MiB); above it the task is 413
+   * PAYLOAD_TOO_LARGE naming the field. Every list and stream of the tenant reads the task's row.
+   */
+  maxCodeBytes: z
+    .number()
+    .int()
+    .min(1024)
+    .max(16 * 1024 * 1024)
+    .default(1024 * 1024),
+  /** Largest `metadata` of a task as JSON, in UTF-8 bytes (default 64 KiB). */
+  maxMetadataBytes: z
+    .number()
+    .int()
+    .min(1024)
+    .max(1024 * 1024)
+    .default(64 * 1024),
+  /**
    * A tenant's soft share, ceil(concurrency * tenantShare) slots (default 0.5, at least 1): past it, a tenant gets a
    * free slot only when no tenant below its share has a claimable task (work-conserving; ADR 0023).
    */

@@ -98,6 +98,8 @@ export async function createService(
       maxPriority: config.maxPriority,
       maxDeadlineSeconds: config.maxDeadlineSeconds,
       maxRetries: config.maxRetries,
+      maxCodeBytes: config.maxCodeBytes,
+      maxMetadataBytes: config.maxMetadataBytes,
     },
     sizes: {
       maxToolArgumentBytes: config.maxToolArgumentBytes,

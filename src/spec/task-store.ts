@@ -97,6 +97,16 @@ export interface TaskChange {
   readonly updatedAt: string;
   /** Journal entries it holds (its last seq). */
   readonly journalEntries: number;
+  /** Its last status change's place in the store's order of status changes (`readStatusChanges`). */
+  readonly statusSeq: number;
+}
+
+/** Tasks whose status changed after a cursor (`readStatusChanges`), each with its place in that order. */
+export interface StatusChanges {
+  /** In status change order; a task changed twice since the cursor is in it once, at its latest. */
+  readonly tasks: { readonly seq: number; readonly task: TaskRecord | CorruptTask }[];
+  /** Pass as `after` next time (the last `seq`, or `after` when none). */
+  readonly cursor: number;
 }
 
 export interface TaskChanges {
@@ -181,6 +191,16 @@ export interface TaskStore {
    * Optional: without it a process sees only its own changes.
    */
   readChanges?(options: StoreOptions & { after: number | null; limit?: number }): Promise<TaskChanges>;
+  /**
+   * The tasks (of `tenant`, or all) whose status, pause reason or update time changed after `after` (a cursor of an
+   * earlier answer, or a `seq`), in the order of those changes, each once with its row as of its latest change, at
+   * most `limit` (default 100, at most 1000). Journal appends are not status changes. `after: null` returns none
+   * and the cursor of now. The cursor of GET /task-events (ADR 0028); optional: without it that stream cannot
+   * resume.
+   */
+  readStatusChanges?(
+    options: StoreOptions & { after: number | null; tenant?: string; limit?: number },
+  ): Promise<StatusChanges>;
   /** Entries with seq > afterSeq, verified: a broken checksum chain is CHECKPOINT_CORRUPT naming the seq. */
   readJournal(
     taskId: string,

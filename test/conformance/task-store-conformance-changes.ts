@@ -25,6 +25,7 @@ export function registerChangeCases(store: () => TaskStore): void {
         pauseReason: null,
         updatedAt: new Date(T0 + 1).toISOString(),
         journalEntries: 1,
+        statusSeq: expect.any(Number) as number,
       });
       expect(first.changes[1]).toMatchObject({ taskId: before.id, status: 'running' });
       await s.appendJournal(before.id, [{ type: 'clock', data: { clock: 1 } }], {
@@ -50,6 +51,46 @@ export function registerChangeCases(store: () => TaskStore): void {
       expect(page.changes.map((c) => c.taskId)).toEqual(ids.slice(0, 3));
       const rest = await s.readChanges({ after: page.cursor, limit: 3 });
       expect(rest.changes.map((c) => c.taskId)).toEqual(ids.slice(3));
+    });
+
+    it('tells status changes alone, in their order, each task once at its latest, by tenant', async (ctx) => {
+      const s = store();
+      if (!s.readStatusChanges) return ctx.skip();
+      const start = await s.readStatusChanges({ after: null });
+      expect(start.tasks).toEqual([]);
+      const a = await s.createTask(codeInput(), { now: T0, attributes: { tenant: 'sc-a' } });
+      const b = await s.createTask(codeInput(), { now: T0 + 1, attributes: { tenant: 'sc-b' } });
+      const first = await s.readStatusChanges({ after: start.cursor });
+      expect(first.tasks.map((t) => ('id' in t.task ? t.task.id : t.task.taskId))).toEqual([a.id, b.id]);
+      const [sa, sb] = first.tasks.map((t) => t.seq);
+      expect(sb).toBeGreaterThan(sa ?? Infinity);
+      expect(first.cursor).toBe(sb);
+      // Per tenant: only its tasks.
+      const onlyB = await s.readStatusChanges({ after: start.cursor, tenant: 'sc-b' });
+      expect(onlyB.tasks.map((t) => t.seq)).toEqual([sb]);
+      // A claim is a status change; a journal append is not.
+      let lease = await s.claimTask('w1', { leaseMs: LEASE, now: T0 + 2 });
+      while (lease && lease.taskId !== a.id) lease = await s.claimTask('w1', { leaseMs: LEASE, now: T0 + 2 });
+      const claimed = await s.readStatusChanges({ after: first.cursor, tenant: 'sc-a' });
+      expect(claimed.tasks).toHaveLength(1);
+      expect(claimed.tasks[0]?.task).toMatchObject({ id: a.id, status: 'running' });
+      await s.appendJournal(a.id, [{ type: 'clock', data: { clock: 1 } }], {
+        fencingToken: lease?.fencingToken ?? -1,
+      });
+      expect((await s.readStatusChanges({ after: claimed.cursor, tenant: 'sc-a' })).tasks).toEqual([]);
+      // Two changes since the cursor: the task once, at its latest, after b's.
+      const task = await s.getTask(a.id);
+      const paused = await s.updateTask(
+        a.id,
+        { status: 'paused', pauseReason: 'user_request' },
+        { expectedVersion: task?.version ?? -1 },
+      );
+      await s.updateTask(a.id, { status: 'cancelled' }, { expectedVersion: paused.version });
+      const last = await s.readStatusChanges({ after: first.cursor });
+      const mine = last.tasks.filter((t) => 'id' in t.task && t.task.id === a.id);
+      expect(mine).toHaveLength(1);
+      expect(mine[0]?.task).toMatchObject({ status: 'cancelled' });
+      expect(mine[0]?.seq).toBe(last.cursor);
     });
   });
 }

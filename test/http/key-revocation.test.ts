@@ -40,8 +40,10 @@ async function openStream(url: string, key: ApiKey): Promise<OpenStream> {
 describe('key revocation ends streams and requests in flight', () => {
   const gates: (() => void)[] = [];
   const fx = useApiFixture('http-key-revocation', {
-    // The service's default: a task's code may be this big, and so may an answer that shows it.
+    // The largest maxCodeBytes an operator may set: a task's code may be this big, and so may an answer that
+    // shows it (GET /tasks/{id}).
     bodyLimit: 16 * 1024 * 1024,
+    runtime: { ceilings: { maxCodeBytes: 16 * 1024 * 1024 } },
     tools: [
       defineTool({
         name: 'gate',

@@ -104,7 +104,10 @@ describe('GET /api/v1/task-events', () => {
     const url = await app.listen({ port: 0, host: '127.0.0.1' });
     const res = await fetch(`${url}/api/v1/task-events`);
     const messages = readSse(res.body!);
-    expect((await messages.next()).value).toMatchObject({ event: 'ready', data: '{"tenant":null}' });
+    expect((await messages.next()).value).toMatchObject({
+      event: 'ready',
+      data: '{"tenant":null,"resumed":false}',
+    });
     const ended = (async () => {
       for await (const _ of messages) {
         // status changes of other tests' tasks may come; the loop ends when the server ends the stream

@@ -54,6 +54,31 @@ describe('SQLite migrations', () => {
     db.close();
   });
 
+  it('numbers the status changes of existing tasks once, in change order (13), then counts new ones', () => {
+    const db = new Database(':memory:');
+    migrate(db, MIGRATIONS.slice(0, 12));
+    const insert = db.prepare(
+      `INSERT INTO tasks (id, status, input, created_at, updated_at) VALUES (?, 'pending', '{}', 1, 1)`,
+    );
+    for (const id of ['a', 'b', 'c']) insert.run(id);
+    db.prepare("UPDATE tasks SET status = 'running' WHERE id = 'a'").run();
+    expect(migrate(db)).toBe(1);
+    const seqs = (): Record<string, number> =>
+      Object.fromEntries(
+        (db.prepare('SELECT id, status_seq FROM tasks').all() as { id: string; status_seq: number }[]).map(
+          (r) => [r.id, r.status_seq],
+        ),
+      );
+    expect(seqs()).toEqual({ b: 1, c: 2, a: 3 });
+    // A journal count is not a status change; a status is.
+    db.prepare("UPDATE tasks SET journal_entries = 5 WHERE id = 'b'").run();
+    expect(seqs().b).toBe(1);
+    db.prepare("UPDATE tasks SET status = 'running' WHERE id = 'b'").run();
+    insert.run('d');
+    expect(seqs()).toEqual({ a: 3, b: 4, c: 2, d: 5 });
+    db.close();
+  });
+
   it('rolls a failing run back as a whole', () => {
     const db = new Database(':memory:');
     expect(() => migrate(db, [...MIGRATIONS, 'CREATE TABLE broken ('])).toThrow();

@@ -227,6 +227,20 @@ export const MIGRATIONS: readonly string[] = [
   CREATE TRIGGER tasks_change_on_update AFTER UPDATE OF status, pause_reason, updated_at, journal_entries ON tasks
     BEGIN UPDATE tasks SET change_seq = (SELECT max(change_seq) FROM tasks) + 1 WHERE id = NEW.id; END;
   `,
+  // 13: a counter of status changes alone (status, pause reason, update time; not journal appends), the cursor of
+  // GET /task-events (ADR 0028): a client resuming after it gets each task whose status changed since, once, at
+  // its latest. Existing tasks are numbered once in change order; a trigger's own update fires no trigger.
+  `
+  ALTER TABLE tasks ADD COLUMN status_seq INTEGER NOT NULL DEFAULT 0;
+  UPDATE tasks SET status_seq = r.n
+    FROM (SELECT id, row_number() OVER (ORDER BY change_seq, id) AS n FROM tasks) AS r WHERE r.id = tasks.id;
+  CREATE INDEX tasks_by_status_change ON tasks (status_seq);
+  CREATE INDEX tasks_by_tenant_status_change ON tasks (tenant, status_seq);
+  CREATE TRIGGER tasks_status_on_insert AFTER INSERT ON tasks
+    BEGIN UPDATE tasks SET status_seq = (SELECT max(status_seq) FROM tasks) + 1 WHERE id = NEW.id; END;
+  CREATE TRIGGER tasks_status_on_update AFTER UPDATE OF status, pause_reason, updated_at ON tasks
+    BEGIN UPDATE tasks SET status_seq = (SELECT max(status_seq) FROM tasks) + 1 WHERE id = NEW.id; END;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -23,6 +23,7 @@ import type {
   StoreHealthEvent,
   StoreOptions,
   TaskChanges,
+  StatusChanges,
   TaskCountFilter,
   TaskFilter,
   TaskInput,
@@ -48,7 +49,7 @@ import { listArtifacts, readArtifact, replaceArtifacts } from './sqlite-artifact
 import { createBatchRows, createTaskRows } from './sqlite-insert-task.ts';
 import { taskWhere } from './task-where.ts';
 import { listTaskRows } from './sqlite-list-tasks.ts';
-import { readChangeRows } from './sqlite-changes.ts';
+import { readChangeRows, readStatusChangeRows } from './sqlite-changes.ts';
 import * as service from './sqlite-service.ts';
 
 /** How the store's connection came to be, so that it can check its health and open a new one. */
@@ -166,6 +167,18 @@ export class SqliteTaskStore implements TaskStore, ServiceStore, ArtifactStore {
 
   readChanges(options: StoreOptions & { after: number | null; limit?: number }): Promise<TaskChanges> {
     return this.#run(options.signal, () => readChangeRows(this.#db, options.after, options.limit));
+  }
+
+  readStatusChanges(
+    options: StoreOptions & { after: number | null; tenant?: string; limit?: number },
+  ): Promise<StatusChanges> {
+    return this.#run(options.signal, () =>
+      readStatusChangeRows(this.#db, {
+        after: options.after,
+        ...(options.tenant === undefined ? {} : { tenant: options.tenant }),
+        ...(options.limit === undefined ? {} : { limit: options.limit }),
+      }),
+    );
   }
 
   appendJournal(
