@@ -93,7 +93,8 @@ export function sseOpener(
     reply.hijack();
     const res = reply.raw;
     // A stream may be quiet for long (the listener drops idle sockets): its buffer bound ends a stalled one.
-    res.socket?.setTimeout(0);
+    // (An injected request's socket has no timeout to turn off.)
+    if (typeof res.socket?.setTimeout === 'function') res.socket.setTimeout(0);
     res.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache',

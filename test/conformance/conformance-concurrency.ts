@@ -15,9 +15,9 @@ export function registerConcurrencyCases(options: SuiteOptions): void {
       },
       async (src) => {
         const log = newToolLog();
-        const { value, ms } = await timed(() => g.run(src, { tools: [sleepTool(log)] }));
+        const value = await g.run(src, { tools: [sleepTool(log)] });
         expect(expectSucceeded(value)).toEqual([200, 200, 200]);
-        expect(ms).toBeLessThan(500);
+        // Three running at once is the proof; wall time includes interpreter start (a benchmark's job, not a test's).
         expect(log.maxRunning).toBe(3);
       },
     );
