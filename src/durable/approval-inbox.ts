@@ -1,11 +1,11 @@
 import { toJsonView } from '../codec/index.ts';
 import { corruptItem } from '../api/index.ts';
 import type { ApprovalInbox, ApprovalInboxItem, CorruptTaskItem } from '../api/index.ts';
-import { isCorruptTask, readJournalForView } from '../spec/index.ts';
+import { isCorruptTask, readSummaryForView } from '../spec/index.ts';
 import type { ApprovalRules, TaskRecord, TaskStore } from '../spec/index.ts';
 import { mayDecide } from './approver-check.ts';
 import type { Decider } from './approver-check.ts';
-import { pendingApprovals } from './pending-approvals.ts';
+import { viewApprovals } from './summary-view.ts';
 
 /** Paused tasks read per store page while collecting the inbox. */
 const PAGE = 1000;
@@ -44,12 +44,13 @@ export async function approvalInbox(
   const approvals: ApprovalInboxItem[] = [];
   const corrupt: CorruptTaskItem[] = [];
   for (const task of await waitingTasks(store, tenant, corrupt)) {
-    const journal = await readJournalForView(store, task);
+    // The summary and the request rows it names (ADR 0035), not the task's whole journal.
+    const journal = await readSummaryForView(store, task);
     if (isCorruptTask(journal)) {
       corrupt.push(corruptItem(journal));
       continue;
     }
-    const pending = pendingApprovals(journal);
+    const pending = viewApprovals(journal);
     // The same check `decide` makes; the submitter is read once per task, only when a rule needs it.
     const refusals = who ? await mayDecide(store, who.rules, who.decider, task.id, pending) : [];
     for (const [i, a] of pending.entries()) {

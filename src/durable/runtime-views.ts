@@ -5,10 +5,12 @@ import {
   isArtifactStore,
   isCorruptTask,
   readJournalForView,
+  readSummaryForView,
   readTaskForView,
 } from '../spec/index.ts';
 import { corruptItem, corruptItemOfView } from '../api/index.ts';
 import { corruptTaskView } from './corrupt-view.ts';
+import { stepsView } from './step-view.ts';
 import { taskView } from './task-view.ts';
 import type { CorruptTaskItem, TaskView } from '../api/index.ts';
 
@@ -23,10 +25,16 @@ export class RuntimeViews {
 
   /** The view with the journal's parts. */
   async of(record: TaskRecord): Promise<TaskView> {
-    const journal = await readJournalForView(this.store, record);
+    // The journal's summary and the rows it shows (ADR 0035): a code task's view never reads its whole journal.
+    const journal = await readSummaryForView(this.store, record);
     if (isCorruptTask(journal)) return corruptTaskView(journal, record);
+    // An agent task shows its steps, which are its journal's content: read in pages, large values summarised.
+    const entries = record.input.kind === 'instruction' ? await readJournalForView(this.store, record) : null;
+    if (entries !== null && isCorruptTask(entries)) return corruptTaskView(entries, record);
     const artifacts = isArtifactStore(this.store) ? await this.store.listArtifacts(record.id) : undefined;
-    return this.guarded(record, () => taskView(record, journal, artifacts));
+    return this.guarded(record, () =>
+      taskView(record, { journal, ...(entries === null ? {} : { steps: stepsView(entries) }) }, artifacts),
+    );
   }
 
   /** The view from the record alone (no journal read): what a new task shows. */

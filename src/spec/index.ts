@@ -4,6 +4,7 @@ export * from './approval-rules.ts';
 export * from './sandbox.ts';
 export * from './task.ts';
 export * from './journal.ts';
+export * from './journal-summary.ts';
 export * from './task-store.ts';
 export * from './store-health.ts';
 export * from './service-store.ts';

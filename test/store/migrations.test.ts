@@ -24,6 +24,7 @@ describe('SQLite migrations', () => {
       'batches',
       'idempotency_keys',
       'journal',
+      'journal_summaries',
       'schema_version',
       'store_probe',
       'tasks',

@@ -241,6 +241,17 @@ export const MIGRATIONS: readonly string[] = [
   CREATE TRIGGER tasks_status_on_update AFTER UPDATE OF status, pause_reason, updated_at ON tasks
     BEGIN UPDATE tasks SET status_seq = (SELECT max(status_seq) FROM tasks) + 1 WHERE id = NEW.id; END;
   `,
+  // 14: a summary of each task's journal, folded with each append (ADR 0035), so a view reads it and not the
+  // journal. Empty here: a task journaled before has none until a reader folds its journal once (lazily, in pages)
+  // and keeps it, so a big database opens at once.
+  `
+  CREATE TABLE journal_summaries (
+    task_id TEXT PRIMARY KEY REFERENCES tasks (id) ON DELETE CASCADE,
+    seq INTEGER NOT NULL,
+    checksum TEXT NOT NULL,
+    summary TEXT NOT NULL
+  ) STRICT;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
