@@ -22,7 +22,9 @@ export function revisionView(input: TaskInput, journal?: ViewJournal): RevisionV
     not_repeated: (summary?.notRepeated ?? []).flatMap((o) => {
       const row = journal?.rows.get(o.seq);
       if (row?.type !== 'carry_offer') return [];
-      return [{ origin: originView(row.data.origin), tool: row.data.tool, arguments: viewValue(row.data.args) }];
+      return [
+        { origin: originView(row.data.origin), tool: row.data.tool, arguments: viewValue(row.data.args) },
+      ];
     }),
   };
 }

@@ -38,7 +38,9 @@ export function viewAttentionCalls(journal: ViewJournal): AttentionCall[] {
       tool: String(c.tool),
       arguments: typeof c.args === 'string' ? viewValue(c.args) : null,
       ...(typeof c.earlier?.args === 'string'
-        ? { earlier: { origin: c.earlier.origin, tool: c.earlier.tool, arguments: viewValue(c.earlier.args) } }
+        ? {
+            earlier: { origin: c.earlier.origin, tool: c.earlier.tool, arguments: viewValue(c.earlier.args) },
+          }
         : {}),
     }));
 }
