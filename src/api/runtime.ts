@@ -11,7 +11,7 @@ import type {
   TaskStatus,
   KeyRole,
 } from '../spec/index.ts';
-import type { BatchView, TaskView } from './task-view.ts';
+import type { BatchView, TaskListItem, TaskView } from './task-view.ts';
 import type { ApprovalInbox } from './approval-inbox.ts';
 import type { CorruptTaskItem } from './corrupt-item.ts';
 import type { RuntimeEvent } from './runtime-event.ts';
@@ -147,6 +147,15 @@ export interface Runtime {
    * one whose journal is broken has `corrupt` set.
    */
   view(record: TaskRecord): Promise<TaskView>;
+  /**
+   * A page as the service lists it (ADR 0029, 0036): each view's fields over 4 KiB summarised, and the tasks' big
+   * inputs read as their digests, never whole: a page costs what it shows.
+   */
+  listItems(
+    filter?: ListFilter,
+  ): Promise<{ tasks: TaskListItem[]; next_cursor: string | null; corrupt: CorruptTaskItem[] }>;
+  /** A task read from the store (a summarised record included) as a list shows it, or its corrupt item. */
+  listItem(record: TaskRecord): Promise<{ task: TaskListItem } | { corrupt: CorruptTaskItem }>;
   /**
    * Every pending approval of a tenant's paused tasks (without `tenant`: every tenant's), oldest task first; the
    * tasks whose approvals could not be read are skipped and listed in `corrupt`. With `decider`, each item says

@@ -37,6 +37,7 @@ import type {
   Runtime,
   RuntimeEvent,
   SubmitInput,
+  TaskListItem,
   TaskView,
 } from '../api/index.ts';
 
@@ -191,6 +192,17 @@ class DurableRuntime implements Runtime {
 
   view(record: TaskRecord): Promise<TaskView> {
     return this.views.listed(record);
+  }
+
+  async listItems(
+    filter: ListFilter = {},
+  ): Promise<{ tasks: TaskListItem[]; next_cursor: string | null; corrupt: CorruptTaskItem[] }> {
+    const page = await this.store.listTasks({ ...filter, summarised: true });
+    return { ...(await this.views.itemPage(page)), next_cursor: page.nextCursor };
+  }
+
+  listItem(record: TaskRecord): Promise<{ task: TaskListItem } | { corrupt: CorruptTaskItem }> {
+    return this.views.item(record);
   }
 
   approvals(filter: Parameters<Runtime['approvals']>[0] = {}): Promise<ApprovalInbox> {

@@ -12,7 +12,8 @@ import { corruptItem, corruptItemOfView } from '../api/index.ts';
 import { corruptTaskView } from './corrupt-view.ts';
 import { stepsView } from './step-view.ts';
 import { taskView } from './task-view.ts';
-import type { CorruptTaskItem, TaskView } from '../api/index.ts';
+import type { CorruptTaskItem, TaskListItem, TaskView } from '../api/index.ts';
+import { listItem } from './list-item.ts';
 
 /**
  * How the runtime reads tasks for its answers: the record, its journal's parts and its artifacts. The one place
@@ -60,6 +61,29 @@ export class RuntimeViews {
         ...views.flatMap((v) => (v.corrupt === null ? [] : [corruptItemOfView(v)])),
       ],
     };
+  }
+
+  /** A store page (a summarised one: ADR 0036) as a list shows it: each view as its list item. */
+  async itemPage(page: {
+    tasks: readonly TaskRecord[];
+    corrupt?: readonly CorruptTask[];
+  }): Promise<{ tasks: TaskListItem[]; corrupt: CorruptTaskItem[] }> {
+    const items = await Promise.all(page.tasks.map((t) => this.item(t)));
+    return {
+      tasks: items.flatMap((i) => ('task' in i ? [i.task] : [])),
+      corrupt: [
+        ...(page.corrupt ?? []).map(corruptItem),
+        ...items.flatMap((i) => ('corrupt' in i ? [i.corrupt] : [])),
+      ],
+    };
+  }
+
+  /** A record as a list shows it: its view with the big fields summarised (digests the store gave kept). */
+  async item(record: TaskRecord): Promise<{ task: TaskListItem } | { corrupt: CorruptTaskItem }> {
+    const view = await this.listed(record);
+    return view.corrupt === null
+      ? { task: listItem(view, record.listedInput) }
+      : { corrupt: corruptItemOfView(view) };
   }
 
   /** The view of the task now (marked `corrupt` if it cannot be read as written); null when there is none. */

@@ -2,7 +2,7 @@
 // Fastify SERIALIZES responses with these (fast-json-stringify drops what a schema does not list), so every object
 // keeps `additionalProperties: true`: a field added to a view is sent even before it is described here.
 import { TASK_TRANSITIONS } from '../spec/index.ts';
-import { LISTED_FIELDS } from './task-list-item.ts';
+import { LISTED_FIELDS } from '../api/index.ts';
 
 const open = { additionalProperties: true } as const;
 /** Any JSON value (tool arguments, outputs, metadata values). */

@@ -21,3 +21,4 @@ export * from './long-timeout.ts';
 export * from './corrupt-task.ts';
 export * from './task-reads.ts';
 export * from './carry-over.ts';
+export * from './listed-input.ts';

@@ -85,6 +85,11 @@ export interface TaskFilter {
   readonly cursor?: string;
   /** `oldest` first (the default) or `newest` first. */
   readonly order?: 'oldest' | 'newest';
+  /**
+   * A list's page (ADR 0036): each task's input fields over MAX_LISTED_FIELD_CHARS come as their digests
+   * (`TaskRecord.listedInput`), read without the fields themselves. Such a record is for showing, never for running.
+   */
+  readonly summarised?: boolean;
 }
 
 export type TaskCountFilter = Pick<TaskFilter, 'status' | 'tenant' | 'sessionId' | 'batchId'>;
@@ -195,7 +200,8 @@ export interface TaskStore {
   /**
    * The tasks (of `tenant`, or all) whose status, pause reason or update time changed after `after` (a cursor of an
    * earlier answer, or a `seq`), in the order of those changes, each once with its row as of its latest change, at
-   * most `limit` (default 100, at most 1000). Journal appends are not status changes. `after: null` returns none
+   * most `limit` (default 100, at most 1000), summarised as a list's are (`TaskFilter.summarised`). Journal
+   * appends are not status changes. `after: null` returns none
    * and the cursor of now. The cursor of GET /task-events (ADR 0028); optional: without it that stream cannot
    * resume.
    */

@@ -252,6 +252,16 @@ export const MIGRATIONS: readonly string[] = [
     summary TEXT NOT NULL
   ) STRICT;
   `,
+  // 15: a list's form of a big input beside it (listed_input), and the input moved to the row's last column
+  // (ADR 0036): SQLite reaches a column by walking the overflow pages of the ones before it, so a list that skips
+  // the input then never reads a program. Tasks written before keep listed_input null (a list reads their input).
+  `
+  ALTER TABLE tasks ADD COLUMN listed_input TEXT;
+  ALTER TABLE tasks ADD COLUMN input_last TEXT NOT NULL DEFAULT '';
+  UPDATE tasks SET input_last = input;
+  ALTER TABLE tasks DROP COLUMN input;
+  ALTER TABLE tasks RENAME COLUMN input_last TO input;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
