@@ -157,13 +157,16 @@ export interface Runtime {
   /** A task read from the store (a summarised record included) as a list shows it, or its corrupt item. */
   listItem(record: TaskRecord): Promise<{ task: TaskListItem } | { corrupt: CorruptTaskItem }>;
   /**
-   * Every pending approval of a tenant's paused tasks (without `tenant`: every tenant's), oldest task first; the
+   * A page of the pending approvals of a tenant's paused tasks (without `tenant`: every tenant's): those of up to
+   * `limit` tasks (default 100, at most 1000), oldest task first, from `cursor` (a page's `next_cursor`); the
    * tasks whose approvals could not be read are skipped and listed in `corrupt`. With `decider`, each item says
    * whether that decider may decide it (`may_decide`, the check `decide` makes).
    */
   approvals(filter?: {
     readonly tenant?: string;
     readonly decider?: { readonly actor: string; readonly role?: KeyRole };
+    readonly limit?: number;
+    readonly cursor?: string;
   }): Promise<ApprovalInbox>;
   /** Runs this task here until it ends or pauses (without `start()`; e.g. a CLI). */
   run(taskId: string, options?: { signal?: AbortSignal }): Promise<TaskView>;

@@ -206,12 +206,8 @@ class DurableRuntime implements Runtime {
   }
 
   approvals(filter: Parameters<Runtime['approvals']>[0] = {}): Promise<ApprovalInbox> {
-    const { decider } = filter;
-    return approvalInbox(
-      this.store,
-      filter.tenant,
-      decider ? { decider, rules: this.approvalRules } : undefined,
-    );
+    const { decider, ...page } = filter;
+    return approvalInbox(this.store, page, decider ? { decider, rules: this.approvalRules } : undefined);
   }
 
   async run(taskId: string, options: { signal?: AbortSignal } = {}): Promise<TaskView> {

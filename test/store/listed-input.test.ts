@@ -28,17 +28,23 @@ describe('a summarised list', () => {
     const { store } = await openStore();
     const code = `// big\n${'x'.repeat(MAX_LISTED_FIELD_CHARS * 3)}`;
     const metadata = { note: 'n'.repeat(MAX_LISTED_FIELD_CHARS + 1) };
-    const big = await store.createTask({ kind: 'code', language: 'javascript', code, metadata });
+    const big = await store.createTask({ kind: 'code', language: 'javascript', seed: 1, code, metadata });
     const instruction = `do ${'y'.repeat(MAX_LISTED_FIELD_CHARS)}`;
     const agent = await store.createTask({
       kind: 'instruction',
+      seed: 1,
       language: 'javascript',
       instruction,
       mode: 'code',
       maxSteps: 3,
       maxStepRetries: 1,
     });
-    const small = await store.createTask({ kind: 'code', language: 'javascript', code: 'return 1;' });
+    const small = await store.createTask({
+      kind: 'code',
+      language: 'javascript',
+      seed: 1,
+      code: 'return 1;',
+    });
 
     const page = await store.listTasks({ summarised: true });
     const byId = new Map(page.tasks.map((t) => [t.id, t]));
@@ -74,8 +80,13 @@ describe('a summarised list', () => {
 
   it('flags a task whose list form was garbled as corrupt, and lists the rest', async () => {
     const { path, store } = await openStore();
-    const big = await store.createTask({ kind: 'code', language: 'javascript', code: 'z'.repeat(10_000) });
-    const ok = await store.createTask({ kind: 'code', language: 'javascript', code: 'return 1;' });
+    const big = await store.createTask({
+      kind: 'code',
+      language: 'javascript',
+      seed: 1,
+      code: 'z'.repeat(10_000),
+    });
+    const ok = await store.createTask({ kind: 'code', language: 'javascript', seed: 1, code: 'return 1;' });
     const db = new Database(path);
     db.prepare("UPDATE tasks SET listed_input = '{not json' WHERE id = ?").run(big.id);
     db.close();
@@ -91,7 +102,7 @@ describe('migration 15', () => {
   it('keeps every task, moves the input to the row end, and lists tasks written before by their input', () => {
     const db = new Database(':memory:');
     migrate(db, MIGRATIONS.slice(0, 14));
-    const input = JSON.stringify({ kind: 'code', language: 'javascript', code: 'q'.repeat(10_000) });
+    const input = JSON.stringify({ kind: 'code', language: 'javascript', seed: 1, code: 'q'.repeat(10_000) });
     db.prepare(
       `INSERT INTO tasks (id, status, input, created_at, updated_at, result) VALUES ('t1', 'succeeded', ?, 1, 2, '"r"')`,
     ).run(input);
