@@ -117,7 +117,9 @@ export class Api {
     }
   }
 
-  approvals(signal?: AbortSignal): Promise<{ approvals: InboxItem[]; corrupt?: CorruptItem[] }> {
+  approvals(
+    signal?: AbortSignal,
+  ): Promise<{ approvals: InboxItem[]; corrupt?: CorruptItem[]; next_cursor?: string | null }> {
     return this.json('GET', '/api/v1/approvals', undefined, signal);
   }
 

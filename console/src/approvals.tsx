@@ -18,6 +18,7 @@ export function Approvals(props: { api: Api }): JSX.Element {
   const { api } = props;
   const [items, setItems] = useState<readonly InboxItem[] | null>(null);
   const [corrupt, setCorrupt] = useState<readonly CorruptItem[]>([]);
+  const [more, setMore] = useState(false);
   const [error, setError] = useState<unknown>(null);
   // One read at a time: changes during a read make one more read after it, not one each.
   const reading = useRef<'idle' | 'busy' | 'again'>('idle');
@@ -32,6 +33,7 @@ export function Approvals(props: { api: Api }): JSX.Element {
       .then((r) => {
         setItems(r.approvals);
         setCorrupt(r.corrupt ?? []);
+        setMore(typeof r.next_cursor === 'string');
         setError(null);
       })
       .catch(setError)
@@ -64,6 +66,11 @@ export function Approvals(props: { api: Api }): JSX.Element {
       {byTask.map(([taskId, group]) => (
         <TaskApprovals key={taskId} api={api} taskId={taskId} items={group} onDecided={load} />
       ))}
+      {more ? (
+        <p class="muted" data-testid="inbox-more">
+          More tasks wait for approval: these are the oldest. Decide them to see the next.
+        </p>
+      ) : null}
     </section>
   );
 }

@@ -15,8 +15,12 @@ export interface ApprovalInboxItem {
   readonly may_decide?: boolean;
 }
 
-/** The inbox: the pending approvals, and the tasks that could not be read for theirs (skipped, flagged). */
+/**
+ * A page of the inbox: the pending approvals of up to `limit` waiting tasks, oldest first, and the tasks that
+ * could not be read for theirs (skipped, flagged); `next_cursor` continues (null: no more tasks wait).
+ */
 export interface ApprovalInbox {
   readonly approvals: readonly ApprovalInboxItem[];
   readonly corrupt: readonly CorruptTaskItem[];
+  readonly next_cursor: string | null;
 }

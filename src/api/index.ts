@@ -23,6 +23,7 @@ export type {
   TaskView,
   TruncatedField,
 } from './task-view.ts';
+export { LISTED_FIELDS } from './task-view.ts';
 export type { ApprovalInbox, ApprovalInboxItem } from './approval-inbox.ts';
 export { corruptItem, corruptItemOfView } from './corrupt-item.ts';
 export type { CorruptTaskItem } from './corrupt-item.ts';

@@ -11,7 +11,7 @@ import type {
   TaskStatus,
   KeyRole,
 } from '../spec/index.ts';
-import type { BatchView, TaskView } from './task-view.ts';
+import type { BatchView, TaskListItem, TaskView } from './task-view.ts';
 import type { ApprovalInbox } from './approval-inbox.ts';
 import type { CorruptTaskItem } from './corrupt-item.ts';
 import type { RuntimeEvent } from './runtime-event.ts';
@@ -148,13 +148,25 @@ export interface Runtime {
    */
   view(record: TaskRecord): Promise<TaskView>;
   /**
-   * Every pending approval of a tenant's paused tasks (without `tenant`: every tenant's), oldest task first; the
+   * A page as the service lists it (ADR 0029, 0036): each view's fields over 4 KiB summarised, and the tasks' big
+   * inputs read as their digests, never whole: a page costs what it shows.
+   */
+  listItems(
+    filter?: ListFilter,
+  ): Promise<{ tasks: TaskListItem[]; next_cursor: string | null; corrupt: CorruptTaskItem[] }>;
+  /** A task read from the store (a summarised record included) as a list shows it, or its corrupt item. */
+  listItem(record: TaskRecord): Promise<{ task: TaskListItem } | { corrupt: CorruptTaskItem }>;
+  /**
+   * A page of the pending approvals of a tenant's paused tasks (without `tenant`: every tenant's): those of up to
+   * `limit` tasks (default 100, at most 1000), oldest task first, from `cursor` (a page's `next_cursor`); the
    * tasks whose approvals could not be read are skipped and listed in `corrupt`. With `decider`, each item says
    * whether that decider may decide it (`may_decide`, the check `decide` makes).
    */
   approvals(filter?: {
     readonly tenant?: string;
     readonly decider?: { readonly actor: string; readonly role?: KeyRole };
+    readonly limit?: number;
+    readonly cursor?: string;
   }): Promise<ApprovalInbox>;
   /** Runs this task here until it ends or pauses (without `start()`; e.g. a CLI). */
   run(taskId: string, options?: { signal?: AbortSignal }): Promise<TaskView>;

@@ -165,6 +165,21 @@ export type ListedField =
   | 'error'
   | 'artifacts';
 
+/** Every ListedField, once (the record's keys make the compiler check the list is whole). */
+const LISTED: Record<ListedField, true> = {
+  code: true,
+  instruction: true,
+  metadata: true,
+  pending_approvals: true,
+  attention: true,
+  attention_calls: true,
+  steps: true,
+  result: true,
+  error: true,
+  artifacts: true,
+};
+export const LISTED_FIELDS = Object.keys(LISTED) as readonly ListedField[];
+
 /**
  * A task as GET /api/v1/tasks and GET /api/v1/task-events give it: the view, each ListedField over 4 KiB (as
  * JSON) replaced by a TruncatedField and named in `truncated`, so a page costs what it shows, never whole programs.

@@ -1,55 +1,46 @@
 import { toJsonView } from '../codec/index.ts';
 import { corruptItem } from '../api/index.ts';
 import type { ApprovalInbox, ApprovalInboxItem, CorruptTaskItem } from '../api/index.ts';
-import { isCorruptTask, readJournalForView } from '../spec/index.ts';
-import type { ApprovalRules, TaskRecord, TaskStore } from '../spec/index.ts';
+import { isCorruptTask, readSummaryForView } from '../spec/index.ts';
+import type { ApprovalRules, TaskStore } from '../spec/index.ts';
 import { mayDecide } from './approver-check.ts';
 import type { Decider } from './approver-check.ts';
-import { pendingApprovals } from './pending-approvals.ts';
+import { viewApprovals } from './summary-view.ts';
 
-/** Paused tasks read per store page while collecting the inbox. */
-const PAGE = 1000;
-
-/** Every task of the tenant (an admin: of every tenant, or the one named) that waits for approval. */
-async function waitingTasks(
-  store: TaskStore,
-  tenant: string | undefined,
-  corrupt: CorruptTaskItem[],
-): Promise<TaskRecord[]> {
-  const out: TaskRecord[] = [];
-  for (let cursor: string | undefined; ;) {
-    const page = await store.listTasks({
-      status: 'paused',
-      limit: PAGE,
-      ...(tenant === undefined ? {} : { tenant }),
-      ...(cursor === undefined ? {} : { cursor }),
-    });
-    out.push(...page.tasks.filter((t) => t.pauseReason === 'approval_required'));
-    // A paused row that cannot be read may well wait for approval: it is flagged, not guessed at.
-    corrupt.push(...(page.corrupt ?? []).map(corruptItem));
-    if (page.nextCursor === null) return out;
-    cursor = page.nextCursor;
-  }
-}
+/** Waiting tasks per inbox page, by default. */
+const DEFAULT_PAGE = 100;
 
 /**
- * Every pending approval of the tenant's tasks (an admin's: every tenant's, or the one named), oldest task first.
- * A task whose row or journal is corrupt is skipped and listed in `corrupt`: it hides no other task's approvals.
+ * A page of the pending approvals of the tenant's tasks (an admin: every tenant's, or the one named), oldest task
+ * first: one store page of the tasks waiting for approval, read without their programs (ADR 0036), and of each
+ * its journal's summary and request rows (ADR 0035), arguments over 16 KiB by their digest. A page then costs
+ * what it shows. A task whose row or journal is corrupt is skipped and listed in `corrupt`: it hides no other
+ * task's approvals.
  */
 export async function approvalInbox(
   store: TaskStore,
-  tenant: string | undefined,
+  filter: { readonly tenant?: string | undefined; readonly limit?: number; readonly cursor?: string },
   who?: { readonly decider: Decider; readonly rules: ApprovalRules },
 ): Promise<ApprovalInbox> {
   const approvals: ApprovalInboxItem[] = [];
-  const corrupt: CorruptTaskItem[] = [];
-  for (const task of await waitingTasks(store, tenant, corrupt)) {
-    const journal = await readJournalForView(store, task);
+  const page = await store.listTasks({
+    status: 'paused',
+    pauseReason: 'approval_required',
+    summarised: true,
+    limit: filter.limit ?? DEFAULT_PAGE,
+    ...(filter.tenant === undefined ? {} : { tenant: filter.tenant }),
+    ...(filter.cursor === undefined ? {} : { cursor: filter.cursor }),
+  });
+  // A paused row that cannot be read may well wait for approval: it is flagged, not guessed at.
+  const corrupt: CorruptTaskItem[] = (page.corrupt ?? []).map(corruptItem);
+  for (const task of page.tasks) {
+    // The summary and the request rows it names (ADR 0035), not the task's whole journal.
+    const journal = await readSummaryForView(store, task);
     if (isCorruptTask(journal)) {
       corrupt.push(corruptItem(journal));
       continue;
     }
-    const pending = pendingApprovals(journal);
+    const pending = viewApprovals(journal);
     // The same check `decide` makes; the submitter is read once per task, only when a rule needs it.
     const refusals = who ? await mayDecide(store, who.rules, who.decider, task.id, pending) : [];
     for (const [i, a] of pending.entries()) {
@@ -66,5 +57,5 @@ export async function approvalInbox(
       });
     }
   }
-  return { approvals, corrupt };
+  return { approvals, corrupt, next_cursor: page.nextCursor };
 }

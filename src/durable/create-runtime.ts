@@ -37,6 +37,7 @@ import type {
   Runtime,
   RuntimeEvent,
   SubmitInput,
+  TaskListItem,
   TaskView,
 } from '../api/index.ts';
 
@@ -193,13 +194,20 @@ class DurableRuntime implements Runtime {
     return this.views.listed(record);
   }
 
+  async listItems(
+    filter: ListFilter = {},
+  ): Promise<{ tasks: TaskListItem[]; next_cursor: string | null; corrupt: CorruptTaskItem[] }> {
+    const page = await this.store.listTasks({ ...filter, summarised: true });
+    return { ...(await this.views.itemPage(page)), next_cursor: page.nextCursor };
+  }
+
+  listItem(record: TaskRecord): Promise<{ task: TaskListItem } | { corrupt: CorruptTaskItem }> {
+    return this.views.item(record);
+  }
+
   approvals(filter: Parameters<Runtime['approvals']>[0] = {}): Promise<ApprovalInbox> {
-    const { decider } = filter;
-    return approvalInbox(
-      this.store,
-      filter.tenant,
-      decider ? { decider, rules: this.approvalRules } : undefined,
-    );
+    const { decider, ...page } = filter;
+    return approvalInbox(this.store, page, decider ? { decider, rules: this.approvalRules } : undefined);
   }
 
   async run(taskId: string, options: { signal?: AbortSignal } = {}): Promise<TaskView> {

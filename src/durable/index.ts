@@ -9,6 +9,7 @@ export { nextAttempt, DEFAULT_MAX_STALLED_ATTEMPTS } from './crash-loop.ts';
 export { toolManifestHash } from './tool-manifest.ts';
 export type { ManifestTools } from './tool-manifest.ts';
 export { pendingApprovals } from './pending-approvals.ts';
+export { viewApprovals } from './summary-view.ts';
 export type { PendingApproval } from './pending-approvals.ts';
 export { createRuntime, DEFAULT_CONCURRENCY, DEFAULT_POLL_MS } from './create-runtime.ts';
 export type { RuntimeOptions } from './runtime-types.ts';

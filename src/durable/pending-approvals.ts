@@ -1,6 +1,6 @@
 import { decodeValue } from '../codec/index.ts';
 import { APPROVER_ROLES } from '../spec/index.ts';
-import type { ApprovalRules, JournalEntry, KeyRole } from '../spec/index.ts';
+import type { ApprovalRules, JournalEntry, JournalEntryOf, KeyRole } from '../spec/index.ts';
 
 export interface PendingApproval {
   readonly id: string;
@@ -21,20 +21,28 @@ export function pendingApprovals(journal: readonly JournalEntry[]): PendingAppro
   const pending: PendingApproval[] = [];
   for (const e of journal) {
     if (e.type !== 'approval_request' || decided.has(e.data.approval_id)) continue;
-    const { approval_id: id, tool, args, roles, separation, expires_at: expiresAt } = e.data;
-    pending.push({
-      id,
-      tool,
-      arguments: decodeValue(args),
-      requestedAt: e.createdAt,
-      rules: {
-        roles: roles === undefined ? null : APPROVER_ROLES.filter((r: KeyRole) => roles.includes(r)),
-        separation: separation === true,
-      },
-      expiresAt: expiresAt ?? null,
-    });
+    pending.push(approvalOf(e, decodeValue));
   }
   return pending;
+}
+
+/** The approval a request entry asks for; `args` turns its arguments' tagged JSON into what is shown. */
+export function approvalOf(
+  e: JournalEntryOf<'approval_request'>,
+  args: (text: string) => unknown,
+): PendingApproval {
+  const { approval_id: id, tool, roles, separation, expires_at: expiresAt } = e.data;
+  return {
+    id,
+    tool,
+    arguments: args(e.data.args),
+    requestedAt: e.createdAt,
+    rules: {
+      roles: roles === undefined ? null : APPROVER_ROLES.filter((r: KeyRole) => roles.includes(r)),
+      separation: separation === true,
+    },
+    expiresAt: expiresAt ?? null,
+  };
 }
 
 /** Approvals the runtime expired (journaled with `expired`), by approval id. */

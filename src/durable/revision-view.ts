@@ -1,5 +1,4 @@
-import { carriedOrigins, changesTheWorld, journaledOffers, notRepeated } from '../spec/index.ts';
-import type { CallOrigin, JournalEntry, TaskInput } from '../spec/index.ts';
+import type { CallOrigin, TaskInput, ViewJournal } from '../spec/index.ts';
 import type { RevisionView } from '../api/index.ts';
 import { viewValue } from './view-value.ts';
 
@@ -8,28 +7,24 @@ export function originView(o: CallOrigin): CallOrigin {
   return o.task_id === undefined ? { call_id: o.call_id } : { task_id: o.task_id, call_id: o.call_id };
 }
 
-/** Calls this journal took over instead of running (`tool_intent` with `carried_from`). */
-export function carriedCalls(journal: readonly JournalEntry[]): number {
-  let n = 0;
-  for (const e of journal) if (e.type === 'tool_intent' && e.data.carried_from) n++;
-  return n;
-}
-
 /**
- * What a revision took over, from its journal (the one a view has read already); null for a task that revises
- * none. Without the journal (a list), the counts are 0 and no call is listed.
+ * What a revision took over, from its journal's summary and the offer rows it names (ADR 0034, 0035); null for a
+ * task that revises none. Without the journal (a list), the counts are 0 and no call is listed.
  */
-export function revisionView(input: TaskInput, journal?: readonly JournalEntry[]): RevisionView | null {
+export function revisionView(input: TaskInput, journal?: ViewJournal): RevisionView | null {
   if (input.kind !== 'code' || input.revisionOf === undefined) return null;
-  const offers = journal ? journaledOffers(journal) : [];
-  const taken = journal ? carriedOrigins(journal) : new Set<string>();
+  const summary = journal?.summary;
   return {
     revision_of: input.revisionOf,
     rerun_reads: input.rerunReads === true,
-    offered: offers.length,
-    carried: journal ? carriedCalls(journal) : 0,
-    not_repeated: notRepeated(offers, taken)
-      .filter(changesTheWorld)
-      .map((o) => ({ origin: originView(o.origin), tool: o.tool, arguments: viewValue(o.args) })),
+    offered: summary?.offered ?? 0,
+    carried: summary?.carried ?? 0,
+    not_repeated: (summary?.notRepeated ?? []).flatMap((o) => {
+      const row = journal?.rows.get(o.seq);
+      if (row?.type !== 'carry_offer') return [];
+      return [
+        { origin: originView(row.data.origin), tool: row.data.tool, arguments: viewValue(row.data.args) },
+      ];
+    }),
   };
 }

@@ -5,12 +5,15 @@ import {
   isArtifactStore,
   isCorruptTask,
   readJournalForView,
+  readSummaryForView,
   readTaskForView,
 } from '../spec/index.ts';
 import { corruptItem, corruptItemOfView } from '../api/index.ts';
 import { corruptTaskView } from './corrupt-view.ts';
+import { stepsView } from './step-view.ts';
 import { taskView } from './task-view.ts';
-import type { CorruptTaskItem, TaskView } from '../api/index.ts';
+import type { CorruptTaskItem, TaskListItem, TaskView } from '../api/index.ts';
+import { listItem } from './list-item.ts';
 
 /**
  * How the runtime reads tasks for its answers: the record, its journal's parts and its artifacts. The one place
@@ -23,10 +26,16 @@ export class RuntimeViews {
 
   /** The view with the journal's parts. */
   async of(record: TaskRecord): Promise<TaskView> {
-    const journal = await readJournalForView(this.store, record);
+    // The journal's summary and the rows it shows (ADR 0035): a code task's view never reads its whole journal.
+    const journal = await readSummaryForView(this.store, record);
     if (isCorruptTask(journal)) return corruptTaskView(journal, record);
+    // An agent task shows its steps, which are its journal's content: read in pages, large values summarised.
+    const entries = record.input.kind === 'instruction' ? await readJournalForView(this.store, record) : null;
+    if (entries !== null && isCorruptTask(entries)) return corruptTaskView(entries, record);
     const artifacts = isArtifactStore(this.store) ? await this.store.listArtifacts(record.id) : undefined;
-    return this.guarded(record, () => taskView(record, journal, artifacts));
+    return this.guarded(record, () =>
+      taskView(record, { journal, ...(entries === null ? {} : { steps: stepsView(entries) }) }, artifacts),
+    );
   }
 
   /** The view from the record alone (no journal read): what a new task shows. */
@@ -52,6 +61,29 @@ export class RuntimeViews {
         ...views.flatMap((v) => (v.corrupt === null ? [] : [corruptItemOfView(v)])),
       ],
     };
+  }
+
+  /** A store page (a summarised one: ADR 0036) as a list shows it: each view as its list item. */
+  async itemPage(page: {
+    tasks: readonly TaskRecord[];
+    corrupt?: readonly CorruptTask[];
+  }): Promise<{ tasks: TaskListItem[]; corrupt: CorruptTaskItem[] }> {
+    const items = await Promise.all(page.tasks.map((t) => this.item(t)));
+    return {
+      tasks: items.flatMap((i) => ('task' in i ? [i.task] : [])),
+      corrupt: [
+        ...(page.corrupt ?? []).map(corruptItem),
+        ...items.flatMap((i) => ('corrupt' in i ? [i.corrupt] : [])),
+      ],
+    };
+  }
+
+  /** A record as a list shows it: its view with the big fields summarised (digests the store gave kept). */
+  async item(record: TaskRecord): Promise<{ task: TaskListItem } | { corrupt: CorruptTaskItem }> {
+    const view = await this.listed(record);
+    return view.corrupt === null
+      ? { task: listItem(view, record.listedInput) }
+      : { corrupt: corruptItemOfView(view) };
   }
 
   /** The view of the task now (marked `corrupt` if it cannot be read as written); null when there is none. */

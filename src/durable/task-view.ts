@@ -1,39 +1,45 @@
 import { decodeValue, toJsonView } from '../codec/index.ts';
 import { CodecallError } from '../errors/index.ts';
-import type { ArtifactInfo, JournalEntry, TaskRecord } from '../spec/index.ts';
-import { stepsView } from './step-view.ts';
-import { attentionCalls, completedCalls, pendingInputs } from './journal-state.ts';
-import { pendingApprovals } from './pending-approvals.ts';
-import { carriedCalls, originView, revisionView } from './revision-view.ts';
-import type { TaskView } from '../api/index.ts';
+import type { ArtifactInfo, TaskRecord, ViewJournal } from '../spec/index.ts';
+import { viewApprovals, viewAttentionCalls, viewInputs } from './summary-view.ts';
+import { originView, revisionView } from './revision-view.ts';
+import type { StepView, TaskView } from '../api/index.ts';
 
-/** Builds the view; without the journal, the parts that need it are empty (listing many tasks). */
+/** What a view shows of a task's journal: its summary and the rows it names; an agent task's steps besides. */
+export interface ViewParts {
+  readonly journal: ViewJournal;
+  /** An agent task's steps (its journal's content, read in pages); absent for a code task. */
+  readonly steps?: readonly StepView[];
+}
+
+/** Builds the view; without the journal's parts, the parts that need them are empty (listing many tasks). */
 export function taskView(
   record: TaskRecord,
-  journal?: readonly JournalEntry[],
+  parts?: ViewParts,
   artifacts: readonly ArtifactInfo[] = [],
 ): TaskView {
-  const last = journal?.at(-1);
+  const journal = parts?.journal;
+  const seq = journal?.summary.seq ?? 0;
   const res = record.resources;
   const ran = record.executionLog !== null || record.result !== null;
   const agent = record.input.kind === 'instruction' ? record.input : null;
-  const steps = agent && journal ? stepsView(journal) : null;
+  const steps = agent && parts?.steps ? parts.steps : null;
   const attention = attentionView(record, journal);
   return {
     task_id: record.id,
     status: record.status,
     pause_reason: record.pauseReason,
-    checkpoint_id: last ? `${record.id}:${last.seq}` : null,
+    checkpoint_id: seq > 0 ? `${record.id}:${seq}` : null,
     resumable:
       record.status === 'paused' &&
       (record.pauseReason === 'user_request' ||
         record.pauseReason === 'shutdown' ||
         (record.pauseReason === 'needs_attention' && record.error?.code === 'INCOMPATIBLE_CHECKPOINT')),
     pending_approvals: journal
-      ? pendingApprovals(journal).map((a) => ({ id: a.id, tool: a.tool, arguments: toJsonView(a.arguments) }))
+      ? viewApprovals(journal).map((a) => ({ id: a.id, tool: a.tool, arguments: toJsonView(a.arguments) }))
       : [],
     pending_inputs: journal
-      ? pendingInputs(journal).map((p) => ({
+      ? viewInputs(journal).map((p) => ({
           call_id: p.callId,
           name: p.name,
           deadline: p.deadline === null ? null : new Date(p.deadline).toISOString(),
@@ -43,9 +49,9 @@ export function taskView(
     attention_calls: attention,
     current_step: agent ? (steps?.at(-1)?.step ?? 0) : 1,
     progress: {
-      tool_calls_completed: journal ? completedCalls(journal) : (res?.toolCalls ?? 0),
-      tool_calls_carried: journal ? carriedCalls(journal) : 0,
-      journal_entries: last?.seq ?? 0,
+      tool_calls_completed: journal ? journal.summary.toolOutcomes : (res?.toolCalls ?? 0),
+      tool_calls_carried: journal?.summary.carried ?? 0,
+      journal_entries: seq,
       steps_completed: agent ? (steps?.filter((s) => s.ok !== null).length ?? 0) : ran ? 1 : 0,
     },
     code: record.input.kind === 'code' ? record.input.code : null,
@@ -84,9 +90,9 @@ export function taskView(
   };
 }
 
-function attentionView(record: TaskRecord, journal?: readonly JournalEntry[]): TaskView['attention_calls'] {
+function attentionView(record: TaskRecord, journal?: ViewJournal): TaskView['attention_calls'] {
   if (!journal || record.status !== 'paused' || record.pauseReason !== 'needs_attention') return [];
-  return attentionCalls(journal).map((call) => ({
+  return viewAttentionCalls(journal).map((call) => ({
     call_id: call.callId,
     tool: call.tool,
     arguments: toJsonView(call.arguments),

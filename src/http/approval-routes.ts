@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TaskStore } from '../spec/index.ts';
 import { listedTenant } from './principal.ts';
-import { idSchema } from './task-schemas.ts';
+import { idSchema, pageQuery } from './task-schemas.ts';
 import { visibleTask } from './task-routes.ts';
 import type { Runtime } from '../api/index.ts';
 
@@ -10,18 +10,29 @@ import type { Runtime } from '../api/index.ts';
  * on several approvals of one task at once: one journaled decision, so the task resumes once with all of them.
  */
 export function registerApprovalRoutes(app: FastifyInstance, runtime: Runtime, store: TaskStore): void {
-  app.get<{ Querystring: { tenant?: string } }>(
+  app.get<{ Querystring: { tenant?: string; limit?: string; cursor?: string } }>(
     '/api/v1/approvals',
     {
       schema: {
-        querystring: { type: 'object', additionalProperties: false, properties: { tenant: idSchema } },
+        querystring: {
+          type: 'object',
+          additionalProperties: false,
+          properties: { tenant: idSchema, ...pageQuery },
+        },
       },
     },
     async (request) => {
-      const tenant = listedTenant(request.principal, request.query.tenant);
+      const q = request.query;
+      const tenant = listedTenant(request.principal, q.tenant);
       const { actor, role } = request.principal;
-      // `may_decide` is the runtime's own check, the one `decide` makes (ADR 0031).
-      return runtime.approvals({ ...(tenant === undefined ? {} : { tenant }), decider: { actor, role } });
+      // `may_decide` is the runtime's own check, the one `decide` makes (ADR 0031). A page: the approvals of up
+      // to `limit` waiting tasks (default 100), so the inbox costs what it shows.
+      return runtime.approvals({
+        ...(tenant === undefined ? {} : { tenant }),
+        ...(q.limit === undefined ? {} : { limit: Number(q.limit) }),
+        ...(q.cursor === undefined ? {} : { cursor: q.cursor }),
+        decider: { actor, role },
+      });
     },
   );
 

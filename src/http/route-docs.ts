@@ -131,7 +131,8 @@ const DOCS: Readonly<Record<string, RouteDoc>> = {
     response: principalResponse,
   },
   'GET /api/v1/approvals': {
-    summary: 'The approvals inbox: every pending approval of your tasks, with its exact arguments',
+    summary:
+      'The approvals inbox, a page of waiting tasks at a time: their pending approvals with the exact arguments',
     tags: ['tasks'],
     response: approvalsResponse,
   },

@@ -2,7 +2,7 @@
 // Fastify SERIALIZES responses with these (fast-json-stringify drops what a schema does not list), so every object
 // keeps `additionalProperties: true`: a field added to a view is sent even before it is described here.
 import { TASK_TRANSITIONS } from '../spec/index.ts';
-import { LISTED_FIELDS } from './task-list-item.ts';
+import { LISTED_FIELDS } from '../api/index.ts';
 
 const open = { additionalProperties: true } as const;
 /** Any JSON value (tool arguments, outputs, metadata values). */
@@ -379,7 +379,8 @@ export const eventsResponse = {
 
 export const approvalsResponse = {
   200: {
-    description: 'Every pending approval of the tasks the caller may see, oldest task first',
+    description:
+      'A page of the pending approvals of the tasks the caller may see: those of up to `limit` waiting tasks (default 100, at most 1000), oldest task first',
     type: 'object',
     ...open,
     properties: {
@@ -392,7 +393,11 @@ export const approvalsResponse = {
             task_id: { type: 'string' },
             approval_id: { type: 'string' },
             tool: { type: 'string' },
-            arguments: { ...anyValue, description: 'The exact arguments the call would run with' },
+            arguments: {
+              ...anyValue,
+              description:
+                'The exact arguments the call would run with (over 16 KiB: their size and digest; GET /api/v1/tasks/{id}/events/{seq} has them whole)',
+            },
             requested_at: timestamp,
             tenant: { type: 'string' },
             session_id: nullable('string'),
@@ -410,6 +415,10 @@ export const approvalsResponse = {
         },
       },
       corrupt: corruptItems,
+      next_cursor: {
+        ...nullable('string'),
+        description: 'The next page (`?cursor=`); null: no more tasks wait',
+      },
     },
   },
 } as const;

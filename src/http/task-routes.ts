@@ -5,7 +5,6 @@ import type { CorruptTask, JournalEntry, TaskRecord, TaskStatus, TaskStore } fro
 import { mergedEvents, summarised } from './task-events.ts';
 import type { TaskEvent } from './task-events.ts';
 import { upToBreak } from './up-to-break.ts';
-import { listItem } from './task-list-item.ts';
 import { canSee, listedTenant } from './principal.ts';
 import { multipartTaskBody } from './multipart-task.ts';
 import { toSubmitInput } from './submit-body.ts';
@@ -97,7 +96,7 @@ export function registerTaskRoutes(app: FastifyInstance, options: TaskRouteOptio
       const q = request.query;
       const tenant = listedTenant(request.principal, q.tenant);
       // Items carry what they hold up to 4 KiB a field (a program, metadata, arguments): GET /tasks/{id} the rest.
-      const page = await runtime.list({
+      const page = await runtime.listItems({
         ...(q.status ? { status: q.status as TaskStatus } : {}),
         ...(tenant === undefined ? {} : { tenant }),
         ...(q.session_id === undefined ? {} : { sessionId: q.session_id }),
@@ -105,7 +104,7 @@ export function registerTaskRoutes(app: FastifyInstance, options: TaskRouteOptio
         ...(q.cursor === undefined ? {} : { cursor: q.cursor }),
         ...(q.order === undefined ? {} : { order: q.order }),
       });
-      return { ...page, tasks: page.tasks.map(listItem) };
+      return page;
     },
   );
 

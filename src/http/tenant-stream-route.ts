@@ -2,14 +2,13 @@ import type { FastifyInstance } from 'fastify';
 import { CodecallError } from '../errors/index.ts';
 import { isCorruptTask } from '../spec/index.ts';
 import type { CorruptTask, TaskRecord, TaskStore } from '../spec/index.ts';
-import { corruptItem, corruptItemOfView } from '../api/index.ts';
+import { corruptItem } from '../api/index.ts';
 import { listedTenant } from './principal.ts';
 import { sseOpener } from './sse-stream.ts';
 import type { SseSettings } from './sse-stream.ts';
 import { streamCursor } from './stream-cursor.ts';
 import { idSchema } from './task-schemas.ts';
-import { listItem } from './task-list-item.ts';
-import type { Runtime, TaskView } from '../api/index.ts';
+import type { Runtime } from '../api/index.ts';
 import type { ChangeFeed } from './change-feed.ts';
 
 /**
@@ -79,23 +78,23 @@ export function registerTenantStreamRoute(app: FastifyInstance, options: TenantS
         }
       });
       sse.onEnd(off);
-      // A paused task's view carries what it waits for (its journal), as in the list.
-      const viewOf = (t: TaskRecord): Promise<TaskView | null> =>
-        t.status === 'paused' ? runtime.get(t.id) : runtime.view(t);
       const tell = async (t: TaskRecord | CorruptTask, seq: number): Promise<void> => {
         // A task made after the last revocation check is told once the key is known to be live still: a key
         // revoked elsewhere never sees what was created after its revocation.
         if (!isCorruptTask(t) && request.principal.keyId !== null) {
           await streams?.revocations.confirmedSince(Date.parse(t.createdAt));
         }
-        const view = isCorruptTask(t) ? null : await viewOf(t).catch(() => null);
+        // As in the list: a paused task's item carries what it waits for (its journal), and a broken journal
+        // makes it a corrupt item.
+        const item = isCorruptTask(t)
+          ? { corrupt: corruptItem(t) }
+          : await runtime.listItem(t).catch(() => null);
         if (!sse.open) return;
         sent = seq;
         const id = String(seq);
-        // A paused task's journal may be what is broken: its view says so, and it is told as corrupt.
-        if (isCorruptTask(t)) sse.send('corrupt', corruptItem(t), id);
-        else if (view?.corrupt) sse.send('corrupt', corruptItemOfView(view), id);
-        else if (view) sse.send('task', listItem(view), id);
+        if (item === null) return;
+        if ('corrupt' in item) sse.send('corrupt', item.corrupt, id);
+        else sse.send('task', item.task, id);
       };
       // Every status change after `sent`, a page at a time, each told once the socket took the one before.
       const catchUp = async (): Promise<void> => {

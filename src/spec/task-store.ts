@@ -1,4 +1,5 @@
 import type { JournalEntry, JournalEntryInput } from './journal.ts';
+import type { JournalSummary } from './journal-summary.ts';
 import type { StoreHealth } from './store-health.ts';
 import type { CorruptTask } from './corrupt-task.ts';
 import type { LogEntry } from './sandbox.ts';
@@ -84,6 +85,11 @@ export interface TaskFilter {
   readonly cursor?: string;
   /** `oldest` first (the default) or `newest` first. */
   readonly order?: 'oldest' | 'newest';
+  /**
+   * A list's page (ADR 0036): each task's input fields over MAX_LISTED_FIELD_CHARS come as their digests
+   * (`TaskRecord.listedInput`), read without the fields themselves. Such a record is for showing, never for running.
+   */
+  readonly summarised?: boolean;
 }
 
 export type TaskCountFilter = Pick<TaskFilter, 'status' | 'tenant' | 'sessionId' | 'batchId'>;
@@ -194,7 +200,8 @@ export interface TaskStore {
   /**
    * The tasks (of `tenant`, or all) whose status, pause reason or update time changed after `after` (a cursor of an
    * earlier answer, or a `seq`), in the order of those changes, each once with its row as of its latest change, at
-   * most `limit` (default 100, at most 1000). Journal appends are not status changes. `after: null` returns none
+   * most `limit` (default 100, at most 1000), summarised as a list's are (`TaskFilter.summarised`). Journal
+   * appends are not status changes. `after: null` returns none
    * and the cursor of now. The cursor of GET /task-events (ADR 0028); optional: without it that stream cannot
    * resume.
    */
@@ -215,6 +222,21 @@ export interface TaskStore {
     taskId: string,
     options: StoreOptions & { afterSeq?: number; limit?: number; maxBytes: number },
   ): Promise<{ entries: JournalEntry[]; more: boolean }>;
+
+  /**
+   * The task's JournalSummary (foldJournalSummary over its journal), kept with each append in the append's own
+   * transaction, so a view reads it instead of the journal (ADR 0035). Given only when it is of SUMMARY_FORMAT and
+   * of the journal's head as it is now: the last entry's seq and checksum, and as many entries as that seq (a row
+   * removed from the middle shows). Null otherwise (a task journaled before summaries were kept, a summary of
+   * another format or that no longer matches its journal): the reader rebuilds it from the verified journal and
+   * keeps it with `saveJournalSummary` (readSummaryForView). NOT_FOUND when there is no such task.
+   */
+  readJournalSummary(taskId: string, options?: StoreOptions): Promise<JournalSummary | null>;
+  /**
+   * Keeps a summary a reader folded from the journal, if it is of the journal's head now (its seq and checksum);
+   * whether it was kept (false: entries came after it). Appends keep it current from then on.
+   */
+  saveJournalSummary(taskId: string, summary: JournalSummary, options?: StoreOptions): Promise<boolean>;
 
   /**
    * Applies a patch. A status change must be legal per TASK_TRANSITIONS (ILLEGAL_TRANSITION otherwise, with the

@@ -1,4 +1,5 @@
 import type { ExecutionLimits, GuestLanguage, LogEntry } from './sandbox.ts';
+import type { ListedInput } from './listed-input.ts';
 
 export type TaskStatus = 'pending' | 'running' | 'paused' | 'succeeded' | 'failed' | 'cancelled';
 
@@ -163,6 +164,11 @@ export interface TaskRecord extends TaskAttributes {
   readonly status: TaskStatus;
   readonly pauseReason: PauseReason | null;
   readonly input: TaskInput;
+  /**
+   * Set only in a summarised list (`TaskFilter.summarised`): the input's fields named here were not read, `input`
+   * holds their first characters (a string) or nothing (metadata), and these are their digests.
+   */
+  readonly listedInput?: ListedInput;
   /** Tagged JSON of the result (see codec/value-codec), once succeeded. */
   readonly result: string | null;
   readonly error: TaskError | null;

@@ -4,6 +4,7 @@ import { TaskRunner } from '../../src/durable/index.ts';
 import { resolveAttention } from '../../src/durable/paused-actions.ts';
 import { taskView } from '../../src/durable/task-view.ts';
 import { defineTool, ToolRegistry } from '../../src/internal.ts';
+import { isCorruptTask, readSummaryForView } from '../../src/internal.ts';
 import type { AttentionDecision } from '../../src/internal.ts';
 import type { JournalEntryInput, TaskStore } from '../../src/internal.ts';
 import { journalAsDeadWorker, useDurableFixture } from './fixture.ts';
@@ -46,7 +47,9 @@ async function decide(store: TaskStore, id: string, decision: AttentionDecision)
 async function attentionOf(store: TaskStore, id: string) {
   const task = await store.getTask(id);
   if (!task) throw new Error('no task');
-  return taskView(task, await store.readJournal(id)).attention_calls.map((c) => [c.call_id, c.arguments]);
+  const journal = await readSummaryForView(store, task);
+  if (isCorruptTask(journal)) throw new Error(journal.message);
+  return taskView(task, { journal }).attention_calls.map((c) => [c.call_id, c.arguments]);
 }
 
 describe('needs_attention in one round', () => {

@@ -3,6 +3,7 @@ import type {
   ControlRequest,
   JournalEntry,
   JournalEntryInput,
+  JournalSummary,
   Lease,
   StoreOptions,
   TaskFilter,
@@ -148,6 +149,15 @@ export class FaultyRecordingStore implements TaskStore {
     options: StoreOptions & { afterSeq?: number; limit?: number; maxBytes: number },
   ): Promise<{ entries: JournalEntry[]; more: boolean }> {
     return this.read(() => this.inner.readJournalPage(taskId, options));
+  }
+
+  readJournalSummary(taskId: string, options?: StoreOptions): Promise<JournalSummary | null> {
+    return this.read(() => this.inner.readJournalSummary(taskId, options));
+  }
+
+  saveJournalSummary(taskId: string, summary: JournalSummary, options?: StoreOptions): Promise<boolean> {
+    // Derived data, not a write of the task's state: not recorded.
+    return this.read(() => this.inner.saveJournalSummary(taskId, summary, options));
   }
 
   updateTask(

@@ -43,7 +43,8 @@ describe('approvals inbox and batch decisions', () => {
       if (view?.status === status) return view as unknown as Record<string, unknown>;
       await new Promise((r) => setTimeout(r, 10));
     }
-    throw new Error(`task ${id} never became ${status}`);
+    const view = await fx.runtime.get(id);
+    throw new Error(`task ${id} never became ${status}: ${JSON.stringify([view?.status, view?.error])}`);
   }
   const inbox = async (key: ApiKey, query = ''): Promise<InboxItem[]> => {
     const res = await get(`/api/v1/approvals${query}`, key);
@@ -82,6 +83,39 @@ describe('approvals inbox and batch decisions', () => {
     const decisions = journal.filter((e) => e.type === 'approval_decision');
     expect(decisions.map((e) => e.data.decision)).toEqual(['approve', 'approve']);
     expect((await inbox(a)).some((x) => x.task_id === two)).toBe(false);
+  });
+
+  it('pages the inbox by waiting tasks, oldest first, without reading their programs whole', async () => {
+    const c = await fx.key('tenant-c');
+    // One task with a big program (its list form is what the inbox reads) and two small ones.
+    const big = `return await tools.pay({ amount: 101 });\n// ${'p'.repeat(20_000)}`;
+    const ids = [
+      await create(c, { code: big }),
+      await create(c, {
+        code: 'return await Promise.all([tools.pay({ amount: 102 }), tools.pay({ amount: 103 })]);',
+      }),
+      await create(c, { code: 'return await tools.pay({ amount: 104 });' }),
+    ];
+    for (const id of ids) await until(id, 'paused');
+    const page = async (query: string) => {
+      const res = await get(`/api/v1/approvals${query}`, c);
+      expect(res.statusCode, res.body).toBe(200);
+      return res.json<{ approvals: InboxItem[]; next_cursor: string | null }>();
+    };
+    const first = await page('?limit=2');
+    expect(first.approvals.map((x) => [x.task_id, x.arguments])).toEqual([
+      [ids[0], { amount: 101 }],
+      [ids[1], { amount: 102 }],
+      [ids[1], { amount: 103 }],
+    ]);
+    expect(first.next_cursor).toEqual(expect.any(String));
+    const second = await page(`?limit=2&cursor=${encodeURIComponent(first.next_cursor ?? '')}`);
+    expect(second.approvals.map((x) => [x.task_id, x.arguments])).toEqual([[ids[2], { amount: 104 }]]);
+    expect(second.next_cursor).toBeNull();
+    // The default page holds them all; a bad limit is a 400.
+    expect((await page('')).approvals).toHaveLength(4);
+    expect((await get('/api/v1/approvals?limit=5000', c)).statusCode).toBe(400);
+    expect((await get('/api/v1/approvals?limit=abc', c)).statusCode).toBe(400);
   });
 
   it('rejects named approvals with a reason, which the program sees as TOOL_REJECTED', async () => {

@@ -1,19 +1,22 @@
 import { decodeValue, toJsonView } from '../../codec/index.ts';
-import { pendingApprovals } from '../../durable/index.ts';
-import { isCorruptTask, readJournalForView, readTaskForView } from '../../spec/index.ts';
+import { viewApprovals } from '../../durable/index.ts';
+import { isCorruptTask, readSummaryForView, readTaskForView } from '../../spec/index.ts';
 import type {
   CorruptTask,
-  JournalEntry,
   PauseReason,
   TaskRecord,
   TaskStatus,
   TaskStore,
+  ViewJournal,
   WebhookEvent,
   WebhookMessage,
 } from '../../spec/index.ts';
 
 /** What building a body reads. */
-export type WebhookBodyStore = Pick<TaskStore, 'getTask' | 'readJournalPage' | 'getBatch'>;
+export type WebhookBodyStore = Pick<
+  TaskStore,
+  'getTask' | 'readJournalPage' | 'readJournal' | 'readJournalSummary' | 'saveJournalSummary' | 'getBatch'
+>;
 
 export interface TaskWebhookData {
   readonly task_id: string;
@@ -78,7 +81,8 @@ async function taskData(
   const task = read === null || isCorruptTask(read) ? null : read;
   const journal = await pausedJournal(message, task, store, options.signal);
   const damage =
-    (read !== null && isCorruptTask(read) ? read : null) ?? (isCorruptTask(journal) ? journal : null);
+    (read !== null && isCorruptTask(read) ? read : null) ??
+    (journal !== null && isCorruptTask(journal) ? journal : null);
   const error = snap.error as { code?: unknown; message?: unknown } | null | undefined;
   return {
     task_id: taskId,
@@ -86,11 +90,13 @@ async function taskData(
     pause_reason: (snap.pause_reason as PauseReason | null | undefined) ?? null,
     error: error ? { code: String(error.code), message: String(error.message) } : null,
     output: typeof snap.result === 'string' ? toJsonView(decodeValue(snap.result)) : null,
-    pending_approvals: pendingApprovals(isCorruptTask(journal) ? [] : journal).map((a) => ({
-      id: a.id,
-      tool: a.tool,
-      arguments: toJsonView(a.arguments),
-    })),
+    pending_approvals: (journal === null || isCorruptTask(journal) ? [] : viewApprovals(journal)).map(
+      (a) => ({
+        id: a.id,
+        tool: a.tool,
+        arguments: toJsonView(a.arguments),
+      }),
+    ),
     session_id: task?.sessionId ?? null,
     batch_id: task?.batchId ?? message.batchId,
     metadata: task?.input.metadata ?? null,
@@ -104,9 +110,10 @@ async function pausedJournal(
   task: TaskRecord | null,
   store: WebhookBodyStore,
   signal: AbortSignal | undefined,
-): Promise<JournalEntry[] | CorruptTask> {
-  if (message.event !== 'task.paused' || task === null) return [];
-  return readJournalForView(store, task, { signal });
+): Promise<ViewJournal | CorruptTask | null> {
+  if (message.event !== 'task.paused' || task === null) return null;
+  // Its summary and the request rows it names (ADR 0035), not the whole journal.
+  return readSummaryForView(store, task, { signal });
 }
 
 async function batchData(

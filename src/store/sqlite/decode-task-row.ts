@@ -1,7 +1,7 @@
 import { CodecallError } from '../../errors/index.ts';
 import type { CorruptRowDetails, TaskStatus } from '../../spec/index.ts';
 
-type JsonColumn = 'input' | 'error' | 'execution_log' | 'resources';
+type JsonColumn = 'input' | 'listed_input' | 'error' | 'execution_log' | 'resources';
 
 /** The columns of a task row (rows.ts) that decoding reads. */
 type TaskRow = Readonly<Record<JsonColumn, string | null>> & {
@@ -16,12 +16,15 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** What each JSON column must hold beyond being JSON: enough for a view and a run to read it without a crash. */
+const isInput = (v: unknown): boolean =>
+  isObject(v) &&
+  typeof v.language === 'string' &&
+  ((v.kind === 'code' && typeof v.code === 'string') ||
+    (v.kind === 'instruction' && typeof v.instruction === 'string'));
+
 const SHAPES: Readonly<Record<JsonColumn, (v: unknown) => boolean>> = {
-  input: (v) =>
-    isObject(v) &&
-    typeof v.language === 'string' &&
-    ((v.kind === 'code' && typeof v.code === 'string') ||
-      (v.kind === 'instruction' && typeof v.instruction === 'string')),
+  input: isInput,
+  listed_input: (v) => v === null || (isObject(v) && isInput(v.input) && isObject(v.listed)),
   error: (v) => v === null || (isObject(v) && typeof v.code === 'string' && typeof v.message === 'string'),
   execution_log: (v) => v === null || Array.isArray(v),
   resources: (v) => v === null || isObject(v),
@@ -42,6 +45,11 @@ export function jsonColumn(row: TaskRow, column: JsonColumn): unknown {
   }
   if (!SHAPES[column](value)) throw corruptRow(row, column, 'is not of its shape');
   return value;
+}
+
+/** A row read without its input and without a list form of it. */
+export function corruptInput(row: TaskRow): CodecallError {
+  return corruptRow(row, 'input', 'is missing');
 }
 
 function corruptRow(row: TaskRow, column: string, why: string): CodecallError {

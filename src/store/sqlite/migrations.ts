@@ -241,6 +241,27 @@ export const MIGRATIONS: readonly string[] = [
   CREATE TRIGGER tasks_status_on_update AFTER UPDATE OF status, pause_reason, updated_at ON tasks
     BEGIN UPDATE tasks SET status_seq = (SELECT max(status_seq) FROM tasks) + 1 WHERE id = NEW.id; END;
   `,
+  // 14: a summary of each task's journal, folded with each append (ADR 0035), so a view reads it and not the
+  // journal. Empty here: a task journaled before has none until a reader folds its journal once (lazily, in pages)
+  // and keeps it, so a big database opens at once.
+  `
+  CREATE TABLE journal_summaries (
+    task_id TEXT PRIMARY KEY REFERENCES tasks (id) ON DELETE CASCADE,
+    seq INTEGER NOT NULL,
+    checksum TEXT NOT NULL,
+    summary TEXT NOT NULL
+  ) STRICT;
+  `,
+  // 15: a list's form of a big input beside it (listed_input), and the input moved to the row's last column
+  // (ADR 0036): SQLite reaches a column by walking the overflow pages of the ones before it, so a list that skips
+  // the input then never reads a program. Tasks written before keep listed_input null (a list reads their input).
+  `
+  ALTER TABLE tasks ADD COLUMN listed_input TEXT;
+  ALTER TABLE tasks ADD COLUMN input_last TEXT NOT NULL DEFAULT '';
+  UPDATE tasks SET input_last = input;
+  ALTER TABLE tasks DROP COLUMN input;
+  ALTER TABLE tasks RENAME COLUMN input_last TO input;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -6,13 +6,17 @@ import type {
   TaskRecord,
   TaskStatus,
 } from '../../spec/index.ts';
-import { jsonColumn } from './decode-task-row.ts';
+import { corruptInput, jsonColumn } from './decode-task-row.ts';
+import type { ListedInputColumn } from './listed-input-column.ts';
 
 export interface TaskRow {
   id: string;
   status: TaskStatus;
   pause_reason: PauseReason | null;
-  input: string;
+  /** Null only in a summarised list's row when `listed_input` is set (ADR 0036). */
+  input: string | null;
+  /** The list's form of a big input (listed-input-column.ts); null when the input is small. */
+  listed_input: string | null;
   result: string | null;
   error: string | null;
   attempts: number;
@@ -46,13 +50,28 @@ export interface JournalRow {
   created_at: number;
 }
 
+/**
+ * The columns of a row as a list reads it (ADR 0036): all but `input`, which only a task without a list form of
+ * it (a small input, or one written before) gives. `input` is the row's last column, so SQLite then never walks
+ * its pages.
+ */
+export const SUMMARISED_TASK_COLUMNS = `id, status, pause_reason, result, error, attempts, version, lease_owner,
+  lease_expires_at, fencing_token, created_at, updated_at, execution_log, resources, requested_action, wake_at,
+  tenant, session_id, batch_id, priority, callback_url, max_retries, retries, run_after, deadline_at, listed_input,
+  CASE WHEN listed_input IS NULL THEN input END AS input`;
+
 /** The record of a row; CHECKPOINT_CORRUPT (naming the task and column) when a JSON column was garbled. */
 export function toTaskRecord(row: TaskRow): TaskRecord {
+  // A summarised list selects `input` only where there is no list form of it.
+  const listed = row.input === null ? (jsonColumn(row, 'listed_input') as ListedInputColumn | null) : null;
+  const input = listed ? listed.input : (jsonColumn(row, 'input') as TaskRecord['input'] | null);
+  if (input === null) throw corruptInput(row);
   return {
     id: row.id,
     status: row.status,
     pauseReason: row.pause_reason,
-    input: jsonColumn(row, 'input') as TaskRecord['input'],
+    input,
+    ...(listed ? { listedInput: listed.listed } : {}),
     // Opaque to the store (the view decodes it, and flags a result that is no value).
     result: row.result,
     error: jsonColumn(row, 'error') as TaskRecord['error'],

@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { corruptTaskOf } from '../../spec/index.ts';
 import type { PauseReason, StatusChanges, TaskChanges, TaskStatus } from '../../spec/index.ts';
-import { toTaskRecord } from './rows.ts';
+import { SUMMARISED_TASK_COLUMNS, toTaskRecord } from './rows.ts';
 import type { TaskRow } from './rows.ts';
 import { prepared } from './statement-cache.ts';
 
@@ -63,13 +63,13 @@ export function readStatusChangeRows(
   const n = Math.min(Math.max(1, options.limit ?? 100), STATUS_PAGE_MAX);
   const rows = (
     options.tenant === undefined
-      ? prepared(db, 'SELECT * FROM tasks WHERE status_seq > ? ORDER BY status_seq LIMIT ?').all(
-          options.after,
-          n,
-        )
+      ? prepared(
+          db,
+          `SELECT status_seq, ${SUMMARISED_TASK_COLUMNS} FROM tasks WHERE status_seq > ? ORDER BY status_seq LIMIT ?`,
+        ).all(options.after, n)
       : prepared(
           db,
-          'SELECT * FROM tasks WHERE tenant = ? AND status_seq > ? ORDER BY status_seq LIMIT ?',
+          `SELECT status_seq, ${SUMMARISED_TASK_COLUMNS} FROM tasks WHERE tenant = ? AND status_seq > ? ORDER BY status_seq LIMIT ?`,
         ).all(options.tenant, options.after, n)
   ) as (TaskRow & { status_seq: number })[];
   const tasks = rows.map((row) => {

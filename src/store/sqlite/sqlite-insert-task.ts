@@ -10,6 +10,7 @@ import { canonicalJson, sha256Hex } from '../journal-checksum.ts';
 import { appendAudit } from './sqlite-audit.ts';
 import { appendEntries } from './sqlite-journal.ts';
 import { prepared } from './statement-cache.ts';
+import { listedInputColumn } from './listed-input-column.ts';
 
 /**
  * Inserts a `pending` task with its first journal entry (`task_input`) and its first audit link (`created`).
@@ -33,12 +34,13 @@ export function insertTask(
   const tenant = a.tenant ?? 'default';
   prepared(
     db,
-    `INSERT INTO tasks (id, status, input, attempts, version, fencing_token, created_at, updated_at, tenant,
-       session_id, batch_id, priority, callback_url, max_retries, deadline_at)
-     VALUES (?, 'pending', ?, 0, 1, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO tasks (id, status, input, listed_input, attempts, version, fencing_token, created_at, updated_at,
+       tenant, session_id, batch_id, priority, callback_url, max_retries, deadline_at)
+     VALUES (?, 'pending', ?, ?, 0, 1, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   ).run(
     id,
     JSON.stringify(input),
+    listedInputColumn(input),
     now,
     now,
     tenant,

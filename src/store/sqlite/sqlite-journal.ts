@@ -6,6 +6,7 @@ import { canonicalJson, journalChecksumOfText } from '../journal-checksum.ts';
 import { verifyJournal } from '../verify-journal.ts';
 import { toJournalEntry } from './rows.ts';
 import { prepared } from './statement-cache.ts';
+import { foldAppended, journalHead } from './sqlite-summary.ts';
 import type { JournalRow } from './rows.ts';
 
 /**
@@ -30,10 +31,7 @@ export function appendEntries(
     return canonicalJson(entry.data);
   });
   countEntries(db, taskId, texts, limits);
-  const last = prepared(
-    db,
-    'SELECT seq, checksum FROM journal WHERE task_id = ? ORDER BY seq DESC LIMIT 1',
-  ).get(taskId) as { seq: number; checksum: string } | undefined;
+  const last = journalHead(db, taskId);
   const insert = prepared(
     db,
     'INSERT INTO journal (task_id, seq, type, data, checksum, created_at) VALUES (?, ?, ?, ?, ?, ?)',
@@ -41,7 +39,7 @@ export function appendEntries(
   const createdAt = new Date(now).toISOString();
   let seq = last?.seq ?? 0;
   let prev = last?.checksum ?? '';
-  return entries.map((entry, i): JournalEntry => {
+  const appended = entries.map((entry, i): JournalEntry => {
     seq++;
     const text = texts[i] ?? '{}';
     // Store and return exactly what was hashed, so a read-back verifies and equals the write.
@@ -51,6 +49,9 @@ export function appendEntries(
     prev = checksum;
     return { taskId, seq, type: entry.type, data, checksum, createdAt } as JournalEntry;
   });
+  // The view's summary moves on in the same transaction (ADR 0035).
+  foldAppended(db, taskId, last, appended);
+  return appended;
 }
 
 /**

@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import { CodecallError } from '../../errors/index.ts';
 import type { CorruptTask, TaskFilter, TaskRecord } from '../../spec/index.ts';
 import { corruptTaskOf } from '../../spec/index.ts';
-import { decodeCursor, encodeCursor, toTaskRecord } from './rows.ts';
+import { SUMMARISED_TASK_COLUMNS, decodeCursor, encodeCursor, toTaskRecord } from './rows.ts';
 import type { TaskRow } from './rows.ts';
 import { taskWhere } from './task-where.ts';
 
@@ -45,7 +45,8 @@ export function listTaskRows(
     where.push(`(created_at ${beyond} ? OR (created_at = ? AND id ${beyond} ?))`);
     params.push(after.createdAt, after.createdAt, after.id);
   }
-  const sql = `SELECT * FROM tasks ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
+  const columns = filter.summarised === true ? SUMMARISED_TASK_COLUMNS : '*';
+  const sql = `SELECT ${columns} FROM tasks ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
                ORDER BY ${filter.order === 'newest' ? 'created_at DESC, id DESC' : 'created_at, id'} LIMIT ?`;
   const rows = db.prepare(sql).all(...params, limit + 1) as TaskRow[];
   const page = rows.slice(0, limit);

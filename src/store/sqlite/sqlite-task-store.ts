@@ -18,6 +18,7 @@ import type {
   WebhookMessage,
   JournalEntry,
   JournalEntryInput,
+  JournalSummary,
   Lease,
   StoreHealth,
   StoreHealthEvent,
@@ -40,6 +41,7 @@ import { prepared } from './statement-cache.ts';
 import { StoreHealthMonitor } from './store-health-monitor.ts';
 import { appendEntries, entriesWithin, readVerifiedJournal } from './sqlite-journal.ts';
 import { readVerifiedAudit } from './sqlite-audit.ts';
+import { readSummary, saveSummary } from './sqlite-summary.ts';
 import { readBatch } from './sqlite-batches.ts';
 import { assertLeaseRow, expireLeasesOf, releaseLeaseRow, renewLeaseRow } from './sqlite-leases.ts';
 import { claimReadable } from './claim-readable.ts';
@@ -245,6 +247,16 @@ export class SqliteTaskStore implements TaskStore, ServiceStore, ArtifactStore {
         return { entries: count === 0 ? [] : readVerifiedJournal(db, taskId, afterSeq, count), more };
       })();
     });
+  }
+
+  readJournalSummary(taskId: string, options: StoreOptions = {}): Promise<JournalSummary | null> {
+    return this.#run(options.signal, () => this.#db.transaction(() => readSummary(this.#db, taskId))());
+  }
+
+  saveJournalSummary(taskId: string, summary: JournalSummary, options: StoreOptions = {}): Promise<boolean> {
+    return this.#run(options.signal, () =>
+      this.#db.transaction(() => saveSummary(this.#db, taskId, summary)).immediate(),
+    );
   }
 
   updateTask(

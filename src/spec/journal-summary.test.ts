@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { parseJournalSummary, summarizeJournal, summaryRows } from './journal-summary.ts';
+import type { JournalEntry, JournalEntryInput } from './journal.ts';
+
+// The fold's revision fields (ADR 0034, 0035): a revision's view reads its counts and not-repeated offers from
+// the summary, so the fold must agree with what the whole journal says.
+
+function entries(inputs: readonly JournalEntryInput[]): JournalEntry[] {
+  return inputs.map((e, i) => ({ ...e, taskId: 't', seq: i + 1, checksum: `c${i + 1}`, createdAt: '' }));
+}
+
+const offer = (callId: string, tool: string, effect?: 'read' | 'idempotent' | 'keyed' | 'unsafe') =>
+  ({
+    type: 'carry_offer',
+    data: {
+      origin: { task_id: 'old', call_id: callId },
+      tool,
+      args: '{}',
+      payload: '1',
+      ...(effect ? { effect } : {}),
+    },
+  }) as const;
+
+describe('journal summary of a revision', () => {
+  const journal = entries([
+    { type: 'task_input', data: { code_hash: 'h', tools_hash: 'h', language: 'javascript' } },
+    offer('c1', 'pay', 'unsafe'),
+    offer('c2', 'lookup', 'read'),
+    offer('c3', 'mail'),
+    offer('c4', 'pay', 'keyed'),
+    {
+      type: 'tool_intent',
+      data: { call_id: 'n1', tool: 'pay', args: '{}', carried_from: { task_id: 'old', call_id: 'c1' } },
+    },
+    { type: 'tool_intent', data: { call_id: 'n2', tool: 'lookup', args: '{}' } },
+  ]);
+
+  it('counts offers and carried calls and keeps the world-changing offers not taken, by their rows', () => {
+    const s = summarizeJournal(journal);
+    expect(s.offered).toBe(4);
+    expect(s.carried).toBe(1);
+    // c1 was taken over; c2 is a read (not worth reporting); c3 has no known effect (counts); c4 is keyed.
+    expect(s.notRepeated).toEqual([
+      { origin: 'old/c3', seq: 4 },
+      { origin: 'old/c4', seq: 5 },
+    ]);
+    expect(summaryRows(s)).toEqual([1, 4, 5, 7]);
+  });
+
+  it('survives its stored form, and a stored form with a bad offer is rebuilt', () => {
+    const s = summarizeJournal(journal);
+    expect(parseJournalSummary(JSON.stringify(s))).toEqual(s);
+    expect(parseJournalSummary(JSON.stringify({ ...s, notRepeated: [{ origin: 'x', seq: 0 }] }))).toBeNull();
+    expect(parseJournalSummary(JSON.stringify({ ...s, carried: -1 }))).toBeNull();
+  });
+
+  it('folds in pieces to the same summary as in one go', () => {
+    const half = summarizeJournal(journal.slice(0, 3));
+    expect(summarizeJournal(journal.slice(3), half)).toEqual(summarizeJournal(journal));
+  });
+});

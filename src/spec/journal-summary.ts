@@ -1,0 +1,240 @@
+import { changesTheWorld, originKey } from './carry-over.ts';
+import { isRecord } from './is-record.ts';
+import { unknownEntry } from './journal.ts';
+import type { JournalEntry, JournalEntryInputOf } from './journal.ts';
+
+/**
+ * What a task's view needs of its journal, kept small and folded with each append (ADR 0035) so a view reads this
+ * and the few rows it shows, never the whole journal. It names the rows whose content a view shows (by seq): their
+ * content is read from the journal, verified, so the summary holds no tool arguments and cannot show any that the
+ * journal does not.
+ *
+ * To add a field: give it a default in EMPTY_JOURNAL_SUMMARY, set it in the `case` of the entry type it comes from
+ * in foldJournalSummary, and check its shape in parseJournalSummary. A field derived from entry types that older
+ * journals already hold needs SUMMARY_FORMAT bumped (stored summaries of the old format are then rebuilt lazily);
+ * one derived only from a new entry type does not (no summary folded before it can have seen one).
+ */
+export interface JournalSummary {
+  /** SUMMARY_FORMAT of the fold that wrote it. */
+  readonly format: number;
+  /** The last entry folded: the journal's head when the summary is current; 0 and '' for an empty journal. */
+  readonly seq: number;
+  readonly checksum: string;
+  /** `tool_outcome` entries: completed tool calls. */
+  readonly toolOutcomes: number;
+  /** `approval_request` entries without a decision, in the order asked. */
+  readonly approvals: readonly SummaryApproval[];
+  /** `input_request` entries without an answer (provided or timed out), in the order asked. */
+  readonly inputs: readonly SummaryInput[];
+  /**
+   * The last `needs_attention` pause (the seq of its control entry) and the calls decided since; null when there
+   * was none, or an `incompatible` pause came after it.
+   */
+  readonly attention: SummaryAttention | null;
+  /** `carry_offer` entries: calls earlier attempts completed, offered to this revision (ADR 0034). */
+  readonly offered: number;
+  /** `tool_intent` entries with `carried_from`: calls taken over instead of run. */
+  readonly carried: number;
+  /** Offers of tools that change the world not taken (so far), in offer order: what a revision did not repeat. */
+  readonly notRepeated: readonly SummaryOffer[];
+}
+
+export interface SummaryOffer {
+  /** The origin's key (originKey), matched by a later `carried_from`. */
+  readonly origin: string;
+  /** The seq of its `carry_offer` entry. */
+  readonly seq: number;
+}
+
+export interface SummaryApproval {
+  readonly id: string;
+  readonly seq: number;
+  /** Epoch ms when it expires; null: never (for wake-ups without reading the row). */
+  readonly expiresAt: number | null;
+}
+
+export interface SummaryInput {
+  readonly callId: string;
+  readonly name: string;
+  readonly seq: number;
+  /** Epoch ms; null waits forever. */
+  readonly deadline: number | null;
+}
+
+export interface SummaryAttention {
+  readonly seq: number;
+  /** Call ids an `attention_decision` was journaled for since the pause. */
+  readonly decided: readonly string[];
+}
+
+/** The fold's version: a stored summary of another format is not used (it is rebuilt from the journal). */
+export const SUMMARY_FORMAT = 1;
+
+export const EMPTY_JOURNAL_SUMMARY: JournalSummary = Object.freeze({
+  format: SUMMARY_FORMAT,
+  seq: 0,
+  checksum: '',
+  toolOutcomes: 0,
+  approvals: [],
+  inputs: [],
+  attention: null,
+  offered: 0,
+  carried: 0,
+  notRepeated: [],
+});
+
+/** The summary after one more entry (the next in seq order). Pure; exhaustive over entry types. */
+export function foldJournalSummary(summary: JournalSummary, entry: JournalEntry): JournalSummary {
+  const s: JournalSummary = { ...summary, seq: entry.seq, checksum: entry.checksum };
+  switch (entry.type) {
+    case 'tool_outcome':
+      return { ...s, toolOutcomes: s.toolOutcomes + 1 };
+    case 'approval_request': {
+      const d = entry.data;
+      const asked = { id: d.approval_id, seq: entry.seq, expiresAt: d.expires_at ?? null };
+      return { ...s, approvals: [...s.approvals.filter((a) => a.id !== d.approval_id), asked] };
+    }
+    case 'approval_decision':
+      return { ...s, approvals: s.approvals.filter((a) => a.id !== entry.data.approval_id) };
+    case 'input_request': {
+      const d = entry.data;
+      const asked = { callId: d.call_id, name: d.name, seq: entry.seq, deadline: d.deadline };
+      return { ...s, inputs: [...s.inputs.filter((i) => i.callId !== d.call_id), asked] };
+    }
+    case 'input_provided':
+    case 'input_timeout':
+      return { ...s, inputs: s.inputs.filter((i) => i.callId !== entry.data.call_id) };
+    case 'attention_decision':
+      return s.attention === null
+        ? s
+        : { ...s, attention: { ...s.attention, decided: [...s.attention.decided, entry.data.call_id] } };
+    case 'control':
+      return foldControl(s, entry.seq, entry.data);
+    case 'carry_offer': {
+      const offer = { origin: originKey(entry.data.origin), seq: entry.seq };
+      const notRepeated = changesTheWorld(entry.data) ? [...s.notRepeated, offer] : s.notRepeated;
+      return { ...s, offered: s.offered + 1, notRepeated };
+    }
+    case 'tool_intent': {
+      const from = entry.data.carried_from;
+      if (!from) return s;
+      const key = originKey(from);
+      return { ...s, carried: s.carried + 1, notRepeated: s.notRepeated.filter((o) => o.origin !== key) };
+    }
+    case 'task_input':
+    case 'manifest':
+    case 'model_request':
+    case 'model_reply':
+    case 'code_block':
+    case 'step_result':
+    case 'clock':
+      return s;
+    default:
+      return unknownEntry(entry);
+  }
+}
+
+function foldControl(
+  s: JournalSummary,
+  seq: number,
+  control: JournalEntryInputOf<'control'>['data'],
+): JournalSummary {
+  switch (control.action) {
+    case 'needs_attention':
+      return { ...s, attention: { seq, decided: [] } };
+    case 'incompatible':
+      return { ...s, attention: null };
+    case 'attempt':
+    case 'pause':
+    case 'resume':
+    case 'cancel':
+    case 'deadline':
+    case 'await_approval':
+    case 'await_input':
+    case 'retry':
+    case 'fail':
+    case 'accept_changed_tools':
+    case 'approved_call_started':
+    case 'retry_started':
+    case 'not_started':
+    case 'revision_held':
+      return s;
+    default:
+      return unknownEntry(control);
+  }
+}
+
+/** The summary of these entries (a whole journal, or the ones after `from`'s seq), in order. */
+export function summarizeJournal(
+  entries: readonly JournalEntry[],
+  from: JournalSummary = EMPTY_JOURNAL_SUMMARY,
+): JournalSummary {
+  let s = from;
+  for (const entry of entries) s = foldJournalSummary(s, entry);
+  return s;
+}
+
+/**
+ * The seqs of the rows a view shows the content of, in order: the first and the last entry (the task's input, the
+ * checkpoint), each pending approval's and input's request, the attention pause, each offer not repeated. A
+ * reader verifies these against the journal's chain.
+ */
+export function summaryRows(summary: JournalSummary): number[] {
+  if (summary.seq === 0) return [];
+  const seqs = new Set<number>([1, summary.seq]);
+  for (const a of summary.approvals) seqs.add(a.seq);
+  for (const i of summary.inputs) seqs.add(i.seq);
+  if (summary.attention !== null) seqs.add(summary.attention.seq);
+  for (const o of summary.notRepeated) seqs.add(o.seq);
+  return [...seqs].sort((a, b) => a - b);
+}
+
+/** A stored summary's text as a summary of this format, or null when it is not one (then it is rebuilt). */
+export function parseJournalSummary(text: string): JournalSummary | null {
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (!isRecord(v) || v.format !== SUMMARY_FORMAT) return null;
+  const ok =
+    isCount(v.seq) &&
+    typeof v.checksum === 'string' &&
+    isCount(v.toolOutcomes) &&
+    Array.isArray(v.approvals) &&
+    v.approvals.every(
+      (a) => isRecord(a) && typeof a.id === 'string' && isSeq(a.seq) && isTimeOrNull(a.expiresAt),
+    ) &&
+    Array.isArray(v.inputs) &&
+    v.inputs.every(
+      (i) =>
+        isRecord(i) &&
+        typeof i.callId === 'string' &&
+        typeof i.name === 'string' &&
+        isSeq(i.seq) &&
+        isTimeOrNull(i.deadline),
+    ) &&
+    (v.attention === null ||
+      (isRecord(v.attention) &&
+        isSeq(v.attention.seq) &&
+        Array.isArray(v.attention.decided) &&
+        v.attention.decided.every((c) => typeof c === 'string'))) &&
+    isCount(v.offered) &&
+    isCount(v.carried) &&
+    Array.isArray(v.notRepeated) &&
+    v.notRepeated.every((o) => isRecord(o) && typeof o.origin === 'string' && isSeq(o.seq));
+  return ok ? (v as unknown as JournalSummary) : null;
+}
+
+function isCount(v: unknown): v is number {
+  return typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+}
+
+function isSeq(v: unknown): v is number {
+  return isCount(v) && v > 0;
+}
+
+function isTimeOrNull(v: unknown): boolean {
+  return v === null || (typeof v === 'number' && Number.isFinite(v));
+}
