@@ -19,6 +19,12 @@ export default [
     execute: (a) => ({ sent_to: a.to }),
   }),
   defineTool({
+    name: 'charge',
+    description: 'charges a card (no approval)',
+    effect: 'unsafe',
+    execute: (a) => 'charged ' + a.amount,
+  }),
+  defineTool({
     name: 'nap',
     description: 'sleeps ms, unless aborted',
     effect: 'read',
@@ -60,6 +66,8 @@ describe('codecall tasks ... --url (the HTTP client)', () => {
     await writeFile(file('weather.js'), WEATHER);
     await writeFile(file('email.js'), EMAIL);
     await writeFile(file('nap.js'), 'return await tools.nap({ ms: 30000 });\n');
+    await writeFile(file('charge.js'), 'await tools.charge({ amount: 1 });\nreturn missing.x;\n');
+    await writeFile(file('charge-2.js'), 'return await tools.charge({ amount: 2 });\n');
     // No model from the machine's environment: instruction tasks here fail with MODEL_NOT_CONFIGURED.
     const noModel = { OPENAI_API_KEY: '', OPENAI_BASE_URL: '', MISTRAL_API_KEY: '' };
     server = startCodecall(
@@ -236,6 +244,44 @@ describe('codecall tasks ... --url (the HTTP client)', () => {
     }[];
     const controls = events.filter((e) => e.type === 'control' && e.data.action !== 'attempt');
     expect(controls.map((e) => e.data.action)).toEqual(['pause', 'resume', 'cancel']);
+  });
+
+  it('resolves a task that needs attention over HTTP: a revision held beside the call it changes, skipped', async () => {
+    const id = (await cli('submit', file('charge.js'))).stdout.trim();
+    const show = async (t: string) => lastJson((await cli('show', t, '--json')).stdout);
+    await until(async () => (await show(id)).status === 'failed');
+    // The revision charges another amount: held for a human, naming the earlier charge (ADR 0034).
+    const revised = (await cli('revise', id, file('charge-2.js'))).stdout.trim();
+    expect(revised).toMatch(/^task_/);
+    await until(async () => (await show(revised)).pause_reason === 'needs_attention');
+
+    const wrongAction = await cli('resolve', revised, 'maybe');
+    expect(wrongAction.code).toBe(2);
+    expect(wrongAction.stderr).toContain('retry, skip or fail');
+    const noResult = await cli('resolve', revised, 'skip');
+    expect(noResult.code).toBe(2);
+    expect(noResult.stderr).toContain('skip needs --result');
+    const local = await cli('resolve', revised, 'retry', '--resume');
+    expect(local.code).toBe(2);
+    expect(local.stderr).toContain('--resume works with --db only');
+
+    const resolved = await cli(
+      'resolve',
+      revised,
+      'skip',
+      '--result',
+      '"kept the first charge"',
+      '--reason',
+      'no',
+    );
+    expect(resolved.code, resolved.stderr).toBe(0);
+    await until(async () => (await show(revised)).status === 'succeeded');
+    expect(await show(revised)).toMatchObject({ result: { output: 'kept the first charge' } });
+    const events = lastJson((await cli('events', revised, '--json')).stdout).events as {
+      type: string;
+      data: Record<string, unknown>;
+    }[];
+    expect(events.find((e) => e.type === 'attention_decision')?.data).toMatchObject({ action: 'skip' });
   });
 
   it('prints server errors as `error CODE: message` with exit 1, usage errors with exit 2', async () => {

@@ -272,6 +272,26 @@ export function remoteInput(
   });
 }
 
+/** `codecall tasks resolve ID retry|skip|fail --url`: the decision on a task that needs attention, over HTTP. */
+export function remoteResolve(
+  id: string,
+  action: 'retry' | 'skip' | 'fail',
+  options: RemoteOptions & { result?: string; call?: string; reason?: string },
+  io: CliIo,
+): Promise<number> {
+  const result = options.result === undefined ? {} : { result: parseJson(options.result, '--result') };
+  return overHttp(options, io, async (client) => {
+    const request = {
+      action,
+      ...result,
+      ...(options.call === undefined ? {} : { call_id: options.call }),
+      ...(options.reason === undefined ? {} : { reason: options.reason }),
+    };
+    printView(await client.resolveAttention(id, request), options, io);
+    return 0;
+  });
+}
+
 /** `codecall tasks events ID --url`: the task's journal from after --after, every page. */
 export async function remoteEvents(
   id: string,

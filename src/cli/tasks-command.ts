@@ -1,5 +1,6 @@
 import { modelConfigFrom } from '../model/index.ts';
 import { userInfo } from 'node:os';
+import { resolveAction } from './resolve-action.ts';
 import { CodecallError } from '../errors/index.ts';
 import type { TaskStatus } from '../spec/index.ts';
 import { TASK_TRANSITIONS } from '../spec/index.ts';
@@ -210,17 +211,12 @@ export function tasksResolve(
   options: RunOnOptions & { result?: string; call?: string },
   io: CliIo,
 ): Promise<number> {
-  if (action !== 'retry' && action !== 'skip' && action !== 'fail') {
-    throw new CodecallError('INVALID_ARGUMENT', 'the action must be retry, skip or fail');
-  }
-  if (action === 'skip' && options.result === undefined) {
-    throw new CodecallError('INVALID_ARGUMENT', 'skip needs --result JSON: the outcome the program will see');
-  }
+  const checked = resolveAction(action, options);
   const result = options.result === undefined ? {} : { result: parseJson(options.result, '--result') };
   return actOnPaused(id, options, io, (runtime) =>
     runtime.resolveAttention(
       id,
-      { action, ...result, ...(options.call === undefined ? {} : { callId: options.call }) },
+      { action: checked, ...result, ...(options.call === undefined ? {} : { callId: options.call }) },
       { actor: actorOf(options), ...(options.reason === undefined ? {} : { reason: options.reason }) },
     ),
   );

@@ -4,6 +4,7 @@ import { CodecallError } from '../errors/index.ts';
 import type { CliIo } from './cli-io.ts';
 import type { RemoteOptions, SubmitOptions } from './remote-tasks-command.ts';
 import type { RunOnOptions, TasksOptions } from './tasks-command.ts';
+import { resolveAction } from './resolve-action.ts';
 
 // The commands' modules load when one runs (they pull in the store, the runtime or the client).
 const remote = () => import('./remote-tasks-command.ts');
@@ -279,12 +280,10 @@ export function registerTasksCommands(
       cmd: Command,
     ) =>
       run(async () => {
-        const t = targetOf(cmd);
+        const t = targetOf(cmd, RUN_ON_LOCAL);
         if ('remote' in t) {
-          throw new CodecallError(
-            'INVALID_ARGUMENT',
-            'resolve works with --db only (the API has no endpoint yet)',
-          );
+          const checked = resolveAction(action, options);
+          return (await remote()).remoteResolve(id, checked, { ...options, ...t.remote }, io);
         }
         return (await local()).tasksResolve(id, action, { ...options, ...t.local }, io);
       }),

@@ -115,6 +115,17 @@ export interface CodecallClient {
     options?: CallOptions,
   ): Promise<TaskView>;
   input(taskId: string, request: { name: string; value: unknown }, options?: CallOptions): Promise<TaskView>;
+  /** A human's decision on a task paused `needs_attention`: retry the call, skip it with `result`, or fail. */
+  resolveAttention(
+    taskId: string,
+    request: {
+      action: 'retry' | 'skip' | 'fail';
+      call_id?: string | undefined;
+      result?: unknown;
+      reason?: string | undefined;
+    },
+    options?: CallOptions,
+  ): Promise<TaskView>;
   events(
     taskId: string,
     page?: { after?: number; limit?: number },

@@ -101,6 +101,9 @@ export function createClient(options: ClientOptions): CodecallClient {
     input(taskId, request, opts = {}) {
       return json<TaskView>('POST', `${task(taskId)}/input`, { body: request, signal: opts.signal });
     },
+    resolveAttention(taskId, request, opts = {}) {
+      return json<TaskView>('POST', `${task(taskId)}/attention`, { body: request, signal: opts.signal });
+    },
     events(taskId, page = {}, opts = {}) {
       const q = new URLSearchParams();
       if (page.after !== undefined) q.set('after', String(page.after));

@@ -22,3 +22,4 @@ export * from './corrupt-task.ts';
 export * from './task-reads.ts';
 export * from './carry-over.ts';
 export * from './listed-input.ts';
+export * from './light-row.ts';

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { parseJournalSummary, summarizeJournal, summaryRows } from './journal-summary.ts';
 import type { JournalEntry, JournalEntryInput } from './journal.ts';
@@ -57,5 +58,37 @@ describe('journal summary of a revision', () => {
   it('folds in pieces to the same summary as in one go', () => {
     const half = summarizeJournal(journal.slice(0, 3));
     expect(summarizeJournal(journal.slice(3), half)).toEqual(summarizeJournal(journal));
+  });
+});
+
+describe('journal summary of big shown rows', () => {
+  const big = 'a'.repeat(20_000);
+  const journal = entries([
+    { type: 'task_input', data: { code_hash: 'h', tools_hash: 'h', language: 'javascript' } },
+    { type: 'approval_request', data: { approval_id: 'a1', call_id: 'c1', tool: 'pay', args: big } },
+    { type: 'approval_request', data: { approval_id: 'a2', call_id: 'c2', tool: 'pay', args: '{"x":1}' } },
+    offer('o1', 'pay', 'unsafe'),
+  ]);
+
+  it('keeps a big request light (its big fields by digest) and names only the small ones as rows to read', () => {
+    const s = summarizeJournal(journal);
+    const [a1, a2] = s.approvals;
+    expect(a1?.light?.data).toMatchObject({ approval_id: 'a1', tool: 'pay' });
+    expect(JSON.parse(String(a1?.light?.data.args))).toEqual({
+      truncated: true,
+      bytes: 20_000,
+      sha256: createHash('sha256').update(big).digest('hex'),
+    });
+    expect(a2?.light).toBeUndefined();
+    expect(summaryRows(s)).toEqual([1, 3, 4]);
+    expect(parseJournalSummary(JSON.stringify(s))).toEqual(s);
+    // Decided, it is gone with its light row.
+    const decided = summarizeJournal(
+      entries([
+        ...journal,
+        { type: 'approval_decision', data: { approval_id: 'a1', decision: 'approve', actor: 'x' } },
+      ]),
+    );
+    expect(decided.approvals.map((a) => a.id)).toEqual(['a2']);
   });
 });

@@ -1,5 +1,7 @@
 import { changesTheWorld, originKey } from './carry-over.ts';
 import { isRecord } from './is-record.ts';
+import { isLightRow, lightRow } from './light-row.ts';
+import type { LightRow } from './light-row.ts';
 import { unknownEntry } from './journal.ts';
 import type { JournalEntry, JournalEntryInputOf } from './journal.ts';
 
@@ -44,6 +46,8 @@ export interface SummaryOffer {
   readonly origin: string;
   /** The seq of its `carry_offer` entry. */
   readonly seq: number;
+  /** The offer as a view shows it when its row is big (views then do not read it). */
+  readonly light?: LightRow;
 }
 
 export interface SummaryApproval {
@@ -51,6 +55,8 @@ export interface SummaryApproval {
   readonly seq: number;
   /** Epoch ms when it expires; null: never (for wake-ups without reading the row). */
   readonly expiresAt: number | null;
+  /** The request as a view shows it when its row is big (views then do not read it). */
+  readonly light?: LightRow;
 }
 
 export interface SummaryInput {
@@ -91,7 +97,13 @@ export function foldJournalSummary(summary: JournalSummary, entry: JournalEntry)
       return { ...s, toolOutcomes: s.toolOutcomes + 1 };
     case 'approval_request': {
       const d = entry.data;
-      const asked = { id: d.approval_id, seq: entry.seq, expiresAt: d.expires_at ?? null };
+      const light = lightRow(entry);
+      const asked = {
+        id: d.approval_id,
+        seq: entry.seq,
+        expiresAt: d.expires_at ?? null,
+        ...(light ? { light } : {}),
+      };
       return { ...s, approvals: [...s.approvals.filter((a) => a.id !== d.approval_id), asked] };
     }
     case 'approval_decision':
@@ -111,7 +123,8 @@ export function foldJournalSummary(summary: JournalSummary, entry: JournalEntry)
     case 'control':
       return foldControl(s, entry.seq, entry.data);
     case 'carry_offer': {
-      const offer = { origin: originKey(entry.data.origin), seq: entry.seq };
+      const light = lightRow(entry);
+      const offer = { origin: originKey(entry.data.origin), seq: entry.seq, ...(light ? { light } : {}) };
       const notRepeated = changesTheWorld(entry.data) ? [...s.notRepeated, offer] : s.notRepeated;
       return { ...s, offered: s.offered + 1, notRepeated };
     }
@@ -176,16 +189,17 @@ export function summarizeJournal(
 
 /**
  * The seqs of the rows a view shows the content of, in order: the first and the last entry (the task's input, the
- * checkpoint), each pending approval's and input's request, the attention pause, each offer not repeated. A
- * reader verifies these against the journal's chain.
+ * checkpoint), each pending approval's and input's request, the attention pause, each offer not repeated, except
+ * the requests and offers kept light (their rows are big: the summary gives what a view shows of them). A reader
+ * verifies these against the journal's chain.
  */
 export function summaryRows(summary: JournalSummary): number[] {
   if (summary.seq === 0) return [];
   const seqs = new Set<number>([1, summary.seq]);
-  for (const a of summary.approvals) seqs.add(a.seq);
+  for (const a of summary.approvals) if (!a.light) seqs.add(a.seq);
   for (const i of summary.inputs) seqs.add(i.seq);
   if (summary.attention !== null) seqs.add(summary.attention.seq);
-  for (const o of summary.notRepeated) seqs.add(o.seq);
+  for (const o of summary.notRepeated) if (!o.light) seqs.add(o.seq);
   return [...seqs].sort((a, b) => a - b);
 }
 
@@ -204,7 +218,12 @@ export function parseJournalSummary(text: string): JournalSummary | null {
     isCount(v.toolOutcomes) &&
     Array.isArray(v.approvals) &&
     v.approvals.every(
-      (a) => isRecord(a) && typeof a.id === 'string' && isSeq(a.seq) && isTimeOrNull(a.expiresAt),
+      (a) =>
+        isRecord(a) &&
+        typeof a.id === 'string' &&
+        isSeq(a.seq) &&
+        isTimeOrNull(a.expiresAt) &&
+        (a.light === undefined || isLightRow(a.light)),
     ) &&
     Array.isArray(v.inputs) &&
     v.inputs.every(
@@ -223,7 +242,13 @@ export function parseJournalSummary(text: string): JournalSummary | null {
     isCount(v.offered) &&
     isCount(v.carried) &&
     Array.isArray(v.notRepeated) &&
-    v.notRepeated.every((o) => isRecord(o) && typeof o.origin === 'string' && isSeq(o.seq));
+    v.notRepeated.every(
+      (o) =>
+        isRecord(o) &&
+        typeof o.origin === 'string' &&
+        isSeq(o.seq) &&
+        (o.light === undefined || isLightRow(o.light)),
+    );
   return ok ? (v as unknown as JournalSummary) : null;
 }
 

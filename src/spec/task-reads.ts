@@ -2,6 +2,7 @@ import { CodecallError } from '../errors/index.ts';
 import { corruptTaskOf } from './corrupt-task.ts';
 import { EMPTY_JOURNAL_SUMMARY, summarizeJournal, summaryRows } from './journal-summary.ts';
 import type { JournalSummary } from './journal-summary.ts';
+import { lightEntry } from './light-row.ts';
 import type { CorruptTask } from './corrupt-task.ts';
 import type { JournalEntry } from './journal.ts';
 import type { TaskRecord } from './task.ts';
@@ -100,6 +101,10 @@ export async function readSummaryForView(
       if (rows.size > 3) await new Promise((resolve) => setImmediate(resolve));
     }
     checkRows(record.id, summary, rows);
+    // Big requests and offers are shown as the summary keeps them, not read (ADR 0036).
+    for (const k of [...summary.approvals, ...summary.notRepeated]) {
+      if (k.light) rows.set(k.seq, lightEntry(record.id, k.seq, k.light));
+    }
     return { summary, rows };
   } catch (e) {
     const corrupt = corruptTaskOf(e, record);
@@ -137,6 +142,7 @@ function checkRows(taskId: string, summary: JournalSummary, rows: ReadonlyMap<nu
     throw summaryMismatch(taskId, summary.seq, 'not the entry its summary was folded to');
   }
   for (const a of summary.approvals) {
+    if (a.light) continue;
     const row = rows.get(a.seq);
     if (row?.type !== 'approval_request' || row.data.approval_id !== a.id) {
       throw summaryMismatch(taskId, a.seq, `not the request of approval ${a.id}`);

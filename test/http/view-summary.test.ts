@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defineTool } from '../../src/index.ts';
 import type { JournalEntry } from '../../src/internal.ts';
@@ -139,5 +140,93 @@ describe('a view of a task with a big journal', () => {
     const from = reads.length;
     await get(`/api/v1/tasks/${taskId}/events?limit=1000`);
     expect(readSince(from).seqs.length).toBeGreaterThan(1);
+  });
+});
+
+// ADR 0036: the requests a view shows may be big themselves (a Promise.all of approval calls with 200 KB of
+// arguments each): the summary keeps them light, so views, lists and the inbox read none of them.
+describe('a view of a task waiting on many big approval requests', () => {
+  const REQUESTS = 8;
+  const NOTE_CHARS = 200_000;
+  const fx = useApiFixture('http-view-light', { tools: [payTool()] });
+  let key: ApiKey;
+  let taskId = '';
+  const bigReads: number[] = [];
+  beforeAll(async () => {
+    key = await fx.key('light');
+    const code = `const note = 'n'.repeat(${NOTE_CHARS});
+      return await Promise.all(Array.from({ length: ${REQUESTS} }, (_, i) => tools.pay({ amount: 200 + i, note })));`;
+    const created = await fx.app.inject({
+      method: 'POST',
+      url: '/api/v1/tasks',
+      headers: key.headers,
+      payload: { code },
+    });
+    taskId = created.json<{ task_id: string }>().task_id;
+    expect((await fx.runtime.wait(taskId)).pause_reason).toBe('approval_required');
+    const store = fx.store;
+    const readJournal = store.readJournal.bind(store);
+    store.readJournal = async (...args) => {
+      const entries = await readJournal(...args);
+      for (const e of entries) if (JSON.stringify(e.data).length > 16 * 1024) bigReads.push(e.seq);
+      return entries;
+    };
+  }, 120_000);
+  afterAll(() => fx.app.close());
+
+  const get = async <T>(url: string): Promise<T> => {
+    const res = await fx.app.inject({ url, headers: key.headers });
+    expect(res.statusCode, res.body).toBe(200);
+    return res.json<T>();
+  };
+
+  it('shows each request by its digest, decides them, and reads no big row for any of it', async () => {
+    const view = await get<{ pending_approvals: { id: string; tool: string; arguments: unknown }[] }>(
+      `/api/v1/tasks/${taskId}`,
+    );
+    expect(view.pending_approvals).toHaveLength(REQUESTS);
+    const list = await get<{ tasks: { task_id: string; pending_approvals: unknown }[] }>(
+      '/api/v1/tasks?status=paused',
+    );
+    expect(list.tasks.map((t) => t.task_id)).toContain(taskId);
+    const inbox = await get<{ approvals: { approval_id: string; arguments: unknown }[] }>(
+      '/api/v1/approvals',
+    );
+    expect(inbox.approvals).toHaveLength(REQUESTS);
+    expect(bigReads).toEqual([]);
+
+    // What is shown is the digest of the journaled arguments (the events route gives them whole).
+    const head = (await get<{ progress: { journal_entries: number } }>(`/api/v1/tasks/${taskId}`)).progress;
+    const requests: { seq: number }[] = [];
+    for (let seq = 1; seq <= head.journal_entries; seq++) {
+      const e = await get<{ type: string }>(`/api/v1/tasks/${taskId}/events/${seq}`);
+      if (e.type === 'approval_request') requests.push({ seq });
+    }
+    expect(requests).toHaveLength(REQUESTS);
+    for (const r of requests) {
+      const whole = await get<{ data: { approval_id: string; args: string } }>(
+        `/api/v1/tasks/${taskId}/events/${r.seq}`,
+      );
+      const digest = {
+        truncated: true,
+        bytes: Buffer.byteLength(whole.data.args),
+        sha256: createHash('sha256').update(whole.data.args).digest('hex'),
+      };
+      expect(view.pending_approvals.find((a) => a.id === whole.data.approval_id)?.arguments).toEqual(digest);
+      expect(inbox.approvals.find((a) => a.approval_id === whole.data.approval_id)?.arguments).toEqual(
+        digest,
+      );
+    }
+
+    const decided = await fx.app.inject({
+      method: 'POST',
+      url: `/api/v1/tasks/${taskId}/approvals`,
+      headers: key.headers,
+      payload: { decision: 'approve' },
+    });
+    expect(decided.statusCode, decided.body).toBe(200);
+    const done = await fx.runtime.wait(taskId, { until: 'terminal' });
+    expect(done.status).toBe('succeeded');
+    expect(done.result?.output).toHaveLength(REQUESTS);
   });
 });
