@@ -115,6 +115,18 @@ export interface StatusChanges {
   readonly cursor: number;
 }
 
+/** The tasks that revise a task (`listRevisions`, ADR 0034): the newest ones, oldest first, and how many there are. */
+export interface Revisions {
+  /** Oldest first: the newest `limit` revisions when there are more. */
+  readonly taskIds: readonly string[];
+  /** Every revision of the task (in the tenant asked), however many `taskIds` holds. */
+  readonly total: number;
+}
+
+/** How many revisions `listRevisions` gives by default (a task's view names at most these), and at most. */
+export const DEFAULT_REVISIONS_LIMIT = 20;
+export const MAX_REVISIONS_LIMIT = 1000;
+
 export interface TaskChanges {
   /** In change order; a task changed twice since the cursor is in it once. */
   readonly changes: TaskChange[];
@@ -208,6 +220,16 @@ export interface TaskStore {
   readStatusChanges?(
     options: StoreOptions & { after: number | null; tenant?: string; limit?: number },
   ): Promise<StatusChanges>;
+  /**
+   * The tasks of `tenant` created as revisions of `taskId` (`input.revisionOf`, ADR 0034): the newest `limit`
+   * (default DEFAULT_REVISIONS_LIMIT, at most MAX_REVISIONS_LIMIT; INVALID_ARGUMENT otherwise), oldest first, and
+   * how many there are; none for a task never revised or unknown. Reads neither rows nor journals (an indexed
+   * read), so a task's view names its revisions cheaply (`revised_by`). Optional: without it a view does not.
+   */
+  listRevisions?(
+    taskId: string,
+    options: StoreOptions & { tenant: string; limit?: number },
+  ): Promise<Revisions>;
   /** Entries with seq > afterSeq, verified: a broken checksum chain is CHECKPOINT_CORRUPT naming the seq. */
   readJournal(
     taskId: string,

@@ -5,6 +5,7 @@ import { registerAuditCases } from './task-store-conformance-audit.ts';
 import { registerBatchCases } from './task-store-conformance-batches.ts';
 import { registerChangeCases } from './task-store-conformance-changes.ts';
 import { registerQueueCases } from './task-store-conformance-queue.ts';
+import { registerRevisionCases } from './task-store-conformance-revisions.ts';
 import { registerSummaryCases } from './task-store-conformance-summary.ts';
 import { registerLeaseCases } from './task-store-conformance-leases.ts';
 import { codeInput, expectCode, LEASE, T0 } from './task-store-support.ts';
@@ -610,6 +611,7 @@ export function describeTaskStoreConformance(
     registerLeaseCases(() => store);
     registerChangeCases(() => store);
     registerSummaryCases(() => store, options);
+    registerRevisionCases(() => store);
 
     describe('lifecycle', () => {
       it('rejects ABORTED when the signal is already aborted', async () => {

@@ -27,6 +27,7 @@ describe('SQLite migrations', () => {
       'journal_summaries',
       'schema_version',
       'store_probe',
+      'task_revisions',
       'tasks',
       'tenant_turns',
       'webhook_outbox',
@@ -77,6 +78,38 @@ describe('SQLite migrations', () => {
     db.prepare("UPDATE tasks SET status = 'running' WHERE id = 'b'").run();
     insert.run('d');
     expect(seqs()).toEqual({ a: 3, b: 4, c: 2, d: 5 });
+    db.close();
+  });
+
+  it('indexes the revisions of tasks written before (16), skipping inputs that name none or are garbled', () => {
+    const db = new Database(':memory:');
+    migrate(db, MIGRATIONS.slice(0, 15));
+    const insert = db.prepare(
+      `INSERT INTO tasks (id, status, input, created_at, updated_at, tenant) VALUES (?, 'failed', ?, ?, ?, ?)`,
+    );
+    const code = (extra: object) =>
+      JSON.stringify({ kind: 'code', language: 'javascript', seed: 1, ...extra });
+    insert.run('src', code({ code: 'return "revisionOf"' }), 1, 1, 'acme');
+    insert.run('r2', code({ code: 'x', revisionOf: 'src' }), 3, 3, 'acme');
+    insert.run('r1', code({ code: 'x', revisionOf: 'src', rerunReads: true }), 2, 2, 'acme');
+    insert.run('nested', code({ code: 'x', metadata: { revisionOf: 'src' } }), 4, 4, 'acme');
+    insert.run('odd', code({ code: 'x', revisionOf: 7 }), 5, 5, 'acme');
+    insert.run('garbled', '{"kind":"code","revisionOf":"src"', 6, 6, 'acme');
+    expect(migrate(db)).toBe(MIGRATIONS.length - 15);
+    expect(db.prepare('SELECT * FROM task_revisions ORDER BY created_at').all()).toEqual([
+      { task_id: 'r1', revision_of: 'src', tenant: 'acme', created_at: 2 },
+      { task_id: 'r2', revision_of: 'src', tenant: 'acme', created_at: 3 },
+    ]);
+    // The view's read is a search of the index alone (no task row, no journal).
+    const plan = db
+      .prepare(
+        `EXPLAIN QUERY PLAN SELECT task_id FROM task_revisions WHERE revision_of = ? AND tenant = ?
+         ORDER BY created_at DESC, task_id DESC LIMIT 20`,
+      )
+      .all('src', 'acme') as { detail: string }[];
+    expect(plan.map((p) => p.detail).join('; ')).toMatch(/USING COVERING INDEX task_revisions_by_source/);
+    expect(plan.map((p) => p.detail).join('; ')).not.toMatch(/TEMP B-TREE/);
+    expect(db.pragma('foreign_key_check')).toEqual([]);
     db.close();
   });
 

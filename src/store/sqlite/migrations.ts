@@ -262,6 +262,25 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE tasks DROP COLUMN input;
   ALTER TABLE tasks RENAME COLUMN input_last TO input;
   `,
+  // 16: which tasks revise which (ADR 0034), written with the revision, so a task's view names its revisions
+  // (`revised_by`) in one indexed read. A table beside tasks, not a column: `input` stays the row's last column
+  // (ADR 0036). Tasks written before are found once here by their input's `revisionOf` (a garbled input is skipped).
+  `
+  CREATE TABLE task_revisions (
+    task_id TEXT PRIMARY KEY REFERENCES tasks (id) ON DELETE CASCADE,
+    revision_of TEXT NOT NULL,
+    tenant TEXT NOT NULL,
+    created_at INTEGER NOT NULL
+  ) STRICT, WITHOUT ROWID;
+  CREATE INDEX task_revisions_by_source ON task_revisions (revision_of, tenant, created_at, task_id);
+  INSERT INTO task_revisions (task_id, revision_of, tenant, created_at)
+    SELECT id, revision_of, tenant, created_at FROM (
+      SELECT id, tenant, created_at,
+        CASE WHEN json_valid(input) THEN json_extract(input, '$.revisionOf') END AS revision_of
+      FROM tasks WHERE instr(input, '"revisionOf"') > 0
+    ) WHERE typeof(revision_of) = 'text'
+    ORDER BY created_at, id;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

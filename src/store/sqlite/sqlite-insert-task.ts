@@ -11,6 +11,7 @@ import { appendAudit } from './sqlite-audit.ts';
 import { appendEntries } from './sqlite-journal.ts';
 import { prepared } from './statement-cache.ts';
 import { listedInputColumn } from './listed-input-column.ts';
+import { insertRevisionRow } from './sqlite-revisions.ts';
 
 /**
  * Inserts a `pending` task with its first journal entry (`task_input`) and its first audit link (`created`).
@@ -51,6 +52,7 @@ export function insertTask(
     a.maxRetries ?? 0,
     a.deadlineAt ?? null,
   );
+  insertRevisionRow(db, { id, input, tenant }, now);
   const data = {
     code_hash: sha256Hex(programSource(input)),
     tools_hash: sha256Hex(canonicalJson(input.tools ?? null)),

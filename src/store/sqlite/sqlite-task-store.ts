@@ -24,6 +24,7 @@ import type {
   StoreHealthEvent,
   StoreOptions,
   TaskChanges,
+  Revisions,
   StatusChanges,
   TaskCountFilter,
   TaskFilter,
@@ -52,6 +53,7 @@ import { createBatchRows, createTaskRows } from './sqlite-insert-task.ts';
 import { taskWhere } from './task-where.ts';
 import { listTaskRows } from './sqlite-list-tasks.ts';
 import { readChangeRows, readStatusChangeRows } from './sqlite-changes.ts';
+import { readRevisions } from './sqlite-revisions.ts';
 import * as service from './sqlite-service.ts';
 
 /** How the store's connection came to be, so that it can check its health and open a new one. */
@@ -178,6 +180,18 @@ export class SqliteTaskStore implements TaskStore, ServiceStore, ArtifactStore {
       readStatusChangeRows(this.#db, {
         after: options.after,
         ...(options.tenant === undefined ? {} : { tenant: options.tenant }),
+        ...(options.limit === undefined ? {} : { limit: options.limit }),
+      }),
+    );
+  }
+
+  listRevisions(
+    taskId: string,
+    options: StoreOptions & { tenant: string; limit?: number },
+  ): Promise<Revisions> {
+    return this.#run(options.signal, () =>
+      readRevisions(this.#db, taskId, {
+        tenant: options.tenant,
         ...(options.limit === undefined ? {} : { limit: options.limit }),
       }),
     );
