@@ -92,6 +92,10 @@ describe('codecall tasks revise', () => {
 
     const shown = await codecall({}, 'tasks', 'show', String(view.task_id), ...db);
     expect(shown.stdout).toContain(`revision:    of ${id}: 2 of 2 completed calls taken over`);
+    expect(shown.stdout).not.toContain('revised by:');
+    // The failed task names the task that revises it.
+    const earlier = await codecall({}, 'tasks', 'show', id, ...db);
+    expect(earlier.stdout).toContain(`\nrevised by:  ${String(view.task_id)}\n`);
 
     // An unknown task, a missing file: the error, a non-zero exit code, nothing run.
     const unknown = await codecall({}, 'tasks', 'revise', 'task_nope', file('fixed.js'), ...db);
@@ -141,6 +145,11 @@ describe('codecall tasks revise', () => {
         progress: { tool_calls_carried: 2 },
       });
       expect((await ledger('remote.ledger')).map((l) => l.tool)).toEqual(['pay', 'balance', 'pay']);
+      // The earlier task names its revision, in text and in JSON.
+      const earlier = await codecall({}, 'tasks', 'show', id, ...at);
+      expect(earlier.stdout).toContain(`\nrevised by:  ${revised}\n`);
+      const earlierJson = await codecall({}, 'tasks', 'show', id, '--json', ...at);
+      expect(lastJson(earlierJson.stdout)).toMatchObject({ revised_by: { task_ids: [revised], total: 1 } });
 
       // The service's refusals come back with their codes.
       const missing = await codecall({}, 'tasks', 'revise', 'task_nope', file('fixed.js'), ...at);

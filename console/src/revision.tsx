@@ -4,7 +4,7 @@ import type { Api } from './api.ts';
 import { ErrorBox } from './error-box.tsx';
 import { pretty } from './format.ts';
 import { OriginLink } from './origin-link.tsx';
-import type { RevisionView, TaskView } from './types.ts';
+import type { RevisedByView, RevisionView, TaskView } from './types.ts';
 import { useAction } from './use-action.ts';
 import { go, taskHref } from './use-route.ts';
 
@@ -139,6 +139,37 @@ export function RevisionBanner(props: {
           </ul>
         </>
       ) : null}
+    </section>
+  );
+}
+
+/**
+ * On a task that was revised: the tasks that revise it, each a link to its page, the newest last (so a failed
+ * task's page leads to where the fix ran). Ids are shown as text, and in the links only URI-encoded.
+ */
+export function RevisedByBanner(props: { revisedBy: RevisedByView }): JSX.Element {
+  const { task_ids: ids, total } = props.revisedBy;
+  return (
+    <section class="revision" aria-label="Revised by" data-testid="revised-by" data-total={total}>
+      <p>
+        Revised by{' '}
+        {ids.map((id, i) => (
+          <span key={id}>
+            {i > 0 ? ', ' : ''}
+            <a href={taskHref(id)} class="mono" data-testid="revised-by-link" data-task-id={id}>
+              {id}
+            </a>
+          </span>
+        ))}
+        {total > ids.length ? (
+          <span class="muted">
+            {' '}
+            (the newest {ids.length} of {total} revisions)
+          </span>
+        ) : null}
+        . {total === 1 ? 'It runs' : 'Each runs'} a fixed program as a new task, taking over the calls this
+        task completed instead of running them again.
+      </p>
     </section>
   );
 }

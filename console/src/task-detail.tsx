@@ -4,7 +4,7 @@ import type { Api } from './api.ts';
 import { ErrorBox } from './error-box.tsx';
 import { bytes, pretty, when } from './format.ts';
 import { Code } from './highlight.tsx';
-import { RevisionBanner, ReviseForm, revisable } from './revision.tsx';
+import { RevisedByBanner, RevisionBanner, ReviseForm, revisable } from './revision.tsx';
 import { LiveBadge, StatusBadge } from './status-badge.tsx';
 import { Timeline } from './timeline-view.tsx';
 import { WaitingActions } from './waiting-actions.tsx';
@@ -112,6 +112,7 @@ export function TaskDetail(props: { api: Api; id: string }): JSX.Element {
           : ''}
       </p>
       {task.revision ? <RevisionBanner revision={task.revision} progress={task.progress} /> : null}
+      {task.revised_by && task.revised_by.total > 0 ? <RevisedByBanner revisedBy={task.revised_by} /> : null}
       <div class="controls">
         {control('pause', 'Pause', s === 'pending' || s === 'running')}
         {control('resume', 'Resume', s === 'paused' && task.resumable)}

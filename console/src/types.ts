@@ -31,6 +31,12 @@ export interface RevisionView {
   readonly not_repeated: readonly EarlierCall[];
 }
 
+/** The tasks that revise this one: the newest 20, oldest first (the newest last), and how many there are. */
+export interface RevisedByView {
+  readonly task_ids: readonly string[];
+  readonly total: number;
+}
+
 /** A call a human decides on (`needs_attention`); `earlier`: a revised call held beside an earlier one. */
 export interface AttentionCall {
   readonly call_id: string;
@@ -100,6 +106,8 @@ export interface TaskView {
   readonly corrupt?: { readonly code: string; readonly message: string } | null;
   /** Set on a revision of an ended task (absent from older servers). */
   readonly revision?: RevisionView | null;
+  /** Set when tasks revise this one (absent when none does, in lists, and from older servers). */
+  readonly revised_by?: RevisedByView;
   readonly language: string;
   readonly tenant: string;
   readonly session_id: string | null;

@@ -17,6 +17,7 @@ export type {
   BatchView,
   EarlierCallView,
   ListedField,
+  RevisedByView,
   RevisionView,
   StepView,
   TaskListItem,

@@ -33,6 +33,17 @@ export interface RevisionView {
   readonly not_repeated: readonly EarlierCallView[];
 }
 
+/**
+ * The tasks that revise this one (ADR 0034), from the store's index of revisions (no journal read): the newest
+ * 20 of them (DEFAULT_REVISIONS_LIMIT), oldest first, and how many there are.
+ */
+export interface RevisedByView {
+  /** Oldest first (the newest revision last); the newest 20 when `total` is more. */
+  readonly task_ids: readonly string[];
+  /** Every revision of the task. */
+  readonly total: number;
+}
+
 /** A task as the runtime, CLI and service show it (snake_case: these are the service's field names). */
 export interface TaskView {
   readonly task_id: string;
@@ -67,6 +78,11 @@ export interface TaskView {
   readonly steps: readonly StepView[] | null;
   /** Set when the task revises an ended one (`POST /api/v1/tasks/{id}/revise`); null otherwise. */
   readonly revision: RevisionView | null;
+  /**
+   * Set when tasks revise this one: they, newest last (`POST /api/v1/tasks/{id}/revise`). Absent when none does,
+   * and in lists (a list reads no more than each task's row: GET the task).
+   */
+  readonly revised_by?: RevisedByView;
   /** Files the program left in its working directory: GET /api/v1/tasks/{id}/artifacts/{name}. */
   readonly artifacts: readonly { readonly name: string; readonly size: number; readonly sha256: string }[];
   readonly result: {

@@ -56,6 +56,11 @@ export function taskDetailText(view: TaskView): string {
       lines.push(`  not repeated: ${originText(c.origin)} ${callText(c)} (already executed)`);
     }
   }
+  const by = view.revised_by;
+  if (by !== undefined && by.total > 0) {
+    const more = by.total > by.task_ids.length ? ` (the newest ${by.task_ids.length} of ${by.total})` : '';
+    lines.push(`revised by:  ${by.task_ids.join(', ')}${more}`);
+  }
   if (view.error !== null) lines.push(`error:       ${view.error.code}: ${view.error.message}`);
   if (view.corrupt !== null) lines.push(`corrupt:     ${view.corrupt.code}: ${view.corrupt.message}`);
   if (view.result !== null) {

@@ -1,6 +1,7 @@
 import { CodecallError } from '../errors/index.ts';
 import type { CorruptTask, TaskRecord, TaskStore } from '../spec/index.ts';
 import {
+  DEFAULT_REVISIONS_LIMIT,
   corruptTaskOf,
   isArtifactStore,
   isCorruptTask,
@@ -12,7 +13,7 @@ import { corruptItem, corruptItemOfView } from '../api/index.ts';
 import { corruptTaskView } from './corrupt-view.ts';
 import { stepsView } from './step-view.ts';
 import { taskView } from './task-view.ts';
-import type { CorruptTaskItem, TaskListItem, TaskView } from '../api/index.ts';
+import type { CorruptTaskItem, RevisedByView, TaskListItem, TaskView } from '../api/index.ts';
 import { listItem } from './list-item.ts';
 
 /**
@@ -24,18 +25,48 @@ import { listItem } from './list-item.ts';
 export class RuntimeViews {
   constructor(private readonly store: TaskStore) {}
 
-  /** The view with the journal's parts. */
+  /** The task's own view: with the journal's parts, and the tasks that revise it. */
   async of(record: TaskRecord): Promise<TaskView> {
+    return this.withJournal(record, true);
+  }
+
+  /** The view with the journal's parts (and, with `revisions`, the tasks that revise the task). */
+  private async withJournal(record: TaskRecord, revisions: boolean): Promise<TaskView> {
     // The journal's summary and the rows it shows (ADR 0035): a code task's view never reads its whole journal.
-    const journal = await readSummaryForView(this.store, record);
+    const [journal, revisedBy] = await Promise.all([
+      readSummaryForView(this.store, record),
+      revisions ? this.revisedBy(record) : undefined,
+    ]);
     if (isCorruptTask(journal)) return corruptTaskView(journal, record);
     // An agent task shows its steps, which are its journal's content: read in pages, large values summarised.
     const entries = record.input.kind === 'instruction' ? await readJournalForView(this.store, record) : null;
     if (entries !== null && isCorruptTask(entries)) return corruptTaskView(entries, record);
     const artifacts = isArtifactStore(this.store) ? await this.store.listArtifacts(record.id) : undefined;
     return this.guarded(record, () =>
-      taskView(record, { journal, ...(entries === null ? {} : { steps: stepsView(entries) }) }, artifacts),
+      taskView(
+        record,
+        {
+          journal,
+          ...(entries === null ? {} : { steps: stepsView(entries) }),
+          ...(revisedBy === undefined ? {} : { revisedBy }),
+        },
+        artifacts,
+      ),
     );
+  }
+
+  /**
+   * The tasks that revise this one (ADR 0034): one indexed read of the store, in the task's tenant (a revision is
+   * always made in the tenant of the task it revises; the read is scoped all the same). Only a code task is
+   * revised; undefined when none revises it, or the store keeps no index of revisions.
+   */
+  private async revisedBy(record: TaskRecord): Promise<RevisedByView | undefined> {
+    if (record.input.kind !== 'code' || this.store.listRevisions === undefined) return undefined;
+    const found = await this.store.listRevisions(record.id, {
+      tenant: record.tenant,
+      limit: DEFAULT_REVISIONS_LIMIT,
+    });
+    return found.total === 0 ? undefined : { task_ids: [...found.taskIds], total: found.total };
   }
 
   /** The view from the record alone (no journal read): what a new task shows. */
@@ -45,7 +76,7 @@ export class RuntimeViews {
 
   /** A list shows the record alone, but a paused task's view needs its journal (what it waits for). */
   async listed(record: TaskRecord): Promise<TaskView> {
-    return record.status === 'paused' ? this.of(record) : this.ofRecord(record);
+    return record.status === 'paused' ? this.withJournal(record, false) : this.ofRecord(record);
   }
 
   /** A store page as a list shows it: the views, and the tasks skipped because they are corrupt. */

@@ -3,13 +3,15 @@ import { CodecallError } from '../errors/index.ts';
 import type { ArtifactInfo, TaskRecord, ViewJournal } from '../spec/index.ts';
 import { viewApprovals, viewAttentionCalls, viewInputs } from './summary-view.ts';
 import { originView, revisionView } from './revision-view.ts';
-import type { StepView, TaskView } from '../api/index.ts';
+import type { RevisedByView, StepView, TaskView } from '../api/index.ts';
 
 /** What a view shows of a task's journal: its summary and the rows it names; an agent task's steps besides. */
 export interface ViewParts {
   readonly journal: ViewJournal;
   /** An agent task's steps (its journal's content, read in pages); absent for a code task. */
   readonly steps?: readonly StepView[];
+  /** The tasks that revise this one (the store's index of revisions); absent when none does or it was not read. */
+  readonly revisedBy?: RevisedByView;
 }
 
 /** Builds the view; without the journal's parts, the parts that need them are empty (listing many tasks). */
@@ -59,6 +61,7 @@ export function taskView(
     mode: agent ? agent.mode : null,
     steps: agent ? steps : null,
     revision: revisionView(record.input, journal),
+    ...(parts?.revisedBy ? { revised_by: parts.revisedBy } : {}),
     artifacts: artifacts.map((a) => ({ name: a.name, size: a.size, sha256: a.sha256 })),
     result: ran
       ? {

@@ -197,6 +197,22 @@ export const taskViewSchema = {
         },
       },
     },
+    revised_by: {
+      type: 'object',
+      ...open,
+      required: ['task_ids', 'total'],
+      description:
+        'set when tasks revise this one (POST /api/v1/tasks/{id}/revise): they, newest last. Absent when none ' +
+        'does, and in lists (GET the task)',
+      properties: {
+        task_ids: {
+          type: 'array',
+          items: { type: 'string' },
+          description: 'the revisions, oldest first: the newest 20 when there are more',
+        },
+        total: { type: 'number', description: 'how many tasks revise this one' },
+      },
+    },
     result: {
       ...nullable('object'),
       ...open,

@@ -147,11 +147,25 @@ describe.skipIf(NO_BROWSER !== null)(
         expect(view.progress.tool_calls_carried).toBe(2);
         expect(view.revision?.revision_of).toBe(first);
 
-        // The link leads back to the attempt where the calls ran.
+        // The link leads back to the attempt where the calls ran, whose page now links to its revision.
         await carried.first().getByTestId('origin-link').click();
         await page
           .locator(`[data-testid="task-detail"][data-task-id="${first}"][data-status="failed"]`)
           .waitFor();
+        const revisedBy = page.getByTestId('revised-by');
+        await revisedBy.waitFor();
+        expect(await revisedBy.getAttribute('data-total')).toBe('1');
+        const links = revisedBy.getByTestId('revised-by-link');
+        expect(await links.count()).toBe(1);
+        expect(await links.textContent()).toBe(second);
+        expect(await links.getAttribute('href')).toBe(`#/tasks/${second}`);
+        expect(await page.getByTestId('revision').count()).toBe(0);
+        // ... and leads there.
+        await links.click();
+        await page
+          .locator(`[data-testid="task-detail"][data-task-id="${second}"][data-status="succeeded"]`)
+          .waitFor();
+        expect(await page.getByTestId('revised-by').count()).toBe(0);
         expect(errors).toEqual([]);
       });
     });

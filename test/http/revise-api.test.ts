@@ -299,6 +299,50 @@ describe('POST /api/v1/tasks/{id}/revise', () => {
     expect(await countTasks(fx.store)).toBe(before + 3);
   });
 
+  it('the view of a revised task names its revisions, newest last; none when never revised; never another tenant', async () => {
+    const first = await submit(`throw new Error('x')`);
+    await settled(first);
+    // Never revised: the view has no revised_by (absent, not empty).
+    expect(await view(first)).not.toHaveProperty('revised_by');
+    const r1 = (await revise(first, { code: 'return 1' })).body.task_id;
+    expect((await settled(r1)).status).toBe('succeeded');
+    const r2 = (await revise(first, { code: 'return 2' })).body.task_id;
+    // A revision of the revision is r1's, not first's.
+    const deeper = (await revise(r1, { code: 'return 3' })).body.task_id;
+    await settled(r2);
+    await settled(deeper);
+    expect((await view(first)).revised_by).toEqual({ task_ids: [r1, r2], total: 2 });
+    expect((await view(r1)).revised_by).toEqual({ task_ids: [deeper], total: 1 });
+    expect(await view(r2)).not.toHaveProperty('revised_by');
+    expect(await view(deeper)).not.toHaveProperty('revised_by');
+    // The client and the task stream give the same view.
+    const client = createClient({ url, key: a.key });
+    expect((await client.get(first)).revised_by).toEqual({ task_ids: [r1, r2], total: 2 });
+    const streamed: StreamEvent[] = [];
+    for await (const e of client.stream(first, { signal: AbortSignal.timeout(10_000) })) streamed.push(e);
+    const firstView = streamed.find((e) => e.type === 'view');
+    expect(firstView?.type === 'view' ? firstView.view.revised_by : null).toEqual({
+      task_ids: [r1, r2],
+      total: 2,
+    });
+    // Lists read no more than each task's row: no revised_by there (GET the task).
+    const listed = (await (await http('GET', '/api/v1/tasks?limit=1000', a)).json()) as {
+      tasks: Record<string, unknown>[];
+    };
+    const item = listed.tasks.find((t) => t.task_id === first);
+    expect(item).toBeDefined();
+    expect(item).not.toHaveProperty('revised_by');
+    // Another tenant sees neither the task nor its revisions.
+    const other = await http('GET', `/api/v1/tasks/${first}`, b);
+    expect(other.status).toBe(404);
+    const otherBody = (await other.json()) as ErrorBody;
+    expect(otherBody.error.code).toBe('NOT_FOUND');
+    expect(JSON.stringify(otherBody)).not.toContain(r1);
+    const ownB = await submit(`throw new Error('b')`, b);
+    await settled(ownB, b);
+    expect(await view(ownB, b)).not.toHaveProperty('revised_by');
+  });
+
   it('is audited and journaled as the key that asked', async () => {
     const first = await submit(`throw new Error('x')`);
     await settled(first);
