@@ -47,7 +47,8 @@ async function shownTaskOtherThan(page: Page, than: string): Promise<string> {
 describe.skipIf(NO_BROWSER !== null)(
   `web console revisions${NO_BROWSER ? ` (skipped: ${NO_BROWSER})` : ''}`,
   () => {
-    const fx = useConsoleFixture('console-revise', { tools });
+    // A small code ceiling (2 KiB), so the browser can send a revision the server refuses.
+    const fx = useConsoleFixture('console-revise', { tools, flags: { maxCodeBytes: '2048' } });
     const submit = (key: string, body: object) =>
       fx.api<{ task_id: string }>(key, 'POST', '/api/v1/tasks', body).then((r) => r.task_id);
     // The route comes from the server's side of issue 18: until this branch has it, these tests say so and skip.
@@ -231,6 +232,55 @@ describe.skipIf(NO_BROWSER !== null)(
         expect(await page.evaluate('window.__xss')).toBeUndefined();
         expect(second).not.toBe(first);
         expect(errors).toEqual([]);
+      });
+    });
+
+    it('shows a revision the server refuses with its code and message, keeps the edited program, and sends it once fixed', async (ctx) => {
+      const key = await fx.key('refused-co');
+      const skip = await noRevise(key);
+      if (skip) return ctx.skip(skip);
+      const first = await submit(key, { code: 'return missing.value;' });
+      const tasks = async (): Promise<string[]> =>
+        (await fx.api<{ tasks: { task_id: string }[] }>(key, 'GET', '/api/v1/tasks?limit=100')).tasks.map(
+          (t) => t.task_id,
+        );
+      await fx.withPage('refused-revision', async (page) => {
+        const errors = watchErrors(page);
+        await signIn(page, fx.base, key);
+        await page.goto(`${fx.base}/#/tasks/${first}`);
+        await page.locator('[data-testid="task-detail"][data-status="failed"]').waitFor();
+        await page.getByTestId('edit-rerun').click();
+        const editor = page.getByTestId('revise-code');
+        // Over the service's 2 KiB ceiling on code: 413 PAYLOAD_TOO_LARGE, naming the field.
+        const big = `// ${'x'.repeat(3000)}\nreturn "fixed";`;
+        await editor.fill(big);
+        await page.getByTestId('revise-submit').click();
+        const refusal = page.getByTestId('revise-error');
+        await refusal.waitFor();
+        expect(await refusal.getAttribute('role')).toBe('alert');
+        expect(await refusal.locator('strong').textContent()).toBe('PAYLOAD_TOO_LARGE');
+        const text = (await refusal.textContent()) ?? '';
+        expect(text).toContain(`code is ${Buffer.byteLength(big)} bytes; it must be at most 2048 bytes`);
+        expect(text).toContain('(field code)');
+        // Nothing lost, nothing made: the page, the open editor and its text are as they were; no task was created.
+        expect(await page.getByTestId('task-detail').getAttribute('data-task-id')).toBe(first);
+        expect(page.url()).toContain(`#/tasks/${first}`);
+        expect(await editor.inputValue()).toBe(big);
+        expect(await page.getByTestId('revise-submit').isEnabled()).toBe(true);
+        expect(await tasks()).toEqual([first]);
+        expect(await page.getByTestId('revised-by').count()).toBe(0);
+
+        // Cut down, the same program is sent: the refusal goes, the page moves to the revision.
+        await editor.fill('return "fixed";');
+        await page.getByTestId('revise-submit').click();
+        const second = await shownTaskOtherThan(page, first);
+        await page.locator('[data-testid="task-detail"][data-status="succeeded"]').waitFor();
+        expect(JSON.parse((await page.getByTestId('result').textContent()) ?? '')).toBe('fixed');
+        expect((await tasks()).sort()).toEqual([first, second].sort());
+        // The browser logs the refused request itself (413); the page threw nothing and logged nothing else.
+        expect(errors).toEqual([
+          'Failed to load resource: the server responded with a status of 413 (Payload Too Large)',
+        ]);
       });
     });
 
