@@ -1,5 +1,5 @@
 import { EncodedValue, encodeOutcome } from '../codec/index.ts';
-import { CodecallError, failure } from '../errors/index.ts';
+import { CodecallError, failure, toCodecallError } from '../errors/index.ts';
 import { idempotencyKey, longTimeout, parseCallId } from '../spec/index.ts';
 import type { LongTimer } from '../spec/index.ts';
 import type {
@@ -40,7 +40,10 @@ export interface JournalingHostOptions extends CallPolicy {
   readonly recorded: readonly JournalEntryInput[];
   /** Calls earlier attempts completed, for a revised program to take over (ADR 0034). */
   readonly carry?: CarryOver;
-  /** Makes entries durable; an outcome is delivered only after its entry is committed. */
+  /**
+   * Makes entries durable; an outcome is delivered only after its entry is committed, but for a taken-over call's
+   * (it goes with the next commit: the run must `flush()` before it ends).
+   */
   append(entries: readonly JournalEntryInput[]): Promise<void>;
   /** Epoch ms for live deliveries. */
   clock(): number;
@@ -80,9 +83,10 @@ function unreachable(decision: never): never {
 /**
  * The host side of a journaled execution. Recorded outcomes are served from the journal in their recorded
  * delivery order (so `Promise.all` replays exactly); calls past the journal run live, with the intent committed
- * before the tool runs and the outcome committed before the guest sees it. Live outcomes wait until every
- * recorded one has been delivered. What happens to each call is decided by `decideCall` (and, as it runs, by
- * `decideApproval` / `decideInput`) from the call state in `JournalMemory`; the host carries the decisions out.
+ * before the tool runs and the outcome committed before the guest sees it (a taken-over call's entries go with the
+ * next commit, ADR 0034). Live outcomes wait until every recorded one has been delivered. What happens to each
+ * call is decided by `decideCall` (and, as it runs, by `decideApproval` / `decideInput`) from the call state in
+ * `JournalMemory`; the host carries the decisions out.
  */
 export class JournalingHost implements ExecutionHost {
   private readonly waiting = new Map<number, (outcome: HostOutcome) => void>();
@@ -103,7 +107,10 @@ export class JournalingHost implements ExecutionHost {
   readonly onLog?: (entry: LogEntry) => void;
 
   constructor(private readonly options: JournalingHostOptions & { onLog?: (entry: LogEntry) => void }) {
-    this.commits = new CommitQueue((entries) => options.append(entries));
+    this.commits = new CommitQueue(
+      (entries) => options.append(entries),
+      (lost) => options.onFatal(toCodecallError(lost, 'STORE_ERROR')),
+    );
     const onLog = options.onLog;
     // Lines the program printed before the interruption were streamed then; during the replay they are not
     // streamed again (the execution's own log still holds them all).
@@ -148,13 +155,14 @@ export class JournalingHost implements ExecutionHost {
         return this.track(call, this.live(call, signal, decision.intent));
       case 'carry': {
         const { intent, offer } = decision;
-        // Marked at once: the next call of this turn must not take the same offer.
+        // Marked at once: the next call of this turn must not take the same offer. Its entries wait for the next
+        // commit (a crash before it only means the call is taken over again).
         const data = intent && { call_id: call.callId, ...intent, carried_from: offer.origin };
-        const taken = data ? this.mark([{ type: 'tool_intent', data }]) : Promise.resolve();
+        const taken = data ? this.mark([{ type: 'tool_intent', data }], true) : Promise.resolve();
         const outcome: HostOutcome = { ok: true, value: new EncodedValue(offer.payload) };
         return this.track(
           call,
-          taken.then(() => this.finishLive(call, signal, outcome)),
+          taken.then(() => this.finishLive(call, signal, outcome, true)),
         );
       }
       case 'hold': {
@@ -416,7 +424,12 @@ export class JournalingHost implements ExecutionHost {
     return never();
   }
 
-  private async finishLive(call: HostCall, signal: AbortSignal, outcome: HostOutcome): Promise<HostOutcome> {
+  private async finishLive(
+    call: HostCall,
+    signal: AbortSignal,
+    outcome: HostOutcome,
+    deferred = false,
+  ): Promise<HostOutcome> {
     if (this.toolSignal(signal).aborted && !outcome.ok) {
       // The tool was stopped (cancel, deadline, a lost lease) and gave up: nothing is known of its effect, so
       // nothing is journaled; a resume re-runs it if its effect allows, or asks a human.
@@ -429,7 +442,11 @@ export class JournalingHost implements ExecutionHost {
     // A result over the bound is refused before it is journaled: the journal holds the failure, not the value.
     const tooLarge = ok ? oversizeResult(what, payload, this.options.sizes) : null;
     if (tooLarge !== null) ({ ok, payload } = encodeOutcome({ ok: false, error: tooLarge }, what));
-    await this.commit([{ type: 'tool_outcome', data: { call_id: call.callId, ok, payload, clock } }]);
+    const entry: JournalEntryInput = {
+      type: 'tool_outcome',
+      data: { call_id: call.callId, ok, payload, clock },
+    };
+    await (deferred ? this.commits.defer([entry]) : this.commit([entry]));
     return { ...toOutcome({ ok, payload }), clock };
   }
 
@@ -445,9 +462,14 @@ export class JournalingHost implements ExecutionHost {
   }
 
   /** Journals marks of calls' progress; the call state takes them at once, before they are durable. */
-  private mark(entries: readonly CallMark[]): Promise<void> {
+  private mark(entries: readonly CallMark[], deferred = false): Promise<void> {
     for (const entry of entries) this.memory.mark(entry);
-    return this.commit(entries);
+    return deferred ? this.commits.defer(entries) : this.commit(entries);
+  }
+
+  /** Makes the entries still waiting for a commit (taken-over calls) durable: the run does before it ends. */
+  flush(): Promise<void> {
+    return this.commits.flush();
   }
 
   /**

@@ -1,6 +1,6 @@
 import { DEFAULT_MAX_TOOL_ARGUMENT_BYTES } from './call-size-limits.ts';
 import type { CallSizeLimits } from './call-size-limits.ts';
-import { CodecallError, errorRow, failure } from '../errors/index.ts';
+import { CodecallError, errorRow, failure, toCodecallError } from '../errors/index.ts';
 import type {
   ExecutionHost,
   ExecutionRequest,
@@ -176,12 +176,25 @@ export async function runJournaled(options: RunJournaledOptions): Promise<Execut
     // A pause waits for the calls already running; any other end stops them first.
     if (result.status === 'succeeded' || !LETS_CALLS_FINISH.has(result.error.code)) tools.abort(ended);
     await host.idle(options.settleMs ?? DEFAULT_SETTLE_MS);
+    // Taken-over calls' entries wait for a commit (ADR 0034): every end is journaled after them, or fails.
+    const lost = await host.flush().then(
+      () => null,
+      (e: unknown) => toCodecallError(e, 'STORE_ERROR'),
+    );
+    if (lost && !(result.status === 'failed' && result.error.code === lost.code)) {
+      const { logs, resources, artifacts } = result;
+      const error = failure(lost.code, lost.message);
+      return { status: 'failed', error, logs, resources, ...(artifacts ? { artifacts } : {}) };
+    }
     // The driver keeps an abort reason's code and message; the details (which call diverged) come from here.
     if (result.status === 'failed' && fatal && result.error.code === fatal.code) {
       const details = fatal.details as Record<string, unknown> | undefined;
       return { ...result, error: { ...result.error, ...(details ? { details } : {}) } };
     }
     return skippedJournal(result, host) ?? result;
+  } catch (e) {
+    await host.flush().catch(() => undefined);
+    throw e;
   } finally {
     // What still runs past the settle time is given up (its outcome is not journaled: a call in doubt).
     tools.abort(ended);

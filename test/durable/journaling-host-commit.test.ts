@@ -7,6 +7,7 @@ import { callIdOf } from '../../src/spec/index.ts';
 import type { HostCall, JournalEntryInput, Lease, TaskStore } from '../../src/spec/index.ts';
 import { createSqliteTaskStore } from '../../src/store/index.ts';
 import { defineTool, ToolRegistry } from '../../src/tools/index.ts';
+import { CommitQueue } from '../../src/durable/commit-queue.ts';
 import { JournalingHost } from '../../src/durable/journaling-host.ts';
 
 // How JournalingHost commits: one task's concurrent calls share appends, in the order they were committed.
@@ -123,5 +124,111 @@ describe('JournalingHost commits', () => {
       ['tool_intent', 'c3'],
       ['tool_outcome', 'c3'],
     ]);
+  });
+});
+
+describe('CommitQueue: deferred entries (taken-over calls, ADR 0034)', () => {
+  const entry = (id: string): JournalEntryInput => ({
+    type: 'control',
+    data: { action: 'not_started', call_id: id },
+  });
+  const ids = (entries: readonly JournalEntryInput[]) => entries.map((e) => String(callIdOf(e)));
+
+  /** An append that waits until the test lets it finish (`release`), or fails with `fail`. */
+  function gated() {
+    const batches: string[][] = [];
+    const pending: { resolve: () => void; reject: (e: Error) => void }[] = [];
+    const append = (entries: readonly JournalEntryInput[]) =>
+      new Promise<void>((resolve, reject) => {
+        batches.push(ids(entries));
+        pending.push({ resolve, reject });
+      });
+    const next = () => {
+      const p = pending.shift();
+      if (!p) throw new Error('no append in flight');
+      return p;
+    };
+    return { append, batches, release: () => next().resolve(), fail: (e: Error) => next().reject(e) };
+  }
+  const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+  it('start no append, settle in a later task, and go first, in order, in the next commit', async () => {
+    const g = gated();
+    const q = new CommitQueue(g.append);
+    const settled: string[] = [];
+    const d1 = q.defer([entry('d1')]).then(() => settled.push('d1'));
+    const d2 = q.defer([entry('d2')]).then(() => settled.push('d2'));
+    expect(settled).toEqual([]); // never inside the call
+    await Promise.all([d1, d2]);
+    expect(settled).toEqual(['d1', 'd2']);
+    expect(g.batches).toEqual([]);
+    const c = q.commit([entry('c')]);
+    await tick();
+    expect(g.batches).toEqual([['d1', 'd2', 'c']]);
+    g.release();
+    await c;
+  });
+
+  it('settle only after the commits queued before them (deliveries keep journal order)', async () => {
+    const g = gated();
+    const q = new CommitQueue(g.append);
+    const settled: string[] = [];
+    const c1 = q.commit([entry('c1')]).then(() => settled.push('c1'));
+    await tick(); // c1's append is in flight
+    const d = q.defer([entry('d')]).then(() => settled.push('d'));
+    const c2 = q.commit([entry('c2')]).then(() => settled.push('c2'));
+    await tick();
+    await tick();
+    expect(settled).toEqual([]);
+    g.release(); // c1
+    await c1;
+    await tick();
+    expect(g.batches).toEqual([['c1'], ['d', 'c2']]);
+    g.release(); // d, c2
+    await Promise.all([d, c2]);
+    expect(settled).toEqual(['c1', 'd', 'c2']);
+  });
+
+  it('flush() writes what waits and resolves at once when nothing does', async () => {
+    const g = gated();
+    const q = new CommitQueue(g.append);
+    await q.flush();
+    expect(g.batches).toEqual([]);
+    await q.defer([entry('d')]);
+    const flushed = q.flush();
+    await tick();
+    expect(g.batches).toEqual([['d']]);
+    g.release();
+    await flushed;
+  });
+
+  it('a failed append that held deferred entries is reported once; every later write is refused', async () => {
+    const g = gated();
+    const lost: Error[] = [];
+    const q = new CommitQueue(g.append, (e) => lost.push(e));
+    await q.defer([entry('d')]);
+    const c = q.commit([entry('c')]);
+    await tick();
+    g.fail(new CodecallError('FENCED', 'lease lost'));
+    await expect(c).rejects.toMatchObject({ code: 'FENCED' });
+    expect(lost.map((e) => (e as CodecallError).code)).toEqual(['FENCED']);
+    await expect(q.commit([entry('later')])).rejects.toMatchObject({ code: 'FENCED' });
+    await expect(q.defer([entry('later')])).rejects.toMatchObject({ code: 'FENCED' });
+    await expect(q.flush()).rejects.toMatchObject({ code: 'FENCED' });
+    expect(g.batches).toEqual([['d', 'c']]);
+  });
+
+  it('a failed flush rejects it, and a deferred caller not yet settled', async () => {
+    const g = gated();
+    const lost: Error[] = [];
+    const q = new CommitQueue(g.append, (e) => lost.push(e));
+    const d = q.defer([entry('d')]);
+    const flushed = q.flush(); // takes d with it, before d's own later task
+    await Promise.resolve();
+    await Promise.resolve();
+    g.fail(new CodecallError('JOURNAL_LIMIT', 'over the bound'));
+    await expect(flushed).rejects.toMatchObject({ code: 'JOURNAL_LIMIT' });
+    await expect(d).rejects.toMatchObject({ code: 'JOURNAL_LIMIT' });
+    expect(lost).toHaveLength(1);
   });
 });

@@ -6,7 +6,15 @@ import { defineTool, ToolRegistry } from '../../src/internal.ts';
 import { createPythonDriver, probePython } from '../../src/sandbox/index.ts';
 import type { PythonDriver } from '../../src/sandbox/index.ts';
 import type { AttentionDecision } from '../../src/api/index.ts';
-import type { CodeTaskInput, JournalEntry, TaskRecord, TaskStore } from '../../src/internal.ts';
+import type {
+  CodeTaskInput,
+  JournalEntry,
+  JournalEntryInput,
+  TaskRecord,
+  TaskStore,
+} from '../../src/internal.ts';
+import { CodecallError } from '../../src/errors/index.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { journalAsDeadWorker, useDurableFixture } from './fixture.ts';
 import type { DurableFixture } from './fixture.ts';
 
@@ -379,6 +387,321 @@ describe('a revised task takes over what its earlier task completed', () => {
     const w = world(fx);
     const t = await runCode(fx, w, `return 1`, { revisionOf: 'no-such-task' });
     expect(t).toMatchObject({ status: 'failed', error: { code: 'NOT_FOUND' } });
+  });
+});
+
+/** A store whose `appendJournal` calls are counted (and seen: `onAppend` may throw to stand for a failure). */
+function watched(
+  store: TaskStore,
+  onAppend: (entries: readonly JournalEntryInput[]) => void = () => undefined,
+): { store: TaskStore; appends: (readonly JournalEntryInput[])[] } {
+  const appends: (readonly JournalEntryInput[])[] = [];
+  const wrapped = new Proxy(store, {
+    get(target, prop, receiver) {
+      if (prop === 'appendJournal') {
+        return (...args: Parameters<TaskStore['appendJournal']>) => {
+          appends.push(args[1]);
+          onAppend(args[1]);
+          return target.appendJournal(...args);
+        };
+      }
+      const value: unknown = Reflect.get(target, prop, receiver);
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+  return { store: wrapped, appends };
+}
+
+/** A store that dies (refuses everything, as a killed process writes nothing) once `dies` says so of an append. */
+function dying(store: TaskStore, dies: (entries: readonly JournalEntryInput[]) => boolean): TaskStore {
+  let dead = false;
+  const refuse = () => Promise.reject(new CodecallError('STORE_CLOSED', 'the worker died (injected)'));
+  return new Proxy(store, {
+    get(target, prop, receiver) {
+      const value: unknown = Reflect.get(target, prop, receiver);
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        if (!dead && prop === 'appendJournal' && dies(args[1] as readonly JournalEntryInput[])) dead = true;
+        return dead ? refuse() : (value as (...a: unknown[]) => unknown).apply(target, args);
+      };
+    },
+  });
+}
+
+const isCarried = (e: JournalEntryInput): boolean =>
+  e.type === 'tool_intent' && e.data.carried_from !== undefined;
+
+/** `n` carried calls, each with its intent, then its outcome, all before index `end` of `journal`. */
+function carriedBefore(journal: readonly JournalEntry[], n: number, end = journal.length): void {
+  const ids = carried(journal).map((e) => (e.type === 'tool_intent' ? e.data.call_id : ''));
+  expect(ids).toHaveLength(n);
+  for (const id of ids) {
+    const intent = journal.findIndex((e) => e.type === 'tool_intent' && e.data.call_id === id);
+    const outcome = journal.findIndex((e) => e.type === 'tool_outcome' && e.data.call_id === id);
+    expect(intent).toBeGreaterThanOrEqual(0);
+    expect(outcome).toBeGreaterThan(intent);
+    expect(outcome).toBeLessThan(end);
+  }
+}
+
+/** A program that pays `n` times in a row, then fails on a typo (`fixed`: returns the receipts). */
+const payments = (n: number, fixed: string) => `
+  const r = [];
+  for (let i = 0; i < ${n}; i++) r.push((await tools.pay({ to: 'p' + i, amount: i })).receipt);
+  ${fixed}`;
+
+describe("taken-over calls' entries go with the next commit (ADR 0034)", () => {
+  const fx = useDurableFixture('revision-carry-deferred');
+
+  it('a revision that takes over 50 calls in a row makes O(1) appends, journaling all 50 in call order', async () => {
+    const w = world(fx);
+    const first = await runCode(fx, w, payments(50, 'return totl;'));
+    expect(first.status).toBe('failed');
+    expect(w.paid).toHaveLength(50);
+    const { store, appends } = watched(fx.store);
+    const runner = new TaskRunner({ store, driver: fx.driver, tools: w.tools, owner: 'counted' });
+    const task = await fx.store.createTask({
+      kind: 'code',
+      code: payments(50, 'return r;'),
+      language: 'javascript',
+      seed: 1,
+      revisionOf: first.id,
+    });
+    const revised = await ran(runner, task.id);
+    expect(revised.status).toBe('succeeded');
+    expect(output(revised)).toEqual(Array.from({ length: 50 }, (_, i) => `r${i + 1}`));
+    expect(w.paid).toHaveLength(50);
+    // The run's set-up (offers, code block), then the carried calls with the end: not two per call.
+    expect(appends.length).toBeLessThanOrEqual(5);
+    expect(appends.filter((entries) => entries.some(isCarried))).toHaveLength(1);
+    const journal = await fx.store.readJournal(task.id);
+    carriedBefore(journal, 50);
+    const ids = Array.from({ length: 50 }, (_, i) => `call-${i + 1}`);
+    expect(carried(journal).map((e) => e.type === 'tool_intent' && e.data.call_id)).toEqual(ids);
+    const outcomes = journal.filter((e) => e.type === 'tool_outcome');
+    expect(outcomes.map((e) => e.type === 'tool_outcome' && e.data.call_id)).toEqual(ids);
+    expect(outcomes.every((e) => e.type === 'tool_outcome' && typeof e.data.clock === 'number')).toBe(true);
+  });
+
+  it('a revision that throws after taking over calls journals them first', async () => {
+    const w = world(fx);
+    const first = await runCode(fx, w, payments(3, 'return totl;'));
+    const revised = await runCode(fx, w, payments(3, "throw new Error('still broken');"), {
+      revisionOf: first.id,
+    });
+    expect(revised).toMatchObject({ status: 'failed', error: { code: 'GUEST_ERROR' } });
+    carriedBefore(await fx.store.readJournal(revised.id), 3);
+    expect(w.paid).toHaveLength(3);
+  });
+
+  it('a revision that pauses for the approval of a new call journals them before the request', async () => {
+    const w = world(fx);
+    const first = await runCode(fx, w, payments(3, 'return totl;'));
+    const sent: unknown[] = [];
+    const tools = new ToolRegistry([
+      ...w.tools.definitions,
+      defineTool({
+        name: 'wire',
+        description: 'unsafe, needs approval',
+        effect: 'unsafe',
+        requiresApproval: true,
+        execute: (a) => {
+          sent.push(a);
+          return 'wired';
+        },
+      }),
+    ]);
+    const runner = new TaskRunner({ store: fx.store, driver: fx.driver, tools, owner: 'approvals' });
+    const task = await fx.store.createTask({
+      kind: 'code',
+      code: payments(3, "return [...r, await tools.wire({ to: 'x' })];"),
+      language: 'javascript',
+      seed: 1,
+      revisionOf: first.id,
+    });
+    const paused = await ran(runner, task.id);
+    expect(paused).toMatchObject({ status: 'paused', pauseReason: 'approval_required' });
+    const journal = await fx.store.readJournal(task.id);
+    carriedBefore(
+      journal,
+      3,
+      journal.findIndex((e) => e.type === 'approval_request'),
+    );
+    const done = await runner.decide(task.id, [{ approvalId: 'call-4', decision: 'approve' }], 'ops');
+    expect(done).toMatchObject({ status: 'succeeded' });
+    expect(done && output(done)).toEqual(['r1', 'r2', 'r3', 'wired']);
+    expect(sent).toHaveLength(1);
+    expect(w.paid).toHaveLength(3);
+  });
+
+  it.each([
+    ['cancel', { status: 'cancelled' }, 'cancel'],
+    ['pause', { status: 'paused', pauseReason: 'user_request' }, 'pause'],
+    ['shutdown', { status: 'paused', pauseReason: 'shutdown' }, 'pause'],
+  ] as const)(
+    'a revision interrupted (%s) while it computes journals its taken-over calls before its end',
+    async (how, ended, action) => {
+      const w = world(fx);
+      const first = await runCode(fx, w, payments(3, 'return totl;'));
+      const task = await fx.store.createTask({
+        kind: 'code',
+        code: payments(3, "console.log('taken'); for (;;) {}"),
+        language: 'javascript',
+        seed: 1,
+        revisionOf: first.id,
+      });
+      let carriedWhenLogged = -1;
+      const runner: TaskRunner = new TaskRunner({
+        store: fx.store,
+        driver: fx.driver,
+        tools: w.tools,
+        owner: `interrupt-${how}`,
+        onLog: () => {
+          void fx.store.readJournal(task.id).then((j) => {
+            // Nothing durable yet: the values were delivered, their entries wait for the run's end.
+            carriedWhenLogged = carried(j).length;
+            if (how === 'cancel') runner.cancel(task.id);
+            else if (how === 'pause') runner.pause(task.id);
+            else runner.shutdown();
+          });
+        },
+      });
+      const t = await ran(runner, task.id);
+      expect(t).toMatchObject(ended);
+      expect(carriedWhenLogged).toBe(0);
+      const journal = await fx.store.readJournal(task.id);
+      const end = journal.findIndex((e) => e.type === 'control' && e.data.action === action);
+      expect(end).toBeGreaterThan(0);
+      carriedBefore(journal, 3, end);
+      expect(w.paid).toHaveLength(3);
+    },
+  );
+
+  it('a revision that times out while it computes journals its taken-over calls', async () => {
+    const w = world(fx);
+    const first = await runCode(fx, w, payments(3, 'return totl;'));
+    const revised = await runCode(fx, w, payments(3, 'for (;;) {}'), {
+      revisionOf: first.id,
+      limits: { timeoutMs: 300 },
+    });
+    expect(revised).toMatchObject({ status: 'failed', error: { code: 'TIMEOUT' } });
+    carriedBefore(await fx.store.readJournal(revised.id), 3);
+  });
+
+  it('a worker that dies before the taken-over calls are durable: they are taken over again, none runs twice', async () => {
+    const w = world(fx);
+    const first = await runCode(fx, w, payments(3, 'return totl;'));
+    const code = payments(3, "return [...r, await tools.balance({ account: 'after' })];");
+    const task = await fx.store.createTask({
+      kind: 'code',
+      code,
+      language: 'javascript',
+      seed: 1,
+      revisionOf: first.id,
+    });
+    // Worker B delivers the three values, then dies at the first append that would hold them (the new call's).
+    const b = new TaskRunner({
+      store: dying(fx.store, (entries) => entries.some(isCarried)),
+      driver: fx.driver,
+      tools: w.tools,
+      owner: 'B',
+      leaseMs: 200,
+    });
+    await b.runTask(task.id).catch(() => undefined);
+    expect(carried(await fx.store.readJournal(task.id))).toHaveLength(0);
+    expect(w.reads).toHaveLength(0); // the new call never started: its intent was not journaled
+    await sleep(300); // B's lease expires
+    const resumed = await ran(w.runner, task.id);
+    expect(resumed).toMatchObject({ status: 'succeeded', error: null });
+    expect(output(resumed)).toEqual(['r1', 'r2', 'r3', 97]);
+    expect(w.paid).toHaveLength(3);
+    expect(w.reads).toHaveLength(1);
+    carriedBefore(await fx.store.readJournal(task.id), 3);
+  });
+
+  it('a failed append of taken-over entries fails the run with its code, nothing dropped silently', async () => {
+    const w = world(fx);
+    const first = await runCode(fx, w, payments(3, 'return totl;'));
+    let failing = true;
+    const { store } = watched(fx.store, (entries) => {
+      if (failing && entries.some(isCarried)) {
+        failing = false;
+        throw new CodecallError('STORE_ERROR', 'disk full (injected)');
+      }
+    });
+    const runner = new TaskRunner({
+      store,
+      driver: fx.driver,
+      tools: w.tools,
+      owner: 'store-error',
+      retryBaseMs: 0,
+    });
+    const task = await fx.store.createTask(
+      {
+        kind: 'code',
+        code: payments(3, "return [...r, await tools.balance({ account: 'after' })];"),
+        language: 'javascript',
+        seed: 1,
+        revisionOf: first.id,
+      },
+      { attributes: { maxRetries: 1 } },
+    );
+    const t = await ran(runner, task.id);
+    // A store error is retried: the task goes back to the queue and its journal holds none of the lost entries.
+    expect(t).toMatchObject({ status: 'pending', error: { code: 'STORE_ERROR' } });
+    expect(carried(await fx.store.readJournal(task.id))).toHaveLength(0);
+    expect(w.reads).toHaveLength(0);
+    const done = await ran(runner, task.id);
+    expect(output(done)).toEqual(['r1', 'r2', 'r3', 97]);
+    expect(w.paid).toHaveLength(3);
+    carriedBefore(await fx.store.readJournal(task.id), 3);
+  });
+
+  describe('the journal bound', () => {
+    const blob = (ran: unknown[]) =>
+      defineTool({
+        name: 'blob',
+        description: 'returns ~10 KB',
+        effect: 'read',
+        execute: (a) => {
+          ran.push(a);
+          return 'b'.repeat(10_000);
+        },
+      });
+    const blobs = (fixed: string) => `
+      for (let i = 0; i < 10; i++) await tools.blob({ i });
+      ${fixed}`;
+
+    // The offers (~100 KB) fit, the taken-over values journaled again (~100 KB more) do not.
+    it.each([
+      ['by the run end', 'return 1;'],
+      ['by a live call', "return await tools.pay({ to: 'z', amount: 1 });"],
+    ])('fails JOURNAL_LIMIT cleanly when taken-over entries reach it (%s)', async (_, fixed) => {
+      const w = world(fx);
+      const ranBlobs: unknown[] = [];
+      const tools = new ToolRegistry([...w.tools.definitions, blob(ranBlobs)]);
+      const runner = new TaskRunner({
+        store: fx.store,
+        driver: fx.driver,
+        tools,
+        owner: 'bounded',
+        journalLimits: { maxBytes: 150_000 },
+      });
+      const make = (code: string, extra: Partial<CodeTaskInput> = {}) =>
+        fx.store.createTask({ kind: 'code', code, language: 'javascript', seed: 1, ...extra });
+      const first = await ran(runner, (await make(blobs('return totl;'))).id);
+      expect(first).toMatchObject({ status: 'failed', error: { code: 'GUEST_ERROR' } });
+      expect(ranBlobs).toHaveLength(10);
+      const revised = await ran(runner, (await make(blobs(fixed), { revisionOf: first.id })).id);
+      expect(revised).toMatchObject({ status: 'failed', error: { code: 'JOURNAL_LIMIT' } });
+      const journal = await fx.store.readJournal(revised.id);
+      expect(journal.filter((e) => e.type === 'carry_offer')).toHaveLength(10);
+      // Nothing half-written: the refused append held every taken-over entry.
+      expect(carried(journal)).toHaveLength(0);
+      expect(journal.some((e) => e.type === 'tool_outcome')).toBe(false);
+      expect(ranBlobs).toHaveLength(10);
+      expect(w.paid).toHaveLength(0);
+    });
   });
 });
 
