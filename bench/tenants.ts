@@ -1,6 +1,7 @@
 // Two tenants on one server (issue 17): tenant A runs a steady trivial load and records its latency while tenant
-// B, in turn, opens stalled streams, sends huge tool arguments, floods the queue at top priority, opens hundreds
-// of task-events streams and sends slow bodies. Prints A's p50/p99 per phase against A alone, and the server's
+// B, in turn, opens stalled streams, sends huge tool arguments, lists 100 programs of 1 MiB, leaves 40 big payment
+// requests pending while reading its inbox, floods the queue at top priority, opens hundreds of task-events
+// streams and sends slow bodies. Prints A's p50/p99 per phase against A alone, and the server's
 // peak RSS per phase against its baseline. The server is a real `codecall serve` child process (dist/).
 // Usage: npm run bench:tenants (BENCH_QUICK=1 for short phases).
 import { spawn } from 'node:child_process';
@@ -287,6 +288,42 @@ const attacks: Record<string, Attack> = {
           tasks.map((t) => api(keyB, 'POST', `/api/v1/tasks/${t.task_id}/control`, { action: 'cancel' })),
         );
       }
+    };
+  },
+  'big programs listed': async () => {
+    // 100 programs just under the code cap (1 MiB each), then B lists them over and over: a list reads the
+    // digests written with each task (ADR 0036), never the programs.
+    const code = `return 1; // ${'z'.repeat(1024 * 1024 - 64)}`;
+    for (let i = 0; i < 100; i++) await api(keyB, 'POST', '/api/v1/tasks', { code, language: 'javascript' });
+    let listing = true;
+    const lister = (async () => {
+      while (listing) await api(keyB, 'GET', '/api/v1/tasks?limit=100').catch(() => {});
+    })();
+    return async () => {
+      listing = false;
+      await lister;
+    };
+  },
+  'big pending approvals': async () => {
+    // 40 tasks each waiting on a 900 KiB payment request, while B reads its inbox and views: both read the
+    // journal summary, where a big request is kept light (ADR 0036).
+    const code = 'const memo = "m".repeat(900 * 1024); await tools.pay({ memo }); return 1;';
+    const ids: string[] = [];
+    for (let i = 0; i < 40; i++) {
+      const { json } = await api(keyB, 'POST', '/api/v1/tasks', { code, language: 'javascript' });
+      if (json.task_id !== undefined) ids.push(json.task_id);
+    }
+    let reading = true;
+    const reader = (async () => {
+      while (reading) {
+        await api(keyB, 'GET', '/api/v1/approvals').catch(() => {});
+        for (const id of ids.slice(0, 5)) await api(keyB, 'GET', `/api/v1/tasks/${id}`).catch(() => {});
+      }
+    })();
+    return async () => {
+      reading = false;
+      await reader;
+      for (const id of ids) await api(keyB, 'POST', `/api/v1/tasks/${id}/control`, { action: 'cancel' });
     };
   },
   'hundreds of task-events streams': () => {
