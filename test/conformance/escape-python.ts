@@ -846,8 +846,9 @@ while True:
         { timeoutMs: 20_000, cpuMs: 1_500 },
       );
       expect(expectFailed(result, 'CPU_LIMIT').message).toMatch(/processes/);
-      // Four spinners on two cores: the budget is spent in well under its wall-clock equivalent.
-      expect(ms).toBeLessThan(5_000);
+      // Four spinners: the budget is spent well before the 20 s timeout (a loaded CI machine shares the cores, so
+      // the bound is loose; CPU_LIMIT rather than TIMEOUT is what shows the watchdog counted every process).
+      expect(ms).toBeLessThan(15_000);
       await expectNoneNamed(`${TAG}-cpu`);
     });
 
