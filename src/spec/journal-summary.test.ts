@@ -45,7 +45,7 @@ describe('journal summary of a revision', () => {
       { origin: 'old/c3', seq: 4 },
       { origin: 'old/c4', seq: 5 },
     ]);
-    expect(summaryRows(s)).toEqual([1, 4, 5, 7]);
+    expect(summaryRows(s)).toEqual([1, 2, 4, 5, 7]);
   });
 
   it('survives its stored form, and a stored form with a bad offer is rebuilt', () => {
@@ -90,5 +90,38 @@ describe('journal summary of big shown rows', () => {
       ]),
     );
     expect(decided.approvals.map((a) => a.id)).toEqual(['a2']);
+  });
+});
+
+describe('journal summary of big anchors', () => {
+  const big = 'x'.repeat(64 * 1024);
+  const journal = entries([
+    { type: 'task_input', data: { code_hash: 'h', tools_hash: 'h', language: 'javascript' } },
+    { type: 'tool_intent', data: { call_id: 'call-1', tool: 'echo', args: big } },
+    { type: 'tool_outcome', data: { call_id: 'call-1', ok: true, payload: big, clock: 1 } },
+    { type: 'tool_intent', data: { call_id: 'call-2', tool: 'echo', args: '{}' } },
+    { type: 'tool_outcome', data: { call_id: 'call-2', ok: true, payload: big, clock: 2 } },
+  ]);
+
+  it('names the big rows among the first two and the head, and a view reads none of them', () => {
+    // A running task whose head is a big outcome: each view would otherwise read and hash it.
+    const s = summarizeJournal(journal);
+    expect(s.bigAnchors).toEqual([2, 5]);
+    expect(summaryRows(s)).toEqual([1]);
+    // Once the head moves past a big outcome, it is no longer an anchor; the early ones stay.
+    const moved = summarizeJournal(
+      entries([...journal, { type: 'control', data: { action: 'pause' } }]).slice(5),
+      s,
+    );
+    expect(moved.bigAnchors).toEqual([2]);
+    expect(summaryRows(moved)).toEqual([1, 6]);
+    expect(summarizeJournal(journal.slice(0, 1)).bigAnchors).toBeUndefined();
+  });
+
+  it('survives its stored form, and a stored form with a bad anchor is rebuilt', () => {
+    const s = summarizeJournal(journal);
+    expect(parseJournalSummary(JSON.stringify(s))).toEqual(s);
+    expect(parseJournalSummary(JSON.stringify({ ...s, bigAnchors: [0] }))).toBeNull();
+    expect(parseJournalSummary(JSON.stringify({ ...s, bigAnchors: 'no' }))).toBeNull();
   });
 });

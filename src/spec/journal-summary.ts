@@ -1,6 +1,6 @@
 import { changesTheWorld, originKey } from './carry-over.ts';
 import { isRecord } from './is-record.ts';
-import { isLightRow, lightRow } from './light-row.ts';
+import { isBigRow, isLightRow, lightRow } from './light-row.ts';
 import type { LightRow } from './light-row.ts';
 import { unknownEntry } from './journal.ts';
 import type { JournalEntry, JournalEntryInputOf } from './journal.ts';
@@ -39,6 +39,11 @@ export interface JournalSummary {
   readonly carried: number;
   /** Offers of tools that change the world not taken (so far), in offer order: what a revision did not repeat. */
   readonly notRepeated: readonly SummaryOffer[];
+  /**
+   * Which of the rows a view reads only to anchor the journal (its first two, its head) are big (isBigRow): a view
+   * does not read those (a head that is a 1 MiB outcome would cost every view its hashing). Absent when none is.
+   */
+  readonly bigAnchors?: readonly number[];
 }
 
 export interface SummaryOffer {
@@ -91,7 +96,14 @@ export const EMPTY_JOURNAL_SUMMARY: JournalSummary = Object.freeze({
 
 /** The summary after one more entry (the next in seq order). Pure; exhaustive over entry types. */
 export function foldJournalSummary(summary: JournalSummary, entry: JournalEntry): JournalSummary {
-  const s: JournalSummary = { ...summary, seq: entry.seq, checksum: entry.checksum };
+  const { bigAnchors: earlier, ...rest } = summary;
+  const anchors = bigAnchors(earlier, entry);
+  const s: JournalSummary = {
+    ...rest,
+    seq: entry.seq,
+    checksum: entry.checksum,
+    ...(anchors.length > 0 ? { bigAnchors: anchors } : {}),
+  };
   switch (entry.type) {
     case 'tool_outcome':
       return { ...s, toolOutcomes: s.toolOutcomes + 1 };
@@ -177,6 +189,12 @@ function foldControl(
   }
 }
 
+/** The big anchors once `entry` is the head: the first two rows stay anchors, an earlier head no longer is. */
+function bigAnchors(earlier: readonly number[] | undefined, entry: JournalEntry): readonly number[] {
+  const kept = (earlier ?? []).filter((seq) => seq <= 2 && seq !== entry.seq);
+  return isBigRow(entry) ? [...kept, entry.seq] : kept;
+}
+
 /** The summary of these entries (a whole journal, or the ones after `from`'s seq), in order. */
 export function summarizeJournal(
   entries: readonly JournalEntry[],
@@ -188,14 +206,15 @@ export function summarizeJournal(
 }
 
 /**
- * The seqs of the rows a view shows the content of, in order: the first and the last entry (the task's input, the
- * checkpoint), each pending approval's and input's request, the attention pause, each offer not repeated, except
- * the requests and offers kept light (their rows are big: the summary gives what a view shows of them). A reader
- * verifies these against the journal's chain.
+ * The seqs of the rows a view reads, in order: the first two and the last entry (anchors of the chain) unless big,
+ * each pending approval's and input's request, the attention pause, each offer not repeated, except the requests
+ * and offers kept light (their rows are big: the summary gives what a view shows of them). A reader verifies these
+ * against the journal's chain.
  */
 export function summaryRows(summary: JournalSummary): number[] {
   if (summary.seq === 0) return [];
-  const seqs = new Set<number>([1, summary.seq]);
+  const big = new Set(summary.bigAnchors);
+  const seqs = new Set<number>([1, Math.min(2, summary.seq), summary.seq].filter((seq) => !big.has(seq)));
   for (const a of summary.approvals) if (!a.light) seqs.add(a.seq);
   for (const i of summary.inputs) seqs.add(i.seq);
   if (summary.attention !== null) seqs.add(summary.attention.seq);
@@ -248,7 +267,8 @@ export function parseJournalSummary(text: string): JournalSummary | null {
         typeof o.origin === 'string' &&
         isSeq(o.seq) &&
         (o.light === undefined || isLightRow(o.light)),
-    );
+    ) &&
+    (v.bigAnchors === undefined || (Array.isArray(v.bigAnchors) && v.bigAnchors.every(isSeq)));
   return ok ? (v as unknown as JournalSummary) : null;
 }
 

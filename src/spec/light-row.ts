@@ -21,12 +21,19 @@ export interface LightRow {
   readonly data: Readonly<Record<string, unknown>>;
 }
 
+/** True when a row's data is over MAX_VIEW_ROW_CHARS (counted over its string fields, where big values are). */
+export function isBigRow(entry: JournalEntry): boolean {
+  let size = 0;
+  for (const v of Object.values(entry.data as unknown as Record<string, unknown>)) {
+    size += typeof v === 'string' ? v.length : 0;
+  }
+  return size > MAX_VIEW_ROW_CHARS;
+}
+
 /** The light form of a shown row whose data is big; undefined for a small one (views read it). */
 export function lightRow(entry: JournalEntry): LightRow | undefined {
+  if (!isBigRow(entry)) return undefined;
   const data = entry.data as unknown as Record<string, unknown>;
-  let size = 0;
-  for (const v of Object.values(data)) size += typeof v === 'string' ? v.length : 0;
-  if (size <= MAX_VIEW_ROW_CHARS) return undefined;
   const light: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(data)) {
     light[k] =

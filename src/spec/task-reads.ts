@@ -94,7 +94,7 @@ export async function readSummaryForView(
       (await rebuildSummary(store, record.id, options));
     const rows = new Map<number, JournalEntry>();
     const seqs = summaryRows(summary);
-    for (const seq of seqs.length > 0 ? [...new Set([1, Math.min(2, summary.seq), ...seqs])] : []) {
+    for (const seq of seqs) {
       const [row] = await store.readJournal(record.id, { ...options, afterSeq: seq - 1, limit: 1 });
       if (row?.seq !== seq) throw summaryMismatch(record.id, seq, 'entry missing');
       rows.set(seq, row);

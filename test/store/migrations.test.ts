@@ -113,6 +113,42 @@ describe('SQLite migrations', () => {
     db.close();
   });
 
+  it('moves the journal and artifacts into rowid tables with their big column last (17), keeping every row', () => {
+    const db = new Database(':memory:');
+    migrate(db, MIGRATIONS.slice(0, 16));
+    db.prepare(
+      `INSERT INTO tasks (id, status, input, created_at, updated_at, tenant) VALUES ('t', 'paused', '{}', 1, 1, 'a')`,
+    ).run();
+    const big = 'x'.repeat(300_000);
+    const journal = db.prepare(
+      'INSERT INTO journal (task_id, seq, type, data, checksum, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+    );
+    journal.run('t', 1, 'task_input', '{}', 'c1', 1);
+    journal.run('t', 2, 'tool_intent', `{"args":"${big}"}`, 'c2', 2);
+    journal.run('t', 3, 'control', '{}', 'c3', 3);
+    db.prepare(
+      `INSERT INTO artifacts (task_id, name, size, sha256, data, created_at) VALUES ('t', 'a.bin', 3, 'h', x'010203', 4)`,
+    ).run();
+    const before = db.prepare('SELECT * FROM journal ORDER BY seq').all();
+    expect(migrate(db)).toBe(MIGRATIONS.length - 16);
+    expect(db.prepare('SELECT * FROM journal ORDER BY seq').all()).toEqual(before);
+    expect(db.prepare('SELECT name, size, data FROM artifacts').all()).toEqual([
+      { name: 'a.bin', size: 3, data: Buffer.from([1, 2, 3]) },
+    ]);
+    for (const table of ['journal', 'artifacts']) {
+      const sql = (db.prepare('SELECT sql FROM sqlite_master WHERE name = ?').get(table) as { sql: string })
+        .sql;
+      expect(sql, table).not.toMatch(/WITHOUT ROWID/);
+      const cols = (db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[]).map((c) => c.name);
+      expect(cols.at(-1), table).toBe('data');
+    }
+    // Still append-only.
+    expect(() => db.prepare("UPDATE journal SET type = 'x' WHERE seq = 1").run()).toThrow(/append-only/);
+    expect(() => db.prepare('DELETE FROM journal WHERE seq = 1').run()).toThrow(/append-only/);
+    expect(db.pragma('foreign_key_check')).toEqual([]);
+    db.close();
+  });
+
   it('rolls a failing run back as a whole', () => {
     const db = new Database(':memory:');
     expect(() => migrate(db, [...MIGRATIONS, 'CREATE TABLE broken ('])).toThrow();

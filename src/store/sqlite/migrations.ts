@@ -281,6 +281,43 @@ export const MIGRATIONS: readonly string[] = [
     ) WHERE typeof(revision_of) = 'text'
     ORDER BY created_at, id;
   `,
+  // 17: the journal and artifacts as rowid tables, their big column last. In a WITHOUT ROWID table a row is a key
+  // of the primary key's b-tree: a lookup that compares against a row whose payload overflows reads all of it, and
+  // interior pages hold whole rows as dividers, so one 1 MiB entry slowed every lookup near it, any task's. A rowid
+  // table's interior pages hold integers, its key index holds (task_id, seq), and columns before `data` are read
+  // without walking its overflow pages.
+  `
+  CREATE TABLE journal_rows (
+    task_id TEXT NOT NULL REFERENCES tasks (id) ON DELETE CASCADE,
+    seq INTEGER NOT NULL CHECK (seq > 0),
+    type TEXT NOT NULL,
+    checksum TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    data TEXT NOT NULL,
+    PRIMARY KEY (task_id, seq)
+  ) STRICT;
+  INSERT INTO journal_rows (task_id, seq, type, checksum, created_at, data)
+    SELECT task_id, seq, type, checksum, created_at, data FROM journal ORDER BY task_id, seq;
+  DROP TABLE journal;
+  ALTER TABLE journal_rows RENAME TO journal;
+  CREATE TRIGGER journal_no_update BEFORE UPDATE ON journal
+    BEGIN SELECT RAISE(ABORT, 'the journal is append-only'); END;
+  CREATE TRIGGER journal_no_delete BEFORE DELETE ON journal
+    BEGIN SELECT RAISE(ABORT, 'the journal is append-only'); END;
+  CREATE TABLE artifact_files (
+    task_id TEXT NOT NULL REFERENCES tasks (id) ON DELETE CASCADE,
+    name TEXT NOT NULL,
+    size INTEGER NOT NULL,
+    sha256 TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    data BLOB NOT NULL,
+    PRIMARY KEY (task_id, name)
+  ) STRICT;
+  INSERT INTO artifact_files (task_id, name, size, sha256, created_at, data)
+    SELECT task_id, name, size, sha256, created_at, data FROM artifacts ORDER BY task_id, name;
+  DROP TABLE artifacts;
+  ALTER TABLE artifact_files RENAME TO artifacts;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
