@@ -11,7 +11,10 @@ import type {
   WorkspaceFile,
 } from '../spec/index.ts';
 import { runProgram } from '../tools/index.ts';
-import { runTaskHere } from './durable-exec.ts';
+import { pausingLine, runTaskHere, stoppedLine } from './durable-exec.ts';
+import { EXIT_INTERRUPTED } from './exit-codes.ts';
+import { toolsMetadata } from './remembered-tools.ts';
+import { interruptOnSigint, onFirstSigint } from './sigint.ts';
 import { inputFiles, languageOfFile } from './program-files.ts';
 import { toJsonView } from '../codec/index.ts';
 import { loadToolsModule } from '../tools/load-tools-module.ts';
@@ -53,8 +56,8 @@ async function pythonDriver(): Promise<SandboxDriver> {
   return createPythonDriver({ warm: 0, probe });
 }
 
-/** `codecall exec FILE`: runs a .js/.ts program in the quickjs sandbox, a .py one in the python sandbox. */
-export async function execCommand(file: string, options: ExecCommandOptions, io: CliIo): Promise<number> {
+/** The program and what it runs with, read and checked from the command line. */
+async function programOf(file: string, options: ExecCommandOptions) {
   const language = languageOfFile(file);
   let code: string;
   try {
@@ -77,31 +80,24 @@ export async function execCommand(file: string, options: ExecCommandOptions, io:
     ...(allowedLibraries ? { allowedLibraries } : {}),
     ...(options.allowSubprocesses ? { allowSubprocesses: true } : {}),
   };
-  if (options.db !== undefined) {
-    const dbPath = options.db;
-    return withCliRuntime(
-      { db: dbPath, mustExist: false, runs: true, tools: options.tools },
-      async ({ runtime }) => {
-        const task = await runtime.submit({
-          code,
-          language,
-          ...(seed === undefined ? {} : { seed }),
-          ...(Object.keys(limits).length > 0 ? { limits } : {}),
-          ...(Object.keys(constraints).length > 0 ? { constraints } : {}),
-          ...(files.length > 0
-            ? { files: files.map((f) => ({ name: f.name, data: Buffer.from(f.data).toString('base64') })) }
-            : {}),
-        });
-        return runTaskHere({ runtime, taskId: task.task_id, dbPath, json: options.json === true }, io);
-      },
-    );
-  }
+  return { code, language, limits, seed, files, constraints };
+}
 
+/** `codecall exec FILE`: runs a .js/.ts program in the quickjs sandbox, a .py one in the python sandbox. */
+export async function execCommand(
+  file: string,
+  options: ExecCommandOptions,
+  io: CliIo,
+  env: Readonly<Record<string, string | undefined>> = {},
+): Promise<number> {
+  if (options.db !== undefined) return execStored(file, options, options.db, io, env);
+  const { code, language, limits, seed, files, constraints } = await programOf(file, options);
   const tools: ToolDefinition[] = options.tools ? await loadToolsModule(options.tools) : [];
   const driver = language === 'python' ? await pythonDriver() : createQuickJsDriver({ warmVmsPerWorker: 1 });
   const controller = new AbortController();
-  const onSigint = (): void => controller.abort(new CodecallError('INTERRUPTED', 'interrupted by SIGINT'));
-  process.once('SIGINT', onSigint);
+  const release = onFirstSigint(() =>
+    controller.abort(new CodecallError('INTERRUPTED', 'interrupted by SIGINT')),
+  );
   let result: ExecutionResult;
   try {
     await driver.ready();
@@ -119,7 +115,7 @@ export async function execCommand(file: string, options: ExecCommandOptions, io:
       onLog: (entry) => io.stderr(`${entry.level === 'log' ? '' : `[${entry.level}] `}${entry.message}\n`),
     });
   } finally {
-    process.off('SIGINT', onSigint);
+    release();
     await driver.close();
   }
   const artifacts = result.artifacts ?? [];
@@ -154,4 +150,65 @@ export async function execCommand(file: string, options: ExecCommandOptions, io:
     io.stderr(`failed: ${result.error.code}: ${result.error.message}${where}\n`);
   }
   return result.status === 'succeeded' ? 0 : 1;
+}
+
+/**
+ * `codecall exec FILE --db PATH`: stores the program as a task and runs it here. SIGINT is taken over from the
+ * start: before the task is stored it stops the command with nothing stored (exit 130); once it is, it pauses the
+ * task (resumable; exit 0), also while it is still queued here.
+ */
+async function execStored(
+  file: string,
+  options: ExecCommandOptions,
+  dbPath: string,
+  io: CliIo,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<number> {
+  let taskId: string | null = null;
+  const interrupt = interruptOnSigint(io.stderr, {
+    first: () =>
+      taskId === null ? 'interrupted (SIGINT): stopping before the task is stored' : pausingLine(taskId),
+    second: () => (taskId === null ? 'stopped at once (second SIGINT)' : stoppedLine(taskId, dbPath)),
+  });
+  try {
+    const { code, language, limits, seed, files, constraints } = await programOf(file, options);
+    return await withCliRuntime(
+      { db: dbPath, mustExist: false, runs: true, tools: options.tools, env },
+      async ({ runtime, toolsModule }) => {
+        if (interrupt.signal.aborted) {
+          io.stderr('interrupted (SIGINT) before the task was stored: no task was created\n');
+          return EXIT_INTERRUPTED;
+        }
+        const task = await runtime.submit({
+          code,
+          language,
+          ...(seed === undefined ? {} : { seed }),
+          ...(Object.keys(limits).length > 0 ? { limits } : {}),
+          ...(Object.keys(constraints).length > 0 ? { constraints } : {}),
+          ...(files.length > 0
+            ? { files: files.map((f) => ({ name: f.name, data: Buffer.from(f.data).toString('base64') })) }
+            : {}),
+          // The tools module is remembered with the task: `tasks resume|approve ... --db` find it.
+          ...(toolsModule === null ? {} : { metadata: toolsMetadata(toolsModule) }),
+        });
+        taskId = task.task_id;
+        io.stderr(`task ${taskId} stored in ${dbPath}; it runs here (Ctrl-C pauses it)\n`);
+        // A SIGINT while it was being stored: said now that the task has an id; the run pauses it unrun.
+        if (interrupt.signal.aborted) io.stderr(`${pausingLine(taskId)}\n`);
+        return runTaskHere(
+          {
+            runtime,
+            taskId,
+            dbPath,
+            json: options.json === true,
+            tools: toolsModule,
+            signal: interrupt.signal,
+          },
+          io,
+        );
+      },
+    );
+  } finally {
+    interrupt.release();
+  }
 }

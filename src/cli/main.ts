@@ -68,7 +68,7 @@ export async function main(
     .option('--db <path>', 'run as a durable task stored in this SQLite file (SIGINT pauses it)')
     .action(async (file: string, options: ExecCommandOptions) => {
       const { execCommand } = await import('./exec-command.ts');
-      exitCode = await execCommand(file, options, io);
+      exitCode = await execCommand(file, options, io, env);
     });
   program
     .command('doctor')

@@ -4,6 +4,7 @@ import { AGENT_MODES } from '../spec/index.ts';
 import type { AgentMode, GuestLanguage } from '../spec/index.ts';
 import { agentProgress } from './agent-progress.ts';
 import { runTaskHere } from './durable-exec.ts';
+import { toolsMetadata } from './remembered-tools.ts';
 import type { CliIo } from './cli-io.ts';
 import { integerOption } from './number-options.ts';
 import { withCliRuntime } from './task-runtime.ts';
@@ -55,20 +56,22 @@ export async function runCommand(
       : integerOption('--max-steps', options.maxSteps, { min: 1, max: 100 });
   const dbPath = options.db ?? ':memory:';
   return withCliRuntime(
-    { db: dbPath, mustExist: false, runs: true, tools: options.tools, model },
-    async ({ runtime }) => {
+    { db: dbPath, mustExist: false, runs: true, tools: options.tools, model, env },
+    async ({ runtime, toolsModule }) => {
       const task = await runtime.submit({
         instruction,
         mode,
         language,
         ...(maxSteps === undefined ? {} : { maxSteps }),
+        // Remembered with the task: `tasks resume ... --db` finds it.
+        ...(toolsModule === null ? {} : { metadata: toolsMetadata(toolsModule) }),
       });
       io.stderr(
         `task ${task.task_id}: ${mode === 'code' ? 'code' : 'function-calling'} mode, model ${model.model}\n`,
       );
       const progress = agentProgress((line) => io.stderr(`${line}\n`));
       const code = await runTaskHere(
-        { runtime, taskId: task.task_id, dbPath, json: options.json === true, progress },
+        { runtime, taskId: task.task_id, dbPath, json: options.json === true, progress, tools: toolsModule },
         io,
       );
       if (options.db === undefined && (await runtime.get(task.task_id))?.status === 'paused') {

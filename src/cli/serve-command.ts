@@ -5,6 +5,7 @@ import { loadConfig, loadModelConfig } from '../service/config.ts';
 import { checkNoAuthBinding } from '../service/config-origin.ts';
 import { readMetricsTokenFile } from '../service/config-metrics.ts';
 import type { CliIo } from './cli-io.ts';
+import { onFirstSigint } from './sigint.ts';
 
 export interface ServeOptions {
   config?: string;
@@ -77,7 +78,7 @@ export async function serveCommand(
       resolve();
     };
     process.once('SIGTERM', () => stop('SIGTERM'));
-    process.once('SIGINT', () => stop('SIGINT'));
+    onFirstSigint(() => stop('SIGINT'));
   });
   const { DEFAULT_CONSOLE_ROOT } = await import('../http/console-files.ts');
   const { startService } = await import('../http/serve.ts');

@@ -1,33 +1,85 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { agentForModel } from '../agent/index.ts';
 import { createRuntime } from '../durable/index.ts';
+import { CodecallError } from '../errors/index.ts';
 import type { ModelConfig } from '../model/index.ts';
 import { availableDrivers } from '../sandbox/index.ts';
-import type { SandboxDriver, TaskStore } from '../spec/index.ts';
+import type { SandboxDriver, TaskRecord, TaskStore } from '../spec/index.ts';
 import { ToolRegistry } from '../tools/index.ts';
 import { loadToolsModule } from '../tools/load-tools-module.ts';
 import { openTaskDb } from './task-db.ts';
+import { rememberedTools } from './remembered-tools.ts';
 import type { Runtime } from '../api/index.ts';
 
 export interface CliRuntime {
   readonly runtime: Runtime;
   readonly store: TaskStore;
+  /** The tools module this runtime serves (absolute): `--tools`, else the one remembered with the task; or null. */
+  readonly toolsModule: string | null;
   close(): Promise<void>;
+}
+
+/** CODECALL_LEASE_MS, as `serve` reads it: how long a lease this process takes lasts unless renewed. */
+function leaseMsFrom(env: Readonly<Record<string, string | undefined>> | undefined): number | undefined {
+  const text = env?.CODECALL_LEASE_MS;
+  if (text === undefined || text === '') return undefined;
+  const ms = Number(text);
+  if (!Number.isInteger(ms) || ms < 100 || ms > 600_000) {
+    throw new CodecallError('INVALID_ARGUMENT', 'CODECALL_LEASE_MS must be an integer from 100 to 600000');
+  }
+  return ms;
+}
+
+/**
+ * The tools module a command runs `taskId` with when no --tools is given: the one remembered with the task. One
+ * that no longer exists is NOT_FOUND naming it (running without it would pause the task with changed tools).
+ */
+function rememberedFor(task: TaskRecord | null): string | null {
+  const path = task ? rememberedTools(task.input.metadata) : null;
+  if (task === null || path === null) return null;
+  if (!existsSync(path)) {
+    throw new CodecallError(
+      'NOT_FOUND',
+      `the tools module task ${task.id} was started with, ${path}, no longer exists: give --tools MODULE`,
+      { details: { task_id: task.id, tools_module: path } },
+    );
+  }
+  return path;
 }
 
 /**
  * A runtime over the --db file for one CLI command. Only a command that runs code (`runs`) starts a sandbox
- * driver and loads the tools; the others just steer tasks through the store.
+ * driver and loads the tools: `--tools` if given, else (with `toolsOf`) the module remembered with that task; the
+ * others just steer tasks through the store. Its lease owner id names this process (host, pid, start time), so
+ * a later command on this machine takes its tasks over at once if it dies.
  */
 export async function openCliRuntime(options: {
   db: string;
   mustExist: boolean;
   runs: boolean;
   tools?: string | undefined;
+  /** The task whose remembered tools module to load when `tools` is not given. */
+  toolsOf?: string;
   /** The model of instruction tasks; without one they fail with MODEL_NOT_CONFIGURED. */
   model?: ModelConfig | null;
+  /** CODECALL_LEASE_MS is read from here. */
+  env?: Readonly<Record<string, string | undefined>>;
 }): Promise<CliRuntime> {
-  const tools = options.runs && options.tools ? await loadToolsModule(options.tools) : [];
+  const leaseMs = leaseMsFrom(options.env);
+  // An explicit module is loaded before the database is opened: a bad one is a usage error that creates nothing.
+  let tools = options.runs && options.tools !== undefined ? await loadToolsModule(options.tools) : [];
+  let toolsModule = options.runs && options.tools !== undefined ? resolve(options.tools) : null;
   const store = await openTaskDb(options.db, options.mustExist);
+  try {
+    if (options.runs && toolsModule === null && options.toolsOf !== undefined) {
+      toolsModule = rememberedFor(await store.getTask(options.toolsOf));
+      if (toolsModule !== null) tools = await loadToolsModule(toolsModule);
+    }
+  } catch (e) {
+    await store.close();
+    throw e;
+  }
   // A CLI runs a task or two: one warm VM or interpreter each.
   const drivers: SandboxDriver[] = options.runs
     ? (await availableDrivers({ quickjs: { warmVmsPerWorker: 1 }, python: { warm: 1 } })).drivers
@@ -38,12 +90,13 @@ export async function openCliRuntime(options: {
     store,
     drivers,
     tools: registry,
-    owner: `cli-${process.pid}`,
+    ...(leaseMs === undefined ? {} : { leaseMs }),
     agent: agentForModel(model, registry.definitions),
   });
   return {
     runtime,
     store,
+    toolsModule,
     async close() {
       await runtime.close();
       await Promise.all(drivers.map((d) => d.close()));

@@ -1,5 +1,6 @@
 import { inspect } from 'node:util';
 import type { CorruptTaskItem, TaskView } from '../api/index.ts';
+import { rememberedTools } from './remembered-tools.ts';
 
 /** One line per task for `tasks list`. */
 export function taskLine(view: Pick<TaskView, 'task_id' | 'status' | 'pause_reason' | 'created_at'>): string {
@@ -14,6 +15,7 @@ export function corruptLine(item: CorruptTaskItem): string {
 
 /** Human-readable `tasks show`. */
 export function taskDetailText(view: TaskView): string {
+  const tools = rememberedTools(view.metadata);
   const lines = [
     `id:          ${view.task_id}`,
     `status:      ${view.status}${view.pause_reason === null ? '' : ` (${view.pause_reason})`}`,
@@ -22,6 +24,7 @@ export function taskDetailText(view: TaskView): string {
     `created:     ${view.created_at}`,
     `updated:     ${view.updated_at}`,
     `checkpoint:  ${view.checkpoint_id ?? '-'}`,
+    ...(tools === null ? [] : [`tools:       ${tools} (the module it was started with)`]),
     `progress:    ${view.progress.tool_calls_completed} tool calls completed, ${view.progress.journal_entries} journal entries`,
   ];
   if (view.instruction !== null) {

@@ -3,8 +3,12 @@ import { userInfo } from 'node:os';
 import { resolveAction } from './resolve-action.ts';
 import { CodecallError } from '../errors/index.ts';
 import type { TaskStatus } from '../spec/index.ts';
-import { TASK_TRANSITIONS } from '../spec/index.ts';
-import { reportView, runTaskHere } from './durable-exec.ts';
+import { isTerminal, TASK_TRANSITIONS } from '../spec/index.ts';
+import { pausingLine, reportView, runTaskHere, shellArg, stoppedLine } from './durable-exec.ts';
+import { EXIT_INTERRUPTED } from './exit-codes.ts';
+import { leaseHeldElsewhere, leaseHeldError, waitForLease } from './lease-wait.ts';
+import { rememberedTools } from './remembered-tools.ts';
+import { interruptOnSigint } from './sigint.ts';
 import { programText } from './program-files.ts';
 import type { CliIo } from './cli-io.ts';
 import { withCliRuntime } from './task-runtime.ts';
@@ -90,31 +94,66 @@ export async function tasksShow(
 
 /**
  * `codecall tasks resume ID`: a paused task becomes runnable and runs here by replaying its journal; a pending
- * task (or a running one whose worker died) runs here as it is.
+ * task (or a running one whose worker died) runs here as it is. Without --tools it runs with the tools module
+ * remembered with the task. A task a live process elsewhere still holds is refused, saying until when; with
+ * --wait it is taken over once that process lets go of it or stops renewing its lease. SIGINT stops the wait,
+ * or pauses the task once it runs here.
  */
 export async function tasksResume(
   id: string,
-  options: TasksOptions & { tools?: string; force?: boolean; actor?: string; reason?: string },
+  options: TasksOptions & {
+    tools?: string;
+    force?: boolean;
+    actor?: string;
+    reason?: string;
+    wait?: boolean;
+  },
   io: CliIo,
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<number> {
-  return withCliRuntime(
-    // An instruction task goes on with the model the environment names (OPENAI_API_KEY, MISTRAL_API_KEY, ...).
-    {
-      db: options.db,
-      mustExist: true,
-      runs: true,
-      tools: options.tools,
-      model: modelConfigFrom(env),
-    },
-    async ({ runtime }) => {
-      const view = await mustGet(runtime, id);
-      if (view.status === 'paused') {
-        await runtime.resume(id, { ...actorAndReason(options), force: options.force === true });
-      }
-      return runTaskHere({ runtime, taskId: id, dbPath: options.db, json: options.json === true }, io);
-    },
-  );
+  let runs = false;
+  const interrupt = interruptOnSigint(io.stderr, {
+    first: () => (runs ? pausingLine(id) : `interrupted (SIGINT): task ${id} is left as it was`),
+    second: () => stoppedLine(id, options.db),
+  });
+  try {
+    return await withCliRuntime(
+      // An instruction task goes on with the model the environment names (OPENAI_API_KEY, MISTRAL_API_KEY, ...).
+      {
+        db: options.db,
+        mustExist: true,
+        runs: true,
+        tools: options.tools,
+        toolsOf: id,
+        model: modelConfigFrom(env),
+        env,
+      },
+      async ({ runtime, store, toolsModule }) => {
+        let view = await mustGet(runtime, id);
+        const here = { dbPath: options.db, json: options.json === true, tools: toolsModule };
+        const held = view.status === 'running' ? await leaseHeldElsewhere(store, id) : null;
+        if (held !== null && held.expiresAt !== null) {
+          if (options.wait !== true)
+            throw leaseHeldError(id, options.db, { ...held, expiresAt: held.expiresAt });
+          if (!(await waitForLease(store, id, io, interrupt.signal))) return EXIT_INTERRUPTED;
+          view = await mustGet(runtime, id);
+          if (isTerminal(view.status)) {
+            // It ended meanwhile in the process that held it: nothing to run.
+            reportView(view, here, io);
+            return view.status === 'succeeded' ? 0 : 1;
+          }
+        }
+        if (interrupt.signal.aborted) return EXIT_INTERRUPTED;
+        if (view.status === 'paused') {
+          await runtime.resume(id, { ...actorAndReason(options), force: options.force === true });
+        }
+        runs = true;
+        return await runTaskHere({ runtime, taskId: id, ...here, signal: interrupt.signal }, io);
+      },
+    );
+  } finally {
+    interrupt.release();
+  }
 }
 
 /** `codecall tasks pause ID`: a queued task pauses at once; a running one when its runner sees the request. */
@@ -152,7 +191,7 @@ export async function tasksCancel(
   });
 }
 
-/** Applies a human's action to a paused task; with --resume, runs it on here. */
+/** Applies a human's action to a paused task; with --resume, runs it on here (with the remembered tools). */
 async function actOnPaused(
   id: string,
   options: RunOnOptions,
@@ -161,16 +200,18 @@ async function actOnPaused(
 ): Promise<number> {
   const runs = options.resume === true;
   return withCliRuntime(
-    { db: options.db, mustExist: true, runs, tools: options.tools },
-    async ({ runtime }) => {
+    { db: options.db, mustExist: true, runs, tools: options.tools, toolsOf: id },
+    async ({ runtime, toolsModule }) => {
       const view = await act(runtime);
-      if (runs && view.status === 'pending') {
-        return runTaskHere({ runtime, taskId: id, dbPath: options.db, json: options.json === true }, io);
-      }
+      const here = { dbPath: options.db, json: options.json === true, tools: toolsModule };
+      if (runs && view.status === 'pending') return runTaskHere({ runtime, taskId: id, ...here }, io);
       if (options.json) io.stdout(`${JSON.stringify(view)}\n`);
       else if (view.status === 'pending') {
-        io.stderr(`recorded; run it on with: codecall tasks resume ${id} --db ${options.db}\n`);
-      } else reportView(view, { json: false, dbPath: options.db }, io);
+        const tools = toolsModule ?? rememberedTools(view.metadata);
+        io.stderr(
+          `recorded; run it on with: codecall tasks resume ${id} --db ${shellArg(options.db)}${tools === null ? '' : ` --tools ${shellArg(tools)}`}\n`,
+        );
+      } else reportView(view, { ...here, json: false }, io);
       return view.status === 'failed' ? 1 : 0;
     },
   );
@@ -233,20 +274,30 @@ export async function tasksRevise(
   io: CliIo,
 ): Promise<number> {
   const code = await programText(file);
+  // Without --tools, the revision runs with the tools module remembered with the task it revises.
   return withCliRuntime(
-    { db: options.db, mustExist: true, runs: true, tools: options.tools },
-    async ({ runtime }) => {
+    { db: options.db, mustExist: true, runs: true, tools: options.tools, toolsOf: id },
+    async ({ runtime, toolsModule }) => {
       const view = await runtime.revise(
         id,
-        { code, ...(options.rerunReads ? { rerunReads: true } : {}) },
+        {
+          code,
+          ...(options.rerunReads ? { rerunReads: true } : {}),
+        },
         { actor: actorOf(options) },
       );
-      const tools = options.tools === undefined ? '' : ` --tools ${options.tools}`;
+      const tools = toolsModule === null ? '' : ` --tools ${shellArg(toolsModule)}`;
       io.stderr(
-        `task ${view.task_id} revises ${id}; it runs here (if stopped, run it on with: codecall tasks resume ${view.task_id} --db ${options.db}${tools})\n`,
+        `task ${view.task_id} revises ${id}; it runs here (if stopped, run it on with: codecall tasks resume ${view.task_id} --db ${shellArg(options.db)}${tools})\n`,
       );
       return runTaskHere(
-        { runtime, taskId: view.task_id, dbPath: options.db, json: options.json === true },
+        {
+          runtime,
+          taskId: view.task_id,
+          dbPath: options.db,
+          json: options.json === true,
+          tools: toolsModule,
+        },
         io,
       );
     },

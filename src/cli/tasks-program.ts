@@ -123,7 +123,10 @@ export function registerTasksCommands(
       .argument('<id>', 'the ended task to revise')
       .argument('<file>', 'the fixed program')
       .option('--rerun-reads', 'run read/idempotent calls again instead of taking them over')
-      .option('--tools <module>', 'the tools module (with --db: the revision runs here)')
+      .option(
+        '--tools <module>',
+        'the tools module (with --db: the revision runs here; default: the one the revised task was started with)',
+      )
       .option('--actor <name>', 'who revises (with --db; default: cli:<user>)')
       .option('--idempotency-key <key>', 'a repeat with the same key returns the first revision (with --url)')
       .option('--json', 'print the task view as JSON on the last line of stdout'),
@@ -183,19 +186,26 @@ export function registerTasksCommands(
       .command('resume')
       .description('resume a paused task: --db runs it here, replaying its journal; --url asks the service')
       .argument('<id>', 'the task id')
-      .option('--tools <module>', 'a .js/.ts module whose default export is a list or record of tools')
+      .option(
+        '--tools <module>',
+        'the tools module (default with --db: the one the task was started with by exec/run --db)',
+      )
       .option('--force', 'accept tools or an engine that changed since the task was journaled')
+      .option(
+        '--wait',
+        'with --db: if another live process holds the running task, wait until it lets go or its lease runs out, then take over',
+      )
       .option('--actor <name>', 'who resumes (default: cli:<user>)')
       .option('--reason <text>', 'why (journaled)')
       .option('--json', 'print the task view as JSON on the last line of stdout'),
   ).action(
     (
       id: string,
-      options: { tools?: string; force?: boolean; actor?: string; reason?: string },
+      options: { tools?: string; force?: boolean; actor?: string; reason?: string; wait?: boolean },
       cmd: Command,
     ) =>
       run(async () => {
-        const t = targetOf(cmd, ['tools', 'force', 'actor']);
+        const t = targetOf(cmd, ['tools', 'force', 'actor', 'wait']);
         if ('remote' in t)
           return (await remote()).remoteControl(id, 'resume', { ...options, ...t.remote }, io);
         return (await local()).tasksResume(id, { ...options, ...t.local }, io, env);
@@ -222,7 +232,10 @@ export function registerTasksCommands(
     where(
       cmd
         .option('--resume', 'run the task on here afterwards (with --db)')
-        .option('--tools <module>', 'the tools module (with --resume)')
+        .option(
+          '--tools <module>',
+          'the tools module (with --resume; default: the one the task was started with by exec/run --db)',
+        )
         .option('--reason <text>', 'why (journaled with the decision)')
         .option('--actor <name>', 'who decides (default: cli:<user>)')
         .option('--json', 'print the task view as JSON on the last line of stdout'),

@@ -21,7 +21,7 @@ import { checkedCallbackUrl, toBatchTasks, toTaskAttributes, toTaskInput } from 
 import { batchView } from './batch-view.ts';
 import { revisionOf } from './revise-task.ts';
 import { TaskRunner } from './task-runner.ts';
-import { leaseOwnerGone, newLeaseOwner } from './lease-owner.ts';
+import { describeLeaseOwner, leaseOwnerGone, newLeaseOwner } from './lease-owner.ts';
 import { approvalInbox } from './approval-inbox.ts';
 import type {
   ActorOptions,
@@ -48,6 +48,33 @@ export const DEFAULT_POLL_MS = 250;
 /** The durable runtime: submit tasks, run them through the journal, steer them, watch them. */
 export function createRuntime(options: RuntimeOptions): Runtime {
   return new DurableRuntime(options);
+}
+
+/**
+ * Why `run` could not claim a task: it has ended or waits for a human, or it runs here already or in another
+ * worker, whose lease (who holds it, until when) the message and `details` name.
+ */
+function notClaimed(task: TaskRecord, here: boolean, now: number): CodecallError {
+  const { lease } = task;
+  let where = '';
+  if (task.status === 'running') {
+    where = here ? ' here already' : ' in another worker';
+    if (!here && lease !== undefined && lease.expiresAt !== null) {
+      const seconds = Math.max(0, Math.ceil((lease.expiresAt - now) / 1000));
+      where += `; ${describeLeaseOwner(lease.owner)} holds its lease until ${new Date(lease.expiresAt).toISOString()} (in ${seconds} s)`;
+    }
+  }
+  return new CodecallError(
+    'ILLEGAL_TRANSITION',
+    `task ${task.id} could not be claimed (it is ${task.status}${where})`,
+    {
+      details: {
+        status: task.status,
+        pause_reason: task.pauseReason,
+        ...(lease && !here ? { lease_owner: lease.owner, lease_expires_at: lease.expiresAt } : {}),
+      },
+    },
+  );
 }
 
 /** Composes the parts: the runner runs, the scheduler fills slots, control steers, views read, events tell. */
@@ -213,22 +240,23 @@ class DurableRuntime implements Runtime {
   async run(taskId: string, options: { signal?: AbortSignal } = {}): Promise<TaskView> {
     this.assertOpen();
     this.assertCanRun();
-    const onAbort = (): void => void this.runner.pause(taskId, 'signal');
-    options.signal?.addEventListener('abort', onAbort, { once: true });
-    try {
-      const ended = await this.scheduler.track(taskId, this.runner.runTask(taskId));
-      if (!ended) {
-        const current = await this.views.mustGet(taskId);
-        throw new CodecallError(
-          'ILLEGAL_TRANSITION',
-          `task ${taskId} could not be claimed (it is ${current.status}${current.status !== 'running' ? '' : this.runner.has(taskId) ? ' here already' : ' in another worker'})`,
-          { details: { status: current.status, pause_reason: current.pauseReason } },
-        );
-      }
-      return this.views.of(ended);
-    } finally {
-      options.signal?.removeEventListener('abort', onAbort);
+    const { signal } = options;
+    // A task whose worker was a process of this machine that died is taken over now, not when its lease runs
+    // out (fencing keeps a wrongly judged owner out, as for any lost lease).
+    if (!this.runner.has(taskId)) await this.store.expireLeases(leaseOwnerGone).catch(() => undefined);
+    const ended = await this.scheduler.track(
+      taskId,
+      this.runner.runTask(taskId, { signal, actor: 'signal' }),
+    );
+    if (ended) return this.views.of(ended);
+    const current = await this.views.mustGet(taskId);
+    if (signal?.aborted) {
+      // Stopped before it was claimed: a queued task pauses (resumable); any other is left as it is.
+      return current.status === 'pending'
+        ? this.control.pause(taskId, { actor: 'signal' })
+        : this.views.of(current);
     }
+    throw notClaimed(current, this.runner.has(taskId), this.clock());
   }
 
   async wait(

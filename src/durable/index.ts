@@ -12,6 +12,7 @@ export { pendingApprovals } from './pending-approvals.ts';
 export { viewApprovals } from './summary-view.ts';
 export type { PendingApproval } from './pending-approvals.ts';
 export { createRuntime, DEFAULT_CONCURRENCY, DEFAULT_POLL_MS } from './create-runtime.ts';
+export { describeLeaseOwner, leaseOwnerGone, newLeaseOwner } from './lease-owner.ts';
 export type { RuntimeOptions } from './runtime-types.ts';
 export type { LimitCeilings } from './limit-ceilings.ts';
 export { taskView } from './task-view.ts';

@@ -3,9 +3,11 @@ import { readFileSync, readlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
 
 /**
- * Lease owner ids that say where their process runs: `host:pid:machine:nonce`. `machine` hashes the boot id and
- * the pid namespace (Linux), so a pid is only ever judged on the machine, boot and namespace it belongs to: two
- * containers sharing a database (even with one host name) never take each other's pids for their own.
+ * Lease owner ids that say where their process runs: `host:pid:start:machine:nonce`. `machine` hashes the boot id
+ * and the pid namespace (Linux), so a pid is only ever judged on the machine, boot and namespace it belongs to: two
+ * containers sharing a database (even with one host name) never take each other's pids for their own. `start` is
+ * the process's start time (clock ticks since boot, /proc/PID/stat), so a pid reused by a later process is not
+ * taken for the owner. Ids written before `start` was added (`host:pid:machine:nonce`) are judged by the pid alone.
  */
 interface Place {
   readonly host: string;
@@ -30,28 +32,75 @@ function thisPlace(): Place {
   return here;
 }
 
+/** What /proc/PID/stat says of a process: its state letter and start time; null when it cannot be read. */
+function processStat(pid: number | 'self'): { state: string; start: string } | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // `pid (comm) state ppid ...`: comm may hold spaces and parentheses, so fields are counted after the last ')'.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const state = fields[0];
+    const start = fields[19]; // field 22, starttime
+    return state !== undefined && start !== undefined && /^\d+$/.test(start) ? { state, start } : null;
+  } catch {
+    return null;
+  }
+}
+
 /** A new owner id for a runtime of this process. */
 export function newLeaseOwner(): string {
   const { host, machine } = thisPlace();
-  return `${host}:${process.pid}:${machine ?? '-'}:${randomInt(1e9).toString(36)}`;
+  const start = machine === null ? null : (processStat('self')?.start ?? null);
+  return `${host}:${process.pid}:${start ?? '-'}:${machine ?? '-'}:${randomInt(1e9).toString(36)}`;
+}
+
+/** The parts of an owner id of either form; null for an id of another form. */
+function parseOwner(
+  owner: string,
+): { host: string; pid: number; start: string | null; machine: string } | null {
+  const parts = owner.split(':');
+  if (parts.length !== 4 && parts.length !== 5) return null;
+  const [host = '', pidText = '', ...rest] = parts;
+  const start = parts.length === 5 ? (rest[0] ?? '-') : '-';
+  const machine = parts.length === 5 ? (rest[1] ?? '') : (rest[0] ?? '');
+  const pid = Number(pidText);
+  if (!/^\d+$/.test(pidText) || !Number.isSafeInteger(pid) || pid <= 0) return null;
+  return { host, pid, start: /^\d+$/.test(start) ? start : null, machine };
 }
 
 /**
  * Whether `owner` is a runtime of a process on this machine (same host, boot and pid namespace) that no longer
- * exists. Only a certain death counts (ESRCH); a pid we cannot signal (EPERM), a stopped process, our own pid (a
- * second runtime in this process) or an owner id of another form is alive as far as we know.
+ * exists: its pid is gone (ESRCH), a zombie (it runs no code any more), or now another process's (its start time
+ * differs from the one in the id). A pid we cannot signal (EPERM) and cannot read, a stopped process, our own pid
+ * (a second runtime in this process) or an owner id of another form is alive as far as we know.
  */
 export function leaseOwnerGone(owner: string): boolean {
   const { host, machine } = thisPlace();
   if (machine === null) return false;
-  const parts = owner.split(':');
-  if (parts.length !== 4 || parts[0] !== host || parts[2] !== machine) return false;
-  const pid = Number(parts[1]);
-  if (!Number.isSafeInteger(pid) || pid <= 0 || pid === process.pid) return false;
+  const parsed = parseOwner(owner);
+  if (parsed === null || parsed.host !== host || parsed.machine !== machine) return false;
+  const { pid } = parsed;
+  if (pid === process.pid) return false;
   try {
     process.kill(pid, 0);
-    return false;
   } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'ESRCH';
+    if ((e as NodeJS.ErrnoException).code === 'ESRCH') return true;
+    if ((e as NodeJS.ErrnoException).code !== 'EPERM') return false;
   }
+  // The pid is taken: by the owner, by its zombie, or by a later process that got the pid again.
+  const stat = processStat(pid);
+  if (stat === null) return false;
+  if (stat.state === 'Z' || stat.state === 'X') return true;
+  return parsed.start !== null && stat.start !== parsed.start;
+}
+
+/**
+ * Who holds a lease, for people: `pid 123 on host web-1` for an owner id of ours (`this process` for our own
+ * pid), else the id as it is.
+ */
+export function describeLeaseOwner(owner: string): string {
+  const parsed = parseOwner(owner);
+  if (parsed === null) return owner;
+  if (parsed.pid === process.pid && parsed.host === thisPlace().host)
+    return `this process (pid ${parsed.pid})`;
+  return `pid ${parsed.pid} on host ${parsed.host}`;
 }

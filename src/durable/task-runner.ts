@@ -129,11 +129,19 @@ export class TaskRunner {
     return lease ? { taskId: lease.taskId, done: this.run(lease) } : null;
   }
 
-  /** Claims this task (if it is runnable) and runs it until it ends or pauses; null when it was not claimable. */
-  async runTask(taskId: string): Promise<TaskRecord | null> {
+  /**
+   * Claims this task (if it is runnable) and runs it until it ends or pauses; null when it was not claimable. An
+   * abort of `signal` pauses the run (PAUSED, by `actor`) whenever it comes: before the claim, the task is not
+   * claimed (null); once claimed, the run stops at once, even before its program has started.
+   */
+  async runTask(
+    taskId: string,
+    options: { signal?: AbortSignal | undefined; actor?: string } = {},
+  ): Promise<TaskRecord | null> {
     await this.driversReady();
+    if (options.signal?.aborted) return null;
     const lease = await this.options.store.claimTask(this.options.owner, { leaseMs: this.leaseMs, taskId });
-    return lease ? this.run(lease) : null;
+    return lease ? this.run(lease, options) : null;
   }
 
   /**
@@ -254,7 +262,10 @@ export class TaskRunner {
     this.controlPoll.unref();
   }
 
-  private async run(lease: Lease): Promise<TaskRecord> {
+  private async run(
+    lease: Lease,
+    stop: { signal?: AbortSignal | undefined; actor?: string } = {},
+  ): Promise<TaskRecord> {
     const onLog = this.logSink(lease.taskId);
     const run = new TaskRun(lease, {
       store: this.options.store,
@@ -268,6 +279,10 @@ export class TaskRunner {
         ),
     });
     this.runs.set(lease.taskId, run);
+    // A stop asked while the claim was under way (before the run was known here) is not lost.
+    const onStop = (): void => run.interrupt(new CodecallError('PAUSED', 'paused by request'), stop.actor);
+    if (stop.signal?.aborted) onStop();
+    else stop.signal?.addEventListener('abort', onStop, { once: true });
     this.startControlPoll();
     this.emit({ type: 'status', taskId: lease.taskId, status: 'running', pauseReason: null });
     run.keepLease();
@@ -281,6 +296,7 @@ export class TaskRunner {
       });
       return ended;
     } finally {
+      stop.signal?.removeEventListener('abort', onStop);
       this.runs.delete(lease.taskId);
       await run.release();
     }

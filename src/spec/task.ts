@@ -135,6 +135,12 @@ export interface TaskResources {
   readonly toolCalls: number;
 }
 
+/** The lease on a running task as a reader sees it (the fencing token stays with the holder). */
+export interface TaskLease {
+  readonly owner: string;
+  readonly expiresAt: number | null;
+}
+
 /** A control action asked of a task running elsewhere; its runner polls for it. */
 export type ControlRequest = 'pause' | 'cancel';
 
@@ -177,6 +183,11 @@ export interface TaskRecord extends TaskAttributes {
   readonly resources: TaskResources | null;
   /** Set while a pause or cancel asked by another process waits for the task's runner. */
   readonly requestedAction: ControlRequest | null;
+  /**
+   * Who holds the lease of a `running` task and until when (epoch ms; null: released, claimable now). Absent for a
+   * task that is not running and from stores that do not say.
+   */
+  readonly lease?: TaskLease;
   /** Epoch ms at which a paused task must be woken (an input wait timing out); null when never. */
   readonly wakeAt: number | null;
   /** Times a worker has claimed the task (crash-loop detection). */

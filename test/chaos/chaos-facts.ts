@@ -113,8 +113,11 @@ export function writeLockFree(path: string): boolean {
   }
 }
 
-/** The pid in a lease owner id: `runtime-<pid>-<nonce>`, or `host:pid:machine:nonce`; null for other actors. */
+/**
+ * The pid in a lease owner id: `runtime-<pid>-<nonce>`, `host:pid:machine:nonce` or `host:pid:start:machine:nonce`;
+ * null for other actors.
+ */
 export function pidOfOwner(owner: string): number | null {
-  const pid = /^runtime-(\d+)-/.exec(owner)?.[1] ?? /^[^:]+:(\d+):[^:]+:[^:]+$/.exec(owner)?.[1];
+  const pid = /^runtime-(\d+)-/.exec(owner)?.[1] ?? /^[^:]+:(\d+)(?::[^:]+){2,3}$/.exec(owner)?.[1];
   return pid === undefined ? null : Number(pid);
 }

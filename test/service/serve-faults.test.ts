@@ -114,7 +114,7 @@ describe('codecall serve: second servers, shutdowns and crashes on one database'
       await store.close();
     }
   }
-  /** Whether an audit actor is a runtime of this process: owner ids are `host:pid:machine:nonce` (before: `runtime-pid-n`). */
+  /** Whether an audit actor is a runtime of this process: owner ids are `host:pid:start:machine:nonce` (before: `runtime-pid-n`). */
   const byPid = (e: AuditEntry, pid: number): boolean => {
     const actor = String(e.data.actor);
     const of = actor.includes(':') ? actor.split(':')[1] : /^runtime-(\d+)-/.exec(actor)?.[1];

@@ -78,6 +78,9 @@ export function toTaskRecord(row: TaskRow): TaskRecord {
     executionLog: jsonColumn(row, 'execution_log') as TaskRecord['executionLog'],
     resources: jsonColumn(row, 'resources') as TaskRecord['resources'],
     requestedAction: row.requested_action,
+    ...(row.status === 'running' && row.lease_owner !== null
+      ? { lease: { owner: row.lease_owner, expiresAt: row.lease_expires_at } }
+      : {}),
     wakeAt: row.wake_at,
     attempts: row.attempts,
     version: row.version,
