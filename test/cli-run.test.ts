@@ -121,6 +121,21 @@ describe('codecall run (the built CLI, as a child process)', () => {
     expect(r.stderr).toContain('OPENAI_API_KEY');
   });
 
+  it('prints a string answer as it is and any other answer as JSON (without --json)', async () => {
+    model.push(reply({ content: 'It is "mild":\n14 °C in Paris.' }));
+    const text = await codecall(noModelEnv, 'run', 'Weather in Paris?', ...flags());
+    expect(text.code).toBe(0);
+    expect(text.stdout).toBe('It is "mild":\n14 °C in Paris.\n');
+    model.push(reply({ content: '```js\nfinal_answer({ city: "Paris", temperature_c: 14 })\n```' }));
+    const value = await codecall(noModelEnv, 'run', 'Weather in Paris, as data?', ...flags());
+    expect(value.code).toBe(0);
+    expect(JSON.parse(value.stdout)).toEqual({ city: 'Paris', temperature_c: 14 });
+    // --json keeps the task view, the string in result.output.
+    model.push(reply({ content: 'mild' }));
+    const json = await codecall(noModelEnv, 'run', 'Weather in Paris?', ...flags(), '--json');
+    expect(lastJson(json.stdout)).toMatchObject({ result: { output: 'mild' } });
+  });
+
   it('refuses a bad --mode', async () => {
     const r = await codecall(noModelEnv, 'run', 'x', ...flags(), '--mode', 'telepathy');
     expect(r.code).not.toBe(0);
