@@ -1,10 +1,14 @@
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { probePython } from '../src/sandbox/index.ts';
+import { GUEST_LANGUAGES } from '../src/spec/index.ts';
 import { reply, startScriptedModelServer } from './model/scripted-model-server.ts';
 import type { ScriptedModelServer } from './model/scripted-model-server.ts';
-import { assertBuilt, codecall, lastJson } from './cli-fixture.ts';
+import { assertBuilt, cliTestDir, codecall, lastJson } from './cli-fixture.ts';
+
+const python = await probePython();
 
 // No model from the machine's environment leaks into these runs.
 const noModelEnv = { OPENAI_API_KEY: '', OPENAI_BASE_URL: '', MISTRAL_API_KEY: '' };
@@ -136,9 +140,84 @@ describe('codecall run (the built CLI, as a child process)', () => {
     expect(lastJson(json.stdout)).toMatchObject({ result: { output: 'mild' } });
   });
 
+  it('lists every language in --help; --file is for Python tasks', async () => {
+    const help = (await codecall(noModelEnv, 'run', '--help')).stdout.replace(/\s+/g, ' ');
+    expect(help).toContain(
+      `--language <language> the language the model writes: ${GUEST_LANGUAGES.join(', ')}`,
+    );
+    expect(help).toContain('--file <path> Python: an input file in the working directory');
+    const js = await codecall(noModelEnv, 'run', 'x', ...flags(), '--file', 'package.json');
+    expect(js.code).toBe(2);
+    expect(js.stderr).toContain('--file puts input files in the working directory of Python programs');
+    const missing = await codecall(
+      noModelEnv,
+      'run',
+      'x',
+      ...flags(),
+      '--language',
+      'python',
+      '--file',
+      'no/such.csv',
+    );
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('input file not found: no/such.csv');
+  });
+
   it('refuses a bad --mode', async () => {
     const r = await codecall(noModelEnv, 'run', 'x', ...flags(), '--mode', 'telepathy');
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain('--mode must be one of code, function_calling');
   });
 });
+
+describe.skipIf(!python.ok)(
+  `codecall run --language python (the built CLI)${python.ok ? '' : ` (skipped: ${python.reason})`}`,
+  () => {
+    let model: ScriptedModelServer;
+    let dir: string;
+    beforeAll(async () => {
+      assertBuilt();
+      model = await startScriptedModelServer();
+      dir = await cliTestDir('cli-run-python');
+      // Tools a(x) and b(y), as the prompt's asyncio.gather example names them.
+      await writeFile(
+        join(dir, 'tools.js'),
+        `import { defineTool } from 'codecall';
+const number = (name) => ({ type: 'object', properties: { [name]: { type: 'number' } }, required: [name] });
+export default [
+  defineTool({ name: 'a', description: 'x + 10', input: number('x'), effect: 'read', execute: ({ x }) => x + 10 }),
+  defineTool({ name: 'b', description: 'y + 20', input: number('y'), effect: 'read', execute: ({ y }) => y + 20 }),
+];
+`,
+      );
+      await writeFile(join(dir, 'data.csv'), 'city,temperature_c\nParis,14\nTokyo,21\n');
+    });
+    afterAll(async () => {
+      await model.close();
+      await rm(dir, { recursive: true, force: true });
+    });
+    const flags = () => ['--provider', 'vllm', '--base-url', model.baseUrl, '--model', 'scripted'];
+
+    it('--file puts an input file in the working directory of the programs', async () => {
+      model.push(
+        reply({
+          content:
+            '```python\nimport csv\nrows = list(csv.DictReader(open("data.csv")))\nfinal_answer(max(rows, key=lambda r: int(r["temperature_c"]))["city"])\n```',
+        }),
+      );
+      const r = await codecall(
+        noModelEnv,
+        'run',
+        'Which city in data.csv is warmest?',
+        ...flags(),
+        '--language',
+        'python',
+        '--file',
+        join(dir, 'data.csv'),
+      );
+      expect(r.stderr).toContain('step 1: ok (final answer)');
+      expect(r.code).toBe(0);
+      expect(r.stdout).toBe('Tokyo\n');
+    });
+  },
+);

@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { isCodecallError } from '../errors/index.ts';
+import { GUEST_LANGUAGES } from '../spec/index.ts';
 import type { CliIo } from './cli-io.ts';
 import type { AuditVerifyOptions } from './audit-command.ts';
 import type { AuditKeyOptions } from '../store/index.ts';
@@ -92,7 +93,16 @@ export async function main(
       'the server key (else OPENAI_API_KEY / MISTRAL_API_KEY). A flag is visible in `ps`: prefer the environment',
     )
     .option('--mode <mode>', 'code (default) or function_calling')
-    .option('--language <language>', 'javascript (default) or typescript')
+    .option(
+      '--language <language>',
+      `the language the model writes: ${GUEST_LANGUAGES.join(', ')} (default javascript)`,
+    )
+    .option(
+      '--file <path>',
+      'Python: an input file in the working directory of the programs (repeatable)',
+      collect,
+      [],
+    )
     .option('--max-steps <n>', 'model round trips before giving up (default 20)')
     .option('--db <path>', 'keep the task in this SQLite file (resumable; SIGINT pauses it)')
     .option('--json', 'print the task view as JSON on the last line of stdout')
