@@ -1,10 +1,15 @@
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cliTestDir, codecall } from './cli-fixture.ts';
+import { bin, cliTestDir, codecall, lastJson, root } from './cli-fixture.ts';
 
 // Issue 19, the newcomer's first hour: what a first `npm start`, `codecall exec` or `... | head` meets, each
 // through the built CLI as a child process.
+
+/** A node stack frame, as an uncaught error prints it. */
+const STACK = /^\s+at /m;
 
 describe('codecall in the first hour (the built CLI, as child processes)', () => {
   let dir: string;
@@ -12,6 +17,13 @@ describe('codecall in the first hour (the built CLI, as child processes)', () =>
     dir = await cliTestDir('cli-first-hour');
   });
   afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  it('--version prints the version of package.json', async () => {
+    const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
+    const r = await codecall({}, '--version');
+    expect(r).toMatchObject({ code: 0, stdout: `${version}\n` });
+    expect((await codecall({}, '-V')).stdout).toBe(`${version}\n`);
+  });
 
   it('refuses a program file of an unknown extension as a usage error naming the known ones', async () => {
     const file = join(dir, 'hello.rb');
@@ -26,5 +38,42 @@ describe('codecall in the first hour (the built CLI, as child processes)', () =>
     const asJs = join(dir, 'hello.mjs');
     await writeFile(asJs, 'return 42;\n');
     expect(await codecall({}, 'exec', asJs, '--json')).toMatchObject({ code: 0 });
+  });
+
+  it('a reader that closes early (`tasks show --journal | head -1`) ends the command quietly, status 0', async () => {
+    const db = join(dir, 'journal.db');
+    const program = join(dir, 'many.js');
+    // 500 tool calls: over 1,000 journal lines, far more than a pipe holds.
+    await writeFile(
+      program,
+      'for (let i = 0; i < 500; i++) await tools.convert_temperature({ celsius: i });\nreturn 1;\n',
+    );
+    const made = await codecall({}, 'exec', program, '--tools', 'examples/tools.ts', '--db', db, '--json');
+    expect(made.code).toBe(0);
+    const taskId = String(lastJson(made.stdout).task_id);
+
+    const child = spawn(process.execPath, [bin, 'tasks', 'show', taskId, '--db', db, '--journal'], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    // Like `head -1`: read up to the first line, then close the pipe.
+    const first = await new Promise<string>((resolve) => {
+      let text = '';
+      child.stdout.on('data', (d: Buffer) => {
+        text += d.toString();
+        if (text.includes('\n')) {
+          child.stdout.destroy();
+          resolve(text.slice(0, text.indexOf('\n')));
+        }
+      });
+    });
+    expect(first).toBe(`id:          ${taskId}`);
+    expect(await exited).toBe(0);
+    expect(stderr).not.toMatch(STACK);
+    expect(stderr).not.toContain('EPIPE');
+    expect(stderr).toBe('');
   });
 });

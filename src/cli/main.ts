@@ -1,6 +1,8 @@
+import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { isCodecallError } from '../errors/index.ts';
 import { GUEST_LANGUAGES } from '../spec/index.ts';
+import { processIo } from './cli-io.ts';
 import type { CliIo } from './cli-io.ts';
 import type { AuditVerifyOptions } from './audit-command.ts';
 import type { AuditKeyOptions } from '../store/index.ts';
@@ -24,13 +26,21 @@ function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
 
+/** The version in package.json (src/cli and dist/cli are both two levels below it). */
+function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  };
+  return pkg.version;
+}
+
 /**
  * Parses argv and runs the command; resolves the process exit code. `env` is the one place codecall reads
  * process.env: the commands get it from here (commander reads the CODECALL_URL and CODECALL_KEY fallbacks itself).
  */
 export async function main(
   argv: readonly string[],
-  io: CliIo = defaultIo,
+  io: CliIo = processIo(),
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): Promise<number> {
   let exitCode = 0;
@@ -41,6 +51,7 @@ export async function main(
   io = terminalIo(raw, () => json);
   const program = new Command('codecall')
     .description('Durable, code-based tool calling: run programs that call tools inside a sandbox.')
+    .version(packageVersion(), '-V, --version', 'print the version of codecall')
     .exitOverride()
     .configureOutput({ writeOut: raw.stdout, writeErr: raw.stderr })
     .hook('preAction', (_program, command) => {
@@ -251,8 +262,3 @@ export async function main(
   }
   return exitCode;
 }
-
-const defaultIo: CliIo = {
-  stdout: (text) => process.stdout.write(text),
-  stderr: (text) => process.stderr.write(text),
-};
