@@ -1,6 +1,8 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import type { AddressInfo, Server } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bin, cliTestDir, codecall, lastJson, root } from './cli-fixture.ts';
@@ -38,6 +40,66 @@ describe('codecall in the first hour (the built CLI, as child processes)', () =>
     const asJs = join(dir, 'hello.mjs');
     await writeFile(asJs, 'return 42;\n');
     expect(await codecall({}, 'exec', asJs, '--json')).toMatchObject({ code: 0 });
+  });
+
+  describe('a second server on a taken port', () => {
+    let holder: Server;
+    let port = 0;
+    beforeAll(async () => {
+      holder = createServer();
+      await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+      port = (holder.address() as AddressInfo).port;
+    });
+    afterAll(() => new Promise<void>((resolve) => holder.close(() => resolve())));
+
+    it('says in one line that host:port is taken and how to choose another, exit 2, no stack', async () => {
+      const r = await codecall(
+        { CODECALL_PORT: '', CODECALL_HOST: '' },
+        'serve',
+        '--port',
+        String(port),
+        '--db',
+        join(dir, 'serve.db'),
+      );
+      expect(r.code).toBe(2);
+      expect(r.stderr).not.toMatch(STACK);
+      const lines = r.stderr.trim().split('\n');
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toBe(
+        `error PORT_IN_USE: port 127.0.0.1:${port} is taken (another codecall serve on it?): stop that server ` +
+          'or choose another port with --port N, CODECALL_PORT=N or "port" in the config file (0 picks a free one)',
+      );
+    });
+
+    it('the port from CODECALL_PORT, as `npm start` takes it, gets the same line', async () => {
+      const r = await codecall(
+        { CODECALL_PORT: String(port), CODECALL_DB: join(dir, 'serve.db') },
+        'serve',
+        '--tools',
+        'examples/tools.ts',
+      );
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(new RegExp(`^error PORT_IN_USE: port 127\\.0\\.0\\.1:${port} is taken`));
+      expect(r.stderr).not.toMatch(STACK);
+    });
+
+    it('a host name that does not resolve is one INVALID_CONFIG line too, not a DNS stack trace', async () => {
+      const r = await codecall(
+        {},
+        'serve',
+        '--port',
+        '0',
+        '--host',
+        'no-such-host.invalid',
+        '--db',
+        join(dir, 'serve.db'),
+      );
+      expect(r.code).toBe(2);
+      expect(r.stderr).not.toMatch(STACK);
+      expect(r.stderr.trim()).toMatch(
+        /^error INVALID_CONFIG: cannot listen on no-such-host\.invalid:0: the host name no-such-host\.invalid does not resolve \(E[A-Z_]+\); give --host \(CODECALL_HOST\) an address of this machine, e\.g\. 127\.0\.0\.1$/,
+      );
+    });
   });
 
   it('a reader that closes early (`tasks show --journal | head -1`) ends the command quietly, status 0', async () => {
