@@ -138,4 +138,9 @@ describe('codecall in the first hour (the built CLI, as child processes)', () =>
     expect(stderr).not.toContain('EPIPE');
     expect(stderr).toBe('');
   });
+
+  it('serve --help names the default port, which is not a local model server default', async () => {
+    const r = await codecall({}, 'serve', '--help');
+    expect(r.stdout).toMatch(/--port <n>\s+TCP port, 0 for any free one \(default 8484\)/);
+  });
 });

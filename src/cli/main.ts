@@ -10,6 +10,7 @@ import { terminalIo } from './terminal-text.ts';
 import type { ExecCommandOptions } from './exec-command.ts';
 import type { RunCommandOptions } from './run-command.ts';
 import { DEFAULT_DB } from './serve-command.ts';
+import { DEFAULT_PORT } from '../service/config.ts';
 import type { ServeOptions } from './serve-command.ts';
 import { EXIT_USAGE } from './exit-codes.ts';
 import type { KeysCreateOptions, KeysOptions } from './keys-command.ts';
@@ -126,7 +127,7 @@ export async function main(
     .description('serve the task API (embedded defaults: an SQLite file under ./data, the quickjs sandbox)')
     // No commander defaults: a flag given wins over CODECALL_* and the config file, an absent one does not.
     .option('--config <file>', 'a JSON config file (also CODECALL_CONFIG)')
-    .option('--port <n>', 'TCP port, 0 for any free one (default 8080)')
+    .option('--port <n>', `TCP port, 0 for any free one (default ${DEFAULT_PORT})`)
     .option('--host <host>', 'interface to listen on (default 127.0.0.1)')
     .option('--db <path>', `the SQLite task database (default ${DEFAULT_DB})`)
     .option('--tools <module>', 'a .js/.ts module whose default export is a list or record of tools')
