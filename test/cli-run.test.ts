@@ -163,6 +163,25 @@ describe('codecall run (the built CLI, as a child process)', () => {
     expect(missing.stderr).toContain('input file not found: no/such.csv');
   });
 
+  it('a 404 from the model server names the URL called and says the base URL usually ends in /v1', async () => {
+    const noVersion = model.baseUrl.replace(/\/v1$/, '');
+    const r = await codecall(
+      noModelEnv,
+      'run',
+      'x',
+      '--provider',
+      'llamacpp',
+      '--base-url',
+      noVersion,
+      '--model',
+      'm',
+    );
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(
+      `MODEL_REQUEST_INVALID: the model server answered 404 (not found) to POST ${noVersion}/chat/completions: no route POST /chat/completions; the base URL usually ends in /v1: try ${noVersion}/v1`,
+    );
+  });
+
   it('refuses a bad --mode', async () => {
     const r = await codecall(noModelEnv, 'run', 'x', ...flags(), '--mode', 'telepathy');
     expect(r.code).not.toBe(0);
