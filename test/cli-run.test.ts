@@ -2,6 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PYTHON_GATHER_EXAMPLE } from '../src/agent/prompts.ts';
 import { probePython } from '../src/sandbox/index.ts';
 import { GUEST_LANGUAGES } from '../src/spec/index.ts';
 import { reply, startScriptedModelServer } from './model/scripted-model-server.ts';
@@ -237,6 +238,31 @@ export default [
       expect(r.stderr).toContain('step 1: ok (final answer)');
       expect(r.code).toBe(0);
       expect(r.stdout).toBe('Tokyo\n');
+    });
+
+    it("the system prompt's asyncio.gather example runs as written", async () => {
+      model.push(
+        reply({ content: `\`\`\`python\n${PYTHON_GATHER_EXAMPLE}\n\`\`\`` }),
+        reply({ content: '```python\nfinal_answer([a, b])\n```' }),
+      );
+      const asked = model.requests.length;
+      const r = await codecall(
+        noModelEnv,
+        'run',
+        'Call a and b at once',
+        ...flags(),
+        '--language',
+        'python',
+        '--tools',
+        join(dir, 'tools.js'),
+        '--json',
+      );
+      const system = (model.requests[asked]?.body.messages as { role: string; content: string }[])[0];
+      expect(system?.role).toBe('system');
+      expect(system?.content).toContain(`\`\`\`python\n${PYTHON_GATHER_EXAMPLE}\n\`\`\``);
+      expect(r.stderr).toContain('step 1: ok');
+      expect(r.code).toBe(0);
+      expect(lastJson(r.stdout)).toMatchObject({ status: 'succeeded', result: { output: [11, 22] } });
     });
   },
 );
