@@ -40,12 +40,24 @@ Rules:
 - When you know the answer, call \`final_answer(value)\` in code, or reply in plain text without a code block: that text is the answer.`;
 }
 
+/**
+ * How a Python step runs tool calls at once, as the prompt shows it: a whole program (its import included), for
+ * tools `a(x)` and `b(y)`; test/cli-run.test.ts runs it as a model's reply.
+ */
+export const PYTHON_GATHER_EXAMPLE = `import asyncio
+
+a, b = await asyncio.gather(tools.a_async(x=1), tools.b_async(y=2))`;
+
 function pythonCodeModePrompt(tools: readonly ToolDefinition[]): string {
   const stubs = tools.length > 0 ? pythonStubs(tools) : '# (no tools for this task)';
   const fence = '```';
   return `You solve the user's task by writing Python 3 that runs in a sandbox. Each reply is one step: a fenced ${fence}python code block, which is run; you then see what it printed and its value, or its error.
 
-These tools are functions. Call them with keyword arguments; each returns its result or raises ToolError (with \`code\` and \`message\`). Every tool also has an awaitable twin named \`<name>_async\`: \`await asyncio.gather(tools.a_async(x=1), tools.b_async(y=2))\` runs calls at the same time (top-level \`await\` works).
+These tools are functions. Call them with keyword arguments; each returns its result or raises ToolError (with \`code\` and \`message\`). Every tool also has an awaitable twin named \`<name>_async\`, and \`asyncio.gather\` runs such calls at the same time (top-level \`await\` works); with two tools \`a\` and \`b\`:
+${fence}python
+${PYTHON_GATHER_EXAMPLE}
+${fence}
+The tools:
 ${fence}python
 ${stubs}
 

@@ -52,6 +52,16 @@ export async function runTaskHere(options: RunHereOptions, io: CliIo): Promise<n
   return view.status === 'succeeded' || view.status === 'paused' ? 0 : 1;
 }
 
+/**
+ * An agent's answer as `codecall run` (and `tasks resume` of an instruction task) prints it without --json: a
+ * string as it is (no quotes, its newlines as newlines), any other value as JSON (indented), so either reads
+ * well and pipes on as text or as JSON. A program's result (`exec`) prints as a value (`util.inspect`).
+ */
+export function answerText(output: unknown): string {
+  const text = typeof output === 'string' ? output : (JSON.stringify(output, null, 2) ?? 'null');
+  return text.endsWith('\n') ? text : `${text}\n`;
+}
+
 /** What the first SIGINT says while a task runs here. */
 export function pausingLine(taskId: string): string {
   return `pausing task ${taskId} (SIGINT; a second one stops at once)`;
@@ -78,7 +88,11 @@ export function reportView(
   }
   switch (view.status) {
     case 'succeeded':
-      io.stdout(`${inspect(view.result?.output, { depth: 8, colors: false })}\n`);
+      io.stdout(
+        view.instruction !== null
+          ? answerText(view.result?.output)
+          : `${inspect(view.result?.output, { depth: 8, colors: false })}\n`,
+      );
       io.stderr(`task ${view.task_id} succeeded\n`);
       break;
     case 'paused':

@@ -1,5 +1,8 @@
+import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { isCodecallError } from '../errors/index.ts';
+import { GUEST_LANGUAGES } from '../spec/index.ts';
+import { processIo } from './cli-io.ts';
 import type { CliIo } from './cli-io.ts';
 import type { AuditVerifyOptions } from './audit-command.ts';
 import type { AuditKeyOptions } from '../store/index.ts';
@@ -7,6 +10,7 @@ import { terminalIo } from './terminal-text.ts';
 import type { ExecCommandOptions } from './exec-command.ts';
 import type { RunCommandOptions } from './run-command.ts';
 import { DEFAULT_DB } from './serve-command.ts';
+import { DEFAULT_PORT } from '../service/config.ts';
 import type { ServeOptions } from './serve-command.ts';
 import { EXIT_USAGE } from './exit-codes.ts';
 import type { KeysCreateOptions, KeysOptions } from './keys-command.ts';
@@ -23,13 +27,21 @@ function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
 
+/** The version in package.json (src/cli and dist/cli are both two levels below it). */
+function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  };
+  return pkg.version;
+}
+
 /**
  * Parses argv and runs the command; resolves the process exit code. `env` is the one place codecall reads
  * process.env: the commands get it from here (commander reads the CODECALL_URL and CODECALL_KEY fallbacks itself).
  */
 export async function main(
   argv: readonly string[],
-  io: CliIo = defaultIo,
+  io: CliIo = processIo(),
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): Promise<number> {
   let exitCode = 0;
@@ -40,6 +52,7 @@ export async function main(
   io = terminalIo(raw, () => json);
   const program = new Command('codecall')
     .description('Durable, code-based tool calling: run programs that call tools inside a sandbox.')
+    .version(packageVersion(), '-V, --version', 'print the version of codecall')
     .exitOverride()
     .configureOutput({ writeOut: raw.stdout, writeErr: raw.stderr })
     .hook('preAction', (_program, command) => {
@@ -92,7 +105,16 @@ export async function main(
       'the server key (else OPENAI_API_KEY / MISTRAL_API_KEY). A flag is visible in `ps`: prefer the environment',
     )
     .option('--mode <mode>', 'code (default) or function_calling')
-    .option('--language <language>', 'javascript (default) or typescript')
+    .option(
+      '--language <language>',
+      `the language the model writes: ${GUEST_LANGUAGES.join(', ')} (default javascript)`,
+    )
+    .option(
+      '--file <path>',
+      'Python: an input file in the working directory of the programs (repeatable)',
+      collect,
+      [],
+    )
     .option('--max-steps <n>', 'model round trips before giving up (default 20)')
     .option('--db <path>', 'keep the task in this SQLite file (resumable; SIGINT pauses it)')
     .option('--json', 'print the task view as JSON on the last line of stdout')
@@ -105,7 +127,7 @@ export async function main(
     .description('serve the task API (embedded defaults: an SQLite file under ./data, the quickjs sandbox)')
     // No commander defaults: a flag given wins over CODECALL_* and the config file, an absent one does not.
     .option('--config <file>', 'a JSON config file (also CODECALL_CONFIG)')
-    .option('--port <n>', 'TCP port, 0 for any free one (default 8080)')
+    .option('--port <n>', `TCP port, 0 for any free one (default ${DEFAULT_PORT})`)
     .option('--host <host>', 'interface to listen on (default 127.0.0.1)')
     .option('--db <path>', `the SQLite task database (default ${DEFAULT_DB})`)
     .option('--tools <module>', 'a .js/.ts module whose default export is a list or record of tools')
@@ -241,8 +263,3 @@ export async function main(
   }
   return exitCode;
 }
-
-const defaultIo: CliIo = {
-  stdout: (text) => process.stdout.write(text),
-  stderr: (text) => process.stderr.write(text),
-};

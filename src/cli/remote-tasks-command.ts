@@ -3,8 +3,8 @@ import { inputFiles, languageOfFile, programText } from './program-files.ts';
 import { createClient } from '../client/index.ts';
 import type { CodecallClient, ControlAction, SubmitRequest } from '../client/index.ts';
 import { CodecallError, isCodecallError } from '../errors/index.ts';
-import type { GuestLanguage, TaskStatus } from '../spec/index.ts';
-import { TASK_TRANSITIONS } from '../spec/index.ts';
+import type { TaskStatus } from '../spec/index.ts';
+import { GUEST_LANGUAGES, isGuestLanguage, TASK_TRANSITIONS } from '../spec/index.ts';
 import type { CliIo } from './cli-io.ts';
 import { EXIT_USAGE } from './exit-codes.ts';
 import { integerOption, positiveOption } from './number-options.ts';
@@ -39,7 +39,6 @@ export interface SubmitOptions extends RemoteOptions {
   wait?: boolean;
 }
 
-const LANGUAGES: readonly GuestLanguage[] = ['javascript', 'typescript', 'python'];
 const STATUSES = Object.keys(TASK_TRANSITIONS) as TaskStatus[];
 
 /**
@@ -115,8 +114,8 @@ async function submitRequest(file: string | undefined, options: SubmitOptions): 
     content_base64: Buffer.from(f.data).toString('base64'),
   }));
   const language = options.language ?? (file === undefined ? 'javascript' : languageOfFile(file));
-  if (!LANGUAGES.includes(language as GuestLanguage)) {
-    throw new CodecallError('INVALID_ARGUMENT', `--language must be one of ${LANGUAGES.join(', ')}`);
+  if (!isGuestLanguage(language)) {
+    throw new CodecallError('INVALID_ARGUMENT', `--language must be one of ${GUEST_LANGUAGES.join(', ')}`);
   }
   const limits = {
     ...(options.timeout === undefined
@@ -149,7 +148,7 @@ async function submitRequest(file: string | undefined, options: SubmitOptions): 
       ? {}
       : { max_steps: integerOption('--max-steps', options.maxSteps, { min: 1, max: 100 }) }),
     ...(files.length > 0 ? { files } : {}),
-    language: language as GuestLanguage,
+    language,
     ...(tools === undefined ? {} : { tools }),
     ...(Object.keys(limits).length > 0 ? { tool_constraints: limits } : {}),
     ...(options.session === undefined ? {} : { session_id: options.session }),

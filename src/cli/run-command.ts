@@ -1,12 +1,13 @@
 import { CodecallError } from '../errors/index.ts';
 import { modelConfigFrom, noModelConfiguredError } from '../model/index.ts';
-import { AGENT_MODES } from '../spec/index.ts';
-import type { AgentMode, GuestLanguage } from '../spec/index.ts';
+import { AGENT_MODES, GUEST_LANGUAGES, isGuestLanguage } from '../spec/index.ts';
+import type { AgentMode } from '../spec/index.ts';
 import { agentProgress } from './agent-progress.ts';
 import { runTaskHere } from './durable-exec.ts';
 import { toolsMetadata } from './remembered-tools.ts';
 import type { CliIo } from './cli-io.ts';
 import { integerOption } from './number-options.ts';
+import { inputFiles } from './program-files.ts';
 import { withCliRuntime } from './task-runtime.ts';
 
 export interface RunCommandOptions {
@@ -17,12 +18,12 @@ export interface RunCommandOptions {
   apiKey?: string;
   mode?: string;
   language?: string;
+  /** Input files, placed in the working directory of the programs the model writes (Python). */
+  file?: string[];
   maxSteps?: string;
   db?: string;
   json?: boolean;
 }
-
-const LANGUAGES: readonly GuestLanguage[] = ['javascript', 'typescript', 'python'];
 
 /**
  * `codecall run "INSTRUCTION"`: a model writes and runs the code, step by step, shown as it happens; the answer
@@ -46,10 +47,18 @@ export async function runCommand(
   if (!AGENT_MODES.includes(mode)) {
     throw new CodecallError('INVALID_ARGUMENT', `--mode must be one of ${AGENT_MODES.join(', ')}`);
   }
-  const language = (options.language ?? 'javascript') as GuestLanguage;
-  if (!LANGUAGES.includes(language)) {
-    throw new CodecallError('INVALID_ARGUMENT', `--language must be one of ${LANGUAGES.join(', ')}`);
+  const language = options.language ?? 'javascript';
+  if (!isGuestLanguage(language)) {
+    throw new CodecallError('INVALID_ARGUMENT', `--language must be one of ${GUEST_LANGUAGES.join(', ')}`);
   }
+  // Only a Python program has a working directory: a JavaScript one is told it has no file system.
+  if ((options.file ?? []).length > 0 && language !== 'python') {
+    throw new CodecallError(
+      'INVALID_ARGUMENT',
+      '--file puts input files in the working directory of Python programs: add --language python',
+    );
+  }
+  const files = await inputFiles(options.file ?? []);
   const maxSteps =
     options.maxSteps === undefined
       ? undefined
@@ -65,6 +74,9 @@ export async function runCommand(
         ...(maxSteps === undefined ? {} : { maxSteps }),
         // Remembered with the task: `tasks resume ... --db` finds it.
         ...(toolsModule === null ? {} : { metadata: toolsMetadata(toolsModule) }),
+        ...(files.length > 0
+          ? { files: files.map((f) => ({ name: f.name, data: Buffer.from(f.data).toString('base64') })) }
+          : {}),
       });
       io.stderr(
         `task ${task.task_id}: ${mode === 'code' ? 'code' : 'function-calling'} mode, model ${model.model}\n`,

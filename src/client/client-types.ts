@@ -4,7 +4,7 @@ import type { CorruptTaskItem, TaskListItem, TaskView } from '../api/index.ts';
 export type { TaskListItem, TaskView };
 
 export interface ClientOptions {
-  /** The service's base URL, e.g. `http://127.0.0.1:8080`. */
+  /** The service's base URL, e.g. `http://127.0.0.1:8484`. */
   readonly url: string;
   /** An API key (`cc_...`), sent as `Authorization: Bearer KEY`. */
   readonly key?: string | undefined;

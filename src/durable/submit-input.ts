@@ -1,11 +1,16 @@
 import { randomInt } from 'node:crypto';
 import { CodecallError, isCodecallError } from '../errors/index.ts';
-import { AGENT_MODES, isWorkspaceName, resolveLimits } from '../spec/index.ts';
-import type { GuestLanguage, NewTaskAttributes, TaskFile, TaskInput } from '../spec/index.ts';
+import {
+  AGENT_MODES,
+  GUEST_LANGUAGES,
+  isGuestLanguage,
+  isWorkspaceName,
+  resolveLimits,
+} from '../spec/index.ts';
+import type { NewTaskAttributes, TaskFile, TaskInput } from '../spec/index.ts';
 import { assertJsonValue } from '../codec/index.ts';
 import type { SubmitInput } from '../api/index.ts';
 
-const LANGUAGES: readonly GuestLanguage[] = ['javascript', 'typescript', 'python'];
 const TASK_ID = /^[A-Za-z0-9_.:-]{1,128}$/;
 const NAME = /^[A-Za-z0-9_.:-]{1,128}$/;
 const MODEL = /^[A-Za-z0-9_.:/@-]{1,200}$/;
@@ -90,7 +95,7 @@ export function toTaskInput(input: SubmitInput): TaskInput {
     }
   }
   const language = input.language ?? 'javascript';
-  if (!LANGUAGES.includes(language)) bad('language', `must be one of ${LANGUAGES.join(', ')}`);
+  if (!isGuestLanguage(language)) bad('language', `must be one of ${GUEST_LANGUAGES.join(', ')}`);
   const seed = input.seed ?? randomInt(2 ** 31);
   if (!Number.isInteger(seed) || seed < -(2 ** 31) || seed >= 2 ** 31)
     bad('seed', 'must be a 32-bit integer');

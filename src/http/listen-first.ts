@@ -108,17 +108,30 @@ function bind(server: Server, options: { port: number; host: string; signal?: Ab
   });
 }
 
-/** A taken port is an operator's everyday mistake: one stable code and a line that says what to do. */
+/**
+ * A taken port is an operator's everyday mistake: one stable code and a line that says what to do. Any other
+ * failure to listen (an address not of this machine, a host name that does not resolve, a privileged port) is
+ * INVALID_CONFIG naming the address: it too is fixed in the config, never a stack trace.
+ */
 function listenError(e: NodeJS.ErrnoException, options: { port: number; host: string }): Error {
   const where = `${options.host}:${options.port}`;
   if (e.code === 'EADDRINUSE') {
     return new CodecallError(
       'PORT_IN_USE',
-      `port ${where} is taken (another codecall serve on it?): stop that server or choose another --port`,
+      `port ${where} is taken (another codecall serve on it?): stop that server or choose another port ` +
+        'with --port N, CODECALL_PORT=N or "port" in the config file (0 picks a free one)',
       { details: { host: options.host, port: options.port } },
     );
   }
-  if (e.code === 'EACCES' || e.code === 'EADDRNOTAVAIL') {
+  if (e.syscall === 'getaddrinfo') {
+    return new CodecallError(
+      'INVALID_CONFIG',
+      `cannot listen on ${where}: the host name ${options.host} does not resolve (${e.code}); ` +
+        'give --host (CODECALL_HOST) an address of this machine, e.g. 127.0.0.1',
+      { details: { host: options.host, port: options.port, errno: e.code } },
+    );
+  }
+  if (typeof e.code === 'string' && (e.syscall === 'listen' || e.syscall === 'bind')) {
     return new CodecallError('INVALID_CONFIG', `cannot listen on ${where}: ${e.code} (${e.message})`, {
       details: { host: options.host, port: options.port, errno: e.code },
     });

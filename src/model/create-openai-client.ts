@@ -95,6 +95,15 @@ export function createOpenAiClient(options: OpenAiClientOptions): ModelClient {
       );
       return retryAfterMs === undefined ? { retry } : { retry, retryAfterMs };
     }
+    if (status === 404) {
+      // Most often the base URL misses its API version (`.../v1`), or points at another server altogether.
+      throw new CodecallError(
+        'MODEL_REQUEST_INVALID',
+        `the model server answered 404 (not found) to POST ${cfg.url}${message === '' ? '' : `: ${message}`}; ` +
+          notFoundHint(options.baseUrl),
+        { details },
+      );
+    }
     throw new CodecallError(
       'MODEL_REQUEST_INVALID',
       `the model server rejected the request (${status}): ${message}`,
@@ -132,6 +141,20 @@ export function createOpenAiClient(options: OpenAiClientOptions): ModelClient {
   }
 
   return { complete };
+}
+
+/** What a 404 from the chat-completions URL most likely means. */
+function notFoundHint(baseUrl: string): string {
+  const base = baseUrl.replace(/\/+$/, '');
+  let path = '';
+  try {
+    path = new URL(base).pathname;
+  } catch {
+    // Not a URL: fetch would have failed before any answer.
+  }
+  return /\/v\d+$/.test(path)
+    ? `check the base URL ${base} (the server's own, with its /v1) and the model name: some servers answer 404 for a model they do not serve`
+    : `the base URL usually ends in /v1: try ${base}/v1 (e.g. http://127.0.0.1:8080/v1 for llama.cpp's llama-server)`;
 }
 
 function withDeadline(caller: AbortSignal | undefined, timeoutMs: number): AbortSignal {

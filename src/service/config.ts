@@ -13,10 +13,17 @@ import { auditConfigShape } from './config-audit.ts';
 import { metricsConfigShape } from './config-metrics.ts';
 import { sandboxConfigShape } from './config-sandbox.ts';
 
+/**
+ * The port `codecall serve` listens on unless told otherwise. Not 8080: that is llama.cpp's llama-server's own
+ * default, where the `llamacpp` model preset looks for it (and 8000 is vLLM's, 11434 Ollama's), so a model
+ * server and codecall both started with their defaults do not collide.
+ */
+export const DEFAULT_PORT = 8484;
+
 /** Everything `codecall serve` runs with: defaults < config file < environment < flags, validated and frozen. */
 export const serviceConfigSchema = z
   .object({
-    port: z.number().int().min(0).max(65_535).default(8080),
+    port: z.number().int().min(0).max(65_535).default(DEFAULT_PORT),
     host: z.string().min(1).default('127.0.0.1'),
     /** The SQLite task database (created with its directory). */
     db: z.string().min(1).default('data/codecall.db'),

@@ -1,4 +1,4 @@
-export { loadConfig, loadModelConfig, envName, serviceConfigSchema } from './config.ts';
+export { DEFAULT_PORT, loadConfig, loadModelConfig, envName, serviceConfigSchema } from './config.ts';
 export type { LoadConfigOptions, ServiceConfig } from './config.ts';
 export { createService } from './create-service.ts';
 export { sandboxWorkerCount } from './config-sandbox.ts';

@@ -2,7 +2,13 @@ import type { GuestToolBinding } from './tool.ts';
 
 export const SANDBOX_DRIVER_API_VERSION = 1;
 
-export type GuestLanguage = 'javascript' | 'typescript' | 'python';
+/** Every language a program may be written in: the one list that submissions, the CLI's flags and its help use. */
+export const GUEST_LANGUAGES = ['javascript', 'typescript', 'python'] as const;
+export type GuestLanguage = (typeof GUEST_LANGUAGES)[number];
+
+export function isGuestLanguage(value: unknown): value is GuestLanguage {
+  return typeof value === 'string' && (GUEST_LANGUAGES as readonly string[]).includes(value);
+}
 
 export interface ExecutionLimits {
   /** Wall-clock budget for the whole execution, including time spent waiting for tools. */

@@ -290,6 +290,25 @@ describe('OpenAI-compatible client', () => {
       expect(server.requests).toHaveLength(1);
     });
 
+    it('names the URL a 404 came from and what the base URL most likely lacks', async () => {
+      const bare = server.baseUrl.replace(/\/v1$/, '');
+      const noVersion = await failure(client({ baseUrl: bare }).complete(ask));
+      expect(noVersion.code).toBe('MODEL_REQUEST_INVALID');
+      expect(noVersion.message).toBe(
+        `the model server answered 404 (not found) to POST ${bare}/chat/completions: no route POST /chat/completions; ` +
+          `the base URL usually ends in /v1: try ${bare}/v1 (e.g. http://127.0.0.1:8080/v1 for llama.cpp's llama-server)`,
+      );
+      expect(noVersion.details).toMatchObject({ status: 404, url: `${bare}/chat/completions` });
+      // With its /v1 already, a 404 is more likely a model the server does not serve.
+      server.push({ kind: 'error', status: 404, body: { error: { message: 'model "x" not found' } } });
+      const withVersion = await failure(client().complete(ask));
+      expect(withVersion.message).toContain(
+        `to POST ${server.baseUrl}/chat/completions: model "x" not found;`,
+      );
+      expect(withVersion.message).toContain('and the model name');
+      expect(server.requests).toHaveLength(2);
+    });
+
     it('maps 403 to MODEL_AUTH without retrying', async () => {
       server.push({ kind: 'error', status: 403, body: { detail: 'forbidden' } }, reply({ content: 'never' }));
       const error = await failure(client().complete(ask));

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CodecallError } from '../../src/errors/index.ts';
-import { envName, loadConfig } from '../../src/service/index.ts';
+import { PROVIDER_PRESETS } from '../../src/model/index.ts';
+import { DEFAULT_PORT, envName, loadConfig } from '../../src/service/index.ts';
 
 describe('service config', () => {
   let dir: string;
@@ -17,7 +18,7 @@ describe('service config', () => {
 
   it('has embedded defaults', () => {
     expect(loadConfig({ env: {} })).toMatchObject({
-      port: 8080,
+      port: 8484,
       host: '127.0.0.1',
       db: 'data/codecall.db',
       tools: null,
@@ -27,6 +28,18 @@ describe('service config', () => {
       allowPrivateWebhooks: false,
       insecureNoAuth: false,
     });
+  });
+
+  it("listens by default on a port no local model server takes by default (llama-server's is 8080)", () => {
+    expect(loadConfig({ env: {} }).port).toBe(DEFAULT_PORT);
+    // The llamacpp preset is where llama-server listens unless told otherwise.
+    expect(PROVIDER_PRESETS.llamacpp.defaultBaseUrl).toBe('http://127.0.0.1:8080/v1');
+    const localPorts = Object.values(PROVIDER_PRESETS)
+      .map((p) => new URL(p.defaultBaseUrl))
+      .filter((url) => url.hostname === '127.0.0.1' || url.hostname === 'localhost')
+      .map((url) => Number(url.port));
+    expect(localPorts).toEqual([8000, 11434, 8080]);
+    expect(localPorts).not.toContain(DEFAULT_PORT);
   });
 
   it('bounds a task journal by default, from the environment or a flag', () => {
