@@ -30,10 +30,10 @@ const abDetached = getter(AB.prototype, 'detached'), abTransfer = AB.prototype.t
 const detached = (b) => abDetached !== undefined && apply(abDetached, b, []);
 const mapSize = getter(M.prototype, 'size'), setSize = getter(S.prototype, 'size');
 const mapEntries = M.prototype.entries, setValues = S.prototype.values, mapSet = M.prototype.set, setAdd = S.prototype.add;
-const mapGet = M.prototype.get, mapHas = M.prototype.has;
+const mapGet = M.prototype.get;
 const dateGetTime = D.prototype.getTime;
 const rxSource = getter(RX.prototype, 'source'), rxFlags = getter(RX.prototype, 'flags');
-const wmHas = WM.prototype.has, wsHas = WS.prototype.has;
+const wmHas = WM.prototype.has, wsHas = WS.prototype.has, wmGet = WM.prototype.get, wmSet = WM.prototype.set;
 const boxes = [
   [Boolean, Boolean.prototype.valueOf], [Number, Number.prototype.valueOf], [Str, Str.prototype.valueOf],
   [BigInt, BigInt.prototype.valueOf],
@@ -251,18 +251,55 @@ function cloneError(what) { return new DOMEx(what + ' could not be cloned.', 'Da
 function describe(v) {
   if (typeof v === 'function') return 'function ' + (v.name || 'anonymous');
   if (typeof v === 'symbol') return apply(symbolValueOf, v, []).toString();
-  return '#<' + (viewName(v) ?? 'Object') + '>';
+  return '#<' + apply(objectToString, v, []).slice(8, -1) + '>';
+}
+const objectToString = O.prototype.toString;
+const TAGGED = new M([['[object Date]', [dateGetTime, 'date']], ['[object RegExp]', [rxSource, 'regexp']],
+  ['[object ArrayBuffer]', [abByteLength, 'buffer']], ['[object Map]', [mapSize, 'map']], ['[object Set]', [setSize, 'set']]]);
+for (const box of boxes) apply(mapSet, TAGGED, ['[object ' + box[0].name + ']', [box[1], box[1]]]);
+const hasOwn = O.hasOwn;
+/** Assignment is much faster than defineProperty in QuickJS; only __proto__ would not make an own property. */
+function setOwn(o, k, x) {
+  if (k === '__proto__') defineProperty(o, k, { value: x, writable: true, enumerable: true, configurable: true });
+  else o[k] = x;
+}
+function isIndex(k, n) { const i = +k; return Str(i) === k && i >= 0 && i < n && i === Math.floor(i); }
+/**
+ * What a value is for structuredClone. Most values are plain objects and arrays: told apart without a brand check
+ * (each failing one throws). Others are asked their brand (the internal slot), not their prototype.
+ */
+function kindOf(v) {
+  if (isArray(v)) return 'array';
+  if (isView(v)) return 'view';
+  // Without a built-in tag or a Symbol.toStringTag (which every other cloneable has), it is an ordinary object.
+  const tag = apply(objectToString, v, []);
+  if (tag === '[object Object]') return 'object';
+  // The tag says which brand to check first (a failing check throws, which is slow); a tag can lie, the brand not.
+  const guess = apply(mapGet, TAGGED, [tag]);
+  if (guess !== undefined && brand(guess[0], v)) return guess[1];
+  if (tag === '[object Error]' && v instanceof E) return 'error';
+  for (const box of boxes) if (brand(box[1], v)) return box[1];
+  if (brand(dateGetTime, v)) return 'date';
+  if (v !== RX.prototype && brand(rxSource, v)) return 'regexp';
+  if (brand(abByteLength, v)) return 'buffer';
+  if (brand(mapSize, v)) return 'map';
+  if (brand(setSize, v)) return 'set';
+  if (v instanceof DOMEx) return 'domexception';
+  if (v instanceof E) return 'error';
+  if (brand(symbolValueOf, v) || v instanceof P || brand1(wmHas, v) || brand1(wsHas, v)) return 'uncloneable';
+  return 'object';
 }
 function structuredClone(value, options = undefined) {
   if (arguments.length === 0) throw new TE('structuredClone: 1 argument required, but only 0 present.');
-  const memory = new M();
+  // A WeakMap: a Map whose values are objects makes every GC cycle of QuickJS walk them (measured: 5x slower).
+  const memory = new WM();
   const transferred = [];
   if (options != null && options.transfer !== undefined) {
     for (const t of options.transfer) {
       if (!brand(abByteLength, t)) throw cloneError('Value not transferable:');
-      if (apply(mapHas, memory, [t])) throw new DOMEx('structuredClone: an ArrayBuffer is transferred twice', 'DataCloneError');
+      if (apply(wmGet, memory, [t]) !== undefined) throw new DOMEx('structuredClone: an ArrayBuffer is transferred twice', 'DataCloneError');
       if (detached(t)) throw new DOMEx('structuredClone: an ArrayBuffer to transfer is detached', 'DataCloneError');
-      apply(mapSet, memory, [t, copyBuffer(t)]);
+      apply(wmSet, memory, [t, copyBuffer(t)]);
       transferred[transferred.length] = t;
     }
   }
@@ -279,39 +316,45 @@ function structuredClone(value, options = undefined) {
     const t = typeof v;
     if (t === 'symbol' || t === 'function') throw cloneError(describe(v));
     if (v === null || (t !== 'object')) return v;
-    const known = apply(mapGet, memory, [v]);
-    if (known !== undefined || apply(mapHas, memory, [v])) return known;
+    const known = apply(wmGet, memory, [v]);
+    if (known !== undefined) return known;
     let out;
-    for (const [C, valueOf] of boxes) {
-      if (brand(valueOf, v)) { out = O(apply(valueOf, v, [])); apply(mapSet, memory, [v, out]); return out; }
-    }
-    if (brand(symbolValueOf, v)) throw cloneError('Symbol object');
-    if (brand(dateGetTime, v)) out = new D(apply(dateGetTime, v, []));
-    else if (v !== RX.prototype && brand(rxSource, v)) out = new RX(apply(rxSource, v, []), apply(rxFlags, v, []));
-    else if (brand(abByteLength, v)) out = copyBuffer(v);
-    else if (isView(v)) {
+    const kind = kindOf(v);
+    if (kind === 'object') { out = {}; work.push(out, v, 'o'); }
+    else if (kind === 'array') { out = []; work.push(out, v, 'a'); }
+    else if (kind === 'view') {
       const name = viewName(v);
       if (name === undefined) out = new DV(clone(apply(dvBuffer, v, [])), apply(dvOffset, v, []), apply(dvByteLength, v, []));
       else out = new VIEWS[name](clone(apply(taBuffer, v, [])), apply(taOffset, v, []), apply(taLength, v, []));
-    } else if (brand(mapSize, v)) { out = new M(); work[work.length] = [out, v, 'm']; }
-    else if (brand(setSize, v)) { out = new S(); work[work.length] = [out, v, 's']; }
-    else if (v instanceof DOMEx) out = new DOMEx(Str(v.message), Str(v.name));
-    else if (v instanceof E) {
+    } else if (kind === 'map') { out = new M(); work.push(out, v, 'm'); }
+    else if (kind === 'set') { out = new S(); work.push(out, v, 's'); }
+    else if (kind === 'date') out = new D(apply(dateGetTime, v, []));
+    else if (kind === 'regexp') out = new RX(apply(rxSource, v, []), apply(rxFlags, v, []));
+    else if (kind === 'buffer') out = copyBuffer(v);
+    else if (typeof kind === 'function') out = O(apply(kind, v, []));
+    else if (kind === 'domexception') out = new DOMEx(Str(v.message), Str(v.name));
+    else if (kind === 'error') {
       const name = Str(v.name);
       const C = O.hasOwn(ERRORS, name) ? ERRORS[name] : E;
       out = O.hasOwn(v, 'message') ? new C(Str(v.message)) : new C();
       if (typeof v.stack === 'string') defineProperty(out, 'stack', { value: v.stack, writable: true, configurable: true });
-      if (O.hasOwn(v, 'cause')) work[work.length] = [out, v, 'c'];
-    } else if (isArray(v)) { out = new Array(v.length); work[work.length] = [out, v, 'o']; }
-    else if (v instanceof P || brand1(wmHas, v) || brand1(wsHas, v)) throw cloneError(describe(v));
-    else { out = {}; work[work.length] = [out, v, 'o']; }
-    apply(mapSet, memory, [v, out]);
+      if (O.hasOwn(v, 'cause')) work.push(out, v, 'c');
+    } else throw cloneError(describe(v));
+    apply(wmSet, memory, [v, out]);
     return out;
   }
   const root = clone(value);
   while (work.length > 0) {
-    const [out, v, kind] = work.pop();
-    if (kind === 'o') { for (const k of keys(v)) { const x = clone(v[k]); defineProperty(out, k, { value: x, writable: true, enumerable: true, configurable: true }); } }
+    const kind = work.pop(), v = work.pop(), out = work.pop();
+    if (kind === 'o') { const ks = keys(v); for (let i = 0; i < ks.length; i++) setOwn(out, ks[i], clone(v[ks[i]])); }
+    else if (kind === 'a') {
+      // Indexes by number (string keys would each be interned), holes kept; then any other own keys.
+      const n = v.length;
+      let count = 0;
+      for (let i = 0; i < n; i++) if (i in v) { out[i] = clone(v[i]); count++; }
+      out.length = n;
+      if (keys(v).length > count) for (const k of keys(v)) if (!isIndex(k, n)) setOwn(out, k, clone(v[k]));
+    }
     else if (kind === 'm') { const entries = []; for (const e of apply(mapEntries, v, [])) entries[entries.length] = e; for (const [k, x] of entries) apply(mapSet, out, [clone(k), clone(x)]); }
     else if (kind === 's') { const items = []; for (const x of apply(setValues, v, [])) items[items.length] = x; for (const x of items) apply(setAdd, out, [clone(x)]); }
     else defineProperty(out, 'cause', { value: clone(v.cause), writable: true, configurable: true });
