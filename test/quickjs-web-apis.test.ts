@@ -625,6 +625,20 @@ return { ticks, stopped: other === after && other > 0, never, ids: typeof h2 };`
 });
 
 describe('the web APIs are frozen like the other intrinsics', () => {
+  it('no tool namespace takes their names; a crypto namespace hides the global', async () => {
+    const tool = (namespace: string) =>
+      defineTool({ name: 'price', namespace, description: '', effect: 'read', execute: () => 42 });
+    for (const name of ['URL', 'setInterval', 'structuredClone', 'TextDecoder']) {
+      expect(() => tool(name)).toThrow(/reserved name/);
+    }
+    const r = await runProgram({
+      driver,
+      code: 'return [await crypto.price(), await crypto.randomUUID().catch((e) => e.name)];',
+      tools: [tool('crypto')],
+    });
+    expect(r.status === 'succeeded' && r.value).toEqual([42, 'NoSuchToolError']);
+  });
+
   it('their prototypes and the crypto object cannot be changed; instances can', async () => {
     const got = await value(`
 const frozen = [URL, URL.prototype, URLSearchParams.prototype, TextEncoder.prototype, TextDecoder.prototype, crypto, structuredClone, setInterval].every(Object.isFrozen);
