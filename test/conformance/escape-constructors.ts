@@ -24,6 +24,15 @@ const CONSTRUCTOR_CHAINS: Record<string, string> = {
   'tools.<tool>.constructor': 'tools.get_weather.constructor("return process")()',
   'console.log.constructor': 'console.log.constructor("return process")()',
   'setTimeout.constructor': 'setTimeout.constructor("return process")()',
+  'setInterval.constructor': 'setInterval.constructor("return process")()',
+  'URL.constructor': 'URL.constructor("return process")()',
+  'a URL .searchParams iterator .constructor.constructor':
+    'new URL("http://a/?b=1").searchParams.entries().constructor.constructor("return process")()',
+  'TextEncoder().encode() .constructor.constructor':
+    'new TextEncoder().encode("x").constructor.constructor("return process")()',
+  'crypto.getRandomValues.constructor': 'crypto.getRandomValues.constructor("return process")()',
+  'structuredClone(...) .constructor.constructor':
+    'structuredClone({ a: new Map() }).a.constructor.constructor("return process")()',
   'ToolError.constructor': 'ToolError.constructor("return process")()',
   'a tool error .constructor.constructor':
     '(await tools.boom({}).catch((e) => e)).constructor.constructor("return process")()',
@@ -132,7 +141,8 @@ const STANDARD_GLOBALS = new Set(
     'Reflect Proxy Promise Map Set WeakMap WeakSet WeakRef FinalizationRegistry ArrayBuffer DataView Int8Array ' +
     'Uint8Array Uint8ClampedArray Int16Array Uint16Array Int32Array Uint32Array Float16Array Float32Array Float64Array ' +
     'BigInt64Array BigUint64Array Iterator Intl console tools setTimeout clearTimeout ToolError NoSuchToolError ' +
-    'ToolValidationError ToolRejectedError queueMicrotask structuredClone'
+    'ToolValidationError ToolRejectedError queueMicrotask structuredClone setInterval clearInterval URL ' +
+    'URLSearchParams TextEncoder TextDecoder crypto'
   ).split(' '),
 );
 
