@@ -13,13 +13,21 @@ const STACK_EXHAUSTED_BELOW = 64 * 1024;
 const HOST_CALLBACKS = ['__cc_call', '__cc_log', '__cc_done'] as const;
 /** Where the template parks the runtime's entry points; deleted before any guest code runs. */
 const RUNTIME_GLOBAL = '__cc_runtime';
-const STRIP = CompileFlags.STRIP_SOURCE | CompileFlags.STRIP_DEBUG;
+/** Source text only: a guest's Function.prototype.toString of a runtime function says [native code]. */
+const STRIP = CompileFlags.STRIP_SOURCE;
 
-/** The web APIs' bytecode, compiled in a VM of its own: the parser's garbage stays out of the template. */
-async function compileWeb(module: QuickJsModule): Promise<Uint8Array> {
+/**
+ * The guest runtime's and the web APIs' bytecode, compiled in a VM of its own and without their source text (line
+ * tables stay, for stack traces): the template holds what runs, not the source or the parser's garbage, and every
+ * VM restored from it copies that many fewer pages (measured: 544 KiB, 612 KiB with the runtime's source).
+ */
+async function compileGuest(module: QuickJsModule): Promise<{ runtime: Uint8Array; web: Uint8Array }> {
   const vm = await QuickJS.create({ wasm: module as never });
   try {
-    return vm.compile(`[${GUEST_WEB_SOURCE}, ${GUEST_URL_SOURCE}]`, '<codecall-web>', 0, STRIP);
+    return {
+      runtime: vm.compile(GUEST_RUNTIME_SOURCE, '<codecall-runtime>', 0, STRIP),
+      web: vm.compile(`[${GUEST_WEB_SOURCE}, ${GUEST_URL_SOURCE}]`, '<codecall-web>', 0, STRIP),
+    };
   } finally {
     vm.dispose();
   }
@@ -46,13 +54,12 @@ export class VmTemplate {
   ) {}
 
   static async build(module: QuickJsModule): Promise<VmTemplate> {
+    const code = await compileGuest(module);
     const vm = await QuickJS.create({ wasm: module as never, timezoneOffset: 0 });
     try {
       const callbacks = HOST_CALLBACKS.map((name) => vm.newFunction(name, () => vm.undefined));
-      // The web APIs live in the snapshot with the runtime: compiled once per worker, without their source text and
-      // line tables, so the pages every VM copies are fewer (see compileWeb).
-      const extensions = vm.evalBytecode(await compileWeb(module));
-      const factory = vm.evalCode(GUEST_RUNTIME_SOURCE, '<codecall-runtime>');
+      const extensions = vm.evalBytecode(code.web);
+      const factory = vm.evalBytecode(code.runtime);
       const runtime = vm.callFunction(factory, vm.undefined, ...callbacks, extensions);
       vm.setProp(vm.global, RUNTIME_GLOBAL, runtime);
       for (const h of [extensions, factory, runtime, ...callbacks]) h.dispose();
