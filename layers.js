@@ -49,4 +49,8 @@ export const LAYERS = Object.freeze({
 });
 
 /** Files that run inside the sandbox: they import nothing from src/. */
-export const GUEST_FILES = Object.freeze(['src/sandbox/quickjs/guest-runtime.ts']);
+export const GUEST_FILES = Object.freeze([
+  'src/sandbox/quickjs/guest-runtime.ts',
+  'src/sandbox/quickjs/guest-web.ts',
+  'src/sandbox/quickjs/guest-url.ts',
+]);

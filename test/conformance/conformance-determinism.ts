@@ -166,6 +166,58 @@ order`,
     );
 
     g.program(
+      'random bytes and UUIDs come from the seed: same seed, same values; another seed, others',
+      {
+        javascript: 'return [crypto.randomUUID(), Array.from(crypto.getRandomValues(new Uint8Array(8)))];',
+        python: 'import os, uuid\n\n[str(uuid.uuid4()), list(os.urandom(8))]',
+      },
+      async (src) => {
+        const a = expectSucceeded(await g.run(src, { seed: 42 })) as [string, number[]];
+        const b = expectSucceeded(await g.run(src, { seed: 42 })) as [string, number[]];
+        const c = expectSucceeded(await g.run(src, { seed: 43 })) as [string, number[]];
+        expect(a[0]).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+        expect(a[1]).toHaveLength(8);
+        expect(b).toEqual(a);
+        expect(c[0]).not.toBe(a[0]);
+        expect(c[1]).not.toEqual(a[1]);
+      },
+    );
+
+    g.program(
+      'a repeating timer (setInterval / a sleeping asyncio task) ticks until cleared, then never again',
+      {
+        javascript: `const ticks = [];
+const h = setInterval(() => ticks.push(ticks.length), 10);
+while (ticks.length < 3) await new Promise((r) => setTimeout(r, 5));
+clearInterval(h);
+const n = ticks.length;
+await new Promise((r) => setTimeout(r, 50));
+return [n, ticks.length];`,
+        python: `import asyncio
+
+ticks = []
+async def every(seconds):
+    while True:
+        await asyncio.sleep(seconds)
+        ticks.append(len(ticks))
+task = asyncio.ensure_future(every(0.01))
+while len(ticks) < 3:
+    await asyncio.sleep(0.005)
+task.cancel()
+n = len(ticks)
+await asyncio.sleep(0.05)
+[n, len(ticks)]`,
+      },
+      async (src) => {
+        const result = await g.run(src);
+        const [n, after] = expectSucceeded(result) as [number, number];
+        expect(n).toBeGreaterThanOrEqual(3);
+        expect(after).toBe(n);
+        expect(result.resources.wallMs).toBeGreaterThanOrEqual(75);
+      },
+    );
+
+    g.program(
       'clearTimeout cancels',
       {
         javascript: `let fired = false;

@@ -24,6 +24,15 @@ const CONSTRUCTOR_CHAINS: Record<string, string> = {
   'tools.<tool>.constructor': 'tools.get_weather.constructor("return process")()',
   'console.log.constructor': 'console.log.constructor("return process")()',
   'setTimeout.constructor': 'setTimeout.constructor("return process")()',
+  'setInterval.constructor': 'setInterval.constructor("return process")()',
+  'URL.constructor': 'URL.constructor("return process")()',
+  'a URL .searchParams iterator .constructor.constructor':
+    'new URL("http://a/?b=1").searchParams.entries().constructor.constructor("return process")()',
+  'TextEncoder().encode() .constructor.constructor':
+    'new TextEncoder().encode("x").constructor.constructor("return process")()',
+  'crypto.getRandomValues.constructor': 'crypto.getRandomValues.constructor("return process")()',
+  'structuredClone(...) .constructor.constructor':
+    'structuredClone({ a: new Map() }).a.constructor.constructor("return process")()',
   'ToolError.constructor': 'ToolError.constructor("return process")()',
   'a tool error .constructor.constructor':
     '(await tools.boom({}).catch((e) => e)).constructor.constructor("return process")()',
@@ -135,6 +144,9 @@ const STANDARD_GLOBALS = new Set(
     'ToolValidationError ToolRejectedError queueMicrotask structuredClone'
   ).split(' '),
 );
+/** The timers and web APIs of issue 19 (README: What a JavaScript program has); their constructor chains are above. */
+const WEB_GLOBALS = 'setInterval clearInterval URL URLSearchParams TextEncoder TextDecoder crypto'.split(' ');
+for (const name of WEB_GLOBALS) STANDARD_GLOBALS.add(name);
 
 const FORBIDDEN = ['process', 'require', 'Buffer', 'module', 'exports', '__dirname', '__filename', 'global'];
 

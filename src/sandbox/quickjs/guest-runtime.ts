@@ -2,11 +2,12 @@
  * The runtime evaluated inside every QuickJS VM before guest code. It is a plain string because it must
  * import nothing from the host and must survive any host-side transpiler untouched.
  *
- * Evaluating it yields a function that takes the three host callbacks (call, log, done) and returns
- * `{ start, run, deliver }`. The callbacks live only in this closure; nothing host-facing stays on the global.
- * Values cross as tagged JSON (see src/codec/value-codec.ts, which this mirrors).
+ * Evaluating it yields a function that takes the three host callbacks (call, log, done) and the guest's web API
+ * factories (guest-web.ts, guest-url.ts), and returns `{ start, run, deliver }`. The callbacks live only in this
+ * closure; nothing host-facing stays on the global. Values cross as tagged JSON (see src/codec/value-codec.ts,
+ * which this mirrors).
  */
-export const GUEST_RUNTIME_SOURCE = String.raw`(function (hostCall, hostLog, hostDone) {
+export const GUEST_RUNTIME_SOURCE = String.raw`(function (hostCall, hostLog, hostDone, extensions) {
 'use strict';
 const G = globalThis;
 const O = Object;
@@ -28,11 +29,18 @@ const mapGet = M.prototype.get, mapSet = M.prototype.set, mapDelete = M.prototyp
 const setAdd = S.prototype.add, setHas = S.prototype.has, setDelete = S.prototype.delete;
 const arrayPush = Array.prototype.push, arrayJoin = Array.prototype.join, arrayMap = Array.prototype.map;
 const fromEntries = O.fromEntries;
+const imul = Math.imul;
+const isView = ArrayBuffer.isView;
+const typedArrayTag = getOwnPropertyDescriptor(getPrototypeOf(Uint8Array).prototype, Symbol.toStringTag).get;
 const TAG = '$cc';
 const MAX_DEPTH = 200;
 
 const pending = new M();
+// A timer's host call id -> { fn, extra, every (an interval's delay, else -1), handle }; a handle (what setTimeout
+// and setInterval return) -> the host call id it waits on now.
 const timers = new M();
+const handles = new M();
+let URLClass = null, URLSearchParamsClass = null;
 
 // ---- errors -------------------------------------------------------------------------------------------
 class ToolError extends E {
@@ -179,6 +187,18 @@ function inspect(v, depth, seen) {
   if (depth > 4) return isArray(v) ? '[Array]' : '[Object]';
   apply(setAdd, seen, [v]);
   try {
+    if (isView(v) && apply(typedArrayTag, v, []) !== undefined) {
+      const parts = [], n = v.length < 100 ? v.length : 100;
+      for (let i = 0; i < n; i++) apply(arrayPush, parts, [inspect(v[i], depth + 1, seen)]);
+      if (v.length > n) apply(arrayPush, parts, ['... ' + (v.length - n) + ' more items']);
+      return apply(typedArrayTag, v, []) + '(' + v.length + ') [' + (n === 0 ? '' : ' ' + apply(arrayJoin, parts, [', ']) + ' ') + ']';
+    }
+    if (URLClass !== null && v instanceof URLClass) return 'URL { href: ' + stringify(v.href) + ' }';
+    if (URLSearchParamsClass !== null && v instanceof URLSearchParamsClass) {
+      const parts = [];
+      for (const [k, x] of v) apply(arrayPush, parts, [stringify(k) + ' => ' + stringify(x)]);
+      return 'URLSearchParams {' + (parts.length === 0 ? '' : ' ' + apply(arrayJoin, parts, [', ']) + ' ') + '}';
+    }
     if (isArray(v)) return '[ ' + apply(arrayJoin, apply(arrayMap, v, [(x) => inspect(x, depth + 1, seen)]), [', ']) + ' ]';
     if (v instanceof M) { const parts = []; for (const [k, x] of v) apply(arrayPush, parts, [inspect(k, depth + 1, seen) + ' => ' + inspect(x, depth + 1, seen)]); return 'Map(' + v.size + ') { ' + apply(arrayJoin, parts, [', ']) + ' }'; }
     if (v instanceof S) { const parts = []; for (const x of v) apply(arrayPush, parts, [inspect(x, depth + 1, seen)]); return 'Set(' + v.size + ') { ' + apply(arrayJoin, parts, [', ']) + ' }'; }
@@ -239,18 +259,45 @@ function makeNamespace(ns, names, indexes, params) {
 }
 
 // ---- timers -------------------------------------------------------------------------------------------
+// Every timer, an interval's every round included, is a host call (tool index -1): host-mediated, journaled
+// and replayed like setTimeout, and counted against maxToolCalls.
 const MAX_DELAY = N.MAX_VALUE;
-function setTimeoutFn(fn, ms) {
-  if (typeof fn !== 'function') throw new TE('setTimeout: callback must be a function');
-  const extra = [];
-  for (let i = 2; i < arguments.length; i++) apply(arrayPush, extra, [arguments[i]]);
-  // JSON has no Infinity: past the largest number a delay is that number, which never fires either.
-  const delay = N(ms) > 0 ? (N(ms) < MAX_DELAY ? N(ms) : MAX_DELAY) : 0;
-  const id = hostCall(-1, stringify(delay));
-  apply(mapSet, timers, [id, { fn, extra }]);
+function arm(timer) {
+  const id = hostCall(-1, stringify(timer.delay));
+  apply(mapSet, timers, [id, timer]);
+  apply(mapSet, handles, [timer.handle, id]);
   return id;
 }
-function clearTimeoutFn(id) { apply(mapDelete, timers, [id]); }
+function addTimer(what, args, every) {
+  const fn = args[0], ms = args[1];
+  if (typeof fn !== 'function') throw new TE(what + ': callback must be a function');
+  const extra = [];
+  for (let i = 2; i < args.length; i++) apply(arrayPush, extra, [args[i]]);
+  // JSON has no Infinity: past the largest number a delay is that number, which never fires either.
+  const delay = N(ms) > 0 ? (N(ms) < MAX_DELAY ? N(ms) : MAX_DELAY) : 0;
+  const timer = { fn, extra, delay, every, handle: 0 };
+  const id = hostCall(-1, stringify(delay));
+  timer.handle = id;
+  apply(mapSet, timers, [id, timer]);
+  apply(mapSet, handles, [id, id]);
+  return id;
+}
+function setTimeoutFn(fn, ms) { return addTimer('setTimeout', arguments, false); }
+function setIntervalFn(fn, ms) { return addTimer('setInterval', arguments, true); }
+// Either clears either kind, as in browsers and Node.
+function clearTimerFn(handle) {
+  const id = apply(mapGet, handles, [handle]);
+  if (id === undefined) return;
+  apply(mapDelete, handles, [handle]);
+  apply(mapDelete, timers, [id]);
+}
+function fireTimer(id, timer) {
+  apply(mapDelete, timers, [id]);
+  if (!timer.every) apply(mapDelete, handles, [timer.handle]);
+  try { apply(timer.fn, undefined, timer.extra); } catch (e) { finish(false, e); return; }
+  // The next round is set after the callback ran, unless it cleared the interval.
+  if (timer.every && apply(mapGet, handles, [timer.handle]) === id) arm(timer);
+}
 
 // ---- determinism --------------------------------------------------------------------------------------
 let rngState = 0;
@@ -262,13 +309,49 @@ function random() {
   t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
   return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
 }
+// crypto.getRandomValues and crypto.randomUUID: xoshiro128** on a stream of its own, seeded from the same seed,
+// so Math.random's sequence does not depend on whether the program also asked for random bytes.
+let c0 = 0, c1 = 0, c2 = 0, c3 = 0;
+function seedCrypto(seed) {
+  let s = (seed ^ 0x2545f491) | 0;
+  function next() {
+    s = (s + 0x9e3779b9) | 0;
+    let z = s;
+    z = imul(z ^ (z >>> 16), 0x85ebca6b);
+    z = imul(z ^ (z >>> 13), 0xc2b2ae35);
+    return (z ^ (z >>> 16)) | 0;
+  }
+  c0 = next(); c1 = next(); c2 = next(); c3 = next();
+}
+function next32() {
+  const x = imul(c1, 5);
+  const result = imul((x << 7) | (x >>> 25), 9);
+  const t = c1 << 9;
+  c2 ^= c0; c3 ^= c1; c1 ^= c2; c0 ^= c3; c2 ^= t; c3 = (c3 << 11) | (c3 >>> 21);
+  return result;
+}
+function fillRandom(bytes) {
+  const n = bytes.length;
+  for (let i = 0; i < n; ) {
+    let r = next32();
+    for (let k = 0; k < 4 && i < n; k++, i++) { bytes[i] = r & 255; r >>>= 8; }
+  }
+}
 let timeOrigin = 0;
 const performanceObject = freeze({ now() { return dateNow() - timeOrigin; }, get timeOrigin() { return timeOrigin; } });
 
 // ---- the global surface -------------------------------------------------------------------------------
 for (const name of ['SharedArrayBuffer', 'Atomics', 'WeakRef', 'FinalizationRegistry', 'WebAssembly']) delete G[name];
 defineProperty(Math, 'random', { value: random, writable: false, enumerable: false, configurable: false });
-const globals = { console: consoleObject, performance: performanceObject, setTimeout: setTimeoutFn, clearTimeout: clearTimeoutFn, ToolError, NoSuchToolError, ToolValidationError, ToolRejectedError, InputTimeoutError };
+const globals = { console: consoleObject, performance: performanceObject, setTimeout: setTimeoutFn, clearTimeout: clearTimerFn, setInterval: setIntervalFn, clearInterval: clearTimerFn, ToolError, NoSuchToolError, ToolValidationError, ToolRejectedError, InputTimeoutError };
+// The web APIs (guest-web.ts, guest-url.ts): each factory gets the helpers of the ones before it.
+const lib = { fillRandom };
+for (const factory of extensions) {
+  const made = factory(lib);
+  for (const k of keys(made.globals)) globals[k] = made.globals[k];
+  for (const k of keys(made.lib)) lib[k] = made.lib[k];
+}
+if (hasOwn(globals, 'URL')) { URLClass = globals.URL; URLSearchParamsClass = globals.URLSearchParams; }
 for (const k of keys(globals)) defineProperty(G, k, { value: globals[k], writable: true, enumerable: false, configurable: true });
 
 // ---- freeze the intrinsics ----------------------------------------------------------------------------
@@ -336,6 +419,7 @@ function finish(ok, value) {
 return freeze({
   start(seed, bindingsJson) {
     rngState = seed | 0;
+    seedCrypto(seed | 0);
     timeOrigin = dateNow();
     const bindings = parse(bindingsJson);
     const byNs = create(null);
@@ -363,10 +447,7 @@ return freeze({
       return;
     }
     const timer = apply(mapGet, timers, [id]);
-    if (timer !== undefined) {
-      apply(mapDelete, timers, [id]);
-      try { apply(timer.fn, undefined, timer.extra); } catch (e) { finish(false, e); }
-    }
+    if (timer !== undefined) fireTimer(id, timer);
   },
 });
 })`;

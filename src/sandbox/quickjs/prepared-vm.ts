@@ -1,8 +1,10 @@
-import { QuickJS } from 'quickjs-wasi';
+import { CompileFlags, QuickJS } from 'quickjs-wasi';
 import type { JSValueHandle, QuickJSOptions, Snapshot } from 'quickjs-wasi';
 import { computeDelta, restoreWithDelta } from './fast-restore.ts';
 import type { MemoryDelta } from './fast-restore.ts';
 import { GUEST_RUNTIME_SOURCE } from './guest-runtime.ts';
+import { GUEST_URL_SOURCE } from './guest-url.ts';
+import { GUEST_WEB_SOURCE } from './guest-web.ts';
 
 /** A compiled quickjs.wasm `WebAssembly.Module` (the TypeScript lib for Node has no WebAssembly types). */
 export type QuickJsModule = object;
@@ -11,6 +13,25 @@ const STACK_EXHAUSTED_BELOW = 64 * 1024;
 const HOST_CALLBACKS = ['__cc_call', '__cc_log', '__cc_done'] as const;
 /** Where the template parks the runtime's entry points; deleted before any guest code runs. */
 const RUNTIME_GLOBAL = '__cc_runtime';
+/** Source text only: a guest's Function.prototype.toString of a runtime function says [native code]. */
+const STRIP = CompileFlags.STRIP_SOURCE;
+
+/**
+ * The guest runtime's and the web APIs' bytecode, compiled in a VM of its own and without their source text (line
+ * tables stay, for stack traces): the template holds what runs, not the source or the parser's garbage, and every
+ * VM restored from it copies that many fewer pages (measured: 544 KiB, 612 KiB with the runtime's source).
+ */
+async function compileGuest(module: QuickJsModule): Promise<{ runtime: Uint8Array; web: Uint8Array }> {
+  const vm = await QuickJS.create({ wasm: module as never });
+  try {
+    return {
+      runtime: vm.compile(GUEST_RUNTIME_SOURCE, '<codecall-runtime>', 0, STRIP),
+      web: vm.compile(`[${GUEST_WEB_SOURCE}, ${GUEST_URL_SOURCE}]`, '<codecall-web>', 0, STRIP),
+    };
+  } finally {
+    vm.dispose();
+  }
+}
 
 /** What a running execution offers the VM's host callbacks. */
 export interface VmGuestHooks {
@@ -33,13 +54,15 @@ export class VmTemplate {
   ) {}
 
   static async build(module: QuickJsModule): Promise<VmTemplate> {
+    const code = await compileGuest(module);
     const vm = await QuickJS.create({ wasm: module as never, timezoneOffset: 0 });
     try {
       const callbacks = HOST_CALLBACKS.map((name) => vm.newFunction(name, () => vm.undefined));
-      const factory = vm.evalCode(GUEST_RUNTIME_SOURCE, '<codecall-runtime>');
-      const runtime = vm.callFunction(factory, vm.undefined, ...callbacks);
+      const extensions = vm.evalBytecode(code.web);
+      const factory = vm.evalBytecode(code.runtime);
+      const runtime = vm.callFunction(factory, vm.undefined, ...callbacks, extensions);
       vm.setProp(vm.global, RUNTIME_GLOBAL, runtime);
-      for (const h of [factory, runtime, ...callbacks]) h.dispose();
+      for (const h of [extensions, factory, runtime, ...callbacks]) h.dispose();
       vm.runGC();
       const snapshot = vm.snapshot();
       return new VmTemplate(module, snapshot, await computeDelta(module, snapshot));
