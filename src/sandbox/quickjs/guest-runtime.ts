@@ -349,6 +349,8 @@ return freeze({
     if (!hasOwn(byNs, 'tools')) byNs.tools = { names: [], indexes: [], params: [] };
     namespaces = keys(byNs);
     for (const ns of namespaces) defineProperty(G, ns, { value: makeNamespace(ns, byNs[ns].names, byNs[ns].indexes, byNs[ns].params), writable: false, enumerable: false, configurable: false });
+    // Programs written for Cloudflare's Code Mode call their tools as codemode.x(): the same tools.
+    if (!hasOwn(byNs, 'codemode')) defineProperty(G, 'codemode', { value: G.tools, writable: false, enumerable: false, configurable: false });
   },
   run(fn) {
     let p;

@@ -59,7 +59,7 @@ export type FromWorker =
       ok: boolean;
       /** Tagged JSON of the result when ok. */
       payload: string;
-      error: (SerializedError & { line?: number }) | null;
+      error: (SerializedError & { line?: number; column?: number }) | null;
       resources: WorkerResultResources;
       /** How long the execution's VM took to create and to dispose (absent when it never had one). */
       vm?: { createMs: number; disposeMs: number };

@@ -17,6 +17,7 @@ const STRIP_HEAP_MB = 256;
 interface Job {
   readonly key: string;
   readonly code: string;
+  readonly language: 'javascript' | 'typescript';
   readonly budgetMs: number;
   readonly signal: AbortSignal | undefined;
   readonly resolve: (outcome: StripOutcome) => void;
@@ -37,18 +38,22 @@ export class TypeStripper {
   private worker: Worker | null = null;
   private ready: Promise<void> | null = null;
   private readonly queue: Job[] = [];
-  private current: { job: Job; id: number; timer?: NodeJS.Timeout } | null = null;
+  private current: Current | null = null;
   private readonly cache = new Map<string, StripOutcome>();
   private cachedBytes = 0;
   private nextId = 1;
   private closed = false;
 
-  /** Strips `code` within `budgetMs` (the execution's timeout) and the stripper's own time limit. */
+  /**
+   * Prepares `code` (transpile.ts) within `budgetMs` (the execution's timeout) and the stripper's own time limit:
+   * TypeScript, and JavaScript too large to parse on a sandbox worker (see INLINE_PREPARE_BYTES).
+   */
   strip(
     code: string,
-    options: { budgetMs: number; signal?: AbortSignal | undefined },
+    options: { budgetMs: number; signal?: AbortSignal | undefined; language?: 'javascript' | 'typescript' },
   ): Promise<StripOutcome> {
-    const key = sha256Hex(code);
+    const language = options.language ?? 'typescript';
+    const key = sha256Hex(language === 'typescript' ? code : `${language}\n${code}`);
     const cached = this.cache.get(key);
     if (cached) {
       this.cache.delete(key);
@@ -61,6 +66,7 @@ export class TypeStripper {
       const job: Job = {
         key,
         code,
+        language,
         budgetMs: options.budgetMs,
         signal,
         resolve: (outcome) => {
@@ -90,7 +96,7 @@ export class TypeStripper {
 
   private async start(job: Job): Promise<void> {
     const id = this.nextId++;
-    const current: { job: Job; id: number; timer?: NodeJS.Timeout } = { job, id };
+    const current: Current = { job, id };
     this.current = current;
     const worker = this.spawnIfNeeded();
     // Busy (starting or stripping): the thread keeps the process alive; idle, it does not.
@@ -100,10 +106,10 @@ export class TypeStripper {
     if (this.current !== current || this.worker !== worker) return;
     const limitMs = Math.min(job.budgetMs, this.timeLimitMs);
     current.timer = setTimeout(() => this.overrun(limitMs, job.budgetMs <= this.timeLimitMs), limitMs);
-    worker.postMessage({ id, code: job.code });
+    worker.postMessage({ id, code: job.code, language: job.language });
   }
 
-  private onMessage(msg: { id?: number; program?: PreparedProgram }): void {
+  private onMessage(msg: StripMessage): void {
     if (!this.current || msg.id !== this.current.id || !msg.program) return;
     const outcome: StripOutcome = { kind: 'program', program: msg.program };
     this.remember(this.current.job.key, outcome);
@@ -171,7 +177,7 @@ export class TypeStripper {
     const worker = spawnStripWorker();
     let markReady: () => void = () => undefined;
     this.ready = new Promise((resolve) => (markReady = resolve));
-    worker.on('message', (msg: { ready?: boolean; id?: number; program?: PreparedProgram }) => {
+    worker.on('message', (msg: StripMessage & { ready?: boolean }) => {
       if (msg.ready) markReady();
       else this.onMessage(msg);
     });
@@ -196,9 +202,25 @@ export class TypeStripper {
   }
 }
 
+interface Current {
+  readonly job: Job;
+  readonly id: number;
+  timer?: NodeJS.Timeout;
+}
+
+/** What the stripping thread says about a program: the program prepared. */
+interface StripMessage {
+  readonly id?: number;
+  readonly program?: PreparedProgram;
+}
+
 function outcomeBytes(outcome: StripOutcome): number {
   if (outcome.kind === 'failed') return outcome.error.message.length;
-  return outcome.program.ok ? outcome.program.code.length : outcome.program.error.message.length;
+  const program = outcome.program;
+  if (!program.ok) return program.error.message.length;
+  const map = typeof program.source?.stripped === 'object' ? program.source.stripped.sourceMap.length : 0;
+  const edits = program.source?.edits.reduce((n, e) => n + e.inserted.length + e.removed.length + 16, 0) ?? 0;
+  return program.code.length + map + edits;
 }
 
 function failed(error: ReturnType<typeof failure>): FailedStrip {
