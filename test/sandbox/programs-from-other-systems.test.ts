@@ -142,6 +142,64 @@ describe('programs written for other systems (quickjs)', () => {
         column: 19,
       });
     });
+
+    it("TypeScript through the compiler (a namespace): through the compiler's source map", async () => {
+      const code = 'namespace A { export const x = 1; }\nconst y: number = A.x;\n  null.zz';
+      expect(await failure(code, 'typescript')).toMatchObject({ name: 'TypeError', line: 3, column: 3 });
+    });
+  });
+
+  describe('TypeScript namespaces and decorators', () => {
+    it('runs a namespace (which type stripping would drop)', async () => {
+      const code = [
+        'namespace Geometry {',
+        '  export const unit = 2;',
+        '  export function area(side: number): number { return side * side * unit; }',
+        '  export namespace Inner { export const deep = 3; }',
+        '}',
+        'Geometry.area(3) + Geometry.Inner.deep',
+      ].join('\n');
+      expect(await value(code, 'typescript')).toBe(21);
+      // `declare namespace` is types only, as before.
+      expect(await value('declare namespace Env { const x: number }\nreturn 1;', 'typescript')).toBe(1);
+    });
+
+    it('runs TC39 decorators: class, method, field and accessor', async () => {
+      const code = [
+        'const seen: string[] = [];',
+        'function tag(value: any, context: ClassDecoratorContext) { seen.push(`class ${String(context.name)}`); }',
+        'function twice(value: (this: any, x: number) => number, context: ClassMethodDecoratorContext) {',
+        '  seen.push(`method ${String(context.name)}`);',
+        '  return function (this: any, x: number) { return value.call(this, x) * 2; };',
+        '}',
+        'function plusOne(_: undefined, context: ClassFieldDecoratorContext) {',
+        '  return (initial: number) => initial + 1;',
+        '}',
+        'function logged(target: any, context: ClassAccessorDecoratorContext) {',
+        '  return { get(this: any) { seen.push(`get ${String(context.name)}`); return target.get.call(this); } };',
+        '}',
+        '@tag class Counter {',
+        '  @plusOne start = 10;',
+        '  @logged accessor label = "c";',
+        '  @twice add(x: number): number { return this.start + x; }',
+        '}',
+        'const c = new Counter();',
+        'return { sum: c.add(1), label: c.label, seen };',
+      ].join('\n');
+      expect(await value(code, 'typescript')).toEqual({
+        sum: 24,
+        label: 'c',
+        seen: ['method add', 'class Counter', 'get label'],
+      });
+    });
+
+    it('keeps a program with decorators replayable: the same result on every run', async () => {
+      const code = '@((c: any) => c) class K { x = Math.random() }\nnew K().x';
+      const a = await runProgram({ driver, code, language: 'typescript', seed: 3 });
+      const b = await runProgram({ driver, code, language: 'typescript', seed: 3 });
+      expect(a.status).toBe('succeeded');
+      expect(a.status === 'succeeded' && a.value).toBe(b.status === 'succeeded' && b.value);
+    });
   });
 
   it('hands a tool its arguments as JSON would (no undefined property, null for NaN)', async () => {

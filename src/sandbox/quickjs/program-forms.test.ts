@@ -150,4 +150,18 @@ describe('positions in the program as written', () => {
       column: 33,
     });
   });
+
+  it("maps a position of the TypeScript compiler's output through its source map", () => {
+    const code = 'namespace A { export const x = 1; }\nconst y: number = 2;\n  null.zz';
+    const prepared = prepareProgram(code, 'typescript');
+    if (!prepared.ok) throw new Error('not prepared');
+    expect(typeof prepared.source?.stripped).toBe('object');
+    const lines = prepared.code.split('\n');
+    const line = lines.findIndex((l) => l.includes('null.zz')) + 1;
+    const column = (lines[line - 1] ?? '').indexOf('null.zz') + 1;
+    expect(programPosition({ line, column }, prepared.code, prepared.source, code)).toEqual({
+      line: 3,
+      column: 3,
+    });
+  });
 });

@@ -5,6 +5,8 @@ import { prepareProgram } from './transpile.ts';
 const port = parentPort;
 if (!port) throw new Error('strip-worker-main runs as a worker thread');
 port.on('message', (msg: { id: number; code: string; language: 'javascript' | 'typescript' }) => {
-  port.postMessage({ id: msg.id, program: prepareProgram(msg.code, msg.language) });
+  // Loading the TypeScript compiler (once per thread) is the driver's cost, not the program's: say when.
+  const compilerLoad = (loading: 'start' | 'done'): void => port.postMessage({ id: msg.id, loading });
+  port.postMessage({ id: msg.id, program: prepareProgram(msg.code, msg.language, { compilerLoad }) });
 });
 port.postMessage({ ready: true });

@@ -5,6 +5,7 @@ import { unfence } from './fenced-program.ts';
 import { CLOSE, OPEN, programForms } from './program-forms.ts';
 import type { ProgramForms } from './program-forms.ts';
 import type { ProgramSource } from './source-position.ts';
+import { compileTypeScript } from './typescript-compiler.ts';
 
 /** Where a failure is in the program as written (1-based), when it is known. */
 export type Located = SerializedError & { line?: number; column?: number };
@@ -17,19 +18,34 @@ export type PreparedProgram =
   | { readonly ok: true; readonly code: string; readonly source?: ProgramSource }
   | { readonly ok: false; readonly error: Located };
 
+export interface PrepareHooks {
+  /** Told when the TypeScript compiler starts and ends loading (the first program that needs it; type-stripper.ts). */
+  readonly compilerLoad?: (loading: 'start' | 'done') => void;
+}
+
+/**
+ * A namespace (or its old name, `module`) declared at the start of a line: sucrase would drop it, so the program
+ * goes to the TypeScript compiler. A match in a comment or a string only costs the compiler's time.
+ */
 /**
  * Programs up to this size are parsed (acorn) to be given their forms; a larger one runs as written (its AST
  * could take more heap than the thread preparing it has: ~150 MiB for a crafted megabyte).
  */
 export const FORMS_LIMIT_CHARS = 256 * 1024;
 
+const NAMESPACE = /^[ \t]*(?:export[ \t]+)?(?:namespace|module)[ \t]+[A-Za-z_$][\w$.]*[ \t]*\{/m;
+
 /**
  * Prepares a program: a program that is one fenced block loses its fences, it is wrapped as the body of an async
- * arrow function (top-level await and return), TypeScript loses its types (sucrase), and program-forms.ts gives
- * it the forms other code-mode systems accept. Every step keeps line numbers, and every position maps back
- * (source-position.ts).
+ * arrow function (top-level await and return), TypeScript loses its types (sucrase; the TypeScript compiler for
+ * namespaces and decorators), and program-forms.ts gives it the forms other code-mode systems accept. Every
+ * step but the compiler keeps line numbers, and every position maps back (source-position.ts).
  */
-export function prepareProgram(code: string, language: GuestLanguage): PreparedProgram {
+export function prepareProgram(
+  code: string,
+  language: GuestLanguage,
+  hooks: PrepareHooks = {},
+): PreparedProgram {
   if (language !== 'javascript' && language !== 'typescript') {
     const error = failure('INVALID_ARGUMENT', `the quickjs driver does not run ${language}`);
     return { ok: false, error: { ...error, name: 'SyntaxError' } };
@@ -49,7 +65,11 @@ export function prepareProgram(code: string, language: GuestLanguage): PreparedP
       at?.[2] === undefined ? undefined : Math.max(1, Number(at[2]) - (line === 1 ? OPEN.length : 0));
     return syntaxError(message.replace(/\s*\(\d+:\d+\)$/, ''), line, column);
   }
-  return formed(stripped, 'lines');
+  if (NAMESPACE.test(text)) return compiled(wrapped, hooks);
+  const forms = formsOf(stripped, false);
+  // sucrase keeps decorators, which QuickJS does not parse.
+  if (forms.kind === 'unparsed' && stripped[forms.at] === '@') return compiled(wrapped, hooks);
+  return formed(stripped, 'lines', forms);
 }
 
 /** JavaScript programs prepared on this thread, the most recently used last (by the program's text). */
@@ -87,6 +107,15 @@ function formed(
   const ready = forms.kind === 'program' ? forms.code : code;
   if (edits.length === 0 && stripped === 'same') return { ok: true, code: ready };
   return { ok: true, code: ready, source: { edits, stripped } };
+}
+
+function compiled(wrapped: string, hooks: PrepareHooks): PreparedProgram {
+  const out = compileTypeScript(wrapped, hooks.compilerLoad);
+  if (!out.ok) {
+    const column = out.line === 1 ? out.column - OPEN.length : out.column;
+    return syntaxError(out.message, out.line, Math.max(1, column));
+  }
+  return formed(out.code, { sourceMap: out.sourceMap });
 }
 
 function syntaxError(message: string, line?: number, column?: number): PreparedProgram {

@@ -13,6 +13,12 @@ const CACHE_ENTRIES = 256;
 const CACHE_BYTES = 32 * 1024 * 1024;
 /** Sucrase's own heap: a program past it fails as too complex rather than taking the process down. */
 const STRIP_HEAP_MB = 256;
+/**
+ * The longest the thread may take to load the TypeScript compiler (the first program with a namespace or
+ * decorators; ~0.5 s on an idle machine). The load is the driver's cost, not the program's: its time is not
+ * counted against the program's.
+ */
+export const COMPILER_LOAD_LIMIT_MS = 20_000;
 
 interface Job {
   readonly key: string;
@@ -105,12 +111,40 @@ export class TypeStripper {
     // Closed, or the thread died while starting (the job was then given its failure).
     if (this.current !== current || this.worker !== worker) return;
     const limitMs = Math.min(job.budgetMs, this.timeLimitMs);
+    current.deadline = performance.now() + limitMs;
     current.timer = setTimeout(() => this.overrun(limitMs, job.budgetMs <= this.timeLimitMs), limitMs);
     worker.postMessage({ id, code: job.code, language: job.language });
   }
 
+  /**
+   * The thread loads the TypeScript compiler for this program (`loading`), then has it (`loaded`): the program's
+   * clock stops in between, and the load has a limit of its own.
+   */
+  private onCompilerLoad(current: Current, loaded: boolean): void {
+    const job = current.job;
+    const limitMs = Math.min(job.budgetMs, this.timeLimitMs);
+    clearTimeout(current.timer);
+    if (!loaded) {
+      current.paused = Math.max(0, (current.deadline ?? 0) - performance.now());
+      const message = `loading the TypeScript compiler took longer than ${COMPILER_LOAD_LIMIT_MS} ms`;
+      current.timer = setTimeout(() => {
+        void this.stopWorker();
+        this.finish(failed(failure('SANDBOX_UNAVAILABLE', message)));
+      }, COMPILER_LOAD_LIMIT_MS);
+      return;
+    }
+    const remaining = current.paused ?? 0;
+    current.deadline = performance.now() + remaining;
+    current.timer = setTimeout(() => this.overrun(limitMs, job.budgetMs <= this.timeLimitMs), remaining);
+  }
+
   private onMessage(msg: StripMessage): void {
-    if (!this.current || msg.id !== this.current.id || !msg.program) return;
+    if (!this.current || msg.id !== this.current.id) return;
+    if (msg.loading !== undefined) {
+      this.onCompilerLoad(this.current, msg.loading === 'done');
+      return;
+    }
+    if (!msg.program) return;
     const outcome: StripOutcome = { kind: 'program', program: msg.program };
     this.remember(this.current.job.key, outcome);
     this.finish(outcome);
@@ -206,11 +240,17 @@ interface Current {
   readonly job: Job;
   readonly id: number;
   timer?: NodeJS.Timeout;
+  /** When the program's time runs out (performance.now()). */
+  deadline?: number;
+  /** While the compiler loads: the program's time that was left. */
+  paused?: number;
 }
 
-/** What the stripping thread says about a program: the program prepared. */
+/** What the stripping thread says about a program: that it loads the compiler, or the program stripped. */
 interface StripMessage {
   readonly id?: number;
+  /** The thread starts (`start`) or ends (`done`) loading the TypeScript compiler for this program. */
+  readonly loading?: 'start' | 'done';
   readonly program?: PreparedProgram;
 }
 
