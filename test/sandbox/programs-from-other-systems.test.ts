@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createQuickJsDriver, defineTool, runProgram } from '../../src/internal.ts';
 import type { ExecutionResult, GuestLanguage, QuickJsDriver, ToolDefinition } from '../../src/internal.ts';
-import { echoTool, newToolLog } from '../conformance/fixtures.ts';
+import { boomTool, echoTool, newToolLog } from '../conformance/fixtures.ts';
 
 /**
  * Issue 19, JavaScript and TypeScript: programs written for other code-mode systems (Cloudflare's Code Mode,
@@ -130,6 +130,20 @@ describe('programs written for other systems (quickjs)', () => {
         line: 2,
         column: 7,
       });
+    });
+
+    it('an uncaught tool error is placed at the call that made it', async () => {
+      const boom = boomTool();
+      const code = 'const a = 1;\nconst ok = await tools.echo({});\n  const r = await tools.boom({});\nr';
+      const result = await run(code, 'javascript', [echoTool(), boom]);
+      expect(result.status === 'failed' && result.error).toMatchObject({
+        code: 'E_BOOM',
+        name: 'ToolError',
+        line: 3,
+        column: 25, // the call's property name
+      });
+      const unknown = await run('\n  await tools.nope({})');
+      expect(unknown.status === 'failed' && unknown.error).toMatchObject({ code: 'NO_SUCH_TOOL', line: 2 });
     });
 
     it('TypeScript: columns before the types were stripped, SyntaxErrors from the stripper', async () => {

@@ -50,9 +50,12 @@ for (const C of [ToolError, NoSuchToolError, ToolValidationError, ToolRejectedEr
   defineProperty(C.prototype, 'name', { value: C.name, writable: true, enumerable: false, configurable: true });
 }
 const errorClasses = { ToolError, NoSuchToolError, ToolValidationError, ToolRejectedError, InputTimeoutError };
-function makeToolError(e) {
+function makeToolError(e, site) {
   const C = hasOwn(errorClasses, e.name) ? errorClasses[e.name] : ToolError;
-  return new C(Str(e.message), Str(e.code), e.details);
+  const err = new C(Str(e.message), Str(e.code), e.details);
+  // Its stack is the call's: an uncaught tool error is reported at the program's line that called the tool.
+  if (site !== undefined) defineProperty(err, 'stack', { value: site.stack, writable: true, enumerable: false, configurable: true });
+  return err;
 }
 
 // ---- value codec (mirror of value-codec.ts) -----------------------------------------------------------
@@ -198,12 +201,13 @@ const consoleObject = freeze({ log: logger('log'), info: logger('info'), warn: l
 
 // ---- tools --------------------------------------------------------------------------------------------
 function callTool(index, ns, name, args) {
+  const site = new E();
   return new P((resolve, reject) => {
     let payload;
     try { payload = encode(args === undefined ? {} : args, 'args'); }
     catch (e) { reject(new ToolValidationError('invalid arguments for ' + ns + '.' + name + ': ' + e.message, 'TOOL_VALIDATION')); return; }
     const id = hostCall(index, payload);
-    apply(mapSet, pending, [id, { resolve, reject }]);
+    apply(mapSet, pending, [id, { resolve, reject, site }]);
   });
 }
 function makeNamespace(ns, names, indexes, params) {
@@ -361,7 +365,7 @@ return freeze({
     const waiter = apply(mapGet, pending, [id]);
     if (waiter !== undefined) {
       apply(mapDelete, pending, [id]);
-      if (ok) waiter.resolve(decode(payload)); else waiter.reject(makeToolError(parse(payload)));
+      if (ok) waiter.resolve(decode(payload)); else waiter.reject(makeToolError(parse(payload), waiter.site));
       return;
     }
     const timer = apply(mapGet, timers, [id]);
