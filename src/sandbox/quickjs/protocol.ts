@@ -24,7 +24,7 @@ export type ToWorker =
       clockMs: number;
       /** Outcomes the worker serves itself (ExecutionRequest.replay), in delivery order. */
       replay?: WorkerReplayStep[];
-      /** TypeScript stripped on the type-stripping thread (or the SyntaxError it found). */
+      /** The program prepared on the type-stripping thread (TypeScript, large JavaScript), or its SyntaxError. */
       stripped?: PreparedProgram;
     }
   | { type: 'deliver'; execId: number; callId: number; ok: boolean; payload: string; clockMs: number }

@@ -154,12 +154,12 @@ export class TypeStripper {
   private overrun(limitMs: number, isExecutionTimeout: boolean): void {
     void this.stopWorker();
     if (isExecutionTimeout) {
-      const message = `the execution exceeded ${limitMs} ms while its TypeScript types were stripped`;
+      const message = `the execution exceeded ${limitMs} ms while ${preparing(this.current?.job)}`;
       this.finish(failed(failure('TIMEOUT', message)));
       return;
     }
     // Past the cap the program is at fault, not the load: the same program fails at once from now on.
-    const message = `stripping the program's TypeScript types took longer than ${limitMs} ms`;
+    const message = `${preparing(this.current?.job, true)} took longer than ${limitMs} ms`;
     const outcome = failed(failure('SOURCE_TOO_COMPLEX', message));
     if (this.current) this.remember(this.current.job.key, outcome);
     this.finish(outcome);
@@ -172,7 +172,7 @@ export class TypeStripper {
     // A transform that ran out of its heap is the program's doing, like one that ran out of time.
     if (this.current) {
       this.finish(
-        failed(failure('SOURCE_TOO_COMPLEX', `stripping the program's TypeScript types failed: ${reason}`)),
+        failed(failure('SOURCE_TOO_COMPLEX', `${preparing(this.current.job, true)} failed: ${reason}`)),
       );
     }
   }
@@ -252,6 +252,12 @@ interface StripMessage {
   /** The thread starts (`start`) or ends (`done`) loading the TypeScript compiler for this program. */
   readonly loading?: 'start' | 'done';
   readonly program?: PreparedProgram;
+}
+
+/** What the thread was doing for `job`, for a message: stripping types, or parsing a large JavaScript program. */
+function preparing(job: Job | undefined, subject = false): string {
+  if (job?.language === 'javascript') return subject ? 'parsing the program' : 'the program was parsed';
+  return subject ? "stripping the program's TypeScript types" : 'its TypeScript types were stripped';
 }
 
 function outcomeBytes(outcome: StripOutcome): number {
