@@ -45,6 +45,33 @@ describe('codecall exec (the built CLI, as a child process)', () => {
     expect(lastJson(cpu.stdout).error).toMatchObject({ code: 'CPU_LIMIT' });
   });
 
+  it("prints a failure with the exception's type, line and column in the program as written", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'codecall-cli-'));
+    const file = join(dir, 'bad.ts');
+    await writeFile(file, 'const a: number = 1;\nconst o: any = null;\n  o.x;\n');
+    const r = await codecall('exec', file, '--json');
+    expect(r.code).toBe(1);
+    expect(lastJson(r.stdout).error).toEqual({
+      code: 'GUEST_ERROR',
+      message: expect.stringContaining("'x'") as unknown,
+      name: 'TypeError',
+      line: 3,
+      column: 3,
+    });
+    const plain = await codecall('exec', file);
+    expect(plain.stderr).toContain('(line 3, column 3)');
+  });
+
+  it('prints a result without a return, as JSON.stringify gives it', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'codecall-cli-'));
+    const file = join(dir, 'value.js');
+    await writeFile(file, 'const v = { n: NaN, i: -Infinity, u: undefined, l: [undefined, 1] };\nv\n');
+    const r = await codecall('exec', file, '--json');
+    expect(r.code).toBe(0);
+    expect(lastJson(r.stdout).result).toEqual({ n: null, i: null, l: [null, 1] });
+    expect(r.stdout).not.toContain('"u"');
+  });
+
   it('seeds Math.random with --seed', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'codecall-cli-'));
     const file = join(dir, 'rand.ts');

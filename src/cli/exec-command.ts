@@ -7,6 +7,7 @@ import type {
   ExecutionLimits,
   ExecutionResult,
   SandboxDriver,
+  SerializedError,
   ToolDefinition,
   WorkspaceFile,
 } from '../spec/index.ts';
@@ -131,7 +132,7 @@ export async function execCommand(
         status: result.status,
         result: result.status === 'succeeded' ? toJsonView(result.value) : null,
         logs: result.logs,
-        error: result.status === 'failed' ? { code: result.error.code, message: result.error.message } : null,
+        error: result.status === 'failed' ? jsonError(result.error) : null,
         artifacts: artifacts.map((a) => ({ name: a.name, size: a.data.byteLength })),
         resources: {
           wall_ms: Math.round(result.resources.wallMs),
@@ -146,7 +147,9 @@ export async function execCommand(
       `succeeded in ${Math.round(result.resources.wallMs)} ms, ${result.resources.toolCalls} tool calls\n`,
     );
   } else {
-    const where = result.error.line === undefined ? '' : ` (line ${result.error.line})`;
+    const { line, column } = result.error;
+    const where =
+      line === undefined ? '' : ` (line ${line}${column === undefined ? '' : `, column ${column}`})`;
     io.stderr(`failed: ${result.error.code}: ${result.error.message}${where}\n`);
   }
   return result.status === 'succeeded' ? 0 : 1;
@@ -211,4 +214,19 @@ async function execStored(
   } finally {
     interrupt.release();
   }
+}
+
+/**
+ * A failure as `exec --json` prints it: its code and message, and what the guest knows of it (both languages use
+ * these names): the exception's class (`name`) and where it was raised in the program as written (`line`, and
+ * `column` where the driver tells it; 1-based).
+ */
+function jsonError(error: SerializedError & { line?: number; column?: number }): Record<string, unknown> {
+  return {
+    code: error.code,
+    message: error.message,
+    ...(error.name === undefined ? {} : { name: error.name }),
+    ...(error.line === undefined ? {} : { line: error.line }),
+    ...(error.column === undefined ? {} : { column: error.column }),
+  };
 }

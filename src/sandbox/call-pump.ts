@@ -18,7 +18,7 @@ import { logEntryBytes, longTimeout } from '../spec/index.ts';
 import { boundError } from './bound-error.ts';
 import { hostCallFailure } from './host-failure.ts';
 
-export type GuestFailure = SerializedError & { line?: number };
+export type GuestFailure = SerializedError & { line?: number; column?: number };
 
 /** How the guest ended, as its driver read it. */
 export type GuestEnd = { status: 'succeeded'; value: unknown } | { status: 'failed'; error: GuestFailure };

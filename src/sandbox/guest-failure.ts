@@ -18,7 +18,7 @@ const FOREIGN_CODE = /^[A-Za-z][\w.:-]{0,63}$/;
  * tool's own code, which no decision reads). A program that claims CANCELLED, APPROVAL_REQUIRED, TIMEOUT or
  * SANDBOX_CRASHED is a program that threw; the code it claimed stays visible in `details.guest_code`.
  */
-export function guestFailure(report: GuestReport, line?: number): GuestFailure {
+export function guestFailure(report: GuestReport, line?: number, column?: number): GuestFailure {
   const claimed = typeof report.code === 'string' ? report.code : 'GUEST_ERROR';
   const row = errorRow(claimed);
   const believed = row === undefined ? FOREIGN_CODE.test(claimed) : row.fromGuest;
@@ -36,5 +36,6 @@ export function guestFailure(report: GuestReport, line?: number): GuestFailure {
         : { details }
       : { details: { ...details, guest_code: claimed } }),
     ...(line === undefined ? {} : { line }),
+    ...(line === undefined || column === undefined ? {} : { column }),
   };
 }

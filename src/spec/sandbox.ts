@@ -183,7 +183,8 @@ export type ExecutionResult =
     }
   | {
       readonly status: 'failed';
-      readonly error: SerializedError & { readonly line?: number };
+      /** `line` and `column` (1-based) place the error in the program as written, when the driver knows them. */
+      readonly error: SerializedError & { readonly line?: number; readonly column?: number };
       readonly logs: readonly LogEntry[];
       readonly resources: ExecutionResources;
       readonly artifacts?: readonly WorkspaceFile[];

@@ -1,3 +1,4 @@
+import { jsonArguments, TAG } from '../codec/index.ts';
 import { CodecallError, failure } from '../errors/index.ts';
 import type {
   ExecutionHost,
@@ -75,7 +76,13 @@ export class ToolRegistry {
         }),
       };
     }
-    const violation = this.validator.validate(tool.inputSchema, call.args);
+    // What a JSON caller would send (ADR 0002): no undefined property, no NaN or Infinity. Arguments that crossed
+    // without a tag (plain JSON, the usual case) hold none of them.
+    const args =
+      call.argsJson !== undefined && !call.argsJson.includes(`"${TAG}"`)
+        ? call.args
+        : jsonArguments(call.args);
+    const violation = this.validator.validate(tool.inputSchema, args);
     if (violation) {
       const where = violation.field === '' ? 'arguments' : `"${violation.field}"`;
       const message = `invalid arguments for ${call.namespace}.${call.name}: ${where} ${violation.message}`;
@@ -83,7 +90,7 @@ export class ToolRegistry {
     }
     let value: unknown;
     try {
-      value = await tool.execute(call.args, {
+      value = await tool.execute(args, {
         signal,
         callId: call.callId,
         ...(call.idempotencyKey === undefined ? {} : { idempotencyKey: call.idempotencyKey }),

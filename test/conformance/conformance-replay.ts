@@ -110,6 +110,30 @@ order`,
       );
 
       g.program(
+        'without a return, the last expression statement is the result on replay too',
+        {
+          javascript: `const a = await tools.echo({ i: 1 });
+const b = await tools.echo({ i: 2 });
+({ sum: a.i + b.i, from: [a.from ?? 'host', b.from ?? 'host'], r: Math.random() })`,
+          python: `import random
+
+a = tools.echo(i=1)
+b = tools.echo(i=2)
+{'sum': a['i'] + b['i'], 'from': [a.get('from', 'host'), b.get('from', 'host')], 'r': random.random()}`,
+        },
+        async (src) => {
+          const steps = await record(g, src);
+          const live = expectSucceeded((await execute(g, src, undefined)).result) as { r: number };
+          const first = await execute(g, src, steps);
+          const second = await execute(g, src, steps);
+          const replayed = expectSucceeded(first.result);
+          expect(replayed).toEqual({ sum: 3, from: ['script', 'script'], r: live.r });
+          expect(expectSucceeded(second.result)).toEqual(replayed);
+          expect(first.calls).toEqual([]);
+        },
+      );
+
+      g.program(
         'a call whose arguments differ from its step goes to the host, and its outcome comes after the script',
         {
           javascript: `const order = [];

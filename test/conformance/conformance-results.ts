@@ -35,6 +35,17 @@ export function registerResultCases(options: SuiteOptions): void {
     );
 
     g.program(
+      'without a return, the value of the last expression statement is the result',
+      {
+        javascript: "const r = await tools.sleep({ ms: 1, tag: 'slept' });\nconst n = 40;\n[r, n + 2]",
+        python: "r = tools.sleep(ms=1, tag='slept')\nn = 40\n[r, n + 2]",
+      },
+      async (src) => {
+        expect(expectSucceeded(await g.run(src, { tools: [sleepTool()] }))).toEqual(['slept', 42]);
+      },
+    );
+
+    g.program(
       'a program without return yields undefined',
       { javascript: 'const x = 1;', python: 'x = 1' },
       async (src) => {

@@ -68,6 +68,24 @@ export function registerToolCases(options: SuiteOptions): void {
     );
 
     g.program(
+      'a tool receives its arguments as JSON would give them: NaN and Infinity null, no undefined property',
+      {
+        javascript:
+          'return await tools.echo({ u: undefined, n: NaN, i: -Infinity, l: [1, undefined], z: -0 });',
+        // Python has no undefined: its None is null already.
+        python: "tools.echo(n=float('nan'), i=float('-inf'), l=[1, None], z=-0.0)",
+      },
+      async (src) => {
+        const log = newToolLog();
+        const expected = { n: null, i: null, l: [1, null], z: 0 };
+        expect(expectSucceeded(await g.run(src, { tools: [echoTool(log)] }))).toEqual(expected);
+        expect(log.args).toEqual([expected]);
+        expect(Object.is((log.args[0] as { z: number }).z, 0)).toBe(true);
+        expect(Object.keys(log.args[0] as object).sort()).toEqual(['i', 'l', 'n', 'z']);
+      },
+    );
+
+    g.program(
       'Dates and Maps in a tool result survive both ways',
       {
         javascript: `const r = await tools.dated({});

@@ -140,7 +140,7 @@ const STANDARD_GLOBALS = new Set(
     'AggregateError EvalError RangeError ReferenceError SyntaxError TypeError URIError InternalError Math JSON ' +
     'Reflect Proxy Promise Map Set WeakMap WeakSet WeakRef FinalizationRegistry ArrayBuffer DataView Int8Array ' +
     'Uint8Array Uint8ClampedArray Int16Array Uint16Array Int32Array Uint32Array Float16Array Float32Array Float64Array ' +
-    'BigInt64Array BigUint64Array Iterator Intl console tools setTimeout clearTimeout ToolError NoSuchToolError ' +
+    'BigInt64Array BigUint64Array Iterator Intl console tools codemode setTimeout clearTimeout ToolError NoSuchToolError ' +
     'ToolValidationError ToolRejectedError queueMicrotask structuredClone'
   ).split(' '),
 );

@@ -92,3 +92,27 @@ describe('TypeScript type stripping is bounded', () => {
     expect(failedWith(await slow)).toBe('SOURCE_TOO_COMPLEX');
   }, 30_000);
 });
+
+describe('the TypeScript compiler (namespaces, decorators) is loaded when a program needs it', () => {
+  it("does not count the compiler's load against the program's time, and a crafted program stays bounded", async () => {
+    // A fresh driver: its stripping thread has no compiler yet. Loading it takes longer than this strip limit.
+    const driver = createQuickJsDriver({ workers: 1, typeStripTimeoutMs: 300 });
+    try {
+      await driver.ready();
+      const code = 'namespace N { export const n: number = 2; }\nN.n';
+      const first = await runProgram({ driver, code, language: 'typescript', limits: { timeoutMs: 2_000 } });
+      expect(first).toMatchObject({ status: 'succeeded', value: 2 });
+      // Loaded: a crafted program still fails on sucrase's limit (sucrase runs first), at once.
+      const started = performance.now();
+      const crafted = await runProgram({
+        driver,
+        code: `namespace M {}\nconst x = ${'<T>('.repeat(40)}`,
+        language: 'typescript',
+      });
+      expect(failedWith(crafted)).toBe('SOURCE_TOO_COMPLEX');
+      expect(performance.now() - started).toBeLessThan(5_000);
+    } finally {
+      await driver.close();
+    }
+  }, 60_000);
+});

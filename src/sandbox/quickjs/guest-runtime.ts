@@ -58,9 +58,12 @@ for (const C of [ToolError, NoSuchToolError, ToolValidationError, ToolRejectedEr
   defineProperty(C.prototype, 'name', { value: C.name, writable: true, enumerable: false, configurable: true });
 }
 const errorClasses = { ToolError, NoSuchToolError, ToolValidationError, ToolRejectedError, InputTimeoutError };
-function makeToolError(e) {
+function makeToolError(e, site) {
   const C = hasOwn(errorClasses, e.name) ? errorClasses[e.name] : ToolError;
-  return new C(Str(e.message), Str(e.code), e.details);
+  const err = new C(Str(e.message), Str(e.code), e.details);
+  // Its stack is the call's: an uncaught tool error is reported at the program's line that called the tool.
+  if (site !== undefined) defineProperty(err, 'stack', { value: site.stack, writable: true, enumerable: false, configurable: true });
+  return err;
 }
 
 // ---- value codec (mirror of value-codec.ts) -----------------------------------------------------------
@@ -218,12 +221,13 @@ const consoleObject = freeze({ log: logger('log'), info: logger('info'), warn: l
 
 // ---- tools --------------------------------------------------------------------------------------------
 function callTool(index, ns, name, args) {
+  const site = new E();
   return new P((resolve, reject) => {
     let payload;
     try { payload = encode(args === undefined ? {} : args, 'args'); }
     catch (e) { reject(new ToolValidationError('invalid arguments for ' + ns + '.' + name + ': ' + e.message, 'TOOL_VALIDATION')); return; }
     const id = hostCall(index, payload);
-    apply(mapSet, pending, [id, { resolve, reject }]);
+    apply(mapSet, pending, [id, { resolve, reject, site }]);
   });
 }
 function makeNamespace(ns, names, indexes, params) {
@@ -433,6 +437,8 @@ return freeze({
     if (!hasOwn(byNs, 'tools')) byNs.tools = { names: [], indexes: [], params: [] };
     namespaces = keys(byNs);
     for (const ns of namespaces) defineProperty(G, ns, { value: makeNamespace(ns, byNs[ns].names, byNs[ns].indexes, byNs[ns].params), writable: false, enumerable: false, configurable: false });
+    // Programs written for Cloudflare's Code Mode call their tools as codemode.x(): the same tools.
+    if (!hasOwn(byNs, 'codemode')) defineProperty(G, 'codemode', { value: G.tools, writable: false, enumerable: false, configurable: false });
   },
   run(fn) {
     let p;
@@ -443,7 +449,7 @@ return freeze({
     const waiter = apply(mapGet, pending, [id]);
     if (waiter !== undefined) {
       apply(mapDelete, pending, [id]);
-      if (ok) waiter.resolve(decode(payload)); else waiter.reject(makeToolError(parse(payload)));
+      if (ok) waiter.resolve(decode(payload)); else waiter.reject(makeToolError(parse(payload), waiter.site));
       return;
     }
     const timer = apply(mapGet, timers, [id]);

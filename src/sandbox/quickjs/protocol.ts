@@ -24,7 +24,7 @@ export type ToWorker =
       clockMs: number;
       /** Outcomes the worker serves itself (ExecutionRequest.replay), in delivery order. */
       replay?: WorkerReplayStep[];
-      /** TypeScript stripped on the type-stripping thread (or the SyntaxError it found). */
+      /** The program prepared on the type-stripping thread (TypeScript, large JavaScript), or its SyntaxError. */
       stripped?: PreparedProgram;
     }
   | { type: 'deliver'; execId: number; callId: number; ok: boolean; payload: string; clockMs: number }
@@ -59,7 +59,7 @@ export type FromWorker =
       ok: boolean;
       /** Tagged JSON of the result when ok. */
       payload: string;
-      error: (SerializedError & { line?: number }) | null;
+      error: (SerializedError & { line?: number; column?: number }) | null;
       resources: WorkerResultResources;
       /** How long the execution's VM took to create and to dispose (absent when it never had one). */
       vm?: { createMs: number; disposeMs: number };

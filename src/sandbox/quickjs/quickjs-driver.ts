@@ -16,12 +16,20 @@ import { DEFAULT_LIMITS, resolveLimits } from '../../spec/index.ts';
 import { HostExecution } from './host-execution.ts';
 import { SandboxWorker } from './sandbox-worker.ts';
 import type { WorkerListener } from './sandbox-worker.ts';
+import { fencedAsTypeScript } from './fenced-program.ts';
 import type { PreparedProgram } from './transpile.ts';
 import { STRIP_TIME_LIMIT_MS, TypeStripper } from './type-stripper.ts';
 import { toWorkerSteps } from './worker-replay.ts';
 import type { WorkerReplayStep } from './worker-replay.ts';
 
 export const DEFAULT_WARM_VMS_PER_WORKER = 4;
+
+/**
+ * JavaScript up to this many characters is prepared (parsed, see transpile.ts) on the sandbox worker that runs
+ * it; a larger program is prepared on the type-stripping thread, like TypeScript: a crafted program of the largest
+ * allowed size takes seconds and more heap than a sandbox worker has to parse, and stalls or kills its neighbours.
+ */
+export const INLINE_PREPARE_CHARS = 16 * 1024;
 
 export interface QuickJsDriverOptions {
   /** Worker threads; default the number of CPUs. */
@@ -145,9 +153,15 @@ export class QuickJsDriver implements SandboxDriver {
     const signal = options.signal;
     if (signal?.aborted) return Promise.resolve(failedBeforeStart(abortFailure(signal.reason)));
 
-    if (request.language !== 'typescript') return this.start(request, limits, replay, undefined, signal);
-    // Stripped on a thread of its own (never a sandbox worker's), within the execution's time.
-    return this.stripper.strip(request.code, { budgetMs: limits.timeoutMs, signal }).then((outcome) => {
+    // A program that is one block fenced as TypeScript (```ts) is TypeScript, whatever the request says.
+    const language =
+      request.language === 'typescript' || fencedAsTypeScript(request.code) ? 'typescript' : 'javascript';
+    if (language === 'javascript' && request.code.length <= INLINE_PREPARE_CHARS) {
+      return this.start(request, limits, replay, undefined, signal);
+    }
+    // Prepared on a thread of its own (never a sandbox worker's), within the execution's time.
+    const budgetMs = limits.timeoutMs;
+    return this.stripper.strip(request.code, { budgetMs, signal, language }).then((outcome) => {
       if (signal?.aborted) return failedBeforeStart(abortFailure(signal.reason));
       if (outcome.kind === 'failed') return failedBeforeStart(outcome.error);
       if (this.closed) return failedBeforeStart(failure('POOL_CLOSED', 'the driver closed'));

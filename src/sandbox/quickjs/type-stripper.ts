@@ -13,10 +13,17 @@ const CACHE_ENTRIES = 256;
 const CACHE_BYTES = 32 * 1024 * 1024;
 /** Sucrase's own heap: a program past it fails as too complex rather than taking the process down. */
 const STRIP_HEAP_MB = 256;
+/**
+ * The longest the thread may take to load the TypeScript compiler (the first program with a namespace or
+ * decorators; ~0.5 s on an idle machine). The load is the driver's cost, not the program's: its time is not
+ * counted against the program's.
+ */
+export const COMPILER_LOAD_LIMIT_MS = 20_000;
 
 interface Job {
   readonly key: string;
   readonly code: string;
+  readonly language: 'javascript' | 'typescript';
   readonly budgetMs: number;
   readonly signal: AbortSignal | undefined;
   readonly resolve: (outcome: StripOutcome) => void;
@@ -37,18 +44,22 @@ export class TypeStripper {
   private worker: Worker | null = null;
   private ready: Promise<void> | null = null;
   private readonly queue: Job[] = [];
-  private current: { job: Job; id: number; timer?: NodeJS.Timeout } | null = null;
+  private current: Current | null = null;
   private readonly cache = new Map<string, StripOutcome>();
   private cachedBytes = 0;
   private nextId = 1;
   private closed = false;
 
-  /** Strips `code` within `budgetMs` (the execution's timeout) and the stripper's own time limit. */
+  /**
+   * Prepares `code` (transpile.ts) within `budgetMs` (the execution's timeout) and the stripper's own time limit:
+   * TypeScript, and JavaScript too large to parse on a sandbox worker (see INLINE_PREPARE_BYTES).
+   */
   strip(
     code: string,
-    options: { budgetMs: number; signal?: AbortSignal | undefined },
+    options: { budgetMs: number; signal?: AbortSignal | undefined; language?: 'javascript' | 'typescript' },
   ): Promise<StripOutcome> {
-    const key = sha256Hex(code);
+    const language = options.language ?? 'typescript';
+    const key = sha256Hex(language === 'typescript' ? code : `${language}\n${code}`);
     const cached = this.cache.get(key);
     if (cached) {
       this.cache.delete(key);
@@ -61,6 +72,7 @@ export class TypeStripper {
       const job: Job = {
         key,
         code,
+        language,
         budgetMs: options.budgetMs,
         signal,
         resolve: (outcome) => {
@@ -90,7 +102,7 @@ export class TypeStripper {
 
   private async start(job: Job): Promise<void> {
     const id = this.nextId++;
-    const current: { job: Job; id: number; timer?: NodeJS.Timeout } = { job, id };
+    const current: Current = { job, id };
     this.current = current;
     const worker = this.spawnIfNeeded();
     // Busy (starting or stripping): the thread keeps the process alive; idle, it does not.
@@ -99,12 +111,40 @@ export class TypeStripper {
     // Closed, or the thread died while starting (the job was then given its failure).
     if (this.current !== current || this.worker !== worker) return;
     const limitMs = Math.min(job.budgetMs, this.timeLimitMs);
+    current.deadline = performance.now() + limitMs;
     current.timer = setTimeout(() => this.overrun(limitMs, job.budgetMs <= this.timeLimitMs), limitMs);
-    worker.postMessage({ id, code: job.code });
+    worker.postMessage({ id, code: job.code, language: job.language });
   }
 
-  private onMessage(msg: { id?: number; program?: PreparedProgram }): void {
-    if (!this.current || msg.id !== this.current.id || !msg.program) return;
+  /**
+   * The thread loads the TypeScript compiler for this program (`loading`), then has it (`loaded`): the program's
+   * clock stops in between, and the load has a limit of its own.
+   */
+  private onCompilerLoad(current: Current, loaded: boolean): void {
+    const job = current.job;
+    const limitMs = Math.min(job.budgetMs, this.timeLimitMs);
+    clearTimeout(current.timer);
+    if (!loaded) {
+      current.paused = Math.max(0, (current.deadline ?? 0) - performance.now());
+      const message = `loading the TypeScript compiler took longer than ${COMPILER_LOAD_LIMIT_MS} ms`;
+      current.timer = setTimeout(() => {
+        void this.stopWorker();
+        this.finish(failed(failure('SANDBOX_UNAVAILABLE', message)));
+      }, COMPILER_LOAD_LIMIT_MS);
+      return;
+    }
+    const remaining = current.paused ?? 0;
+    current.deadline = performance.now() + remaining;
+    current.timer = setTimeout(() => this.overrun(limitMs, job.budgetMs <= this.timeLimitMs), remaining);
+  }
+
+  private onMessage(msg: StripMessage): void {
+    if (!this.current || msg.id !== this.current.id) return;
+    if (msg.loading !== undefined) {
+      this.onCompilerLoad(this.current, msg.loading === 'done');
+      return;
+    }
+    if (!msg.program) return;
     const outcome: StripOutcome = { kind: 'program', program: msg.program };
     this.remember(this.current.job.key, outcome);
     this.finish(outcome);
@@ -114,12 +154,12 @@ export class TypeStripper {
   private overrun(limitMs: number, isExecutionTimeout: boolean): void {
     void this.stopWorker();
     if (isExecutionTimeout) {
-      const message = `the execution exceeded ${limitMs} ms while its TypeScript types were stripped`;
+      const message = `the execution exceeded ${limitMs} ms while ${preparing(this.current?.job)}`;
       this.finish(failed(failure('TIMEOUT', message)));
       return;
     }
     // Past the cap the program is at fault, not the load: the same program fails at once from now on.
-    const message = `stripping the program's TypeScript types took longer than ${limitMs} ms`;
+    const message = `${preparing(this.current?.job, true)} took longer than ${limitMs} ms`;
     const outcome = failed(failure('SOURCE_TOO_COMPLEX', message));
     if (this.current) this.remember(this.current.job.key, outcome);
     this.finish(outcome);
@@ -132,7 +172,7 @@ export class TypeStripper {
     // A transform that ran out of its heap is the program's doing, like one that ran out of time.
     if (this.current) {
       this.finish(
-        failed(failure('SOURCE_TOO_COMPLEX', `stripping the program's TypeScript types failed: ${reason}`)),
+        failed(failure('SOURCE_TOO_COMPLEX', `${preparing(this.current.job, true)} failed: ${reason}`)),
       );
     }
   }
@@ -171,7 +211,7 @@ export class TypeStripper {
     const worker = spawnStripWorker();
     let markReady: () => void = () => undefined;
     this.ready = new Promise((resolve) => (markReady = resolve));
-    worker.on('message', (msg: { ready?: boolean; id?: number; program?: PreparedProgram }) => {
+    worker.on('message', (msg: StripMessage & { ready?: boolean }) => {
       if (msg.ready) markReady();
       else this.onMessage(msg);
     });
@@ -196,9 +236,37 @@ export class TypeStripper {
   }
 }
 
+interface Current {
+  readonly job: Job;
+  readonly id: number;
+  timer?: NodeJS.Timeout;
+  /** When the program's time runs out (performance.now()). */
+  deadline?: number;
+  /** While the compiler loads: the program's time that was left. */
+  paused?: number;
+}
+
+/** What the stripping thread says about a program: that it loads the compiler, or the program stripped. */
+interface StripMessage {
+  readonly id?: number;
+  /** The thread starts (`start`) or ends (`done`) loading the TypeScript compiler for this program. */
+  readonly loading?: 'start' | 'done';
+  readonly program?: PreparedProgram;
+}
+
+/** What the thread was doing for `job`, for a message: stripping types, or parsing a large JavaScript program. */
+function preparing(job: Job | undefined, subject = false): string {
+  if (job?.language === 'javascript') return subject ? 'parsing the program' : 'the program was parsed';
+  return subject ? "stripping the program's TypeScript types" : 'its TypeScript types were stripped';
+}
+
 function outcomeBytes(outcome: StripOutcome): number {
   if (outcome.kind === 'failed') return outcome.error.message.length;
-  return outcome.program.ok ? outcome.program.code.length : outcome.program.error.message.length;
+  const program = outcome.program;
+  if (!program.ok) return program.error.message.length;
+  const map = typeof program.source?.stripped === 'object' ? program.source.stripped.sourceMap.length : 0;
+  const edits = program.source?.edits.reduce((n, e) => n + e.inserted.length + e.removed.length + 16, 0) ?? 0;
+  return program.code.length + map + edits;
 }
 
 function failed(error: ReturnType<typeof failure>): FailedStrip {

@@ -9,12 +9,14 @@ import type { FromWorker } from './protocol.ts';
 import { boundError } from '../bound-error.ts';
 import { guestFailure } from '../guest-failure.ts';
 import type { GuestReport } from '../guest-failure.ts';
-import { prepareProgram } from './transpile.ts';
+import { prepareJavaScript, prepareProgram } from './transpile.ts';
 import type { PreparedProgram } from './transpile.ts';
+import { programPosition } from './source-position.ts';
+import type { Position, ProgramSource } from './source-position.ts';
 import { WorkerReplay } from './worker-replay.ts';
 import type { ReplaySink, WorkerReplayStep } from './worker-replay.ts';
 
-type Failure = SerializedError & { line?: number };
+type Failure = SerializedError & { line?: number; column?: number };
 
 const LOG_LEVELS = new Set<LogLevel>(['log', 'info', 'warn', 'error', 'debug']);
 
@@ -34,6 +36,8 @@ export interface ExecutionStart {
 export class VmExecution implements VmGuestHooks, ReplaySink {
   private vm: PreparedVm | null = null;
   private replay: WorkerReplay | null = null;
+  /** The program as written, the code the VM runs and how the two relate: to place errors in the former. */
+  private program: { written: string; code: string; source: ProgramSource | undefined } | null = null;
   private failure: Failure | null = null;
   private success: string | null = null;
   private finished = false;
@@ -78,14 +82,20 @@ export class VmExecution implements VmGuestHooks, ReplaySink {
       return;
     }
     this.vm = vm;
-    // TypeScript arrives stripped (type-stripper.ts, in a thread of its own); JavaScript is only wrapped.
-    const program = start.stripped ?? prepareProgram(start.code, start.language);
+    // TypeScript (and JavaScript over INLINE_PREPARE_CHARS) arrives prepared by type-stripper.ts, on a thread of
+    // its own; smaller JavaScript is prepared here.
+    const program =
+      start.stripped ??
+      (start.language === 'javascript'
+        ? prepareJavaScript(start.code)
+        : prepareProgram(start.code, start.language));
     if (!program.ok) {
       this.failure = program.error;
       this.settle();
       return;
     }
     const wrapped = program.code;
+    this.program = { written: start.code, code: wrapped, source: program.source };
     vm.clockMs = start.clockMs;
     vm.hooks = this;
     if (start.replay) {
@@ -222,13 +232,31 @@ export class VmExecution implements VmGuestHooks, ReplaySink {
     } catch {
       e = {};
     }
-    return guestFailure(e, this.lineOf(typeof e.stack === 'string' ? e.stack : ''));
+    const at = this.positionIn(typeof e.stack === 'string' ? e.stack : '');
+    return guestFailure(e, at?.line, at?.column);
   }
 
-  private lineOf(stack: string): number | undefined {
+  /**
+   * Where the first frame of the program in `text` (a stack, or a SyntaxError's message) is, in the program as
+   * written; when that cannot be told, the line QuickJS gave (every step but the TypeScript compiler keeps lines).
+   */
+  private positionIn(text: string): { line: number; column?: number } | undefined {
     const escaped = this.filename.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    const m = new RegExp(`${escaped}:(\\d+)`).exec(stack);
-    return m?.[1] === undefined ? undefined : Number(m[1]);
+    const m = new RegExp(`${escaped}:(\\d+)(?::(\\d+))?`).exec(text);
+    if (m?.[1] === undefined) return undefined;
+    const line = Number(m[1]);
+    const program = this.program;
+    // The TypeScript compiler's output has lines of its own: only its source map places them.
+    const linesKept = typeof program?.source?.stripped !== 'object';
+    if (m[2] === undefined || !program) return linesKept ? { line } : undefined;
+    const at: Position = { line, column: Number(m[2]) };
+    let mapped: Position | undefined;
+    try {
+      mapped = programPosition(at, program.code, program.source, program.written);
+    } catch {
+      mapped = undefined;
+    }
+    return mapped ?? (linesKept ? { line } : undefined);
   }
 
   private guest(fn: () => void): void {
@@ -274,19 +302,21 @@ export class VmExecution implements VmGuestHooks, ReplaySink {
       this.failure = failure('STACK_OVERFLOW', 'Maximum call stack size exceeded');
     } else {
       const name = typeof err?.name === 'string' ? err.name : 'Error';
-      const line = this.lineOf(typeof err?.stack === 'string' ? err.stack : '') ?? this.syntaxLine(message);
+      const at: { line: number; column?: number } | undefined =
+        this.positionIn(typeof err?.stack === 'string' ? err.stack : '') ?? this.syntaxLine(message);
       this.failure = {
         code: (name === 'SyntaxError' ? 'SYNTAX_ERROR' : 'GUEST_ERROR') satisfies ErrorCode,
         name,
         message: `${name}: ${message}`,
-        ...(line === undefined ? {} : { line }),
+        ...(at === undefined ? {} : { line: at.line }),
+        ...(at?.column === undefined ? {} : { column: at.column }),
       };
     }
   }
 
-  private syntaxLine(message: string): number | undefined {
+  private syntaxLine(message: string): { line: number } | undefined {
     const m = /:(\d+):\d+/.exec(message);
-    return m?.[1] === undefined ? undefined : Number(m[1]);
+    return m?.[1] === undefined ? undefined : { line: Number(m[1]) };
   }
 
   private sampleMemory(): void {
