@@ -14,6 +14,20 @@ import { checkToolApproval } from './tool-approval.ts';
 
 export const DEFAULT_TOOL_NAMESPACE = 'tools';
 
+/**
+ * The brand a `defineTool` result carries: a registry-wide symbol, so a definition made by another copy of
+ * codecall (a tools module's own node_modules) is recognised as one, where `instanceof` or a module-local
+ * symbol would not be.
+ */
+export const TOOL_BRAND: unique symbol = Symbol.for('codecall.tool');
+
+/** Whether a value is a `defineTool` result, by its brand, from whichever copy of codecall made it. */
+export function isBrandedTool(value: unknown): value is ToolDefinition {
+  return (
+    typeof value === 'object' && value !== null && (value as { [TOOL_BRAND]?: unknown })[TOOL_BRAND] === true
+  );
+}
+
 /** Tool names that would confuse property lookup on the namespace object (or make it look like a promise). */
 const RESERVED_TOOL_NAMES = new Set([
   '__proto__',
@@ -186,7 +200,7 @@ export function defineTool<S extends SchemaInput = JsonSchema, Result = unknown>
     options.approval === undefined
       ? undefined
       : checkToolApproval(options.name, options.approval, options.requiresApproval);
-  return Object.freeze({
+  const tool: ToolDefinition = {
     namespace,
     name: options.name,
     description: options.description,
@@ -200,7 +214,10 @@ export function defineTool<S extends SchemaInput = JsonSchema, Result = unknown>
       ? {}
       : { revisedCall: checkRevisedCall(options.name, options.revisedCall) }),
     execute: (args: unknown, ctx: ToolContext) => options.execute(args as ToolArgs<S>, ctx),
-  });
+  };
+  // Not enumerable: a copy (`{ ...tool }`) is a hand-built definition, and equality checks ignore it.
+  Object.defineProperty(tool, TOOL_BRAND, { value: true });
+  return Object.freeze(tool);
 }
 
 function checkRevisedCall(name: string, value: unknown): RevisedCallPolicy {
@@ -220,8 +237,21 @@ function checkIdentifier(what: string, value: unknown, reserved: ReadonlySet<str
   }
 }
 
+/**
+ * A zod (v4) schema, from this copy of zod or another one (the tools module's own): zod's classes differ
+ * between copies, its `_zod` internals do not.
+ */
+function isZodSchema(schema: unknown): schema is z.ZodType {
+  return (
+    schema instanceof z.ZodType ||
+    (typeof schema === 'object' &&
+      schema !== null &&
+      typeof (schema as { _zod?: { def?: unknown } })._zod?.def === 'object')
+  );
+}
+
 function toJsonSchema(schema: SchemaInput): JsonSchema {
-  if (schema instanceof z.ZodType) {
+  if (isZodSchema(schema)) {
     const { $schema: _drop, ...rest } = z.toJSONSchema(schema) as JsonSchema;
     return rest;
   }

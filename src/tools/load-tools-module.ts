@@ -3,10 +3,43 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { tsImport } from 'tsx/esm/api';
 import { CodecallError } from '../errors/index.ts';
+import { isBrandedTool } from './define-tool.ts';
+import { resolveCodecallFallback } from './resolve-codecall.ts';
 import { checkToolApproval } from './tool-approval.ts';
 import type { ToolDefinition } from '../spec/index.ts';
 
-/** Loads a .js/.ts module whose default export is an array or record of `defineTool` results. */
+/** A `defineTool` result from any copy of codecall (its brand), or a hand-built definition of the same shape. */
+function isToolDefinition(value: unknown): value is ToolDefinition {
+  if (isBrandedTool(value)) return true;
+  const t = value as Partial<ToolDefinition> | null;
+  return (
+    typeof t === 'object' &&
+    t !== null &&
+    typeof t.name === 'string' &&
+    typeof t.execute === 'function' &&
+    typeof t.namespace === 'string'
+  );
+}
+
+/**
+ * The module's default export. A CommonJS module compiled from `export default` (a .ts file in a project
+ * without "type": "module") arrives as `{ __esModule: true, default: ... }`: its `default` is meant.
+ */
+function defaultExport(mod: { default?: unknown }): unknown {
+  const exported = mod.default;
+  if (typeof exported !== 'object' || exported === null || Array.isArray(exported)) return exported;
+  const record = exported as { __esModule?: unknown; default?: unknown };
+  if (!Object.prototype.hasOwnProperty.call(record, 'default') || isToolDefinition(record.default))
+    return exported;
+  return record.__esModule === true || Object.keys(record).every((key) => key === 'default')
+    ? record.default
+    : exported;
+}
+
+/**
+ * Loads a .js/.mjs/.cjs/.ts module, ESM or CommonJS, whose default export (`module.exports`) is an array or
+ * record of `defineTool` results. Its `codecall` is its own project's, else this one.
+ */
 export async function loadToolsModule(path: string): Promise<ToolDefinition[]> {
   const file = resolve(path);
   try {
@@ -15,6 +48,7 @@ export async function loadToolsModule(path: string): Promise<ToolDefinition[]> {
     throw new CodecallError('NOT_FOUND', `tools module not found: ${path}`);
   }
   const url = pathToFileURL(file).href;
+  resolveCodecallFallback();
   let mod: { default?: unknown };
   try {
     mod = /\.[cm]?ts$/.test(file)
@@ -29,7 +63,7 @@ export async function loadToolsModule(path: string): Promise<ToolDefinition[]> {
       },
     );
   }
-  const exported = mod.default;
+  const exported = defaultExport(mod);
   const list = Array.isArray(exported)
     ? (exported as unknown[])
     : typeof exported === 'object' && exported !== null
@@ -42,20 +76,14 @@ export async function loadToolsModule(path: string): Promise<ToolDefinition[]> {
     );
   }
   list.forEach((tool, i) => {
-    const t = tool as Partial<ToolDefinition> | null;
-    if (
-      !t ||
-      typeof t.name !== 'string' ||
-      typeof t.execute !== 'function' ||
-      typeof t.namespace !== 'string'
-    ) {
+    if (!isToolDefinition(tool)) {
       throw new CodecallError(
         'INVALID_ARGUMENT',
         `tools module ${path}: export #${i} is not a defineTool(...) result`,
       );
     }
     // A hand-built definition's approval policy is checked as defineTool checks it: a bad one fails the start.
-    if (t.approval !== undefined) checkToolApproval(t.name, t.approval, t.requiresApproval);
+    if (tool.approval !== undefined) checkToolApproval(tool.name, tool.approval, tool.requiresApproval);
   });
   return list as ToolDefinition[];
 }
