@@ -2,6 +2,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { z as zodMini } from 'zod/mini';
 import { defineTool, isBrandedTool, TOOL_BRAND } from './define-tool.ts';
 import { loadToolsModule } from './load-tools-module.ts';
 
@@ -34,6 +35,22 @@ describe('defineTool brand', () => {
     expect(Object.getOwnPropertySymbols({ ...tool })).toEqual([]);
     expect(isBrandedTool({ ...tool })).toBe(false);
     expect(isBrandedTool(null)).toBe(false);
+  });
+});
+
+describe('defineTool with a zod schema of other classes', () => {
+  it("converts a zod/mini schema (not an instance of this zod's ZodType, as another copy of zod is not)", () => {
+    const tool = defineTool({
+      name: 'mini',
+      description: 'x',
+      input: zodMini.object({ q: zodMini.string() }) as never,
+      execute: () => 1,
+    });
+    expect(tool.inputSchema).toMatchObject({
+      type: 'object',
+      properties: { q: { type: 'string' } },
+      required: ['q'],
+    });
   });
 });
 
