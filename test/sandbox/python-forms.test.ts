@@ -78,6 +78,26 @@ describe.skipIf(!probe.ok)(`python program forms${probe.ok ? '' : ` (skipped: ${
     expect(value(await run(code, { allowSubprocesses: true }))).toEqual([45, 0]);
   });
 
+  it('multiprocessing.Pool and ProcessPoolExecutor with processes allowed finish (a Pool hung at its close)', async () => {
+    const code = [
+      'from concurrent.futures import ProcessPoolExecutor',
+      'import multiprocessing as mp',
+      'with ProcessPoolExecutor(2) as ex:',
+      '    a = list(ex.map(abs, [-1, -2, -3]))',
+      'with mp.Pool(2) as p:',
+      '    b = p.map(abs, [-4, -5])',
+      '    c = p.apply_async(abs, (-6,)).get(timeout=5)',
+      'p = mp.Pool(2)',
+      'd = p.map(abs, [-7])',
+      'p.close()',
+      'p.join()',
+      '[a, b, c, d]',
+    ].join('\n');
+    const r = await run(code, { allowSubprocesses: true });
+    expect(value(r)).toEqual([[1, 2, 3], [4, 5], 6, [7]]);
+    expect(r.resources.wallMs).toBeLessThan(10_000);
+  });
+
   it('a dict with keys that are not all strings is a Map, shown in JSON as [key, value] pairs', async () => {
     const r = value(await run('{1: "a", (2, 3): "b", None: "c", 1.5: "d", "s": "e"}'));
     expect(r).toBeInstanceOf(Map);

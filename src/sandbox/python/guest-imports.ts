@@ -97,7 +97,8 @@ def _import(name, globals=None, locals=None, fromlist=(), level=0):
     module = _real_import(name, globals, locals, fromlist, level)
     if hooked and top == 'subprocess':
         _guard_subprocess()
-    if _mp_refused[0] and 'multiprocessing' in sys.modules:
+    if 'multiprocessing' in sys.modules:
+        _real_clock_for_multiprocessing()
         _guard_multiprocessing()
     return module
 
