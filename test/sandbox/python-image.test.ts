@@ -83,8 +83,11 @@ describe.skipIf(!!skipReason)(`python image${skipReason ? ` (skipped: ${skipReas
   });
   afterAll(() => driver.close());
 
-  it('the probe found the versions of what is installed, and the engine names them', () => {
+  it('the probe found the versions of what is installed, and the engine names them; once per process', async () => {
     if (!probe.ok) return;
+    // Cached: the image's versions are read by one probe sandbox per process, not one per driver or execution.
+    expect(await probePython()).toBe(probe);
+    expect(Object.isFrozen(probe.packages)).toBe(true);
     expect(probe.packages.matplotlib).toMatch(/^\d+\.\d+/);
     expect(driver.engine).toBe(pythonEngine(probe));
     expect(driver.engine).toContain(`+matplotlib-${probe.packages.matplotlib}`);

@@ -94,11 +94,28 @@ export function pythonEngine(probe: {
 
 const INSTALL = 'install it (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap)';
 
+/** Probes that found a working sandbox, by bwrap and python path: one per process (drivers, doctor, exec). */
+const probes = new Map<string, Promise<PythonProbe>>();
+
 /**
  * Whether sandboxed Python can run here, and if not, why and how to fix it. Runs a real sandbox (the layout the
  * driver uses, as the uid it uses) so a kernel without unprivileged user namespaces is found before any task.
+ * Cached: a probe that worked is not run again in this process (the image's versions are read once); one that
+ * failed is (a machine fixed since is found working).
  */
-export async function probePython(options: { bwrap?: string; python?: string } = {}): Promise<PythonProbe> {
+export function probePython(options: { bwrap?: string; python?: string } = {}): Promise<PythonProbe> {
+  const key = `${options.bwrap ?? ''}\0${options.python ?? ''}`;
+  const cached = probes.get(key);
+  if (cached) return cached;
+  const probe = runProbe(options);
+  probes.set(key, probe);
+  void probe.then((p) => {
+    if (!p.ok) probes.delete(key);
+  });
+  return probe;
+}
+
+async function runProbe(options: { bwrap?: string; python?: string }): Promise<PythonProbe> {
   if (process.platform !== 'linux') {
     return { ok: false, reason: `the python driver needs Linux (bubblewrap); this is ${process.platform}` };
   }
@@ -146,14 +163,15 @@ export async function probePython(options: { bwrap?: string; python?: string } =
     if (major < 3 || (major === 3 && minor < 8)) {
       return { ok: false, reason: `python ${python} is too old: the python driver needs 3.8 or later` };
     }
-    return {
+    // Shared by every caller of this process (probePython's cache).
+    return Object.freeze({
       ok: true,
       bwrapPath,
       pythonPath,
       bwrap,
       python,
       safePathFlag: major > 3 || minor >= 11,
-      packages,
-    };
+      packages: Object.freeze(packages),
+    });
   }
 }
