@@ -14,6 +14,14 @@ describe('codecall doctor (the built CLI)', () => {
     expect(by.python?.ok).toBe(probe.ok);
     expect(r.code).toBe(probe.ok ? 0 : 1);
     if (probe.ok) expect(by.python?.detail).toContain(`cpython ${probe.python}`);
+    // The python image: each installed package with its version; a missing one is a warning, not a failure.
+    if (probe.ok) {
+      expect(by.image?.ok).toBe(true);
+      for (const [name, version] of Object.entries(probe.packages)) {
+        if (version) expect(by.image?.detail).toContain(`${name} ${version}`);
+        else expect(by.image?.detail).toMatch(new RegExp(`missing: .*${name}`));
+      }
+    }
   });
 
   it('says how to fix a missing bubblewrap', async () => {

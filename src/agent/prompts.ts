@@ -48,6 +48,10 @@ export const PYTHON_GATHER_EXAMPLE = `import asyncio
 
 a, b = await asyncio.gather(tools.a_async(x=1), tools.b_async(y=2))`;
 
+/** The python image's libraries (IMAGE_PACKAGES, by the names programs import), as the prompt lists them. */
+export const PYTHON_LIBRARIES =
+  'numpy, pandas, matplotlib, scipy, scikit-learn (sklearn), openpyxl and tabulate';
+
 function pythonCodeModePrompt(tools: readonly ToolDefinition[]): string {
   const stubs = tools.length > 0 ? pythonStubs(tools) : '# (no tools for this task)';
   const fence = '```';
@@ -71,6 +75,7 @@ Rules:
 - Tool calls that completed in a failed step are not repeated: send the fixed step whole, and each call with the same tool and arguments gets its earlier result instead of running again.
 - Do as much as you can in one step: loops, conditions and data handling belong in code, not in more steps.
 - There is no network. Files you were given are in the working directory; files you write there are returned.
+- Besides the standard library you can import ${PYTHON_LIBRARIES}; matplotlib draws to files (\`savefig('chart.png')\` in the working directory returns the chart).
 - When you know the answer, call \`final_answer(value)\` in code, or reply in plain text without a code block: that text is the answer.`;
 }
 

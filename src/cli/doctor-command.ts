@@ -1,16 +1,24 @@
 import { detectCgroups } from '../sandbox/python/cgroups.ts';
-import { createQuickJsDriver, probePython } from '../sandbox/index.ts';
+import { createQuickJsDriver, IMAGE_PACKAGES, probePython } from '../sandbox/index.ts';
 import type { CliIo } from './cli-io.ts';
 
 interface Check {
   readonly name: string;
   readonly ok: boolean;
   readonly detail: string;
+  /** Works, with something missing that programs may want (not a failure: the exit code does not change). */
+  readonly warning?: boolean;
+}
+
+/** The Debian package of an image library (IMAGE_PACKAGES' distribution names). */
+function debianPackage(name: string): string {
+  return name === 'scikit-learn' ? 'python3-sklearn' : `python3-${name}`;
 }
 
 /**
  * `codecall doctor`: which sandbox drivers work on this machine and why not, and what limits the python sandbox
- * can enforce (cgroups or rlimits). Exit code 0 when every driver works, 1 otherwise.
+ * can enforce (cgroups or rlimits), which of the python image's libraries are installed (a missing one is a
+ * warning). Exit code 0 when every driver works, 1 otherwise.
  */
 export async function doctorCommand(options: { json?: boolean; bwrap?: string }, io: CliIo): Promise<number> {
   const checks: Check[] = [];
@@ -33,6 +41,21 @@ export async function doctorCommand(options: { json?: boolean; bwrap?: string },
         }
       : { name: 'python', ok: false, detail: python.reason },
   );
+  if (python.ok) {
+    // The python image: the libraries programs reach for. A missing one is a warning, not a failure.
+    const present = IMAGE_PACKAGES.filter((name) => python.packages[name]);
+    const missing = IMAGE_PACKAGES.filter((name) => !python.packages[name]);
+    const listed = present.map((name) => `${name} ${python.packages[name]}`).join(', ');
+    const install = missing.length
+      ? `${listed ? '; ' : ''}missing: ${missing.join(', ')} (apt-get install --no-install-recommends ${missing.map(debianPackage).join(' ')})`
+      : '';
+    checks.push({
+      name: 'image',
+      ok: true,
+      detail: `${listed}${install}`,
+      ...(missing.length ? { warning: true } : {}),
+    });
+  }
   const cgroups = await detectCgroups().catch((e: unknown) => ({
     manager: null,
     reason: (e as Error).message,
@@ -47,6 +70,8 @@ export async function doctorCommand(options: { json?: boolean; bwrap?: string },
         },
   );
   if (options.json) io.stdout(`${JSON.stringify({ checks })}\n`);
-  else for (const c of checks) io.stdout(`${c.ok ? 'ok  ' : 'FAIL'} ${c.name.padEnd(8)} ${c.detail}\n`);
+  else
+    for (const c of checks)
+      io.stdout(`${c.ok ? (c.warning ? 'warn' : 'ok  ') : 'FAIL'} ${c.name.padEnd(8)} ${c.detail}\n`);
   return checks.every((c) => c.ok) ? 0 : 1;
 }

@@ -65,7 +65,8 @@ const IMPORT_PY = `import importlib
 with open('planted.py', 'w') as f:
     f.write('value = 1')
 out = {}
-for spec in ['planted', 'fs', 'node:fs', 'child_process', '/etc/passwd']:
+# Not 'fs': in Python it is PyFilesystem2 (python3-fs, which the image's matplotlib brings through fonttools).
+for spec in ['planted', 'node:fs', 'child_process', '/etc/passwd']:
     try:
         importlib.import_module(spec)
         out[spec] = 'imported'

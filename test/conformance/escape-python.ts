@@ -486,7 +486,7 @@ attempt('ssh', lambda: os.listdir('/etc/ssh'))`,
         expectDenied(r, name, ['FileNotFoundError'], [E.NOENT]);
       }
       for (const entry of expectWorked(r, 'etc') as string[]) {
-        expect(['alternatives', 'ld.so.cache', 'localtime', 'mime.types']).toContain(entry);
+        expect(['alternatives', 'ld.so.cache', 'localtime', 'mime.types', 'matplotlibrc']).toContain(entry);
       }
     });
 

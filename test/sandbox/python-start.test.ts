@@ -1,6 +1,6 @@
 // How a python sandbox starts: what a cold start imports (its cost), what the warm pool prepares, the CPU it reports.
 import { afterAll, describe, expect, it } from 'vitest';
-import { createPythonDriver, probePython } from '../../src/sandbox/index.ts';
+import { createPythonDriver, probePython, pythonEngine } from '../../src/sandbox/index.ts';
 import type { PythonDriver } from '../../src/sandbox/index.ts';
 import type { ExecutionResult } from '../../src/spec/index.ts';
 
@@ -64,12 +64,13 @@ describe.skipIf(!probe.ok)(`python sandbox start${probe.ok ? '' : ` (skipped: ${
 });
 
 describe.skipIf(!probe.ok)(`python driver engine${probe.ok ? '' : ` (skipped: ${probe.reason})`}`, () => {
-  it('names the interpreter and bubblewrap versions from the start when given a probe, and never changes', async () => {
+  it('names the interpreter, bubblewrap and image versions from the start when given a probe, and never changes', async () => {
     if (!probe.ok) return;
     const driver = createPythonDriver({ warm: 0, probe });
     try {
       const before = driver.engine;
-      expect(before).toBe(`cpython-${probe.python}+bwrap-${probe.bwrap}`);
+      expect(before).toBe(pythonEngine(probe));
+      expect(before.startsWith(`cpython-${probe.python}+bwrap-${probe.bwrap}`)).toBe(true);
       await driver.execute({
         code: '1',
         language: 'python',

@@ -37,8 +37,18 @@ export const SEEDED_FILES = [
 
 /** Top-level directories that are symlinks into /usr on merged-/usr systems, else bound read-only. */
 const ROOT_DIRS = ['/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
-/** What the interpreter and its libraries need of /etc, and nothing else of it (no passwd, no shadow). */
-const ETC_FILES = ['/etc/alternatives', '/etc/ld.so.cache', '/etc/localtime', '/etc/mime.types'];
+/**
+ * What the interpreter and its libraries need of /etc, and nothing else of it (no passwd, no shadow). Debian's
+ * matplotlib reads its defaults from /etc/matplotlibrc (without it, importing pyplot fails: "your Matplotlib
+ * install is broken").
+ */
+const ETC_FILES = [
+  '/etc/alternatives',
+  '/etc/ld.so.cache',
+  '/etc/localtime',
+  '/etc/mime.types',
+  '/etc/matplotlibrc',
+];
 
 /**
  * Size of the sandbox's private /tmp. A tmpfs is memory that no rlimit counts (RLIMIT_AS does not see its pages),
@@ -117,7 +127,7 @@ export function bwrapArgs(options: BwrapOptions): string[] {
 
 /**
  * The whole environment of the sandbox: a fixed hash seed (set iteration order replays), local time in UTC (a
- * replay on a host in another zone reads the same local time), one BLAS thread.
+ * replay on a host in another zone reads the same local time), one BLAS thread, matplotlib drawing to files.
  */
 export const SANDBOX_ENV: Readonly<Record<string, string>> = {
   PYTHONHASHSEED: '0',
@@ -130,5 +140,7 @@ export const SANDBOX_ENV: Readonly<Record<string, string>> = {
   OPENBLAS_NUM_THREADS: '1',
   OMP_NUM_THREADS: '1',
   MKL_NUM_THREADS: '1',
+  // matplotlib: no display (the Agg backend renders PNGs to files), its cache in the sandbox's own /tmp.
+  MPLBACKEND: 'Agg',
   MPLCONFIGDIR: '/tmp',
 };

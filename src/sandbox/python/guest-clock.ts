@@ -8,6 +8,25 @@ export const GUEST_CLOCK = String.raw`# ---- the journaled clock and the seed --
 import gc
 # The runner's own measures (CPU, the limits) read the real ones.
 _real_getrusage, _real_sleep = resource.getrusage, time.sleep
+# multiprocessing's waits with a timeout (its own modules only: _real_clock_for_multiprocessing).
+_real_monotonic = time.monotonic
+_mp_time = []
+_MP_CLOCKED = ('multiprocessing.connection', 'multiprocessing.queues', 'multiprocessing.synchronize')
+
+def _real_clock_for_multiprocessing():
+    """multiprocessing's waits loop until the real clock passes their deadline: on the journaled clock, which
+    does not move while the program waits, connection.wait(timeout=0) never returned (a Pool's worker handler
+    spun in it, and the Pool's close hung until the timeout). Its modules get a time module of their own whose
+    monotonic is the real one; processes make a program nondeterministic anyway. Done once each is loaded."""
+    for name in _MP_CLOCKED:
+        module = sys.modules.get(name)
+        if getattr(module, 'time', None) is time:
+            if not _mp_time:
+                shim = type(time)('time')
+                shim.__dict__.update(time.__dict__)
+                shim.monotonic = _real_monotonic
+                _mp_time.append(shim)
+            module.time = _mp_time[0]
 _clock_origin = [0]
 # Replaced by the seeded generator at start: nothing reads it before.
 _rng = [random.Random(0)]

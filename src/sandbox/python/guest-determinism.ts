@@ -63,6 +63,29 @@ def _guard_subprocess():
     subprocess.Popen._execute_child = _execute_child
     subprocess.Popen._cc_guarded = True
 
+# What starts a process in multiprocessing: a Process (Pool's workers, ProcessPoolExecutor's), and the helpers the
+# spawn and forkserver contexts start (the resource tracker, for their semaphores, and the fork server).
+_MP_STARTS = (('multiprocessing.process', 'BaseProcess', 'start'),
+              ('multiprocessing.resource_tracker', 'ResourceTracker', 'ensure_running'),
+              ('multiprocessing.forkserver', 'ForkServer', 'ensure_running'))
+
+def _guard_multiprocessing():
+    """With processes off, multiprocessing (Pool, Process, ProcessPoolExecutor) refuses to start one, naming the
+    option: its workers are forks, which the kernel allows, and a Pool left that way hung at its close until the
+    execution's timeout (the spawn context's resource tracker, an exec, failed as a BrokenPipeError). Done once
+    each module is loaded (the import hook, whoever imports it)."""
+    if not _mp_refused[0]:
+        return
+    for module, name, method in _MP_STARTS:
+        # None while the module is still being loaded (its own imports come through the hook).
+        cls = getattr(sys.modules.get(module), name, None)
+        if cls is None or getattr(getattr(cls, method), '_cc_guarded', False):
+            continue
+        def refuse(*a, **k):
+            raise PermissionError(_NO_PROCESSES + ': multiprocessing (Pool, Process, ProcessPoolExecutor) starts processes')
+        refuse._cc_guarded = True
+        setattr(cls, method, refuse)
+
 def _process_policy(policy, exec_filter):
     blocked = set(policy.get('blockedCommands') or [])
     allow = bool(policy.get('allowSubprocesses'))
@@ -72,6 +95,8 @@ def _process_policy(policy, exec_filter):
         if command in blocked or os.path.basename(command) in blocked:
             raise PermissionError('starting ' + repr(command) + ' is not allowed for this task (tool_constraints.blocked_commands)')
     _check[0] = check
+    _mp_refused[0] = not allow
+    _guard_multiprocessing()
     _track_processes()
     if 'subprocess' in sys.modules or (allow and blocked):
         _guard_subprocess()

@@ -79,6 +79,9 @@ def _from_c(frame, fromlist):
     import statement, and the empty list C passes as fromlist."""
     return frame.f_code.co_code[frame.f_lasti] != _IMPORT_NAME and type(fromlist) is list and not fromlist
 
+# Whether the task refuses processes: multiprocessing's starts then fail at once (_guard_multiprocessing).
+_mp_refused = [False]
+
 def _import(name, globals=None, locals=None, fromlist=(), level=0):
     if level == 0 and _allowed[0] is not None:
         caller = sys._getframe(1)
@@ -94,6 +97,9 @@ def _import(name, globals=None, locals=None, fromlist=(), level=0):
     module = _real_import(name, globals, locals, fromlist, level)
     if hooked and top == 'subprocess':
         _guard_subprocess()
+    if 'multiprocessing' in sys.modules:
+        _real_clock_for_multiprocessing()
+        _guard_multiprocessing()
     return module
 
 _policy_codes.add(id(_import.__code__))

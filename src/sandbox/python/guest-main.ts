@@ -84,8 +84,12 @@ def _main():
             continue
         object.__setattr__(namespaces[b['namespace']], b['name'], call)
         object.__setattr__(namespaces[b['namespace']], b['name'] + '_async', call_async)
-    def final_answer(value):
-        raise _FinalAnswer(value)
+    def final_answer(*args, **kwargs):
+        # final_answer(x), or final_answer(answer=x) as smolagents programs call it (value=x too).
+        given = list(args) + [kwargs.pop(k) for k in ('answer', 'value') if k in kwargs]
+        if kwargs or len(given) != 1:
+            raise TypeError('final_answer() takes one value: final_answer(x) or final_answer(answer=x)')
+        raise _FinalAnswer(given[0])
     policy = start.get('policy') or {}
     allowed = policy.get('allowedLibraries')
     # A copy: what the program does to its builtins stays out of the runner's (__import__ is the policy's in both).

@@ -5,5 +5,5 @@ export {
   DEFAULT_WARM_INTERPRETERS,
 } from './python-driver.ts';
 export type { PythonDriverOptions } from './python-driver.ts';
-export { probePython } from './probe.ts';
+export { IMAGE_PACKAGES, probePython, pythonEngine } from './probe.ts';
 export type { PythonProbe } from './probe.ts';

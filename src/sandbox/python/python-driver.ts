@@ -13,7 +13,7 @@ import { failedBeforeStart } from '../early-failure.ts';
 import { DEFAULT_LIMITS, resolveLimits } from '../../spec/index.ts';
 import { isWorkspaceName } from '../../spec/index.ts';
 import { toWorkerSteps } from '../replay-steps.ts';
-import { probePython } from './probe.ts';
+import { probePython, pythonEngine } from './probe.ts';
 import type { PythonProbe } from './probe.ts';
 import { runOnProcess } from './python-execution.ts';
 import { compiledRunner } from './runner-code.ts';
@@ -97,9 +97,12 @@ export class PythonDriver implements SandboxDriver {
     if (options.probe?.ok) this.probe = options.probe;
   }
 
-  /** `cpython-<version>+bwrap-<version>`: from the start with a probe (availableDrivers gives one), else once ready() probed. */
+  /**
+   * `cpython-<version>+bwrap-<version>+numpy-<version>...` (pythonEngine: the image's packages too): from the start
+   * with a probe (availableDrivers gives one), else once ready() probed.
+   */
   get engine(): string {
-    return this.probe?.ok ? `cpython-${this.probe.python}+bwrap-${this.probe.bwrap}` : 'cpython+bwrap';
+    return this.probe?.ok ? pythonEngine(this.probe) : 'cpython+bwrap';
   }
 
   /** Rejects with SANDBOX_UNAVAILABLE (saying how to fix it) when bubblewrap or the interpreter cannot run. */
