@@ -78,8 +78,8 @@ export type SummaryReader = Pick<
 
 /**
  * A task's journal as a view reads it: the store's summary (rebuilt from the verified journal, in pages, and kept
- * when the store has none that matches the journal's head), then the few rows it shows (its first two, its last,
- * the pending requests, the attention pause) read one by one and each verified against its predecessor's checksum;
+ * when the store has none that matches the journal's head), then the rows `summaryRows` names (its first two and
+ * its last unless big, the pending requests, the attention pause) read one by one and each verified against its predecessor's checksum;
  * a row that is not what the summary says it is makes the task corrupt like a broken chain. The task as corrupt
  * when anything read fails its check.
  */
