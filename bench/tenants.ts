@@ -296,12 +296,17 @@ const attacks: Record<string, Attack> = {
     const code = `return 1; // ${'z'.repeat(1024 * 1024 - 64)}`;
     for (let i = 0; i < 100; i++) await api(keyB, 'POST', '/api/v1/tasks', { code, language: 'javascript' });
     let listing = true;
+    const answers = new Map<number, number>();
     const lister = (async () => {
-      while (listing) await api(keyB, 'GET', '/api/v1/tasks?limit=100').catch(() => {});
+      while (listing) {
+        const { status } = await api(keyB, 'GET', '/api/v1/tasks?limit=100').catch(() => ({ status: 0 }));
+        answers.set(status, (answers.get(status) ?? 0) + 1);
+      }
     })();
     return async () => {
       listing = false;
       await lister;
+      if (DETAIL) progress(`B's lists by status: ${JSON.stringify(Object.fromEntries(answers))}`);
     };
   },
   'big pending approvals': async () => {

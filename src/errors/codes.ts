@@ -78,6 +78,8 @@ export const ERROR_CODES = {
   TOOL_RESULT_TOO_LARGE: row(413, 'tool', { name: 'ToolError', ...GUEST }),
   // A key or tenant holds as many event streams open as it may (Retry-After tells when to try again).
   TOO_MANY_STREAMS: row(429, 'limit'),
+  // A tenant past its share of the server's event loop while others are active (ADR 0039); Retry-After says when.
+  TOO_MANY_REQUESTS: row(429, 'limit'),
   TOOL_REJECTED: row(403, 'tool', { name: 'ToolRejectedError', ...GUEST }),
   // No one decided in time (ADR 0031): the guest catches it as a rejection; a late decision is a 409.
   APPROVAL_EXPIRED: row(409, 'tool', { name: 'ToolRejectedError', ...GUEST }),

@@ -9,6 +9,8 @@ import { KeyRevocations } from './key-revocations.ts';
 import { ChangeFeed } from './change-feed.ts';
 import type { ChangeFeedOptions } from './change-feed.ts';
 import { registerRevocationHook } from './revocation-hook.ts';
+import { registerRequestShare } from './request-share-hook.ts';
+import type { RequestShareOptions } from './request-share-hook.ts';
 import { registerBatchRoutes } from './batch-routes.ts';
 import { registerControlRoutes } from './control-routes.ts';
 import { registerReviseRoute } from './revise-route.ts';
@@ -62,6 +64,8 @@ export interface ServerOptions {
   readonly feed?: ChangeFeedOptions;
   /** Host and Origin checks (origin-guard.ts); default: on for loopback names without `authenticate`, else off. */
   readonly origin?: OriginGuardOptions;
+  /** Each tenant's share of the event loop while others are active (request-share.ts); default: no bound. */
+  readonly requestShare?: RequestShareOptions;
 }
 
 const noCallbacks: CallbackCheck = (_url, field) => {
@@ -115,6 +119,7 @@ export function buildServer(options: ServerOptions): FastifyInstance {
     done();
   });
   registerRevocationHook(app, revocations);
+  if (options.requestShare) registerRequestShare(app, options.requestShare);
   registerMultipart(app, options.bodyLimit ?? 1024 * 1024);
   if (options.console) registerConsole(app, options.console);
   const checkCallback = options.checkCallback ?? noCallbacks;

@@ -69,6 +69,12 @@ export async function startService(config: ServiceConfig, options: StartServiceO
       maxPerKey: config.maxStreamsPerKey,
       maxPerTenant: config.maxStreamsPerTenant,
     },
+    requestShare: {
+      share: config.tenantRequestShare,
+      burstMs: config.tenantRequestBurstMs,
+      maxHeld: config.maxHeldRequestsPerTenant,
+      maxWaitMs: config.maxRequestWaitMs,
+    },
     metrics: core.metrics,
     metricsToken: config.metricsToken,
     keys: store,

@@ -6,6 +6,7 @@ import { streamConfigShape } from './config-streams.ts';
 import { modelConfigFrom } from '../model/index.ts';
 import type { ModelConfig } from '../model/index.ts';
 import { connectionsConfigShape } from './config-connections.ts';
+import { requestsConfigShape } from './config-requests.ts';
 import { approvalsConfigShape } from './config-approvals.ts';
 import { sizesConfigShape } from './config-sizes.ts';
 import { originConfigShape } from './config-origin.ts';
@@ -61,6 +62,7 @@ export const serviceConfigSchema = z
     /** A retried agent step runs its read and idempotent calls again instead of reusing the failed step's (ADR 0034). */
     agentRerunReads: z.boolean().default(false),
     ...connectionsConfigShape,
+    ...requestsConfigShape,
     ...approvalsConfigShape,
     ...ceilingsConfigShape,
     ...sizesConfigShape,

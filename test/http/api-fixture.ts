@@ -11,6 +11,7 @@ import { useDurableFixture } from '../durable/fixture.ts';
 import type { CallbackCheck, Runtime } from '../../src/api/index.ts';
 import type { StreamOptions } from '../../src/http/sse-stream.ts';
 import type { ChangeFeedOptions } from '../../src/http/change-feed.ts';
+import type { RequestShareOptions } from '../../src/http/request-share.ts';
 
 /** The tests' paying tool: over 100 needs approval, so one call shows both paths. */
 export function payTool(): ToolDefinition {
@@ -54,6 +55,8 @@ export interface ApiFixtureOptions {
   readonly streams?: StreamOptions;
   /** The change feed's tick and stats (buildServer's `feed`). */
   readonly feed?: ChangeFeedOptions;
+  /** Each tenant's share of the event loop (buildServer's `requestShare`). */
+  readonly requestShare?: RequestShareOptions;
 }
 
 export function useApiFixture(name: string, options: ApiFixtureOptions = {}): ApiFixture {
@@ -79,6 +82,7 @@ export function useApiFixture(name: string, options: ApiFixtureOptions = {}): Ap
       ...(options.checkCallback === undefined ? {} : { checkCallback: options.checkCallback }),
       ...(options.streams === undefined ? {} : { streams: options.streams }),
       ...(options.feed === undefined ? {} : { feed: options.feed }),
+      ...(options.requestShare === undefined ? {} : { requestShare: options.requestShare }),
     });
     await fx.app.ready();
   });

@@ -1,0 +1,78 @@
+import { performance } from 'node:perf_hooks';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { sendError } from './error-reply.ts';
+import { RequestShare } from './request-share.ts';
+import type { RequestShareOptions } from './request-share.ts';
+
+export type { RequestShareOptions };
+
+/** When a request began to cost the event loop, as wall time and as the loop's active time (both ms). */
+const started = new WeakMap<FastifyRequest, { wall: number; active: number }>();
+
+/**
+ * Fair share of the event loop between tenants (ADR 0039). After auth, a request of a tenant past its share while
+ * another tenant is active is held (its handler not run) until its share allows, or refused `429
+ * TOO_MANY_REQUESTS` with `Retry-After` when too many of its requests wait or it would wait too long. Each request
+ * is charged what it cost: from admission to its answer being serialised, counting only time the loop was busy
+ * (a handler waiting on I/O costs nothing while it waits). Streams (hijacked) are bounded by their own caps.
+ */
+export function registerRequestShare(app: FastifyInstance, options: RequestShareOptions): void {
+  const share = new RequestShare(options);
+  if (!share.enabled) return;
+  app.addHook('onRequest', async (request, reply) => {
+    const { tenant } = request.principal;
+    share.seen(tenant, performance.now());
+    const deadline = performance.now() + options.maxWaitMs;
+    for (;;) {
+      const now = performance.now();
+      const admission = share.admit(tenant, now);
+      if (admission.kind === 'go') break;
+      if (admission.kind === 'refuse' || now + admission.ms > deadline) {
+        const retryAfterS =
+          admission.kind === 'refuse' ? admission.retryAfterS : Math.ceil(admission.ms / 1000);
+        void reply.header('retry-after', String(retryAfterS));
+        return sendError(
+          reply,
+          429,
+          'TOO_MANY_REQUESTS',
+          admission.kind === 'refuse' && admission.why === 'held'
+            ? `tenant ${tenant} has ${options.maxHeld} requests waiting for their share of the server; retry in ${retryAfterS} s`
+            : `tenant ${tenant} is using more than its share of the server; retry in ${retryAfterS} s`,
+          { tenant, retry_after_s: retryAfterS },
+        );
+      }
+      share.hold(tenant, 1);
+      const gone = await heldFor(admission.ms, request);
+      share.hold(tenant, -1);
+      // Answered meanwhile (its key revoked) or its client left: nothing more to do.
+      if (gone || reply.sent) return reply;
+    }
+    started.set(request, { wall: performance.now(), active: performance.eventLoopUtilization().active });
+  });
+  app.addHook('onSend', (request, _reply, payload, done) => {
+    const from = started.get(request);
+    if (from !== undefined) {
+      started.delete(request);
+      const wall = performance.now() - from.wall;
+      const active = performance.eventLoopUtilization().active - from.active;
+      share.charge(request.principal.tenant, Math.min(wall, active), performance.now());
+    }
+    done(null, payload);
+  });
+}
+
+/** Waits `ms`; true when the client closed its connection meanwhile. */
+function heldFor(ms: number, request: FastifyRequest): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = request.raw.socket;
+    const onClose = (): void => {
+      clearTimeout(timer);
+      resolve(true);
+    };
+    const timer = setTimeout(() => {
+      socket.off('close', onClose);
+      resolve(false);
+    }, ms);
+    socket.once('close', onClose);
+  });
+}

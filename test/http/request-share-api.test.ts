@@ -1,0 +1,114 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useApiFixture } from './api-fixture.ts';
+import type { ErrorBody } from './api-fixture.ts';
+
+// A tenant past its share of the event loop while another tenant is active is held or refused 429
+// TOO_MANY_REQUESTS with Retry-After (ADR 0039); alone it is never bound, and the other tenant is never held by it.
+// Real HTTP on loopback, with tiny shares and bursts.
+
+describe('fair share of the event loop between tenants', () => {
+  const fx = useApiFixture('http-request-share', {
+    start: false,
+    requestShare: { share: 0.01, burstMs: 50, maxHeld: 0, maxWaitMs: 60_000, windowMs: 60_000 },
+  });
+  let base = '';
+  beforeAll(async () => {
+    base = await fx.app.listen({ port: 0, host: '127.0.0.1' });
+  });
+  const list = (headers: Record<string, string>): Promise<Response> =>
+    fetch(`${base}/api/v1/tasks?limit=100`, { headers });
+
+  it('never bounds a tenant alone, refuses it past its share once another asks, and leaves the other be', async () => {
+    const b = await fx.key('t-share-b');
+    const a = await fx.key('t-share-a');
+    for (let i = 0; i < 10; i++) expect((await list(b.headers)).status).toBe(200);
+    expect((await list(a.headers)).status).toBe(200);
+    // b's bucket was forgiven while it was alone: it has its burst (50 ms of the loop) again, then is refused.
+    let answered = 0;
+    let refused = await list(b.headers);
+    while (refused.status === 200 && answered < 5000) {
+      answered++;
+      await refused.body?.cancel();
+      refused = await list(b.headers);
+    }
+    expect(answered).toBeGreaterThan(0);
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    const body = (await refused.json()) as ErrorBody;
+    expect(body.error.code).toBe('TOO_MANY_REQUESTS');
+    expect(body.error.details.tenant).toBe('t-share-b');
+    expect(body.error.message).toMatch(/share of the server/);
+    // The other tenant goes on, and the refused request created nothing.
+    expect((await list(a.headers)).status).toBe(200);
+    const created = await fetch(`${base}/api/v1/tasks`, {
+      method: 'POST',
+      headers: { ...b.headers, 'content-type': 'application/json' },
+      body: JSON.stringify({ code: 'return 1' }),
+    });
+    expect(created.status).toBe(429);
+    expect(await fx.store.listTasks({ tenant: 't-share-b' })).toMatchObject({ tasks: [] });
+  });
+});
+
+describe('requests held for their share', () => {
+  const fx = useApiFixture('http-request-share-held', {
+    start: false,
+    // Any request (at least 0.05 ms of the loop) puts a tenant behind by the most it may be: maxWaitMs of refill.
+    requestShare: { share: 0.00005, burstMs: 0, maxHeld: 1, maxWaitMs: 1000, windowMs: 60_000 },
+  });
+  let base = '';
+  beforeAll(async () => {
+    base = await fx.app.listen({ port: 0, host: '127.0.0.1' });
+  });
+  const list = (headers: Record<string, string>): Promise<Response> =>
+    fetch(`${base}/api/v1/tasks?limit=100`, { headers });
+
+  it('holds one request of a tenant behind, refuses the next ones while it waits, then answers it', async () => {
+    const a = await fx.key('t-held-a');
+    const b = await fx.key('t-held-b');
+    expect((await list(a.headers)).status).toBe(200);
+    expect((await list(b.headers)).status).toBe(200); // puts b behind: 1 s of refill
+    const held = list(b.headers);
+    await new Promise((r) => setTimeout(r, 100));
+    const more = await Promise.all([list(b.headers), list(b.headers)]);
+    for (const res of more) {
+      expect(res.status).toBe(429);
+      const body = (await res.json()) as ErrorBody;
+      expect(body.error.code).toBe('TOO_MANY_REQUESTS');
+      expect(body.error.message).toMatch(/requests waiting/);
+    }
+    // Tenant a is not held behind b.
+    expect((await list(a.headers)).status).toBe(200);
+    expect((await held).status).toBe(200);
+  });
+});
+
+describe('a held request of a revoked key', () => {
+  // Held for up to a minute: an answer within the test's timeout can only be the revocation's.
+  const fx = useApiFixture('http-request-share-revoked', {
+    start: false,
+    requestShare: { share: 0.000001, burstMs: 0, maxHeld: 1, maxWaitMs: 60_000, windowMs: 60_000 },
+  });
+  let base = '';
+  beforeAll(async () => {
+    base = await fx.app.listen({ port: 0, host: '127.0.0.1' });
+  });
+  const list = (headers: Record<string, string>): Promise<Response> =>
+    fetch(`${base}/api/v1/tasks?limit=100`, { headers });
+
+  it('answers a held request 401 KEY_REVOKED at once when its key is revoked', async () => {
+    const a = await fx.key('t-rev-a');
+    // An admin of a tenant that has not asked yet: its own share is untouched.
+    const admin = await fx.key('t-rev-admin', 'admin');
+    const b = await fx.key('t-rev-b');
+    expect((await list(a.headers)).status).toBe(200);
+    expect((await list(b.headers)).status).toBe(200);
+    const held = list(b.headers);
+    await new Promise((r) => setTimeout(r, 100));
+    const revoked = await fetch(`${base}/api/v1/keys/${b.id}`, { method: 'DELETE', headers: admin.headers });
+    expect(revoked.status).toBeLessThan(300);
+    const res = await held;
+    expect(res.status).toBe(401);
+    expect(((await res.json()) as ErrorBody).error.code).toBe('KEY_REVOKED');
+  });
+});
