@@ -104,13 +104,8 @@ describe('codecall audit verify: derived data', () => {
     });
     const { code, broken } = await findings(path);
     expect(code).toBe(1);
-    expect(broken).toContainEqual(
-      expect.objectContaining({
-        task_id: bigProgram,
-        log: 'task',
-        message: expect.stringMatching(/listed_input/),
-      }),
-    );
+    const found = broken.find((f) => f.task_id === bigProgram && f.log === 'task');
+    expect(found?.message).toMatch(/listed_input/);
   });
 
   it('a list form removed: the task is named', async () => {
@@ -118,13 +113,8 @@ describe('codecall audit verify: derived data', () => {
       db.prepare('UPDATE tasks SET listed_input = NULL WHERE id = ?').run(bigProgram);
     });
     const { broken } = await findings(path);
-    expect(broken).toContainEqual(
-      expect.objectContaining({
-        task_id: bigProgram,
-        log: 'task',
-        message: expect.stringMatching(/removed/),
-      }),
-    );
+    const found = broken.find((f) => f.task_id === bigProgram && f.log === 'task');
+    expect(found?.message).toMatch(/removed/);
   });
 
   it('a pending payment shown as another tool in the summary: the summary is named', async () => {
