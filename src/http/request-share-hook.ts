@@ -15,12 +15,16 @@ const started = new WeakMap<FastifyRequest, { wall: number; active: number }>();
  * TOO_MANY_REQUESTS` with `Retry-After` when too many of its requests wait or it would wait too long. Each request
  * is charged what it cost: from admission to its answer being serialised, counting only time the loop was busy
  * (a handler waiting on I/O costs nothing while it waits). Streams (hijacked) are bounded by their own caps.
+ * Requests without a key (no-auth mode, probes) are not counted.
  */
 export function registerRequestShare(app: FastifyInstance, options: RequestShareOptions): void {
   const share = new RequestShare(options);
   if (!share.enabled) return;
   app.addHook('onRequest', async (request, reply) => {
-    const { tenant } = request.principal;
+    const { tenant, keyId } = request.principal;
+    // Only API requests made with a key count: probes, scrapes and the console's files are no tenant's (and must not
+    // make a lone tenant look contended).
+    if (keyId === null) return;
     share.seen(tenant, performance.now());
     const deadline = performance.now() + options.maxWaitMs;
     for (;;) {
