@@ -150,39 +150,44 @@ export function TaskList(props: { api: Api }): JSX.Element {
       </div>
       <ErrorBox error={error} />
       <CorruptNotice items={[...corrupt.values()]} />
-      <table class="tasks" data-testid="task-table">
-        <thead>
-          <tr>
-            <th>Task</th>
-            <th>Status</th>
-            <th>Kind</th>
-            <th>Session</th>
-            <th>Created</th>
-            <th>Updated</th>
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((t) => (
-            <tr key={t.task_id} data-testid="task-row" data-task-id={t.task_id} data-status={t.status}>
-              <td>
-                <a href={taskHref(t.task_id)} class="mono">
-                  {t.task_id}
-                </a>
-              </td>
-              <td>
-                <StatusBadge task={t} />
-              </td>
-              <td>{t.instruction !== null ? `agent (${t.mode ?? 'code'})` : t.language}</td>
-              <td class="mono">{t.session_id ?? ''}</td>
-              <td>{when(t.created_at)}</td>
-              <td>{when(t.updated_at)}</td>
+      <div class="table-scroll">
+        <table class="tasks" data-testid="task-table">
+          <thead>
+            <tr>
+              <th>Task</th>
+              <th>Status</th>
+              <th>Kind</th>
+              <th>Session</th>
+              <th>Created</th>
+              <th>Updated</th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {rows.map((t) => (
+              <tr key={t.task_id} data-testid="task-row" data-task-id={t.task_id} data-status={t.status}>
+                <td>
+                  <a href={taskHref(t.task_id)} class="mono">
+                    {t.task_id}
+                  </a>
+                </td>
+                <td>
+                  <StatusBadge task={t} />
+                </td>
+                <td>{t.instruction !== null ? `agent (${t.mode ?? 'code'})` : t.language}</td>
+                <td class="mono">{t.session_id ?? ''}</td>
+                <td>{when(t.created_at)}</td>
+                <td>{when(t.updated_at)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
       {rows.length === 0 && !loading ? (
-        <p class="muted" data-testid="no-tasks">
-          No tasks{status || session || term ? ' match' : ' yet'}.
+        <p class="muted empty" data-testid="no-tasks">
+          {status || session || term
+            ? 'No tasks match these filters: change them to see others, or '
+            : 'No tasks yet: '}
+          <a href="#/submit">submit a task</a> (or send one to POST /api/v1/tasks).
         </p>
       ) : null}
     </section>
