@@ -209,7 +209,11 @@ export function SubmitForm(props: { api: Api }): JSX.Element {
         </button>
         <ErrorBox error={error} testid="submit-error" />
       </form>
-      <ToolList api={props.api} onAllow={(name) => setTools((now) => withName(now, name))} />
+      <ToolList
+        api={props.api}
+        allowed={list(tools) ?? []}
+        onAllow={(name) => setTools((now) => withName(now, name))}
+      />
     </section>
   );
 }

@@ -14,9 +14,13 @@ const APPROVAL: Readonly<Record<ToolItem['approval'], string>> = {
 
 /**
  * The tools a program here may call (GET /api/v1/tools): how to call each, what it does, its effect and whether
- * a human must approve its calls; `onAllow` puts a name in the form's allow-list.
+ * a human must approve its calls; `onAllow` puts a name in the form's allow-list (`allowed`).
  */
-export function ToolList(props: { api: Api; onAllow: (name: string) => void }): JSX.Element {
+export function ToolList(props: {
+  api: Api;
+  allowed: readonly string[];
+  onAllow: (name: string) => void;
+}): JSX.Element {
   const [tools, setTools] = useState<readonly ToolItem[] | null>(null);
   const [error, setError] = useState<unknown>(null);
   useEffect(() => {
@@ -53,11 +57,12 @@ export function ToolList(props: { api: Api; onAllow: (name: string) => void }): 
               <button
                 type="button"
                 class="secondary small"
+                disabled={props.allowed.includes(t.name)}
                 onClick={() => props.onAllow(t.name)}
                 title="Add it to the tools this task may call"
                 data-testid="tool-allow"
               >
-                Allow
+                {props.allowed.includes(t.name) ? 'Allowed' : 'Allow'}
               </button>
             </div>
             {t.description ? <p>{t.description}</p> : null}

@@ -33,6 +33,7 @@ describe.skipIf(NO_BROWSER !== null)(
         await pay.getByTestId('tool-allow').click();
         await list.locator('[data-testid="tool"][data-name="tools.wait"]').getByTestId('tool-allow').click();
         expect(await page.getByTestId('tools').inputValue()).toBe('tools.pay, tools.wait');
+        expect(await pay.getByTestId('tool-allow').isDisabled()).toBe(true);
         expect(errors).toEqual([]);
       });
     });
