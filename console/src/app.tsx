@@ -9,6 +9,7 @@ import { TaskDetail } from './task-detail.tsx';
 import { TaskList } from './task-list.tsx';
 import type { Me } from './types.ts';
 import { useInbox } from './use-inbox.ts';
+import { useTenantEvents } from './use-tenant-events.ts';
 import type { Inbox } from './use-inbox.ts';
 import { useRoute } from './use-route.ts';
 
@@ -53,7 +54,8 @@ export function App(): JSX.Element {
 /** The signed-in console: the header (the Approvals tab with how many wait), the tabs and the page. */
 function Console(props: { api: Api; me: Me; route: readonly string[]; signOut: () => void }): JSX.Element {
   const { api, me, signOut } = props;
-  const inbox = useInbox(api);
+  const events = useTenantEvents(api);
+  const inbox = useInbox(api, events);
   const [page = 'tasks', id] = props.route;
   const tab = (name: string, label: string, extra?: JSX.Element | null): JSX.Element => (
     <a
@@ -95,7 +97,7 @@ function Console(props: { api: Api; me: Me; route: readonly string[]; signOut: (
         ) : page === 'submit' ? (
           <SubmitForm api={api} />
         ) : (
-          <TaskList api={api} />
+          <TaskList api={api} events={events} />
         )}
       </main>
     </>

@@ -8,15 +8,17 @@ import { when } from './format.ts';
 import { LiveBadge, StatusBadge } from './status-badge.tsx';
 import { isNewer, STATUSES } from './types.ts';
 import type { CorruptItem, TaskStatus, TaskView } from './types.ts';
-import { useLive } from './use-live.ts';
 import { taskHref } from './use-route.ts';
+import { useTenantListener } from './use-tenant-events.ts';
+import type { TenantEvents } from './use-tenant-events.ts';
 
 /**
- * Every task of the tenant, newest first, kept current by GET /api/v1/task-events: the list is (re)loaded once
- * the stream is subscribed (`ready`), so no change between the two is missed.
+ * Every task of the tenant, newest first, kept current by the tenant's stream (GET /api/v1/task-events): the
+ * list is (re)loaded once the stream is subscribed (`ready`) and at each change of the filters, so no change
+ * between the two is missed.
  */
-export function TaskList(props: { api: Api }): JSX.Element {
-  const { api } = props;
+export function TaskList(props: { api: Api; events: TenantEvents }): JSX.Element {
+  const { api, events } = props;
   const [status, setStatus] = useState<TaskStatus | ''>('');
   const [session, setSession] = useState('');
   // What is typed; applied (the list read again) on Enter or leaving the field.
@@ -53,35 +55,32 @@ export function TaskList(props: { api: Api }): JSX.Element {
       .finally(() => setLoading(false));
   }, [api, status, session]);
 
-  const live = useLive(
-    api,
-    '/api/v1/task-events',
-    (event, data) => {
-      if (event === 'ready') load();
-      if (event === 'corrupt') {
-        const c = data as CorruptItem;
-        setCorrupt((now) => new Map(now).set(c.task_id, c));
-        setTasks((now) => {
-          const next = new Map(now);
-          next.delete(c.task_id);
-          return next;
-        });
-        return;
-      }
-      if (event !== 'task') return;
-      const t = data as TaskView;
-      const fits = (!status || t.status === status) && (!session || t.session_id === session);
-      // A task found by id (outside the list) is kept current too.
-      setFound((f) => (f?.task_id === t.task_id && isNewer(t, f) ? t : f));
+  useEffect(() => {
+    if (events.ready > 0) load();
+  }, [events.ready, load]);
+  useTenantListener(events, (event, data) => {
+    if (event === 'corrupt') {
+      const c = data as CorruptItem;
+      setCorrupt((now) => new Map(now).set(c.task_id, c));
       setTasks((now) => {
         const next = new Map(now);
-        if (!fits) next.delete(t.task_id);
-        else if (isNewer(t, now.get(t.task_id))) next.set(t.task_id, t);
+        next.delete(c.task_id);
         return next;
       });
-    },
-    { deps: [status, session] },
-  );
+      return;
+    }
+    if (event !== 'task') return;
+    const t = data as TaskView;
+    const fits = (!status || t.status === status) && (!session || t.session_id === session);
+    // A task found by id (outside the list) is kept current too.
+    setFound((f) => (f?.task_id === t.task_id && isNewer(t, f) ? t : f));
+    setTasks((now) => {
+      const next = new Map(now);
+      if (!fits) next.delete(t.task_id);
+      else if (isNewer(t, now.get(t.task_id))) next.set(t.task_id, t);
+      return next;
+    });
+  });
 
   // Search by id: a task not in the loaded list is asked for directly (once per term, not at every change).
   const term = search.trim();
@@ -109,7 +108,7 @@ export function TaskList(props: { api: Api }): JSX.Element {
   return (
     <section>
       <h2>
-        Tasks <LiveBadge state={live} title="the list updates by itself" />
+        Tasks <LiveBadge state={events.live} title="the list updates by itself" />
       </h2>
       <div class="filters">
         <label>

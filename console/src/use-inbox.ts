@@ -1,8 +1,9 @@
-import { useCallback, useRef, useState } from 'preact/hooks';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import type { Api } from './api.ts';
 import type { CorruptItem, InboxItem } from './types.ts';
-import { useLive } from './use-live.ts';
 import type { LiveState } from './use-live.ts';
+import { useTenantListener } from './use-tenant-events.ts';
+import type { TenantEvents } from './use-tenant-events.ts';
 
 /** The approvals inbox as the page shows it; `items` is null until the first read answered. */
 export interface Inbox {
@@ -17,10 +18,10 @@ export interface Inbox {
 }
 
 /**
- * The tenant's pending approvals, read again whenever a task's status changes (GET /api/v1/task-events). Kept by
- * the app for every page, so the tab's count is current wherever one is.
+ * The tenant's pending approvals, read again whenever a task's status changes (the tenant's stream). Kept by the
+ * app for every page, so the tab's count is current wherever one is.
  */
-export function useInbox(api: Api): Inbox {
+export function useInbox(api: Api, events: TenantEvents): Inbox {
   const [items, setItems] = useState<readonly InboxItem[] | null>(null);
   const [corrupt, setCorrupt] = useState<readonly CorruptItem[]>([]);
   const [more, setMore] = useState(false);
@@ -48,8 +49,11 @@ export function useInbox(api: Api): Inbox {
         if (again) load();
       });
   }, [api]);
-  const live = useLive(api, '/api/v1/task-events', (event) => {
-    if (event === 'ready' || event === 'task' || event === 'corrupt') load();
+  useEffect(() => {
+    if (events.ready > 0) load();
+  }, [events.ready, load]);
+  useTenantListener(events, (event) => {
+    if (event === 'task' || event === 'corrupt') load();
   });
-  return { items, corrupt, more, error, live, load };
+  return { items, corrupt, more, error, live: events.live, load };
 }

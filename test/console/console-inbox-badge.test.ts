@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { NO_BROWSER, signIn, useConsoleFixture, watchErrors } from './console-fixture.ts';
 
-// The Approvals tab shows how many approvals wait, kept current from the tenant's event stream on every page;
+// The Approvals tab shows how many approvals wait, kept current from the tenant's one event stream on every page;
 // counts on the pages are in words that agree with them ("1 approval", "2 approvals", "1 request").
 
 describe.skipIf(NO_BROWSER !== null)(
@@ -13,6 +13,11 @@ describe.skipIf(NO_BROWSER !== null)(
       const key = await fx.key('badge-co');
       await fx.withPage('inbox-badge', async (page) => {
         const errors = watchErrors(page);
+        // The list, the inbox and the count share one stream of the tenant's events.
+        const streams: string[] = [];
+        page.on('request', (r) => {
+          if (r.url().includes('/api/v1/task-events')) streams.push(r.url());
+        });
         await signIn(page, fx.base, key);
         const badge = page.getByTestId('approvals-count');
         expect(await badge.count()).toBe(0);
@@ -43,6 +48,7 @@ describe.skipIf(NO_BROWSER !== null)(
         await expect.poll(() => badge.textContent()).toBe('2');
         await fx.api(key, 'POST', `/api/v1/tasks/${two}/approvals`, { decision: 'approve' });
         await expect.poll(() => badge.count()).toBe(0);
+        expect(streams).toHaveLength(1);
         expect(errors).toEqual([]);
       });
     });
