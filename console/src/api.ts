@@ -1,5 +1,5 @@
 import { readSse } from './sse.ts';
-import type { CorruptItem, InboxItem, Me, TaskEvent, TaskList, TaskView } from './types.ts';
+import type { CorruptItem, InboxItem, Me, TaskEvent, TaskList, TaskView, ToolItem } from './types.ts';
 
 /** An answer of the API's error envelope (or a failure to reach it), with its stable code. */
 export class ApiError extends Error {
@@ -74,6 +74,11 @@ export class Api {
 
   me(): Promise<Me> {
     return this.json('GET', '/api/v1/me');
+  }
+
+  /** The tools programs on this server may call. */
+  tools(signal?: AbortSignal): Promise<{ tools: ToolItem[] }> {
+    return this.json('GET', '/api/v1/tools', undefined, signal);
   }
 
   /**

@@ -2,11 +2,15 @@ import type { JSX } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { Api } from './api.ts';
 import { Approvals } from './approvals.tsx';
+import { noun } from './plural.ts';
 import { SignIn } from './sign-in.tsx';
 import { SubmitForm } from './submit-form.tsx';
 import { TaskDetail } from './task-detail.tsx';
 import { TaskList } from './task-list.tsx';
 import type { Me } from './types.ts';
+import { useInbox } from './use-inbox.ts';
+import { useTenantEvents } from './use-tenant-events.ts';
+import type { Inbox } from './use-inbox.ts';
 import { useRoute } from './use-route.ts';
 
 const KEY = 'codecall.apiKey';
@@ -40,19 +44,27 @@ export function App(): JSX.Element {
       />
     );
   }
-  const { api, me } = session;
   const signOut = (): void => {
     sessionStorage.removeItem(KEY);
     setSession(null);
   };
-  const [page = 'tasks', id] = route;
-  const tab = (name: string, label: string): JSX.Element => (
+  return <Console api={session.api} me={session.me} route={route} signOut={signOut} />;
+}
+
+/** The signed-in console: the header (the Approvals tab with how many wait), the tabs and the page. */
+function Console(props: { api: Api; me: Me; route: readonly string[]; signOut: () => void }): JSX.Element {
+  const { api, me, signOut } = props;
+  const events = useTenantEvents(api);
+  const inbox = useInbox(api, events);
+  const [page = 'tasks', id] = props.route;
+  const tab = (name: string, label: string, extra?: JSX.Element | null): JSX.Element => (
     <a
       href={`#/${name}`}
       class={page === name && !(name === 'tasks' && id) ? 'tab active' : 'tab'}
       data-testid={`tab-${name}`}
     >
       {label}
+      {extra}
     </a>
   );
   return (
@@ -61,7 +73,7 @@ export function App(): JSX.Element {
         <span class="brand">codecall</span>
         <nav>
           {tab('tasks', 'Tasks')}
-          {tab('approvals', 'Approvals')}
+          {tab('approvals', 'Approvals', <WaitingCount inbox={inbox} />)}
           {tab('submit', 'Submit')}
         </nav>
         <span class="who" data-testid="who">
@@ -81,13 +93,30 @@ export function App(): JSX.Element {
         {page === 'tasks' && id ? (
           <TaskDetail api={api} id={id} key={id} />
         ) : page === 'approvals' ? (
-          <Approvals api={api} />
+          <Approvals api={api} inbox={inbox} />
         ) : page === 'submit' ? (
           <SubmitForm api={api} />
         ) : (
-          <TaskList api={api} />
+          <TaskList api={api} events={events} />
         )}
       </main>
     </>
+  );
+}
+
+/** How many approvals wait (none: nothing shown); "100+" when more tasks wait than the inbox's first page. */
+function WaitingCount(props: { inbox: Inbox }): JSX.Element | null {
+  const n = props.inbox.items?.length ?? 0;
+  if (n === 0) return null;
+  const more = props.inbox.more ? '+' : '';
+  return (
+    <span
+      class="count"
+      title={`${n}${more} ${noun(n, 'approval')} ${noun(n, 'waits', 'wait')}`}
+      data-testid="approvals-count"
+    >
+      {n}
+      {more}
+    </span>
   );
 }

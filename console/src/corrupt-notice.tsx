@@ -1,4 +1,5 @@
 import type { JSX } from 'preact';
+import { plural } from './plural.ts';
 import type { CorruptItem } from './types.ts';
 import { taskHref } from './use-route.ts';
 
@@ -7,8 +8,8 @@ export function CorruptNotice(props: { items: readonly CorruptItem[] }): JSX.Ele
   if (props.items.length === 0) return null;
   return (
     <div class="error" role="alert" data-testid="corrupt-notice">
-      <strong>{props.items.length} task(s) could not be read</strong> (the database was changed behind the
-      service; <code>codecall audit verify</code> says more):
+      <strong>{plural(props.items.length, 'task')} could not be read</strong> (the database was changed behind
+      the service; <code>codecall audit verify</code> says more):
       <ul>
         {props.items.map((c) => (
           <li key={c.task_id} data-testid="corrupt-task" data-task-id={c.task_id}>

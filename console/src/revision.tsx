@@ -3,6 +3,7 @@ import { useState } from 'preact/hooks';
 import type { Api } from './api.ts';
 import { ErrorBox } from './error-box.tsx';
 import { pretty } from './format.ts';
+import { noun, plural } from './plural.ts';
 import { OriginLink } from './origin-link.tsx';
 import type { RevisedByView, RevisionView, TaskView } from './types.ts';
 import { useAction } from './use-action.ts';
@@ -111,14 +112,13 @@ export function RevisionBanner(props: {
           {r.revision_of}
         </a>
         : <strong data-testid="revision-carried">{r.carried}</strong> of{' '}
-        <span data-testid="revision-offered">{r.offered}</span> call{r.offered === 1 ? '' : 's'} offered by
-        earlier attempts carried over (not run again)
+        <span data-testid="revision-offered">{r.offered}</span> {noun(r.offered, 'call')} offered by earlier
+        attempts carried over (not run again)
         {r.rerun_reads ? '; reads run again (rerun reads)' : ''}.
         {props.progress.tool_calls_carried !== undefined ? (
           <span class="muted">
             {' '}
-            {props.progress.tool_calls_completed} tool call
-            {props.progress.tool_calls_completed === 1 ? '' : 's'} completed,{' '}
+            {plural(props.progress.tool_calls_completed, 'tool call')} completed,{' '}
             {props.progress.tool_calls_carried} of them carried over.
           </span>
         ) : null}
@@ -164,7 +164,7 @@ export function RevisedByBanner(props: { revisedBy: RevisedByView }): JSX.Elemen
         {total > ids.length ? (
           <span class="muted">
             {' '}
-            (the newest {ids.length} of {total} revisions)
+            (the newest {ids.length} of {plural(total, 'revision')})
           </span>
         ) : null}
         . {total === 1 ? 'It runs' : 'Each runs'} a fixed program as a new task, taking over the calls this

@@ -2,6 +2,7 @@ import type { JSX } from 'preact';
 import { useState } from 'preact/hooks';
 import type { Api } from './api.ts';
 import { ErrorBox } from './error-box.tsx';
+import { ToolList } from './tool-list.tsx';
 import { useAction } from './use-action.ts';
 import { go } from './use-route.ts';
 
@@ -34,6 +35,12 @@ function Field(
     </label>
   );
 }
+
+/** The allow-list text with `name` added (once). */
+const withName = (text: string, name: string): string => {
+  const names = list(text) ?? [];
+  return names.includes(name) ? text : [...names, name].join(', ');
+};
 
 type Kind = 'code' | 'instruction';
 
@@ -202,6 +209,11 @@ export function SubmitForm(props: { api: Api }): JSX.Element {
         </button>
         <ErrorBox error={error} testid="submit-error" />
       </form>
+      <ToolList
+        api={props.api}
+        allowed={list(tools) ?? []}
+        onAllow={(name) => setTools((now) => withName(now, name))}
+      />
     </section>
   );
 }

@@ -1,14 +1,19 @@
 import type { JSX } from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import type { Api } from './api.ts';
+import { ApprovalDecision } from './approval-decision.tsx';
 import { ErrorBox } from './error-box.tsx';
-import { bytes, pretty, when } from './format.ts';
+import { bytes, when } from './format.ts';
 import { Code } from './highlight.tsx';
+import { noun, plural } from './plural.ts';
 import { RevisedByBanner, RevisionBanner, ReviseForm, revisable } from './revision.tsx';
 import { LiveBadge, StatusBadge } from './status-badge.tsx';
+import { TaskControls } from './task-controls.tsx';
+import { errorPlace, TaskResult } from './task-result.tsx';
 import { Timeline } from './timeline-view.tsx';
 import { WaitingActions } from './waiting-actions.tsx';
-import { isNewer, isTerminal } from './types.ts';
+import { WaterfallView } from './waterfall-view.tsx';
+import { isNewer } from './types.ts';
 import type { LogEntry, TaskEvent, TaskView } from './types.ts';
 import { useAction } from './use-action.ts';
 import { useLive } from './use-live.ts';
@@ -70,22 +75,6 @@ export function TaskDetail(props: { api: Api; id: string }): JSX.Element {
     reloadEvents();
   };
   const act = (work: () => Promise<TaskView>): Promise<void> => run(async () => done(await work()));
-  const control = (
-    action: 'pause' | 'resume' | 'cancel',
-    label: string,
-    enabled: boolean,
-    danger = false,
-  ): JSX.Element => (
-    <button
-      type="button"
-      class={danger ? 'danger' : undefined}
-      disabled={busy || !enabled}
-      onClick={() => void act(() => api.control(id, action))}
-      data-testid={action}
-    >
-      {label}
-    </button>
-  );
 
   if (!task) {
     return (
@@ -96,6 +85,7 @@ export function TaskDetail(props: { api: Api; id: string }): JSX.Element {
     );
   }
   const s = task.status;
+  const waiting = task.pending_approvals.length;
   const shownLogs = task.result?.execution_log.length ? task.result.execution_log : logs;
   return (
     <section class="detail" data-testid="task-detail" data-task-id={task.task_id} data-status={s}>
@@ -108,21 +98,33 @@ export function TaskDetail(props: { api: Api; id: string }): JSX.Element {
         {task.session_id ? ` · session ${task.session_id}` : ''} · created {when(task.created_at)} · updated{' '}
         {when(task.updated_at)} · attempts {task.attempts}
         {!task.revision && (task.progress.tool_calls_carried ?? 0) > 0
-          ? ` · ${task.progress.tool_calls_carried} tool call(s) carried over from earlier steps`
+          ? ` · ${plural(task.progress.tool_calls_carried ?? 0, 'tool call')} carried over from earlier steps`
           : ''}
       </p>
       {task.revision ? <RevisionBanner revision={task.revision} progress={task.progress} /> : null}
       {task.revised_by && task.revised_by.total > 0 ? <RevisedByBanner revisedBy={task.revised_by} /> : null}
       <div class="controls">
-        {control('pause', 'Pause', s === 'pending' || s === 'running')}
-        {control('resume', 'Resume', s === 'paused' && task.resumable)}
-        {control('cancel', 'Cancel', !isTerminal(s), true)}
-        {task.pending_approvals.length > 0 ? (
+        <TaskControls
+          task={task}
+          busy={busy}
+          onControl={(action) => void act(() => api.control(id, action))}
+        />
+        {waiting > 0 ? (
           <a href="#/approvals" data-testid="to-inbox">
-            {task.pending_approvals.length} approval(s) waiting: open the inbox
+            {plural(waiting, 'approval')} {noun(waiting, 'waits', 'wait')}: decide below or in the inbox
           </a>
         ) : null}
       </div>
+      {s === 'paused' && waiting > 0 ? (
+        <ApprovalDecision
+          api={api}
+          taskId={task.task_id}
+          items={task.pending_approvals.map((a) => ({ ...a, approval_id: a.id }))}
+          onDecided={done}
+          testid="task-approvals"
+          head={<h3>Waiting for approval</h3>}
+        />
+      ) : null}
       <WaitingActions api={api} task={task} onDone={done} />
       <ErrorBox error={actionError} testid="action-error" />
       <ErrorBox error={error} />
@@ -132,9 +134,11 @@ export function TaskDetail(props: { api: Api; id: string }): JSX.Element {
           service: what needs the damaged part is not shown)
         </div>
       ) : null}
-      {task.error ? (
+      {/* A failed or cancelled task's error is where its result would be. */}
+      {task.error && s !== 'failed' && s !== 'cancelled' ? (
         <div class="error" data-testid="task-error">
           <strong>{task.error.code}</strong> {task.error.message}
+          {errorPlace(task.error)}
         </div>
       ) : null}
       {revisable(task) ? <ReviseForm api={api} task={task} /> : null}
@@ -149,27 +153,7 @@ export function TaskDetail(props: { api: Api; id: string }): JSX.Element {
       )}
 
       <h3>Result</h3>
-      {task.result ? (
-        <>
-          <pre data-testid="result">{pretty(task.result.output)}</pre>
-          <table class="resources" data-testid="resources">
-            <tbody>
-              <tr>
-                <th>Wall time</th>
-                <td>{task.result.resources_used.wall_time_s} s</td>
-                <th>CPU time</th>
-                <td>{task.result.resources_used.cpu_time_s} s</td>
-                <th>Memory</th>
-                <td>{task.result.resources_used.memory_mb} MiB</td>
-                <th>Tool calls</th>
-                <td>{task.result.resources_used.tool_calls}</td>
-              </tr>
-            </tbody>
-          </table>
-        </>
-      ) : (
-        <p class="muted">{isTerminal(s) ? 'No result.' : 'Not finished yet.'}</p>
-      )}
+      <TaskResult task={task} />
 
       <h3>Logs</h3>
       {shownLogs.length > 0 ? (
@@ -193,6 +177,8 @@ export function TaskDetail(props: { api: Api; id: string }): JSX.Element {
         </>
       ) : null}
 
+      <h3>Tool calls</h3>
+      <WaterfallView events={events} running={s === 'running'} />
       <h3>Timeline</h3>
       <Timeline events={events} language={task.language} />
     </section>

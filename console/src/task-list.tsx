@@ -8,15 +8,17 @@ import { when } from './format.ts';
 import { LiveBadge, StatusBadge } from './status-badge.tsx';
 import { isNewer, STATUSES } from './types.ts';
 import type { CorruptItem, TaskStatus, TaskView } from './types.ts';
-import { useLive } from './use-live.ts';
 import { taskHref } from './use-route.ts';
+import { useTenantListener } from './use-tenant-events.ts';
+import type { TenantEvents } from './use-tenant-events.ts';
 
 /**
- * Every task of the tenant, newest first, kept current by GET /api/v1/task-events: the list is (re)loaded once
- * the stream is subscribed (`ready`), so no change between the two is missed.
+ * Every task of the tenant, newest first, kept current by the tenant's stream (GET /api/v1/task-events): the
+ * list is (re)loaded once the stream is subscribed (`ready`) and at each change of the filters, so no change
+ * between the two is missed.
  */
-export function TaskList(props: { api: Api }): JSX.Element {
-  const { api } = props;
+export function TaskList(props: { api: Api; events: TenantEvents }): JSX.Element {
+  const { api, events } = props;
   const [status, setStatus] = useState<TaskStatus | ''>('');
   const [session, setSession] = useState('');
   // What is typed; applied (the list read again) on Enter or leaving the field.
@@ -53,35 +55,32 @@ export function TaskList(props: { api: Api }): JSX.Element {
       .finally(() => setLoading(false));
   }, [api, status, session]);
 
-  const live = useLive(
-    api,
-    '/api/v1/task-events',
-    (event, data) => {
-      if (event === 'ready') load();
-      if (event === 'corrupt') {
-        const c = data as CorruptItem;
-        setCorrupt((now) => new Map(now).set(c.task_id, c));
-        setTasks((now) => {
-          const next = new Map(now);
-          next.delete(c.task_id);
-          return next;
-        });
-        return;
-      }
-      if (event !== 'task') return;
-      const t = data as TaskView;
-      const fits = (!status || t.status === status) && (!session || t.session_id === session);
-      // A task found by id (outside the list) is kept current too.
-      setFound((f) => (f?.task_id === t.task_id && isNewer(t, f) ? t : f));
+  useEffect(() => {
+    if (events.ready > 0) load();
+  }, [events.ready, load]);
+  useTenantListener(events, (event, data) => {
+    if (event === 'corrupt') {
+      const c = data as CorruptItem;
+      setCorrupt((now) => new Map(now).set(c.task_id, c));
       setTasks((now) => {
         const next = new Map(now);
-        if (!fits) next.delete(t.task_id);
-        else if (isNewer(t, now.get(t.task_id))) next.set(t.task_id, t);
+        next.delete(c.task_id);
         return next;
       });
-    },
-    { deps: [status, session] },
-  );
+      return;
+    }
+    if (event !== 'task') return;
+    const t = data as TaskView;
+    const fits = (!status || t.status === status) && (!session || t.session_id === session);
+    // A task found by id (outside the list) is kept current too.
+    setFound((f) => (f?.task_id === t.task_id && isNewer(t, f) ? t : f));
+    setTasks((now) => {
+      const next = new Map(now);
+      if (!fits) next.delete(t.task_id);
+      else if (isNewer(t, now.get(t.task_id))) next.set(t.task_id, t);
+      return next;
+    });
+  });
 
   // Search by id: a task not in the loaded list is asked for directly (once per term, not at every change).
   const term = search.trim();
@@ -109,7 +108,7 @@ export function TaskList(props: { api: Api }): JSX.Element {
   return (
     <section>
       <h2>
-        Tasks <LiveBadge state={live} title="the list updates by itself" />
+        Tasks <LiveBadge state={events.live} title="the list updates by itself" />
       </h2>
       <div class="filters">
         <label>
@@ -150,39 +149,44 @@ export function TaskList(props: { api: Api }): JSX.Element {
       </div>
       <ErrorBox error={error} />
       <CorruptNotice items={[...corrupt.values()]} />
-      <table class="tasks" data-testid="task-table">
-        <thead>
-          <tr>
-            <th>Task</th>
-            <th>Status</th>
-            <th>Kind</th>
-            <th>Session</th>
-            <th>Created</th>
-            <th>Updated</th>
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((t) => (
-            <tr key={t.task_id} data-testid="task-row" data-task-id={t.task_id} data-status={t.status}>
-              <td>
-                <a href={taskHref(t.task_id)} class="mono">
-                  {t.task_id}
-                </a>
-              </td>
-              <td>
-                <StatusBadge task={t} />
-              </td>
-              <td>{t.instruction !== null ? `agent (${t.mode ?? 'code'})` : t.language}</td>
-              <td class="mono">{t.session_id ?? ''}</td>
-              <td>{when(t.created_at)}</td>
-              <td>{when(t.updated_at)}</td>
+      <div class="table-scroll">
+        <table class="tasks" data-testid="task-table">
+          <thead>
+            <tr>
+              <th>Task</th>
+              <th>Status</th>
+              <th>Kind</th>
+              <th>Session</th>
+              <th>Created</th>
+              <th>Updated</th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {rows.map((t) => (
+              <tr key={t.task_id} data-testid="task-row" data-task-id={t.task_id} data-status={t.status}>
+                <td>
+                  <a href={taskHref(t.task_id)} class="mono">
+                    {t.task_id}
+                  </a>
+                </td>
+                <td>
+                  <StatusBadge task={t} />
+                </td>
+                <td>{t.instruction !== null ? `agent (${t.mode ?? 'code'})` : t.language}</td>
+                <td class="mono">{t.session_id ?? ''}</td>
+                <td>{when(t.created_at)}</td>
+                <td>{when(t.updated_at)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
       {rows.length === 0 && !loading ? (
-        <p class="muted" data-testid="no-tasks">
-          No tasks{status || session || term ? ' match' : ' yet'}.
+        <p class="muted empty" data-testid="no-tasks">
+          {status || session || term
+            ? 'No tasks match these filters: change them to see others, or '
+            : 'No tasks yet: '}
+          <a href="#/submit">submit a task</a> (or send one to POST /api/v1/tasks).
         </p>
       ) : null}
     </section>

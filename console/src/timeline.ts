@@ -1,4 +1,5 @@
 import { ms, payload } from './format.ts';
+import { plural } from './plural.ts';
 import type { CallOrigin, TaskEvent } from './types.ts';
 
 /** One line of a task's timeline, built from its journal and audit log. */
@@ -62,7 +63,7 @@ const action = (name: string): string => {
 };
 
 const offered = (n: number): string =>
-  `Offered ${n} call${n === 1 ? '' : 's'} completed by earlier attempts (taken over when asked again)`;
+  `Offered ${plural(n, 'call')} completed by earlier attempts (taken over when asked again)`;
 
 /**
  * The journal (what the program and the model did, and what humans decided) and the audit log (status changes)

@@ -101,7 +101,7 @@ export interface TaskView {
       readonly tool_calls: number;
     };
   } | null;
-  readonly error: { readonly code: string; readonly message: string } | null;
+  readonly error: TaskError | null;
   /** Set when the store cannot read the task as written (CHECKPOINT_CORRUPT); absent from older servers. */
   readonly corrupt?: { readonly code: string; readonly message: string } | null;
   /** Set on a revision of an ended task (absent from older servers). */
@@ -115,6 +115,24 @@ export interface TaskView {
   readonly attempts: number;
   readonly created_at: string;
   readonly updated_at: string;
+}
+
+/** How a task failed (or was stopped); `line`/`column`: where in its program, when the error says. */
+export interface TaskError {
+  readonly code: string;
+  readonly message: string;
+  readonly line?: number;
+  readonly column?: number;
+}
+
+/** A tool as GET /api/v1/tools lists it. */
+export interface ToolItem {
+  readonly name: string;
+  readonly namespace: string;
+  readonly description: string;
+  readonly effect: string;
+  readonly approval: 'never' | 'always' | 'by_arguments';
+  readonly input_schema: unknown;
 }
 
 export interface TaskList {

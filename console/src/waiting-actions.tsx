@@ -3,6 +3,7 @@ import { useState } from 'preact/hooks';
 import type { Api } from './api.ts';
 import { ErrorBox } from './error-box.tsx';
 import { pretty } from './format.ts';
+import { plural } from './plural.ts';
 import { OriginLink } from './origin-link.tsx';
 import type { TaskView } from './types.ts';
 import { useAction } from './use-action.ts';
@@ -69,19 +70,21 @@ export function WaitingActions(props: {
         <div data-testid="attention">
           {revised ? (
             <p>
-              {calls.length > 1 ? `${calls.length} calls of this revision are` : 'A call of this revision is'}{' '}
+              {calls.length > 1
+                ? `${plural(calls.length, 'call')} of this revision are`
+                : 'A call of this revision is'}{' '}
               held: an earlier attempt already made {calls.length > 1 ? 'these calls' : 'this call'} with
               other arguments{calls.length > 1 ? '; what you choose applies to all of them' : ''}.
             </p>
           ) : calls.some((c) => c.earlier) ? (
             <p>
-              {calls.length} calls wait for a decision (revised calls held beside earlier ones, and calls in
-              doubt after a crash); what you choose applies to all of them:
+              {plural(calls.length, 'call')} wait for a decision (revised calls held beside earlier ones, and
+              calls in doubt after a crash); what you choose applies to all of them:
             </p>
           ) : calls.length > 1 ? (
             <p>
-              {calls.length} calls may or may not have run before a crash; what you choose applies to all of
-              them:
+              {plural(calls.length, 'call')} may or may not have run before a crash; what you choose applies
+              to all of them:
             </p>
           ) : (
             <p>A call may or may not have run before a crash:</p>

@@ -95,7 +95,13 @@ export interface TaskView {
       readonly tool_calls: number;
     };
   } | null;
-  readonly error: { readonly code: string; readonly message: string } | null;
+  /** `line`/`column`: where in the program a failed program's error points, when known. */
+  readonly error: {
+    readonly code: string;
+    readonly message: string;
+    readonly line?: number;
+    readonly column?: number;
+  } | null;
   /**
    * Set when the store cannot read the task as written (CHECKPOINT_CORRUPT): the parts that need what is damaged
    * (its journal, or its row's garbled column) are empty, not silently missing.

@@ -50,6 +50,15 @@ function isAttentionCall(c: unknown): c is AttentionCallData {
   return typeof r.call_id === 'string' && typeof r.tool === 'string' && typeof r.args === 'string';
 }
 
+/** Where the program's error points, kept with the task so its view can say it (the console does). */
+function errorPlace(error: { readonly line?: number; readonly column?: number }): {
+  line?: number;
+  column?: number;
+} {
+  if (error.line === undefined) return {};
+  return error.column === undefined ? { line: error.line } : { line: error.line, column: error.column };
+}
+
 /** Ends a run: journals why it stopped and moves the task to its next status with what the run left. */
 export async function settleRun(options: SettleOptions): Promise<TaskRecord> {
   const { result } = options;
@@ -144,6 +153,10 @@ async function settle(options: SettleOptions): Promise<TaskRecord> {
           },
         );
       }
-      return store.updateTask(lease.taskId, { ...kept, status: 'failed', error: { code, message } }, fenced);
+      return store.updateTask(
+        lease.taskId,
+        { ...kept, status: 'failed', error: { code, message, ...errorPlace(result.error) } },
+        fenced,
+      );
   }
 }

@@ -1,6 +1,6 @@
 import { decodeValue, toJsonView } from '../codec/index.ts';
 import { CodecallError } from '../errors/index.ts';
-import type { ArtifactInfo, TaskRecord, ViewJournal } from '../spec/index.ts';
+import type { ArtifactInfo, TaskError, TaskRecord, ViewJournal } from '../spec/index.ts';
 import { viewApprovals, viewAttentionCalls, viewInputs } from './summary-view.ts';
 import { originView, revisionView } from './revision-view.ts';
 import type { RevisedByView, StepView, TaskView } from '../api/index.ts';
@@ -75,7 +75,7 @@ export function taskView(
           },
         }
       : null,
-    error: record.error === null ? null : { code: record.error.code, message: record.error.message },
+    error: record.error === null ? null : errorView(record.error),
     corrupt: null,
     language: record.input.language,
     metadata: record.input.metadata ?? null,
@@ -109,6 +109,16 @@ function attentionView(record: TaskRecord, journal?: ViewJournal): TaskView['att
         }
       : {}),
   }));
+}
+
+function errorView(error: TaskError): TaskView['error'] {
+  const { code, message, line, column } = error;
+  return {
+    code,
+    message,
+    ...(typeof line === 'number' ? { line } : {}),
+    ...(typeof line === 'number' && typeof column === 'number' ? { column } : {}),
+  };
 }
 
 /** The task's result; a result column that is not a stored value was edited: CHECKPOINT_CORRUPT. */

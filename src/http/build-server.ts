@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { CodecallError } from '../errors/index.ts';
 import { registerMetricsRoute } from '../metrics/index.ts';
 import type { Metrics } from '../metrics/index.ts';
-import type { Authenticate, ServiceStore, TaskStore } from '../spec/index.ts';
+import type { Authenticate, ServiceStore, TaskStore, ToolDefinition } from '../spec/index.ts';
 import { registerAuth } from './auth-hook.ts';
 import { KeyRevocations } from './key-revocations.ts';
 import { ChangeFeed } from './change-feed.ts';
@@ -28,6 +28,7 @@ import { registerMultipart } from './multipart-task.ts';
 import { registerArtifactRoute } from './artifact-route.ts';
 import { registerApprovalRoutes } from './approval-routes.ts';
 import { registerMeRoute } from './me-route.ts';
+import { registerToolsRoute } from './tools-route.ts';
 import { registerConsole } from './console-route.ts';
 import type { ConsoleOptions } from './console-route.ts';
 import { registerTenantStreamRoute } from './tenant-stream-route.ts';
@@ -62,6 +63,8 @@ export interface ServerOptions {
   readonly streams?: StreamOptions;
   /** The change feed every stream listens to: its tick and, for tests, its stats (see change-feed.ts). */
   readonly feed?: ChangeFeedOptions;
+  /** The runtime's tools, listed by GET /api/v1/tools (default: none listed). */
+  readonly tools?: readonly ToolDefinition[];
   /** Host and Origin checks (origin-guard.ts); default: on for loopback names without `authenticate`, else off. */
   readonly origin?: OriginGuardOptions;
   /** Each tenant's share of the event loop while others are active (request-share.ts); default: no bound. */
@@ -143,6 +146,7 @@ export function buildServer(options: ServerOptions): FastifyInstance {
     registerArtifactRoute(api, options.store);
     registerApprovalRoutes(api, options.runtime, options.store);
     registerMeRoute(api);
+    registerToolsRoute(api, options.tools ?? []);
     registerTenantStreamRoute(api, { runtime, store, feed, streams });
     if (options.keys) registerKeyRoutes(api, options.keys, revocations);
     done();

@@ -12,6 +12,7 @@ import {
   statusResponse,
   taskListResponse,
   taskViewResponse,
+  toolsResponse,
 } from './schemas.ts';
 
 const openObject = { type: 'object', additionalProperties: true } as const;
@@ -129,6 +130,11 @@ const DOCS: Readonly<Record<string, RouteDoc>> = {
     summary: 'Who the API key is (its tenant and role): the console shows it and checks a key with it',
     tags: ['keys'],
     response: principalResponse,
+  },
+  'GET /api/v1/tools': {
+    summary: "The tools this server's programs may call: name, description, effect, approval, input schema",
+    tags: ['service'],
+    response: toolsResponse,
   },
   'GET /api/v1/approvals': {
     summary:

@@ -241,7 +241,15 @@ export const taskViewSchema = {
     error: {
       ...nullable('object'),
       ...open,
-      properties: { code: { type: 'string' }, message: { type: 'string' } },
+      properties: {
+        code: { type: 'string' },
+        message: { type: 'string' },
+        line: {
+          type: 'integer',
+          description: "Where in the program (1-based) a failed program's error points",
+        },
+        column: { type: 'integer' },
+      },
     },
     corrupt: {
       ...corruptMark,
@@ -450,6 +458,38 @@ export const principalResponse = {
       key_id: nullable('string'),
       actor: { type: 'string' },
       auth: { type: 'string', enum: ['key', 'none'] },
+    },
+  },
+} as const;
+
+export const toolsResponse = {
+  200: {
+    description: "The tools this server's programs may call, in definition order",
+    type: 'object',
+    ...open,
+    properties: {
+      tools: {
+        type: 'array',
+        items: {
+          type: 'object',
+          ...open,
+          properties: {
+            name: {
+              type: 'string',
+              description: 'As a program calls it: `namespace.name` (`tools.get_weather`)',
+            },
+            namespace: { type: 'string' },
+            description: { type: 'string' },
+            effect: { type: 'string', enum: ['read', 'idempotent', 'keyed', 'unsafe'] },
+            approval: {
+              type: 'string',
+              enum: ['never', 'always', 'by_arguments'],
+              description: 'Whether its calls wait for a human: never, always, or as its arguments decide',
+            },
+            input_schema: { ...anyValue, description: 'Its arguments as JSON Schema' },
+          },
+        },
+      },
     },
   },
 } as const;

@@ -82,6 +82,7 @@ export async function startService(config: ServiceConfig, options: StartServiceO
     starting: () => !started,
     ...(core.authenticate ? { authenticate: core.authenticate } : {}),
     checkCallback: core.checkCallback,
+    tools: core.tools,
     origin: originGuardFor(config),
     ...(options.console ? { console: options.console } : {}),
   });

@@ -31,6 +31,8 @@ export interface ServiceCore {
   readonly checkCallback: CallbackCheck;
   /** Tools loaded (for the start-up line). */
   readonly toolCount: number;
+  /** The tools programs may call, in definition order (GET /api/v1/tools lists them). */
+  readonly tools: readonly ToolDefinition[];
   /** The sandbox drivers, by name. */
   readonly driverNames: readonly string[];
   /** Waits for the sandboxes, then starts the runtime's loop and the webhook outbox. */
@@ -166,6 +168,7 @@ export async function createService(
     authenticate: config.insecureNoAuth ? undefined : keyAuthenticator(store),
     checkCallback: callbackPolicy(config),
     toolCount: tools.length,
+    tools: registry.definitions,
     driverNames: drivers.map((d) => d.name),
     start: async () => {
       await Promise.all(drivers.map((d) => d.ready()));

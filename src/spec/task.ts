@@ -123,6 +123,9 @@ export function programSource(input: TaskInput): string {
 export interface TaskError {
   readonly code: string;
   readonly message: string;
+  /** Where in the program (1-based, as written) a failed program's error points, when its driver knows. */
+  readonly line?: number;
+  readonly column?: number;
 }
 
 /** Resources a task used, summed over its runs (a replay re-runs the program, so it counts again). */

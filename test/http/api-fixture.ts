@@ -78,6 +78,7 @@ export function useApiFixture(name: string, options: ApiFixtureOptions = {}): Ap
       store: fx.store,
       authenticate: keyAuthenticator(fx.store),
       keys: fx.store,
+      tools: options.tools ?? [],
       ...(options.bodyLimit === undefined ? {} : { bodyLimit: options.bodyLimit }),
       ...(options.checkCallback === undefined ? {} : { checkCallback: options.checkCallback }),
       ...(options.streams === undefined ? {} : { streams: options.streams }),

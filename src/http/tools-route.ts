@@ -1,0 +1,31 @@
+import type { FastifyInstance } from 'fastify';
+import type { ToolDefinition } from '../spec/index.ts';
+
+/** A tool as GET /api/v1/tools lists it (no executor, no approval rules: who may decide is the runtime's). */
+export interface ToolItem {
+  readonly name: string;
+  readonly namespace: string;
+  readonly description: string;
+  readonly effect: ToolDefinition['effect'];
+  readonly approval: 'never' | 'always' | 'by_arguments';
+  readonly input_schema: ToolDefinition['inputSchema'];
+}
+
+function toolItem(tool: ToolDefinition): ToolItem {
+  const policy = tool.requiresApproval;
+  return {
+    name: `${tool.namespace}.${tool.name}`,
+    namespace: tool.namespace,
+    description: tool.description,
+    effect: tool.effect,
+    approval: policy === true ? 'always' : policy === false ? 'never' : 'by_arguments',
+    input_schema: tool.inputSchema,
+  };
+}
+
+/** GET /api/v1/tools: what programs here may call, for whoever writes them (the console's Submit page). */
+export function registerToolsRoute(app: FastifyInstance, tools: readonly ToolDefinition[]): void {
+  // The same for every caller and for the server's life: built once.
+  const body = { tools: tools.map(toolItem) };
+  app.get('/api/v1/tools', () => body);
+}
