@@ -122,7 +122,10 @@ export function buildServer(options: ServerOptions): FastifyInstance {
     done();
   });
   registerRevocationHook(app, revocations);
-  if (options.requestShare) registerRequestShare(app, options.requestShare);
+  if (options.requestShare) {
+    const { metrics } = options;
+    registerRequestShare(app, options.requestShare, metrics ? (s) => metrics.observeHeld(s) : undefined);
+  }
   registerMultipart(app, options.bodyLimit ?? 1024 * 1024);
   if (options.console) registerConsole(app, options.console);
   const checkCallback = options.checkCallback ?? noCallbacks;

@@ -17,7 +17,11 @@ const started = new WeakMap<FastifyRequest, { wall: number; active: number }>();
  * (a handler waiting on I/O costs nothing while it waits). Streams (hijacked) are bounded by their own caps.
  * Requests without a key (no-auth mode, probes) are not counted.
  */
-export function registerRequestShare(app: FastifyInstance, options: RequestShareOptions): void {
+export function registerRequestShare(
+  app: FastifyInstance,
+  options: RequestShareOptions,
+  onHeld: (seconds: number) => void = () => undefined,
+): void {
   const share = new RequestShare(options);
   if (!share.enabled) return;
   app.addHook('onRequest', async (request, reply) => {
@@ -26,12 +30,13 @@ export function registerRequestShare(app: FastifyInstance, options: RequestShare
     // make a lone tenant look contended).
     if (keyId === null) return;
     share.seen(tenant, performance.now());
-    const deadline = performance.now() + options.maxWaitMs;
+    // Held in all at most maxWaitMs: the first wait always fits (admit bounds it), a second one may not.
+    let waited = 0;
     for (;;) {
       const now = performance.now();
       const admission = share.admit(tenant, now);
       if (admission.kind === 'go') break;
-      if (admission.kind === 'refuse' || now + admission.ms > deadline) {
+      if (admission.kind === 'refuse' || waited + admission.ms > options.maxWaitMs) {
         const retryAfterS =
           admission.kind === 'refuse' ? admission.retryAfterS : Math.ceil(admission.ms / 1000);
         void reply.header('retry-after', String(retryAfterS));
@@ -46,8 +51,11 @@ export function registerRequestShare(app: FastifyInstance, options: RequestShare
         );
       }
       share.hold(tenant, 1);
+      const since = performance.now();
       const gone = await heldFor(admission.ms, request);
       share.hold(tenant, -1);
+      waited += performance.now() - since;
+      onHeld((performance.now() - since) / 1000);
       // Answered meanwhile (its key revoked) or its client left: nothing more to do.
       if (gone || reply.sent) return reply;
     }

@@ -48,13 +48,13 @@ export class RequestShare {
   admit(tenant: string, now: number): Admission {
     if (!this.enabled) return { kind: 'go' };
     const bucket = this.#refill(tenant, now);
-    if (bucket.tokens >= 0 || !this.#contended(tenant, now)) return { kind: 'go' };
-    const ms = Math.ceil(-bucket.tokens / this.#options.share);
+    // Within a nanosecond of even: a wait of exactly the debt's refill ends it, whatever the float rounding.
+    if (bucket.tokens >= -1e-6 || !this.#contended(tenant, now)) return { kind: 'go' };
+    // The debt is floored at maxWaitMs of refill (charge), so the wait is at most that (up to rounding).
+    const ms = Math.min(this.#options.maxWaitMs, Math.ceil(-bucket.tokens / this.#options.share));
     const retryAfterS = Math.max(1, Math.ceil(ms / 1000));
     // maxHeld 0: never hold, refuse at once.
-    if (ms > this.#options.maxWaitMs || this.#options.maxHeld === 0) {
-      return { kind: 'refuse', retryAfterS, why: 'behind' };
-    }
+    if (this.#options.maxHeld === 0) return { kind: 'refuse', retryAfterS, why: 'behind' };
     if (bucket.held >= this.#options.maxHeld) return { kind: 'refuse', retryAfterS, why: 'held' };
     return { kind: 'wait', ms };
   }

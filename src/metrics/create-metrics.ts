@@ -33,6 +33,8 @@ export interface Metrics {
   addModelTokens(kind: TokenKind, count: number): void;
   countError(source: ErrorSource, code: string): void;
   observeHttp(request: { route: string; method: string; statusCode: number; seconds: number }): void;
+  /** A request held for its tenant's share of the event loop (ADR 0039), and for how long. */
+  observeHeld(seconds: number): void;
   /** The store's health events (`createSqliteTaskStore({ onHealth })`): failures by kind, open faults. */
   observeStoreHealth(event: StoreHealthEvent): void;
   /** Stops watching the runtimes. */
@@ -145,6 +147,13 @@ export function createMetrics(options: MetricsOptions): Metrics {
     registers,
   });
 
+  const httpHeld = new Histogram({
+    name: 'codecall_http_request_held_seconds',
+    help: "Requests held for their tenant's share of the event loop while other tenants were active, by time held",
+    buckets: SLOW_BUCKETS,
+    registers,
+  });
+
   const storeFailures = new Counter({
     name: 'codecall_store_failures_total',
     help: 'Store operations that failed with a fault an operator acts on, by kind (disk_full, read_only, ...)',
@@ -227,6 +236,9 @@ export function createMetrics(options: MetricsOptions): Metrics {
       const labels = { route, method, status_code: String(statusCode) };
       httpRequests.inc(labels);
       httpDuration.observe(labels, seconds);
+    },
+    observeHeld(seconds) {
+      httpHeld.observe(seconds);
     },
     observeStoreHealth(event) {
       if (event.type === 'failed') storeFailures.inc({ kind: event.fault.kind });

@@ -12,6 +12,8 @@ import type { CallbackCheck, Runtime } from '../../src/api/index.ts';
 import type { StreamOptions } from '../../src/http/sse-stream.ts';
 import type { ChangeFeedOptions } from '../../src/http/change-feed.ts';
 import type { RequestShareOptions } from '../../src/http/request-share.ts';
+import { createMetrics } from '../../src/metrics/index.ts';
+import type { Metrics } from '../../src/metrics/index.ts';
 
 /** The tests' paying tool: over 100 needs approval, so one call shows both paths. */
 export function payTool(): ToolDefinition {
@@ -36,6 +38,8 @@ export interface ApiFixture {
   readonly store: SqliteTaskStore;
   /** The store's SQLite file. */
   readonly path: string;
+  /** The server's metrics, with `metrics: true`. */
+  readonly metrics: Metrics | undefined;
   /** A new key of `tenant` (member unless said otherwise). */
   key(tenant: string, role?: KeyRole): Promise<ApiKey>;
 }
@@ -57,11 +61,13 @@ export interface ApiFixtureOptions {
   readonly feed?: ChangeFeedOptions;
   /** Each tenant's share of the event loop (buildServer's `requestShare`). */
   readonly requestShare?: RequestShareOptions;
+  /** Whether the server feeds metrics (buildServer's `metrics`, on a registry of their own): `fx.metrics`. */
+  readonly metrics?: boolean;
 }
 
 export function useApiFixture(name: string, options: ApiFixtureOptions = {}): ApiFixture {
   const durable = useDurableFixture(name);
-  const fx = {} as { app: ApiFixture['app']; runtime: Runtime; store: SqliteTaskStore };
+  const fx = {} as { app: ApiFixture['app']; runtime: Runtime; store: SqliteTaskStore; metrics?: Metrics };
   beforeAll(async () => {
     if (!(durable.store instanceof SqliteTaskStore)) throw new Error('the fixture store is not SQLite');
     fx.store = durable.store;
@@ -73,6 +79,7 @@ export function useApiFixture(name: string, options: ApiFixtureOptions = {}): Ap
       ...options.runtime,
     });
     if (options.start !== false) fx.runtime.start();
+    if (options.metrics === true) fx.metrics = createMetrics({ store: fx.store, processMetrics: false });
     fx.app = buildServer({
       runtime: fx.runtime,
       store: fx.store,
@@ -84,6 +91,7 @@ export function useApiFixture(name: string, options: ApiFixtureOptions = {}): Ap
       ...(options.streams === undefined ? {} : { streams: options.streams }),
       ...(options.feed === undefined ? {} : { feed: options.feed }),
       ...(options.requestShare === undefined ? {} : { requestShare: options.requestShare }),
+      ...(fx.metrics === undefined ? {} : { metrics: fx.metrics }),
     });
     await fx.app.ready();
   });
@@ -103,6 +111,9 @@ export function useApiFixture(name: string, options: ApiFixtureOptions = {}): Ap
     },
     get path() {
       return durable.path;
+    },
+    get metrics() {
+      return fx.metrics;
     },
     async key(tenant, role = 'member') {
       const key = newApiKey();

@@ -58,6 +58,7 @@ describe('fair share of the event loop between tenants', () => {
 describe('requests held for their share', () => {
   const fx = useApiFixture('http-request-share-held', {
     start: false,
+    metrics: true,
     // Any request (at least 0.05 ms of the loop) puts a tenant behind by the most it may be: maxWaitMs of refill.
     requestShare: { share: 0.00005, burstMs: 0, maxHeld: 1, maxWaitMs: 1000, windowMs: 60_000 },
   });
@@ -85,6 +86,10 @@ describe('requests held for their share', () => {
       expect(body.error.code).toBe('TOO_MANY_REQUESTS');
       expect(body.error.message).toMatch(/requests waiting/);
     }
+    // The one held is counted, with how long it waited.
+    const text =
+      (await fx.metrics?.registry.getSingleMetricAsString('codecall_http_request_held_seconds')) ?? '';
+    expect(text).toMatch(/^codecall_http_request_held_seconds_count 1$/m);
   });
 });
 

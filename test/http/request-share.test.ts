@@ -78,4 +78,14 @@ describe('RequestShare', () => {
     // Later than the window after c (and a): b is alone.
     expect(s.admit('b', 1700)).toEqual({ kind: 'go' });
   });
+
+  it('lets a request go after exactly the wait it was given, whatever the float rounding', () => {
+    const s = new RequestShare({ share: 0.00005, burstMs: 0, maxHeld: 1, maxWaitMs: 1000, windowMs: 60_000 });
+    s.seen('a', 0.1);
+    s.seen('b', 0.3);
+    s.charge('b', 0.7, 0.3);
+    const first = s.admit('b', 0.30000001);
+    expect(first).toEqual({ kind: 'wait', ms: 1000 });
+    expect(s.admit('b', 0.30000001 + 1000)).toEqual({ kind: 'go' });
+  });
 });
