@@ -11,7 +11,7 @@ import type {
 } from '../../spec/index.ts';
 import { failedBeforeStart } from '../early-failure.ts';
 import { DEFAULT_LIMITS, resolveLimits } from '../../spec/index.ts';
-import { isWorkspaceName } from '../../spec/index.ts';
+import { isLibraryPattern, isWorkspaceName, LIBRARY_PATTERN_HELP } from '../../spec/index.ts';
 import { toWorkerSteps } from '../replay-steps.ts';
 import { probePython, pythonEngine } from './probe.ts';
 import type { PythonProbe } from './probe.ts';
@@ -132,6 +132,12 @@ export class PythonDriver implements SandboxDriver {
       return failedBeforeStart(
         failure('INVALID_ARGUMENT', `the python driver runs python, not ${request.language}`),
       );
+    }
+    const libraries = request.policy?.allowedLibraries ?? [];
+    const pattern = libraries.find((entry) => !isLibraryPattern(entry));
+    if (pattern !== undefined) {
+      const message = `allowed_libraries: ${JSON.stringify(pattern)} is not a library pattern; use ${LIBRARY_PATTERN_HELP}`;
+      return failedBeforeStart(failure('INVALID_LIBRARY_PATTERN', message));
     }
     const files = request.files ?? [];
     const bad = files.find((f) => !isWorkspaceName(f.name));
