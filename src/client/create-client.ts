@@ -190,6 +190,8 @@ async function errorOf(res: Response): Promise<CodecallError> {
   const details = {
     ...(e?.details !== null && typeof e?.details === 'object' ? (e.details as Record<string, unknown>) : {}),
     http_status: res.status,
+    // Not a codecall service's answer (another server's page): the caller may say the URL is wrong.
+    ...(e === undefined ? { envelope: false } : {}),
     // A code this client does not know yet (a newer server) is kept for the caller to show.
     ...(serverCode !== null && !isErrorCode(serverCode) ? { server_code: serverCode } : {}),
   };
