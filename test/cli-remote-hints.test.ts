@@ -37,6 +37,14 @@ describe('codecall tasks --url: hints that name the URL and the next step', () =
     );
   });
 
+  it('a --url that is not an http(s) URL: exit 2, with what one looks like', async () => {
+    for (const bad of ['127.0.0.1:8484', 'localhost:8484']) {
+      const r = await codecall({}, 'tasks', 'list', '--url', bad, '--key', 'k');
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(`: ${bad} (a service address such as http://127.0.0.1:8484)`);
+    }
+  });
+
   it('no key, a wrong key: exit 2, and how to pass or make one', async () => {
     const none = await codecall({}, 'tasks', 'list', '--url', url);
     expect(none.code).toBe(2);
