@@ -124,7 +124,7 @@ describe.skipIf(!!skipReason)(`python image${skipReason ? ` (skipped: ${skipReas
   });
 
   it("builds matplotlib's font list once, in a sandbox, and binds it read-only: a chart run builds none", async () => {
-    // matplotlib logs "generated new fontManager" when it builds the list (~0.7 s of a chart run before).
+    // matplotlib logs "generated new fontManager" when it builds the list (a part of every chart run before).
     const chart = (name: string) =>
       [
         'import io, logging, os',

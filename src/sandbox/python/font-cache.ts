@@ -13,7 +13,7 @@ import { join } from 'node:path';
 
 /**
  * matplotlib's font list (`fontlist-v<N>.json`), built once per image and bound read-only into each sandbox's
- * /tmp (its MPLCONFIGDIR): without it every chart rebuilt the list in the sandbox's fresh /tmp (~0.7 s a run).
+ * /tmp (its MPLCONFIGDIR): without it every chart rebuilt the list in the sandbox's fresh /tmp (0.1 to 0.7 s a run).
  * It is built inside a sandbox, so it lists exactly the fonts a sandbox sees (the host may have others).
  */
 const FONT_LIST = /^fontlist-v\d+\.json$/;
