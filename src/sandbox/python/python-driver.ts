@@ -251,9 +251,10 @@ export class PythonDriver implements SandboxDriver {
     const dir = probe.ok ? this.fontDir(probe) : null;
     if (!probe.ok || dir === null || this.fontList !== null || this.closed) return Promise.resolve();
     this.fontBuild ??= (async () => {
-      const controller = new AbortController();
-      this.running.add(controller);
       const proc = await PythonProcess.start(this.processOptions(probe, false));
+      const controller = new AbortController();
+      if (this.closed) controller.abort(CLOSED);
+      this.running.add(controller);
       try {
         this.execFilter ??= seccompFilter({ blocked: ['execve', 'execveat'] });
         const r = await runOnProcess(
