@@ -309,10 +309,10 @@ describe('codecall tasks ... --url (the HTTP client)', () => {
     expect(unreachable.stderr).toMatch(/^error SERVICE_UNREACHABLE: cannot reach http:\/\/127\.0\.0\.1:9/m);
   });
 
-  it('sends the key as a Bearer header; a 401 says to check --key and exits 2', async () => {
+  it('sends the key as a Bearer header; a 401 hints to check --key and exits 2', async () => {
     const wrong = await codecall({}, 'tasks', 'list', '--url', url, '--key', 'cc_wrong');
     expect(wrong.code).toBe(2);
-    expect(wrong.stderr).toMatch(/^error UNAUTHORIZED: unknown or revoked API key \(check --key/m);
+    expect(wrong.stderr).toMatch(/^error UNAUTHORIZED: unknown or revoked API key\nhint: .* check --key/m);
     const right = await codecall({}, 'tasks', 'list', '--url', url, '--key', key, '--json');
     expect(right.code).toBe(0);
   });

@@ -133,5 +133,11 @@ describe('codecall exec FILE.py (the built CLI)', () => {
     expect(refused.stderr).toContain(
       "import of 'csv' is not allowed for this task (allowed_libraries: json)",
     );
+    // A malformed pattern is a usage error with its code, before any sandbox starts (ADR 0041).
+    const malformed = await codecall('exec', join(dir, 'sum.py'), '--allowed-libraries', 'json,csv*');
+    expect(malformed.code).toBe(2);
+    expect(malformed.stderr).toContain(
+      'error INVALID_LIBRARY_PATTERN: --allowed-libraries: "csv*" is not a library pattern',
+    );
   });
 });

@@ -104,11 +104,12 @@ beforeAll(async () => {
 }, 180_000);
 
 describe('npm pack', () => {
-  it('packs the built package: dist/, the bin, the types, no sources or tests', () => {
+  it('packs the built package: dist/, the bin, the types, the license, no sources or tests', () => {
     expect(files).toEqual(
       expect.arrayContaining([
         'package.json',
         'README.md',
+        'LICENSE',
         'bin/codecall.js',
         'dist/index.js',
         'dist/index.d.ts',

@@ -106,6 +106,58 @@ describe('codecall tasks revise', () => {
     expect(await ledger('local.ledger')).toHaveLength(3);
   });
 
+  it("--db --tools: the revision runs with the module given and remembers it (not the revised task's)", async () => {
+    await writeFile(file('tools-a.ts'), tools(file('a.ledger')));
+    await writeFile(file('tools-b.ts'), tools(file('b.ledger')));
+    await writeFile(file('fails-b.js'), `${FIXED.replace('return [a, b, c];', 'return nope;')}`);
+    await writeFile(
+      file('fixed-b.js'),
+      `${FIXED.replace('return [a, b, c];', "return [c, await tools.pay({ to: 'd' })];")}`,
+    );
+    const db = ['--db', file('tools.db')];
+    const first = await codecall(
+      {},
+      'exec',
+      file('fails.js'),
+      '--tools',
+      file('tools-a.ts'),
+      ...db,
+      '--json',
+    );
+    expect(first.code).toBe(1);
+    const id = String(lastJson(first.stdout).task_id);
+
+    const r = await codecall(
+      {},
+      'tasks',
+      'revise',
+      id,
+      file('fails-b.js'),
+      '--tools',
+      file('tools-b.ts'),
+      ...db,
+      '--json',
+    );
+    expect(r.code).toBe(1);
+    const revision = String(lastJson(r.stdout).task_id);
+    expect(r.stderr).toContain(
+      `codecall tasks resume ${revision} --db ${file('tools.db')} --tools ${file('tools-b.ts')}`,
+    );
+    const shown = await codecall({}, 'tasks', 'show', revision, ...db, '--json');
+    expect(lastJson(shown.stdout)).toMatchObject({ metadata: { codecall_tools_module: file('tools-b.ts') } });
+    expect((await ledger('b.ledger')).map((l) => l.a)).toEqual([{ to: 'c' }]);
+
+    // Revised again without --tools: the module remembered with the revision, B, runs its new calls.
+    const again = await codecall({}, 'tasks', 'revise', revision, file('fixed-b.js'), ...db, '--json');
+    expect(again.code, again.stderr).toBe(0);
+    expect(lastJson(again.stdout)).toMatchObject({
+      status: 'succeeded',
+      result: { output: ['paid c', 'paid d'] },
+    });
+    expect((await ledger('b.ledger')).map((l) => l.a)).toEqual([{ to: 'c' }, { to: 'd' }]);
+    expect((await ledger('a.ledger')).map((l) => l.a)).toEqual([{ to: 'a' }, { account: 'main' }]);
+  });
+
   it('--url: creates the revision on the service and says how to follow it', async () => {
     const server = startCodecall(
       {},

@@ -25,7 +25,7 @@ function Field(
     value: string;
     onValue: (value: string) => void;
     testid: string;
-  } & Pick<JSX.InputHTMLAttributes<HTMLInputElement>, 'type' | 'min' | 'max' | 'step'>,
+  } & Pick<JSX.InputHTMLAttributes<HTMLInputElement>, 'type' | 'min' | 'max' | 'step' | 'placeholder'>,
 ): JSX.Element {
   const { label, value, onValue, testid, ...rest } = props;
   return (
@@ -181,6 +181,7 @@ export function SubmitForm(props: { api: Api }): JSX.Element {
           />
           <Field
             label="Allowed libraries (Python)"
+            placeholder="json, os.path, numpy.*"
             value={libraries}
             onValue={setLibraries}
             testid="libraries"

@@ -61,6 +61,8 @@ export interface ReviseInput {
   readonly code: string;
   /** `read` and `idempotent` calls run again instead of being taken over (fresh values over reuse). */
   readonly rerunReads?: boolean;
+  /** Keys that replace the revised task's metadata keys in the revision's (the CLI's remembered `--tools`). */
+  readonly metadata?: Readonly<Record<string, unknown>>;
 }
 
 /** What a creation may say besides its input: who creates, and a key that makes a repeat return the first. */

@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import { inspect } from 'node:util';
 import { CodecallError } from '../errors/index.ts';
 import { createPythonDriver, createQuickJsDriver, probePython } from '../sandbox/index.ts';
+import { checkLibraryPatterns } from '../spec/index.ts';
 import type {
   ExecutionLimits,
   ExecutionResult,
@@ -30,7 +31,7 @@ export interface ExecCommandOptions {
   memory?: string;
   seed?: string;
   json?: boolean;
-  /** Python: the top-level modules the program may import (comma-separated). */
+  /** Python: the modules the program may import (comma-separated patterns, ADR 0041). */
   allowedLibraries?: string;
   /** Python: let the program start processes. */
   allowSubprocesses?: boolean;
@@ -76,6 +77,7 @@ async function programOf(file: string, options: ExecCommandOptions) {
     ?.split(',')
     .map((m) => m.trim())
     .filter((m) => m !== '');
+  if (allowedLibraries) checkLibraryPatterns('--allowed-libraries', allowedLibraries);
   const files = await inputFiles(options.file ?? []);
   const constraints = {
     ...(allowedLibraries ? { allowedLibraries } : {}),

@@ -72,7 +72,7 @@ export async function main(
     .option('--seed <n>', "seed for Math.random (and Python's random)")
     .option(
       '--allowed-libraries <modules>',
-      'Python: the only top-level modules the program may import (a,b,c)',
+      "Python: the modules the program may import (a,b.c,pkg.*; 'pkg.*' is pkg and its submodules)",
     )
     .option('--allow-subprocesses', 'Python: let the program start processes')
     .option('--file <path>', 'Python: an input file in the working directory (repeatable)', collect, [])

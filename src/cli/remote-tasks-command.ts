@@ -8,6 +8,7 @@ import { GUEST_LANGUAGES, isGuestLanguage, TASK_TRANSITIONS } from '../spec/inde
 import type { CliIo } from './cli-io.ts';
 import { EXIT_USAGE } from './exit-codes.ts';
 import { integerOption, positiveOption } from './number-options.ts';
+import { remoteHint } from './remote-hints.ts';
 import { watchTask } from './remote-watch.ts';
 import { corruptLine, taskDetailText, taskLine } from './task-view.ts';
 import type { CorruptTaskItem, TaskListItem, TaskView } from '../api/index.ts';
@@ -56,12 +57,10 @@ async function overHttp(
   } catch (e) {
     if (!isCodecallError(e)) throw e;
     const code = typeof e.details.server_code === 'string' ? e.details.server_code : e.code;
-    if (e.code === 'UNAUTHORIZED') {
-      io.stderr(`error ${code}: ${e.message} (check --key or CODECALL_KEY)\n`);
-      return EXIT_USAGE;
-    }
     io.stderr(`error ${code}: ${e.message}\n`);
-    return 1;
+    const hint = remoteHint(e, options.url, options.key !== undefined);
+    if (hint !== null) io.stderr(`hint: ${hint}\n`);
+    return e.code === 'UNAUTHORIZED' || e.code === 'KEY_REVOKED' ? EXIT_USAGE : 1;
   }
 }
 

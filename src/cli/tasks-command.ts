@@ -7,7 +7,7 @@ import { isTerminal, TASK_TRANSITIONS } from '../spec/index.ts';
 import { pausingLine, reportView, runTaskHere, shellArg, stoppedLine } from './durable-exec.ts';
 import { EXIT_INTERRUPTED } from './exit-codes.ts';
 import { leaseHeldElsewhere, leaseHeldError, waitForLease } from './lease-wait.ts';
-import { rememberedTools } from './remembered-tools.ts';
+import { rememberedTools, toolsMetadata } from './remembered-tools.ts';
 import { interruptOnSigint } from './sigint.ts';
 import { programText } from './program-files.ts';
 import type { CliIo } from './cli-io.ts';
@@ -283,6 +283,8 @@ export async function tasksRevise(
         {
           code,
           ...(options.rerunReads ? { rerunReads: true } : {}),
+          // A --tools given here is the revision's own, remembered for its resumes (not the revised task's).
+          ...(options.tools === undefined ? {} : { metadata: toolsMetadata(options.tools) }),
         },
         { actor: actorOf(options) },
       );

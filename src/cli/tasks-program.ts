@@ -125,7 +125,7 @@ export function registerTasksCommands(
       .option('--rerun-reads', 'run read/idempotent calls again instead of taking them over')
       .option(
         '--tools <module>',
-        'the tools module (with --db: the revision runs here; default: the one the revised task was started with)',
+        "the tools module, remembered for the revision (with --db: it runs here; default: the revised task's)",
       )
       .option('--actor <name>', 'who revises (with --db; default: cli:<user>)')
       .option('--idempotency-key <key>', 'a repeat with the same key returns the first revision (with --url)')

@@ -21,15 +21,22 @@ const API = '/api/v1';
  * A typed client of the task API. Every failure is a CodecallError: the server's error envelope keeps its code
  * (with `details.http_status`), an unreachable server is SERVICE_UNREACHABLE.
  */
+/** What a service's address looks like: `codecall serve` listens on port 8484 unless told otherwise. */
+const URL_EXAMPLE = 'a service address such as http://127.0.0.1:8484';
+
 export function createClient(options: ClientOptions): CodecallClient {
   let base: URL;
   try {
     base = new URL(options.url);
   } catch {
-    throw new CodecallError('INVALID_ARGUMENT', `not a URL: ${options.url}`, { details: { field: 'url' } });
+    throw new CodecallError('INVALID_ARGUMENT', `not a URL: ${options.url} (${URL_EXAMPLE})`, {
+      details: { field: 'url' },
+    });
   }
   if (base.protocol !== 'http:' && base.protocol !== 'https:') {
-    throw new CodecallError('INVALID_ARGUMENT', `the URL must be http(s): ${options.url}`);
+    throw new CodecallError('INVALID_ARGUMENT', `the URL must be http(s): ${options.url} (${URL_EXAMPLE})`, {
+      details: { field: 'url' },
+    });
   }
   const root = base.href.replace(/\/+$/, '');
   const doFetch = options.fetch ?? fetch;
@@ -190,6 +197,8 @@ async function errorOf(res: Response): Promise<CodecallError> {
   const details = {
     ...(e?.details !== null && typeof e?.details === 'object' ? (e.details as Record<string, unknown>) : {}),
     http_status: res.status,
+    // Not a codecall service's answer (another server's page): the caller may say the URL is wrong.
+    ...(e === undefined ? { envelope: false } : {}),
     // A code this client does not know yet (a newer server) is kept for the caller to show.
     ...(serverCode !== null && !isErrorCode(serverCode) ? { server_code: serverCode } : {}),
   };

@@ -40,7 +40,7 @@ export function revisionOf(
     seed: from.seed,
     ...(from.limits ? { limits: from.limits } : {}),
     ...(from.tools ? { tools: from.tools } : {}),
-    ...(from.metadata ? { metadata: from.metadata } : {}),
+    ...(from.metadata || revise.metadata ? { metadata: { ...from.metadata, ...revise.metadata } } : {}),
     ...(from.constraints ? { constraints: from.constraints } : {}),
     ...(from.files ? { files: from.files } : {}),
     tenant: source.tenant,

@@ -2,6 +2,7 @@ import { randomInt } from 'node:crypto';
 import { CodecallError, isCodecallError } from '../errors/index.ts';
 import {
   AGENT_MODES,
+  checkLibraryPatterns,
   GUEST_LANGUAGES,
   isGuestLanguage,
   isWorkspaceName,
@@ -117,6 +118,7 @@ export function toTaskInput(input: SubmitInput): TaskInput {
       }
     };
     names('allowed_libraries', c.allowedLibraries);
+    if (c.allowedLibraries) checkLibraryPatterns('tool_constraints.allowed_libraries', c.allowedLibraries);
     if (c.allowSubprocesses !== undefined && typeof c.allowSubprocesses !== 'boolean') {
       bad('tool_constraints.allow_subprocesses', 'must be a boolean');
     }

@@ -59,6 +59,8 @@ export const ERROR_CODES = {
   // A JSON body nested deeper than the server reads (refused before it is parsed).
   JSON_TOO_DEEP: row(400, 'input'),
   INVALID_CONFIG: row(400, 'input'),
+  // An allowed_libraries entry that is not a module name or 'pkg.*' (ADR 0041).
+  INVALID_LIBRARY_PATTERN: row(400, 'input'),
   SYNTAX_ERROR: row(400, 'guest', { name: 'SyntaxError', ...GUEST }),
   SOURCE_TOO_LARGE: row(413, 'limit'),
   SOURCE_TOO_COMPLEX: row(422, 'limit'),

@@ -103,7 +103,9 @@ export function buildServer(options: ServerOptions): FastifyInstance {
         : { allowedHosts: null, checkOrigin: false }),
   );
   app.setNotFoundHandler((request, reply) =>
-    sendError(reply, 404, 'NOT_FOUND', `no route ${request.method} ${request.url}`),
+    sendError(reply, 404, 'NOT_FOUND', `no route ${request.method} ${request.url}`, {
+      route: `${request.method} ${request.url}`,
+    }),
   );
   for (const schema of sharedSchemas) app.addSchema(schema);
   registerOpenApi(app);

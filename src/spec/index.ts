@@ -12,6 +12,7 @@ export * from './model.ts';
 export * from './artifact-store.ts';
 export * from './agent.ts';
 export * from './principal.ts';
+export * from './library-patterns.ts';
 export * from './limits.ts';
 export * from './workspace-name.ts';
 export * from './replay-entries.ts';

@@ -90,6 +90,8 @@ const PY_GLOBAL_NAMES = [
   'ToolError',
   'ToolRejectedError',
   'ToolValidationError',
+  // Code Mode's name for the tools namespace (the same object as tools).
+  'codemode',
   'final_answer',
   'tools',
 ];

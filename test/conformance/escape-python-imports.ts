@@ -44,7 +44,7 @@ const ROUTES: Record<string, { code: string; module: string; allowed?: string[] 
   'importlib.util and a spec': {
     code: "import importlib.util as u\ns = u.find_spec('csv')\ns.loader.exec_module(u.module_from_spec(s))",
     module: 'csv',
-    allowed: ['importlib'],
+    allowed: ['importlib.*'],
   },
   'sys.modules to the import machinery': {
     code: "final_answer.__globals__['sys'].modules['_frozen_importlib']._gcd_import('csv')",
@@ -94,7 +94,7 @@ export function registerPythonImportEscapes(options: SuiteOptions): void {
     }
 
     g.program(
-      'package.* and submodule entries: os.path imports os.path (and os, which it needs); xml.* any xml module',
+      'package.* and submodule entries (ADR 0041): os.path imports os.path (os loads for it); xml.* any xml module',
       {
         python: `import os.path
 import xml.dom.minidom, xml.etree.ElementTree

@@ -61,6 +61,24 @@ describe('runtime.revise', () => {
     await runtime.close();
   });
 
+  it("metadata given with the revision replaces those keys of the revised task's (the CLI's --tools)", async () => {
+    const runtime = createRuntime({ store: fx.store, drivers: [fx.driver], tools: new ToolRegistry([]) });
+    const source = await runtime.submit({
+      code: 'return 1',
+      metadata: { ticket: 'T-1', codecall_tools_module: '/a/tools.ts' },
+    });
+    await runtime.cancel(source.task_id);
+    const view = await runtime.revise(source.task_id, {
+      code: 'return 2',
+      metadata: { codecall_tools_module: '/b/tools.ts' },
+    });
+    expect(view.metadata).toEqual({ ticket: 'T-1', codecall_tools_module: '/b/tools.ts' });
+    await expect(
+      runtime.revise(source.task_id, { code: 'return 3', metadata: { big: 'x'.repeat(1 << 20) } }),
+    ).rejects.toMatchObject({ code: 'PAYLOAD_TOO_LARGE' });
+    await runtime.close();
+  });
+
   it('refuses a task that has not ended, an unknown one, and what a submission could not ask for', async () => {
     const runtime = createRuntime({
       store: fx.store,

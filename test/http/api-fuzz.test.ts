@@ -313,7 +313,10 @@ describe('HTTP API under arbitrary requests (property)', () => {
         {
           timeout_seconds: fc.double({ min: 0.5, max: 60, noNaN: true }),
           max_memory_mb: fc.double({ min: 2, max: 256, noNaN: true }),
-          allowed_libraries: fc.array(fc.string({ minLength: 1 }), { maxLength: 3 }),
+          allowed_libraries: fc.array(
+            fc.stringMatching(/^[a-z_][a-z0-9_]{0,6}(\.[a-z_][a-z0-9_]{0,6}){0,2}(\.\*)?$/),
+            { maxLength: 3 },
+          ),
           network_access: fc.constant(false),
         },
         { requiredKeys: [] },
@@ -450,6 +453,17 @@ describe('HTTP API under arbitrary requests (property)', () => {
       200,
     );
     expect((await fx.runtime.wait(asking)).result?.output).toBe(5);
+
+    // A malformed allowed_libraries entry has its own code (ADR 0041).
+    const pattern = await post(
+      '/api/v1/tasks',
+      '{"code":"1","language":"python","tool_constraints":{"allowed_libraries":["json","numpy*"]}}',
+    );
+    expect(pattern.statusCode).toBe(400);
+    expect(pattern.json<ErrorBody>().error).toMatchObject({
+      code: 'INVALID_LIBRARY_PATTERN',
+      details: { field: 'tool_constraints.allowed_libraries', entry: 'numpy*' },
+    });
 
     // Not JSON, not UTF-8, other types.
     expect(codeOf(await post('/api/v1/tasks', Buffer.from([0xff, 0xfe, 0x00, 0x7b])))).toBe('BAD_REQUEST');

@@ -1,5 +1,8 @@
 // The python image (numpy, pandas, matplotlib, scipy, scikit-learn, openpyxl, tabulate): its versions in the
 // engine a checkpoint is bound to, and matplotlib drawing a chart the program gets back as an artifact.
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPythonDriver, IMAGE_PACKAGES, probePython, pythonEngine } from '../../src/sandbox/index.ts';
 import type { PythonDriver, PythonProbe } from '../../src/sandbox/index.ts';
@@ -118,5 +121,66 @@ describe.skipIf(!!skipReason)(`python image${skipReason ? ` (skipped: ${skipReas
     // The PNG signature, and a real image rather than an empty file.
     expect([...(chart?.data.subarray(0, 8) ?? [])]).toEqual([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
     expect(chart?.data.byteLength ?? 0).toBeGreaterThan(1000);
+  });
+
+  it("builds matplotlib's font list once, in a sandbox, and binds it read-only: a chart run builds none", async () => {
+    // matplotlib logs "generated new fontManager" when it builds the list (a part of every chart run before).
+    const chart = (name: string) =>
+      [
+        'import io, logging, os',
+        'log = io.StringIO()',
+        'logging.getLogger("matplotlib").addHandler(logging.StreamHandler(log))',
+        'logging.getLogger("matplotlib").setLevel(logging.INFO)',
+        'import matplotlib.pyplot as plt',
+        'fig, ax = plt.subplots()',
+        'ax.plot([1, 3, 2])',
+        'fig.savefig("line.png")',
+        `lists = sorted(n for n in os.listdir("/tmp") if n.startswith("fontlist"))`,
+        `[log.getvalue(), lists, os.access("/tmp/${name}", os.W_OK)]`,
+      ].join('\n');
+    const run = (d: PythonDriver, code: string) =>
+      d.execute({
+        code,
+        language: 'python',
+        tools: [],
+        host: { call: () => Promise.reject(new Error('no tools')) },
+        limits: { timeoutMs: 60_000, cpuMs: 60_000 },
+      });
+    const dir = await mkdtemp(join(tmpdir(), 'codecall-fonts-test-'));
+    const cached = createPythonDriver({ warm: 0, fontCacheDir: dir });
+    const uncached = createPythonDriver({ warm: 0, fontCacheDir: false });
+    try {
+      const list = await cached.matplotlibFontList();
+      expect(list).not.toBeNull();
+      const name = basename(list ?? '');
+      expect(name).toMatch(/^fontlist-v\d+\.json$/);
+      // Kept under the cache directory, one folder per matplotlib and interpreter.
+      expect(await readdir(dir)).toEqual([
+        `matplotlib-${matplotlib}-cpython-${probe.ok ? probe.python : ''}`,
+      ]);
+      for (let i = 0; i < 2; i++) {
+        const r = await run(cached, chart(name));
+        expect(r.status === 'succeeded' ? r.value : r.error).toEqual(['', [name], false]);
+      }
+      // A new driver (another process) reads it from the cache: no build.
+      const again = createPythonDriver({ warm: 0, fontCacheDir: dir });
+      try {
+        const r = await run(again, chart(name));
+        expect(r.status === 'succeeded' && r.value).toEqual(['', [name], false]);
+      } finally {
+        await again.close();
+      }
+      // Without the list, the chart builds one (what the check above would see).
+      expect(await uncached.matplotlibFontList()).toBeNull();
+      const r = await run(uncached, chart(name));
+      expect(r.status === 'succeeded' && r.value).toEqual([
+        expect.stringContaining('generated new fontManager'),
+        [name],
+        true,
+      ]);
+    } finally {
+      await Promise.all([cached.close(), uncached.close()]);
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

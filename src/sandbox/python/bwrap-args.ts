@@ -21,6 +21,8 @@ export interface BwrapOptions {
    * of randomness, which the runner fills from the execution's seed before the program starts.
    */
   readonly seededFilesFd?: number;
+  /** matplotlib's font list on the host (font-cache.ts), bound read-only as /tmp/<name>. */
+  readonly fontList?: { readonly path: string; readonly name: string };
 }
 
 /**
@@ -97,6 +99,8 @@ export function bwrapArgs(options: BwrapOptions): string[] {
     '--tmpfs',
     '/tmp',
   );
+  // Read-only: matplotlib reads it and never rebuilds it (a failed write of a rebuild is only logged).
+  if (options.fontList) args.push('--ro-bind', options.fontList.path, `/tmp/${options.fontList.name}`);
   // The workspace is the sandbox's own tmpfs, capped: filling it fails with ENOSPC inside, the host's disk is not
   // touched. Input files go in and artifacts come out through the bridge.
   args.push('--size', String(options.workspaceBytes), '--tmpfs', '/workspace', '--chdir', '/workspace');
@@ -140,7 +144,8 @@ export const SANDBOX_ENV: Readonly<Record<string, string>> = {
   OPENBLAS_NUM_THREADS: '1',
   OMP_NUM_THREADS: '1',
   MKL_NUM_THREADS: '1',
-  // matplotlib: no display (the Agg backend renders PNGs to files), its cache in the sandbox's own /tmp.
+  // matplotlib: no display (the Agg backend renders PNGs to files), its cache in the sandbox's own /tmp, where
+  // the font list the driver built once is bound (font-cache.ts).
   MPLBACKEND: 'Agg',
   MPLCONFIGDIR: '/tmp',
 };

@@ -25,8 +25,9 @@ def _codes_of(code, into):
 # By identity (id() of objects that live as long as the runner): hashing a code object hashes its contents.
 _RUNNER_CODES = frozenset(id(c) for c in _codes_of(sys._getframe().f_code, set()))
 _allowed = [None]
-# The entries without their '.*', and each with a dot after it (what a submodule of it starts with).
-_allowed_bases, _allowed_below = [None], [()]
+# ADR 0041: exact entries; the packages of 'pkg.*' entries (each with a dot after it: what a submodule of it starts
+# with); the packages above any entry (loaded for it, importable by the program only as 'from p import <entry>').
+_exact, _star_below, _above = [frozenset()], [None], [frozenset()]
 # File names the program compiled code under (compile(), CodeType): frames of that code are the program's.
 _program_files = set()
 _policy_codes = set()
@@ -59,20 +60,59 @@ def _is_program(frame):
     return False
 
 def _allows(name):
-    bases = _allowed_bases[0]
-    if bases is None:
+    below = _star_below[0]
+    if below is None:
         return True
-    # The entry, its submodules, and the packages above it (importing os.path imports os).
-    return name in bases or name.startswith(_allowed_below[0]) or any(b.startswith(name + '.') for b in bases)
+    return name in _exact[0] or (name + '.').startswith(below)
+
+def _loading_for_entry(name, frame):
+    """Whether the machinery loads package name on the way to a listed module below it (its parent's load)."""
+    if name not in _above[0]:
+        return False
+    prefix = name + '.'
+    while frame is not None and _machinery(frame.f_code):
+        child = frame.f_locals.get('name')
+        if isinstance(child, str) and child.startswith(prefix) and _allows(child):
+            return True
+        frame = frame.f_back
+    return False
+
+def _allows_load(name, frame):
+    return _allows(name) or _loading_for_entry(name, frame)
 
 def _refusal(name):
     listed = ', '.join(sorted(_allowed[0])) or 'none'
-    return ImportError('import of ' + repr(name) + ' is not allowed for this task (allowed_libraries: ' + listed + ')',
-                       name=name)
+    hint = ''
+    parent = name.rpartition('.')[0]
+    while parent:
+        if parent in _exact[0]:
+            hint = '; ' + repr(parent + '.*') + ' would allow its submodules'
+            break
+        parent = parent.rpartition('.')[0]
+    return ImportError('import of ' + repr(name) + ' is not allowed for this task (allowed_libraries: ' + listed
+                       + hint + ')', name=name)
 
 def _check_import(name, frame):
-    if isinstance(name, str) and not _allows(name) and _is_program(frame):
+    if isinstance(name, str) and not _allows_load(name, frame) and _is_program(frame):
         raise _refusal(name)
+
+def _refused_from(name, fromlist):
+    """What of 'from name import ...' the policy refuses, or None. Under a listed module a name that is not
+    already its attribute would load a submodule, which must be listed too; a package that is only above an entry
+    gives the listed submodules and nothing else."""
+    module = sys.modules.get(name)
+    items = list(fromlist)
+    if '*' in items:
+        items = [i for i in items if i != '*'] + list(getattr(module, '__all__', ()))
+    listed = _allows(name)
+    for item in items:
+        if not isinstance(item, str):
+            continue
+        if listed and module is not None and hasattr(module, item):
+            continue
+        if not _allows(name + '.' + item):
+            return name + '.' + item
+    return None
 
 def _from_c(frame, fromlist):
     """An import C code makes (PyImport_Import: datetime.strptime loading _strptime) while the frame runs: not an
@@ -83,12 +123,18 @@ def _from_c(frame, fromlist):
 _mp_refused = [False]
 
 def _import(name, globals=None, locals=None, fromlist=(), level=0):
-    if level == 0 and _allowed[0] is not None:
+    if level == 0 and _allowed[0] is not None and isinstance(name, str):
         caller = sys._getframe(1)
         # The machinery importing for an import already checked (a parent package, a fromlist submodule).
-        if (not _allows(name) and not _machinery(caller.f_code) and _is_program(caller)
-                and not _from_c(caller, fromlist)):
-            raise _refusal(name)
+        if (not _machinery(caller.f_code) and _is_program(caller) and not _from_c(caller, fromlist)):
+            if not _allows(name) and not (fromlist and name in _above[0]):
+                raise _refusal(name)
+            if fromlist:
+                # The package first, without the names: whether a name is its attribute or a submodule to load.
+                _real_import(name, globals, locals, (), 0)
+                refused = _refused_from(name, fromlist)
+                if refused is not None:
+                    raise _refusal(refused)
     top = name.partition('.')[0] if level == 0 else ''
     # The program's asyncio reads the host, its subprocess asks the process policy (libraries keep their own).
     hooked = top in ('asyncio', 'subprocess') and _is_program(sys._getframe(1))
@@ -148,7 +194,8 @@ def _compiled_by_program(frame):
 
 def _audit(event, args):
     if event == 'import':
-        if isinstance(args[0], str) and not _allows(args[0]) and _asked_by_program(sys._getframe(1)):
+        frame = sys._getframe(1)
+        if isinstance(args[0], str) and not _allows_load(args[0], frame) and _asked_by_program(frame):
             raise _refusal(args[0])
     elif event == 'exec':
         # Cheap tests first: a module's code, loaded for the program (most loads stop at the __import__ frame).
@@ -157,7 +204,7 @@ def _audit(event, args):
         frame = sys._getframe(1)
         if _asked_by_program(frame):
             name = _module_name(frame)
-            if isinstance(name, str) and not _allows(name):
+            if isinstance(name, str) and not _allows_load(name, frame):
                 raise _refusal(name)
     elif event in ('compile', 'code.__new__'):
         filename = args[1]
@@ -186,10 +233,16 @@ def _import_policy(allowed):
     global _IMPORT_NAME
     _IMPORT_NAME = _real_import('opcode').opmap['IMPORT_NAME']
     _allowed[0] = frozenset(str(a) for a in allowed)
-    bases = frozenset(a[:-2] if a.endswith('.*') else a for a in _allowed[0])
-    _allowed_bases[0], _allowed_below[0] = bases, tuple(b + '.' for b in bases)
+    _exact[0] = frozenset(a for a in _allowed[0] if not a.endswith('.*'))
+    _star_below[0] = tuple(a[:-1] for a in _allowed[0] if a.endswith('.*'))
+    above = set()
+    for a in _allowed[0]:
+        parts = a.split('.')
+        above.update('.'.join(parts[:i]) for i in range(1, len(parts) - (2 if a.endswith('.*') else 1) + 1))
+    _above[0] = frozenset(above)
     for code in (_check_import.__code__, _audit.__code__, _is_program.__code__, _module_name.__code__,
-                 _asked_by_program.__code__, _compiled_by_program.__code__):
+                 _asked_by_program.__code__, _compiled_by_program.__code__, _loading_for_entry.__code__,
+                 _allows_load.__code__, _refused_from.__code__):
         _policy_codes.add(id(code))
     for cls in (_frozen_importlib.BuiltinImporter, _frozen_importlib.FrozenImporter,
                 _frozen_importlib_external.ExtensionFileLoader):

@@ -95,6 +95,9 @@ def _main():
     # A copy: what the program does to its builtins stays out of the runner's (__import__ is the policy's in both).
     program = {'__name__': '__main__', '__builtins__': dict(builtins.__dict__), 'final_answer': final_answer}
     program.update(namespaces)
+    # Programs written for Cloudflare's Code Mode call their tools as codemode.x(): the same tools.
+    if 'codemode' not in namespaces and 'tools' in namespaces:
+        program['codemode'] = namespaces['tools']
     program.update(_ERRORS)
     _deterministic(start['seed'], start['clock'])
     _load_script(start.get('replay'))

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { CodecallError, failure, isCodecallError } from '../../errors/index.ts';
 import { SANDBOX_DRIVER_API_VERSION } from '../../spec/index.ts';
 import type {
@@ -11,7 +12,7 @@ import type {
 } from '../../spec/index.ts';
 import { failedBeforeStart } from '../early-failure.ts';
 import { DEFAULT_LIMITS, resolveLimits } from '../../spec/index.ts';
-import { isWorkspaceName } from '../../spec/index.ts';
+import { isLibraryPattern, isWorkspaceName, LIBRARY_PATTERN_HELP } from '../../spec/index.ts';
 import { toWorkerSteps } from '../replay-steps.ts';
 import { probePython, pythonEngine } from './probe.ts';
 import type { PythonProbe } from './probe.ts';
@@ -22,6 +23,16 @@ import { detectCgroups } from './cgroups.ts';
 import type { CgroupManager } from './cgroups.ts';
 import { PythonProcess } from './python-process.ts';
 import { makeEmptyFile } from './proc-masks.ts';
+import {
+  defaultCacheDir,
+  FONT_CACHE_PROGRAM,
+  fontCacheDir,
+  isFontListName,
+  readFontList,
+  saveFontList,
+  stageFontList,
+} from './font-cache.ts';
+import type { FontList } from './font-cache.ts';
 import type { ParkedProcess, ProcessOptions } from './python-process.ts';
 
 export interface PythonDriverOptions {
@@ -37,6 +48,12 @@ export interface PythonDriverOptions {
   readonly cgroups?: boolean;
   /** What probePython() already found (so a caller that checked first does not start a probe sandbox again). */
   readonly probe?: PythonProbe;
+  /**
+   * Where matplotlib's font list is kept between processes (font-cache.ts). Default: codecall's cache directory
+   * (CODECALL_CACHE_DIR, else $XDG_CACHE_HOME/codecall, else ~/.cache/codecall); false: no list, each chart
+   * builds its own.
+   */
+  readonly fontCacheDir?: string | false;
 }
 
 /** Processes (and threads) one sandbox may have at once, when it has a cgroup. */
@@ -86,6 +103,10 @@ export class PythonDriver implements SandboxDriver {
   private execFilter: Buffer | undefined;
   /** Bound over the host-wide figures of each sandbox's /proc; removed at close. */
   private emptyFile: { path: string; remove: () => void } | null = null;
+  /** matplotlib's font list (read from the cache or built once), and its copy the sandboxes bind. */
+  private fontList: FontList | null = null;
+  private stagedFonts: { path: string; name: string; remove: () => void } | null = null;
+  private fontBuild: Promise<void> | null = null;
 
   constructor(private readonly options: PythonDriverOptions = {}) {
     this.warm = options.warm ?? DEFAULT_WARM_INTERPRETERS;
@@ -133,6 +154,12 @@ export class PythonDriver implements SandboxDriver {
         failure('INVALID_ARGUMENT', `the python driver runs python, not ${request.language}`),
       );
     }
+    const libraries = request.policy?.allowedLibraries ?? [];
+    const pattern = libraries.find((entry) => !isLibraryPattern(entry));
+    if (pattern !== undefined) {
+      const message = `allowed_libraries: ${JSON.stringify(pattern)} is not a library pattern; use ${LIBRARY_PATTERN_HELP}`;
+      return failedBeforeStart(failure('INVALID_LIBRARY_PATTERN', message));
+    }
     const files = request.files ?? [];
     const bad = files.find((f) => !isWorkspaceName(f.name));
     if (bad) {
@@ -170,7 +197,10 @@ export class PythonDriver implements SandboxDriver {
       this.running.delete(controller);
       clearTimeout(refill);
       // After the result is handed back: starting a process takes the event loop a few ms (fork).
-      setImmediate(() => this.fill());
+      setImmediate(() => {
+        this.fill();
+        void this.buildFontList(probe);
+      });
       signal?.removeEventListener('abort', forward);
       const disposed = proc.dispose().catch(() => undefined);
       this.disposing.add(disposed);
@@ -190,8 +220,74 @@ export class PythonDriver implements SandboxDriver {
       // A workspace left behind is the program's files on the host's disk.
       ...this.disposing,
     ]);
+    await this.fontBuild;
     this.emptyFile?.remove();
     this.emptyFile = null;
+    this.stagedFonts?.remove();
+    this.stagedFonts = null;
+  }
+
+  /**
+   * The host file of matplotlib's font list that sandboxes get, once there is one: read from the cache, else
+   * built now in a sandbox of its own (after an execution the driver builds it unasked). Null without
+   * matplotlib, with `fontCacheDir: false`, or when the build failed.
+   */
+  async matplotlibFontList(): Promise<string | null> {
+    const probe = await this.probed();
+    if (!probe.ok) return null;
+    await this.buildFontList(probe);
+    const dir = this.fontDir(probe);
+    return dir === null || this.fontList === null ? null : join(dir, this.fontList.name);
+  }
+
+  private fontDir(probe: Extract<PythonProbe, { ok: true }>): string | null {
+    const root = this.options.fontCacheDir ?? defaultCacheDir();
+    const version = probe.packages.matplotlib;
+    return root === false || !version ? null : fontCacheDir(root, version, probe.python);
+  }
+
+  /** Builds the font list once, in a sandbox that takes nothing from the pool; a failure leaves none. */
+  private buildFontList(probe: PythonProbe): Promise<void> {
+    const dir = probe.ok ? this.fontDir(probe) : null;
+    if (!probe.ok || dir === null || this.fontList !== null || this.closed) return Promise.resolve();
+    this.fontBuild ??= (async () => {
+      const proc = await PythonProcess.start(this.processOptions(probe, false));
+      const controller = new AbortController();
+      if (this.closed) controller.abort(CLOSED);
+      this.running.add(controller);
+      try {
+        this.execFilter ??= seccompFilter({ blocked: ['execve', 'execveat'] });
+        const r = await runOnProcess(
+          proc,
+          {
+            code: FONT_CACHE_PROGRAM,
+            language: 'python',
+            tools: [],
+            host: { call: () => Promise.resolve({ ok: true, value: null }) },
+          },
+          resolveLimits({ timeoutMs: 60_000, cpuMs: 60_000 }, this.defaults),
+          { signal: controller.signal, execFilter: this.execFilter },
+        );
+        const made = r.status === 'succeeded' ? r.artifacts?.find((a) => isFontListName(a.name)) : undefined;
+        if (!made) return;
+        const list = { name: made.name, data: Buffer.from(made.data) };
+        try {
+          saveFontList(dir, list);
+        } catch {
+          // A cache this process cannot write: the list still serves it.
+        }
+        this.fontList = list;
+        // The parked sandbox was spawned without the list: the next cold start gets one that has it.
+        const parked = this.parked;
+        this.parked = null;
+        void parked?.then((p) => p.dispose?.()).catch(() => undefined);
+        this.park();
+      } finally {
+        this.running.delete(controller);
+        await proc.dispose().catch(() => undefined);
+      }
+    })().catch(() => undefined);
+    return this.fontBuild;
   }
 
   private probed(): Promise<PythonProbe> {
@@ -209,6 +305,8 @@ export class PythonDriver implements SandboxDriver {
         const found = await detectCgroups().catch(() => ({ manager: null }));
         this.cgroups = found.manager;
       }
+      const fonts = p.ok ? this.fontDir(p) : null;
+      if (fonts !== null) this.fontList = readFontList(fonts);
       this.probe = p;
       this.park();
       return p;
@@ -261,6 +359,14 @@ export class PythonDriver implements SandboxDriver {
         this.emptyFile = null;
       }
     }
+    if (this.fontList && !this.closed && (!this.stagedFonts || !existsSync(this.stagedFonts.path))) {
+      this.stagedFonts?.remove();
+      try {
+        this.stagedFonts = stageFontList(this.fontList);
+      } catch {
+        this.stagedFonts = null;
+      }
+    }
     return {
       bwrap: probe.bwrapPath,
       python: probe.pythonPath,
@@ -270,6 +376,7 @@ export class PythonDriver implements SandboxDriver {
       prewarm,
       ...(this.runnerCode ? { runnerCode: this.runnerCode } : {}),
       ...(this.emptyFile ? { emptyFile: this.emptyFile.path } : {}),
+      ...(this.stagedFonts ? { fontList: { path: this.stagedFonts.path, name: this.stagedFonts.name } } : {}),
       ...(this.cgroups
         ? {
             cgroups: {

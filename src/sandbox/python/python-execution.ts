@@ -11,6 +11,7 @@ import type {
 import { CallPump } from '../call-pump.ts';
 import type { GuestEnd, GuestUsage } from '../call-pump.ts';
 import { abortFailure } from '../early-failure.ts';
+import { unfence } from '../fenced-program.ts';
 import { guestFailure } from '../guest-failure.ts';
 import { cpuBudgetMs, formatCallId } from '../../spec/index.ts';
 import type { PythonProcess } from './python-process.ts';
@@ -246,7 +247,8 @@ export function runOnProcess(
     });
     const start = {
       t: 'start',
-      code: request.code,
+      // A program that is one ```python block runs as its inside (its lines stay where they were).
+      code: unfence(request.code, 'python'),
       policy: request.policy ?? {},
       files: (request.files ?? []).map((f) => ({
         name: f.name,

@@ -29,6 +29,8 @@ export interface ProcessOptions {
   readonly runnerCode?: Buffer;
   /** An empty file bound over the host-wide figures of /proc (proc-masks.ts). */
   readonly emptyFile?: string;
+  /** matplotlib's font list, bound read-only into /tmp (font-cache.ts). */
+  readonly fontList?: { readonly path: string; readonly name: string };
 }
 
 let groups = 0;
@@ -137,6 +139,7 @@ export class PythonProcess {
       ...(seccompFd === undefined ? {} : { seccompFd }),
       ...(options.runnerCode ? { compiledRunner: true } : {}),
       ...(options.emptyFile ? { emptyFile: options.emptyFile } : {}),
+      ...(options.fontList ? { fontList: options.fontList } : {}),
       seededFilesFd: RUNNER_FD + 1,
     });
     // A parked shell waits for a line on stdin before it becomes bwrap: the process is in its group before

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fencedAsTypeScript, unfence } from './fenced-program.ts';
+import { fencedAsTypeScript, unfence } from '../fenced-program.ts';
 import { CLOSE, OPEN, applyEdits, programForms } from './program-forms.ts';
 import { alignColumn, programPosition } from './source-position.ts';
 import { prepareProgram } from './transpile.ts';
@@ -95,6 +95,10 @@ describe('fenced programs', () => {
       '\n\nconst a: number = 1;\n\n\n',
     );
     expect(unfence('~~~\nx\n~~~')).toBe('\nx\n');
+    // Each language's own info strings (the module is shared with the python driver).
+    expect(unfence('```python\nx = 1\n```', 'python')).toBe('\nx = 1\n');
+    expect(unfence('```python\nx = 1\n```')).toBe('```python\nx = 1\n```');
+    expect(unfence('```js\n1\n```', 'python')).toBe('```js\n1\n```');
     expect(fencedAsTypeScript('```ts\nconst a: number = 1;\n```')).toBe(true);
     expect(fencedAsTypeScript('```javascript\nconst a = 1;\n```')).toBe(false);
   });

@@ -16,7 +16,7 @@ import { DEFAULT_LIMITS, resolveLimits } from '../../spec/index.ts';
 import { HostExecution } from './host-execution.ts';
 import { SandboxWorker } from './sandbox-worker.ts';
 import type { WorkerListener } from './sandbox-worker.ts';
-import { fencedAsTypeScript } from './fenced-program.ts';
+import { fencedAsTypeScript } from '../fenced-program.ts';
 import type { PreparedProgram } from './transpile.ts';
 import { STRIP_TIME_LIMIT_MS, TypeStripper } from './type-stripper.ts';
 import { toWorkerSteps } from './worker-replay.ts';

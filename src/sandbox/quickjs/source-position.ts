@@ -1,4 +1,4 @@
-import { unfence } from './fenced-program.ts';
+import { unfence } from '../fenced-program.ts';
 import { OPEN } from './program-forms.ts';
 import type { ProgramEdit } from './program-forms.ts';
 

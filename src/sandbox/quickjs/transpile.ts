@@ -1,7 +1,7 @@
 import { transform } from 'sucrase';
 import { failure } from '../../errors/index.ts';
 import type { GuestLanguage, SerializedError } from '../../spec/index.ts';
-import { unfence } from './fenced-program.ts';
+import { unfence } from '../fenced-program.ts';
 import { CLOSE, OPEN, programForms } from './program-forms.ts';
 import type { ProgramForms } from './program-forms.ts';
 import type { ProgramSource } from './source-position.ts';

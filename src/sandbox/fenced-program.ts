@@ -1,6 +1,10 @@
-/** Info strings of a fence around a JavaScript program, and around a TypeScript one. */
+/** Info strings of a fence around a JavaScript program, around a TypeScript one, and around a Python one. */
 const JAVASCRIPT = new Set(['', 'js', 'javascript', 'mjs', 'cjs']);
 const TYPESCRIPT = new Set(['ts', 'typescript', 'mts', 'cts']);
+const PYTHON = new Set(['', 'py', 'python', 'python3']);
+
+/** The family of languages a driver runs: the info strings its programs' fences may carry. */
+export type FencedLanguage = 'javascript' | 'python';
 
 interface Fence {
   /** Indexes of the opening and the closing fence's lines. */
@@ -10,11 +14,12 @@ interface Fence {
 }
 
 /**
- * Where a program that is one fenced markdown block (```js ... ```, ```ts, ```typescript, or no language) has its
- * fences; undefined when it is not exactly one such block with nothing but blank lines around it. Line by line:
- * an opening fence of three or more backticks or tildes, closed by a line of the same character at least as long.
+ * Where a program that is one fenced markdown block (```js ... ```, ```ts, ```typescript, ```python, or no language)
+ * has its fences; undefined when it is not exactly one such block with nothing but blank lines around it. Line by
+ * line: an opening fence of three or more backticks or tildes, closed by a line of the same character at least as
+ * long.
  */
-function findFence(lines: readonly string[]): Fence | undefined {
+function findFence(lines: readonly string[], language: FencedLanguage): Fence | undefined {
   let open = 0;
   while (open < lines.length && isBlank(lines[open])) open++;
   let close = lines.length - 1;
@@ -24,7 +29,8 @@ function findFence(lines: readonly string[]): Fence | undefined {
   const fence = start?.[1];
   const info = start?.[2]?.toLowerCase();
   if (fence === undefined || info === undefined) return undefined;
-  if (!JAVASCRIPT.has(info) && !TYPESCRIPT.has(info)) return undefined;
+  const known = language === 'python' ? PYTHON.has(info) : JAVASCRIPT.has(info) || TYPESCRIPT.has(info);
+  if (!known) return undefined;
   const closing = (line: string | undefined): boolean => {
     const t = (line ?? '').trim();
     return t.length >= fence.length && [...t].every((c) => c === fence[0]);
@@ -32,7 +38,7 @@ function findFence(lines: readonly string[]): Fence | undefined {
   if (!closing(lines[close])) return undefined;
   // A second block inside (a closing fence before the last line) means the text is not one block.
   for (let i = open + 1; i < close; i++) if (closing(lines[i])) return undefined;
-  return { open, close, typescript: TYPESCRIPT.has(info) };
+  return { open, close, typescript: language === 'javascript' && TYPESCRIPT.has(info) };
 }
 
 function isBlank(line: string | undefined): boolean {
@@ -43,10 +49,10 @@ function isBlank(line: string | undefined): boolean {
  * The program inside, when the whole program is one fenced block: the two fence lines become empty lines, so
  * every line (and column) of the code stays where it was. Anything else is returned unchanged.
  */
-export function unfence(code: string): string {
+export function unfence(code: string, language: FencedLanguage = 'javascript'): string {
   if (!code.includes('```') && !code.includes('~~~')) return code;
   const lines = code.split('\n');
-  const fence = findFence(lines);
+  const fence = findFence(lines, language);
   if (!fence) return code;
   lines[fence.open] = lines[fence.open]?.endsWith('\r') ? '\r' : '';
   lines[fence.close] = lines[fence.close]?.endsWith('\r') ? '\r' : '';
@@ -56,5 +62,5 @@ export function unfence(code: string): string {
 /** Whether the program is one fenced block marked as TypeScript (```ts, ```typescript): it runs as TypeScript. */
 export function fencedAsTypeScript(code: string): boolean {
   if (!code.includes('```') && !code.includes('~~~')) return false;
-  return findFence(code.split('\n'))?.typescript === true;
+  return findFence(code.split('\n'), 'javascript')?.typescript === true;
 }
