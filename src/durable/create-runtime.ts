@@ -16,6 +16,7 @@ import { RuntimeControl } from './runtime-control.ts';
 import { Scheduler } from './runtime-scheduler.ts';
 import { RuntimeViews } from './runtime-views.ts';
 import { checkCeilings } from './limit-ceilings.ts';
+import { checkLiveTasks } from './live-task-cap.ts';
 import type { LimitCeilings } from './limit-ceilings.ts';
 import { checkedCallbackUrl, toBatchTasks, toTaskAttributes, toTaskInput } from './submit-input.ts';
 import { batchView } from './batch-view.ts';
@@ -150,6 +151,7 @@ class DurableRuntime implements Runtime {
     this.assertOpen();
     const now = this.clock();
     checkCeilings(input, this.ceilings, now);
+    await checkLiveTasks(this.store, input.tenant ?? 'default', 1, this.ceilings.maxLiveTasksPerTenant);
     return this.create(toTaskInput(input), toTaskAttributes(input, now), {
       ...options,
       ...(input.id === undefined ? {} : { id: input.id }),
@@ -160,6 +162,12 @@ class DurableRuntime implements Runtime {
     this.assertOpen();
     const source = await this.views.mustGet(taskId);
     const revision = revisionOf(source, input, (i) => checkCeilings(i, this.ceilings, this.clock()));
+    await checkLiveTasks(
+      this.store,
+      revision.attributes.tenant ?? 'default',
+      1,
+      this.ceilings.maxLiveTasksPerTenant,
+    );
     return this.create(revision.input, revision.attributes, options);
   }
 
@@ -187,6 +195,7 @@ class DurableRuntime implements Runtime {
     this.assertOpen();
     const now = this.clock();
     const tenant = options.tenant ?? 'default';
+    await checkLiveTasks(this.store, tenant, inputs.length, this.ceilings.maxLiveTasksPerTenant);
     const { batch, tasks: records } = await this.store.createBatch(
       toBatchTasks(inputs, tenant, (i) => checkCeilings(i, this.ceilings, now), now),
       {

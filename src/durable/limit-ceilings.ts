@@ -17,6 +17,8 @@ export interface LimitCeilings {
   readonly maxCodeBytes?: number;
   /** Largest `metadata` as JSON text in UTF-8 bytes (default DEFAULT_MAX_METADATA_BYTES). */
   readonly maxMetadataBytes?: number;
+  /** Tasks of one tenant not yet ended (pending, running, paused) at once; more is TOO_MANY_TASKS. Default: no cap. */
+  readonly maxLiveTasksPerTenant?: number;
 }
 
 /** What a task's program may weigh when no ceiling is given: 1 MiB (the sandbox's own `sourceBytes`). */

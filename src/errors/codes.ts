@@ -82,6 +82,8 @@ export const ERROR_CODES = {
   TOO_MANY_STREAMS: row(429, 'limit'),
   // A tenant past its share of the server's event loop while others are active (ADR 0039); Retry-After says when.
   TOO_MANY_REQUESTS: row(429, 'limit'),
+  // A tenant holds maxLiveTasksPerTenant tasks not yet ended: a queue flood cannot grow the database without bound.
+  TOO_MANY_TASKS: row(429, 'limit'),
   TOOL_REJECTED: row(403, 'tool', { name: 'ToolRejectedError', ...GUEST }),
   // No one decided in time (ADR 0031): the guest catches it as a rejection; a late decision is a 409.
   APPROVAL_EXPIRED: row(409, 'tool', { name: 'ToolRejectedError', ...GUEST }),

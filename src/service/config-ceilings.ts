@@ -36,6 +36,11 @@ export const ceilingsConfigShape = {
     .max(1024 * 1024)
     .default(64 * 1024),
   /**
+   * Tasks of one tenant not yet ended (pending, running or paused) at once (default 10000); a submission, batch or
+   * revision that would go over is 429 TOO_MANY_TASKS. Bounds what one tenant's queue flood adds to the database.
+   */
+  maxLiveTasksPerTenant: z.number().int().min(1).max(100_000_000).default(10_000),
+  /**
    * A tenant's soft share, ceil(concurrency * tenantShare) slots (default 0.5, at least 1): past it, a tenant gets a
    * free slot only when no tenant below its share has a claimable task (work-conserving; ADR 0023).
    */

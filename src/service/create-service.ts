@@ -102,6 +102,7 @@ export async function createService(
       maxRetries: config.maxRetries,
       maxCodeBytes: config.maxCodeBytes,
       maxMetadataBytes: config.maxMetadataBytes,
+      maxLiveTasksPerTenant: config.maxLiveTasksPerTenant,
     },
     sizes: {
       maxToolArgumentBytes: config.maxToolArgumentBytes,
