@@ -56,7 +56,20 @@ export const JOURNAL_FIELDS = new Set(['journal_seq', 'journal_digest']);
 
 const digest = (text: string | null): string | null => (text === null ? null : sha256Hex(text));
 
-export function coversOf(row: CoveredRow, input: string): Covers {
+/** What the covers vouch for of a task's artifacts: each one's name, size and SHA-256, in name order. */
+export function artifactsDigest(files: readonly { name: string; size: number; sha256: string }[]): string {
+  return sha256Hex(canonicalJson(files.map((f) => [f.name, f.size, f.sha256])));
+}
+
+function storedArtifacts(db: Database.Database, taskId: string): string {
+  const rows = prepared(db, 'SELECT name, size, sha256 FROM artifacts WHERE task_id = ? ORDER BY name').all(
+    taskId,
+  ) as { name: string; size: number; sha256: string }[];
+  return artifactsDigest(rows);
+}
+
+/** `artifacts`: the task's artifacts digest (artifactsDigest), read only for an ended task. */
+export function coversOf(row: CoveredRow, input: string, artifacts: () => string): Covers {
   // Logs change while a task runs without a head refresh: vouched for once it ended, like updated_at.
   const ended = TERMINAL.has(row.status);
   return {
@@ -76,6 +89,8 @@ export function coversOf(row: CoveredRow, input: string): Covers {
     execution_log: ended ? digest(row.execution_log) : null,
     resources: ended ? digest(row.resources) : null,
     updated_at: ended ? row.updated_at : null,
+    // The files a finished task left (a report, a chart): written before its end, vouched for from it.
+    artifacts: ended ? artifacts() : null,
   };
 }
 
@@ -120,7 +135,10 @@ export function currentCovers(db: Database.Database, taskId: string, head: Head 
       : sha256Hex(
           (prepared(db, 'SELECT input FROM tasks WHERE id = ?').get(taskId) as { input: string }).input,
         );
-  return { ...coversOf(row, input), ...journalPin(db, taskId, vouched) };
+  return {
+    ...coversOf(row, input, () => storedArtifacts(db, taskId)),
+    ...journalPin(db, taskId, vouched),
+  };
 }
 
 export interface Head {

@@ -42,6 +42,7 @@ import { prepared } from './statement-cache.ts';
 import { StoreHealthMonitor } from './store-health-monitor.ts';
 import { appendEntries, entriesWithin, readVerifiedJournal } from './sqlite-journal.ts';
 import { readVerifiedAudit } from './sqlite-audit.ts';
+import { refreshHead } from './audit-keying.ts';
 import { readSummary, saveSummary } from './sqlite-summary.ts';
 import { readBatch } from './sqlite-batches.ts';
 import { assertLeaseRow, expireLeasesOf, releaseLeaseRow, renewLeaseRow } from './sqlite-leases.ts';
@@ -221,6 +222,8 @@ export class SqliteTaskStore implements TaskStore, ServiceStore, ArtifactStore {
       this.#db.transaction(() => {
         assertFenced(getTokenRow(this.#db, taskId), options.fencingToken);
         replaceArtifacts(this.#db, taskId, files, now);
+        // An ended task's head vouches for its artifacts (none written after its end today; kept true if one is).
+        refreshHead(this.#db, taskId);
       })(),
     );
   }

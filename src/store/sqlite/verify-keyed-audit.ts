@@ -1,7 +1,9 @@
+import { createHash } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { canonicalJson, journalChecksumOfText, sha256Hex } from '../journal-checksum.ts';
 import type { Covers, Head } from './audit-keying.ts';
 import {
+  artifactsDigest,
   coversOf,
   dataMac,
   headSig,
@@ -120,6 +122,9 @@ export function verifyKeyedAudit(db: Database.Database, key: Buffer): KeyedAudit
   const heads = db.prepare('SELECT * FROM audit_heads WHERE task_id = ?');
   const rows = db.prepare('SELECT * FROM audit_log WHERE task_id = ? ORDER BY seq');
   const journal = db.prepare('SELECT seq, checksum, created_at FROM journal WHERE task_id = ? ORDER BY seq');
+  const artifactRows = db.prepare(
+    'SELECT name, size, sha256, data FROM artifacts WHERE task_id = ? ORDER BY name',
+  );
   for (const task of db.prepare('SELECT * FROM tasks ORDER BY id').iterate() as IterableIterator<
     Record<string, unknown>
   >) {
@@ -197,7 +202,7 @@ export function verifyKeyedAudit(db: Database.Database, key: Buffer): KeyedAudit
     }
     pins.push(...pinOf(head.covers, head.seq));
     checkJournal(journal.iterate(taskId) as IterableIterator<JournalRow>, pins, taskId, add);
-    taskFields(task, head, add);
+    taskFields(task, head, artifactRows.all(taskId) as ArtifactRow[], add);
   }
   return { keyed: true, legacyRows, keyedRows, findings };
 }
@@ -266,10 +271,23 @@ function checkJournal(
 function taskFields(
   task: Record<string, unknown>,
   head: Head,
+  artifacts: readonly ArtifactRow[],
   add: (kind: AuditFindingKind, seq: number, message: string, field?: string) => void,
 ): void {
+  // What lists show of an artifact (its stored size and digest) must be its data's, whatever the head vouches for.
+  for (const a of artifacts) {
+    if (a.size !== a.data.byteLength || a.sha256 !== bytesSha256(a.data))
+      add(
+        'task_field_modified',
+        head.seq,
+        `task ${String(task.id)}: the stored size or digest of artifact ${a.name} is not its data's`,
+        'artifacts',
+      );
+  }
   const vouched = JSON.parse(head.covers) as Covers;
-  const now = coversOf(task as Parameters<typeof coversOf>[0], sha256Hex(String(task.input)));
+  const now = coversOf(task as Parameters<typeof coversOf>[0], sha256Hex(String(task.input)), () =>
+    artifactsFromData(artifacts),
+  );
   for (const [field, value] of Object.entries(vouched)) {
     if (JOURNAL_FIELDS.has(field)) continue;
     if (canonicalJson(now[field] ?? null) === canonicalJson(value)) continue;
@@ -280,6 +298,22 @@ function taskFields(
       field,
     );
   }
+}
+
+interface ArtifactRow {
+  readonly name: string;
+  readonly size: number;
+  readonly sha256: string;
+  readonly data: Buffer;
+}
+
+const bytesSha256 = (data: Buffer): string => createHash('sha256').update(data).digest('hex');
+
+/** The artifacts digest as the data gives it (not the stored sizes and digests, which an edit could leave). */
+function artifactsFromData(rows: readonly ArtifactRow[]): string {
+  return artifactsDigest(
+    rows.map((r) => ({ name: r.name, size: r.data.byteLength, sha256: bytesSha256(r.data) })),
+  );
 }
 
 /** `verifyKeyedAudit` over the database file at `path`, opened read-only. */
