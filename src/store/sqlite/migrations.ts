@@ -318,6 +318,12 @@ export const MIGRATIONS: readonly string[] = [
   DROP TABLE artifacts;
   ALTER TABLE artifact_files RENAME TO artifacts;
   `,
+  // 18: API key rows carry a MAC with the audit key (ADR 0030 update); the first keyed open keys the rows there and
+  // signs a marker (keys_sig), after which a key row without a valid MAC authenticates no one.
+  `
+  ALTER TABLE api_keys ADD COLUMN mac TEXT;
+  ALTER TABLE audit_key ADD COLUMN keys_sig TEXT;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

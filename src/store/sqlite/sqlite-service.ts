@@ -9,6 +9,8 @@ import type {
   WebhookMessage,
 } from '../../spec/index.ts';
 import { prepared } from './statement-cache.ts';
+import { assertKeyRow, macKeyRow } from './api-key-macs.ts';
+import type { KeyRowFields } from './api-key-macs.ts';
 
 interface KeyRow {
   id: string;
@@ -50,18 +52,23 @@ export function insertApiKey(
   key: { id: string; keyHash: string; tenant: string; role: KeyRole; name?: string | null },
   now: number,
 ): ApiKeyRecord {
-  prepared(
-    db,
-    'INSERT INTO api_keys (id, key_hash, tenant, role, name, created_at) VALUES (?, ?, ?, ?, ?, ?)',
-  ).run(key.id, key.keyHash, key.tenant, key.role, key.name ?? null, now);
+  db.transaction(() => {
+    prepared(
+      db,
+      'INSERT INTO api_keys (id, key_hash, tenant, role, name, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+    ).run(key.id, key.keyHash, key.tenant, key.role, key.name ?? null, now);
+    macKeyRow(db, key.id);
+  })();
   return toKey(prepared(db, 'SELECT * FROM api_keys WHERE id = ?').get(key.id) as KeyRow);
 }
 
 export function findApiKey(db: Database.Database, keyHash: string): ApiKeyRecord | null {
   const row = prepared(db, 'SELECT * FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL').get(
     keyHash,
-  ) as KeyRow | undefined;
-  return row === undefined ? null : toKey(row);
+  ) as (KeyRow & KeyRowFields & { mac: string | null }) | undefined;
+  if (row === undefined) return null;
+  assertKeyRow(db, row);
+  return toKey(row);
 }
 
 export function listApiKeys(db: Database.Database): ApiKeyRecord[] {
@@ -78,7 +85,10 @@ export function revokedApiKeys(db: Database.Database, ids: readonly string[]): s
 }
 
 export function revokeApiKey(db: Database.Database, id: string, now: number): ApiKeyRecord {
-  prepared(db, 'UPDATE api_keys SET revoked_at = coalesce(revoked_at, ?) WHERE id = ?').run(now, id);
+  db.transaction(() => {
+    prepared(db, 'UPDATE api_keys SET revoked_at = coalesce(revoked_at, ?) WHERE id = ?').run(now, id);
+    macKeyRow(db, id);
+  })();
   const row = prepared(db, 'SELECT * FROM api_keys WHERE id = ?').get(id) as KeyRow | undefined;
   if (row === undefined) throw new CodecallError('NOT_FOUND', `No API key ${id}`, { details: { keyId: id } });
   return toKey(row);

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { canonicalJson, journalChecksumOfText, sha256Hex } from '../journal-checksum.ts';
 import type { Covers, Head } from './audit-keying.ts';
+import { keyRowProblems } from './api-key-macs.ts';
 import {
   artifactsDigest,
   coversOf,
@@ -28,14 +29,15 @@ export type AuditFindingKind =
   | 'truncated'
   | 'chain_recomputed_without_key'
   | 'task_field_modified'
-  | 'journal_modified';
+  | 'journal_modified'
+  | 'key_modified';
 
 export interface AuditFinding {
   readonly kind: AuditFindingKind;
   /** '-' for a finding about the whole database. */
   readonly taskId: string;
   readonly seq: number;
-  /** task_field_modified: the field. */
+  /** task_field_modified: the field; key_modified: the API key's id. */
   readonly field?: string;
   readonly message: string;
 }
@@ -116,6 +118,14 @@ export function verifyKeyedAudit(db: Database.Database, key: Buffer): KeyedAudit
       taskId: '-',
       seq: 0,
       message: `${known.tasks - tasks.n} of the ${known.tasks} tasks created were deleted (with their audit rows)`,
+    });
+  for (const p of keyRowProblems(db, key))
+    findings.push({
+      kind: 'key_modified',
+      taskId: '-',
+      seq: 0,
+      message: p.message,
+      ...(p.id === '-' ? {} : { field: p.id }),
     });
   let legacyRows = 0;
   let keyedRows = 0;

@@ -1,0 +1,102 @@
+import type Database from 'better-sqlite3';
+import { CodecallError } from '../../errors/index.ts';
+import { auditKeyOf, hmac } from './audit-keying.ts';
+import { prepared } from './statement-cache.ts';
+
+// API key rows keyed with the audit key (ADR 0030 update): a role raised, a tenant changed, a revocation undone or a
+// key put in behind the server's back (whoever can write the file, without the key) no longer authenticates, and
+// `audit verify` names it.
+
+/** The columns of an api_keys row the MAC covers (all but the MAC). */
+export interface KeyRowFields {
+  readonly id: string;
+  readonly key_hash: string;
+  readonly tenant: string;
+  readonly role: string;
+  readonly name: string | null;
+  readonly created_at: number;
+  readonly revoked_at: number | null;
+}
+
+const KEYED_LABEL = 'api keys keyed v1';
+
+export function keyRowMac(key: Buffer, r: KeyRowFields): string {
+  return hmac(key, ['api_key', r.id, r.key_hash, r.tenant, r.role, r.name, r.created_at, r.revoked_at]);
+}
+
+/** Writes the MAC of key `id` as its row is now, when this connection has the audit key. */
+export function macKeyRow(db: Database.Database, id: string): void {
+  const key = auditKeyOf(db);
+  if (key === undefined) return;
+  const row = prepared(db, 'SELECT * FROM api_keys WHERE id = ?').get(id) as KeyRowFields | undefined;
+  if (row !== undefined)
+    prepared(db, 'UPDATE api_keys SET mac = ? WHERE id = ?').run(keyRowMac(key, row), id);
+}
+
+/**
+ * On a keyed connection's first open after the keys were given MACs (migration 18): every key row there is then
+ * keyed once, in one IMMEDIATE transaction, and a signed marker says so. From then on a row without a valid MAC is
+ * refused. A read-only file is left as it is (and not checked).
+ */
+export function keyApiKeys(db: Database.Database, key: Buffer): void {
+  const signed = (): boolean => keysSig(db) === hmac(key, KEYED_LABEL);
+  if (signed()) return;
+  try {
+    db.transaction(() => {
+      if (keysSig(db) !== null) return;
+      const rows = db.prepare('SELECT * FROM api_keys WHERE mac IS NULL').all() as KeyRowFields[];
+      const write = db.prepare('UPDATE api_keys SET mac = ? WHERE id = ?');
+      for (const r of rows) write.run(keyRowMac(key, r), r.id);
+      db.prepare('UPDATE audit_key SET keys_sig = ? WHERE id = 1').run(hmac(key, KEYED_LABEL));
+    }).immediate();
+  } catch (e) {
+    if (String((e as { code?: unknown }).code).startsWith('SQLITE_READONLY')) return;
+    throw e;
+  }
+}
+
+function keysSig(db: Database.Database): string | null {
+  const row = prepared(db, 'SELECT keys_sig FROM audit_key WHERE id = 1').get() as
+    { keys_sig: string | null } | undefined;
+  return row?.keys_sig ?? null;
+}
+
+/** Whether this connection checks key rows: it has the audit key and the keys were keyed with it. */
+function checking(db: Database.Database): Buffer | undefined {
+  const key = auditKeyOf(db);
+  return key !== undefined && keysSig(db) === hmac(key, KEYED_LABEL) ? key : undefined;
+}
+
+/** Refuses a key row that is not as the key wrote it (UNAUTHORIZED: it authenticates no one). */
+export function assertKeyRow(db: Database.Database, row: KeyRowFields & { mac: string | null }): void {
+  const key = checking(db);
+  if (key === undefined || row.mac === keyRowMac(key, row)) return;
+  throw new CodecallError(
+    'UNAUTHORIZED',
+    `API key ${row.id} is refused: its record does not verify against the audit key (edited, or written without the key)`,
+    { details: { keyId: row.id } },
+  );
+}
+
+/** `audit verify`: each key row that does not verify, and a keying marker gone or forged. */
+export function keyRowProblems(db: Database.Database, key: Buffer): { id: string; message: string }[] {
+  const sig = keysSig(db);
+  const { n } = db.prepare('SELECT count(*) AS n FROM api_keys').get() as { n: number };
+  if (sig === null && n === 0) return [];
+  if (sig === null)
+    return [{ id: '-', message: 'the API keys were never keyed, or their keying marker was removed' }];
+  if (sig !== hmac(key, KEYED_LABEL)) return [{ id: '-', message: 'the API keys keying marker was edited' }];
+  const problems: { id: string; message: string }[] = [];
+  for (const row of db
+    .prepare('SELECT * FROM api_keys ORDER BY created_at, id')
+    .iterate() as IterableIterator<KeyRowFields & { mac: string | null }>) {
+    if (row.mac === null)
+      problems.push({ id: row.id, message: `API key ${row.id} was written without the audit key` });
+    else if (row.mac !== keyRowMac(key, row))
+      problems.push({
+        id: row.id,
+        message: `API key ${row.id} was edited (its tenant, role, revocation or hash is not what was keyed)`,
+      });
+  }
+  return problems;
+}
