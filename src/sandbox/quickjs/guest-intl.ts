@@ -1,0 +1,289 @@
+/**
+ * `Intl` in the guest, and the locale-aware methods of the intrinsics routed through it (localeCompare,
+ * toLocaleString and friends). QuickJS has no ICU: every answer comes from the host's (Node's Intl), synchronously,
+ * through `lib.intl` (a host callback of the sandbox worker, intl-host.ts), with 'en-US' and 'UTC' as the defaults.
+ * The guest side converts arguments as ECMA-402 says (locale lists, options, numbers, dates: the clock it reads is
+ * the guest's) so the host sees plain JSON; the host validates and throws V8's own RangeError/TypeError.
+ *
+ * An Intl object keeps its "spec" (kind, locale list, options as JSON): the host keeps the formatter it made from
+ * the spec and makes it again from the spec when it was dropped. A plain string like guest-runtime.ts.
+ */
+export const GUEST_INTL_SOURCE = String.raw`(function (lib) {
+'use strict';
+const O = Object, Str = String, TE = TypeError, RE = RangeError, SE = SyntaxError, E = Error, D = Date, BI = BigInt;
+const { defineProperty, getPrototypeOf, getOwnPropertyDescriptor } = O;
+const apply = Reflect.apply;
+const stringify = JSON.stringify, parse = JSON.parse;
+const arrayPush = Array.prototype.push, arrayJoin = Array.prototype.join;
+const WM = WeakMap, wmGet = WM.prototype.get, wmSet = WM.prototype.set;
+const S = Set, setAdd = S.prototype.add, setHas = S.prototype.has, setDelete = S.prototype.delete;
+const dateNow = D.now, dateGetTime = D.prototype.getTime;
+const numberValueOf = Number.prototype.valueOf, bigintValueOf = BI.prototype.valueOf;
+const toUpper = Str.prototype.toUpperCase, toLower = Str.prototype.toLowerCase;
+const isNaNFn = Number.isNaN;
+const TA = getPrototypeOf(Uint8Array);
+const taLength = getOwnPropertyDescriptor(TA.prototype, 'length').get;
+const toPrimitiveKey = Symbol.toPrimitive, iteratorKey = Symbol.iterator, tagKey = Symbol.toStringTag;
+const host = lib.intl;
+const errorClasses = { RangeError: RE, TypeError: TE, SyntaxError: SE };
+
+// The host answers JSON, or 'E' and [name, message] for an error it threw.
+function ask(op, spec, a, b) {
+  const answer = host(op, spec, a === undefined ? '' : a, b === undefined ? '' : b);
+  if (answer[0] === 'E') {
+    const e = parse(answer.slice(1));
+    const C = O.hasOwn(errorClasses, e[0]) ? errorClasses[e[0]] : E;
+    throw new C(e[1]);
+  }
+  return answer;
+}
+function enc(v) {
+  const t = typeof v;
+  if (t === 'number') {
+    if (v - v === 0) return v === 0 && 1 / v < 0 ? { $n: '-0' } : v;
+    return { $n: isNaNFn(v) ? 'NaN' : v > 0 ? 'Infinity' : '-Infinity' };
+  }
+  if (t === 'bigint') return { $b: Str(v) };
+  if (t === 'undefined') return { $u: 1 };
+  if (t === 'symbol') throw new TE('Cannot convert a Symbol value to a string');
+  return v;
+}
+function isObject(v) { return (typeof v === 'object' && v !== null) || typeof v === 'function'; }
+// ToPrimitive (ECMA-262 7.1.1), keeping a BigInt or a string as it is.
+function primitive(v, hint) {
+  if (!isObject(v)) return v;
+  const exotic = v[toPrimitiveKey];
+  if (exotic !== undefined && exotic !== null) {
+    if (typeof exotic !== 'function') throw new TE('Symbol.toPrimitive is not a function');
+    const r = apply(exotic, v, [hint]);
+    if (isObject(r)) throw new TE('Cannot convert object to primitive value');
+    return r;
+  }
+  const order = hint === 'string' ? ['toString', 'valueOf'] : ['valueOf', 'toString'];
+  for (let i = 0; i < 2; i++) {
+    const f = v[order[i]];
+    if (typeof f === 'function') { const r = apply(f, v, []); if (!isObject(r)) return r; }
+  }
+  throw new TE('Cannot convert object to primitive value');
+}
+// ToString: a symbol throws, an object goes through ToPrimitive (hint string).
+function toStr(v) {
+  if (typeof v === 'string') return v;
+  const p = primitive(v, 'string');
+  if (typeof p === 'symbol') throw new TE('Cannot convert a Symbol value to a string');
+  return Str(p);
+}
+function toLength(v) { const n = +v; if (!(n > 0)) return 0; return n < 9007199254740991 ? n - (n % 1) : 9007199254740991; }
+
+// CanonicalizeLocaleList up to the tags' validation, which is the host's.
+function localeList(locales) {
+  if (locales === undefined) return [];
+  if (locales === null) throw new TE('Cannot convert undefined or null to object');
+  if (typeof locales === 'string') return [locales];
+  const o = O(locales);
+  const n = toLength(o.length);
+  const out = [];
+  for (let i = 0; i < n; i++) {
+    if (!(i in o)) continue;
+    const el = o[i];
+    if (typeof el !== 'string' && !isObject(el)) throw new TE('Language ID should be string or object.');
+    apply(arrayPush, out, [typeof el === 'string' ? el : toStr(el)]);
+  }
+  return out;
+}
+
+// The options each kind reads, with how a value is converted: s string, n number, b boolean, x string or boolean.
+const DIGITS = 'minimumIntegerDigits:n minimumFractionDigits:n maximumFractionDigits:n minimumSignificantDigits:n maximumSignificantDigits:n roundingIncrement:n roundingMode:s roundingPriority:s trailingZeroDisplay:s';
+const OPTIONS = {
+  NumberFormat: 'localeMatcher:s numberingSystem:s style:s currency:s currencyDisplay:s currencySign:s unit:s unitDisplay:s notation:s compactDisplay:s useGrouping:x signDisplay:s ' + DIGITS,
+  DateTimeFormat: 'localeMatcher:s calendar:s numberingSystem:s hour12:b hourCycle:s timeZone:s weekday:s era:s year:s month:s day:s dayPeriod:s hour:s minute:s second:s fractionalSecondDigits:n timeZoneName:s formatMatcher:s dateStyle:s timeStyle:s',
+  Collator: 'usage:s localeMatcher:s collation:s numeric:b caseFirst:s sensitivity:s ignorePunctuation:b',
+  PluralRules: 'localeMatcher:s type:s ' + DIGITS,
+  RelativeTimeFormat: 'localeMatcher:s numberingSystem:s style:s numeric:s',
+  ListFormat: 'localeMatcher:s type:s style:s',
+  DisplayNames: 'localeMatcher:s style:s type:s fallback:s languageDisplay:s',
+  supportedLocalesOf: 'localeMatcher:s',
+};
+for (const k of O.keys(OPTIONS)) {
+  const list = [];
+  for (const item of OPTIONS[k].split(' ')) apply(arrayPush, list, [item.split(':')]);
+  OPTIONS[k] = list;
+}
+function convertOption(v, type) {
+  if (type === 'b') return !!v;
+  if (type === 'n') return enc(+v);
+  if (type === 'x' && !isObject(v)) return enc(v);
+  return toStr(v);
+}
+// [] for undefined; [value] otherwise: the options read (an object), or a primitive for the host's V8 to judge.
+function optionsSlot(kind, options) {
+  if (options === undefined) return [];
+  if (!isObject(options)) return [enc(options)];
+  const out = {};
+  const list = OPTIONS[kind];
+  for (let i = 0; i < list.length; i++) {
+    const name = list[i][0], v = options[name];
+    if (v !== undefined) out[name] = convertOption(v, list[i][1]);
+  }
+  return [out];
+}
+function specOf(kind, locales, options) { return stringify([kind, localeList(locales), optionsSlot(kind, options)]); }
+
+// Arguments, converted as each method does: d a date (undefined: the guest's now), r a range end, n a number,
+// N a number or undefined, s a string, S a string or undefined, x a number to format (BigInt and decimal strings
+// kept), X that or undefined, l a list of strings.
+function argument(type, v) {
+  if (type === 'd') return v === undefined ? dateNow() : +v;
+  if (type === 'n') return +v;
+  if (type === 's') return toStr(v);
+  if (v === undefined && (type === 'r' || type === 'N' || type === 'S' || type === 'X')) return undefined;
+  if (type === 'r' || type === 'N') return +v;
+  if (type === 'S') return toStr(v);
+  if (type === 'x' || type === 'X') {
+    const p = primitive(v, 'number');
+    return typeof p === 'bigint' || typeof p === 'string' ? p : +p;
+  }
+  // l: StringListFromIterable
+  const out = [];
+  if (v === undefined) return out;
+  const it = v[iteratorKey];
+  if (typeof it !== 'function') throw new TE((isObject(v) ? 'object' : Str(v)) + ' is not iterable');
+  for (const s of v) {
+    if (typeof s !== 'string') throw new TE('Iterable yielded ' + (isObject(s) ? '[object]' : Str(s)) + ' which is not a string');
+    apply(arrayPush, out, [s]);
+  }
+  return out;
+}
+
+const slots = new WM();
+function unwrap(self, kind, method) {
+  const r = isObject(self) ? apply(wmGet, slots, [self]) : undefined;
+  if (r === undefined || r.kind !== kind) throw new TE('Method Intl.' + kind + '.prototype.' + method + ' called on incompatible receiver ' + (isObject(self) ? '#<Object>' : Str(self)));
+  return r;
+}
+function callWith(record, method, types, args) {
+  const sent = [];
+  for (let i = 0; i < types.length; i++) {
+    const a = argument(types[i], args[i]);
+    apply(arrayPush, sent, [types[i] === 'l' ? a : enc(a)]);
+  }
+  return parse(ask('call', record.spec, method, stringify(sent)));
+}
+function method(o, name, fn, length) {
+  defineProperty(fn, 'name', { value: name, configurable: true });
+  defineProperty(fn, 'length', { value: length, configurable: true });
+  defineProperty(o, name, { value: fn, writable: true, enumerable: false, configurable: true });
+}
+
+// Each kind: its methods (name -> argument types), the one given as a bound getter, and whether it may be called
+// without new (the three of ECMA-402's first edition).
+const KINDS = {
+  NumberFormat: { methods: { formatToParts: 'x', formatRange: 'XX', formatRangeToParts: 'XX' }, bound: ['format', 'x'], callable: true },
+  DateTimeFormat: { methods: { formatToParts: 'd', formatRange: 'rr', formatRangeToParts: 'rr' }, bound: ['format', 'd'], callable: true },
+  Collator: { methods: {}, bound: ['compare', 'ss'], callable: true },
+  PluralRules: { methods: { select: 'n', selectRange: 'NN' }, bound: null, callable: false },
+  RelativeTimeFormat: { methods: { format: 'ns', formatToParts: 'ns' }, bound: null, callable: false },
+  ListFormat: { methods: { format: 'l', formatToParts: 'l' }, bound: null, callable: false },
+  DisplayNames: { methods: { of: 'S' }, bound: null, callable: false },
+};
+const Intl = {};
+for (const kind of O.keys(KINDS)) {
+  const k = KINDS[kind];
+  const C = function () {
+    if (new.target === undefined) {
+      if (!k.callable) throw new TE('Constructor Intl.' + kind + " requires 'new'");
+      return new C(arguments[0], arguments[1]);
+    }
+    const spec = specOf(kind, arguments[0], arguments[1]);
+    apply(wmSet, slots, [this, { kind, spec, resolved: ask('new', spec), bound: undefined }]);
+  };
+  defineProperty(C, 'name', { value: kind, configurable: true });
+  defineProperty(C, 'length', { value: 0, configurable: true });
+  const proto = C.prototype;
+  defineProperty(proto, tagKey, { value: 'Intl.' + kind, configurable: true });
+  method(proto, 'resolvedOptions', function () { return parse(unwrap(this, kind, 'resolvedOptions').resolved); }, 0);
+  for (const name of O.keys(k.methods)) {
+    const types = k.methods[name];
+    method(proto, name, function () { return callWith(unwrap(this, kind, name), name, types, arguments); }, types.length);
+  }
+  if (k.bound !== null) {
+    const name = k.bound[0], types = k.bound[1];
+    const get = function () {
+      const r = unwrap(this, kind, name);
+      if (r.bound === undefined) {
+        r.bound = types === 'ss'
+          ? function (x, y) { return +ask('compare', r.spec, argument('s', x), argument('s', y)); }
+          : function (x) { return callWith(r, name, types, [x]); };
+        defineProperty(r.bound, 'name', { value: '' });
+      }
+      return r.bound;
+    };
+    defineProperty(get, 'name', { value: 'get ' + name });
+    defineProperty(proto, name, { get, enumerable: false, configurable: true });
+  }
+  method(C, 'supportedLocalesOf', function (locales, options) {
+    return parse(ask('static', stringify(['supportedLocalesOf', kind, localeList(locales), optionsSlot('supportedLocalesOf', options)])));
+  }, 1);
+  defineProperty(Intl, kind, { value: C, writable: true, enumerable: false, configurable: true });
+}
+method(Intl, 'getCanonicalLocales', function (locales) { return parse(ask('static', stringify(['getCanonicalLocales', localeList(locales)]))); }, 1);
+method(Intl, 'supportedValuesOf', function (key) { return parse(ask('static', stringify(['supportedValuesOf', argument('s', key)]))); }, 1);
+defineProperty(Intl, tagKey, { value: 'Intl', configurable: true });
+
+// ---- the intrinsics' locale-aware methods ---------------------------------------------------------------
+const DEFAULT_COLLATOR = stringify(['Collator', [], []]);
+function thisString(self, name) {
+  if (self === undefined || self === null) throw new TE('String.prototype.' + name + ' called on null or undefined');
+  return toStr(self);
+}
+method(Str.prototype, 'localeCompare', function (that) {
+  const s = thisString(this, 'localeCompare'), t = toStr(that);
+  const locales = arguments[1], options = arguments[2];
+  const spec = locales === undefined && options === undefined ? DEFAULT_COLLATOR : specOf('Collator', locales, options);
+  return +ask('compare', spec, s, t);
+}, 1);
+for (const [name, native] of [['toLocaleUpperCase', toUpper], ['toLocaleLowerCase', toLower]]) {
+  method(Str.prototype, name, function (locales) {
+    const s = thisString(this, name);
+    const list = localeList(locales);
+    // The default locale (en-US) maps case as the root locale does.
+    return list.length === 0 ? apply(native, s, []) : parse(ask('case', stringify(list), name, s));
+  }, 0);
+}
+function numberToLocale(value) {
+  return function () { return parse(ask('call', specOf('NumberFormat', arguments[0], arguments[1]), 'format', stringify([enc(value(this))]))); };
+}
+method(Number.prototype, 'toLocaleString', numberToLocale((self) => apply(numberValueOf, self, [])), 0);
+method(BI.prototype, 'toLocaleString', numberToLocale((self) => apply(bigintValueOf, self, [])), 0);
+for (const name of ['toLocaleString', 'toLocaleDateString', 'toLocaleTimeString']) {
+  method(D.prototype, name, function () {
+    const t = apply(dateGetTime, this, []);
+    if (isNaNFn(t)) return 'Invalid Date';
+    const spec = stringify([localeList(arguments[0]), optionsSlot('DateTimeFormat', arguments[1])]);
+    return parse(ask('date', spec, name, stringify(t)));
+  }, 0);
+}
+// Array.prototype.toLocaleString passes locales and options on (ECMA-402); an array met again inside itself is ''.
+const joining = new S();
+function listToLocale(length) {
+  return function () {
+    if (this === undefined || this === null) throw new TE('Array.prototype.toLocaleString called on null or undefined');
+    const a = O(this);
+    if (apply(setHas, joining, [a])) return '';
+    const n = length(a);
+    apply(setAdd, joining, [a]);
+    try {
+      const parts = [];
+      for (let i = 0; i < n; i++) {
+        const e = a[i];
+        apply(arrayPush, parts, [e === undefined || e === null ? '' : toStr(e.toLocaleString(arguments[0], arguments[1]))]);
+      }
+      return apply(arrayJoin, parts, [',']);
+    } finally { apply(setDelete, joining, [a]); }
+  };
+}
+method(Array.prototype, 'toLocaleString', listToLocale((a) => toLength(a.length)), 0);
+method(TA.prototype, 'toLocaleString', listToLocale((a) => apply(taLength, a, [])), 0);
+
+return { globals: { Intl }, lib: {} };
+})`;
