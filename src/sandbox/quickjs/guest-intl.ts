@@ -5,8 +5,9 @@
  * The guest side converts arguments as ECMA-402 says (locale lists, options, numbers, dates: the clock it reads is
  * the guest's) so the host sees plain JSON; the host validates and throws V8's own RangeError/TypeError.
  *
- * An Intl object keeps its "spec" (kind, locale list, options as JSON): the host keeps the formatter it made from
- * the spec and makes it again from the spec when it was dropped. A plain string like guest-runtime.ts.
+ * An Intl object keeps its "spec" (kind, locale list, options as JSON): the host makes a formatter from it once and
+ * gives its id, which later calls name (ids are dropped least recently used first; the spec is registered again).
+ * A plain string like guest-runtime.ts.
  */
 export const GUEST_INTL_SOURCE = String.raw`(function (lib) {
 'use strict';
@@ -24,18 +25,40 @@ const isNaNFn = Number.isNaN;
 const TA = getPrototypeOf(Uint8Array);
 const taLength = getOwnPropertyDescriptor(TA.prototype, 'length').get;
 const toPrimitiveKey = Symbol.toPrimitive, iteratorKey = Symbol.iterator, tagKey = Symbol.toStringTag;
-const host = lib.intl;
+const M = Map, mapGet = M.prototype.get, mapSet = M.prototype.set, mapDelete = M.prototype.delete;
+const host = lib.intl, hostCall = lib.intlCall, hostCompare = lib.intlCompare;
 const errorClasses = { RangeError: RE, TypeError: TE, SyntaxError: SE };
+const STALE = 'S', STALE_COMPARE = -2;
 
 // The host answers JSON, or 'E' and [name, message] for an error it threw.
-function ask(op, spec, a, b) {
-  const answer = host(op, spec, a === undefined ? '' : a, b === undefined ? '' : b);
+function checked(answer) {
   if (answer[0] === 'E') {
     const e = parse(answer.slice(1));
     const C = O.hasOwn(errorClasses, e[0]) ? errorClasses[e[0]] : E;
     throw new C(e[1]);
   }
   return answer;
+}
+function ask(op, spec, a, b) { return checked(host(op, spec, a === undefined ? '' : a, b === undefined ? '' : b)); }
+// Formatter ids by spec, for this execution. The host made (and validated) each; when it has dropped one it says
+// STALE and the spec is registered again.
+const ids = new M();
+function idOf(spec) {
+  let id = apply(mapGet, ids, [spec]);
+  if (id === undefined) { id = +ask('id', spec); apply(mapSet, ids, [spec, id]); }
+  return id;
+}
+function callSpec(spec, method, args) {
+  let answer = hostCall(idOf(spec), method, args);
+  if (answer === STALE) { apply(mapDelete, ids, [spec]); answer = hostCall(idOf(spec), method, args); }
+  return parse(checked(answer));
+}
+function compareSpec(spec, a, b) {
+  if (a === b) return 0;
+  let r = hostCompare(idOf(spec), a, b);
+  if (r === STALE_COMPARE) { apply(mapDelete, ids, [spec]); r = hostCompare(idOf(spec), a, b); }
+  if (r !== r) throw new RE('Intl: the strings are too long to compare');
+  return r;
 }
 function enc(v) {
   const t = typeof v;
@@ -176,7 +199,7 @@ function callWith(record, method, types, args) {
     const a = argument(types[i], args[i]);
     apply(arrayPush, sent, [types[i] === 'l' ? a : enc(a)]);
   }
-  return parse(ask('call', record.spec, method, stringify(sent)));
+  return callSpec(record.spec, method, stringify(sent));
 }
 function method(o, name, fn, length) {
   defineProperty(fn, 'name', { value: name, configurable: true });
@@ -204,13 +227,14 @@ for (const kind of O.keys(KINDS)) {
       return new C(arguments[0], arguments[1]);
     }
     const spec = specOf(kind, arguments[0], arguments[1]);
-    apply(wmSet, slots, [this, { kind, spec, resolved: ask('new', spec), bound: undefined }]);
+    idOf(spec);
+    apply(wmSet, slots, [this, { kind, spec, bound: undefined }]);
   };
   defineProperty(C, 'name', { value: kind, configurable: true });
   defineProperty(C, 'length', { value: 0, configurable: true });
   const proto = C.prototype;
   defineProperty(proto, tagKey, { value: 'Intl.' + kind, configurable: true });
-  method(proto, 'resolvedOptions', function () { return parse(unwrap(this, kind, 'resolvedOptions').resolved); }, 0);
+  method(proto, 'resolvedOptions', function () { return callSpec(unwrap(this, kind, 'resolvedOptions').spec, 'resolvedOptions', '[]'); }, 0);
   for (const name of O.keys(k.methods)) {
     const types = k.methods[name];
     method(proto, name, function () { return callWith(unwrap(this, kind, name), name, types, arguments); }, types.length);
@@ -221,7 +245,7 @@ for (const kind of O.keys(KINDS)) {
       const r = unwrap(this, kind, name, 'get ');
       if (r.bound === undefined) {
         r.bound = types === 'ss'
-          ? function (x, y) { return +ask('compare', r.spec, argument('s', x), argument('s', y)); }
+          ? function (x, y) { return compareSpec(r.spec, argument('s', x), argument('s', y)); }
           : function (x) { return callWith(r, name, types, [x]); };
         defineProperty(r.bound, 'name', { value: '' });
       }
@@ -249,7 +273,7 @@ method(Str.prototype, 'localeCompare', function (that) {
   const s = thisString(this, 'localeCompare'), t = toStr(that);
   const locales = arguments[1], options = arguments[2];
   const spec = locales === undefined && options === undefined ? DEFAULT_COLLATOR : specOf('Collator', locales, options);
-  return +ask('compare', spec, s, t);
+  return compareSpec(spec, s, t);
 }, 1);
 for (const [name, native] of [['toLocaleUpperCase', toUpper], ['toLocaleLowerCase', toLower]]) {
   method(Str.prototype, name, function (locales) {
@@ -263,7 +287,7 @@ function thisValue(valueOf, self, type) {
   try { return apply(valueOf, self, []); } catch (_) { throw new TE(type + ".prototype.toLocaleString requires that 'this' be a " + type); }
 }
 function numberToLocale(value) {
-  return function () { return parse(ask('call', specOf('NumberFormat', arguments[0], arguments[1]), 'format', stringify([enc(value(this))]))); };
+  return function () { const x = value(this); return callSpec(specOf('NumberFormat', arguments[0], arguments[1]), 'format', stringify([enc(x)])); };
 }
 method(Number.prototype, 'toLocaleString', numberToLocale((self) => thisValue(numberValueOf, self, 'Number')), 0);
 method(BI.prototype, 'toLocaleString', numberToLocale((self) => thisValue(bigintValueOf, self, 'BigInt')), 0);
@@ -272,8 +296,9 @@ for (const name of ['toLocaleString', 'toLocaleDateString', 'toLocaleTimeString'
     let t;
     try { t = apply(dateGetTime, this, []); } catch (_) { throw incompatible('Date.prototype.' + name, this); }
     if (isNaNFn(t)) return 'Invalid Date';
-    const spec = stringify([localeList(arguments[0]), optionsSlot('DateTimeFormat', arguments[1])]);
-    return parse(ask('date', spec, name, stringify(t)));
+    // The formatter of ToDateTimeOptions' answer for this method (intl-host.ts).
+    const spec = stringify(['DateTimeFormat', localeList(arguments[0]), optionsSlot('DateTimeFormat', arguments[1]), name]);
+    return callSpec(spec, 'format', '[' + stringify(t) + ']');
   }, 0);
 }
 // Array.prototype.toLocaleString passes locales and options on (ECMA-402); an array met again inside itself is ''.

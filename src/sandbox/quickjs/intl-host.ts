@@ -40,11 +40,24 @@ interface Formatter {
 }
 type Constructor = new (locales: string | string[], options: unknown) => Formatter;
 
-/** Formatters by spec, the most recently used last: a program formats many values with few formatters. */
-const formatters = new Map<string, Formatter>();
+/**
+ * Formatters by id, the most recently used last, and ids by spec. A guest names a formatter by its id (a number
+ * crosses the boundary cheaply, a spec does not: ~2.5 µs a string); an id dropped here is never given again, so
+ * a guest holding one is told (STALE) and registers its spec anew. Ids are per worker, never seen by guest code.
+ */
+interface Entry {
+  readonly spec: string;
+  readonly kind: Kind;
+  readonly formatter: Formatter;
+}
+const formatters = new Map<number, Entry>();
+const ids = new Map<string, number>();
 const FORMATTERS = 256;
-/** A spec longer than this (a huge locale list) is not kept. */
-const SPEC_KEPT_CHARS = 4096;
+let nextId = 1;
+/** What a call with an id that is no longer known answers. */
+export const STALE = 'S';
+/** What compareIntl answers for an id that is no longer known. */
+export const STALE_COMPARE = -2;
 /**
  * An ICU call cannot be interrupted: its work is bounded by bounding what it is given (100,000 locales took V8
  * 350 ms to resolve). V8 has no such limits: past them the guest gets a RangeError, never a different answer.
@@ -99,54 +112,54 @@ function withTimeZone(given: unknown): unknown {
   return o.timeZone === undefined ? { ...o, timeZone: DEFAULT_TIME_ZONE } : o;
 }
 
-/** The formatter kept under `key`, else the one `make` makes (kept unless its key is huge). */
-function kept(key: string, make: () => Formatter): Formatter {
-  const known = formatters.get(key);
-  if (known) {
-    formatters.delete(key);
-    formatters.set(key, known);
-    return known;
-  }
-  const made = make();
-  if (key.length <= SPEC_KEPT_CHARS) {
-    formatters.set(key, made);
-    if (formatters.size > FORMATTERS) formatters.delete(formatters.keys().next().value as string);
-  }
-  return made;
-}
-
 function construct(kind: Kind, list: unknown, given: unknown): Formatter {
   const C = Intl[kind] as unknown as Constructor;
   return new C(locales(list), kind === 'DateTimeFormat' ? withTimeZone(given) : given);
 }
 
-function formatter(spec: string): Formatter {
-  return kept(spec, () => {
-    const parsed = JSON.parse(spec) as unknown;
-    if (!Array.isArray(parsed) || parsed.length !== 3 || !isKind(parsed[0]))
-      fail('an Intl spec is malformed');
-    return construct(parsed[0], parsed[1], options(parsed[2]));
-  });
+/** A spec: `[kind, locales, options slot]`, and for a Date method's formatter the method as well. */
+function make(spec: string): Entry {
+  const parsed = JSON.parse(spec) as unknown;
+  if (!Array.isArray(parsed) || parsed.length < 3 || parsed.length > 4 || !isKind(parsed[0]))
+    fail('an Intl spec is malformed');
+  const [kind, list, slot, method] = parsed as [Kind, unknown, unknown, unknown];
+  if (method === undefined) return { spec, kind, formatter: construct(kind, list, options(slot)) };
+  if (kind !== 'DateTimeFormat' || !isDateMethod(method)) return fail('an Intl spec is malformed');
+  const given = options(slot);
+  if (given === null) return new Date(0)[method](locales(list), null as never) as never; // V8's TypeError
+  const plain = typeof given === 'object' ? (given as Record<string, unknown>) : {};
+  return { spec, kind, formatter: construct(kind, list, dateTimeOptions(plain, method)) };
 }
 
-function invoke(f: Formatter, method: string, args: readonly unknown[]): unknown {
-  return Reflect.apply(f[method] as (...a: unknown[]) => unknown, f, args);
+/** The id of the formatter `spec` makes: made (and validated) now unless it is known. */
+function register(spec: string): number {
+  const known = ids.get(spec);
+  if (known !== undefined) return known;
+  const entry = make(spec);
+  const id = nextId++;
+  formatters.set(id, entry);
+  ids.set(spec, id);
+  if (formatters.size > FORMATTERS) {
+    const [oldest, dropped] = formatters.entries().next().value as [number, Entry];
+    formatters.delete(oldest);
+    ids.delete(dropped.spec);
+  }
+  return id;
 }
 
-function call(spec: string, method: string, args: string): unknown {
-  const f = formatter(spec);
-  const kind = (JSON.parse(spec) as [Kind])[0];
-  if (!METHODS[kind].includes(method)) fail(`Intl.${kind} has no method ${method}`);
-  const values = JSON.parse(args) as unknown;
-  if (!Array.isArray(values)) fail('Intl arguments are malformed');
-  const revived = values.map(revive);
-  // The guest gives a date for format(); the host's own clock must never stand in for a missing one.
-  if (kind === 'DateTimeFormat' && revived.some((v) => v === undefined) && !method.startsWith('formatRange'))
-    fail('a date is missing');
-  return invoke(f, method, revived);
+function lookup(id: number): Entry | undefined {
+  const entry = formatters.get(id);
+  if (entry) {
+    formatters.delete(id);
+    formatters.set(id, entry);
+  }
+  return entry;
 }
 
 type DateMethod = 'toLocaleString' | 'toLocaleDateString' | 'toLocaleTimeString';
+function isDateMethod(m: unknown): m is DateMethod {
+  return typeof m === 'string' && Object.hasOwn(DATE_METHODS, m);
+}
 const DATE_METHODS: Readonly<
   Record<DateMethod, { required: 'any' | 'date' | 'time'; defaults: 'all' | 'date' | 'time' }>
 > = {
@@ -174,20 +187,6 @@ function dateTimeOptions(given: Record<string, unknown>, method: DateMethod): Re
   return o;
 }
 
-function dateMethod(spec: string, method: string, time: string): unknown {
-  if (!Object.hasOwn(DATE_METHODS, method)) fail(`Date has no method ${method}`);
-  const parsed = JSON.parse(spec) as unknown;
-  if (!Array.isArray(parsed) || parsed.length !== 2) fail('a Date spec is malformed');
-  const t = Number(time);
-  const given = options(parsed[1]);
-  if (given === null) return new Date(t)[method as DateMethod](locales(parsed[0]), null as never); // V8's TypeError
-  const plain = typeof given === 'object' ? (given as Record<string, unknown>) : {};
-  const f = kept(`${method}:${spec}`, () =>
-    construct('DateTimeFormat', parsed[0], dateTimeOptions(plain, method as DateMethod)),
-  );
-  return invoke(f, 'format', [t]);
-}
-
 function staticCall(spec: string): unknown {
   const parsed = JSON.parse(spec) as unknown[];
   if (!Array.isArray(parsed)) fail('an Intl call is malformed');
@@ -212,14 +211,8 @@ function caseMap(spec: string, method: string, text: string): string {
 
 function answer(op: string, spec: string, a: string, b: string): unknown {
   switch (op) {
-    case 'new':
-      return formatter(spec).resolvedOptions();
-    case 'compare':
-      return invoke(formatter(spec), 'compare', [a, b]);
-    case 'call':
-      return call(spec, a, b);
-    case 'date':
-      return dateMethod(spec, a, b);
+    case 'id':
+      return register(spec);
     case 'static':
       return staticCall(spec);
     case 'case':
@@ -229,21 +222,66 @@ function answer(op: string, spec: string, a: string, b: string): unknown {
   }
 }
 
+function failed(e: unknown): string {
+  const name = e instanceof RangeError ? 'RangeError' : e instanceof TypeError ? 'TypeError' : 'Error';
+  const message =
+    e instanceof GuestIntlError || !(e instanceof Error)
+      ? `Intl: ${String(e instanceof Error ? e.message : e)}`
+      : e.message;
+  return `E${JSON.stringify([name, message])}`;
+}
+
+function tooLarge(chars: number): void {
+  if (chars > MAX_REQUEST_CHARS)
+    throw new RangeError(`Intl: the arguments are over ${MAX_REQUEST_CHARS} characters`);
+}
+
 /**
- * One guest request: JSON of the answer, or `E` and `[name, message]` for what it threw (V8's RangeError or
- * TypeError for what the guest asked; Error for a request the guest runtime should never have made).
+ * A request that is not a formatter's: `id` (a spec's formatter id, made and validated), `static`
+ * (supportedLocalesOf, getCanonicalLocales, supportedValuesOf) or `case` (toLocaleUpperCase/LowerCase). Answers
+ * JSON, or `E` and `[name, message]` for what it threw (V8's RangeError or TypeError for what the guest asked;
+ * Error for a request the guest runtime should never have made).
  */
 export function answerIntl(op: string, spec: string, a: string, b: string): string {
   try {
-    if (spec.length + a.length + b.length > MAX_REQUEST_CHARS)
-      throw new RangeError(`Intl: the arguments are over ${MAX_REQUEST_CHARS} characters`);
+    tooLarge(spec.length + a.length + b.length);
     return JSON.stringify(answer(op, spec, a, b)) ?? 'null';
   } catch (e) {
-    const name = e instanceof RangeError ? 'RangeError' : e instanceof TypeError ? 'TypeError' : 'Error';
-    const message =
-      e instanceof GuestIntlError || !(e instanceof Error)
-        ? `Intl: ${String(e instanceof Error ? e.message : e)}`
-        : e.message;
-    return `E${JSON.stringify([name, message])}`;
+    return failed(e);
   }
+}
+
+/** A formatter's method with JSON arguments (`enc`oded): its JSON answer, `E...` for an error, or STALE. */
+export function callIntl(id: number, method: string, args: string): string {
+  try {
+    tooLarge(args.length);
+    const entry = lookup(id);
+    if (!entry) return STALE;
+    const kind = entry.kind;
+    if (method !== 'resolvedOptions' && !METHODS[kind].includes(method))
+      fail(`Intl.${kind} has no method ${method}`);
+    const values = JSON.parse(args) as unknown;
+    if (!Array.isArray(values)) fail('Intl arguments are malformed');
+    const revived = values.map(revive);
+    // The guest gives a date for format(); the host's own clock must never stand in for a missing one.
+    if (
+      kind === 'DateTimeFormat' &&
+      revived.some((v) => v === undefined) &&
+      !method.startsWith('formatRange')
+    )
+      fail('a date is missing');
+    const f = entry.formatter;
+    return JSON.stringify(Reflect.apply(f[method] as (...x: unknown[]) => unknown, f, revived)) ?? 'null';
+  } catch (e) {
+    return failed(e);
+  }
+}
+
+/** A collator's compare: -1, 0 or 1; STALE_COMPARE for an id no longer known (or a RangeError's worth of text). */
+export function compareIntl(id: number, a: string, b: string): number {
+  if (a.length + b.length > MAX_REQUEST_CHARS) return Number.NaN;
+  const entry = lookup(id);
+  if (!entry) return STALE_COMPARE;
+  if (entry.kind !== 'Collator') return Number.NaN;
+  return (entry.formatter.compare as (x: string, y: string) => number)(a, b);
 }
