@@ -95,7 +95,17 @@ export interface TaskView {
       readonly tool_calls: number;
     };
   } | null;
-  readonly error: { readonly code: string; readonly message: string } | null;
+  /**
+   * Why the task failed. A program's own error also carries its class (`name`) and where it was thrown (`line`,
+   * `column`: 1-based, in the program as written) when the driver tells it, as `exec --json` prints them.
+   */
+  readonly error: {
+    readonly code: string;
+    readonly message: string;
+    readonly name?: string;
+    readonly line?: number;
+    readonly column?: number;
+  } | null;
   /**
    * Set when the store cannot read the task as written (CHECKPOINT_CORRUPT): the parts that need what is damaged
    * (its journal, or its row's garbled column) are empty, not silently missing.

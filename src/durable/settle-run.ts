@@ -9,6 +9,8 @@ import type {
   Lease,
   TaskPatch,
   TaskRecord,
+  SerializedError,
+  TaskError,
   TaskResources,
   TaskStore,
 } from '../spec/index.ts';
@@ -144,6 +146,21 @@ async function settle(options: SettleOptions): Promise<TaskRecord> {
           },
         );
       }
-      return store.updateTask(lease.taskId, { ...kept, status: 'failed', error: { code, message } }, fenced);
+      return store.updateTask(
+        lease.taskId,
+        { ...kept, status: 'failed', error: { code, message, ...whereItFailed(result.error) } },
+        fenced,
+      );
   }
+}
+
+/** The guest's error class and position, as `exec --json` shows them: kept with a failed task for its view. */
+function whereItFailed(error: SerializedError & { line?: number; column?: number }): Partial<TaskError> {
+  const kind = errorRow(error.code)?.kind;
+  const named = (kind === 'guest' || kind === 'tool') && typeof error.name === 'string';
+  return {
+    ...(named ? { name: error.name } : {}),
+    ...(typeof error.line === 'number' ? { line: error.line } : {}),
+    ...(typeof error.column === 'number' ? { column: error.column } : {}),
+  };
 }

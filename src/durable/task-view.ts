@@ -1,6 +1,6 @@
 import { decodeValue, toJsonView } from '../codec/index.ts';
 import { CodecallError } from '../errors/index.ts';
-import type { ArtifactInfo, TaskRecord, ViewJournal } from '../spec/index.ts';
+import type { ArtifactInfo, TaskError, TaskRecord, ViewJournal } from '../spec/index.ts';
 import { viewApprovals, viewAttentionCalls, viewInputs } from './summary-view.ts';
 import { originView, revisionView } from './revision-view.ts';
 import type { RevisedByView, StepView, TaskView } from '../api/index.ts';
@@ -75,7 +75,7 @@ export function taskView(
           },
         }
       : null,
-    error: record.error === null ? null : { code: record.error.code, message: record.error.message },
+    error: record.error === null ? null : errorView(record.error),
     corrupt: null,
     language: record.input.language,
     metadata: record.input.metadata ?? null,
@@ -128,4 +128,16 @@ function storedOutput(taskId: string, result: string): unknown {
 
 function round(n: number): number {
   return Math.round(n * 1000) / 1000;
+}
+
+/** A failed task's error: its code and message, and the guest's error class and position when they are known. */
+function errorView(error: TaskError): TaskView['error'] {
+  const { code, message, name, line, column } = error;
+  return {
+    code,
+    message,
+    ...(name === undefined ? {} : { name }),
+    ...(line === undefined ? {} : { line }),
+    ...(column === undefined ? {} : { column }),
+  };
 }

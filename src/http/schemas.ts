@@ -241,7 +241,13 @@ export const taskViewSchema = {
     error: {
       ...nullable('object'),
       ...open,
-      properties: { code: { type: 'string' }, message: { type: 'string' } },
+      properties: {
+        code: { type: 'string' },
+        message: { type: 'string' },
+        name: { type: 'string', description: "The class of the program's error (TypeError, ValueError)" },
+        line: { type: 'number', description: 'Where the program failed: 1-based, in the program as written' },
+        column: { type: 'number', description: '1-based, when the driver tells it' },
+      },
     },
     corrupt: {
       ...corruptMark,

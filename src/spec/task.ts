@@ -123,6 +123,11 @@ export function programSource(input: TaskInput): string {
 export interface TaskError {
   readonly code: string;
   readonly message: string;
+  /** The class of what the program threw (`TypeError`, `ValueError`): errors of the guest and of its tools. */
+  readonly name?: string;
+  /** Where the program failed, in the program as written (1-based), when the driver tells it. */
+  readonly line?: number;
+  readonly column?: number;
 }
 
 /** Resources a task used, summed over its runs (a replay re-runs the program, so it counts again). */
