@@ -232,6 +232,19 @@ describe('defaults and bounds', () => {
     ).toEqual(['RangeError', 'RangeError', 'de']);
   });
 
+  it('a formatter the worker dropped (it keeps 256) is made again from its spec', async () => {
+    expect(
+      await value(`const nf = new Intl.NumberFormat('de', { minimumFractionDigits: 1 });
+        const co = new Intl.Collator('sv');
+        const first = [nf.format(1), ['ä', 'z'].sort(co.compare)];
+        for (let i = 0; i < 300; i++) new Intl.NumberFormat('en', { minimumIntegerDigits: (i % 20) + 1, maximumFractionDigits: i % 15 });
+        return [first, [nf.format(1), ['ä', 'z'].sort(co.compare), nf.resolvedOptions().locale]];`),
+    ).toEqual([
+      ['1,0', ['z', 'ä']],
+      ['1,0', ['z', 'ä'], 'de'],
+    ]);
+  });
+
   it('Intl objects are subclassable, frozen where the intrinsics are, and keep their formatter between calls', async () => {
     expect(
       await value(`class Money extends Intl.NumberFormat { constructor() { super('en', { style: 'currency', currency: 'USD' }); } }

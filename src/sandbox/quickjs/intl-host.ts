@@ -23,7 +23,7 @@ type Kind =
   | 'ListFormat'
   | 'DisplayNames';
 
-/** The methods the guest may call on each kind (resolvedOptions is answered by `new`). */
+/** The methods the guest may call on each kind, besides resolvedOptions. */
 const METHODS: Readonly<Record<Kind, readonly string[]>> = {
   NumberFormat: ['format', 'formatToParts', 'formatRange', 'formatRangeToParts'],
   DateTimeFormat: ['format', 'formatToParts', 'formatRange', 'formatRangeToParts'],
@@ -40,16 +40,16 @@ interface Formatter {
 }
 type Constructor = new (locales: string | string[], options: unknown) => Formatter;
 
-/**
- * Formatters by id, the most recently used last, and ids by spec. A guest names a formatter by its id (a number
- * crosses the boundary cheaply, a spec does not: ~2.5 µs a string); an id dropped here is never given again, so
- * a guest holding one is told (STALE) and registers its spec anew. Ids are per worker, never seen by guest code.
- */
 interface Entry {
   readonly spec: string;
   readonly kind: Kind;
   readonly formatter: Formatter;
 }
+/**
+ * Formatters by id, the most recently used last, and ids by spec. A guest names a formatter by its id (a number
+ * crosses the boundary cheaply, a spec does not: ~2.5 µs a string); an id dropped here is never given again, so
+ * a guest holding one is told (STALE) and registers its spec anew. Ids are per worker, never seen by guest code.
+ */
 const formatters = new Map<number, Entry>();
 const ids = new Map<string, number>();
 const FORMATTERS = 256;
