@@ -135,6 +135,9 @@ export function TaskDetail(props: { api: Api; id: string }): JSX.Element {
       {task.error ? (
         <div class="error" data-testid="task-error">
           <strong>{task.error.code}</strong> {task.error.message}
+          {task.error.line === undefined
+            ? null
+            : ` (line ${task.error.line}${task.error.column === undefined ? '' : `, column ${task.error.column}`})`}
         </div>
       ) : null}
       {revisable(task) ? <ReviseForm api={api} task={task} /> : null}

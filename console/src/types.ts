@@ -101,7 +101,14 @@ export interface TaskView {
       readonly tool_calls: number;
     };
   } | null;
-  readonly error: { readonly code: string; readonly message: string } | null;
+  /** `name`, `line` and `column` (1-based): a program's own error, where it was raised. */
+  readonly error: {
+    readonly code: string;
+    readonly message: string;
+    readonly name?: string;
+    readonly line?: number;
+    readonly column?: number;
+  } | null;
   /** Set when the store cannot read the task as written (CHECKPOINT_CORRUPT); absent from older servers. */
   readonly corrupt?: { readonly code: string; readonly message: string } | null;
   /** Set on a revision of an ended task (absent from older servers). */
