@@ -1,7 +1,8 @@
 /**
  * `Intl` in the guest, and the locale-aware methods of the intrinsics routed through it (localeCompare,
  * toLocaleString and friends). QuickJS has no ICU: every answer comes from the host's (Node's Intl), synchronously,
- * through `lib.intl` (a host callback of the sandbox worker, intl-host.ts), with 'en-US' and 'UTC' as the defaults.
+ * through `lib.intl`, `lib.intlCall` and `lib.intlCompare` (host callbacks of the sandbox worker, intl-host.ts),
+ * with 'en-US' and 'UTC' as the defaults.
  * The guest side converts arguments as ECMA-402 says (locale lists, options, numbers, dates: the clock it reads is
  * the guest's) so the host sees plain JSON; the host validates and throws V8's own RangeError/TypeError.
  *
