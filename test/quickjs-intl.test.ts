@@ -168,6 +168,14 @@ describe('Intl in the quickjs guest answers as Node does', () => {
       `new Float64Array([1234.5, 0.25]).toLocaleString('fr')`,
       `Intl.Collator.prototype.compare`,
       `Intl.PluralRules.prototype.select.call(1)`,
+      `[new Intl.Locale('en-Latn-US', { calendar: 'gregory', numeric: true })].map((l) => [String(l), l.baseName, l.language, l.script, l.region, l.calendar, l.numeric, l.hourCycle])`,
+      `[new Intl.Locale('zh-TW').maximize().toString(), new Intl.Locale('en-Latn-US').minimize().toString(), new Intl.Locale(new Intl.Locale('de'), { region: 'AT' }).toString()]`,
+      `[new Intl.Locale('ar-EG').textInfo, new Intl.Locale('en-US').weekInfo, new Intl.Locale('de-CH').timeZones, new Intl.Locale('ja').calendars]`,
+      `new Intl.NumberFormat(new Intl.Locale('de-CH')).format(1234.5) + ' ' + Intl.getCanonicalLocales([new Intl.Locale('EN-gb')])`,
+      `new Intl.Locale()`,
+      `new Intl.Locale('x_y')`,
+      `Intl.Locale('en')`,
+      `[Intl.Locale.length, Object.prototype.toString.call(new Intl.Locale('en'))]`,
       `Intl.Collator.prototype.resolvedOptions.call(new Intl.NumberFormat())`,
     );
     const { guest, node } = await both(cases);

@@ -99,11 +99,16 @@ function toStr(v) {
 }
 function toLength(v) { const n = +v; if (!(n > 0)) return 0; return n < 9007199254740991 ? n - (n % 1) : 9007199254740991; }
 
+// Each Intl object's record ({ kind, spec, bound } or a Locale's { kind, info }).
+const slots = new WM();
+
 // CanonicalizeLocaleList up to the tags' validation, which is the host's.
 function localeList(locales) {
   if (locales === undefined) return [];
   if (locales === null) throw new TE('Cannot convert undefined or null to object');
   if (typeof locales === 'string') return [locales];
+  const locale = isObject(locales) ? apply(wmGet, slots, [locales]) : undefined;
+  if (locale !== undefined && locale.kind === 'Locale') return [locale.info.tag];
   const o = O(locales);
   const n = toLength(o.length);
   const out = [];
@@ -128,6 +133,7 @@ const OPTIONS = {
   ListFormat: 'localeMatcher:s type:s style:s',
   DisplayNames: 'localeMatcher:s style:s type:s fallback:s languageDisplay:s',
   supportedLocalesOf: 'localeMatcher:s',
+  Locale: 'calendar:s caseFirst:s collation:s hourCycle:s language:s numberingSystem:s numeric:b region:s script:s',
 };
 for (const k of O.keys(OPTIONS)) {
   const list = [];
@@ -180,7 +186,6 @@ function argument(type, v) {
   return out;
 }
 
-const slots = new WM();
 // As V8 names a receiver in its TypeError.
 function receiver(self) {
   if (!isObject(self)) return typeof self === 'string' ? self : Str(self);
@@ -260,6 +265,30 @@ for (const kind of O.keys(KINDS)) {
   }, 1);
   defineProperty(Intl, kind, { value: C, writable: true, enumerable: false, configurable: true });
 }
+// Intl.Locale is a value: the host answers everything it says when it is made.
+const LOCALE_FIELDS = ['language', 'script', 'region', 'baseName', 'calendar', 'caseFirst', 'collation', 'hourCycle', 'numeric', 'numberingSystem', 'calendars', 'collations', 'hourCycles', 'numberingSystems', 'textInfo', 'timeZones', 'weekInfo'];
+const Locale = function (tag, options) {
+  if (new.target === undefined) throw new TE("Constructor Intl.Locale requires 'new'");
+  const known = isObject(tag) ? apply(wmGet, slots, [tag]) : undefined;
+  const t = known !== undefined && known.kind === 'Locale' ? known.info.tag : isObject(tag) ? toStr(tag) : enc(tag);
+  const info = parse(ask('locale', stringify([t, optionsSlot('Locale', options)])));
+  apply(wmSet, slots, [this, { kind: 'Locale', info }]);
+};
+defineProperty(Locale, 'name', { value: 'Locale', configurable: true });
+defineProperty(Locale, 'length', { value: 1, configurable: true });
+defineProperty(Locale.prototype, tagKey, { value: 'Intl.Locale', configurable: true });
+method(Locale.prototype, 'toString', function () { return unwrap(this, 'Locale', 'toString').info.tag; }, 0);
+method(Locale.prototype, 'maximize', function () { return new Locale(unwrap(this, 'Locale', 'maximize').info.maximized); }, 0);
+method(Locale.prototype, 'minimize', function () { return new Locale(unwrap(this, 'Locale', 'minimize').info.minimized); }, 0);
+for (const field of LOCALE_FIELDS) {
+  const get = function () {
+    const v = unwrap(this, 'Locale', field, 'get ').info[field];
+    return isObject(v) ? parse(stringify(v)) : v;
+  };
+  defineProperty(get, 'name', { value: 'get ' + field });
+  defineProperty(Locale.prototype, field, { get, enumerable: false, configurable: true });
+}
+defineProperty(Intl, 'Locale', { value: Locale, writable: true, enumerable: false, configurable: true });
 method(Intl, 'getCanonicalLocales', function (locales) { return parse(ask('static', stringify(['getCanonicalLocales', localeList(locales)]))); }, 1);
 method(Intl, 'supportedValuesOf', function (key) { return parse(ask('static', stringify(['supportedValuesOf', argument('s', key)]))); }, 1);
 defineProperty(Intl, tagKey, { value: 'Intl', configurable: true });

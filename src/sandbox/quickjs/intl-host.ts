@@ -200,6 +200,42 @@ function staticCall(spec: string): unknown {
   return fail('an Intl call is malformed');
 }
 
+const LOCALE_FIELDS = [
+  'language',
+  'script',
+  'region',
+  'baseName',
+  'calendar',
+  'caseFirst',
+  'collation',
+  'hourCycle',
+  'numeric',
+  'numberingSystem',
+  'calendars',
+  'collations',
+  'hourCycles',
+  'numberingSystems',
+  'textInfo',
+  'timeZones',
+  'weekInfo',
+] as const;
+
+/** What an `Intl.Locale` says, all of it at once: the guest's Locale is a value. */
+function localeInfo(spec: string): Record<string, unknown> {
+  const parsed = JSON.parse(spec) as unknown;
+  if (!Array.isArray(parsed) || parsed.length !== 2) fail('a Locale spec is malformed');
+  const tag = revive(parsed[0]) as string;
+  const given = options(parsed[1]) as Intl.LocaleOptions | undefined;
+  const l = new Intl.Locale(tag, given);
+  const info: Record<string, unknown> = {
+    tag: l.toString(),
+    maximized: l.maximize().toString(),
+    minimized: l.minimize().toString(),
+  };
+  for (const k of LOCALE_FIELDS) info[k] = (l as unknown as Record<string, unknown>)[k];
+  return info;
+}
+
 function caseMap(spec: string, method: string, text: string): string {
   const list = strings(JSON.parse(spec));
   if (method === 'toLocaleUpperCase')
@@ -215,6 +251,8 @@ function answer(op: string, spec: string, a: string, b: string): unknown {
       return register(spec);
     case 'static':
       return staticCall(spec);
+    case 'locale':
+      return localeInfo(spec);
     case 'case':
       return caseMap(spec, a, b);
     default:
