@@ -37,6 +37,7 @@ export {
   createQuickJsDriver,
   probePython,
   PYTHON_DEFAULT_LIMITS,
+  typeScriptLowering,
 } from './sandbox/index.ts';
 export type {
   AvailableDrivers,

@@ -121,6 +121,8 @@ export interface TaskView {
 export interface TaskError {
   readonly code: string;
   readonly message: string;
+  /** The class of a program's own error (TypeError, ValueError). */
+  readonly name?: string;
   readonly line?: number;
   readonly column?: number;
 }

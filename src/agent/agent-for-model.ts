@@ -1,6 +1,6 @@
 import { createOpenAiClient, PROVIDER_PRESETS } from '../model/index.ts';
 import type { ModelConfig } from '../model/index.ts';
-import type { TaskAgent, ToolDefinition } from '../spec/index.ts';
+import type { TaskAgent, ToolDefinition, TypeScriptLowering } from '../spec/index.ts';
 import { createAgent } from './create-agent.ts';
 
 /**
@@ -10,7 +10,7 @@ import { createAgent } from './create-agent.ts';
 export function agentForModel(
   model: ModelConfig | null,
   tools: readonly ToolDefinition[],
-  options: { readonly rerunReads?: boolean } = {},
+  options: { readonly rerunReads?: boolean; readonly lowering?: TypeScriptLowering } = {},
 ): TaskAgent {
   if (!model) return createAgent({ model: null, tools });
   return createAgent({
@@ -18,5 +18,6 @@ export function agentForModel(
     tools,
     strictTools: PROVIDER_PRESETS[model.provider].strictTools,
     ...(options.rerunReads ? { rerunReads: true } : {}),
+    ...(options.lowering ? { lowering: options.lowering } : {}),
   });
 }

@@ -1,6 +1,6 @@
 import { encodeValue, sha256Hex } from '../codec/index.ts';
 import { errorRow, failure, isCodecallError } from '../errors/index.ts';
-import type { ExecutionResult, InstructionTaskInput } from '../spec/index.ts';
+import type { ExecutionResult, InstructionTaskInput, TypeScriptLowering } from '../spec/index.ts';
 import type { AgentStep, StepResult } from './agent-journal.ts';
 import { composeProgram, lineInCurrent } from './compose-program.ts';
 import { composePythonProgram } from './compose-python.ts';
@@ -43,6 +43,7 @@ export async function runCodeStep(
   step: AgentStep,
   earlier: readonly AgentStep[],
   carryOptions: StepCarryOptions,
+  lowering?: TypeScriptLowering,
 ): Promise<StepOutcome> {
   const reply = step.reply;
   const code = step.code ?? (reply ? replyCode(step, input.language) : null);
@@ -70,6 +71,7 @@ export async function runCodeStep(
           earlier: rerun.map((s) => s.code ?? ''),
           current: code,
           language: input.language === 'typescript' ? 'typescript' : 'javascript',
+          ...(lowering ? { lowering } : {}),
         });
   } catch (e) {
     if (!isCodecallError(e) || e.code !== 'SYNTAX_ERROR') throw e;

@@ -1,6 +1,7 @@
 import * as acorn from 'acorn';
 import { transform } from 'sucrase';
 import { CodecallError } from '../errors/index.ts';
+import type { TypeScriptLowering } from '../spec/index.ts';
 
 /**
  * Composes the code blocks of an agent's steps into one program, notebook style: names declared at the top
@@ -17,6 +18,8 @@ export interface ComposeOptions {
   /** The block of this step. */
   readonly current: string;
   readonly language: 'javascript' | 'typescript';
+  /** For blocks sucrase cannot strip (a namespace, decorators); without it sucrase strips every block. */
+  readonly lowering?: TypeScriptLowering;
 }
 
 export interface ComposedProgram {
@@ -24,8 +27,10 @@ export interface ComposedProgram {
   readonly code: string;
   /** 1-based line of `code` where `current`'s first line is. */
   readonly currentFirstLine: number;
-  /** Number of lines of `current`. */
+  /** Number of lines of `current` as it runs. */
   readonly currentLines: number;
+  /** Set when the compiler lowered `current` (its lines moved): the line of `current` a line of it came from. */
+  readonly currentSourceLine?: (line: number) => number | undefined;
 }
 
 const PREFIX = '__cc_';
@@ -51,8 +56,10 @@ const PRELUDE = [
 ];
 
 export function composeProgram(options: ComposeOptions): ComposedProgram {
-  const earlier = options.earlier.map((source) => rewriteBlock(source, options.language, false));
-  const current = rewriteBlock(options.current, options.language, true);
+  const earlier = options.earlier.map((source) =>
+    rewriteBlock(source, options.language, false, options.lowering),
+  );
+  const current = rewriteBlock(options.current, options.language, true, options.lowering);
   const names = new Set([...earlier, current].flatMap((block) => block.names));
   names.delete('final_answer');
   const lines = [...PRELUDE];
@@ -62,14 +69,26 @@ export function composeProgram(options: ComposeOptions): ComposedProgram {
     lines.push(`await __cc_block(async (console) => {${block.body}}, __cc_quiet);`);
   const currentFirstLine = lines.join('\n').split('\n').length + 1;
   lines.push(`return await __cc_block(async () => {${current.body}});`);
-  return { code: lines.join('\n'), currentFirstLine, currentLines: lineCount(options.current) };
+  const written = lineCount(options.current);
+  const lowered = current.sourceLine;
+  if (lowered === undefined) return { code: lines.join('\n'), currentFirstLine, currentLines: written };
+  return {
+    code: lines.join('\n'),
+    currentFirstLine,
+    currentLines: lineCount(current.body),
+    currentSourceLine: (line) => {
+      const at = lowered(line);
+      return at !== undefined && at >= 1 && at <= written ? at : undefined;
+    },
+  };
 }
 
 /** Maps a line of the composed program to the line in `current` (1-based), or undefined when outside it. */
 export function lineInCurrent(program: ComposedProgram, line: number | undefined): number | undefined {
   if (line === undefined) return undefined;
   const inCurrent = line - program.currentFirstLine + 1;
-  return inCurrent >= 1 && inCurrent <= program.currentLines ? inCurrent : undefined;
+  if (inCurrent < 1 || inCurrent > program.currentLines) return undefined;
+  return program.currentSourceLine ? program.currentSourceLine(inCurrent) : inCurrent;
 }
 
 interface Rewritten {
@@ -77,6 +96,8 @@ interface Rewritten {
   readonly body: string;
   /** Names declared at its top level. */
   readonly names: readonly string[];
+  /** Set when the compiler lowered it: the line of the block a line of `body` came from. */
+  readonly sourceLine?: (line: number) => number | undefined;
 }
 
 /** Replaces `[at, end)` of the block with `text` (an insertion when `at === end`). */
@@ -86,7 +107,12 @@ interface Splice {
   readonly text: string;
 }
 
-function rewriteBlock(source: string, language: ComposeOptions['language'], isCurrent: boolean): Rewritten {
+function rewriteBlock(
+  source: string,
+  language: ComposeOptions['language'],
+  isCurrent: boolean,
+  lowering: TypeScriptLowering | undefined,
+): Rewritten {
   const fail = (message: string, line: number | undefined, cause?: unknown): never => {
     if (!isCurrent) throw new CodecallError('INTERNAL', `an earlier block no longer parses: ${message}`);
     throw new CodecallError('SYNTAX_ERROR', `SyntaxError: ${message}`, {
@@ -94,7 +120,7 @@ function rewriteBlock(source: string, language: ComposeOptions['language'], isCu
       cause,
     });
   };
-  const { code, body } = parseBlock(source, language, fail);
+  const { code, body, sourceLine } = parseBlock(source, language, fail, lowering);
   const splices: Splice[] = [];
   const names: string[] = [];
   const hoisted: string[] = [];
@@ -155,29 +181,74 @@ function rewriteBlock(source: string, language: ComposeOptions['language'], isCu
     }
     splices.unshift({ at, end: at, text: `;${hoisted.join(' ')}` });
   }
-  return { body: applySplices(code, body.start + 1, body.end - 1, splices), names };
+  const rewritten = applySplices(code, body.start + 1, body.end - 1, splices);
+  return { body: rewritten, names, ...(sourceLine ? { sourceLine } : {}) };
 }
 
-/** Type-strips and parses a block wrapped as an async arrow (top-level await and return are legal). */
+type Fail = (message: string, line: number | undefined, cause?: unknown) => never;
+
+interface ParsedBlock {
+  readonly code: string;
+  readonly body: acorn.BlockStatement;
+  readonly sourceLine?: (line: number) => number | undefined;
+}
+
+/**
+ * Type-strips and parses a block wrapped as an async arrow (top-level await and return are legal): sucrase, or
+ * the TypeScript compiler (`lowering`) for a namespace, which sucrase drops, or decorators, which it keeps.
+ */
 function parseBlock(
   source: string,
   language: ComposeOptions['language'],
-  fail: (message: string, line: number | undefined, cause?: unknown) => never,
-): { code: string; body: acorn.BlockStatement } {
-  let code = OPEN + source + CLOSE;
-  if (language === 'typescript') {
-    try {
-      code = transform(code, { transforms: ['typescript'], disableESTransforms: true }).code;
-    } catch (cause) {
-      const message = (cause as Error).message;
-      const line = /\((\d+):\d+\)/.exec(message)?.[1];
-      fail(message.replace(/\s*\(\d+:\d+\)$/, ''), line === undefined ? undefined : Number(line), cause);
-    }
+  fail: Fail,
+  lowering: TypeScriptLowering | undefined,
+): ParsedBlock {
+  const wrapped = OPEN + source + CLOSE;
+  if (language === 'javascript') return { code: wrapped, body: parseWrapped(wrapped, fail) };
+  if (lowering?.needs(source)) return lowered(wrapped, lowering, fail);
+  let code = wrapped;
+  try {
+    code = transform(code, { transforms: ['typescript'], disableESTransforms: true }).code;
+  } catch (cause) {
+    const message = (cause as Error).message;
+    const line = /\((\d+):\d+\)/.exec(message)?.[1];
+    fail(message.replace(/\s*\(\d+:\d+\)$/, ''), line === undefined ? undefined : Number(line), cause);
   }
+  // sucrase keeps decorators: acorn stops at the first `@`.
+  const onDecorator = (at: number): boolean => lowering !== undefined && code[at] === '@';
+  try {
+    return { code, body: parseWrapped(code, fail, onDecorator) };
+  } catch (e) {
+    if (!(e instanceof DecoratorFound) || !lowering) throw e;
+    return lowered(wrapped, lowering, fail);
+  }
+}
+
+/** acorn stopped at a decorator sucrase kept: the block goes to the compiler. */
+class DecoratorFound extends Error {}
+
+/**
+ * The compiler's output, its helpers (decorators') moved into the wrapper's first line so the block stays one
+ * arrow function: a line of the result is the output's line `prelude` lines further down.
+ */
+function lowered(wrapped: string, lowering: TypeScriptLowering, fail: Fail): ParsedBlock {
+  const out = lowering.lower(wrapped);
+  if (!out.ok) return fail(out.message, out.line);
+  const text = out.code.replace(/;?\s*$/, '');
+  const at = text.startsWith(OPEN) ? 0 : text.lastIndexOf(`\n${OPEN}`) + 1;
+  if (at < 0 || !text.startsWith(OPEN, at)) return fail('the TypeScript compiler gave no program', undefined);
+  const prelude = text.slice(0, at);
+  const shift = lineCount(prelude) - 1;
+  const code = OPEN + prelude.replace(/\n/g, ' ') + text.slice(at + OPEN.length);
+  return { code, body: parseWrapped(code, fail), sourceLine: (line) => out.sourceLine(line + shift) };
+}
+
+function parseWrapped(code: string, fail: Fail, onDecorator?: (at: number) => boolean): acorn.BlockStatement {
   let program: acorn.Program;
   try {
     program = acorn.parse(code, { ecmaVersion: 'latest' });
   } catch (cause) {
+    if (onDecorator?.((cause as { pos?: number }).pos ?? -1)) throw new DecoratorFound('a decorator');
     const loc = (cause as { loc?: { line?: unknown } }).loc;
     const message = (cause as Error).message.replace(/\s*\(\d+:\d+\)$/, '');
     return fail(message, typeof loc?.line === 'number' ? loc.line : undefined, cause);
@@ -190,7 +261,7 @@ function parseBlock(
     const at = body?.end ?? code.length;
     return fail("Unexpected token '}'", lineAt(code, Math.min(at, code.length - CLOSE.length)));
   }
-  return { code, body };
+  return body;
 }
 
 /** The identifiers a declaration pattern binds. */

@@ -10,6 +10,7 @@ import type {
   ModelClient,
   TaskAgent,
   ToolDefinition,
+  TypeScriptLowering,
 } from '../spec/index.ts';
 import { readAgentSteps } from './agent-journal.ts';
 import type { AgentStep, StepError } from './agent-journal.ts';
@@ -36,6 +37,11 @@ export interface AgentOptions {
    * (ADR 0034); `keyed` and `unsafe` ones are taken over either way.
    */
   readonly rerunReads?: boolean;
+  /**
+   * The TypeScript compiler for code-mode blocks with a namespace or decorators (the sandbox's
+   * `typeScriptLowering`); without it every TypeScript block is type-stripped by sucrase, which drops a namespace.
+   */
+  readonly lowering?: TypeScriptLowering;
 }
 
 /** The agent loop: ask the model, journal the reply, act on it, feed the outcome back, until an answer. */
@@ -80,7 +86,7 @@ async function runAgent(options: AgentOptions, ctx: AgentRunContext): Promise<Ex
     const earlier = steps.filter((s) => s.step < step.step);
     const outcome: StepOutcome =
       input.mode === 'code'
-        ? await runCodeStep(journal, input, step, earlier, carry)
+        ? await runCodeStep(journal, input, step, earlier, carry, options.lowering)
         : await runFunctionCallStep(journal, step, byName);
     if ('run' in outcome && outcome.run) tally.runs.push(outcome.run);
     if (outcome.kind === 'answer') return end({ value: outcome.value });

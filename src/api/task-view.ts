@@ -95,10 +95,14 @@ export interface TaskView {
       readonly tool_calls: number;
     };
   } | null;
-  /** `line`/`column`: where in the program a failed program's error points, when known. */
+  /**
+   * Why the task failed. A program's own error also carries its class (`name`) and where it was thrown (`line`,
+   * `column`: 1-based, in the program as written) when the driver tells it, as `exec --json` prints them.
+   */
   readonly error: {
     readonly code: string;
     readonly message: string;
+    readonly name?: string;
     readonly line?: number;
     readonly column?: number;
   } | null;

@@ -4,7 +4,7 @@ import { agentForModel } from '../agent/index.ts';
 import { createRuntime } from '../durable/index.ts';
 import { CodecallError } from '../errors/index.ts';
 import type { ModelConfig } from '../model/index.ts';
-import { availableDrivers } from '../sandbox/index.ts';
+import { availableDrivers, typeScriptLowering } from '../sandbox/index.ts';
 import type { SandboxDriver, TaskRecord, TaskStore } from '../spec/index.ts';
 import { ToolRegistry } from '../tools/index.ts';
 import { loadToolsModule } from '../tools/load-tools-module.ts';
@@ -91,7 +91,7 @@ export async function openCliRuntime(options: {
     drivers,
     tools: registry,
     ...(leaseMs === undefined ? {} : { leaseMs }),
-    agent: agentForModel(model, registry.definitions),
+    agent: agentForModel(model, registry.definitions, { lowering: typeScriptLowering }),
   });
   return {
     runtime,

@@ -45,3 +45,22 @@ describe('tasks show: revised by', () => {
     expect(text).toContain(`\nrevised by:  ${ids.join(', ')} (the newest 20 of 24)\n`);
   });
 });
+
+describe('tasks show: where the program failed', () => {
+  it('prints the line and column a failed program gives, and nothing when it gives none', () => {
+    const located = {
+      ...record,
+      error: { code: 'GUEST_ERROR', message: 'boom', name: 'TypeError', line: 3, column: 7 },
+    };
+    expect(taskView(located).error).toEqual(located.error);
+    expect(taskDetailText(taskView(located))).toContain(
+      '\nerror:       GUEST_ERROR: boom (line 3, column 7)\n',
+    );
+    const lineOnly = {
+      ...record,
+      error: { code: 'GUEST_ERROR', message: 'boom', name: 'ValueError', line: 2 },
+    };
+    expect(taskDetailText(taskView(lineOnly))).toContain('\nerror:       GUEST_ERROR: boom (line 2)\n');
+    expect(taskDetailText(taskView(record))).toContain('\nerror:       GUEST_ERROR: boom\n');
+  });
+});

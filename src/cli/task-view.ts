@@ -64,7 +64,8 @@ export function taskDetailText(view: TaskView): string {
     const more = by.total > by.task_ids.length ? ` (the newest ${by.task_ids.length} of ${by.total})` : '';
     lines.push(`revised by:  ${by.task_ids.join(', ')}${more}`);
   }
-  if (view.error !== null) lines.push(`error:       ${view.error.code}: ${view.error.message}`);
+  if (view.error !== null)
+    lines.push(`error:       ${view.error.code}: ${view.error.message}${errorAt(view.error)}`);
   if (view.corrupt !== null) lines.push(`corrupt:     ${view.corrupt.code}: ${view.corrupt.message}`);
   if (view.result !== null) {
     const r = view.result.resources_used;
@@ -84,4 +85,10 @@ function originText(o: { readonly task_id?: string; readonly call_id: string }):
 
 function callText(c: { readonly tool: string; readonly arguments: unknown }): string {
   return `${c.tool}(${JSON.stringify(c.arguments)})`;
+}
+
+/** ` (line L, column C)` when the view says where the program failed. */
+function errorAt(error: { line?: number; column?: number }): string {
+  if (error.line === undefined) return '';
+  return ` (line ${error.line}${error.column === undefined ? '' : `, column ${error.column}`})`;
 }

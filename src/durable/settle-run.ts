@@ -9,6 +9,8 @@ import type {
   Lease,
   TaskPatch,
   TaskRecord,
+  SerializedError,
+  TaskError,
   TaskResources,
   TaskStore,
 } from '../spec/index.ts';
@@ -48,15 +50,6 @@ function isAttentionCall(c: unknown): c is AttentionCallData {
   if (c === null || typeof c !== 'object') return false;
   const r = c as Record<string, unknown>;
   return typeof r.call_id === 'string' && typeof r.tool === 'string' && typeof r.args === 'string';
-}
-
-/** Where the program's error points, kept with the task so its view can say it (the console does). */
-function errorPlace(error: { readonly line?: number; readonly column?: number }): {
-  line?: number;
-  column?: number;
-} {
-  if (error.line === undefined) return {};
-  return error.column === undefined ? { line: error.line } : { line: error.line, column: error.column };
 }
 
 /** Ends a run: journals why it stopped and moves the task to its next status with what the run left. */
@@ -155,8 +148,19 @@ async function settle(options: SettleOptions): Promise<TaskRecord> {
       }
       return store.updateTask(
         lease.taskId,
-        { ...kept, status: 'failed', error: { code, message, ...errorPlace(result.error) } },
+        { ...kept, status: 'failed', error: { code, message, ...whereItFailed(result.error) } },
         fenced,
       );
   }
+}
+
+/** The guest's error class and position, as `exec --json` shows them: kept with a failed task for its view. */
+function whereItFailed(error: SerializedError & { line?: number; column?: number }): Partial<TaskError> {
+  const kind = errorRow(error.code)?.kind;
+  const named = (kind === 'guest' || kind === 'tool') && typeof error.name === 'string';
+  return {
+    ...(named ? { name: error.name } : {}),
+    ...(typeof error.line === 'number' ? { line: error.line } : {}),
+    ...(typeof error.column === 'number' ? { column: error.column } : {}),
+  };
 }

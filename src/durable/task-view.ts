@@ -111,16 +111,6 @@ function attentionView(record: TaskRecord, journal?: ViewJournal): TaskView['att
   }));
 }
 
-function errorView(error: TaskError): TaskView['error'] {
-  const { code, message, line, column } = error;
-  return {
-    code,
-    message,
-    ...(typeof line === 'number' ? { line } : {}),
-    ...(typeof line === 'number' && typeof column === 'number' ? { column } : {}),
-  };
-}
-
 /** The task's result; a result column that is not a stored value was edited: CHECKPOINT_CORRUPT. */
 function storedOutput(taskId: string, result: string): unknown {
   try {
@@ -138,4 +128,16 @@ function storedOutput(taskId: string, result: string): unknown {
 
 function round(n: number): number {
   return Math.round(n * 1000) / 1000;
+}
+
+/** A failed task's error: its code and message, and the guest's error class and position when they are known. */
+function errorView(error: TaskError): TaskView['error'] {
+  const { code, message, name, line, column } = error;
+  return {
+    code,
+    message,
+    ...(name === undefined ? {} : { name }),
+    ...(line === undefined ? {} : { line }),
+    ...(column === undefined ? {} : { column }),
+  };
 }

@@ -244,11 +244,12 @@ export const taskViewSchema = {
       properties: {
         code: { type: 'string' },
         message: { type: 'string' },
+        name: { type: 'string', description: "The class of the program's error (TypeError, ValueError)" },
         line: {
           type: 'integer',
-          description: "Where in the program (1-based) a failed program's error points",
+          description: 'Where the program failed: 1-based, in the program as written',
         },
-        column: { type: 'integer' },
+        column: { type: 'integer', description: '1-based, when the driver tells it' },
       },
     },
     corrupt: {

@@ -1,4 +1,9 @@
-export { createQuickJsDriver, QuickJsDriver, DEFAULT_WARM_VMS_PER_WORKER } from './quickjs/index.ts';
+export {
+  createQuickJsDriver,
+  QuickJsDriver,
+  DEFAULT_WARM_VMS_PER_WORKER,
+  typeScriptLowering,
+} from './quickjs/index.ts';
 export type { QuickJsDriverOptions } from './quickjs/index.ts';
 export {
   createPythonDriver,

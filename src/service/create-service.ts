@@ -9,7 +9,7 @@ import { CodecallError } from '../errors/index.ts';
 import { createMetrics } from '../metrics/index.ts';
 import type { Metrics } from '../metrics/index.ts';
 import type { ModelConfig } from '../model/index.ts';
-import { availableDrivers } from '../sandbox/index.ts';
+import { availableDrivers, typeScriptLowering } from '../sandbox/index.ts';
 import type { Authenticate, ToolDefinition } from '../spec/index.ts';
 import type { SqliteTaskStore } from '../store/index.ts';
 import { loadToolsModule } from '../tools/load-tools-module.ts';
@@ -80,7 +80,10 @@ export async function createService(
     observer: metrics.runtimeObserver,
     drivers,
     tools: registry,
-    agent: agentForModel(model, registry.definitions, { rerunReads: config.agentRerunReads }),
+    agent: agentForModel(model, registry.definitions, {
+      rerunReads: config.agentRerunReads,
+      lowering: typeScriptLowering,
+    }),
     concurrency: config.concurrency,
     leaseMs: config.leaseMs,
     log,

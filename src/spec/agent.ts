@@ -41,3 +41,24 @@ export interface AgentRunContext {
 export interface TaskAgent {
   run(context: AgentRunContext): Promise<ExecutionResult>;
 }
+
+/** A program lowered to JavaScript by the TypeScript compiler, or the compiler's first error (1-based). */
+export type LoweredTypeScript =
+  | {
+      readonly ok: true;
+      readonly code: string;
+      /** The line of the wrapped program a line of `code` came from (1-based), when the compiler says. */
+      sourceLine(line: number): number | undefined;
+    }
+  | { readonly ok: false; readonly message: string; readonly line: number; readonly column: number };
+
+/**
+ * What type stripping cannot do for an agent's TypeScript blocks (a `namespace`, which it drops, and decorators,
+ * which it keeps): the sandbox's TypeScript compiler, given to the agent by its composition root.
+ */
+export interface TypeScriptLowering {
+  /** Whether `program` declares a namespace (a cheap test on the text). */
+  needs(program: string): boolean;
+  /** Lowers a program wrapped as the body of an async arrow function, keeping that wrapper. */
+  lower(wrapped: string): LoweredTypeScript;
+}

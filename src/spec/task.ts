@@ -123,7 +123,9 @@ export function programSource(input: TaskInput): string {
 export interface TaskError {
   readonly code: string;
   readonly message: string;
-  /** Where in the program (1-based, as written) a failed program's error points, when its driver knows. */
+  /** The class of what the program threw (`TypeError`, `ValueError`): errors of the guest and of its tools. */
+  readonly name?: string;
+  /** Where the program failed, in the program as written (1-based), when the driver tells it. */
   readonly line?: number;
   readonly column?: number;
 }

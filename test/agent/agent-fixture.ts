@@ -12,6 +12,7 @@ import type { ToolDefinition } from '../../src/spec/index.ts';
 import { startScriptedModelServer } from '../model/scripted-model-server.ts';
 import type { ScriptedModelServer } from '../model/scripted-model-server.ts';
 import { useDurableFixture } from '../durable/fixture.ts';
+import { typeScriptLowering } from '../../src/sandbox/index.ts';
 import type { Runtime } from '../../src/api/index.ts';
 
 /** Tool calls as they ran: name, arguments, start and end (performance.now()). */
@@ -97,6 +98,7 @@ export function useAgentFixture(
         }),
         tools: registry.definitions,
         strictTools: true,
+        lowering: typeScriptLowering,
       }),
       ...options.runtime,
     });

@@ -2,12 +2,12 @@
  * The runtime evaluated inside every QuickJS VM before guest code. It is a plain string because it must
  * import nothing from the host and must survive any host-side transpiler untouched.
  *
- * Evaluating it yields a function that takes the three host callbacks (call, log, done) and the guest's web API
- * factories (guest-web.ts, guest-url.ts), and returns `{ start, run, deliver }`. The callbacks live only in this
+ * Evaluating it yields a function that takes the host callbacks (call, log, done, and intl's three) and the guest's web
+ * API factories (guest-web.ts, guest-url.ts, guest-intl.ts), and returns `{ start, run, deliver }`. The callbacks live only in this
  * closure; nothing host-facing stays on the global. Values cross as tagged JSON (see src/codec/value-codec.ts,
  * which this mirrors).
  */
-export const GUEST_RUNTIME_SOURCE = String.raw`(function (hostCall, hostLog, hostDone, extensions) {
+export const GUEST_RUNTIME_SOURCE = String.raw`(function (hostCall, hostLog, hostDone, hostIntl, hostIntlCall, hostIntlCompare, extensions) {
 'use strict';
 const G = globalThis;
 const O = Object;
@@ -348,8 +348,8 @@ const performanceObject = freeze({ now() { return dateNow() - timeOrigin; }, get
 for (const name of ['SharedArrayBuffer', 'Atomics', 'WeakRef', 'FinalizationRegistry', 'WebAssembly']) delete G[name];
 defineProperty(Math, 'random', { value: random, writable: false, enumerable: false, configurable: false });
 const globals = { console: consoleObject, performance: performanceObject, setTimeout: setTimeoutFn, clearTimeout: clearTimerFn, setInterval: setIntervalFn, clearInterval: clearTimerFn, ToolError, NoSuchToolError, ToolValidationError, ToolRejectedError, InputTimeoutError };
-// The web APIs (guest-web.ts, guest-url.ts): each factory gets the helpers of the ones before it.
-const lib = { fillRandom };
+// The web APIs and Intl (guest-web.ts, guest-url.ts, guest-intl.ts): each factory gets the helpers of the ones before it.
+const lib = { fillRandom, intl: hostIntl, intlCall: hostIntlCall, intlCompare: hostIntlCompare };
 for (const factory of extensions) {
   const made = factory(lib);
   for (const k of keys(made.globals)) globals[k] = made.globals[k];

@@ -2,15 +2,24 @@ import { CompileFlags, QuickJS } from 'quickjs-wasi';
 import type { JSValueHandle, QuickJSOptions, Snapshot } from 'quickjs-wasi';
 import { computeDelta, restoreWithDelta } from './fast-restore.ts';
 import type { MemoryDelta } from './fast-restore.ts';
+import { GUEST_INTL_SOURCE } from './guest-intl.ts';
 import { GUEST_RUNTIME_SOURCE } from './guest-runtime.ts';
 import { GUEST_URL_SOURCE } from './guest-url.ts';
 import { GUEST_WEB_SOURCE } from './guest-web.ts';
+import { answerIntl, callIntl, compareIntl } from './intl-host.ts';
 
 /** A compiled quickjs.wasm `WebAssembly.Module` (the TypeScript lib for Node has no WebAssembly types). */
 export type QuickJsModule = object;
 
 const STACK_EXHAUSTED_BELOW = 64 * 1024;
-const HOST_CALLBACKS = ['__cc_call', '__cc_log', '__cc_done'] as const;
+const HOST_CALLBACKS = [
+  '__cc_call',
+  '__cc_log',
+  '__cc_done',
+  '__cc_intl',
+  '__cc_intl_call',
+  '__cc_intl_compare',
+] as const;
 /** Where the template parks the runtime's entry points; deleted before any guest code runs. */
 const RUNTIME_GLOBAL = '__cc_runtime';
 /** Source text only: a guest's Function.prototype.toString of a runtime function says [native code]. */
@@ -26,7 +35,12 @@ async function compileGuest(module: QuickJsModule): Promise<{ runtime: Uint8Arra
   try {
     return {
       runtime: vm.compile(GUEST_RUNTIME_SOURCE, '<codecall-runtime>', 0, STRIP),
-      web: vm.compile(`[${GUEST_WEB_SOURCE}, ${GUEST_URL_SOURCE}]`, '<codecall-web>', 0, STRIP),
+      web: vm.compile(
+        `[${GUEST_WEB_SOURCE}, ${GUEST_URL_SOURCE}, ${GUEST_INTL_SOURCE}]`,
+        '<codecall-web>',
+        0,
+        STRIP,
+      ),
     };
   } finally {
     vm.dispose();
@@ -131,6 +145,16 @@ export class PreparedVm {
       this.hooks?.onLog(str(args[0]), str(args[1]));
       return vm.undefined;
     });
+    // Pure: answered here by this process's ICU, with fixed defaults (intl-host.ts).
+    vm.registerHostCallback('__cc_intl', (...args) =>
+      vm.newString(answerIntl(str(args[0]), str(args[1]), str(args[2]), str(args[3]))),
+    );
+    vm.registerHostCallback('__cc_intl_call', (...args) =>
+      vm.newString(callIntl(num(args[0]), str(args[1]), str(args[2]))),
+    );
+    vm.registerHostCallback('__cc_intl_compare', (...args) =>
+      vm.newNumber(compareIntl(num(args[0]), str(args[1]), str(args[2]))),
+    );
     vm.registerHostCallback('__cc_done', (...args) => {
       const ok = args[0] !== undefined && vm.typeof(args[0]) === 'boolean' && args[0].toBoolean();
       this.hooks?.onDone(ok, str(args[1]));

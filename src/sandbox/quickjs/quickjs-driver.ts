@@ -14,6 +14,7 @@ import { SANDBOX_DRIVER_API_VERSION } from '../../spec/index.ts';
 import { abortFailure, failedBeforeStart } from '../early-failure.ts';
 import { DEFAULT_LIMITS, resolveLimits } from '../../spec/index.ts';
 import { HostExecution } from './host-execution.ts';
+import { intlEngine } from './intl-host.ts';
 import { SandboxWorker } from './sandbox-worker.ts';
 import type { WorkerListener } from './sandbox-worker.ts';
 import { fencedAsTypeScript } from '../fenced-program.ts';
@@ -79,7 +80,7 @@ export const DEFAULT_WORKER_HEAP_MB = 128;
 export class QuickJsDriver implements SandboxDriver {
   readonly name = 'quickjs';
   readonly apiVersion = SANDBOX_DRIVER_API_VERSION;
-  readonly engine = `quickjs-wasi@${(createRequire(import.meta.url)('quickjs-wasi/package.json') as { version: string }).version}`;
+  readonly engine = `quickjs-wasi@${(createRequire(import.meta.url)('quickjs-wasi/package.json') as { version: string }).version}+${intlEngine()}`;
   readonly languages: readonly GuestLanguage[] = ['javascript', 'typescript'];
   /** Replay scripts are served inside the worker thread: no main-thread round trip per recorded call. */
   readonly supportsReplayScript = true;

@@ -162,7 +162,7 @@ export function alignColumn(from: string, to: string, column: number): number {
 const BASE64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
 
 /** Follows a source map (version 3, one source) from a generated position to the source's. */
-function throughSourceMap(sourceMap: string, at: Position): Position | undefined {
+export function throughSourceMap(sourceMap: string, at: Position): Position | undefined {
   let mappings: unknown;
   try {
     mappings = (JSON.parse(sourceMap) as { mappings?: unknown }).mappings;

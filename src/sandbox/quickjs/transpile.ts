@@ -35,6 +35,11 @@ export const FORMS_LIMIT_CHARS = 256 * 1024;
 
 const NAMESPACE = /^[ \t]*(?:export[ \t]+)?(?:namespace|module)[ \t]+[A-Za-z_$][\w$.]*[ \t]*\{/m;
 
+/** Whether a TypeScript program needs the compiler for a namespace (see NAMESPACE). */
+export function declaresNamespace(program: string): boolean {
+  return NAMESPACE.test(program);
+}
+
 /**
  * Prepares a program: a program that is one fenced block loses its fences, it is wrapped as the body of an async
  * arrow function (top-level await and return), TypeScript loses its types (sucrase; the TypeScript compiler for
@@ -65,7 +70,7 @@ export function prepareProgram(
       at?.[2] === undefined ? undefined : Math.max(1, Number(at[2]) - (line === 1 ? OPEN.length : 0));
     return syntaxError(message.replace(/\s*\(\d+:\d+\)$/, ''), line, column);
   }
-  if (NAMESPACE.test(text)) return compiled(wrapped, hooks);
+  if (declaresNamespace(text)) return compiled(wrapped, hooks);
   const forms = formsOf(stripped, false);
   // sucrase keeps decorators, which QuickJS does not parse.
   if (forms.kind === 'unparsed' && stripped[forms.at] === '@') return compiled(wrapped, hooks);
