@@ -3,7 +3,6 @@ import type Database from 'better-sqlite3';
 import { CodecallError } from '../../errors/index.ts';
 import { canonicalJson, sha256Hex } from '../journal-checksum.ts';
 import { prepared } from './statement-cache.ts';
-import { keyApiKeys } from './api-key-macs.ts';
 
 /**
  * The keyed audit chain (ADR 0030). Each audit row appended with the key carries `covers` (the task fields it
@@ -233,7 +232,6 @@ export function keyConnection(db: Database.Database, key: Buffer, now: number): 
     );
   }
   keys.set(db, key);
-  keyApiKeys(db, key);
 }
 
 /** The signed count of tasks: a task deleted with its rows and head (the cascade) still shows. */

@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
-import { keyConnection } from './audit-keying.ts';
+import { auditKeyOf, keyConnection } from './audit-keying.ts';
+import { keyApiKeys } from './api-key-macs.ts';
 import { migrate } from './migrations.ts';
 
 /**
@@ -14,7 +15,11 @@ export function openConnection(path: string, busyTimeoutMs: number, auditKey?: B
     db.pragma('synchronous = FULL');
     db.pragma('foreign_keys = ON');
     migrate(db);
-    if (auditKey !== undefined) keyConnection(db, auditKey, Date.now());
+    if (auditKey !== undefined) {
+      keyConnection(db, auditKey, Date.now());
+      // Keyed (not a read-only file never keyed): its API key rows are keyed too, once.
+      if (auditKeyOf(db) !== undefined) keyApiKeys(db, auditKey);
+    }
     return db;
   } catch (error) {
     db.close();
