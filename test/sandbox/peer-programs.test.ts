@@ -17,6 +17,9 @@ function mismatch(c: PeerCase, r: ExecutionResult): string | null {
   if ('value' in c.expect) {
     if (r.status !== 'succeeded') return `failed: ${r.error.code} ${r.error.name ?? ''}: ${r.error.message}`;
     const got = toJsonView(r.value);
+    const { warns } = c.expect;
+    if (warns && !r.logs.some((l) => l.level === 'warn' && l.message.includes(warns)))
+      return `no warning naming ${warns}`;
     try {
       expect(got).toEqual(c.expect.value);
       return null;
@@ -77,6 +80,8 @@ describe('programs from peers’ test suites', () => {
     const lines = [...bySource].map(
       ([source, s]) => `  ${source}: ${s.pass}/${s.all} (${((100 * s.pass) / s.all).toFixed(0)}%)`,
     );
+    const failing = cases.filter((c) => !c.gap && outcomes.get(c) !== null);
+    for (const c of failing) console.log(`FAIL ${c.language} ${c.name}: ${outcomes.get(c) ?? 'not run'}`);
     const pass = [...bySource.values()].reduce((n, s) => n + s.pass, 0);
     console.log(
       `peer programs: ${pass}/${cases.length} pass (${((100 * pass) / cases.length).toFixed(1)}%)\n${lines.join('\n')}`,

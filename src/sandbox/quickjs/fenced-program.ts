@@ -3,9 +3,9 @@ const JAVASCRIPT = new Set(['', 'js', 'javascript', 'mjs', 'cjs']);
 const TYPESCRIPT = new Set(['ts', 'typescript', 'mts', 'cts']);
 
 interface Fence {
-  /** Indexes of the opening and the closing fence's lines. */
+  /** Indexes of the opening and the closing fence's lines; no closing one when the reply was cut off. */
   readonly open: number;
-  readonly close: number;
+  readonly close: number | undefined;
   readonly typescript: boolean;
 }
 
@@ -13,6 +13,7 @@ interface Fence {
  * Where a program that is one fenced markdown block (```js ... ```, ```ts, ```typescript, or no language) has its
  * fences; undefined when it is not exactly one such block with nothing but blank lines around it. Line by line:
  * an opening fence of three or more backticks or tildes, closed by a line of the same character at least as long.
+ * An opening fence never closed (a model's reply cut off after the code) is one block to the end.
  */
 function findFence(lines: readonly string[]): Fence | undefined {
   let open = 0;
@@ -29,10 +30,10 @@ function findFence(lines: readonly string[]): Fence | undefined {
     const t = (line ?? '').trim();
     return t.length >= fence.length && [...t].every((c) => c === fence[0]);
   };
-  if (!closing(lines[close])) return undefined;
+  const closed = closing(lines[close]);
   // A second block inside (a closing fence before the last line) means the text is not one block.
   for (let i = open + 1; i < close; i++) if (closing(lines[i])) return undefined;
-  return { open, close, typescript: TYPESCRIPT.has(info) };
+  return { open, close: closed ? close : undefined, typescript: TYPESCRIPT.has(info) };
 }
 
 function isBlank(line: string | undefined): boolean {
@@ -49,7 +50,7 @@ export function unfence(code: string): string {
   const fence = findFence(lines);
   if (!fence) return code;
   lines[fence.open] = lines[fence.open]?.endsWith('\r') ? '\r' : '';
-  lines[fence.close] = lines[fence.close]?.endsWith('\r') ? '\r' : '';
+  if (fence.close !== undefined) lines[fence.close] = lines[fence.close]?.endsWith('\r') ? '\r' : '';
   return lines.join('\n');
 }
 

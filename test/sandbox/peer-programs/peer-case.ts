@@ -2,7 +2,7 @@ import type { GuestLanguage } from '../../../src/internal.ts';
 
 /** What a peer's test expects of a program: its result (as JSON shows it), or a failure naming what went wrong. */
 export type PeerExpectation =
-  | { readonly value: unknown }
+  | { readonly value: unknown; /** A warning the run must log with it. */ readonly warns?: string }
   | { readonly error: { readonly code?: string; readonly name?: string; readonly message: string | RegExp } };
 
 export interface PeerCase {
