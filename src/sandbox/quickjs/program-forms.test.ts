@@ -95,6 +95,8 @@ describe('fenced programs', () => {
       '\n\nconst a: number = 1;\n\n\n',
     );
     expect(unfence('~~~\nx\n~~~')).toBe('\nx\n');
+    // A reply cut off before its closing fence.
+    expect(unfence('```js\nasync () => 1\n')).toBe('\nasync () => 1\n');
     expect(fencedAsTypeScript('```ts\nconst a: number = 1;\n```')).toBe(true);
     expect(fencedAsTypeScript('```javascript\nconst a = 1;\n```')).toBe(false);
   });
