@@ -225,7 +225,12 @@ export function runOnProcess(
             return end({ status: 'succeeded', value }, artifacts);
           }
           const e = msg.error ?? {};
-          const error = guestFailure(e, typeof e.line === 'number' ? e.line : undefined);
+          const error = guestFailure(
+            e,
+            typeof e.line === 'number' ? e.line : undefined,
+            undefined,
+            request.tools,
+          );
           return end({ status: 'failed', error }, artifacts);
         }
         default:

@@ -38,6 +38,11 @@ export const codeModeCases: readonly PeerCase[] = [
   }),
   v(CF, 'omitted arguments', 'async () => await codemode.noArgs()', []),
   v(CF, 'a value', 'async () => 42', 42),
+  // Cloudflare's runtime names the globals there are; codecall names where the tool is.
+  e(CF, 'a tool called as a global', 'async () => await add({ a: 3, b: 4 })', {
+    name: 'ReferenceError',
+    message: 'call it as tools.add(...)',
+  }),
   v(CF, 'add', 'async () => await codemode.add({ a: 3, b: 4 })', 7),
   v(
     CF,

@@ -375,7 +375,11 @@ export const smolagentsCases: readonly PeerCase[] = [
     { code: 'RESULT_INVALID', message: 'function' },
   ),
   // smolagents' tools are bare functions; codecall's are under tools. (tools.add_two(x=3)).
-  e('a tool called as a bare function', 'y = add_two(3)', { name: 'NameError', message: 'add_two' }),
+  e('a tool called as a bare function', 'y = add_two(3)', {
+    name: 'NameError',
+    message: 'call it as tools.add_two(...)',
+  }),
+  v('the tool called as codecall has it', 'y = tools.add_two(x=3)', 5),
   // What smolagents refuses, the sandbox refuses too (processes, the host's files), or confines.
   e('os.system', "import os; os.system(':')", { name: 'PermissionError', message: 'allow_subprocesses' }),
   e('os.popen', "import os; os.popen('ls').read()", {
