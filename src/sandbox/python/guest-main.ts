@@ -140,18 +140,14 @@ def _main():
             value = _asyncio().run_until_complete(value)
     except _FinalAnswer as given:
         value, final, implicit = (given.args[0] if given.args else None), True, False
+    except SystemExit as exc:
+        if not _clean_exit(exc):
+            _report_failure(exc, reserve, program, flush, inputs)
+            return
+        # exit(), sys.exit(0): the program ended as it meant to, with no value.
+        value, final, implicit = None, False, False
     except BaseException as exc:
-        if isinstance(exc, MemoryError):
-            # Reporting needs memory: free the reserve and what the program holds (its globals, the locals of its
-            # frames; the traceback keeps its line numbers).
-            reserve.clear()
-            program.clear()
-            _clear_frames(exc.__traceback__)
-        try:
-            flush()
-            _send({'t': 'done', 'ok': False, 'error': _failure(exc), 'artifacts': _collect(inputs)})
-        except MemoryError:
-            _out_of_memory(program)
+        _report_failure(exc, reserve, program, flush, inputs)
         return
     flush()
     def outcome(v):
@@ -175,6 +171,26 @@ def _main():
             _out_of_memory(program)
         return
     _send({'t': 'done', 'ok': True, 'value': payload, 'artifacts': _collect(inputs)})
+
+def _clean_exit(exc):
+    try:
+        code = exc.code
+        return code is None or (type(code) in (int, bool) and code == 0)
+    except BaseException:
+        return False
+
+def _report_failure(exc, reserve, program, flush, inputs):
+    if isinstance(exc, MemoryError):
+        # Reporting needs memory: free the reserve and what the program holds (its globals, the locals of its
+        # frames; the traceback keeps its line numbers).
+        reserve.clear()
+        program.clear()
+        _clear_frames(exc.__traceback__)
+    try:
+        flush()
+        _send({'t': 'done', 'ok': False, 'error': _failure(exc), 'artifacts': _collect(inputs)})
+    except MemoryError:
+        _out_of_memory(program)
 
 def _out_of_memory(program):
     # The program's data fills the address space, so even the report could not be made (a 1e6-deep list just

@@ -108,6 +108,9 @@ def _run_quiet(block, program):
             _asyncio().run_until_complete(result)
     except _FinalAnswer:
         pass
+    except SystemExit as exc:
+        if not _clean_exit(exc):
+            raise
     finally:
         sys.stdout, sys.stderr = out, err
 

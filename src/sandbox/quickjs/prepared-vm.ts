@@ -3,6 +3,7 @@ import type { JSValueHandle, QuickJSOptions, Snapshot } from 'quickjs-wasi';
 import { computeDelta, restoreWithDelta } from './fast-restore.ts';
 import type { MemoryDelta } from './fast-restore.ts';
 import { GUEST_RUNTIME_SOURCE } from './guest-runtime.ts';
+import { GUEST_LOCALE_SOURCE } from './guest-locale.ts';
 import { GUEST_URL_SOURCE } from './guest-url.ts';
 import { GUEST_WEB_SOURCE } from './guest-web.ts';
 
@@ -26,7 +27,7 @@ async function compileGuest(module: QuickJsModule): Promise<{ runtime: Uint8Arra
   try {
     return {
       runtime: vm.compile(GUEST_RUNTIME_SOURCE, '<codecall-runtime>', 0, STRIP),
-      web: vm.compile(`[${GUEST_WEB_SOURCE}, ${GUEST_URL_SOURCE}]`, '<codecall-web>', 0, STRIP),
+      web: vm.compile(`[${GUEST_WEB_SOURCE}, ${GUEST_URL_SOURCE}, ${GUEST_LOCALE_SOURCE}]`, '<codecall-web>', 0, STRIP),
     };
   } finally {
     vm.dispose();
