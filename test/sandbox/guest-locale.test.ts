@@ -1,5 +1,6 @@
 // English locale formats in the QuickJS guest (guest-locale.ts), checked against Node's own Intl (ICU): QuickJS
 // alone gave "1234.5", "01/01/1970" and a sort with "C" before "a", with nothing to say so.
+import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createQuickJsDriver, runProgram } from '../../src/internal.ts';
 import type { QuickJsDriver } from '../../src/internal.ts';
@@ -54,8 +55,7 @@ describe('locale formats in the quickjs guest', () => {
     const tz = process.env.TZ;
     process.env.TZ = 'UTC';
     try {
-      const host = new Function(`${setup}return [${all.join(',\n')}];`) as () => unknown[];
-      expect(got).toEqual(host());
+      expect(got).toEqual(runInNewContext(`${setup}[${all.join(',\n')}]`));
     } finally {
       if (tz === undefined) delete process.env.TZ;
       else process.env.TZ = tz;
