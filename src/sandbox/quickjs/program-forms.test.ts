@@ -88,6 +88,17 @@ describe('program forms (on the parsed program)', () => {
   });
 });
 
+describe('imports', () => {
+  it('an import is a SyntaxError naming the module and where it is', () => {
+    const prepared = prepareProgram('const a = 1;\nimport _ from "lodash";\n_.sum([a])', 'javascript');
+    expect(prepared.ok).toBe(false);
+    if (prepared.ok) return;
+    expect(prepared.error.code).toBe('SYNTAX_ERROR');
+    expect(prepared.error.message).toContain("cannot import 'lodash'");
+    expect(prepared.error.line).toBe(2);
+  });
+});
+
 describe('fenced programs', () => {
   it('empties the fence lines of a program that is one fenced block', () => {
     expect(unfence('```js\nconst a = 1;\na\n```')).toBe('\nconst a = 1;\na\n');
