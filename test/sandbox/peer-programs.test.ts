@@ -1,16 +1,19 @@
-// Issue 19: programs from peers' own test suites (smolagents, Cloudflare's and Vercel's code modes) through
-// codecall's sandboxes, as `codecall exec` runs them (runProgram), each checked against what its test expects.
+// Issue 19: programs from peers' own test suites (smolagents, Cloudflare's and Vercel's code modes), and forms
+// models write, through codecall's sandboxes, as `codecall exec` runs them (runProgram), each checked against what its test expects.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toJsonView } from '../../src/codec/index.ts';
 import { createPythonDriver, createQuickJsDriver, probePython, runProgram } from '../../src/internal.ts';
 import type { ExecutionResult, PythonDriver, QuickJsDriver } from '../../src/internal.ts';
 import { codeModeCases } from './peer-programs/code-mode.ts';
+import { modelHabitCases } from './peer-programs/model-habits.ts';
 import type { PeerCase } from './peer-programs/peer-case.ts';
 import { peerTools } from './peer-programs/peer-tools.ts';
 import { smolagentsCases } from './peer-programs/smolagents.ts';
 
 const probe = await probePython();
-const cases = [...smolagentsCases, ...codeModeCases].filter((c) => c.language !== 'python' || probe.ok);
+const cases = [...smolagentsCases, ...codeModeCases, ...modelHabitCases].filter(
+  (c) => c.language !== 'python' || probe.ok,
+);
 
 /** Why a result is not what the peer's test expects; null when it is. */
 function mismatch(c: PeerCase, r: ExecutionResult): string | null {
