@@ -113,6 +113,10 @@ describe.skipIf(!probe.ok)(`python program forms${probe.ok ? '' : ` (skipped: ${
     expect(value(r)).toBeNull();
     expect(r.logs.some((l) => l.level === 'warn' && l.message.includes('generator'))).toBe(true);
     expect((await run('g = (i for i in range(3))\ng')).status).toBe('failed');
+    // So is one over the result's size (a file read last): the program did its work.
+    const big = await run('data = "x" * 20_000_000');
+    expect(value(big)).toBeNull();
+    expect(big.logs.some((l) => l.level === 'warn' && l.message.includes('bytes'))).toBe(true);
   });
 
   it('a program that is one fenced block runs without its fences, its lines kept', async () => {

@@ -156,6 +156,9 @@ def _main():
     try:
         try:
             payload = _encode(outcome(value), 'result')
+            cap = (start.get('limits') or {}).get('resultBytes')
+            if implicit and cap and len(payload.encode('utf-8', 'surrogatepass')) > cap:
+                raise ValueError('it is larger than the ' + str(cap) + ' bytes a result may have')
         except BaseException as exc:
             if not implicit or isinstance(exc, MemoryError):
                 raise

@@ -269,6 +269,8 @@ export function runOnProcess(
       })),
       limits: {
         memoryBytes: limits.memoryBytes,
+        // Only for a value no expression asked for (the last statement's): over it, that is None.
+        resultBytes: limits.resultBytes,
         // Per process, from the program's start: a backstop past the watchdog's budget for all of them.
         cpuSeconds: Math.ceil(cpuBudgetMs(limits) / 1000) + 1,
         fileBytes: DEFAULT_MAX_FILE_BYTES,
