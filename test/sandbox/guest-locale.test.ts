@@ -25,6 +25,9 @@ const STRINGS = [
   '["a".localeCompare("A", undefined, { sensitivity: "base" }), "a".localeCompare("á", undefined, { sensitivity: "accent" })]',
 ];
 const DATES = [
+  'd.toString()',
+  'String(d)',
+  'd.toTimeString()',
   'd.toLocaleString()',
   'd.toLocaleDateString()',
   'd.toLocaleTimeString()',

@@ -206,5 +206,14 @@ for (const [name, defaults] of [['toLocaleDateString', DATE], ['toLocaleTimeStri
   } }[name], writable: true, configurable: true });
 }
 
+// Node names the zone after the offset: "GMT+0000 (Coordinated Universal Time)".
+for (const name of ['toString', 'toTimeString']) {
+  const own = Date.prototype[name];
+  defineProperty(Date.prototype, name, { value: { [name]() {
+    const text = apply(own, this, []);
+    return /GMT\+0000$/.test(text) ? text + ' (Coordinated Universal Time)' : text;
+  } }[name], writable: true, configurable: true });
+}
+
 return { globals: {}, lib: {} };
 })`;
