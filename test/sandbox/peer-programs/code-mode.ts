@@ -7,6 +7,7 @@ const CF = 'cloudflare/agents packages/codemode/src/tests/executor.test.ts';
 const CF_NORMALIZE = 'cloudflare/agents packages/codemode/src/tests/normalize.test.ts';
 const VERCEL = 'vercel/ai packages/code-mode/src/core.test.ts';
 const VERCEL_ERR = 'vercel/ai packages/code-mode/src/exceptions.test.ts';
+const VERCEL_TOOLS = 'vercel/ai packages/code-mode/src/tool-invocation.test.ts';
 
 type Failure = Extract<PeerExpectation, { error: unknown }>['error'];
 const v = (
@@ -146,4 +147,12 @@ export const codeModeCases: readonly PeerCase[] = [
   v(VERCEL_ERR, 'undefined properties from a tool', 'return await tools.catalog({});', {
     concepts: [{ name: 'first', recommendedNextAction: 'open' }, { name: 'second' }],
   }),
+  v(VERCEL_TOOLS, 'a tool call', 'return await tools.add({ a: 1, b: 2 });', 3),
+  v(
+    VERCEL_TOOLS,
+    'an undefined tool output',
+    'const value = await tools.nothing({}); return { type: typeof value };',
+    { type: 'undefined' },
+  ),
+  v(VERCEL_TOOLS, 'a streaming tool', 'return await tools.stream({});', { step: 2 }),
 ];

@@ -28,6 +28,16 @@ export const peerTools: ToolDefinition[] = [
       { name: 'second', recommendedNextAction: undefined },
     ],
   })),
+  tool('nothing', () => undefined),
+  defineTool({
+    name: 'stream',
+    description: 'an AI SDK streaming tool: its final output is its last value',
+    input: anyInput,
+    execute: async function* () {
+      yield { step: 1 };
+      yield await Promise.resolve({ step: 2 });
+    },
+  }),
   tool('fail', () => {
     throw new Error('tool error');
   }),
