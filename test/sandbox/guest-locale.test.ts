@@ -35,6 +35,13 @@ const DATES = [
   'd.toLocaleDateString("en-US", { month: "short", day: "numeric" })',
   'd.toLocaleTimeString("en-US", { hour: "2-digit", minute: "2-digit" })',
   'd.toLocaleDateString("en-US", { year: "numeric", month: "2-digit", day: "2-digit" })',
+  'd.toLocaleString("en-US", { dateStyle: "medium", timeStyle: "short" })',
+  'd.toLocaleString("en-US", { dateStyle: "full", timeStyle: "medium" })',
+  'd.toLocaleDateString("en-US", { dateStyle: "short" })',
+  'new Intl.DateTimeFormat("en-US", { month: "long", year: "numeric" }).format(d)',
+  'Intl.DateTimeFormat().resolvedOptions().timeZone',
+  'new Intl.NumberFormat("en-US", { style: "currency", currency: "USD" }).format(1234.5)',
+  '["b", "a", "C"].sort(new Intl.Collator().compare)',
 ];
 
 describe('locale formats in the quickjs guest', () => {

@@ -2,7 +2,8 @@
  * English locale formatting and ordering for the guest, which QuickJS lacks (it has no Intl): without this,
  * (1234.5).toLocaleString() is "1234.5", a sort by localeCompare puts "C" before "a" and a date is "01/01/1970",
  * answers that differ from Node's and a browser's with nothing to say so. Number and date formats follow en-US
- * (ICU's); another locale, or an option not covered, is a RangeError rather than a wrong string. A factory like
+ * (ICU's), also behind Intl.NumberFormat, DateTimeFormat and Collator (only those); another locale, or an option
+ * not covered, is a RangeError rather than a wrong string. A factory like
  * guest-web.ts, run before the intrinsics are frozen.
  */
 export const GUEST_LOCALE_SOURCE = String.raw`(function (lib) {
@@ -19,7 +20,7 @@ function english(locales) {
 function only(options, allowed, what) {
   if (options === undefined) return {};
   for (const k of Object.keys(Object(options))) {
-    if (allowed.indexOf(k) < 0) throw new RE(what + ' option ' + k + ' is not supported in the sandbox');
+    if (allowed.indexOf(k) < 0 && options[k] !== undefined) throw new RE(what + ' option ' + k + ' is not supported in the sandbox');
   }
   return Object(options);
 }
@@ -155,7 +156,21 @@ defineProperty(String.prototype, 'localeCompare', { value: function localeCompar
 // ---- dates (the sandbox's clock is UTC) ---------------------------------------------------------------------
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
 const DAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
-const DATE_OPTIONS = ['weekday', 'year', 'month', 'day', 'hour', 'minute', 'second', 'hour12', 'timeZone'];
+const DATE_OPTIONS = ['weekday', 'year', 'month', 'day', 'hour', 'minute', 'second', 'hour12', 'timeZone', 'dateStyle', 'timeStyle'];
+const DATE_STYLES = {
+  short: { month: 'numeric', day: 'numeric', year: '2-digit' },
+  medium: { month: 'short', day: 'numeric', year: 'numeric' },
+  long: { month: 'long', day: 'numeric', year: 'numeric' },
+  full: { weekday: 'long', month: 'long', day: 'numeric', year: 'numeric' },
+};
+const TIME_STYLES = { short: { hour: 'numeric', minute: '2-digit' }, medium: { hour: 'numeric', minute: '2-digit', second: '2-digit' } };
+function styled(o) {
+  const ds = o.dateStyle === undefined ? undefined : DATE_STYLES[Str(o.dateStyle)];
+  const ts = o.timeStyle === undefined ? undefined : TIME_STYLES[Str(o.timeStyle)];
+  if ((o.dateStyle !== undefined && !ds) || (o.timeStyle !== undefined && !ts)) throw new RE('dateStyle ' + Str(o.dateStyle) + ' / timeStyle ' + Str(o.timeStyle) + ' is not supported in the sandbox');
+  if (DATE_OPTIONS.slice(0, 7).some((k) => o[k] !== undefined)) throw new TypeError("Can't set option dateStyle or timeStyle with other date and time options");
+  return Object.assign({ hour12: o.hour12, at: o.dateStyle === 'long' || o.dateStyle === 'full' }, ds, ts);
+}
 function two(n) { return n < 10 ? '0' + n : Str(n); }
 function formatDate(t, locales, options, defaults) {
   english(locales);
@@ -164,7 +179,7 @@ function formatDate(t, locales, options, defaults) {
   if (t !== t) return 'Invalid Date';
   const d = new Date(t);
   const asked = DATE_OPTIONS.slice(0, 7).some((k) => o[k] !== undefined);
-  const f = asked ? o : defaults;
+  const f = o.dateStyle !== undefined || o.timeStyle !== undefined ? styled(o) : asked ? o : defaults;
   const Y = d.getUTCFullYear(), M = d.getUTCMonth(), D = d.getUTCDate(), W = d.getUTCDay();
   const part = (v, style, name) => {
     if (style === 'numeric') return Str(v);
@@ -195,7 +210,7 @@ function formatDate(t, locales, options, defaults) {
     time = [hh, f.minute === undefined ? '' : two(d.getUTCMinutes()), f.second === undefined ? '' : two(d.getUTCSeconds())].filter((x) => x).join(':');
     if (h12 && f.hour !== undefined) time += ' ' + (h < 12 ? 'AM' : 'PM');
   }
-  return date && time ? date + ', ' + time : date || time;
+  return date && time ? date + (f.at ? ' at ' : ', ') + time : date || time;
 }
 const DATE = { year: 'numeric', month: 'numeric', day: 'numeric' };
 const TIME = { hour: 'numeric', minute: '2-digit', second: '2-digit' };
@@ -215,5 +230,44 @@ for (const name of ['toString', 'toTimeString']) {
   } }[name], writable: true, configurable: true });
 }
 
-return { globals: {}, lib: {} };
+// ---- Intl: the same formats behind its constructors (NumberFormat, DateTimeFormat, Collator) ------------------
+const RESOLVED = { locale: 'en-US', numberingSystem: 'latn' };
+function timeOf(d) { return d === undefined ? Date.now() : typeof d === 'number' ? d : apply(dateGetTime, d, []); }
+function NumberFormat(locales, options) {
+  if (!new.target) return new NumberFormat(locales, options);
+  formatNumber(0, locales, options); // refuses what it cannot do now, not at format()
+  const o = options === undefined ? undefined : Object.assign({}, options);
+  defineProperty(this, 'format', { value: (x) => formatNumber(Number(x), locales, o) });
+}
+NumberFormat.prototype.resolvedOptions = function resolvedOptions() { return Object.assign({ style: 'decimal' }, RESOLVED); };
+function DateTimeFormat(locales, options) {
+  if (!new.target) return new DateTimeFormat(locales, options);
+  formatDate(0, locales, options, DATE);
+  const o = options === undefined ? undefined : Object.assign({}, options);
+  defineProperty(this, 'format', { value: (d) => formatDate(timeOf(d), locales, o, DATE) });
+}
+DateTimeFormat.prototype.resolvedOptions = function resolvedOptions() {
+  return Object.assign({ calendar: 'gregory', timeZone: 'UTC' }, RESOLVED);
+};
+function Collator(locales, options) {
+  if (!new.target) return new Collator(locales, options);
+  const o = options === undefined ? undefined : Object.assign({}, options);
+  Str.prototype.localeCompare.call('', '', locales, o);
+  defineProperty(this, 'compare', { value: (a, b) => Str.prototype.localeCompare.call(Str(a), Str(b), locales, o) });
+}
+Collator.prototype.resolvedOptions = function resolvedOptions() { return Object.assign({ usage: 'sort', sensitivity: 'variant' }, RESOLVED); };
+const Intl = {};
+for (const [name, C] of [['NumberFormat', NumberFormat], ['DateTimeFormat', DateTimeFormat], ['Collator', Collator]]) {
+  C.supportedLocalesOf = (locales) => (Array.isArray(locales) ? locales : locales === undefined ? [] : [locales]).filter((l) => /^en(-|$)/i.test(Str(l)));
+  defineProperty(Intl, name, { value: C, writable: true, configurable: true });
+}
+// The rest of Intl says what it is rather than "not a function".
+for (const name of ['ListFormat', 'PluralRules', 'RelativeTimeFormat', 'DisplayNames', 'Segmenter', 'Locale', 'DurationFormat']) {
+  defineProperty(Intl, name, { value: { [name]: function () {
+    throw new TypeError('Intl.' + name + ' is not available in the sandbox (only NumberFormat, DateTimeFormat and Collator)');
+  } }[name], writable: true, configurable: true });
+}
+defineProperty(Intl, Symbol.toStringTag, { value: 'Intl', configurable: true });
+
+return { globals: { Intl }, lib: {} };
 })`;

@@ -147,6 +147,14 @@ export const codeModeCases: readonly PeerCase[] = [
   v(VERCEL_ERR, 'undefined properties from a tool', 'return await tools.catalog({});', {
     concepts: [{ name: 'first', recommendedNextAction: 'open' }, { name: 'second' }],
   }),
+  {
+    source: 'vercel/ai packages/code-mode/src/run-compatibility.test.ts',
+    name: 'a tool name that is not an identifier',
+    language: 'javascript',
+    code: "return await tools['lookup-user']({ id: 'user-1' });",
+    expect: { value: { id: 'user-1' } },
+    gap: "defineTool refuses a name that is not a JavaScript identifier ('lookup-user'), so no such tool can be given",
+  },
   v(VERCEL_TOOLS, 'a tool call', 'return await tools.add({ a: 1, b: 2 });', 3),
   v(
     VERCEL_TOOLS,

@@ -116,13 +116,11 @@ export const modelHabitCases: readonly PeerCase[] = [
     name: 'RangeError',
     message: 'de-DE',
   }),
-  v(
-    'javascript',
-    'Intl.NumberFormat',
-    'new Intl.NumberFormat("en-US").format(1234.5)',
-    '1,234.5',
-    'QuickJS has no Intl: a ReferenceError (Intl is not defined), not a wrong string',
-  ),
+  v('javascript', 'Intl.NumberFormat', 'new Intl.NumberFormat("en-US").format(1234.5)', '1,234.5'),
+  e('javascript', 'an Intl constructor not provided', 'new Intl.ListFormat("en").format(["a", "b"])', {
+    name: 'TypeError',
+    message: 'Intl.ListFormat is not available in the sandbox',
+  }),
   e('javascript', 'an import', 'import _ from "lodash";\n_.sum([1, 2])', {
     code: 'SYNTAX_ERROR',
     message: "cannot import 'lodash'",
