@@ -70,7 +70,7 @@ def final_answer(value: Any) -> None:
 ${fence}
 
 Rules:
-- The value of a step is its last expression; \`print\` shows output.
+- The value of a step is its last expression (without one, the last statement's: \`total = a + b\` gives total); \`print\` shows output.
 - Variables, functions, classes and imports stay defined in later steps. A step that fails defines nothing new; fix it and send it again.
 - Tool calls that completed in a failed step are not repeated: send the fixed step whole, and each call with the same tool and arguments gets its earlier result instead of running again.
 - Do as much as you can in one step: loops, conditions and data handling belong in code, not in more steps.

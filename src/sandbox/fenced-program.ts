@@ -7,9 +7,9 @@ const PYTHON = new Set(['', 'py', 'python', 'python3']);
 export type FencedLanguage = 'javascript' | 'python';
 
 interface Fence {
-  /** Indexes of the opening and the closing fence's lines. */
+  /** Indexes of the opening and the closing fence's lines; no closing one when the reply was cut off. */
   readonly open: number;
-  readonly close: number;
+  readonly close: number | undefined;
   readonly typescript: boolean;
 }
 
@@ -18,6 +18,7 @@ interface Fence {
  * has its fences; undefined when it is not exactly one such block with nothing but blank lines around it. Line by
  * line: an opening fence of three or more backticks or tildes, closed by a line of the same character at least as
  * long.
+ * An opening fence never closed (a model's reply cut off after the code) is one block to the end.
  */
 function findFence(lines: readonly string[], language: FencedLanguage): Fence | undefined {
   let open = 0;
@@ -35,10 +36,14 @@ function findFence(lines: readonly string[], language: FencedLanguage): Fence | 
     const t = (line ?? '').trim();
     return t.length >= fence.length && [...t].every((c) => c === fence[0]);
   };
-  if (!closing(lines[close])) return undefined;
+  const closed = closing(lines[close]);
   // A second block inside (a closing fence before the last line) means the text is not one block.
   for (let i = open + 1; i < close; i++) if (closing(lines[i])) return undefined;
-  return { open, close, typescript: language === 'javascript' && TYPESCRIPT.has(info) };
+  return {
+    open,
+    close: closed ? close : undefined,
+    typescript: language === 'javascript' && TYPESCRIPT.has(info),
+  };
 }
 
 function isBlank(line: string | undefined): boolean {
@@ -55,7 +60,7 @@ export function unfence(code: string, language: FencedLanguage = 'javascript'): 
   const fence = findFence(lines, language);
   if (!fence) return code;
   lines[fence.open] = lines[fence.open]?.endsWith('\r') ? '\r' : '';
-  lines[fence.close] = lines[fence.close]?.endsWith('\r') ? '\r' : '';
+  if (fence.close !== undefined) lines[fence.close] = lines[fence.close]?.endsWith('\r') ? '\r' : '';
   return lines.join('\n');
 }
 

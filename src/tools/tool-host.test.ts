@@ -123,3 +123,32 @@ describe('ToolRegistry host', () => {
     expect(!out.ok && out.error.code).toBe('TOOL_RESULT_INVALID');
   });
 });
+
+describe('a tool that streams', () => {
+  it('gives its last value as the result, and fails as the tool when it throws (an AI SDK async generator)', async () => {
+    const tools = new ToolRegistry([
+      defineTool({
+        name: 'stream',
+        description: 'yields',
+        execute: async function* () {
+          yield { step: 1 };
+          await Promise.resolve();
+          yield { step: 2 };
+        },
+      }),
+      defineTool({
+        name: 'broken',
+        description: 'throws while streaming',
+        execute: async function* () {
+          yield await Promise.resolve(1);
+          throw new Error('stream broke');
+        },
+      }),
+    ]);
+    const call = (name: string) =>
+      tools.host().call({ kind: 'tool', callId: 'c', namespace: 'tools', name, args: {} }, signal);
+    expect(await call('stream')).toEqual({ ok: true, value: { step: 2 } });
+    const broken = await call('broken');
+    expect(broken.ok === false && broken.error.message).toBe('stream broke');
+  });
+});

@@ -9,6 +9,7 @@ import type {
   ToolDefinition,
 } from '../spec/index.ts';
 import { longSleep } from '../spec/index.ts';
+import { finalOutput, isAsyncIterable } from './final-output.ts';
 import { SchemaValidator } from './schema-validator.ts';
 import { serializeToolError } from './tool-error.ts';
 
@@ -96,6 +97,7 @@ export class ToolRegistry {
         ...(call.idempotencyKey === undefined ? {} : { idempotencyKey: call.idempotencyKey }),
         ...(call.fencingToken === undefined ? {} : { fencingToken: call.fencingToken }),
       });
+      if (isAsyncIterable(value)) value = await finalOutput(value, signal);
     } catch (thrown) {
       return { ok: false, error: serializeToolError(thrown) };
     }

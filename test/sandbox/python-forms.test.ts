@@ -1,5 +1,5 @@
-// Forms Python programs (and smolagents' habits) use: final_answer(answer=...), multiprocessing under the process
-// policy, a dict with keys that are not strings as the result. For real in bubblewrap.
+// Forms Python programs (and smolagents' habits) use: final_answer(answer=...), the last statement's value, fenced
+// blocks, multiprocessing under the process policy, a dict with keys that are not strings as the result. For real in bubblewrap.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toJsonView } from '../../src/codec/index.ts';
 import { createPythonDriver, probePython } from '../../src/sandbox/index.ts';
@@ -96,6 +96,47 @@ describe.skipIf(!probe.ok)(`python program forms${probe.ok ? '' : ` (skipped: ${
     const r = await run(code, { allowSubprocesses: true });
     expect(value(r)).toEqual([[1, 2, 3], [4, 5], 6, [7]]);
     expect(r.resources.wallMs).toBeLessThan(10_000);
+  });
+
+  it('without a last expression the value is the last statement run: an assignment, the branch taken, a loop', async () => {
+    expect(value(await run('x = 3'))).toBe(3);
+    expect(value(await run('a, b = 1, 2'))).toEqual([1, 2]);
+    expect(value(await run('n = 1\nn += 2'))).toBe(3);
+    expect(value(await run('x = 8\nif x <= 3:\n    y = 2\nelse:\n    y = 5'))).toBe(5);
+    expect(value(await run('for i in range(3):\n    last = i * 10'))).toBe(20);
+    expect(value(await run('try:\n    1 / 0\nexcept ZeroDivisionError:\n    r = "caught"'))).toBe('caught');
+    // Statements without a value, and a function's own last statement, give None.
+    expect(value(await run('x = 1\nimport math'))).toBeNull();
+    expect(value(await run('def f():\n    y = 2'))).toBeNull();
+    // A value that cannot leave the sandbox: None, with a warning saying why (an expression asking for it fails).
+    const r = await run('g = (i for i in range(3))');
+    expect(value(r)).toBeNull();
+    expect(r.logs.some((l) => l.level === 'warn' && l.message.includes('generator'))).toBe(true);
+    expect((await run('g = (i for i in range(3))\ng')).status).toBe('failed');
+    // So is one over the result's size (a file read last): the program did its work.
+    const big = await run('data = "x" * 20_000_000');
+    expect(value(big)).toBeNull();
+    expect(big.logs.some((l) => l.level === 'warn' && l.message.includes('bytes'))).toBe(true);
+  });
+
+  it('a program that is one fenced block runs without its fences, its lines kept', async () => {
+    expect(value(await run('```python\nx = 1\nx + 1\n```\n'))).toBe(2);
+    expect(value(await run('```py\ny = 2\n```<end_code>'))).toBe(2);
+    expect(value(await run('```py\n3'))).toBe(3);
+    const r = await run('```python\nx = 1\nraise ValueError("v")\n```');
+    expect(r.status === 'failed' && r.error.line).toBe(3);
+    // Two blocks, or text around one, are not a program.
+    expect((await run('```python\n1\n```\n```python\n2\n```')).status).toBe('failed');
+  });
+
+  it('subprocess reached through asyncio asks the process policy', async () => {
+    for (const code of [
+      'import asyncio; asyncio.base_events.events.subprocess.run(["ls"])',
+      'import asyncio\nasync def m():\n    await asyncio.create_subprocess_exec("ls")\nawait m()',
+    ]) {
+      const r = await run(code);
+      expect(r.status === 'failed' && r.error.message, code).toContain('tool_constraints.allow_subprocesses');
+    }
   });
 
   it('a dict with keys that are not all strings is a Map, shown in JSON as [key, value] pairs', async () => {

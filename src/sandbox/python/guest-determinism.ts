@@ -62,6 +62,7 @@ def _guard_subprocess():
         return _limited(execute)(self, args, executable, *rest, **kw)
     subprocess.Popen._execute_child = _execute_child
     subprocess.Popen._cc_guarded = True
+    _subprocess_guarded[0] = True
 
 # What starts a process in multiprocessing: a Process (Pool's workers, ProcessPoolExecutor's), and the helpers the
 # spawn and forkserver contexts start (the resource tracker, for their semaphores, and the fork server).

@@ -121,6 +121,8 @@ def _from_c(frame, fromlist):
 
 # Whether the task refuses processes: multiprocessing's starts then fail at once (_guard_multiprocessing).
 _mp_refused = [False]
+# Whether subprocess.Popen asks the process policy yet (_guard_subprocess).
+_subprocess_guarded = [False]
 
 def _import(name, globals=None, locals=None, fromlist=(), level=0):
     if level == 0 and _allowed[0] is not None and isinstance(name, str):
@@ -136,12 +138,13 @@ def _import(name, globals=None, locals=None, fromlist=(), level=0):
                 if refused is not None:
                     raise _refusal(refused)
     top = name.partition('.')[0] if level == 0 else ''
-    # The program's asyncio reads the host, its subprocess asks the process policy (libraries keep their own).
-    hooked = top in ('asyncio', 'subprocess') and _is_program(sys._getframe(1))
-    if hooked and top == 'asyncio':
+    # The program's asyncio reads the host (libraries keep their own).
+    if top == 'asyncio' and _is_program(sys._getframe(1)):
         _asyncio()
     module = _real_import(name, globals, locals, fromlist, level)
-    if hooked and top == 'subprocess':
+    # subprocess asks the process policy, however it came in (asyncio's, reached as an attribute, too).
+    # (Not while subprocess itself imports: its Popen is not there yet.)
+    if not _subprocess_guarded[0] and hasattr(sys.modules.get('subprocess'), 'Popen') and _check[0] is not None:
         _guard_subprocess()
     if 'multiprocessing' in sys.modules:
         _real_clock_for_multiprocessing()

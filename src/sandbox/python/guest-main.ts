@@ -130,34 +130,45 @@ def _main():
         for block in _earlier_steps(start['code']):
             _run_quiet(block, program)
         program.pop('__cc_value__', None)
+        program.pop('__cc_last__', None)
         result = eval(code, program)
         if _CO_COROUTINE & code.co_flags:
             _asyncio().run_until_complete(result)
         value, final = program.get('__cc_value__'), False
+        implicit = '__cc_last__' in program
+        if implicit:
+            value = program.pop('__cc_last__')
         # An awaitable last expression is awaited, as a JavaScript program's returned promise is.
-        if hasattr(value, '__await__'):
+        if hasattr(value, '__await__') and not implicit:
             value = _asyncio().run_until_complete(value)
     except _FinalAnswer as given:
-        value, final = (given.args[0] if given.args else None), True
+        value, final, implicit = (given.args[0] if given.args else None), True, False
+    except SystemExit as exc:
+        if not _clean_exit(exc):
+            _report_failure(exc, reserve, program, flush, inputs)
+            return
+        # exit(), sys.exit(0): the program ended as it meant to, with no value.
+        value, final, implicit = None, False, False
     except BaseException as exc:
-        if isinstance(exc, MemoryError):
-            # Reporting needs memory: free the reserve and what the program holds (its globals, the locals of its
-            # frames; the traceback keeps its line numbers).
-            reserve.clear()
-            program.clear()
-            _clear_frames(exc.__traceback__)
-        try:
-            flush()
-            _send({'t': 'done', 'ok': False, 'error': _failure(exc), 'artifacts': _collect(inputs)})
-        except MemoryError:
-            _out_of_memory(program)
+        _report_failure(exc, reserve, program, flush, inputs)
         return
     flush()
-    if start['code'].startswith(_STEPS):
+    def outcome(v):
         # An agent's step says whether it gave the final answer, as the composed JavaScript does.
-        value = {'final': final, 'value': value}
+        return {'final': final, 'value': v} if start['code'].startswith(_STEPS) else v
     try:
-        payload = _encode(value, 'result')
+        try:
+            payload = _encode(outcome(value), 'result')
+            cap = (start.get('limits') or {}).get('resultBytes')
+            if implicit and cap and len(payload.encode('utf-8', 'surrogatepass')) > cap:
+                raise ValueError('it is larger than the ' + str(cap) + ' bytes a result may have')
+        except BaseException as exc:
+            if not implicit or isinstance(exc, MemoryError):
+                raise
+            # The last statement's value, which no expression asked for, that cannot be sent: None, said so.
+            _send({'t': 'log', 'level': 'warn', 'message': 'the result is None: the last statement\'s value cannot '
+                   + 'be sent (' + _text(exc) + '); end with an expression or final_answer(x) to return a value'})
+            payload = _encode(outcome(None), 'result')
     except BaseException as exc:
         try:
             message = 'the result cannot be sent: ' + _text(exc)
@@ -166,6 +177,26 @@ def _main():
             _out_of_memory(program)
         return
     _send({'t': 'done', 'ok': True, 'value': payload, 'artifacts': _collect(inputs)})
+
+def _clean_exit(exc):
+    try:
+        code = exc.code
+        return code is None or (type(code) in (int, bool) and code == 0)
+    except BaseException:
+        return False
+
+def _report_failure(exc, reserve, program, flush, inputs):
+    if isinstance(exc, MemoryError):
+        # Reporting needs memory: free the reserve and what the program holds (its globals, the locals of its
+        # frames; the traceback keeps its line numbers).
+        reserve.clear()
+        program.clear()
+        _clear_frames(exc.__traceback__)
+    try:
+        flush()
+        _send({'t': 'done', 'ok': False, 'error': _failure(exc), 'artifacts': _collect(inputs)})
+    except MemoryError:
+        _out_of_memory(program)
 
 def _out_of_memory(program):
     # The program's data fills the address space, so even the report could not be made (a 1e6-deep list just

@@ -1,6 +1,6 @@
 import { MAX_ARTIFACTS } from './artifact-caps.ts';
 
-/** How the guest reports a failure, compiles the program, sets its limits and re-runs earlier agent steps. Part of GUEST_RUNNER (guest-runner.ts). */
+/** How the guest reports a failure, sets its limits and re-runs earlier agent steps. Part of GUEST_RUNNER (guest-runner.ts). */
 export const GUEST_REPORT = String.raw`# ---- the program ---------------------------------------------------------------------------------------------
 def _line_of(exc):
     if isinstance(exc, SyntaxError) and exc.filename == '<program>':
@@ -64,20 +64,6 @@ def _failure(exc, code=None):
         err['line'] = line
     return err
 
-def _located(node, like):
-    for name in ('lineno', 'col_offset', 'end_lineno', 'end_col_offset'):
-        setattr(node, name, getattr(like, name, None))
-    return node
-
-def _compile(code):
-    tree = compile(code, '<program>', 'exec', flags=_ast.PyCF_ONLY_AST | _ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
-    last = tree.body[-1] if tree.body else None
-    if isinstance(last, _ast.Expr):
-        # Notebook style: the last expression statement is the value.
-        target = _located(_ast.Name('__cc_value__', _ast.Store()), last)
-        tree.body[-1] = _located(_ast.Assign([target], last.value), last)
-    return compile(tree, '<program>', 'exec', flags=_ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
-
 def _limits(limits):
     def cap(kind, value):
         if value:
@@ -116,12 +102,15 @@ def _run_quiet(block, program):
     out, err = sys.stdout, sys.stderr
     sys.stdout = sys.stderr = _Quiet()
     try:
-        code = compile(block, '<step>', 'exec', flags=_ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
+        code = compile(_unfence(block), '<step>', 'exec', flags=_ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
         result = eval(code, program)
         if _CO_COROUTINE & code.co_flags:
             _asyncio().run_until_complete(result)
     except _FinalAnswer:
         pass
+    except SystemExit as exc:
+        if not _clean_exit(exc):
+            raise
     finally:
         sys.stdout, sys.stderr = out, err
 

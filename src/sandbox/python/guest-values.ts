@@ -121,6 +121,12 @@ def _enc(v, path='value', depth=0, ancestors=None):
             return {TAG: 'm', 'v': [[_enc(k, path + '<key ' + str(i) + '>', d, ancestors),
                                      _enc(x, path + '.get(' + str(i) + ')', d, ancestors)]
                                     for i, (k, x) in enumerate(v.items())]}
+        # A dataclass as its fields, an Enum as its value (as programs print them); only when the program has them.
+        dataclasses, enum = sys.modules.get('dataclasses'), sys.modules.get('enum')
+        if dataclasses and dataclasses.is_dataclass(v) and not isinstance(v, type):
+            return _enc({f.name: getattr(v, f.name) for f in dataclasses.fields(v)}, path, d, ancestors)
+        if enum and isinstance(v, enum.Enum):
+            return _enc(v.value, path, d, ancestors)
         # numpy and pandas values, as their plain Python equivalents.
         to_dict = getattr(v, 'to_dict', None)
         if callable(to_dict) and hasattr(v, 'columns'):

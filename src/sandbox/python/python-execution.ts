@@ -226,7 +226,12 @@ export function runOnProcess(
             return end({ status: 'succeeded', value }, artifacts);
           }
           const e = msg.error ?? {};
-          const error = guestFailure(e, typeof e.line === 'number' ? e.line : undefined);
+          const error = guestFailure(
+            e,
+            typeof e.line === 'number' ? e.line : undefined,
+            undefined,
+            request.tools,
+          );
           return end({ status: 'failed', error }, artifacts);
         }
         default:
@@ -266,6 +271,8 @@ export function runOnProcess(
       })),
       limits: {
         memoryBytes: limits.memoryBytes,
+        // Only for a value no expression asked for (the last statement's): over it, that is None.
+        resultBytes: limits.resultBytes,
         // Per process, from the program's start: a backstop past the watchdog's budget for all of them.
         cpuSeconds: Math.ceil(cpuBudgetMs(limits) / 1000) + 1,
         fileBytes: DEFAULT_MAX_FILE_BYTES,

@@ -68,8 +68,11 @@ describe('program forms (on the parsed program)', () => {
     expect(rewritten('export async function main() { return 1 }')).toBe(
       'async function main() { return 1 }\nreturn main();',
     );
-    // What the wrapper cannot hold is left to QuickJS, which reports it.
-    expect(rewritten('import x from "y";\nexport default x')).toBe('import x from "y";\nexport default x\n');
+    // An import the sandbox cannot satisfy is reported as such (transpile.ts names the module).
+    expect(programForms(wrap('import x from "y";\nexport default x'))).toMatchObject({
+      kind: 'import',
+      module: 'y',
+    });
   });
 
   it('leaves a program acorn cannot parse, or one that closes the wrapper early, as it is', () => {
@@ -88,6 +91,17 @@ describe('program forms (on the parsed program)', () => {
   });
 });
 
+describe('imports', () => {
+  it('an import is a SyntaxError naming the module and where it is', () => {
+    const prepared = prepareProgram('const a = 1;\nimport _ from "lodash";\n_.sum([a])', 'javascript');
+    expect(prepared.ok).toBe(false);
+    if (prepared.ok) return;
+    expect(prepared.error.code).toBe('SYNTAX_ERROR');
+    expect(prepared.error.message).toContain("cannot import 'lodash'");
+    expect(prepared.error.line).toBe(2);
+  });
+});
+
 describe('fenced programs', () => {
   it('empties the fence lines of a program that is one fenced block', () => {
     expect(unfence('```js\nconst a = 1;\na\n```')).toBe('\nconst a = 1;\na\n');
@@ -99,6 +113,8 @@ describe('fenced programs', () => {
     expect(unfence('```python\nx = 1\n```', 'python')).toBe('\nx = 1\n');
     expect(unfence('```python\nx = 1\n```')).toBe('```python\nx = 1\n```');
     expect(unfence('```js\n1\n```', 'python')).toBe('```js\n1\n```');
+    // A reply cut off before its closing fence.
+    expect(unfence('```js\nasync () => 1\n')).toBe('\nasync () => 1\n');
     expect(fencedAsTypeScript('```ts\nconst a: number = 1;\n```')).toBe(true);
     expect(fencedAsTypeScript('```javascript\nconst a = 1;\n```')).toBe(false);
   });

@@ -22,7 +22,9 @@ export type ProgramForms =
   /** The program to evaluate and the edits that made it from the input (none: the input as it was). */
   | { readonly kind: 'program'; readonly code: string; readonly edits: readonly ProgramEdit[] }
   /** acorn could not parse the input (`at`: where it stopped); QuickJS reports the SyntaxError in its words. */
-  | { readonly kind: 'unparsed'; readonly at: number };
+  | { readonly kind: 'unparsed'; readonly at: number }
+  /** The program imports a module (`at`: where), which the sandbox has none of: QuickJS's own words were obscure. */
+  | { readonly kind: 'import'; readonly module: string; readonly at: number };
 
 type TopLevel = acorn.Statement | acorn.ModuleDeclaration;
 
@@ -80,8 +82,10 @@ export function programForms(wrapped: string, prelude = false): ProgramForms {
           defaultName = made.name;
           defaultIsClass = made.isClass;
         }
-      } else if (statement.type === 'ImportDeclaration' || statement.type === 'ExportAllDeclaration') {
-        return unchanged(wrapped); // QuickJS says an import or export is not allowed here.
+      } else if (statement.type === 'ImportDeclaration') {
+        return { kind: 'import', module: String(statement.source.value), at: statement.start };
+      } else if (statement.type === 'ExportAllDeclaration') {
+        return unchanged(wrapped); // QuickJS says an export is not allowed here.
       }
     }
   }

@@ -107,6 +107,13 @@ function formed(
   stripped: ProgramSource['stripped'],
   forms = formsOf(code, typeof stripped === 'object'),
 ): PreparedProgram {
+  if (forms.kind === 'import') {
+    const line = code.slice(0, forms.at).split('\n').length;
+    return syntaxError(
+      `cannot import '${forms.module}': the sandbox has no modules to import; tools are on the tools object and the web APIs are globals`,
+      line,
+    );
+  }
   // What acorn cannot parse goes to QuickJS as it is: its SyntaxError is the one reported.
   const edits = forms.kind === 'program' ? forms.edits : [];
   const ready = forms.kind === 'program' ? forms.code : code;

@@ -38,6 +38,8 @@ export class VmExecution implements VmGuestHooks, ReplaySink {
   private replay: WorkerReplay | null = null;
   /** The program as written, the code the VM runs and how the two relate: to place errors in the former. */
   private program: { written: string; code: string; source: ProgramSource | undefined } | null = null;
+  /** The tools, for an error naming one as if it were a global. */
+  private tools: readonly GuestToolBinding[] = [];
   private failure: Failure | null = null;
   private success: string | null = null;
   private finished = false;
@@ -96,6 +98,7 @@ export class VmExecution implements VmGuestHooks, ReplaySink {
     }
     const wrapped = program.code;
     this.program = { written: start.code, code: wrapped, source: program.source };
+    this.tools = start.tools;
     vm.clockMs = start.clockMs;
     vm.hooks = this;
     if (start.replay) {
@@ -233,7 +236,7 @@ export class VmExecution implements VmGuestHooks, ReplaySink {
       e = {};
     }
     const at = this.positionIn(typeof e.stack === 'string' ? e.stack : '');
-    return guestFailure(e, at?.line, at?.column);
+    return guestFailure(e, at?.line, at?.column, this.tools);
   }
 
   /**
