@@ -33,7 +33,11 @@ function findFence(lines: readonly string[], language: FencedLanguage): Fence | 
   const known = language === 'python' ? PYTHON.has(info) : JAVASCRIPT.has(info) || TYPESCRIPT.has(info);
   if (!known) return undefined;
   const closing = (line: string | undefined): boolean => {
-    const t = (line ?? '').trim();
+    // smolagents' prompts end a block with its fence and `<end_code>` on one line.
+    const t = (line ?? '')
+      .trim()
+      .replace(/<end_code>$/, '')
+      .trimEnd();
     return t.length >= fence.length && [...t].every((c) => c === fence[0]);
   };
   const closed = closing(lines[close]);

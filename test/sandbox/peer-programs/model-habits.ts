@@ -112,14 +112,12 @@ export const modelHabitCases: readonly PeerCase[] = [
     'new Date(Date.UTC(2024, 0, 15)).toLocaleDateString("en-US", { year: "numeric", month: "long", day: "numeric" })',
     'January 15, 2024',
   ),
-  e('javascript', 'a locale QuickJS cannot format', '(1234.5).toLocaleString("de-DE")', {
-    name: 'RangeError',
-    message: 'de-DE',
-  }),
+  v('javascript', 'another locale', '(1234.5).toLocaleString("de-DE")', '1.234,5'),
   v('javascript', 'Intl.NumberFormat', 'new Intl.NumberFormat("en-US").format(1234.5)', '1,234.5'),
-  e('javascript', 'an Intl constructor not provided', 'new Intl.ListFormat("en").format(["a", "b"])', {
-    name: 'TypeError',
-    message: 'Intl.ListFormat is not available in the sandbox',
+  v('javascript', 'Intl.ListFormat', 'new Intl.ListFormat("en").format(["a", "b"])', 'a and b'),
+  e('javascript', 'a locale tag that is not one', '(1).toLocaleString("not a locale!")', {
+    name: 'RangeError',
+    message: 'Incorrect locale information provided',
   }),
   e('javascript', 'an import', 'import _ from "lodash";\n_.sum([1, 2])', {
     code: 'SYNTAX_ERROR',
