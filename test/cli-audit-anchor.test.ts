@@ -1,10 +1,10 @@
-import { copyFile, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSqliteTaskStore, journalChecksum, verifyStore } from '../src/store/index.ts';
 import { cliTestDir, codecall, lastJson } from './cli-fixture.ts';
-import { openForTampering } from './store/tamper.ts';
+import { tamperedCopy } from './store/tamper.ts';
 
 // `codecall audit anchor` + `audit verify --anchor`: each kind of tampering that the unkeyed chains let through
 // (issue 17, item 9) is shown to pass `verifyStore`, then to be named by the keyed anchor through the real CLI.
@@ -29,7 +29,6 @@ describe('codecall audit anchor / verify --anchor', () => {
   let ok: string;
   let other: string;
   let failed: string;
-  let n = 0;
   beforeAll(async () => {
     dir = await cliTestDir('cli-audit-anchor');
     pristine = join(dir, 'tasks.db');
@@ -57,19 +56,8 @@ describe('codecall audit anchor / verify --anchor', () => {
   });
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
-  /** A copy of the anchored database with its key beside it, tampered by `edit`. */
-  async function tampered(edit: (db: Database.Database) => void): Promise<string> {
-    const path = join(dir, `t${++n}.db`);
-    await copyFile(pristine, path);
-    await copyFile(`${pristine}.audit-key`, `${path}.audit-key`);
-    const t = openForTampering(path);
-    try {
-      edit(t);
-    } finally {
-      t.close();
-    }
-    return path;
-  }
+  const tampered = (edit: (db: Database.Database) => void): Promise<string> =>
+    tamperedCopy(pristine, dir, edit);
 
   async function unkeyedBroken(path: string): Promise<number> {
     const store = await createSqliteTaskStore({ path });

@@ -1,11 +1,11 @@
-import { copyFile, rm, writeFile } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { probePython } from '../src/sandbox/index.ts';
 import { cliTestDir, codecall, lastJson } from './cli-fixture.ts';
-import { openForTampering } from './store/tamper.ts';
+import { tamperedCopy } from './store/tamper.ts';
 
 // A finished task's artifacts (the files its program left: a report, a chart) are vouched for by its signed audit
 // head (ADR 0030 update): data replaced with its stored digest recomputed, data replaced alone, or an artifact
@@ -26,7 +26,6 @@ describe.skipIf(!probe.ok)(`codecall audit verify: a finished task's artifacts${
   let dir: string;
   let pristine: string;
   let task: string;
-  let n = 0;
   beforeAll(async () => {
     dir = await cliTestDir('cli-audit-artifacts');
     pristine = join(dir, 'tasks.db');
@@ -37,18 +36,8 @@ describe.skipIf(!probe.ok)(`codecall audit verify: a finished task's artifacts${
   });
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
-  async function tampered(edit: (db: Database.Database) => void): Promise<string> {
-    const path = join(dir, `t${++n}.db`);
-    await copyFile(pristine, path);
-    await copyFile(`${pristine}.audit-key`, `${path}.audit-key`);
-    const t = openForTampering(path);
-    try {
-      edit(t);
-    } finally {
-      t.close();
-    }
-    return path;
-  }
+  const tampered = (edit: (db: Database.Database) => void): Promise<string> =>
+    tamperedCopy(pristine, dir, edit);
 
   async function keyed(path: string): Promise<{ code: number; findings: Finding[] }> {
     const r = await codecall({}, 'audit', 'verify', '--db', path, '--json');

@@ -1,9 +1,9 @@
-import { copyFile, rm, writeFile } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliTestDir, codecall, lastJson } from './cli-fixture.ts';
-import { openForTampering } from './store/tamper.ts';
+import { openForTampering, tamperedCopy } from './store/tamper.ts';
 
 // Data derived from a task and written beside it, which lists, views and the approval inbox read instead of the
 // task itself (ADR 0036: the list form of a big program; ADR 0035: the journal summary with its light rows), is
@@ -32,7 +32,6 @@ describe('codecall audit verify: derived data', () => {
   let pristine: string;
   let bigProgram: string;
   let payment: string;
-  let n = 0;
   beforeAll(async () => {
     dir = await cliTestDir('cli-audit-derived');
     pristine = join(dir, 'tasks.db');
@@ -54,18 +53,8 @@ describe('codecall audit verify: derived data', () => {
   });
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
-  async function tampered(edit: (db: Database.Database) => void): Promise<string> {
-    const path = join(dir, `t${++n}.db`);
-    await copyFile(pristine, path);
-    await copyFile(`${pristine}.audit-key`, `${path}.audit-key`);
-    const t = openForTampering(path);
-    try {
-      edit(t);
-    } finally {
-      t.close();
-    }
-    return path;
-  }
+  const tampered = (edit: (db: Database.Database) => void): Promise<string> =>
+    tamperedCopy(pristine, dir, edit);
 
   async function findings(path: string): Promise<{ code: number; broken: Finding[] }> {
     const r = await codecall({}, 'audit', 'verify', '--db', path, '--json');

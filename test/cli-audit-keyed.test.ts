@@ -1,10 +1,10 @@
-import { copyFile, rm, writeFile } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSqliteTaskStore, journalChecksum } from '../src/store/index.ts';
 import { cliTestDir, codecall, lastJson } from './cli-fixture.ts';
-import { openForTampering } from './store/tamper.ts';
+import { tamperedCopy } from './store/tamper.ts';
 
 // The keyed audit chain (ADR 0030, issue 17 item 9): each kind of tampering, done through a separate
 // better-sqlite3 connection on a real database file, is named by `codecall audit verify` (no anchor needed: the
@@ -30,7 +30,6 @@ describe('codecall audit verify: the keyed audit chain', () => {
   let ok: string;
   let other: string;
   let failed: string;
-  let n = 0;
   beforeAll(async () => {
     dir = await cliTestDir('cli-audit-keyed');
     pristine = join(dir, 'tasks.db');
@@ -52,19 +51,8 @@ describe('codecall audit verify: the keyed audit chain', () => {
   });
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
-  /** A copy of the database with its key beside it, tampered by `edit` through a connection of its own. */
-  async function tampered(edit: (db: Database.Database) => void): Promise<string> {
-    const path = join(dir, `t${++n}.db`);
-    await copyFile(pristine, path);
-    await copyFile(`${pristine}.audit-key`, `${path}.audit-key`);
-    const t = openForTampering(path);
-    try {
-      edit(t);
-    } finally {
-      t.close();
-    }
-    return path;
-  }
+  const tampered = (edit: (db: Database.Database) => void): Promise<string> =>
+    tamperedCopy(pristine, dir, edit);
 
   async function verify(path: string): Promise<{ code: number; out: Record<string, unknown> }> {
     const r = await codecall({}, 'audit', 'verify', '--db', path, '--json');

@@ -1,4 +1,4 @@
-import { copyFile, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -6,7 +6,7 @@ import { hashApiKey } from '../src/auth/api-keys.ts';
 import { isCodecallError } from '../src/errors/index.ts';
 import { createSqliteTaskStore } from '../src/store/index.ts';
 import { cliTestDir, codecall, lastJson } from './cli-fixture.ts';
-import { openForTampering } from './store/tamper.ts';
+import { tamperedCopy } from './store/tamper.ts';
 
 // API key rows carry a MAC with the audit key (ADR 0030 update): a key whose role, tenant or revocation was edited
 // in the file, or one put in without the key, authenticates no one (UNAUTHORIZED naming it), and `codecall audit
@@ -24,7 +24,6 @@ describe('API keys edited behind the server', () => {
   let pristine: string;
   let member: { key: string; id: string };
   let revoked: { key: string; id: string };
-  let n = 0;
   beforeAll(async () => {
     dir = await cliTestDir('cli-keys-tamper');
     pristine = join(dir, 'service.db');
@@ -51,18 +50,8 @@ describe('API keys edited behind the server', () => {
   });
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
-  async function tampered(edit: (db: Database.Database) => void): Promise<string> {
-    const path = join(dir, `t${++n}.db`);
-    await copyFile(pristine, path);
-    await copyFile(`${pristine}.audit-key`, `${path}.audit-key`);
-    const t = openForTampering(path);
-    try {
-      edit(t);
-    } finally {
-      t.close();
-    }
-    return path;
-  }
+  const tampered = (edit: (db: Database.Database) => void): Promise<string> =>
+    tamperedCopy(pristine, dir, edit);
 
   /** What the store's key lookup (each request's authentication) answers for `key` on the file at `path`. */
   async function lookup(path: string, key: string): Promise<string> {
