@@ -33,6 +33,16 @@ export type UpdateGuard = ({ fencingToken: number } | { expectedVersion: number 
   actor?: string;
 };
 
+/** What an update reads of the row it patches: everything but the input (a program of up to 1 MiB, never patched). */
+const PATCHED_ROW = `SELECT id, status, pause_reason, result, error, execution_log, resources, requested_action, wake_at,
+  lease_owner, lease_expires_at, run_after, retries, version, fencing_token FROM tasks WHERE id = ?`;
+
+function getPatchedRow(db: Database.Database, id: string): TaskRow {
+  const row = prepared(db, PATCHED_ROW).get(id) as TaskRow | undefined;
+  if (row === undefined) throw new CodecallError('NOT_FOUND', `No task ${id}`, { details: { taskId: id } });
+  return row;
+}
+
 /** TaskStore.updateTask, inside the caller's IMMEDIATE transaction: guard, patch, journal, audit. */
 export function updateTaskRow(
   db: Database.Database,
@@ -41,7 +51,7 @@ export function updateTaskRow(
   options: UpdateGuard,
   now: number,
 ): TaskRecord {
-  const row = getTaskRow(db, taskId);
+  const row = getPatchedRow(db, taskId);
   if ('fencingToken' in options) assertFenced(row, options.fencingToken);
   else if (row.version !== options.expectedVersion) {
     throw new CodecallError('VERSION_CONFLICT', `Task ${taskId} is at version ${row.version}`, {
