@@ -39,21 +39,26 @@ export function macKeyRow(db: Database.Database, id: string): void {
  * refused. A read-only file is left as it is (and not checked).
  */
 export function keyApiKeys(db: Database.Database, key: Buffer): void {
-  const signed = (): boolean => keysSig(db) === hmac(key, KEYED_LABEL);
-  if (signed()) return;
+  const marker = hmac(key, KEYED_LABEL);
   try {
-    db.transaction(() => {
-      if (keysSig(db) !== null) return;
-      const rows = db.prepare('SELECT * FROM api_keys WHERE mac IS NULL').all() as KeyRowFields[];
-      const write = db.prepare('UPDATE api_keys SET mac = ? WHERE id = ?');
-      for (const r of rows) write.run(keyRowMac(key, r), r.id);
-      db.prepare('UPDATE audit_key SET keys_sig = ? WHERE id = 1').run(hmac(key, KEYED_LABEL));
-    }).immediate();
+    if (keysSig(db) !== marker) {
+      db.transaction(() => {
+        if (keysSig(db) !== null) return;
+        const rows = db.prepare('SELECT * FROM api_keys WHERE mac IS NULL').all() as KeyRowFields[];
+        const write = db.prepare('UPDATE api_keys SET mac = ? WHERE id = ?');
+        for (const r of rows) write.run(keyRowMac(key, r), r.id);
+        db.prepare('UPDATE audit_key SET keys_sig = ? WHERE id = 1').run(marker);
+      }).immediate();
+    }
   } catch (e) {
     if (String((e as { code?: unknown }).code).startsWith('SQLITE_READONLY')) return;
     throw e;
   }
+  if (keysSig(db) === marker) checkedWith.set(db, key);
 }
+
+/** Connections that saw the keys keyed with their key: they check every key row from then on (no query each). */
+const checkedWith = new WeakMap<Database.Database, Buffer>();
 
 function keysSig(db: Database.Database): string | null {
   const row = prepared(db, 'SELECT keys_sig FROM audit_key WHERE id = 1').get() as
@@ -63,8 +68,13 @@ function keysSig(db: Database.Database): string | null {
 
 /** Whether this connection checks key rows: it has the audit key and the keys were keyed with it. */
 function checking(db: Database.Database): Buffer | undefined {
+  const known = checkedWith.get(db);
+  if (known !== undefined) return known;
+  // Keyed by another process since this connection opened (it could not write then).
   const key = auditKeyOf(db);
-  return key !== undefined && keysSig(db) === hmac(key, KEYED_LABEL) ? key : undefined;
+  if (key === undefined || keysSig(db) !== hmac(key, KEYED_LABEL)) return undefined;
+  checkedWith.set(db, key);
+  return key;
 }
 
 /** Refuses a key row that is not as the key wrote it (UNAUTHORIZED: it authenticates no one). */
