@@ -83,11 +83,6 @@ export class RequestShare {
     bucket.tokens = Math.max(floor, bucket.tokens - ms);
   }
 
-  /** Tenants with a bucket (tests, and the prune below). */
-  get size(): number {
-    return this.#buckets.size;
-  }
-
   #contended(tenant: string, now: number): boolean {
     const other = this.#latest?.tenant === tenant ? this.#other : this.#latest;
     return other !== null && now - other.at <= this.#options.windowMs;
