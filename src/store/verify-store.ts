@@ -2,7 +2,7 @@ import { isCodecallError } from '../errors/index.ts';
 import { canonicalJson } from '../codec/index.ts';
 import { summarizeJournal } from '../spec/index.ts';
 import type { JournalEntry, TaskRecord, TaskStore } from '../spec/index.ts';
-import { listedInputColumn } from './sqlite/listed-input-column.ts';
+import { listedInputColumn } from './listed-input-column.ts';
 
 /** The first broken link of one task's log. */
 export interface BrokenLink {

@@ -1,8 +1,8 @@
 import type Database from 'better-sqlite3';
 import { corruptTaskOf } from '../../spec/index.ts';
 import type { PauseReason, StatusChanges, TaskChanges, TaskStatus } from '../../spec/index.ts';
-import { SUMMARISED_TASK_COLUMNS, toTaskRecord } from './rows.ts';
-import type { TaskRow } from './rows.ts';
+import { SUMMARISED_TASK_COLUMNS, toTaskRecord } from '../rows.ts';
+import type { TaskRow } from '../rows.ts';
 import { prepared } from './statement-cache.ts';
 
 const DEFAULT_LIMIT = 1000;

@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { CodecallError } from '../../errors/index.ts';
 import type { ControlRequest, TaskRecord } from '../../spec/index.ts';
-import { toTaskRecord } from './rows.ts';
+import { toTaskRecord } from '../rows.ts';
 import { getTaskRow } from './sqlite-update-task.ts';
 import { prepared } from './statement-cache.ts';
 

@@ -3,14 +3,14 @@ import { CodecallError } from '../../errors/index.ts';
 import { programSource } from '../../spec/index.ts';
 import type { BatchRecord, NewTaskAttributes, TaskInput, TaskRecord } from '../../spec/index.ts';
 import { newTaskId } from '../task-id.ts';
-import { toTaskRecord } from './rows.ts';
-import type { TaskRow } from './rows.ts';
+import { toTaskRecord } from '../rows.ts';
+import type { TaskRow } from '../rows.ts';
 import { insertBatch, readBatch } from './sqlite-batches.ts';
 import { canonicalJson, sha256Hex } from '../journal-checksum.ts';
 import { appendAudit } from './sqlite-audit.ts';
 import { appendEntries } from './sqlite-journal.ts';
 import { prepared } from './statement-cache.ts';
-import { listedInputColumn } from './listed-input-column.ts';
+import { listedInputColumn } from '../listed-input-column.ts';
 import { insertRevisionRow } from './sqlite-revisions.ts';
 
 /**

@@ -4,10 +4,10 @@ import { journalEntryProblem } from '../../spec/index.ts';
 import type { JournalEntry, JournalEntryInput, JournalLimits } from '../../spec/index.ts';
 import { canonicalJson, journalChecksumOfText } from '../journal-checksum.ts';
 import { verifyJournal } from '../verify-journal.ts';
-import { toJournalEntry } from './rows.ts';
+import { toJournalEntry } from '../rows.ts';
 import { prepared } from './statement-cache.ts';
 import { foldAppended, journalHead } from './sqlite-summary.ts';
-import type { JournalRow } from './rows.ts';
+import type { JournalRow } from '../rows.ts';
 
 /**
  * Appends after the task's last entry, chaining checksums. Call inside a write transaction. Every entry is

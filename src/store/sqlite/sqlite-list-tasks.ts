@@ -2,8 +2,8 @@ import type Database from 'better-sqlite3';
 import { CodecallError } from '../../errors/index.ts';
 import type { CorruptTask, TaskFilter, TaskRecord } from '../../spec/index.ts';
 import { corruptTaskOf } from '../../spec/index.ts';
-import { SUMMARISED_TASK_COLUMNS, decodeCursor, encodeCursor, toTaskRecord } from './rows.ts';
-import type { TaskRow } from './rows.ts';
+import { SUMMARISED_TASK_COLUMNS, decodeCursor, encodeCursor, toTaskRecord } from '../rows.ts';
+import type { TaskRow } from '../rows.ts';
 import { taskWhere } from './task-where.ts';
 
 const DEFAULT_LIMIT = 50;

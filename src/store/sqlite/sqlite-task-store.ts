@@ -33,7 +33,7 @@ import type {
   TaskRecord,
   TaskStore,
 } from '../../spec/index.ts';
-import { toTaskRecord } from './rows.ts';
+import { toTaskRecord } from '../rows.ts';
 import { GroupCommit } from './group-commit.ts';
 import { toStoreError } from './sqlite-errors.ts';
 import { faultKindOf } from './store-faults.ts';

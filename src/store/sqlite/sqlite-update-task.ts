@@ -1,9 +1,9 @@
 import type Database from 'better-sqlite3';
 import { CodecallError } from '../../errors/index.ts';
 import type { JournalEntryInput, TaskPatch, TaskRecord } from '../../spec/index.ts';
-import { patchedColumns } from './patched-columns.ts';
-import { toTaskRecord } from './rows.ts';
-import type { TaskRow } from './rows.ts';
+import { patchedColumns } from '../patched-columns.ts';
+import { toTaskRecord } from '../rows.ts';
+import type { TaskRow } from '../rows.ts';
 import { refreshHead, TERMINAL } from './audit-keying.ts';
 import { auditStatus } from './sqlite-audit.ts';
 import { appendEntries } from './sqlite-journal.ts';

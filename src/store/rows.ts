@@ -5,7 +5,7 @@ import type {
   PauseReason,
   TaskRecord,
   TaskStatus,
-} from '../../spec/index.ts';
+} from '../spec/index.ts';
 import { corruptInput, jsonColumn } from './decode-task-row.ts';
 import type { ListedInputColumn } from './listed-input-column.ts';
 

@@ -1,5 +1,5 @@
-import type { TaskPatch } from '../../spec/index.ts';
-import { assertStatusChange } from '../status-change.ts';
+import type { TaskPatch } from '../spec/index.ts';
+import { assertStatusChange } from './status-change.ts';
 import type { TaskRow } from './rows.ts';
 
 export type PatchedColumns = Pick<

@@ -1,6 +1,6 @@
-import { sha256Hex } from '../../codec/index.ts';
-import { LISTED_HEAD_CHARS, MAX_LISTED_FIELD_CHARS, listedText } from '../../spec/index.ts';
-import type { FieldDigest, ListedInput, ListedInputField, TaskInput } from '../../spec/index.ts';
+import { sha256Hex } from '../codec/index.ts';
+import { LISTED_HEAD_CHARS, MAX_LISTED_FIELD_CHARS, listedText } from '../spec/index.ts';
+import type { FieldDigest, ListedInput, ListedInputField, TaskInput } from '../spec/index.ts';
 
 // The `listed_input` column (ADR 0036): written with the task, read by a summarised list instead of `input`
 // (which is the row's last column, so a list never walks its pages either).

@@ -1,5 +1,5 @@
-import { CodecallError } from '../../errors/index.ts';
-import type { CorruptRowDetails, TaskStatus } from '../../spec/index.ts';
+import { CodecallError } from '../errors/index.ts';
+import type { CorruptRowDetails, TaskStatus } from '../spec/index.ts';
 
 type JsonColumn = 'input' | 'listed_input' | 'error' | 'execution_log' | 'resources';
 
