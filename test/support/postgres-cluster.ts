@@ -81,7 +81,9 @@ export async function startPostgresCluster(
     `-k ${dataDir}`,
     "-c listen_addresses='127.0.0.1'",
     `-c max_connections=${options.maxConnections ?? 300}`,
-    ...(options.durable === true ? [] : ['-c fsync=off', '-c synchronous_commit=off', '-c full_page_writes=off']),
+    ...(options.durable === true
+      ? []
+      : ['-c fsync=off', '-c synchronous_commit=off', '-c full_page_writes=off']),
   ].join(' ');
   const start = asServerUser(join(bin, 'pg_ctl'), [
     '-D',
@@ -101,7 +103,14 @@ export async function startPostgresCluster(
     async stop() {
       if (stopped) return;
       stopped = true;
-      const stop = asServerUser(join(bin, 'pg_ctl'), ['-D', join(dataDir, 'data'), '-m', 'immediate', '-w', 'stop']);
+      const stop = asServerUser(join(bin, 'pg_ctl'), [
+        '-D',
+        join(dataDir, 'data'),
+        '-m',
+        'immediate',
+        '-w',
+        'stop',
+      ]);
       await run(stop[0], stop[1]).catch(() => undefined);
       await rm(dataDir, { recursive: true, force: true });
     },

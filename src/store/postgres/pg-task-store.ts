@@ -1,0 +1,304 @@
+import type pg from 'pg';
+import { CodecallError } from '../../errors/index.ts';
+import type {
+  ArtifactInfo,
+  ArtifactStore,
+  AuditEntry,
+  BatchRecord,
+  ControlRequest,
+  CorruptTask,
+  JournalEntry,
+  JournalEntryInput,
+  JournalLimits,
+  JournalSummary,
+  Lease,
+  NewTaskAttributes,
+  Revisions,
+  StatusChanges,
+  StoreOptions,
+  TaskChanges,
+  TaskCountFilter,
+  TaskFilter,
+  TaskInput,
+  TaskPatch,
+  TaskRecord,
+  TaskStore,
+  WorkspaceFile,
+} from '../../spec/index.ts';
+import { toTaskRecord } from '../rows.ts';
+import { listArtifacts, readArtifact, replaceArtifacts } from './pg-artifacts.ts';
+import { readVerifiedAudit } from './pg-audit.ts';
+import { readChangeRows, readStatusChangeRows } from './pg-changes.ts';
+import type { ClaimOptions } from './pg-claim.ts';
+import { claimReadable } from './pg-claim.ts';
+import { toPgStoreError } from './pg-errors.ts';
+import { appendEntries, entriesWithin, readSummary, readVerifiedJournal, saveSummary } from './pg-journal.ts';
+import { assertLeaseRow, expireLeasesOf, releaseLeaseRow, renewLeaseRow } from './pg-leases.ts';
+import { countTaskRows, listTaskRows, readRevisions } from './pg-list-tasks.ts';
+import { transaction } from './pg-sql.ts';
+import type { Sql } from './pg-sql.ts';
+import { createBatchRows, createTaskRows, findTaskRow, getTaskRow, readBatch } from './pg-tasks.ts';
+import { controlRequestsOf, requestControlOf, updateTaskRow } from './pg-update.ts';
+
+/**
+ * TaskStore and ArtifactStore on PostgreSQL (ADR 0042), for several nodes on one database. Each method is one
+ * transaction on a pooled connection; a task's writers take its row lock, claims take turns on an advisory lock,
+ * and the database itself refuses a journal entry that does not chain or is written under a stale fencing token.
+ */
+export class PostgresTaskStore implements TaskStore, ArtifactStore {
+  readonly #pool: pg.Pool;
+  readonly schema: string;
+  #closed = false;
+  readonly #inFlight = new Set<Promise<unknown>>();
+
+  constructor(pool: pg.Pool, options: { schema: string }) {
+    this.#pool = pool;
+    this.schema = options.schema;
+  }
+
+  /** The pool, for the service store's and the nodes' own statements (same schema and timeouts). */
+  get pool(): pg.Pool {
+    return this.#pool;
+  }
+
+  createTask(
+    input: TaskInput,
+    options: StoreOptions & {
+      id?: string;
+      now?: number;
+      idempotency?: { readonly key: string; readonly requestHash: string };
+      attributes?: NewTaskAttributes;
+      actor?: string;
+    } = {},
+  ): Promise<TaskRecord> {
+    return this.#tx(options.signal, (sql) => createTaskRows(sql, input, options, options.now ?? Date.now()));
+  }
+
+  createBatch(
+    tasks: readonly { readonly input: TaskInput; readonly attributes?: NewTaskAttributes }[],
+    options: StoreOptions & {
+      tenant: string;
+      callbackUrl?: string | null;
+      id?: string;
+      now?: number;
+      actor?: string;
+    },
+  ): Promise<{ batch: BatchRecord; tasks: TaskRecord[] }> {
+    return this.#tx(options.signal, (sql) => createBatchRows(sql, tasks, options, options.now ?? Date.now()));
+  }
+
+  getBatch(id: string, options: StoreOptions = {}): Promise<BatchRecord | null> {
+    return this.#tx(options.signal, (sql) => readBatch(sql, id));
+  }
+
+  readAudit(
+    taskId: string,
+    options: StoreOptions & { afterSeq?: number; limit?: number } = {},
+  ): Promise<AuditEntry[]> {
+    return this.#tx(options.signal, async (sql) => {
+      await getTaskRow(sql, taskId);
+      return readVerifiedAudit(sql, taskId, Math.max(0, options.afterSeq ?? 0), options.limit);
+    });
+  }
+
+  getTask(id: string, options: StoreOptions = {}): Promise<TaskRecord | null> {
+    return this.#one(options.signal, async (sql) => {
+      const row = await findTaskRow(sql, id);
+      return row === undefined ? null : toTaskRecord(row);
+    });
+  }
+
+  countTasks(filter: TaskCountFilter = {}, options: StoreOptions = {}): Promise<number> {
+    return this.#one(options.signal, (sql) => countTaskRows(sql, filter));
+  }
+
+  listTasks(
+    filter: TaskFilter = {},
+    options: StoreOptions = {},
+  ): Promise<{ tasks: TaskRecord[]; nextCursor: string | null; corrupt: CorruptTask[] }> {
+    return this.#one(options.signal, (sql) => listTaskRows(sql, filter));
+  }
+
+  readChanges(options: StoreOptions & { after: number | null; limit?: number }): Promise<TaskChanges> {
+    return this.#tx(options.signal, (sql) => readChangeRows(sql, options.after, options.limit));
+  }
+
+  readStatusChanges(
+    options: StoreOptions & { after: number | null; tenant?: string; limit?: number },
+  ): Promise<StatusChanges> {
+    return this.#one(options.signal, (sql) =>
+      readStatusChangeRows(sql, {
+        after: options.after,
+        ...(options.tenant === undefined ? {} : { tenant: options.tenant }),
+        ...(options.limit === undefined ? {} : { limit: options.limit }),
+      }),
+    );
+  }
+
+  listRevisions(
+    taskId: string,
+    options: StoreOptions & { tenant: string; limit?: number },
+  ): Promise<Revisions> {
+    return this.#one(options.signal, (sql) =>
+      readRevisions(sql, taskId, {
+        tenant: options.tenant,
+        ...(options.limit === undefined ? {} : { limit: options.limit }),
+      }),
+    );
+  }
+
+  appendJournal(
+    taskId: string,
+    entries: readonly JournalEntryInput[],
+    options: StoreOptions & { fencingToken: number; now?: number; limits?: JournalLimits },
+  ): Promise<JournalEntry[]> {
+    const now = options.now ?? Date.now();
+    return this.#tx(options.signal, (sql) =>
+      appendEntries(sql, taskId, entries, now, {
+        fencingToken: options.fencingToken,
+        limits: options.limits,
+      }),
+    );
+  }
+
+  putArtifacts(
+    taskId: string,
+    files: readonly WorkspaceFile[],
+    options: StoreOptions & { fencingToken: number; now?: number },
+  ): Promise<void> {
+    return this.#tx(options.signal, (sql) =>
+      replaceArtifacts(sql, taskId, files, options.fencingToken, options.now ?? Date.now()),
+    );
+  }
+
+  listArtifacts(taskId: string, options: StoreOptions = {}): Promise<ArtifactInfo[]> {
+    return this.#one(options.signal, (sql) => listArtifacts(sql, taskId));
+  }
+
+  readArtifact(taskId: string, name: string, options: StoreOptions = {}): Promise<Uint8Array | null> {
+    return this.#one(options.signal, (sql) => readArtifact(sql, taskId, name));
+  }
+
+  readJournal(
+    taskId: string,
+    options: StoreOptions & { afterSeq?: number; limit?: number } = {},
+  ): Promise<JournalEntry[]> {
+    // One transaction (REPEATABLE READ): the anchor and the rows after it come from one snapshot.
+    return this.#tx(options.signal, async (sql) => {
+      await sql.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
+      await getTaskRow(sql, taskId);
+      return readVerifiedJournal(sql, taskId, Math.max(0, options.afterSeq ?? 0), options.limit);
+    });
+  }
+
+  readJournalPage(
+    taskId: string,
+    options: StoreOptions & { afterSeq?: number; limit?: number; maxBytes: number },
+  ): Promise<{ entries: JournalEntry[]; more: boolean }> {
+    return this.#tx(options.signal, async (sql) => {
+      await sql.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
+      await getTaskRow(sql, taskId);
+      const afterSeq = Math.max(0, options.afterSeq ?? 0);
+      const { count, more } = await entriesWithin(sql, taskId, { ...options, afterSeq });
+      return { entries: count === 0 ? [] : await readVerifiedJournal(sql, taskId, afterSeq, count), more };
+    });
+  }
+
+  readJournalSummary(taskId: string, options: StoreOptions = {}): Promise<JournalSummary | null> {
+    return this.#tx(options.signal, async (sql) => {
+      await sql.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
+      return readSummary(sql, taskId);
+    });
+  }
+
+  saveJournalSummary(taskId: string, summary: JournalSummary, options: StoreOptions = {}): Promise<boolean> {
+    return this.#tx(options.signal, (sql) => saveSummary(sql, taskId, summary));
+  }
+
+  updateTask(
+    taskId: string,
+    patch: TaskPatch,
+    options: StoreOptions &
+      ({ fencingToken: number } | { expectedVersion: number }) & {
+        now?: number;
+        append?: readonly JournalEntryInput[];
+        actor?: string;
+      },
+  ): Promise<TaskRecord> {
+    return this.#tx(options.signal, (sql) =>
+      updateTaskRow(sql, taskId, patch, options, options.now ?? Date.now()),
+    );
+  }
+
+  claimTask(owner: string, options: StoreOptions & ClaimOptions & { now?: number }): Promise<Lease | null> {
+    return this.#tx(options.signal, (sql) => claimReadable(sql, owner, options, options.now ?? Date.now()));
+  }
+
+  requestControl(taskId: string, action: ControlRequest, options: StoreOptions = {}): Promise<TaskRecord> {
+    return this.#tx(options.signal, (sql) => requestControlOf(sql, taskId, action));
+  }
+
+  listControlRequests(
+    owner: string,
+    options: StoreOptions = {},
+  ): Promise<{ taskId: string; action: ControlRequest }[]> {
+    return this.#one(options.signal, (sql) => controlRequestsOf(sql, owner));
+  }
+
+  renewLease(lease: Lease, options: StoreOptions & { leaseMs: number; now?: number }): Promise<Lease> {
+    return this.#one(options.signal, (sql) =>
+      renewLeaseRow(sql, lease, (options.now ?? Date.now()) + options.leaseMs),
+    );
+  }
+
+  assertLease(lease: Lease, options: StoreOptions & { now?: number } = {}): Promise<void> {
+    return this.#one(options.signal, (sql) => assertLeaseRow(sql, lease, options.now ?? Date.now()));
+  }
+
+  releaseLease(lease: Lease, options: StoreOptions = {}): Promise<void> {
+    return this.#one(options.signal, (sql) => releaseLeaseRow(sql, lease));
+  }
+
+  expireLeases(
+    isGone: (owner: string) => boolean,
+    options: StoreOptions & { now?: number } = {},
+  ): Promise<string[]> {
+    return this.#tx(options.signal, (sql) => expireLeasesOf(sql, isGone, options.now ?? Date.now()));
+  }
+
+  /** Waits for the statements under way, then closes the pool's connections. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await Promise.allSettled([...this.#inFlight]);
+    await this.#pool.end();
+  }
+
+  /** One transaction; errors become CodecallErrors. */
+  protected async run<T>(
+    signal: AbortSignal | undefined,
+    fn: (sql: Sql) => Promise<T>,
+    single = false,
+  ): Promise<T> {
+    if (this.#closed) throw new CodecallError('STORE_CLOSED', 'The task store is closed');
+    if (signal?.aborted) throw new CodecallError('ABORTED', 'The store operation was aborted');
+    const work = single ? fn(this.#pool) : transaction(this.#pool, fn);
+    this.#inFlight.add(work);
+    try {
+      return await work;
+    } catch (error) {
+      throw toPgStoreError(error);
+    } finally {
+      this.#inFlight.delete(work);
+    }
+  }
+
+  #tx<T>(signal: AbortSignal | undefined, fn: (sql: Sql) => Promise<T>): Promise<T> {
+    return this.run(signal, fn);
+  }
+
+  /** One statement (or reads that need no common snapshot) straight on the pool: no BEGIN/COMMIT round trips. */
+  #one<T>(signal: AbortSignal | undefined, fn: (sql: Sql) => Promise<T>): Promise<T> {
+    return this.run(signal, fn, true);
+  }
+}

@@ -1,0 +1,219 @@
+import { CodecallError } from '../../errors/index.ts';
+import { programSource } from '../../spec/index.ts';
+import type { BatchRecord, NewTaskAttributes, TaskInput, TaskRecord, TaskStatus } from '../../spec/index.ts';
+import { canonicalJson, sha256Hex } from '../journal-checksum.ts';
+import { listedInputColumn } from '../listed-input-column.ts';
+import { toTaskRecord } from '../rows.ts';
+import type { TaskRow } from '../rows.ts';
+import { newTaskId } from '../task-id.ts';
+import { appendAudit } from './pg-audit.ts';
+import { appendEntries } from './pg-journal.ts';
+import { all, one } from './pg-sql.ts';
+import type { Sql } from './pg-sql.ts';
+
+// Creating and reading tasks and batches (TaskStore.createTask, createBatch, getTask, getBatch).
+
+export async function findTaskRow(sql: Sql, id: string): Promise<TaskRow | undefined> {
+  return one<TaskRow>(sql, 'SELECT * FROM tasks WHERE id = $1', [id]);
+}
+
+export async function getTaskRow(sql: Sql, id: string): Promise<TaskRow> {
+  const row = await findTaskRow(sql, id);
+  if (row === undefined) throw new CodecallError('NOT_FOUND', `No task ${id}`, { details: { taskId: id } });
+  return row;
+}
+
+export async function readTask(sql: Sql, id: string): Promise<TaskRecord> {
+  return toTaskRecord(await getTaskRow(sql, id));
+}
+
+/** Inserts a `pending` task with its first journal entry (`task_input`) and its first audit link (`created`). */
+async function insertTask(
+  sql: Sql,
+  task: {
+    id: string;
+    input: TaskInput;
+    attributes: NewTaskAttributes;
+    batchId: string | null;
+    actor: string;
+  },
+  now: number,
+): Promise<void> {
+  const { id, input, attributes: a } = task;
+  const tenant = a.tenant ?? 'default';
+  const inserted = await sql.query(
+    `INSERT INTO tasks (id, status, input, listed_input, attempts, version, fencing_token, created_at, updated_at,
+       tenant, session_id, batch_id, priority, callback_url, max_retries, deadline_at)
+     VALUES ($1, 'pending', $2, $3, 0, 1, 0, $4, $4, $5, $6, $7, $8, $9, $10, $11)
+     ON CONFLICT (id) DO NOTHING`,
+    [
+      id,
+      JSON.stringify(input),
+      listedInputColumn(input),
+      now,
+      tenant,
+      a.sessionId ?? null,
+      task.batchId,
+      a.priority ?? 0,
+      a.callbackUrl ?? null,
+      a.maxRetries ?? 0,
+      a.deadlineAt ?? null,
+    ],
+  );
+  if (inserted.rowCount === 0) {
+    throw new CodecallError('INVALID_ARGUMENT', `Task ${id} already exists`, { details: { taskId: id } });
+  }
+  if (input.kind === 'code' && input.revisionOf !== undefined) {
+    await sql.query(
+      'INSERT INTO task_revisions (task_id, revision_of, tenant, created_at) VALUES ($1, $2, $3, $4)',
+      [id, input.revisionOf, tenant, now],
+    );
+  }
+  const data = {
+    code_hash: sha256Hex(programSource(input)),
+    tools_hash: sha256Hex(canonicalJson(input.tools ?? null)),
+    language: input.language,
+    seed: input.seed,
+    limits: input.limits ?? null,
+  };
+  await appendEntries(sql, id, [{ type: 'task_input', data }], now);
+  await appendAudit(sql, id, 'created', { tenant, actor: task.actor, batch_id: task.batchId }, now);
+}
+
+/**
+ * TaskStore.createTask inside a transaction. An idempotency key is taken first (INSERT ... ON CONFLICT), so two
+ * nodes given the same key at once make one task: the second waits for the first's commit and then finds it.
+ */
+export async function createTaskRows(
+  sql: Sql,
+  input: TaskInput,
+  options: {
+    id?: string;
+    idempotency?: { readonly key: string; readonly requestHash: string };
+    attributes?: NewTaskAttributes;
+    actor?: string;
+  },
+  now: number,
+): Promise<TaskRecord> {
+  const idem = options.idempotency;
+  const id = options.id ?? newTaskId(now);
+  if (idem) {
+    const used = await one<{ request_hash: string; task_id: string }>(
+      sql,
+      'SELECT request_hash, task_id FROM idempotency_keys WHERE key = $1',
+      [idem.key],
+    );
+    if (used) return usedKey(sql, used, idem.requestHash);
+  }
+  await insertTask(
+    sql,
+    { id, input, attributes: options.attributes ?? {}, batchId: null, actor: options.actor ?? 'system' },
+    now,
+  );
+  if (idem) {
+    const taken = await sql.query(
+      `INSERT INTO idempotency_keys (key, request_hash, task_id, created_at) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (key) DO NOTHING`,
+      [idem.key, idem.requestHash, id, now],
+    );
+    // Another node took the key while this task was written: this transaction is rolled back and the caller
+    // retries, finding the key's task (a serialization failure is retried by `transaction`).
+    if (taken.rowCount === 0) {
+      throw Object.assign(new Error('idempotency key taken concurrently'), { code: '40001' });
+    }
+  }
+  return readTask(sql, id);
+}
+
+async function usedKey(
+  sql: Sql,
+  used: { request_hash: string; task_id: string },
+  requestHash: string,
+): Promise<TaskRecord> {
+  if (used.request_hash !== requestHash) {
+    throw new CodecallError(
+      'IDEMPOTENCY_CONFLICT',
+      'this Idempotency-Key was already used for a different request',
+      {
+        details: { task_id: used.task_id },
+      },
+    );
+  }
+  return readTask(sql, used.task_id);
+}
+
+/** TaskStore.createBatch inside a transaction: the batch, then its tasks in submission order. */
+export async function createBatchRows(
+  sql: Sql,
+  tasks: readonly { readonly input: TaskInput; readonly attributes?: NewTaskAttributes }[],
+  options: { tenant: string; callbackUrl?: string | null; id?: string; actor?: string },
+  now: number,
+): Promise<{ batch: BatchRecord; tasks: TaskRecord[] }> {
+  const batchId = options.id ?? `batch_${newTaskId(now).replace(/^task_/, '')}`;
+  const inserted = await sql.query(
+    `INSERT INTO batches (id, tenant, callback_url, size, created_at) VALUES ($1, $2, $3, $4, $5)
+     ON CONFLICT (id) DO NOTHING`,
+    [batchId, options.tenant, options.callbackUrl ?? null, tasks.length, now],
+  );
+  if (inserted.rowCount === 0) {
+    throw new CodecallError('INVALID_ARGUMENT', `Batch ${batchId} already exists`, { details: { batchId } });
+  }
+  const ids: string[] = [];
+  for (const t of tasks) {
+    const id = newTaskId(now);
+    const attributes = { ...t.attributes, tenant: options.tenant };
+    await insertTask(sql, { id, input: t.input, attributes, batchId, actor: options.actor ?? 'system' }, now);
+    ids.push(id);
+  }
+  const batch = await readBatch(sql, batchId);
+  if (batch === null) throw new CodecallError('STORE_ERROR', `Batch ${batchId} vanished`);
+  const rows = await all<TaskRow>(sql, 'SELECT * FROM tasks WHERE batch_id = $1', [batchId]);
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return {
+    batch,
+    tasks: ids.map((id) => {
+      const row = byId.get(id);
+      if (row === undefined) throw new CodecallError('STORE_ERROR', `Task ${id} vanished`);
+      return toTaskRecord(row);
+    }),
+  };
+}
+
+interface BatchRow {
+  id: string;
+  tenant: string;
+  callback_url: string | null;
+  size: number;
+  created_at: number;
+  completed_at: number | null;
+}
+
+/** The batch with its tasks' ids (in submission order: ids grow) and a count per status. */
+export async function readBatch(sql: Sql, id: string): Promise<BatchRecord | null> {
+  const row = await one<BatchRow>(sql, 'SELECT * FROM batches WHERE id = $1', [id]);
+  if (row === undefined) return null;
+  const tasks = await all<{ id: string; status: TaskStatus }>(
+    sql,
+    'SELECT id, status FROM tasks WHERE batch_id = $1 ORDER BY created_at, id',
+    [id],
+  );
+  const counts: Record<TaskStatus, number> = {
+    pending: 0,
+    running: 0,
+    paused: 0,
+    succeeded: 0,
+    failed: 0,
+    cancelled: 0,
+  };
+  for (const t of tasks) counts[t.status]++;
+  return {
+    id: row.id,
+    tenant: row.tenant,
+    callbackUrl: row.callback_url,
+    size: row.size,
+    counts,
+    taskIds: tasks.map((t) => t.id),
+    createdAt: new Date(row.created_at).toISOString(),
+    completedAt: row.completed_at === null ? null : new Date(row.completed_at).toISOString(),
+  };
+}
