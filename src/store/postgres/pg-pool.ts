@@ -18,9 +18,9 @@ const NUMERIC = 1700;
 
 /** bigint columns are epoch ms, counters and tokens, all far inside a double's exact range: read as numbers. */
 const types = {
-  getTypeParser(oid: number, format?: string) {
+  getTypeParser(oid: number, format?: string): (value: string) => unknown {
     if (oid === INT8 || oid === NUMERIC) return (value: string) => Number(value);
-    return pg.types.getTypeParser(oid, format as 'text');
+    return pg.types.getTypeParser(oid, format as 'text') as (value: string) => unknown;
   },
 };
 
