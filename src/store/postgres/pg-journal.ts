@@ -34,12 +34,103 @@ export async function journalHead(sql: Sql, taskId: string): Promise<Head> {
   );
 }
 
+/** One appendJournal call as the append queue batches it. */
+export interface AppendCall {
+  readonly entries: readonly JournalEntryInput[];
+  readonly fencingToken?: number | undefined;
+  readonly limits?: JournalLimits | undefined;
+  readonly now: number;
+}
+
+export type AppendOutcome = { readonly entries: JournalEntry[] } | { readonly error: unknown };
+
 /**
- * Appends after the task's last entry, chaining checksums, inside the caller's transaction. The task row is locked
- * first (FOR UPDATE), which is what orders appends and claims of one task across nodes; with `fencingToken` a
- * stale writer is FENCED (and the database refuses an entry whose token is not the task's). Every entry is checked
- * before the first is written, so a bad one writes nothing.
+ * Appends the calls' entries after the task's last one, in call order, inside the caller's transaction: one row
+ * lock, one insert and one summary fold for them all (the group commit of a task's appends). The task row is
+ * locked first (FOR UPDATE), which orders appends and claims of one task across nodes. A call that is malformed,
+ * FENCED or over its limits fails alone and writes nothing; the database also refuses an entry that does not
+ * chain or whose token is not the task's.
  */
+export async function appendCalls(
+  sql: Sql,
+  taskId: string,
+  calls: readonly AppendCall[],
+): Promise<AppendOutcome[]> {
+  const row = await one<{ fencing_token: number; journal_bytes: number; journal_entries: number }>(
+    sql,
+    'SELECT fencing_token, journal_bytes, journal_entries FROM tasks WHERE id = $1 FOR UPDATE',
+    [taskId],
+  );
+  if (row === undefined) return calls.map(() => ({ error: noTask(taskId) }));
+  const last = await journalHead(sql, taskId);
+  let seq = last?.seq ?? 0;
+  let prev = last?.checksum ?? '';
+  const used = { journal_bytes: row.journal_bytes, journal_entries: row.journal_entries };
+  const appended: JournalEntry[] = [];
+  const texts: string[] = [];
+  const times: number[] = [];
+  const outcomes = calls.map((call): AppendOutcome => {
+    try {
+      if (call.fencingToken !== undefined && row.fencing_token !== call.fencingToken) {
+        throw fencedError(taskId, call.fencingToken, row.fencing_token);
+      }
+      const callTexts = call.entries.map((entry) => entryText(taskId, entry));
+      const bytes = callTexts.reduce((sum, text) => sum + Buffer.byteLength(text), 0);
+      checkLimits(taskId, used, bytes, callTexts.length, call.limits);
+      used.journal_bytes += bytes;
+      used.journal_entries += callTexts.length;
+      const createdAt = new Date(call.now).toISOString();
+      const entries = call.entries.map((entry, i): JournalEntry => {
+        seq++;
+        const text = callTexts[i] ?? '{}';
+        const checksum = journalChecksumOfText(prev, seq, entry.type, text);
+        prev = checksum;
+        texts.push(text);
+        times.push(call.now);
+        const data = JSON.parse(text) as typeof entry.data;
+        return { taskId, seq, type: entry.type, data, checksum, createdAt } as JournalEntry;
+      });
+      appended.push(...entries);
+      return { entries };
+    } catch (error) {
+      return { error };
+    }
+  });
+  if (appended.length === 0) return outcomes;
+  await sql.query('UPDATE tasks SET journal_bytes = $2, journal_entries = $3 WHERE id = $1', [
+    taskId,
+    used.journal_bytes,
+    used.journal_entries,
+  ]);
+  await sql.query(
+    `INSERT INTO journal (task_id, seq, type, checksum, created_at, fencing_token, data)
+     SELECT $1, s, t, c, w, $2, d FROM unnest($3::int[], $4::text[], $5::text[], $6::bigint[], $7::text[]) AS u(s, t, c, w, d)`,
+    [
+      taskId,
+      row.fencing_token,
+      appended.map((e) => e.seq),
+      appended.map((e) => e.type),
+      appended.map((e) => e.checksum),
+      times,
+      texts,
+    ],
+  );
+  await foldAppended(sql, taskId, last, appended);
+  return outcomes;
+}
+
+/** What would not parse when read back is not written (a task with it could never run again). */
+function entryText(taskId: string, entry: JournalEntryInput): string {
+  const problem = journalEntryProblem(entry.type, entry.data);
+  if (problem !== null) {
+    throw new CodecallError('INVALID_ARGUMENT', `Journal entry is malformed: ${problem}`, {
+      details: { taskId, type: entry.type },
+    });
+  }
+  return canonicalJson(entry.data);
+}
+
+/** One call's appends (task creation, an update's entries), its error thrown. */
 export async function appendEntries(
   sql: Sql,
   taskId: string,
@@ -47,58 +138,10 @@ export async function appendEntries(
   now: number,
   options: { fencingToken?: number; limits?: JournalLimits | undefined } = {},
 ): Promise<JournalEntry[]> {
-  const texts = entries.map((entry) => {
-    const problem = journalEntryProblem(entry.type, entry.data);
-    if (problem !== null) {
-      throw new CodecallError('INVALID_ARGUMENT', `Journal entry is malformed: ${problem}`, {
-        details: { taskId, type: entry.type },
-      });
-    }
-    return canonicalJson(entry.data);
-  });
-  const row = await one<{ fencing_token: number; journal_bytes: number; journal_entries: number }>(
-    sql,
-    'SELECT fencing_token, journal_bytes, journal_entries FROM tasks WHERE id = $1 FOR UPDATE',
-    [taskId],
-  );
-  if (row === undefined) throw noTask(taskId);
-  if (options.fencingToken !== undefined && row.fencing_token !== options.fencingToken) {
-    throw fencedError(taskId, options.fencingToken, row.fencing_token);
-  }
-  const bytes = texts.reduce((sum, text) => sum + Buffer.byteLength(text), 0);
-  checkLimits(taskId, row, bytes, texts.length, options.limits);
-  if (entries.length === 0) return [];
-  await sql.query(
-    'UPDATE tasks SET journal_bytes = journal_bytes + $2, journal_entries = journal_entries + $3 WHERE id = $1',
-    [taskId, bytes, texts.length],
-  );
-  const last = await journalHead(sql, taskId);
-  const createdAt = new Date(now).toISOString();
-  let seq = last?.seq ?? 0;
-  let prev = last?.checksum ?? '';
-  const appended = entries.map((entry, i): JournalEntry => {
-    seq++;
-    const text = texts[i] ?? '{}';
-    const data = JSON.parse(text) as typeof entry.data;
-    const checksum = journalChecksumOfText(prev, seq, entry.type, text);
-    prev = checksum;
-    return { taskId, seq, type: entry.type, data, checksum, createdAt } as JournalEntry;
-  });
-  await sql.query(
-    `INSERT INTO journal (task_id, seq, type, checksum, created_at, fencing_token, data)
-     SELECT $1, s, t, c, $2, $3, d FROM unnest($4::int[], $5::text[], $6::text[], $7::text[]) AS u(s, t, c, d)`,
-    [
-      taskId,
-      now,
-      row.fencing_token,
-      appended.map((e) => e.seq),
-      appended.map((e) => e.type),
-      appended.map((e) => e.checksum),
-      texts,
-    ],
-  );
-  await foldAppended(sql, taskId, last, appended);
-  return appended;
+  const [outcome] = await appendCalls(sql, taskId, [{ entries, now, ...options }]);
+  if (outcome === undefined) return [];
+  if ('error' in outcome) throw outcome.error;
+  return outcome.entries;
 }
 
 function checkLimits(

@@ -32,7 +32,8 @@ import { readChangeRows, readStatusChangeRows } from './pg-changes.ts';
 import type { ClaimOptions } from './pg-claim.ts';
 import { claimReadable } from './pg-claim.ts';
 import { toPgStoreError } from './pg-errors.ts';
-import { appendEntries, entriesWithin, readSummary, readVerifiedJournal, saveSummary } from './pg-journal.ts';
+import { AppendQueue } from './pg-append-queue.ts';
+import { appendCalls, entriesWithin, readSummary, readVerifiedJournal, saveSummary } from './pg-journal.ts';
 import { assertLeaseRow, expireLeasesOf, releaseLeaseRow, renewLeaseRow } from './pg-leases.ts';
 import { countTaskRows, listTaskRows, readRevisions } from './pg-list-tasks.ts';
 import { transaction } from './pg-sql.ts';
@@ -50,6 +51,9 @@ export class PostgresTaskStore implements TaskStore, ArtifactStore {
   readonly schema: string;
   #closed = false;
   readonly #inFlight = new Set<Promise<unknown>>();
+  readonly #appends = new AppendQueue((taskId, calls) =>
+    transaction(this.#pool, (sql) => appendCalls(sql, taskId, calls)),
+  );
 
   constructor(pool: pg.Pool, options: { schema: string }) {
     this.#pool = pool;
@@ -152,13 +156,21 @@ export class PostgresTaskStore implements TaskStore, ArtifactStore {
     entries: readonly JournalEntryInput[],
     options: StoreOptions & { fencingToken: number; now?: number; limits?: JournalLimits },
   ): Promise<JournalEntry[]> {
-    const now = options.now ?? Date.now();
-    return this.#tx(options.signal, (sql) =>
-      appendEntries(sql, taskId, entries, now, {
-        fencingToken: options.fencingToken,
-        limits: options.limits,
-      }),
-    );
+    if (this.#closed) return Promise.reject(new CodecallError('STORE_CLOSED', 'The task store is closed'));
+    if (options.signal?.aborted) {
+      return Promise.reject(new CodecallError('ABORTED', 'The store operation was aborted'));
+    }
+    const call = {
+      entries,
+      fencingToken: options.fencingToken,
+      limits: options.limits,
+      now: options.now ?? Date.now(),
+    };
+    const { done, drained } = this.#appends.enqueue(taskId, call, options.signal);
+    if (drained) this.#track(drained);
+    return done.catch((error: unknown) => {
+      throw toPgStoreError(error);
+    });
   }
 
   putArtifacts(
@@ -283,14 +295,21 @@ export class PostgresTaskStore implements TaskStore, ArtifactStore {
     if (this.#closed) throw new CodecallError('STORE_CLOSED', 'The task store is closed');
     if (signal?.aborted) throw new CodecallError('ABORTED', 'The store operation was aborted');
     const work = single ? fn(this.#pool) : transaction(this.#pool, fn);
-    this.#inFlight.add(work);
+    this.#track(work);
     try {
       return await work;
     } catch (error) {
       throw toPgStoreError(error);
-    } finally {
-      this.#inFlight.delete(work);
     }
+  }
+
+  /** Work close() waits for before it ends the pool. */
+  #track(work: Promise<unknown>): void {
+    this.#inFlight.add(work);
+    const forget = (): void => {
+      this.#inFlight.delete(work);
+    };
+    work.then(forget, forget);
   }
 
   #tx<T>(signal: AbortSignal | undefined, fn: (sql: Sql) => Promise<T>): Promise<T> {
