@@ -28,6 +28,7 @@ export class Scheduler {
   private started = false;
   private stopped = false;
   private timer: NodeJS.Timeout | undefined;
+  private unwatch: (() => void) | undefined;
   /** The fill in progress (claims under way), which close() waits for. */
   private filling: Promise<void> | undefined;
 
@@ -41,6 +42,11 @@ export class Scheduler {
     if (this.started) return;
     this.started = true;
     this.timer = setInterval(() => this.kick(true), intervalMs(this.options.pollMs));
+    // Work another process made claimable (a submit, a resume, a lease given up) is claimed when told, not at the poll.
+    const { store } = this.options;
+    this.unwatch = store.watch?.call(store, (signal) => {
+      if (signal.kind === 'work') this.kick();
+    });
     // The first sweep at once: a restarted server takes over its dead predecessor's tasks and the shutdown pauses.
     this.kick(true);
   }
@@ -103,6 +109,7 @@ export class Scheduler {
     if (this.stopped) return;
     this.stopped = true;
     clearInterval(this.timer);
+    this.unwatch?.();
     await this.filling;
     if (options.pauseRunning) this.options.runner.shutdown();
     const ended = Promise.allSettled([...this.runs.values()]);

@@ -30,6 +30,8 @@ import type { ApprovalDecision, RuntimeEvent } from '../api/index.ts';
 export const DEFAULT_LEASE_MS = 15_000;
 /** How often a runner asks the store for pause/cancel requests made by other processes. */
 export const DEFAULT_CONTROL_POLL_MS = 50;
+/** The control poll of a store that tells of requests itself (`TaskStore.watch`): a safety net only. */
+const WATCHED_CONTROL_POLL_MS = 1000;
 
 export interface TaskRunnerOptions {
   readonly store: TaskStore;
@@ -86,6 +88,7 @@ export class TaskRunner {
   private readonly drivers: readonly SandboxDriver[];
   private readonly bindings: readonly GuestToolBinding[];
   private controlPoll: NodeJS.Timeout | undefined;
+  private unwatchControl: (() => void) | undefined;
   private ready: Promise<unknown> | undefined;
 
   constructor(private readonly options: TaskRunnerOptions) {
@@ -240,14 +243,26 @@ export class TaskRunner {
 
   private startControlPoll(): void {
     if (this.controlPoll) return;
+    const { store } = this.options;
+    // A store that tells of requests as they come (PostgreSQL's LISTEN) is still polled, rarely: a hint can be lost.
+    const watch = store.watch?.bind(store);
+    this.unwatchControl = watch?.((signal) => {
+      if (signal.kind !== 'control' || !this.runs.has(signal.taskId)) return;
+      if (signal.owner !== null && signal.owner !== this.options.owner) return;
+      if (signal.action === 'cancel') this.cancel(signal.taskId);
+      else this.pause(signal.taskId);
+    });
+    const every = this.options.controlPollMs ?? DEFAULT_CONTROL_POLL_MS;
     this.controlPoll = setInterval(
       () => {
         if (this.runs.size === 0) {
           clearInterval(this.controlPoll);
           this.controlPoll = undefined;
+          this.unwatchControl?.();
+          this.unwatchControl = undefined;
           return;
         }
-        this.options.store.listControlRequests(this.options.owner).then(
+        store.listControlRequests(this.options.owner).then(
           (requests) => {
             for (const r of requests) {
               if (r.action === 'cancel') this.cancel(r.taskId);
@@ -257,7 +272,7 @@ export class TaskRunner {
           () => undefined, // a closed or busy store: the next poll tries again
         );
       },
-      intervalMs(this.options.controlPollMs ?? DEFAULT_CONTROL_POLL_MS),
+      intervalMs(watch ? Math.max(every, WATCHED_CONTROL_POLL_MS) : every),
     );
     this.controlPoll.unref();
   }

@@ -37,6 +37,8 @@ export class ChangeFeed {
   private readonly listeners = new Map<string, Set<Listener>>();
   private count = 0;
   private offRuntime: (() => void) | null = null;
+  private offStore: (() => void) | null = null;
+  private again = false;
   private timer: NodeJS.Timeout | null = null;
   private cursor: number | null = null;
   /** The first cursor of the current start: listeners wait on it (`ready`) so no change is missed. */
@@ -48,7 +50,7 @@ export class ChangeFeed {
 
   constructor(
     private readonly runtime: Pick<Runtime, 'subscribe'>,
-    private readonly store: Pick<TaskStore, 'readChanges'>,
+    private readonly store: Pick<TaskStore, 'readChanges' | 'watch'>,
     private readonly options: ChangeFeedOptions = {},
   ) {
     this.stats = options.stats ?? { ticks: 0, polls: 0, subscribers: 0 };
@@ -98,12 +100,33 @@ export class ChangeFeed {
     this.starting = this.tick(false);
     this.timer = setInterval(() => void this.tick(true), this.options.tickMs ?? CHANGE_FEED_TICK_MS);
     this.timer.unref();
+    // A store that tells of changes (PostgreSQL's LISTEN) is read when told; the tick stays as the safety net.
+    this.offStore = this.store.watch?.((signal) => {
+      if (signal.kind === 'changed') this.retick();
+    }) ?? null;
+  }
+
+  /** A tick now; one asked while a tick runs follows it (the change may have come after its query). */
+  private retick(): void {
+    if (this.running === null) {
+      void this.tick(true);
+      return;
+    }
+    if (this.again) return;
+    this.again = true;
+    const epoch = this.epoch;
+    void this.running.finally(() => {
+      this.again = false;
+      if (epoch === this.epoch) void this.tick(true);
+    });
   }
 
   private stop(): void {
     this.epoch += 1;
     this.offRuntime?.();
     this.offRuntime = null;
+    this.offStore?.();
+    this.offStore = null;
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     this.cursor = null;

@@ -127,6 +127,16 @@ export interface Revisions {
 export const DEFAULT_REVISIONS_LIMIT = 20;
 export const MAX_REVISIONS_LIMIT = 1000;
 
+/**
+ * What a store tells the processes on it as it happens (`TaskStore.watch`), so they need not poll: work to claim
+ * (a task became pending, a lease was given up), a pause or cancel asked of a running task (for the lease owner
+ * named), and that tasks changed (a change feed reads which with `readChanges`).
+ */
+export type StoreSignal =
+  | { readonly kind: 'work' }
+  | { readonly kind: 'control'; readonly taskId: string; readonly owner: string | null; readonly action: ControlRequest }
+  | { readonly kind: 'changed' };
+
 export interface TaskChanges {
   /** In change order; a task changed twice since the cursor is in it once. */
   readonly changes: TaskChange[];
@@ -343,6 +353,13 @@ export interface TaskStore {
     isGone: (owner: string) => boolean,
     options?: StoreOptions & { now?: number },
   ): Promise<string[]>;
+
+  /**
+   * Calls `listener` with the signals of every process on the store (this one's included) until the returned
+   * function is called. Signals are hints, not a log: one may be lost (a reconnect), so callers still poll, just
+   * rarely. Optional: without it a process finds work, requests and changes by polling alone.
+   */
+  watch?(listener: (signal: StoreSignal) => void): () => void;
 
   close(): Promise<void>;
 }

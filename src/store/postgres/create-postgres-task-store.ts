@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { CodecallError } from '../../errors/index.ts';
 import { toPgStoreError } from './pg-errors.ts';
 import { migratePostgres } from './pg-migrations.ts';
@@ -40,7 +41,14 @@ export async function createPostgresTaskStore(options: PostgresTaskStoreOptions)
     }
     throw mapped;
   }
-  return new PostgresTaskStore(pool, { schema });
+  const listener = (): pg.Client =>
+    new pg.Client({
+      connectionString: options.url,
+      connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
+      keepAlive: true,
+      application_name: 'codecall-listen',
+    });
+  return new PostgresTaskStore(pool, { schema, listener });
 }
 
 /** The URL without its password, for messages and logs. */

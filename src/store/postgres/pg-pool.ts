@@ -24,7 +24,8 @@ const types = {
   },
 };
 
-const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+// At most 54 characters: the notification channel `codecall_<schema>` must fit PostgreSQL's 63.
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,53}$/;
 
 export function checkSchemaName(schema: string): void {
   if (!SCHEMA_NAME.test(schema)) {

@@ -79,6 +79,30 @@ END $$;
 CREATE CONSTRAINT TRIGGER tasks_status_seq AFTER INSERT OR UPDATE OF status, pause_reason, updated_at ON tasks
   DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION number_status_change();
 
+-- Nodes hear of work, control requests and changes from the database (ADR 0042), not by polling: each
+-- notification is a hint (one channel per schema); nodes still poll, rarely. Same payloads of one transaction are
+-- folded into one by PostgreSQL. Status-changing commits already take turns (above), so notifying costs them little.
+CREATE FUNCTION notify_task() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  channel text := 'codecall_' || current_schema();
+BEGIN
+  IF TG_OP = 'INSERT' OR NEW.status IS DISTINCT FROM OLD.status OR NEW.pause_reason IS DISTINCT FROM OLD.pause_reason THEN
+    PERFORM pg_notify(channel, '{"kind":"changed"}');
+  END IF;
+  IF (NEW.status = 'pending' AND (TG_OP = 'INSERT' OR OLD.status <> 'pending'))
+     OR (TG_OP = 'UPDATE' AND NEW.status = 'running' AND NEW.lease_owner IS NULL AND OLD.lease_owner IS NOT NULL) THEN
+    PERFORM pg_notify(channel, '{"kind":"work"}');
+  END IF;
+  IF TG_OP = 'UPDATE' AND NEW.requested_action IS NOT NULL
+     AND NEW.requested_action IS DISTINCT FROM OLD.requested_action THEN
+    PERFORM pg_notify(channel, json_build_object('kind', 'control', 'taskId', NEW.id, 'owner', NEW.lease_owner,
+      'action', NEW.requested_action)::text);
+  END IF;
+  RETURN NULL;
+END $$;
+CREATE TRIGGER tasks_notify AFTER INSERT OR UPDATE OF status, pause_reason, lease_owner, requested_action ON tasks
+  FOR EACH ROW EXECUTE FUNCTION notify_task();
+
 CREATE TABLE journal (
   task_id text NOT NULL REFERENCES tasks (id),
   seq integer NOT NULL CHECK (seq > 0),

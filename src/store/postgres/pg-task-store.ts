@@ -16,6 +16,7 @@ import type {
   Revisions,
   StatusChanges,
   StoreOptions,
+  StoreSignal,
   TaskChanges,
   TaskCountFilter,
   TaskFilter,
@@ -33,6 +34,7 @@ import type { ClaimOptions } from './pg-claim.ts';
 import { claimReadable } from './pg-claim.ts';
 import { toPgStoreError } from './pg-errors.ts';
 import { AppendQueue } from './pg-append-queue.ts';
+import { PgNotifier } from './pg-notifier.ts';
 import { appendCalls, entriesWithin, readSummary, readVerifiedJournal, saveSummary } from './pg-journal.ts';
 import { assertLeaseRow, expireLeasesOf, releaseLeaseRow, renewLeaseRow } from './pg-leases.ts';
 import { countTaskRows, listTaskRows, readRevisions } from './pg-list-tasks.ts';
@@ -51,13 +53,28 @@ export class PostgresTaskStore implements TaskStore, ArtifactStore {
   readonly schema: string;
   #closed = false;
   readonly #inFlight = new Set<Promise<unknown>>();
-  readonly #appends = new AppendQueue((taskId, calls) =>
-    transaction(this.#pool, (sql) => appendCalls(sql, taskId, calls)),
-  );
+  readonly #appends = new AppendQueue(async (taskId, calls) => {
+    const outcomes = await transaction(this.#pool, (sql) => appendCalls(sql, taskId, calls));
+    // Streams on other nodes follow this task's journal: tell them (throttled; status changes tell themselves).
+    this.#notifier.changed();
+    return outcomes;
+  });
 
-  constructor(pool: pg.Pool, options: { schema: string }) {
+  readonly #notifier: PgNotifier;
+
+  /** `listener` opens the dedicated connection that LISTENs for the other nodes' signals. */
+  constructor(pool: pg.Pool, options: { schema: string; listener: () => pg.Client }) {
     this.#pool = pool;
     this.schema = options.schema;
+    this.#notifier = new PgNotifier({
+      connect: options.listener,
+      channel: `codecall_${options.schema}`,
+      notify: (channel, payload) => pool.query('SELECT pg_notify($1, $2)', [channel, payload]),
+    });
+  }
+
+  watch(listener: (signal: StoreSignal) => void): () => void {
+    return this.#notifier.watch(listener);
   }
 
   /** The pool, for the service store's and the nodes' own statements (same schema and timeouts). */
@@ -282,6 +299,7 @@ export class PostgresTaskStore implements TaskStore, ArtifactStore {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.#notifier.close();
     await Promise.allSettled([...this.#inFlight]);
     await this.#pool.end();
   }
