@@ -224,6 +224,16 @@ export async function main(
     .action((id: string, options: KeysOptions) =>
       run(async () => (await keysModule()).keysRevoke(id, options, io)),
     );
+  program
+    .command('migrate')
+    .description('copy a SQLite task database into an empty PostgreSQL schema, checked table by table')
+    .requiredOption('--from <path>', 'the SQLite task database (only read)')
+    .requiredOption('--to <url>', 'the PostgreSQL server: postgres://user:password@host:port/database')
+    .option('--schema <name>', 'the schema to fill (created if missing; must be empty)', 'codecall')
+    .option('--json', 'print one JSON object')
+    .action((options: { from: string; to: string; schema?: string; json?: boolean }) =>
+      run(async () => (await import('./migrate-command.ts')).migrateCommand(options, io)),
+    );
   const audit = program.command('audit').description('check the integrity of a task database');
   audit
     .command('verify')

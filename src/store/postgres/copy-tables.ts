@@ -1,0 +1,117 @@
+// What `codecall migrate` copies from a SQLite database into PostgreSQL, table by table, in an order that satisfies
+// the foreign keys. Columns are named as in both schemas; PostgreSQL's own columns (change stamps, status numbers,
+// journal fencing tokens) are filled by its triggers or given below.
+
+export interface CopiedTable {
+  readonly name: string;
+  /** The columns copied and compared (both schemas have them). */
+  readonly columns: readonly string[];
+  /** A total order, the same in both databases (text compared bytewise: COLLATE "C" on PostgreSQL). */
+  readonly orderBy: readonly string[];
+  /** Columns of PostgreSQL's own to give on insert: name -> SQL expression over the inserted row's columns. */
+  readonly extra?: Readonly<Record<string, string>>;
+}
+
+export const COPIED_TABLES: readonly CopiedTable[] = [
+  {
+    name: 'tasks',
+    columns: [
+      'id',
+      'status',
+      'pause_reason',
+      'result',
+      'error',
+      'attempts',
+      'version',
+      'lease_owner',
+      'lease_expires_at',
+      'fencing_token',
+      'created_at',
+      'updated_at',
+      'execution_log',
+      'resources',
+      'requested_action',
+      'wake_at',
+      'tenant',
+      'session_id',
+      'batch_id',
+      'priority',
+      'callback_url',
+      'max_retries',
+      'retries',
+      'run_after',
+      'deadline_at',
+      'journal_bytes',
+      'journal_entries',
+      'listed_input',
+      'input',
+    ],
+    orderBy: ['created_at', 'id'],
+  },
+  {
+    name: 'journal',
+    columns: ['task_id', 'seq', 'type', 'checksum', 'created_at', 'data'],
+    orderBy: ['task_id', 'seq'],
+    // Entries written before PostgreSQL carried no token: they are given the task's current one (the check's own).
+    extra: { fencing_token: '(SELECT t.fencing_token FROM tasks t WHERE t.id = v.task_id)' },
+  },
+  {
+    name: 'audit_log',
+    columns: ['task_id', 'seq', 'type', 'data', 'checksum', 'created_at', 'covers', 'data_mac', 'mac'],
+    orderBy: ['task_id', 'seq'],
+  },
+  { name: 'idempotency_keys', columns: ['key', 'request_hash', 'task_id', 'created_at'], orderBy: ['key'] },
+  {
+    name: 'batches',
+    columns: ['id', 'tenant', 'callback_url', 'size', 'created_at', 'completed_at'],
+    orderBy: ['id'],
+  },
+  {
+    name: 'api_keys',
+    columns: ['id', 'key_hash', 'tenant', 'role', 'name', 'created_at', 'revoked_at', 'mac'],
+    orderBy: ['id'],
+  },
+  {
+    name: 'webhook_outbox',
+    columns: [
+      'id',
+      'event',
+      'task_id',
+      'batch_id',
+      'url',
+      'snapshot',
+      'body',
+      'state',
+      'attempts',
+      'next_attempt_at',
+      'claimed_by',
+      'claimed_until',
+      'last_error',
+      'created_at',
+      'finished_at',
+    ],
+    orderBy: ['id'],
+  },
+  {
+    name: 'artifacts',
+    columns: ['task_id', 'name', 'size', 'sha256', 'created_at', 'data'],
+    orderBy: ['task_id', 'name'],
+  },
+  { name: 'tenant_turns', columns: ['tenant', 'served'], orderBy: ['tenant'] },
+  {
+    name: 'audit_key',
+    columns: ['id', 'fingerprint', 'keyed_at', 'tasks', 'tasks_sig', 'keys_sig'],
+    orderBy: ['id'],
+  },
+  {
+    name: 'audit_heads',
+    columns: ['task_id', 'legacy_seq', 'seq', 'mac', 'covers', 'sig'],
+    orderBy: ['task_id'],
+  },
+  { name: 'journal_summaries', columns: ['task_id', 'seq', 'checksum', 'summary'], orderBy: ['task_id'] },
+  {
+    name: 'task_revisions',
+    columns: ['task_id', 'revision_of', 'tenant', 'created_at'],
+    orderBy: ['task_id'],
+  },
+];
