@@ -1,4 +1,5 @@
 import { CodecallError } from '../../errors/index.ts';
+import type { StoreHealthEvent } from '../../spec/index.ts';
 import { toPgStoreError } from './pg-errors.ts';
 import { migratePostgres } from './pg-migrations.ts';
 import { createPool } from './pg-pool.ts';
@@ -7,6 +8,10 @@ import { PostgresTaskStore } from './pg-task-store.ts';
 
 export interface PostgresTaskStoreOptions extends PostgresPoolOptions {
   readonly signal?: AbortSignal;
+  /** How long a health probe's answer is reused, and the retry interval while faulted (ms). Default 1000. */
+  readonly healthCacheMs?: number;
+  /** Store faults as they come and go (see StoreHealthEvent): the service logs and counts them. */
+  readonly onHealth?: (event: StoreHealthEvent) => void;
 }
 
 /** True for a `postgres://` or `postgresql://` URL (what `--db` takes to mean PostgreSQL). */
@@ -40,7 +45,12 @@ export async function createPostgresTaskStore(options: PostgresTaskStoreOptions)
     }
     throw mapped;
   }
-  return new PostgresTaskStore(pool, { schema });
+  return new PostgresTaskStore(pool, {
+    schema,
+    server: redactUrl(options.url),
+    ...(options.healthCacheMs === undefined ? {} : { healthCacheMs: options.healthCacheMs }),
+    ...(options.onHealth ? { onHealth: options.onHealth } : {}),
+  });
 }
 
 /** The URL without its password, for messages and logs. */

@@ -1,5 +1,3 @@
-import type pg from 'pg';
-import { CodecallError } from '../../errors/index.ts';
 import type {
   ArtifactInfo,
   ArtifactStore,
@@ -31,36 +29,21 @@ import { readVerifiedAudit } from './pg-audit.ts';
 import { readChangeRows, readStatusChangeRows } from './pg-changes.ts';
 import type { ClaimOptions } from './pg-claim.ts';
 import { claimReadable } from './pg-claim.ts';
-import { toPgStoreError } from './pg-errors.ts';
 import { appendEntries, entriesWithin, readSummary, readVerifiedJournal, saveSummary } from './pg-journal.ts';
 import { assertLeaseRow, expireLeasesOf, releaseLeaseRow, renewLeaseRow } from './pg-leases.ts';
 import { countTaskRows, listTaskRows, readRevisions } from './pg-list-tasks.ts';
-import { transaction } from './pg-sql.ts';
 import type { Sql } from './pg-sql.ts';
+import { PgServiceStore } from './pg-service-store.ts';
 import { createBatchRows, createTaskRows, findTaskRow, getTaskRow, readBatch } from './pg-tasks.ts';
 import { controlRequestsOf, requestControlOf, updateTaskRow } from './pg-update.ts';
 
 /**
- * TaskStore and ArtifactStore on PostgreSQL (ADR 0042), for several nodes on one database. Each method is one
- * transaction on a pooled connection; a task's writers take its row lock, claims take turns on an advisory lock,
- * and the database itself refuses a journal entry that does not chain or is written under a stale fencing token.
+ * TaskStore and ArtifactStore (and, inherited, ServiceStore) on PostgreSQL (ADR 0042), for several nodes on one
+ * database. Each method is one transaction on a pooled connection; a task's writers take its row lock, claims take
+ * turns on an advisory lock, and the database itself refuses a journal entry that does not chain or is written
+ * under a stale fencing token.
  */
-export class PostgresTaskStore implements TaskStore, ArtifactStore {
-  readonly #pool: pg.Pool;
-  readonly schema: string;
-  #closed = false;
-  readonly #inFlight = new Set<Promise<unknown>>();
-
-  constructor(pool: pg.Pool, options: { schema: string }) {
-    this.#pool = pool;
-    this.schema = options.schema;
-  }
-
-  /** The pool, for the service store's and the nodes' own statements (same schema and timeouts). */
-  get pool(): pg.Pool {
-    return this.#pool;
-  }
-
+export class PostgresTaskStore extends PgServiceStore implements TaskStore, ArtifactStore {
   createTask(
     input: TaskInput,
     options: StoreOptions & {
@@ -264,33 +247,6 @@ export class PostgresTaskStore implements TaskStore, ArtifactStore {
     options: StoreOptions & { now?: number } = {},
   ): Promise<string[]> {
     return this.#tx(options.signal, (sql) => expireLeasesOf(sql, isGone, options.now ?? Date.now()));
-  }
-
-  /** Waits for the statements under way, then closes the pool's connections. */
-  async close(): Promise<void> {
-    if (this.#closed) return;
-    this.#closed = true;
-    await Promise.allSettled([...this.#inFlight]);
-    await this.#pool.end();
-  }
-
-  /** One transaction; errors become CodecallErrors. */
-  protected async run<T>(
-    signal: AbortSignal | undefined,
-    fn: (sql: Sql) => Promise<T>,
-    single = false,
-  ): Promise<T> {
-    if (this.#closed) throw new CodecallError('STORE_CLOSED', 'The task store is closed');
-    if (signal?.aborted) throw new CodecallError('ABORTED', 'The store operation was aborted');
-    const work = single ? fn(this.#pool) : transaction(this.#pool, fn);
-    this.#inFlight.add(work);
-    try {
-      return await work;
-    } catch (error) {
-      throw toPgStoreError(error);
-    } finally {
-      this.#inFlight.delete(work);
-    }
   }
 
   #tx<T>(signal: AbortSignal | undefined, fn: (sql: Sql) => Promise<T>): Promise<T> {
