@@ -1,6 +1,7 @@
 import { CodecallError } from '../../errors/index.ts';
 import type { StoreHealthEvent } from '../../spec/index.ts';
 import { toPgStoreError } from './pg-errors.ts';
+import { pgFaultMessage, pgFaultOf } from './pg-faults.ts';
 import { migratePostgres } from './pg-migrations.ts';
 import { createPool } from './pg-pool.ts';
 import type { PostgresPoolOptions } from './pg-pool.ts';
@@ -21,7 +22,8 @@ export function isPostgresUrl(db: string): boolean {
 
 /**
  * Connects to PostgreSQL and brings the schema up to date (every node may do so at start: the steps run once).
- * A server that cannot be reached is STORE_UNAVAILABLE; a schema newer than this codecall is STORE_ERROR.
+ * A server that cannot be reached or refuses writes is STORE_UNAVAILABLE (saying what to do); a schema newer than
+ * this codecall is STORE_ERROR.
  */
 export async function createPostgresTaskStore(options: PostgresTaskStoreOptions): Promise<PostgresTaskStore> {
   if (options.signal?.aborted) throw new CodecallError('ABORTED', 'Opening the task store was aborted');
@@ -37,9 +39,13 @@ export async function createPostgresTaskStore(options: PostgresTaskStoreOptions)
   } catch (error) {
     await pool.end().catch(() => undefined);
     const mapped = toPgStoreError(error);
-    if (mapped.code === 'STORE_UNAVAILABLE') {
-      throw new CodecallError('STORE_UNAVAILABLE', `cannot open the task store: ${mapped.message}`, {
-        details: { ...mapped.details, url: redactUrl(options.url) },
+    const fault = pgFaultOf(error);
+    // A server this node cannot write (a standby, a read-only database) is no more usable than one it cannot reach.
+    if (mapped.code === 'STORE_UNAVAILABLE' || fault?.kind === 'read_only') {
+      const url = redactUrl(options.url);
+      const why = fault === null ? mapped.message : `${pgFaultMessage(fault.kind, url)} (${mapped.message})`;
+      throw new CodecallError('STORE_UNAVAILABLE', `cannot open the task store: ${why}`, {
+        details: { ...mapped.details, url, ...(fault === null ? {} : { kind: fault.kind }) },
         cause: error,
       });
     }
