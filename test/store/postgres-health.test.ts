@@ -42,7 +42,12 @@ describe('PostgreSQL fault kinds', () => {
 
   it('knows lost connections by their message, and finds the code under a CodecallError', () => {
     expect(pgFaultOf(new Error('Connection terminated unexpectedly'))?.kind).toBe('cannot_open');
-    expect(pgFaultOf(new Error('timeout exceeded when trying to connect'))?.kind).toBe('cannot_open');
+    expect(pgFaultOf(new Error('Connection terminated due to connection timeout'))?.kind).toBe('cannot_open');
+    // pg-pool's wait for a free connection timed out: the server answers, every connection is busy.
+    expect(pgFaultOf(new Error('timeout exceeded when trying to connect'))).toEqual({
+      kind: 'busy',
+      code: 'POOL_TIMEOUT',
+    });
     const wrapped = new CodecallError('STORE_ERROR', 'PostgreSQL: x', { cause: pgError('53100') });
     expect(pgFaultOf(wrapped)).toEqual({ kind: 'disk_full', code: '53100' });
   });

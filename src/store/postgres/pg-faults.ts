@@ -23,8 +23,10 @@ const STATES: readonly (readonly [string, StoreFaultKind])[] = [
 const NETWORK = /^(ECONNREFUSED|ECONNRESET|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|EPIPE)$/;
 
 /** What the client says, without a code, of a connection that was lost or could not be made in time. */
-const LOST =
-  /Connection terminated|timeout exceeded when trying to connect|timeout expired|connection error and is not queryable/i;
+const LOST = /Connection terminated|timeout expired|connection error and is not queryable/i;
+
+/** pg-pool's answer when every connection stayed checked out past the connect timeout: a busy store. */
+const POOL_TIMEOUT = /timeout exceeded when trying to connect/i;
 
 /** The fault kind and driver code of anything the store threw (null when it is not the store's health). */
 export function pgFaultOf(error: unknown): { kind: StoreFaultKind; code: string } | null {
@@ -35,6 +37,7 @@ export function pgFaultOf(error: unknown): { kind: StoreFaultKind; code: string 
     const code = (e as { code?: unknown }).code;
     if (typeof code === 'string' && NETWORK.test(code)) return { kind: 'cannot_open', code };
     if (e instanceof Error && LOST.test(e.message)) return { kind: 'cannot_open', code: 'CONNECTION_LOST' };
+    if (e instanceof Error && POOL_TIMEOUT.test(e.message)) return { kind: 'busy', code: 'POOL_TIMEOUT' };
   }
   return null;
 }
@@ -51,7 +54,7 @@ export function pgFaultMessage(kind: StoreFaultKind, server: string): string {
     case 'io_error':
       return `the PostgreSQL server ${server} met an I/O error reading or writing its files: check its disk (its log, dmesg); tasks wait and resume once it answers`;
     case 'busy':
-      return `a statement on the PostgreSQL server ${server} waited past its lock or statement timeout: look for long transactions or locks there (pg_stat_activity, pg_locks)`;
+      return `a statement on the PostgreSQL server ${server} waited past its lock or statement timeout, or every pooled connection stayed busy past the connect timeout: look for long transactions or locks there (pg_stat_activity, pg_locks), or give the pool more connections`;
     case 'corrupt':
       return `the PostgreSQL server ${server} reports damaged data or index pages: stop the service, read the server's log, and restore from a backup (REINDEX for a damaged index)`;
     case 'out_of_memory':
