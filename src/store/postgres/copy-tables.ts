@@ -8,6 +8,8 @@ export interface CopiedTable {
   readonly columns: readonly string[];
   /** A total order, the same in both databases (text compared bytewise: COLLATE "C" on PostgreSQL). */
   readonly orderBy: readonly string[];
+  /** PostgreSQL's own order of the same rows when it differs (a column SQLite does not have). */
+  readonly pgOrderBy?: readonly string[];
   /** Columns of PostgreSQL's own to give on insert: name -> SQL expression over the inserted row's columns. */
   readonly extra?: Readonly<Record<string, string>>;
 }
@@ -90,7 +92,9 @@ export const COPIED_TABLES: readonly CopiedTable[] = [
       'created_at',
       'finished_at',
     ],
-    orderBy: ['id'],
+    // Insertion order (SQLite's rowid), which PostgreSQL numbers anew in `seq` as they go in.
+    orderBy: ['rowid'],
+    pgOrderBy: ['seq'],
   },
   {
     name: 'artifacts',

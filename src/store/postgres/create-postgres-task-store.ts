@@ -1,6 +1,8 @@
 import pg from 'pg';
 import { CodecallError } from '../../errors/index.ts';
+import type { StoreHealthEvent } from '../../spec/index.ts';
 import { toPgStoreError } from './pg-errors.ts';
+import { pgFaultMessage, pgFaultOf } from './pg-faults.ts';
 import { migratePostgres } from './pg-migrations.ts';
 import { createPool } from './pg-pool.ts';
 import type { PostgresPoolOptions } from './pg-pool.ts';
@@ -8,6 +10,10 @@ import { PostgresTaskStore } from './pg-task-store.ts';
 
 export interface PostgresTaskStoreOptions extends PostgresPoolOptions {
   readonly signal?: AbortSignal;
+  /** How long a health probe's answer is reused, and the retry interval while faulted (ms). Default 1000. */
+  readonly healthCacheMs?: number;
+  /** Store faults as they come and go (see StoreHealthEvent): the service logs and counts them. */
+  readonly onHealth?: (event: StoreHealthEvent) => void;
 }
 
 /** True for a `postgres://` or `postgresql://` URL (what `--db` takes to mean PostgreSQL). */
@@ -17,7 +23,8 @@ export function isPostgresUrl(db: string): boolean {
 
 /**
  * Connects to PostgreSQL and brings the schema up to date (every node may do so at start: the steps run once).
- * A server that cannot be reached is STORE_UNAVAILABLE; a schema newer than this codecall is STORE_ERROR.
+ * A server that cannot be reached or refuses writes is STORE_UNAVAILABLE (saying what to do); a schema newer than
+ * this codecall is STORE_ERROR.
  */
 export async function createPostgresTaskStore(options: PostgresTaskStoreOptions): Promise<PostgresTaskStore> {
   if (options.signal?.aborted) throw new CodecallError('ABORTED', 'Opening the task store was aborted');
@@ -33,9 +40,13 @@ export async function createPostgresTaskStore(options: PostgresTaskStoreOptions)
   } catch (error) {
     await pool.end().catch(() => undefined);
     const mapped = toPgStoreError(error);
-    if (mapped.code === 'STORE_UNAVAILABLE') {
-      throw new CodecallError('STORE_UNAVAILABLE', `cannot open the task store: ${mapped.message}`, {
-        details: { ...mapped.details, url: redactUrl(options.url) },
+    const fault = pgFaultOf(error);
+    // A server this node cannot write (a standby, a read-only database) is no more usable than one it cannot reach.
+    if (mapped.code === 'STORE_UNAVAILABLE' || fault?.kind === 'read_only') {
+      const url = redactUrl(options.url);
+      const why = fault === null ? mapped.message : `${pgFaultMessage(fault.kind, url)} (${mapped.message})`;
+      throw new CodecallError('STORE_UNAVAILABLE', `cannot open the task store: ${why}`, {
+        details: { ...mapped.details, url, ...(fault === null ? {} : { kind: fault.kind }) },
         cause: error,
       });
     }
@@ -48,7 +59,13 @@ export async function createPostgresTaskStore(options: PostgresTaskStoreOptions)
       keepAlive: true,
       application_name: 'codecall-listen',
     });
-  return new PostgresTaskStore(pool, { schema, listener });
+  return new PostgresTaskStore(pool, {
+    schema,
+    listener,
+    server: redactUrl(options.url),
+    ...(options.healthCacheMs === undefined ? {} : { healthCacheMs: options.healthCacheMs }),
+    ...(options.onHealth ? { onHealth: options.onHealth } : {}),
+  });
 }
 
 /** The URL without its password, for messages and logs. */

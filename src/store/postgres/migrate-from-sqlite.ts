@@ -189,7 +189,7 @@ async function digestTable(
   table: CopiedTable,
   types: Map<string, string>,
 ): Promise<{ rows: number; sha256: string }> {
-  const order = table.orderBy.map((c) => (typeOf(types, table.name, c) === 'text' ? `${c} COLLATE "C"` : c));
+  const order = (table.pgOrderBy ?? table.orderBy).map((c) => (typeOf(types, table.name, c) === 'text' ? `${c} COLLATE "C"` : c));
   await client.query(
     `DECLARE read_back NO SCROLL CURSOR FOR SELECT ${table.columns.join(', ')} FROM ${table.name} ORDER BY ${order.join(', ')}`,
   );

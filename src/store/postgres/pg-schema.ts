@@ -209,7 +209,9 @@ CREATE TABLE webhook_outbox (
   claimed_until bigint,
   last_error text,
   created_at bigint NOT NULL,
-  finished_at bigint
+  finished_at bigint,
+  -- Insertion order, the tie-break of messages of one instant (SQLite's rowid; the ids are random).
+  seq bigint GENERATED ALWAYS AS IDENTITY
 );
 CREATE INDEX webhook_outbox_due ON webhook_outbox (next_attempt_at) WHERE state = 'pending';
 

@@ -46,6 +46,9 @@ export async function transaction<T>(pool: pg.Pool, fn: (sql: Sql) => Promise<T>
         broken = true;
       });
       const state = sqlStateOf(error);
+      // A session opened while the database was read-only (default_transaction_read_only) stays so: replace it,
+      // so that the pool writes again once the database does (pool.query does the same on any error).
+      if (state === '25006') broken = true;
       if (state === null || !RETRY_STATES.has(state) || attempt >= MAX_ATTEMPTS) throw error;
       await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));
     } finally {

@@ -1,5 +1,4 @@
 import type pg from 'pg';
-import { CodecallError } from '../../errors/index.ts';
 import type {
   ArtifactInfo,
   ArtifactStore,
@@ -32,40 +31,36 @@ import { readVerifiedAudit } from './pg-audit.ts';
 import { readChangeRows, readStatusChangeRows } from './pg-changes.ts';
 import type { ClaimOptions } from './pg-claim.ts';
 import { claimReadable } from './pg-claim.ts';
-import { toPgStoreError } from './pg-errors.ts';
 import { AppendQueue } from './pg-append-queue.ts';
 import { PgNotifier } from './pg-notifier.ts';
 import { appendCalls, entriesWithin, readSummary, readVerifiedJournal, saveSummary } from './pg-journal.ts';
+import { transaction } from './pg-sql.ts';
+import type { PgStoreOptions } from './pg-store-base.ts';
 import { assertLeaseRow, expireLeasesOf, releaseLeaseRow, renewLeaseRow } from './pg-leases.ts';
 import { countTaskRows, listTaskRows, readRevisions } from './pg-list-tasks.ts';
-import { transaction } from './pg-sql.ts';
 import type { Sql } from './pg-sql.ts';
+import { PgServiceStore } from './pg-service-store.ts';
 import { createBatchRows, createTaskRows, findTaskRow, getTaskRow, readBatch } from './pg-tasks.ts';
 import { controlRequestsOf, requestControlOf, updateTaskRow } from './pg-update.ts';
 
 /**
- * TaskStore and ArtifactStore on PostgreSQL (ADR 0042), for several nodes on one database. Each method is one
- * transaction on a pooled connection; a task's writers take its row lock, claims take turns on an advisory lock,
- * and the database itself refuses a journal entry that does not chain or is written under a stale fencing token.
+ * TaskStore and ArtifactStore (and, inherited, ServiceStore) on PostgreSQL (ADR 0042), for several nodes on one
+ * database. Each method is one transaction on a pooled connection; a task's writers take its row lock, claims take
+ * turns on an advisory lock, and the database itself refuses a journal entry that does not chain or is written
+ * under a stale fencing token.
  */
-export class PostgresTaskStore implements TaskStore, ArtifactStore {
-  readonly #pool: pg.Pool;
-  readonly schema: string;
-  #closed = false;
-  readonly #inFlight = new Set<Promise<unknown>>();
+export class PostgresTaskStore extends PgServiceStore implements TaskStore, ArtifactStore {
   readonly #appends = new AppendQueue(async (taskId, calls) => {
-    const outcomes = await transaction(this.#pool, (sql) => appendCalls(sql, taskId, calls));
+    const outcomes = await transaction(this.pool, (sql) => appendCalls(sql, taskId, calls));
     // Streams on other nodes follow this task's journal: tell them (throttled; status changes tell themselves).
     this.#notifier.changed();
     return outcomes;
   });
-
   readonly #notifier: PgNotifier;
 
   /** `listener` opens the dedicated connection that LISTENs for the other nodes' signals. */
-  constructor(pool: pg.Pool, options: { schema: string; listener: () => pg.Client }) {
-    this.#pool = pool;
-    this.schema = options.schema;
+  constructor(pool: pg.Pool, options: PgStoreOptions & { listener: () => pg.Client }) {
+    super(pool, options);
     this.#notifier = new PgNotifier({
       connect: options.listener,
       channel: `codecall_${options.schema}`,
@@ -75,11 +70,6 @@ export class PostgresTaskStore implements TaskStore, ArtifactStore {
 
   watch(listener: (signal: StoreSignal) => void): () => void {
     return this.#notifier.watch(listener);
-  }
-
-  /** The pool, for the service store's and the nodes' own statements (same schema and timeouts). */
-  get pool(): pg.Pool {
-    return this.#pool;
   }
 
   createTask(
@@ -173,10 +163,8 @@ export class PostgresTaskStore implements TaskStore, ArtifactStore {
     entries: readonly JournalEntryInput[],
     options: StoreOptions & { fencingToken: number; now?: number; limits?: JournalLimits },
   ): Promise<JournalEntry[]> {
-    if (this.#closed) return Promise.reject(new CodecallError('STORE_CLOSED', 'The task store is closed'));
-    if (options.signal?.aborted) {
-      return Promise.reject(new CodecallError('ABORTED', 'The store operation was aborted'));
-    }
+    const refused = this.refusal(options.signal);
+    if (refused) return Promise.reject(refused);
     const call = {
       entries,
       fencingToken: options.fencingToken,
@@ -184,9 +172,9 @@ export class PostgresTaskStore implements TaskStore, ArtifactStore {
       now: options.now ?? Date.now(),
     };
     const { done, drained } = this.#appends.enqueue(taskId, call, options.signal);
-    if (drained) this.#track(drained);
+    if (drained) this.track(drained);
     return done.catch((error: unknown) => {
-      throw toPgStoreError(error);
+      throw this.failure(error);
     });
   }
 
@@ -295,39 +283,8 @@ export class PostgresTaskStore implements TaskStore, ArtifactStore {
     return this.#tx(options.signal, (sql) => expireLeasesOf(sql, isGone, options.now ?? Date.now()));
   }
 
-  /** Waits for the statements under way, then closes the pool's connections. */
-  async close(): Promise<void> {
-    if (this.#closed) return;
-    this.#closed = true;
+  protected override beforeClose(): void {
     this.#notifier.close();
-    await Promise.allSettled([...this.#inFlight]);
-    await this.#pool.end();
-  }
-
-  /** One transaction; errors become CodecallErrors. */
-  protected async run<T>(
-    signal: AbortSignal | undefined,
-    fn: (sql: Sql) => Promise<T>,
-    single = false,
-  ): Promise<T> {
-    if (this.#closed) throw new CodecallError('STORE_CLOSED', 'The task store is closed');
-    if (signal?.aborted) throw new CodecallError('ABORTED', 'The store operation was aborted');
-    const work = single ? fn(this.#pool) : transaction(this.#pool, fn);
-    this.#track(work);
-    try {
-      return await work;
-    } catch (error) {
-      throw toPgStoreError(error);
-    }
-  }
-
-  /** Work close() waits for before it ends the pool. */
-  #track(work: Promise<unknown>): void {
-    this.#inFlight.add(work);
-    const forget = (): void => {
-      this.#inFlight.delete(work);
-    };
-    work.then(forget, forget);
   }
 
   #tx<T>(signal: AbortSignal | undefined, fn: (sql: Sql) => Promise<T>): Promise<T> {

@@ -1,0 +1,190 @@
+import { CodecallError } from '../../errors/index.ts';
+import type {
+  ApiKeyRecord,
+  KeyRole,
+  WebhookAttempt,
+  WebhookCounts,
+  WebhookEvent,
+  WebhookMessage,
+} from '../../spec/index.ts';
+import { all, one } from './pg-sql.ts';
+import type { Sql } from './pg-sql.ts';
+
+// ServiceStore on PostgreSQL: API keys and the webhook outbox (the triggers of pg-schema.ts fill it in the
+// transaction of each status change), as sqlite-service.ts does on SQLite.
+
+interface KeyRow {
+  id: string;
+  tenant: string;
+  role: KeyRole;
+  name: string | null;
+  created_at: number;
+  revoked_at: number | null;
+}
+
+interface OutboxRow {
+  id: string;
+  event: WebhookEvent;
+  task_id: string | null;
+  batch_id: string | null;
+  url: string;
+  snapshot: string;
+  body: string | null;
+  attempts: number;
+  next_attempt_at: number;
+  created_at: number;
+}
+
+const KEY_COLUMNS = 'id, tenant, role, name, created_at, revoked_at';
+const OUTBOX_COLUMNS =
+  'id, event, task_id, batch_id, url, snapshot, body, attempts, next_attempt_at, created_at';
+
+function toKey(row: KeyRow): ApiKeyRecord {
+  return {
+    id: row.id,
+    tenant: row.tenant,
+    role: row.role,
+    name: row.name,
+    createdAt: new Date(row.created_at).toISOString(),
+    revokedAt: row.revoked_at === null ? null : new Date(row.revoked_at).toISOString(),
+  };
+}
+
+function toMessage(r: OutboxRow): WebhookMessage {
+  return {
+    id: r.id,
+    event: r.event,
+    taskId: r.task_id,
+    batchId: r.batch_id,
+    url: r.url,
+    snapshot: JSON.parse(r.snapshot) as Record<string, unknown>,
+    body: r.body,
+    attempts: r.attempts,
+    nextAttemptAt: r.next_attempt_at,
+    createdAt: r.created_at,
+  };
+}
+
+/**
+ * Key rows are written without a MAC (mac NULL): the PostgreSQL store has no audit key yet (ADR 0030 update), so
+ * it can neither key them nor check them on read. A second key with the same hash breaks the UNIQUE constraint.
+ */
+export async function insertApiKey(
+  sql: Sql,
+  key: { id: string; keyHash: string; tenant: string; role: KeyRole; name?: string | null },
+  now: number,
+): Promise<ApiKeyRecord> {
+  const row = await one<KeyRow>(
+    sql,
+    `INSERT INTO api_keys (id, key_hash, tenant, role, name, created_at) VALUES ($1, $2, $3, $4, $5, $6)
+       RETURNING ${KEY_COLUMNS}`,
+    [key.id, key.keyHash, key.tenant, key.role, key.name ?? null, now],
+  );
+  if (row === undefined) throw new Error(`API key ${key.id} was not written`);
+  return toKey(row);
+}
+
+export async function findApiKey(sql: Sql, keyHash: string): Promise<ApiKeyRecord | null> {
+  const row = await one<KeyRow>(
+    sql,
+    `SELECT ${KEY_COLUMNS} FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL`,
+    [keyHash],
+  );
+  return row === undefined ? null : toKey(row);
+}
+
+export async function listApiKeys(sql: Sql): Promise<ApiKeyRecord[]> {
+  return (await all<KeyRow>(sql, `SELECT ${KEY_COLUMNS} FROM api_keys ORDER BY created_at, id`)).map(toKey);
+}
+
+export async function revokedApiKeys(sql: Sql, ids: readonly string[]): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const rows = await all<{ id: string }>(
+    sql,
+    'SELECT id FROM api_keys WHERE revoked_at IS NOT NULL AND id = ANY($1::text[])',
+    [ids],
+  );
+  return rows.map((r) => r.id);
+}
+
+export async function revokeApiKey(sql: Sql, id: string, now: number): Promise<ApiKeyRecord> {
+  const row = await one<KeyRow>(
+    sql,
+    `UPDATE api_keys SET revoked_at = coalesce(revoked_at, $1) WHERE id = $2 RETURNING ${KEY_COLUMNS}`,
+    [now, id],
+  );
+  if (row === undefined) throw new CodecallError('NOT_FOUND', `No API key ${id}`, { details: { keyId: id } });
+  return toKey(row);
+}
+
+// Ties in insertion order, except that a batch's completion follows the event of its last task written in the
+// same change (the order SQLite gives them).
+const DUE = `SELECT ${OUTBOX_COLUMNS} FROM webhook_outbox
+  WHERE state = 'pending' AND next_attempt_at <= $1 AND (claimed_until IS NULL OR claimed_until <= $1)
+  ORDER BY next_attempt_at, created_at, event = 'batch.completed', seq LIMIT $2`;
+
+/** Due messages no dispatcher holds a live claim on; with `claim`, run in a transaction that claims them. */
+export async function dueWebhooks(
+  sql: Sql,
+  now: number,
+  limit: number,
+  claim?: { owner: string; leaseMs: number },
+): Promise<WebhookMessage[]> {
+  if (claim === undefined) return (await all<OutboxRow>(sql, DUE, [now, limit])).map(toMessage);
+  // SKIP LOCKED passes over rows another dispatcher is claiming right now; once it commits, the recheck of the
+  // WHERE on the row's new version (READ COMMITTED) sees the live claim. So no message goes to two at once.
+  const rows = await all<OutboxRow>(sql, `${DUE} FOR UPDATE SKIP LOCKED`, [now, limit]);
+  if (rows.length > 0) {
+    await sql.query(
+      'UPDATE webhook_outbox SET claimed_by = $1, claimed_until = $2 WHERE id = ANY($3::text[])',
+      [claim.owner, now + claim.leaseMs, rows.map((r) => r.id)],
+    );
+  }
+  return rows.map(toMessage);
+}
+
+export async function releaseWebhook(sql: Sql, id: string, owner: string): Promise<void> {
+  await sql.query(
+    `UPDATE webhook_outbox SET claimed_by = NULL, claimed_until = NULL
+       WHERE id = $1 AND claimed_by = $2 AND state = 'pending'`,
+    [id, owner],
+  );
+}
+
+export async function recordWebhookAttempt(
+  sql: Sql,
+  id: string,
+  attempt: WebhookAttempt & { readonly body: string },
+  now: number,
+): Promise<void> {
+  const state = attempt.outcome === 'retry' ? 'pending' : attempt.outcome;
+  const next = attempt.outcome === 'retry' ? attempt.nextAttemptAt : now;
+  const error = attempt.outcome === 'delivered' ? null : attempt.error;
+  const result = await sql.query(
+    `UPDATE webhook_outbox SET body = coalesce(body, $1), attempts = attempts + 1, state = $2,
+       next_attempt_at = $3, last_error = $4, finished_at = $5, claimed_by = NULL, claimed_until = NULL
+     WHERE id = $6 AND state = 'pending'`,
+    [attempt.body, state, next, error, state === 'pending' ? null : now, id],
+  );
+  if (result.rowCount === 0) {
+    throw new CodecallError('NOT_FOUND', `No pending webhook ${id}`, { details: { webhookId: id } });
+  }
+}
+
+export async function webhookCounts(sql: Sql): Promise<WebhookCounts> {
+  const counts = { pending: 0, delivered: 0, failed: 0 };
+  const rows = await all<{ state: keyof WebhookCounts; n: number }>(
+    sql,
+    'SELECT state, count(*) AS n FROM webhook_outbox GROUP BY state',
+  );
+  for (const r of rows) counts[r.state] = r.n;
+  return counts;
+}
+
+export async function nextWebhookAt(sql: Sql): Promise<number | null> {
+  const row = await one<{ at: number | null }>(
+    sql,
+    "SELECT min(next_attempt_at) AS at FROM webhook_outbox WHERE state = 'pending'",
+  );
+  return row?.at ?? null;
+}
