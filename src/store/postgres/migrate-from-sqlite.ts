@@ -43,7 +43,12 @@ export async function migrateSqliteToPostgres(options: MigrateOptions): Promise<
   const source = openSource(options.from);
   const schema = options.schema ?? 'codecall';
   try {
-    const store = await createPostgresTaskStore({ url: options.url, schema, statementTimeoutMs: 0 });
+    const store = await createPostgresTaskStore({
+      url: options.url,
+      schema,
+      statementTimeoutMs: 0,
+      idleInTransactionTimeoutMs: 0,
+    });
     const client = await store.pool.connect();
     try {
       await client.query('BEGIN');
@@ -189,7 +194,9 @@ async function digestTable(
   table: CopiedTable,
   types: Map<string, string>,
 ): Promise<{ rows: number; sha256: string }> {
-  const order = (table.pgOrderBy ?? table.orderBy).map((c) => (typeOf(types, table.name, c) === 'text' ? `${c} COLLATE "C"` : c));
+  const order = (table.pgOrderBy ?? table.orderBy).map((c) =>
+    typeOf(types, table.name, c) === 'text' ? `${c} COLLATE "C"` : c,
+  );
   await client.query(
     `DECLARE read_back NO SCROLL CURSOR FOR SELECT ${table.columns.join(', ')} FROM ${table.name} ORDER BY ${order.join(', ')}`,
   );

@@ -9,6 +9,12 @@ export interface PostgresPoolOptions {
   readonly poolSize?: number;
   /** A statement running longer is cancelled (STORE_ERROR). Default 30000; 0 for none. */
   readonly statementTimeoutMs?: number;
+  /**
+   * A transaction left open this long by its node (a process stopped mid-transaction: SIGSTOP, a frozen VM) is
+   * ended by the server, which frees its locks (claims and status numbering wait on them cluster-wide).
+   * Default 5000.
+   */
+  readonly idleInTransactionTimeoutMs?: number;
   /** How long opening a connection may take. Default 10000. */
   readonly connectTimeoutMs?: number;
 }
@@ -49,7 +55,7 @@ export function createPool(options: PostgresPoolOptions): pg.Pool {
     max: options.poolSize ?? 10,
     connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
     idleTimeoutMillis: 30_000,
-    options: `-c search_path=${schema} -c statement_timeout=${timeout} -c application_name=codecall`,
+    options: `-c search_path=${schema} -c statement_timeout=${timeout} -c idle_in_transaction_session_timeout=${options.idleInTransactionTimeoutMs ?? 5000} -c application_name=codecall`,
     types,
   });
   // An idle client whose server went away must not crash the process; the next query gets a fresh one.
