@@ -158,6 +158,24 @@ describe.skipIf(url === null)('PostgreSQL store across nodes', () => {
     expect(refused?.message).toMatch(/newer than this codecall supports/);
   });
 
+  it('a node stopped in the middle of a claim holds nobody up past its idle-in-transaction timeout', async () => {
+    const schema = freshSchema('frozen');
+    const frozen = await createPostgresTaskStore({ url: url ?? '', schema, idleInTransactionTimeoutMs: 300 });
+    stores.push(frozen);
+    const other = await open(schema);
+    await other.createTask(codeInput());
+    // What a SIGSTOP between two statements of a claim leaves: a transaction holding the claim lock, silent.
+    const client = await frozen.pool.connect();
+    await client.query('BEGIN');
+    await client.query("SELECT pg_advisory_xact_lock(hashtext('codecall.claim.' || current_schema()))");
+    client.on('error', () => undefined);
+    const lease = await other.claimTask('live', { leaseMs: 60_000, maxRunning: 4 });
+    expect(lease).not.toBeNull();
+    // The stopped node's connection was ended by the server: it learns so on its next statement.
+    await expect(client.query('SELECT 1')).rejects.toThrow();
+    client.release(true);
+  });
+
   it('is STORE_UNAVAILABLE, naming the server without its password, when nothing listens', async () => {
     const error = await createPostgresTaskStore({
       url: 'postgres://codecall:hunter2@127.0.0.1:1/codecall',
