@@ -47,8 +47,14 @@ export type {
 } from './sandbox/index.ts';
 
 // Storage.
-export { createSqliteTaskStore, verifyStore } from './store/index.ts';
-export type { SqliteTaskStore, SqliteTaskStoreOptions, StoreIntegrity } from './store/index.ts';
+export { createPostgresTaskStore, createSqliteTaskStore, verifyStore } from './store/index.ts';
+export type {
+  PostgresTaskStore,
+  PostgresTaskStoreOptions,
+  SqliteTaskStore,
+  SqliteTaskStoreOptions,
+  StoreIntegrity,
+} from './store/index.ts';
 
 // Durable tasks.
 export { createRuntime } from './durable/index.ts';

@@ -1,6 +1,8 @@
 // What the database says happened, read once every server is gone: when each call's intent and outcome were
-// journaled, which calls waited for an approval, and who held each task when (from the audit log).
-import Database from 'better-sqlite3';
+// journaled, which calls waited for an approval, and who held each task when (from the audit log). The database
+// is a SQLite file or a PostgreSQL database (chaos-db.ts reads either).
+import { queryChaosDb } from './chaos-db.ts';
+import type { ChaosDb } from './chaos-db.ts';
 
 export interface CallFacts {
   readonly taskId: string;
@@ -26,18 +28,16 @@ export interface DbFacts {
 
 const OP = /T\d+\.C\d+/;
 
-export function readFacts(path: string): DbFacts {
-  const db = new Database(path, { readonly: true });
-  try {
+export async function readFacts(db: ChaosDb): Promise<DbFacts> {
+  {
     const calls = new Map<string, CallFacts>();
     const opOfCall = new Map<string, string>();
-    const journal = db
-      .prepare(
-        `SELECT task_id, type, data, created_at FROM journal
-          WHERE type IN ('tool_intent', 'tool_outcome', 'approval_request', 'approval_decision')
-          ORDER BY task_id, seq`,
-      )
-      .all() as { task_id: string; type: string; data: string; created_at: number }[];
+    const journal = await queryChaosDb<{ task_id: string; type: string; data: string; created_at: number }>(
+      db,
+      `SELECT task_id, type, data, created_at FROM journal
+        WHERE type IN ('tool_intent', 'tool_outcome', 'approval_request', 'approval_decision')
+        ORDER BY task_id, seq`,
+    );
     for (const row of journal) {
       const data = JSON.parse(row.data) as { call_id?: string; approval_id?: string; args?: string };
       const callKey = `${row.task_id}/${data.call_id ?? data.approval_id ?? ''}`;
@@ -58,9 +58,10 @@ export function readFacts(path: string): DbFacts {
       if (row.type === 'approval_decision') facts.approvalDecidedAt ??= row.created_at;
     }
     const holdings = new Map<string, Holding[]>();
-    const audit = db
-      .prepare(`SELECT task_id, data, created_at FROM audit_log WHERE type = 'status' ORDER BY task_id, seq`)
-      .all() as { task_id: string; data: string; created_at: number }[];
+    const audit = await queryChaosDb<{ task_id: string; data: string; created_at: number }>(
+      db,
+      `SELECT task_id, data, created_at FROM audit_log WHERE type = 'status' ORDER BY task_id, seq`,
+    );
     for (const row of audit) {
       const data = JSON.parse(row.data) as { to: string; actor: string };
       const list = holdings.get(row.task_id) ?? [];
@@ -68,8 +69,6 @@ export function readFacts(path: string): DbFacts {
       holdings.set(row.task_id, list);
     }
     return { calls, holdings };
-  } finally {
-    db.close();
   }
 }
 
@@ -83,34 +82,16 @@ export function holderAt(holdings: readonly Holding[] | undefined, at: number): 
   return holder;
 }
 
-/** The pids holding running tasks now, one per task (the harness's own read-only look at the file). */
-export function runningOwners(path: string): number[] {
-  const db = new Database(path, { readonly: true });
-  try {
-    const rows = db.prepare(`SELECT lease_owner FROM tasks WHERE status = 'running'`).all() as {
-      lease_owner: string | null;
-    }[];
-    return rows.flatMap((r) => {
-      const pid = pidOfOwner(r.lease_owner ?? '');
-      return pid === null ? [] : [pid];
-    });
-  } finally {
-    db.close();
-  }
-}
-
-/** Whether a write transaction can begin now (false: some process, e.g. a stopped one, holds the write lock). */
-export function writeLockFree(path: string): boolean {
-  const db = new Database(path, { timeout: 200 });
-  try {
-    db.exec('BEGIN IMMEDIATE');
-    db.exec('ROLLBACK');
-    return true;
-  } catch {
-    return false;
-  } finally {
-    db.close();
-  }
+/** The pids holding running tasks now, one per task (the harness's own read-only look at the database). */
+export async function runningOwners(db: ChaosDb): Promise<number[]> {
+  const rows = await queryChaosDb<{ lease_owner: string | null }>(
+    db,
+    `SELECT lease_owner FROM tasks WHERE status = 'running'`,
+  );
+  return rows.flatMap((r) => {
+    const pid = pidOfOwner(r.lease_owner ?? '');
+    return pid === null ? [] : [pid];
+  });
 }
 
 /**

@@ -7,7 +7,9 @@ import { cliTestDir, until } from '../cli-fixture.ts';
 import { rng } from '../durable/crash-fixture.ts';
 import { figuresOf } from './chaos-checks.ts';
 import type { AppliedFault, ChaosFigures, FinalView } from './chaos-checks.ts';
-import { readFacts, runningOwners, writeLockFree } from './chaos-facts.ts';
+import { readFacts, runningOwners } from './chaos-facts.ts';
+import { createChaosDatabase, writeLockFree } from './chaos-db.ts';
+import type { ChaosDb } from './chaos-db.ts';
 import { createOperator } from './chaos-operator.ts';
 import { makePlan } from './chaos-plan.ts';
 import type { Fault } from './chaos-plan.ts';
@@ -26,6 +28,10 @@ export interface ChaosOptions {
   readonly settleMs?: number;
   /** A file to write the run's raw material to (plan, ledger, journal and audit facts, faults, decisions). */
   readonly dumpTo?: string;
+  /** The servers share a SQLite file (default) or a PostgreSQL database made for the run on this server. */
+  readonly postgres?: string;
+  /** Servers started at once (default 1; more join with `second` faults). */
+  readonly servers?: number;
 }
 
 export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
@@ -41,11 +47,16 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
   const started: ChaosServer[] = [];
   const stopped = new Set<ChaosServer>();
   const faults: AppliedFault[] = [];
-  const db = join(dir, 'tasks.db');
+  const made = options.postgres
+    ? await createChaosDatabase(options.postgres, `chaos_${process.pid}_${options.seed}`)
+    : null;
+  const db: ChaosDb = made
+    ? { kind: 'postgres', url: made.url }
+    : { kind: 'sqlite', path: join(dir, 'tasks.db') };
   /** Stops whose tasks another server took over while the stopped one slept. */
   let takeovers = 0;
   let stopsHoldingWriteLock = 0;
-  const serverOptions = { dir, ledgerUrl: ledger.url, leaseMs, concurrency: options.concurrency ?? 2 };
+  const serverOptions = { dir, db, ledgerUrl: ledger.url, leaseMs, concurrency: options.concurrency ?? 2 };
   const start = async (): Promise<ChaosServer> => {
     const s = await startServer(serverOptions);
     live.push(s);
@@ -63,6 +74,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
   })();
   try {
     const first = await start();
+    for (let n = 1; n < (options.servers ?? 1); n++) await start();
     const created = await fetch(`${first.base}/api/v1/tasks/batch`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -96,7 +108,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
     const finals = await finalViews(answering()?.base ?? '', taskIds);
     for (const s of live) s.kill('SIGKILL');
     await Promise.all(live.map((s) => s.exited));
-    const facts = readFacts(db);
+    const facts = await readFacts(db);
     const run = {
       plan,
       taskIds,
@@ -123,20 +135,21 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
     }
     await Promise.all(live.map((s) => s.exited));
     await ledger.close();
+    await made?.drop();
     await rm(dir, { recursive: true, force: true });
   }
 
   async function strike(fault: Fault): Promise<void> {
     // A fault strikes a server holding work when one does (a seeded pick among them), else any server up.
-    const pickLive = (): ChaosServer => {
+    const pickLive = async (): Promise<ChaosServer> => {
       const up = live.filter((s) => !stopped.has(s));
-      const busy = new Set(runningOwners(db));
+      const busy = new Set(await runningOwners(db));
       const holding = up.filter((s) => busy.has(s.pid));
       const from = holding.length > 0 ? holding : up;
       return from[Math.floor(random() * from.length)] as ChaosServer;
     };
     if (fault.kind === 'kill' || (fault.kind === 'second' && live.length >= 2)) {
-      const victim = pickLive();
+      const victim = await pickLive();
       faults.push({ kind: 'kill', pid: victim.pid, at: Date.now() });
       victim.kill('SIGKILL');
       await victim.exited;
@@ -145,7 +158,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
       return;
     }
     if (fault.kind === 'taken-port') {
-      const target = pickLive();
+      const target = await pickLive();
       const { pid } = await startOnTakenPort(serverOptions, target.base);
       faults.push({ kind: 'taken-port', pid, at: Date.now() });
       return;
@@ -157,9 +170,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
     }
     // Someone must be up to take the stopped server's tasks over once its lease has run out.
     if (live.length < 2) await start();
-    const victim = pickLive();
+    const victim = await pickLive();
     stopped.add(victim);
-    const held = runningOwners(db).filter((pid) => pid === victim.pid).length;
+    const held = (await runningOwners(db)).filter((pid) => pid === victim.pid).length;
     victim.kill('SIGSTOP');
     // Stopped inside a transaction, it holds SQLite's write lock and stalls every server on the file (no lease
     // helps there): noted, then let go and stopped again, so the fault tests fencing as meant.
@@ -173,8 +186,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
     faults.push(applied);
     // Past the lease, and until the others have taken its tasks over (or long enough that they would have).
     await sleep(leaseMs + 500);
-    await until(() => !runningOwners(db).includes(victim.pid), 15_000).catch(() => undefined);
-    if (held > 0 && !runningOwners(db).includes(victim.pid)) takeovers++;
+    await until(async () => !(await runningOwners(db)).includes(victim.pid), 15_000).catch(() => undefined);
+    if (held > 0 && !(await runningOwners(db)).includes(victim.pid)) takeovers++;
     victim.kill('SIGCONT');
     applied.resumedAt = Date.now();
     stopped.delete(victim);

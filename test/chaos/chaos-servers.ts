@@ -1,6 +1,8 @@
-// The real `codecall serve` processes of a chaos run, all on one SQLite file, and the faults done to them.
+// The real `codecall serve` processes of a chaos run, all on one database, and the faults done to them.
 import { join } from 'node:path';
 import { startCodecall, until } from '../cli-fixture.ts';
+import { dbArgument } from './chaos-db.ts';
+import type { ChaosDb } from './chaos-db.ts';
 
 export interface ChaosServer {
   readonly pid: number;
@@ -12,6 +14,7 @@ export interface ChaosServer {
 
 export interface ServerOptions {
   readonly dir: string;
+  readonly db: ChaosDb;
   readonly ledgerUrl: string;
   readonly leaseMs: number;
   readonly concurrency: number;
@@ -55,7 +58,7 @@ function serve(options: ServerOptions, port: string): ReturnType<typeof startCod
     '--port',
     port,
     '--db',
-    join(options.dir, 'tasks.db'),
+    dbArgument(options.db),
     '--tools',
     join(options.dir, 'tools.js'),
     '--concurrency',
