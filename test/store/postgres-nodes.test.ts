@@ -176,6 +176,33 @@ describe.skipIf(url === null)('PostgreSQL store across nodes', () => {
     client.release(true);
   });
 
+  it("a lease holder's remembered journal head gone stale (another node appended) costs a retry, never a bad chain", async () => {
+    const schema = freshSchema('heads');
+    const a = await open(schema);
+    const b = await open(schema);
+    const task = await a.createTask(codeInput());
+    const lease = await a.claimTask('node-a', { leaseMs: 60_000 });
+    const token = lease?.fencingToken ?? -1;
+    const clock = (n: number) => [{ type: 'clock' as const, data: { clock: n } }];
+    await a.appendJournal(task.id, clock(1), { fencingToken: token });
+    await a.appendJournal(task.id, clock(2), { fencingToken: token });
+    // Behind A's back: B appends under the same token (what a decision written elsewhere does to the journal).
+    await b.appendJournal(task.id, clock(3), { fencingToken: token });
+    const [next] = await a.appendJournal(task.id, clock(4), { fencingToken: token });
+    expect(next?.seq).toBe(5);
+    await a.appendJournal(task.id, clock(5), { fencingToken: token });
+    const journal = await b.readJournal(task.id);
+    expect(journal.map((e) => e.seq)).toEqual([1, 2, 3, 4, 5, 6]);
+    // The summary views read is of the head, or none (then rebuilt): never one of an older head.
+    const summary = await b.readJournalSummary(task.id);
+    if (summary !== null) expect(summary.seq).toBe(6);
+    // A stale token is refused whatever the node remembers.
+    await b.claimTask('node-b', { leaseMs: 60_000, taskId: task.id, now: Date.now() + 120_000 });
+    await expect(a.appendJournal(task.id, clock(6), { fencingToken: token })).rejects.toMatchObject({
+      code: 'FENCED',
+    });
+  });
+
   it('is STORE_UNAVAILABLE, naming the server without its password, when nothing listens', async () => {
     const error = await createPostgresTaskStore({
       url: 'postgres://codecall:hunter2@127.0.0.1:1/codecall',

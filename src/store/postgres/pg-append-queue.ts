@@ -1,6 +1,6 @@
 import { CodecallError } from '../../errors/index.ts';
 import type { JournalEntry } from '../../spec/index.ts';
-import type { AppendCall, AppendOutcome } from './pg-journal.ts';
+import type { AppendCall, AppendOutcome } from './pg-append.ts';
 
 interface Waiting {
   readonly call: AppendCall;

@@ -1,12 +1,6 @@
 import { CodecallError } from '../../errors/index.ts';
-import {
-  EMPTY_JOURNAL_SUMMARY,
-  journalEntryProblem,
-  parseJournalSummary,
-  summarizeJournal,
-} from '../../spec/index.ts';
-import type { JournalEntry, JournalEntryInput, JournalLimits, JournalSummary } from '../../spec/index.ts';
-import { canonicalJson, journalChecksumOfText } from '../journal-checksum.ts';
+import { EMPTY_JOURNAL_SUMMARY, parseJournalSummary, summarizeJournal } from '../../spec/index.ts';
+import type { JournalEntry, JournalSummary } from '../../spec/index.ts';
 import { toJournalEntry } from '../rows.ts';
 import type { JournalRow } from '../rows.ts';
 import { verifyJournal } from '../verify-journal.ts';
@@ -15,7 +9,7 @@ import type { Sql } from './pg-sql.ts';
 
 type Head = { seq: number; checksum: string } | undefined;
 
-function noTask(taskId: string): CodecallError {
+export function noTask(taskId: string): CodecallError {
   return new CodecallError('NOT_FOUND', `No task ${taskId}`, { details: { taskId } });
 }
 
@@ -32,140 +26,6 @@ export async function journalHead(sql: Sql, taskId: string): Promise<Head> {
     'SELECT seq, checksum FROM journal WHERE task_id = $1 ORDER BY seq DESC LIMIT 1',
     [taskId],
   );
-}
-
-/** One appendJournal call as the append queue batches it. */
-export interface AppendCall {
-  readonly entries: readonly JournalEntryInput[];
-  readonly fencingToken?: number | undefined;
-  readonly limits?: JournalLimits | undefined;
-  readonly now: number;
-}
-
-export type AppendOutcome = { readonly entries: JournalEntry[] } | { readonly error: unknown };
-
-/**
- * Appends the calls' entries after the task's last one, in call order, inside the caller's transaction: one row
- * lock, one insert and one summary fold for them all (the group commit of a task's appends). The task row is
- * locked first (FOR UPDATE), which orders appends and claims of one task across nodes. A call that is malformed,
- * FENCED or over its limits fails alone and writes nothing; the database also refuses an entry that does not
- * chain or whose token is not the task's.
- */
-export async function appendCalls(
-  sql: Sql,
-  taskId: string,
-  calls: readonly AppendCall[],
-): Promise<AppendOutcome[]> {
-  const row = await one<{ fencing_token: number; journal_bytes: number; journal_entries: number }>(
-    sql,
-    'SELECT fencing_token, journal_bytes, journal_entries FROM tasks WHERE id = $1 FOR UPDATE',
-    [taskId],
-  );
-  if (row === undefined) return calls.map(() => ({ error: noTask(taskId) }));
-  const last = await journalHead(sql, taskId);
-  let seq = last?.seq ?? 0;
-  let prev = last?.checksum ?? '';
-  const used = { journal_bytes: row.journal_bytes, journal_entries: row.journal_entries };
-  const appended: JournalEntry[] = [];
-  const texts: string[] = [];
-  const times: number[] = [];
-  const outcomes = calls.map((call): AppendOutcome => {
-    try {
-      if (call.fencingToken !== undefined && row.fencing_token !== call.fencingToken) {
-        throw fencedError(taskId, call.fencingToken, row.fencing_token);
-      }
-      const callTexts = call.entries.map((entry) => entryText(taskId, entry));
-      const bytes = callTexts.reduce((sum, text) => sum + Buffer.byteLength(text), 0);
-      checkLimits(taskId, used, bytes, callTexts.length, call.limits);
-      used.journal_bytes += bytes;
-      used.journal_entries += callTexts.length;
-      const createdAt = new Date(call.now).toISOString();
-      const entries = call.entries.map((entry, i): JournalEntry => {
-        seq++;
-        const text = callTexts[i] ?? '{}';
-        const checksum = journalChecksumOfText(prev, seq, entry.type, text);
-        prev = checksum;
-        texts.push(text);
-        times.push(call.now);
-        const data = JSON.parse(text) as typeof entry.data;
-        return { taskId, seq, type: entry.type, data, checksum, createdAt } as JournalEntry;
-      });
-      appended.push(...entries);
-      return { entries };
-    } catch (error) {
-      return { error };
-    }
-  });
-  if (appended.length === 0) return outcomes;
-  await sql.query('UPDATE tasks SET journal_bytes = $2, journal_entries = $3 WHERE id = $1', [
-    taskId,
-    used.journal_bytes,
-    used.journal_entries,
-  ]);
-  await sql.query(
-    `INSERT INTO journal (task_id, seq, type, checksum, created_at, fencing_token, data)
-     SELECT $1, s, t, c, w, $2, d FROM unnest($3::int[], $4::text[], $5::text[], $6::bigint[], $7::text[]) AS u(s, t, c, w, d)`,
-    [
-      taskId,
-      row.fencing_token,
-      appended.map((e) => e.seq),
-      appended.map((e) => e.type),
-      appended.map((e) => e.checksum),
-      times,
-      texts,
-    ],
-  );
-  await foldAppended(sql, taskId, last, appended);
-  return outcomes;
-}
-
-/** What would not parse when read back is not written (a task with it could never run again). */
-function entryText(taskId: string, entry: JournalEntryInput): string {
-  const problem = journalEntryProblem(entry.type, entry.data);
-  if (problem !== null) {
-    throw new CodecallError('INVALID_ARGUMENT', `Journal entry is malformed: ${problem}`, {
-      details: { taskId, type: entry.type },
-    });
-  }
-  return canonicalJson(entry.data);
-}
-
-/** One call's appends (task creation, an update's entries), its error thrown. */
-export async function appendEntries(
-  sql: Sql,
-  taskId: string,
-  entries: readonly JournalEntryInput[],
-  now: number,
-  options: { fencingToken?: number; limits?: JournalLimits | undefined } = {},
-): Promise<JournalEntry[]> {
-  const [outcome] = await appendCalls(sql, taskId, [{ entries, now, ...options }]);
-  if (outcome === undefined) return [];
-  if ('error' in outcome) throw outcome.error;
-  return outcome.entries;
-}
-
-function checkLimits(
-  taskId: string,
-  used: { journal_bytes: number; journal_entries: number },
-  bytes: number,
-  count: number,
-  limits: JournalLimits | undefined,
-): void {
-  const { maxBytes, maxEntries } = limits ?? {};
-  if (maxBytes !== undefined && used.journal_bytes + bytes > maxBytes) {
-    throw new CodecallError(
-      'JOURNAL_LIMIT',
-      `the journal of task ${taskId} holds ${used.journal_bytes} bytes; ${bytes} more would take it over its limit of ${maxBytes}`,
-      { details: { task_id: taskId, bytes: used.journal_bytes, adding: bytes, max_bytes: maxBytes } },
-    );
-  }
-  if (maxEntries !== undefined && used.journal_entries + count > maxEntries) {
-    throw new CodecallError(
-      'JOURNAL_LIMIT',
-      `the journal of task ${taskId} holds ${used.journal_entries} entries; ${count} more would take it over its limit of ${maxEntries}`,
-      { details: { task_id: taskId, entries: used.journal_entries, adding: count, max_entries: maxEntries } },
-    );
-  }
 }
 
 const TABLES = { journal: 'journal', audit: 'audit_log' } as const;
@@ -250,7 +110,7 @@ interface SummaryRow {
   readonly summary: string;
 }
 
-function summaryAt(row: SummaryRow | undefined, head: Head): JournalSummary | null {
+export function summaryAt(row: SummaryRow | undefined, head: Head): JournalSummary | null {
   if (row === undefined) return null;
   if (row.seq !== (head?.seq ?? 0) || row.checksum !== (head?.checksum ?? '')) return null;
   const summary = parseJournalSummary(row.summary);
@@ -258,7 +118,7 @@ function summaryAt(row: SummaryRow | undefined, head: Head): JournalSummary | nu
   return summary;
 }
 
-async function summaryRow(sql: Sql, taskId: string): Promise<SummaryRow | undefined> {
+export async function summaryRow(sql: Sql, taskId: string): Promise<SummaryRow | undefined> {
   return one<SummaryRow>(sql, 'SELECT seq, checksum, summary FROM journal_summaries WHERE task_id = $1', [
     taskId,
   ]);
@@ -273,7 +133,7 @@ async function writeSummary(sql: Sql, taskId: string, summary: JournalSummary): 
 }
 
 /** Folds appended entries into the task's summary in the append's transaction (ADR 0035). */
-async function foldAppended(
+export async function foldAppended(
   sql: Sql,
   taskId: string,
   before: Head,

@@ -33,7 +33,9 @@ import type { ClaimOptions } from './pg-claim.ts';
 import { claimReadable } from './pg-claim.ts';
 import { AppendQueue } from './pg-append-queue.ts';
 import { PgNotifier } from './pg-notifier.ts';
-import { appendCalls, entriesWithin, readSummary, readVerifiedJournal, saveSummary } from './pg-journal.ts';
+import { appendCalls, appendFast } from './pg-append.ts';
+import type { AppendCall, AppendOutcome, AppendState } from './pg-append.ts';
+import { entriesWithin, readSummary, readVerifiedJournal, saveSummary } from './pg-journal.ts';
 import { transaction } from './pg-sql.ts';
 import type { PgStoreOptions } from './pg-store-base.ts';
 import { assertLeaseRow, expireLeasesOf, releaseLeaseRow, renewLeaseRow } from './pg-leases.ts';
@@ -49,13 +51,13 @@ import { controlRequestsOf, requestControlOf, updateTaskRow } from './pg-update.
  * turns on an advisory lock, and the database itself refuses a journal entry that does not chain or is written
  * under a stale fencing token.
  */
+/** Tasks whose journal head a node remembers at most (a lease holder's running tasks are far fewer). */
+const MAX_REMEMBERED_HEADS = 10_000;
+
 export class PostgresTaskStore extends PgServiceStore implements TaskStore, ArtifactStore {
-  readonly #appends = new AppendQueue(async (taskId, calls) => {
-    const outcomes = await transaction(this.pool, (sql) => appendCalls(sql, taskId, calls));
-    // Streams on other nodes follow this task's journal: tell them (throttled; status changes tell themselves).
-    this.#notifier.changed();
-    return outcomes;
-  });
+  readonly #appends = new AppendQueue((taskId, calls) => this.#commitAppends(taskId, calls));
+  /** What this node knows of the tasks it appends to (the fast path's memory, ADR 0042). */
+  readonly #heads = new Map<string, AppendState>();
   readonly #notifier: PgNotifier;
 
   /** `listener` opens the dedicated connection that LISTENs for the other nodes' signals. */
@@ -66,6 +68,22 @@ export class PostgresTaskStore extends PgServiceStore implements TaskStore, Arti
       channel: `codecall_${options.schema}`,
       notify: (channel, payload) => pool.query('SELECT pg_notify($1, $2)', [channel, payload]),
     });
+  }
+
+  /** One batch of a task's appends: the fast path when this node remembers the task, else the slow one. */
+  async #commitAppends(taskId: string, calls: readonly AppendCall[]): Promise<AppendOutcome[]> {
+    const known = this.#heads.get(taskId);
+    this.#heads.delete(taskId);
+    const fast = known === undefined ? null : await appendFast(this.pool, taskId, calls, known);
+    const { outcomes, after } =
+      fast ?? (await transaction(this.pool, (sql) => appendCalls(sql, taskId, calls)));
+    if (after !== null) {
+      if (this.#heads.size >= MAX_REMEMBERED_HEADS) this.#heads.clear();
+      this.#heads.set(taskId, after);
+    }
+    // Streams on other nodes follow this task's journal: tell them (throttled; status changes tell themselves).
+    this.#notifier.changed();
+    return outcomes;
   }
 
   watch(listener: (signal: StoreSignal) => void): () => void {
@@ -242,6 +260,8 @@ export class PostgresTaskStore extends PgServiceStore implements TaskStore, Arti
         actor?: string;
       },
   ): Promise<TaskRecord> {
+    // Its entries (and a run's end) move the head this node may remember: the next append reads it again.
+    this.#heads.delete(taskId);
     return this.#tx(options.signal, (sql) =>
       updateTaskRow(sql, taskId, patch, options, options.now ?? Date.now()),
     );

@@ -7,7 +7,7 @@ import { toTaskRecord } from '../rows.ts';
 import type { TaskRow } from '../rows.ts';
 import { newTaskId } from '../task-id.ts';
 import { appendAudit } from './pg-audit.ts';
-import { appendEntries } from './pg-journal.ts';
+import { appendEntries } from './pg-append.ts';
 import { all, one } from './pg-sql.ts';
 import type { Sql } from './pg-sql.ts';
 

@@ -1,0 +1,252 @@
+import { CodecallError } from '../../errors/index.ts';
+import { EMPTY_JOURNAL_SUMMARY, journalEntryProblem, summarizeJournal } from '../../spec/index.ts';
+import type { JournalEntry, JournalEntryInput, JournalLimits, JournalSummary } from '../../spec/index.ts';
+import { canonicalJson, journalChecksumOfText } from '../journal-checksum.ts';
+import { fencedError, foldAppended, journalHead, noTask, summaryAt, summaryRow } from './pg-journal.ts';
+import { one } from './pg-sql.ts';
+import type { Sql } from './pg-sql.ts';
+
+/** One appendJournal call as the append queue batches it. */
+export interface AppendCall {
+  readonly entries: readonly JournalEntryInput[];
+  readonly fencingToken?: number | undefined;
+  readonly limits?: JournalLimits | undefined;
+  readonly now: number;
+}
+
+export type AppendOutcome = { readonly entries: JournalEntry[] } | { readonly error: unknown };
+
+/**
+ * What an append needs to know of its task: its token, journal totals and head, and its summary when that is of
+ * the head (null: none kept). Read under the row lock (the slow path), or remembered by the lease holder from its
+ * last append (the fast path, ADR 0042), where the database's checks catch a memory gone stale.
+ */
+export interface AppendState {
+  readonly fencingToken: number;
+  readonly bytes: number;
+  readonly entries: number;
+  readonly seq: number;
+  readonly checksum: string;
+  readonly summary: JournalSummary | null;
+}
+
+interface Plan {
+  readonly outcomes: AppendOutcome[];
+  readonly appended: JournalEntry[];
+  readonly texts: string[];
+  readonly times: number[];
+  readonly after: AppendState;
+}
+
+/** Which calls go in and with which seqs and checksums, from a state: pure, so both paths share it. */
+function planAppend(taskId: string, calls: readonly AppendCall[], state: AppendState): Plan {
+  let { seq, checksum: prev, bytes: usedBytes, entries: usedEntries } = state;
+  const appended: JournalEntry[] = [];
+  const texts: string[] = [];
+  const times: number[] = [];
+  const outcomes = calls.map((call): AppendOutcome => {
+    try {
+      if (call.fencingToken !== undefined && state.fencingToken !== call.fencingToken) {
+        throw fencedError(taskId, call.fencingToken, state.fencingToken);
+      }
+      const callTexts = call.entries.map((entry) => entryText(taskId, entry));
+      const bytes = callTexts.reduce((sum, text) => sum + Buffer.byteLength(text), 0);
+      checkLimits(taskId, { bytes: usedBytes, entries: usedEntries }, bytes, callTexts.length, call.limits);
+      usedBytes += bytes;
+      usedEntries += callTexts.length;
+      const createdAt = new Date(call.now).toISOString();
+      const entries = call.entries.map((entry, i): JournalEntry => {
+        seq++;
+        const text = callTexts[i] ?? '{}';
+        const checksum = journalChecksumOfText(prev, seq, entry.type, text);
+        prev = checksum;
+        texts.push(text);
+        times.push(call.now);
+        const data = JSON.parse(text) as typeof entry.data;
+        return { taskId, seq, type: entry.type, data, checksum, createdAt } as JournalEntry;
+      });
+      appended.push(...entries);
+      return { entries };
+    } catch (error) {
+      return { error };
+    }
+  });
+  const summary =
+    state.summary === null || appended.length === 0
+      ? state.summary
+      : summarizeJournal(appended, state.summary);
+  return {
+    outcomes,
+    appended,
+    texts,
+    times,
+    after: {
+      fencingToken: state.fencingToken,
+      bytes: usedBytes,
+      entries: usedEntries,
+      seq,
+      checksum: prev,
+      summary,
+    },
+  };
+}
+
+const rowsOf = (taskId: string, plan: Plan): unknown[] => [
+  taskId,
+  plan.appended.map((e) => e.seq),
+  plan.appended.map((e) => e.type),
+  plan.appended.map((e) => e.checksum),
+  plan.times,
+  plan.texts,
+];
+
+/**
+ * The slow path, inside the caller's transaction: the task row locked first (FOR UPDATE, which orders appends and
+ * claims of one task across nodes), its state read, the calls planned, then one UPDATE, one INSERT and the summary
+ * fold. Returns the state after it (for the fast path of the next append), or null when the task is gone.
+ */
+export async function appendCalls(
+  sql: Sql,
+  taskId: string,
+  calls: readonly AppendCall[],
+): Promise<{ outcomes: AppendOutcome[]; after: AppendState | null }> {
+  const row = await one<{ fencing_token: number; journal_bytes: number; journal_entries: number }>(
+    sql,
+    'SELECT fencing_token, journal_bytes, journal_entries FROM tasks WHERE id = $1 FOR UPDATE',
+    [taskId],
+  );
+  if (row === undefined) return { outcomes: calls.map(() => ({ error: noTask(taskId) })), after: null };
+  const head = await journalHead(sql, taskId);
+  const state: AppendState = {
+    fencingToken: row.fencing_token,
+    bytes: row.journal_bytes,
+    entries: row.journal_entries,
+    seq: head?.seq ?? 0,
+    checksum: head?.checksum ?? '',
+    // As the fold: an empty journal starts from the empty summary; else only a summary of the head goes on.
+    summary: head === undefined ? EMPTY_JOURNAL_SUMMARY : summaryAt(await summaryRow(sql, taskId), head),
+  };
+  const plan = planAppend(taskId, calls, state);
+  if (plan.appended.length === 0) return { outcomes: plan.outcomes, after: state };
+  await sql.query('UPDATE tasks SET journal_bytes = $2, journal_entries = $3 WHERE id = $1', [
+    taskId,
+    plan.after.bytes,
+    plan.after.entries,
+  ]);
+  const [, ...rows] = rowsOf(taskId, plan);
+  await sql.query(
+    `INSERT INTO journal (task_id, seq, type, checksum, created_at, fencing_token, data)
+     SELECT $1, s, t, c, w, $2, d FROM unnest($3::int[], $4::text[], $5::text[], $6::bigint[], $7::text[]) AS u(s, t, c, w, d)`,
+    [taskId, row.fencing_token, ...rows],
+  );
+  await foldAppended(sql, taskId, head, plan.appended);
+  return { outcomes: plan.outcomes, after: plan.after };
+}
+
+/**
+ * The fast path (ADR 0042): the calls planned from the state the lease holder remembers, written in one statement
+ * (one round trip, committed on its own): the task's totals moved only under the expected fencing token, the
+ * entries inserted (the database checks each one chains to the one before and carries the task's token), the
+ * summary moved only from the one remembered. Null when the memory was stale or a call needs the slow path's
+ * answer (a stale token, the task gone): nothing was written, the caller goes the slow way.
+ */
+export async function appendFast(
+  sql: Sql,
+  taskId: string,
+  calls: readonly AppendCall[],
+  state: AppendState,
+): Promise<{ outcomes: AppendOutcome[]; after: AppendState } | null> {
+  if (calls.some((c) => c.fencingToken !== undefined && c.fencingToken !== state.fencingToken)) return null;
+  const plan = planAppend(taskId, calls, state);
+  if (plan.appended.length === 0) return null;
+  const summary = plan.after.summary;
+  let result;
+  try {
+    result = await one<{ t: number; s: number }>(
+      sql,
+      `WITH t AS (
+         UPDATE tasks SET journal_bytes = $7, journal_entries = $8
+         WHERE id = $1 AND fencing_token = $9 AND journal_entries = $10 RETURNING 1
+       ), j AS (
+         INSERT INTO journal (task_id, seq, type, checksum, created_at, fencing_token, data)
+         SELECT $1, s, ty, c, w, $9, d FROM unnest($2::int[], $3::text[], $4::text[], $5::bigint[], $6::text[])
+           AS u(s, ty, c, w, d) WHERE EXISTS (SELECT 1 FROM t)
+         RETURNING 1
+       ), s AS (
+         UPDATE journal_summaries SET seq = $11, checksum = $12, summary = $13
+         WHERE task_id = $1 AND $13::text IS NOT NULL AND seq = $14 AND checksum = $15 AND EXISTS (SELECT 1 FROM t)
+         RETURNING 1
+       )
+       SELECT (SELECT count(*) FROM t) AS t, (SELECT count(*) FROM s) AS s`,
+      [
+        ...rowsOf(taskId, plan),
+        plan.after.bytes,
+        plan.after.entries,
+        state.fencingToken,
+        state.entries,
+        summary?.seq ?? 0,
+        summary?.checksum ?? '',
+        summary === null ? null : JSON.stringify(summary),
+        state.seq,
+        state.checksum,
+      ],
+    );
+  } catch (error) {
+    // A chain that does not follow (the memory was stale) is the slow path's to redo; anything else is an error.
+    if ((error as { code?: unknown }).code === 'CC422') return null;
+    throw error;
+  }
+  if (result?.t !== 1) return null;
+  const kept = summary !== null && result.s === 1 ? summary : null;
+  return { outcomes: plan.outcomes, after: { ...plan.after, summary: kept } };
+}
+
+/** What would not parse when read back is not written (a task with it could never run again). */
+function entryText(taskId: string, entry: JournalEntryInput): string {
+  const problem = journalEntryProblem(entry.type, entry.data);
+  if (problem !== null) {
+    throw new CodecallError('INVALID_ARGUMENT', `Journal entry is malformed: ${problem}`, {
+      details: { taskId, type: entry.type },
+    });
+  }
+  return canonicalJson(entry.data);
+}
+
+/** One call's appends (task creation, an update's entries), its error thrown. */
+export async function appendEntries(
+  sql: Sql,
+  taskId: string,
+  entries: readonly JournalEntryInput[],
+  now: number,
+  options: { fencingToken?: number; limits?: JournalLimits | undefined } = {},
+): Promise<JournalEntry[]> {
+  const { outcomes } = await appendCalls(sql, taskId, [{ entries, now, ...options }]);
+  const [outcome] = outcomes;
+  if (outcome === undefined) return [];
+  if ('error' in outcome) throw outcome.error;
+  return outcome.entries;
+}
+
+function checkLimits(
+  taskId: string,
+  used: { bytes: number; entries: number },
+  bytes: number,
+  count: number,
+  limits: JournalLimits | undefined,
+): void {
+  const { maxBytes, maxEntries } = limits ?? {};
+  if (maxBytes !== undefined && used.bytes + bytes > maxBytes) {
+    throw new CodecallError(
+      'JOURNAL_LIMIT',
+      `the journal of task ${taskId} holds ${used.bytes} bytes; ${bytes} more would take it over its limit of ${maxBytes}`,
+      { details: { task_id: taskId, bytes: used.bytes, adding: bytes, max_bytes: maxBytes } },
+    );
+  }
+  if (maxEntries !== undefined && used.entries + count > maxEntries) {
+    throw new CodecallError(
+      'JOURNAL_LIMIT',
+      `the journal of task ${taskId} holds ${used.entries} entries; ${count} more would take it over its limit of ${maxEntries}`,
+      { details: { task_id: taskId, entries: used.entries, adding: count, max_entries: maxEntries } },
+    );
+  }
+}
