@@ -1,13 +1,23 @@
 import { CodecallError } from '../../errors/index.ts';
-import { programSource } from '../../spec/index.ts';
-import type { BatchRecord, NewTaskAttributes, TaskInput, TaskRecord, TaskStatus } from '../../spec/index.ts';
-import { canonicalJson, sha256Hex } from '../journal-checksum.ts';
+import {
+  EMPTY_JOURNAL_SUMMARY,
+  journalEntryProblem,
+  programSource,
+  summarizeJournal,
+} from '../../spec/index.ts';
+import type {
+  BatchRecord,
+  JournalEntry,
+  NewTaskAttributes,
+  TaskInput,
+  TaskRecord,
+  TaskStatus,
+} from '../../spec/index.ts';
+import { canonicalJson, journalChecksumOfText, sha256Hex } from '../journal-checksum.ts';
 import { listedInputColumn } from '../listed-input-column.ts';
 import { toTaskRecord } from '../rows.ts';
 import type { TaskRow } from '../rows.ts';
 import { newTaskId } from '../task-id.ts';
-import { appendAudit } from './pg-audit.ts';
-import { appendEntries } from './pg-append.ts';
 import { all, one } from './pg-sql.ts';
 import type { Sql } from './pg-sql.ts';
 
@@ -27,7 +37,10 @@ export async function readTask(sql: Sql, id: string): Promise<TaskRecord> {
   return toTaskRecord(await getTaskRow(sql, id));
 }
 
-/** Inserts a `pending` task with its first journal entry (`task_input`) and its first audit link (`created`). */
+/**
+ * Inserts a `pending` task with its first journal entry (`task_input`), its summary and its first audit link
+ * (`created`): all first rows of their chains, so written without reading anything (two statements).
+ */
 async function insertTask(
   sql: Sql,
   task: {
@@ -38,14 +51,35 @@ async function insertTask(
     actor: string;
   },
   now: number,
-): Promise<void> {
+): Promise<TaskRow> {
   const { id, input, attributes: a } = task;
   const tenant = a.tenant ?? 'default';
-  const inserted = await sql.query(
+  const data = {
+    code_hash: sha256Hex(programSource(input)),
+    tools_hash: sha256Hex(canonicalJson(input.tools ?? null)),
+    language: input.language,
+    seed: input.seed,
+    limits: input.limits ?? null,
+  };
+  const problem = journalEntryProblem('task_input', data);
+  if (problem !== null) throw new CodecallError('INVALID_ARGUMENT', `Journal entry is malformed: ${problem}`);
+  const text = canonicalJson(data);
+  const checksum = journalChecksumOfText('', 1, 'task_input', text);
+  const entry = {
+    taskId: id,
+    seq: 1,
+    type: 'task_input',
+    data: JSON.parse(text) as unknown,
+    checksum,
+    createdAt: new Date(now).toISOString(),
+  } as JournalEntry;
+  const audit = canonicalJson({ tenant, actor: task.actor, batch_id: task.batchId });
+  const inserted = await one<TaskRow>(
+    sql,
     `INSERT INTO tasks (id, status, input, listed_input, attempts, version, fencing_token, created_at, updated_at,
-       tenant, session_id, batch_id, priority, callback_url, max_retries, deadline_at)
-     VALUES ($1, 'pending', $2, $3, 0, 1, 0, $4, $4, $5, $6, $7, $8, $9, $10, $11)
-     ON CONFLICT (id) DO NOTHING`,
+       tenant, session_id, batch_id, priority, callback_url, max_retries, deadline_at, journal_bytes, journal_entries)
+     VALUES ($1, 'pending', $2, $3, 0, 1, 0, $4, $4, $5, $6, $7, $8, $9, $10, $11, $12, 1)
+     ON CONFLICT (id) DO NOTHING RETURNING *`,
     [
       id,
       JSON.stringify(input),
@@ -58,26 +92,38 @@ async function insertTask(
       a.callbackUrl ?? null,
       a.maxRetries ?? 0,
       a.deadlineAt ?? null,
+      Buffer.byteLength(text),
     ],
   );
-  if (inserted.rowCount === 0) {
+  if (inserted === undefined) {
     throw new CodecallError('INVALID_ARGUMENT', `Task ${id} already exists`, { details: { taskId: id } });
   }
-  if (input.kind === 'code' && input.revisionOf !== undefined) {
-    await sql.query(
-      'INSERT INTO task_revisions (task_id, revision_of, tenant, created_at) VALUES ($1, $2, $3, $4)',
-      [id, input.revisionOf, tenant, now],
-    );
-  }
-  const data = {
-    code_hash: sha256Hex(programSource(input)),
-    tools_hash: sha256Hex(canonicalJson(input.tools ?? null)),
-    language: input.language,
-    seed: input.seed,
-    limits: input.limits ?? null,
-  };
-  await appendEntries(sql, id, [{ type: 'task_input', data }], now);
-  await appendAudit(sql, id, 'created', { tenant, actor: task.actor, batch_id: task.batchId }, now);
+  const revisionOf = input.kind === 'code' ? (input.revisionOf ?? null) : null;
+  const summary = summarizeJournal([entry], EMPTY_JOURNAL_SUMMARY);
+  await sql.query(
+    `WITH j AS (
+       INSERT INTO journal (task_id, seq, type, checksum, created_at, fencing_token, data)
+       VALUES ($1, 1, 'task_input', $2, $3, 0, $4)
+     ), s AS (
+       INSERT INTO journal_summaries (task_id, seq, checksum, summary) VALUES ($1, 1, $2, $5)
+     ), r AS (
+       INSERT INTO task_revisions (task_id, revision_of, tenant, created_at)
+       SELECT $1, $8, $9, $3 WHERE $8::text IS NOT NULL
+     )
+     INSERT INTO audit_log (task_id, seq, type, data, checksum, created_at) VALUES ($1, 1, 'created', $6, $7, $3)`,
+    [
+      id,
+      checksum,
+      now,
+      text,
+      JSON.stringify(summary),
+      audit,
+      journalChecksumOfText('', 1, 'created', audit),
+      revisionOf,
+      tenant,
+    ],
+  );
+  return inserted;
 }
 
 /**
@@ -105,7 +151,7 @@ export async function createTaskRows(
     );
     if (used) return usedKey(sql, used, idem.requestHash);
   }
-  await insertTask(
+  const row = await insertTask(
     sql,
     { id, input, attributes: options.attributes ?? {}, batchId: null, actor: options.actor ?? 'system' },
     now,
@@ -122,7 +168,7 @@ export async function createTaskRows(
       throw Object.assign(new Error('idempotency key taken concurrently'), { code: '40001' });
     }
   }
-  return readTask(sql, id);
+  return toTaskRecord(row);
 }
 
 async function usedKey(
@@ -158,25 +204,21 @@ export async function createBatchRows(
   if (inserted.rowCount === 0) {
     throw new CodecallError('INVALID_ARGUMENT', `Batch ${batchId} already exists`, { details: { batchId } });
   }
-  const ids: string[] = [];
+  const rows: TaskRow[] = [];
   for (const t of tasks) {
-    const id = newTaskId(now);
     const attributes = { ...t.attributes, tenant: options.tenant };
-    await insertTask(sql, { id, input: t.input, attributes, batchId, actor: options.actor ?? 'system' }, now);
-    ids.push(id);
+    const task = {
+      id: newTaskId(now),
+      input: t.input,
+      attributes,
+      batchId,
+      actor: options.actor ?? 'system',
+    };
+    rows.push(await insertTask(sql, task, now));
   }
   const batch = await readBatch(sql, batchId);
   if (batch === null) throw new CodecallError('STORE_ERROR', `Batch ${batchId} vanished`);
-  const rows = await all<TaskRow>(sql, 'SELECT * FROM tasks WHERE batch_id = $1', [batchId]);
-  const byId = new Map(rows.map((r) => [r.id, r]));
-  return {
-    batch,
-    tasks: ids.map((id) => {
-      const row = byId.get(id);
-      if (row === undefined) throw new CodecallError('STORE_ERROR', `Task ${id} vanished`);
-      return toTaskRecord(row);
-    }),
-  };
+  return { batch, tasks: rows.map(toTaskRecord) };
 }
 
 interface BatchRow {
