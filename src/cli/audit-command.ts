@@ -10,6 +10,13 @@ import {
 import type { AnchorProblem, AuditAnchor, AuditKeyOptions } from '../store/index.ts';
 import type { CliIo } from './cli-io.ts';
 import { openTaskDb } from './task-db.ts';
+import type { PostgresRefusal } from './task-db.ts';
+
+const AUDIT_ON_POSTGRES: PostgresRefusal = {
+  feature: 'codecall audit (chain verification, keyed audit and anchors)',
+  instead:
+    'on PostgreSQL the database itself refuses a journal or audit entry that does not chain (triggers); keyed audit and anchors are SQLite only',
+};
 
 export interface AuditVerifyOptions extends AuditKeyOptions {
   readonly json?: boolean;
@@ -36,7 +43,7 @@ interface Finding {
  * anchor too (ADR 0025). Exit 1 when anything is found. The database is only read.
  */
 export async function auditVerify(options: AuditVerifyOptions, io: CliIo): Promise<number> {
-  const store = await openTaskDb(options.db, true, { auditKey: 'none' });
+  const store = await openTaskDb(options.db, true, { auditKey: 'none', postgres: AUDIT_ON_POSTGRES });
   let report: Awaited<ReturnType<typeof verifyStore>>;
   try {
     report = await verifyStore(store);
@@ -128,7 +135,7 @@ export async function auditVerify(options: AuditVerifyOptions, io: CliIo): Promi
 /** `codecall audit anchor`: a keyed, signed summary of the database now, to a file or stdout. */
 export async function auditAnchor(options: AuditKeyOptions & { out?: string }, io: CliIo): Promise<number> {
   // Open through the store first: a missing or unmigrated file is refused the way every command refuses it.
-  await (await openTaskDb(options.db, true, { auditKey: 'none' })).close();
+  await (await openTaskDb(options.db, true, { auditKey: 'none', postgres: AUDIT_ON_POSTGRES })).close();
   const key = await resolveAuditKey({ ...options, create: true, note: io.stderr });
   if (key === null) throw new CodecallError('NOT_FOUND', 'no audit key');
   const anchor = await anchorDatabase({ path: options.db, key });

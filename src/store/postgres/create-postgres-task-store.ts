@@ -4,14 +4,12 @@ import { migratePostgres } from './pg-migrations.ts';
 import { createPool } from './pg-pool.ts';
 import type { PostgresPoolOptions } from './pg-pool.ts';
 import { PostgresTaskStore } from './pg-task-store.ts';
+import { redactUrl } from './pg-url.ts';
+
+export { isPostgresUrl, redactUrl } from './pg-url.ts';
 
 export interface PostgresTaskStoreOptions extends PostgresPoolOptions {
   readonly signal?: AbortSignal;
-}
-
-/** True for a `postgres://` or `postgresql://` URL (what `--db` takes to mean PostgreSQL). */
-export function isPostgresUrl(db: string): boolean {
-  return /^postgres(ql)?:\/\//i.test(db);
 }
 
 /**
@@ -41,15 +39,4 @@ export async function createPostgresTaskStore(options: PostgresTaskStoreOptions)
     throw mapped;
   }
   return new PostgresTaskStore(pool, { schema });
-}
-
-/** The URL without its password, for messages and logs. */
-export function redactUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password !== '') u.password = '***';
-    return u.toString();
-  } catch {
-    return 'postgres://(unparsable URL)';
-  }
 }
