@@ -146,7 +146,11 @@ export async function createService(
       await store.createApiKey({ ...key, tenant: 'default', role: 'admin', name: 'bootstrap' });
       log(`no API keys yet: created admin key ${key.id} for tenant "default" (shown once):`);
       log(`  ${key.key}`);
-      log('more with: codecall keys create --tenant NAME --db PATH');
+      log(
+        isPostgresUrl(config.db)
+          ? 'more with: POST /api/v1/keys with this key (codecall keys works on SQLite files only)'
+          : 'more with: codecall keys create --tenant NAME --db PATH',
+      );
     }
     webhooks =
       config.webhookSecret === null
