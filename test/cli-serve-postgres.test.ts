@@ -164,16 +164,14 @@ describe('codecall serve and other commands on PostgreSQL: refusals that say wha
     expect(inline.stderr).toContain('error INVALID_CONFIG: CODECALL_AUDIT_KEY: keyed audit (ADR 0030)');
   });
 
-  it('keys, audit and tasks --db refuse a PostgreSQL URL, naming the feature and what to use instead', async () => {
+  it('keys, audit anchor and tasks --db refuse a PostgreSQL URL, naming the feature and what to use instead', async () => {
     const db = 'postgres://codecall:hunter2-secret@127.0.0.1:1/codecall';
     const keys = await codecall({}, 'keys', 'list', '--db', db);
     expect(keys.code).toBe(2);
     expect(keys.stderr).toContain('codecall keys: not supported on PostgreSQL');
     expect(keys.stderr).toContain('/api/v1/keys');
-    const audit = await codecall({}, 'audit', 'verify', '--db', db);
-    expect(audit.stderr).toContain(
-      'codecall audit (chain verification, keyed audit and anchors): not supported',
-    );
+    const audit = await codecall({}, 'audit', 'anchor', '--db', db);
+    expect(audit.stderr).toContain('codecall audit anchor (keyed anchors): not supported on PostgreSQL');
     const tasks = await codecall({}, 'tasks', 'list', '--db', db);
     expect(tasks.stderr).toContain('--url http://HOST:PORT --key KEY');
     for (const r of [keys, audit, tasks]) expect(r.stderr).not.toContain('hunter2-secret');

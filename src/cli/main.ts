@@ -252,13 +252,20 @@ export async function main(
     .description(
       "verify every task's journal and audit log hash chains, and a keyed anchor with --anchor (exit 1 when broken)",
     )
-    .requiredOption('--db <path>', 'the SQLite task database')
+    .requiredOption(
+      '--db <path|url>',
+      'the SQLite task database, or a postgres:// URL (its chains only: keyed audit and anchors are SQLite only)',
+    )
+    .option(
+      '--postgres-schema <name>',
+      'PostgreSQL: the schema to verify (else CODECALL_POSTGRES_SCHEMA, default codecall)',
+    )
     .option('--anchor <file>', 'an anchor written earlier by `codecall audit anchor`')
     .option('--key <key>', 'the audit key (else CODECALL_AUDIT_KEY)')
     .option('--key-file <path>', 'a file holding the audit key (default <db>.audit-key)')
     .option('--json', 'print one JSON object')
     .action((options: AuditVerifyOptions) =>
-      run(async () => (await import('./audit-command.ts')).auditVerify(options, io)),
+      run(async () => (await import('./audit-command.ts')).auditVerify(options, io, env)),
     );
   audit
     .command('anchor')
