@@ -1,11 +1,12 @@
 import { existsSync } from 'node:fs';
+import { rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isServiceStore } from '../src/service/service-database.ts';
 import { createPostgresTaskStore, redactUrl } from '../src/store/postgres/create-postgres-task-store.ts';
-import { assertBuilt, codecall, root, startCodecall, until } from './cli-fixture.ts';
+import { assertBuilt, cliTestDir, codecall, root, startCodecall, until } from './cli-fixture.ts';
 import { freshSchema, postgresSkipReason, postgresUrl } from './support/postgres-store.ts';
 
 // `codecall serve --db postgres://...` as real processes on the run's PostgreSQL server: two nodes on one schema,
@@ -13,6 +14,21 @@ import { freshSchema, postgresSkipReason, postgresUrl } from './support/postgres
 // refused, with what to do: an unreachable server, a keyed-audit setting, the commands that read an SQLite file.
 
 const url = postgresUrl();
+
+const TOOLS = `
+import { defineTool } from 'codecall';
+export default [
+  defineTool({
+    name: 'nap',
+    description: 'sleeps ms, unless aborted',
+    effect: 'read',
+    execute: (a, ctx) => new Promise((resolve, reject) => {
+      const t = setTimeout(() => resolve('rested'), a.ms);
+      ctx.signal.addEventListener('abort', () => { clearTimeout(t); reject(new Error('aborted')); });
+    }),
+  }),
+];
+`;
 
 /** A URL with a password (the test server trusts loopback and never asks for it): logs must never show it. */
 function withPassword(base: string): string {
@@ -65,15 +81,23 @@ describe.skipIf(skipReason !== '')(
     const schema = freshSchema('serve');
     const db = withPassword(url ?? 'postgres://x@127.0.0.1/x');
     const nodes: ReturnType<typeof startCodecall>[] = [];
-    beforeAll(() => assertBuilt());
+    let dir = '';
+    let tools = '';
+    let headers: Record<string, string> = {};
+    beforeAll(async () => {
+      dir = await cliTestDir('serve-postgres');
+      tools = join(dir, 'tools.js');
+      await writeFile(tools, TOOLS);
+    });
     afterAll(async () => {
       for (const n of nodes) n.child.kill('SIGKILL');
       await dropSchema(schema);
+      await rm(dir, { recursive: true, force: true });
     });
 
     async function node() {
       const args = ['serve', '--port', '0', '--db', db, '--postgres-schema', schema, '--no-python'];
-      const s = startCodecall({}, ...args, '--postgres-pool-size', '4', '--tools', 'examples/tools.ts');
+      const s = startCodecall({}, ...args, '--postgres-pool-size', '4', '--tools', tools);
       nodes.push(s);
       let base = '';
       await until(() => {
@@ -81,13 +105,38 @@ describe.skipIf(skipReason !== '')(
         base = /serving on (http:\/\/\S+)/.exec(s.stderr())?.[1] ?? '';
         return base !== '';
       }, 30_000);
+      // Ready once its sandboxes are (503 STARTING until then).
+      await until(async () => (await fetch(`${base}/readyz`)).status === 200);
       return { ...s, base };
     }
 
-    it('two nodes on one database: ready, a task submitted to one runs and reads the same from the other; SIGTERM exits 0', async () => {
+    async function submit(base: string, code: string): Promise<string> {
+      const res = await fetch(`${base}/api/v1/tasks`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ code }),
+      });
+      expect(res.status).toBe(201);
+      return String(((await res.json()) as { task_id: string }).task_id);
+    }
+
+    async function viewWhen(base: string, id: string, status: string): Promise<Record<string, unknown>> {
+      let view: Record<string, unknown> = {};
+      await until(async () => {
+        view = (await (await fetch(`${base}/api/v1/tasks/${id}`, { headers })).json()) as Record<
+          string,
+          unknown
+        >;
+        return view.status === status;
+      }, 30_000);
+      return view;
+    }
+
+    it('two nodes on one database: ready, a task submitted to one runs and reads the same from the other, its row in PostgreSQL; SIGTERM exits 0', async () => {
       const first = await node();
       const key = /^\s+(cc_\S+)$/m.exec(first.stderr())?.[1];
       expect(key, first.stderr()).toBeDefined();
+      headers = { authorization: `Bearer ${key ?? ''}`, 'content-type': 'application/json' };
       const second = await node();
       // The bootstrap key is made once, by the first node on an empty database.
       expect(second.stderr()).not.toContain('created admin key');
@@ -99,24 +148,10 @@ describe.skipIf(skipReason !== '')(
           .split('\n')
           .filter((l) => l.startsWith('audit: keyed audit'));
         expect(audit).toHaveLength(1);
-        // Ready once its sandboxes are (503 STARTING until then).
-        await until(async () => (await fetch(`${n.base}/readyz`)).status === 200);
       }
-      const headers = { authorization: `Bearer ${key ?? ''}`, 'content-type': 'application/json' };
-      const created = await fetch(`${first.base}/api/v1/tasks`, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify({ code: 'const w = await tools.get_weather({ city: "Paris" }); return w.sky;' }),
-      });
-      expect(created.status).toBe(201);
-      const id = String(((await created.json()) as { task_id: string }).task_id);
-      let view: Record<string, unknown> = {};
-      await until(async () => {
-        const res = await fetch(`${second.base}/api/v1/tasks/${id}`, { headers });
-        view = (await res.json()) as Record<string, unknown>;
-        return view.status === 'succeeded';
-      }, 30_000);
-      expect(view.result).toMatchObject({ output: 'cloudy' });
+      const id = await submit(first.base, 'return await tools.nap({ ms: 50 });');
+      const view = await viewWhen(second.base, id, 'succeeded');
+      expect(view.result).toMatchObject({ output: 'rested' });
       // The task is a row of the schema, not of some file beside the server.
       const client = new pg.Client({ connectionString: url ?? '' });
       await client.connect();
@@ -127,6 +162,33 @@ describe.skipIf(skipReason !== '')(
         n.child.kill('SIGTERM');
         expect(await n.exited).toBe(0);
       }
+    });
+
+    it('SIGTERM on the node running a task pauses it (shutdown); the other node resumes it by replay to its end', async () => {
+      const first = await node();
+      // Twenty calls in a row: the stop comes between two of them, whenever the second node is up.
+      const code = 'let n = 0; for (let i = 0; i < 20; i++) { await tools.nap({ ms: 400 }); n++; } return n;';
+      const id = await submit(first.base, code);
+      await viewWhen(first.base, id, 'running');
+      const second = await node();
+      first.child.kill('SIGTERM');
+      expect(await first.exited).toBe(0);
+      const view = await viewWhen(second.base, id, 'succeeded');
+      expect(view.result).toMatchObject({ output: 20 });
+      second.child.kill('SIGTERM');
+      expect(await second.exited).toBe(0);
+      // The audit log: running on the first node, paused by its shutdown, ended by the other.
+      const client = new pg.Client({ connectionString: url ?? '' });
+      await client.connect();
+      const audit = await client.query<{ data: string }>(
+        `SELECT data FROM "${schema}".audit_log WHERE task_id = $1 AND type = 'status' ORDER BY seq`,
+        [id],
+      );
+      await client.end();
+      const changes = audit.rows.map((r) => JSON.parse(r.data) as Record<string, unknown>);
+      expect(changes).toContainEqual(expect.objectContaining({ to: 'paused', pause_reason: 'shutdown' }));
+      expect(changes.at(-1)).toMatchObject({ to: 'succeeded' });
+      expect(changes.at(-1)?.actor).not.toBe(changes[0]?.actor);
     });
   },
 );
