@@ -8,13 +8,23 @@ import {
   verifyStore,
 } from '../store/index.ts';
 import type { AnchorProblem, AuditAnchor, AuditKeyOptions } from '../store/index.ts';
+import { isPostgresUrl } from '../store/postgres/pg-url.ts';
 import type { CliIo } from './cli-io.ts';
+import { openPostgresForAudit, refuseKeyedOnPostgres } from './audit-postgres.ts';
 import { openTaskDb } from './task-db.ts';
+import type { PostgresRefusal } from './task-db.ts';
+
+const ANCHOR_ON_POSTGRES: PostgresRefusal = {
+  feature: 'codecall audit anchor (keyed anchors)',
+  instead: 'keyed audit and anchors are SQLite only; `codecall audit verify --db URL` checks the chains',
+};
 
 export interface AuditVerifyOptions extends AuditKeyOptions {
   readonly json?: boolean;
   /** An anchor written earlier by `codecall audit anchor`. */
   readonly anchor?: string;
+  /** PostgreSQL: the schema to verify (else CODECALL_POSTGRES_SCHEMA, else `codecall`). */
+  readonly postgresSchema?: string;
 }
 
 /** One finding as `audit verify` prints it: `source` says which check found it. */
@@ -35,15 +45,25 @@ interface Finding {
  * `serve` finds it) the keyed audit chain, signed heads and task fields (ADR 0030); with --anchor the keyed
  * anchor too (ADR 0025). Exit 1 when anything is found. The database is only read.
  */
-export async function auditVerify(options: AuditVerifyOptions, io: CliIo): Promise<number> {
-  const store = await openTaskDb(options.db, true, { auditKey: 'none' });
+export async function auditVerify(
+  options: AuditVerifyOptions,
+  io: CliIo,
+  env: Readonly<Record<string, string | undefined>> = {},
+): Promise<number> {
+  // PostgreSQL: the chains, through the same TaskStore reads; its audit is not keyed yet.
+  const postgres = isPostgresUrl(options.db);
+  if (postgres) refuseKeyedOnPostgres(options);
+  const schema = options.postgresSchema ?? env.CODECALL_POSTGRES_SCHEMA ?? 'codecall';
+  const store = postgres
+    ? await openPostgresForAudit(options.db, schema)
+    : await openTaskDb(options.db, true, { auditKey: 'none' });
   let report: Awaited<ReturnType<typeof verifyStore>>;
   try {
     report = await verifyStore(store);
   } finally {
     await store.close();
   }
-  const key = await resolveAuditKey({ ...options, create: false });
+  const key = postgres ? null : await resolveAuditKey({ ...options, create: false });
   const findings: Finding[] = report.broken.map((b) => ({
     source: 'chain',
     task_id: b.taskId,
@@ -114,7 +134,8 @@ export async function auditVerify(options: AuditVerifyOptions, io: CliIo): Promi
           ? `BROKEN ${f.task_id}  ${f.log}  seq ${f.seq}: ${f.message}\n`
           : `BROKEN ${f.task_id}  ${f.log}  seq ${f.seq}  ${f.detail ?? f.kind}: ${f.message}\n`,
       );
-    if (keyed === null)
+    if (postgres) io.stdout('note: keyed audit is not supported on PostgreSQL yet: chains checked unkeyed\n');
+    else if (keyed === null)
       io.stdout('note: no audit key found: chains checked unkeyed, a recomputed rewrite would not show\n');
     else if (keyed.keyed && keyed.legacyRows > 0)
       io.stdout(
@@ -128,7 +149,7 @@ export async function auditVerify(options: AuditVerifyOptions, io: CliIo): Promi
 /** `codecall audit anchor`: a keyed, signed summary of the database now, to a file or stdout. */
 export async function auditAnchor(options: AuditKeyOptions & { out?: string }, io: CliIo): Promise<number> {
   // Open through the store first: a missing or unmigrated file is refused the way every command refuses it.
-  await (await openTaskDb(options.db, true, { auditKey: 'none' })).close();
+  await (await openTaskDb(options.db, true, { auditKey: 'none', postgres: ANCHOR_ON_POSTGRES })).close();
   const key = await resolveAuditKey({ ...options, create: true, note: io.stderr });
   if (key === null) throw new CodecallError('NOT_FOUND', 'no audit key');
   const anchor = await anchorDatabase({ path: options.db, key });

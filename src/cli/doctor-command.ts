@@ -1,27 +1,33 @@
 import { detectCgroups } from '../sandbox/python/cgroups.ts';
 import { createQuickJsDriver, IMAGE_PACKAGES, probePython } from '../sandbox/index.ts';
 import type { CliIo } from './cli-io.ts';
-
-interface Check {
-  readonly name: string;
-  readonly ok: boolean;
-  readonly detail: string;
-  /** Works, with something missing that programs may want (not a failure: the exit code does not change). */
-  readonly warning?: boolean;
-}
+import { storeCheck } from './doctor-store.ts';
+import type { DoctorCheck } from './doctor-store.ts';
 
 /** The Debian package of an image library (IMAGE_PACKAGES' distribution names). */
 function debianPackage(name: string): string {
   return name === 'scikit-learn' ? 'python3-sklearn' : `python3-${name}`;
 }
 
+export interface DoctorOptions {
+  readonly json?: boolean;
+  readonly bwrap?: string;
+  /** The database to check, else the configured one (CODECALL_DB, --config). */
+  readonly db?: string;
+  readonly config?: string;
+}
+
 /**
  * `codecall doctor`: which sandbox drivers work on this machine and why not, and what limits the python sandbox
  * can enforce (cgroups or rlimits), which of the python image's libraries are installed (a missing one is a
- * warning). Exit code 0 when every driver works, 1 otherwise.
+ * warning), and for a PostgreSQL database whether it answers. Exit code 0 when every check passes, 1 otherwise.
  */
-export async function doctorCommand(options: { json?: boolean; bwrap?: string }, io: CliIo): Promise<number> {
-  const checks: Check[] = [];
+export async function doctorCommand(
+  options: DoctorOptions,
+  io: CliIo,
+  env: Readonly<Record<string, string | undefined>> = {},
+): Promise<number> {
+  const checks: DoctorCheck[] = [];
   const quickjs = createQuickJsDriver({ workers: 1, warmVmsPerWorker: 0 });
   try {
     await quickjs.ready();
@@ -69,6 +75,8 @@ export async function doctorCommand(options: { json?: boolean; bwrap?: string },
           detail: `not usable (${'reason' in cgroups ? cgroups.reason : 'unknown'}); python limits use rlimits`,
         },
   );
+  const store = await storeCheck(options, env);
+  if (store !== null) checks.push(store);
   if (options.json) io.stdout(`${JSON.stringify({ checks })}\n`);
   else
     for (const c of checks)

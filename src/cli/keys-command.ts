@@ -4,8 +4,16 @@ import { CodecallError } from '../errors/index.ts';
 import { newApiKey } from '../auth/api-keys.ts';
 import { keyView } from '../api/index.ts';
 import type { KeyRole } from '../spec/index.ts';
+import { isPostgresUrl } from '../store/postgres/pg-url.ts';
 import type { CliIo } from './cli-io.ts';
 import { openTaskDb } from './task-db.ts';
+import type { PostgresRefusal } from './task-db.ts';
+
+const KEYS_ON_POSTGRES: PostgresRefusal = {
+  feature: 'codecall keys',
+  instead:
+    "manage keys through a server on it with an admin key (POST, GET and DELETE /api/v1/keys); a server's first start on an empty database prints one",
+};
 
 export interface KeysOptions {
   db: string;
@@ -49,8 +57,8 @@ export async function keysCreate(options: KeysCreateOptions, io: CliIo): Promise
     throw new CodecallError('INVALID_ARGUMENT', '--name must be 1-200 characters');
   }
   // The first key is often made before the service ever ran: creating the database here is the setup.
-  await mkdir(dirname(options.db), { recursive: true });
-  const store = await openTaskDb(options.db, false);
+  if (!isPostgresUrl(options.db)) await mkdir(dirname(options.db), { recursive: true });
+  const store = await openTaskDb(options.db, false, { postgres: KEYS_ON_POSTGRES });
   try {
     const { key, id, keyHash } = newApiKey();
     const record = await store.createApiKey({
@@ -75,7 +83,7 @@ export async function keysCreate(options: KeysCreateOptions, io: CliIo): Promise
 
 /** `codecall keys list`: every key's id, tenant, role and dates (never a hash). */
 export async function keysList(options: KeysOptions, io: CliIo): Promise<number> {
-  const store = await openTaskDb(options.db, true);
+  const store = await openTaskDb(options.db, true, { postgres: KEYS_ON_POSTGRES });
   try {
     const keys = (await store.listApiKeys()).map(keyView);
     if (options.json) {
@@ -94,7 +102,7 @@ export async function keysList(options: KeysOptions, io: CliIo): Promise<number>
 
 /** `codecall keys revoke ID`: the key stops working at once; revoking twice keeps the first time. */
 export async function keysRevoke(id: string, options: KeysOptions, io: CliIo): Promise<number> {
-  const store = await openTaskDb(options.db, true);
+  const store = await openTaskDb(options.db, true, { postgres: KEYS_ON_POSTGRES });
   try {
     const record = await store.revokeApiKey(id);
     if (options.json) io.stdout(`${JSON.stringify(keyView(record))}\n`);

@@ -8,6 +8,7 @@ import type { AuditVerifyOptions } from './audit-command.ts';
 import type { AuditKeyOptions } from '../store/index.ts';
 import { terminalIo } from './terminal-text.ts';
 import type { ExecCommandOptions } from './exec-command.ts';
+import type { DoctorOptions } from './doctor-command.ts';
 import type { RunCommandOptions } from './run-command.ts';
 import { DEFAULT_DB } from './serve-command.ts';
 import { DEFAULT_PORT } from '../service/config.ts';
@@ -85,12 +86,19 @@ export async function main(
     });
   program
     .command('doctor')
-    .description('report which sandbox drivers work on this machine, and why not')
+    .description(
+      'report which sandbox drivers work on this machine, and why not; and whether a PostgreSQL database answers',
+    )
     .option('--json', 'print the checks as JSON')
     .option('--bwrap <path>', 'the bubblewrap binary to check (default: /usr/bin/bwrap)')
-    .action(async (options: { json?: boolean; bwrap?: string }) => {
+    .option(
+      '--db <path|url>',
+      "the database to check, as `serve` takes it (default: CODECALL_DB or the config's db); a postgres:// URL is connected to, its server and schema versions reported",
+    )
+    .option('--config <file>', 'the JSON config file `serve` uses (also CODECALL_CONFIG)')
+    .action(async (options: DoctorOptions) => {
       const { doctorCommand } = await import('./doctor-command.ts');
-      exitCode = await doctorCommand(options, io);
+      exitCode = await doctorCommand(options, io, env);
     });
   program
     .command('run')
@@ -124,16 +132,30 @@ export async function main(
     });
   const serve = program
     .command('serve')
-    .description('serve the task API (embedded defaults: an SQLite file under ./data, the quickjs sandbox)')
+    .description(
+      'serve the task API (embedded defaults: an SQLite file under ./data, the quickjs sandbox; --db postgres://... for PostgreSQL)',
+    )
     // No commander defaults: a flag given wins over CODECALL_* and the config file, an absent one does not.
     .option('--config <file>', 'a JSON config file (also CODECALL_CONFIG)')
     .option('--port <n>', `TCP port, 0 for any free one (default ${DEFAULT_PORT})`)
     .option('--host <host>', 'interface to listen on (default 127.0.0.1)')
-    .option('--db <path>', `the SQLite task database (default ${DEFAULT_DB})`)
+    .option(
+      '--db <path|url>',
+      `the task database: an SQLite file (default ${DEFAULT_DB}) or a postgres://USER@HOST:PORT/DB URL (several servers may share it; a password in a flag shows in \`ps\`: prefer CODECALL_DB or the config file)`,
+    )
+    .option('--postgres-pool-size <n>', 'PostgreSQL: connections this server keeps open (default 10)')
+    .option(
+      '--postgres-statement-timeout-ms <ms>',
+      'PostgreSQL: a statement running longer is cancelled (default 30000; 0: none)',
+    )
+    .option(
+      '--postgres-schema <name>',
+      "PostgreSQL: the schema holding codecall's tables, created at first start (default codecall)",
+    )
     .option('--tools <module>', 'a .js/.ts module whose default export is a list or record of tools')
     .option(
       '--audit-key-file <path>',
-      'the audit key, kept outside the database (default <db>.audit-key, created 0600 if missing)',
+      'the audit key, kept outside the database (default <db>.audit-key, created 0600 if missing; SQLite only)',
     )
     .option('--concurrency <n>', 'tasks run at once, over every server on the database (default 4)')
     .option(
@@ -240,13 +262,20 @@ export async function main(
     .description(
       "verify every task's journal and audit log hash chains, and a keyed anchor with --anchor (exit 1 when broken)",
     )
-    .requiredOption('--db <path>', 'the SQLite task database')
+    .requiredOption(
+      '--db <path|url>',
+      'the SQLite task database, or a postgres:// URL (its chains only: keyed audit and anchors are SQLite only)',
+    )
+    .option(
+      '--postgres-schema <name>',
+      'PostgreSQL: the schema to verify (else CODECALL_POSTGRES_SCHEMA, default codecall)',
+    )
     .option('--anchor <file>', 'an anchor written earlier by `codecall audit anchor`')
     .option('--key <key>', 'the audit key (else CODECALL_AUDIT_KEY)')
     .option('--key-file <path>', 'a file holding the audit key (default <db>.audit-key)')
     .option('--json', 'print one JSON object')
     .action((options: AuditVerifyOptions) =>
-      run(async () => (await import('./audit-command.ts')).auditVerify(options, io)),
+      run(async () => (await import('./audit-command.ts')).auditVerify(options, io, env)),
     );
   audit
     .command('anchor')

@@ -12,6 +12,9 @@ export interface ServeOptions {
   port?: string;
   host?: string;
   db?: string;
+  postgresPoolSize?: string;
+  postgresStatementTimeoutMs?: string;
+  postgresSchema?: string;
   tools?: string;
   concurrency?: string;
   tenantConcurrency?: string;

@@ -2,6 +2,20 @@ import { existsSync } from 'node:fs';
 import { CodecallError, isCodecallError } from '../errors/index.ts';
 import type { ServiceStore, TaskStore } from '../spec/index.ts';
 import { createSqliteTaskStore, resolveAuditKey } from '../store/index.ts';
+import { isPostgresUrl, redactUrl } from '../store/postgres/pg-url.ts';
+
+/** What a command that reads the SQLite file directly says of a PostgreSQL URL: what it is and what to use. */
+export interface PostgresRefusal {
+  /** The command or feature, e.g. `codecall keys`. */
+  readonly feature: string;
+  /** What to do instead. */
+  readonly instead: string;
+}
+
+const TASKS_ON_POSTGRES: PostgresRefusal = {
+  feature: 'codecall tasks, exec and run with --db',
+  instead: 'run `codecall serve --db URL` and use `codecall tasks ... --url http://HOST:PORT --key KEY`',
+};
 
 /**
  * Opens the --db SQLite task store. `mustExist` (every `tasks` command) refuses to create a new, empty file for
@@ -12,8 +26,16 @@ import { createSqliteTaskStore, resolveAuditKey } from '../store/index.ts';
 export async function openTaskDb(
   path: string,
   mustExist: boolean,
-  options: { auditKey?: 'create' | 'none' } = {},
+  options: { auditKey?: 'create' | 'none'; postgres?: PostgresRefusal } = {},
 ): Promise<TaskStore & ServiceStore> {
+  if (isPostgresUrl(path)) {
+    const { feature, instead } = options.postgres ?? TASKS_ON_POSTGRES;
+    throw new CodecallError(
+      'INVALID_ARGUMENT',
+      `${feature}: not supported on PostgreSQL (${redactUrl(path)}) yet, only on an SQLite file; ${instead}`,
+      { details: { field: 'db', feature } },
+    );
+  }
   if (mustExist && !existsSync(path)) {
     throw new CodecallError('NOT_FOUND', `no task database at ${path}`);
   }

@@ -39,7 +39,12 @@ export async function readiness(options: {
   const [fault] = health.faults;
   if (fault) {
     throw new CodecallError('STORE_UNAVAILABLE', `the store cannot commit: ${fault.message}`, {
-      details: { kind: fault.kind, sqliteCode: fault.code, faults: health.faults.map(faultView) },
+      details: {
+        kind: fault.kind,
+        // Named for SQLite's codes; another store's code (a PostgreSQL SQLSTATE) is in `faults`.
+        ...(fault.code.startsWith('SQLITE_') ? { sqliteCode: fault.code } : {}),
+        faults: health.faults.map(faultView),
+      },
     });
   }
   return { status: 'ready' };

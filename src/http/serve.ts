@@ -8,6 +8,7 @@ import type { EarlyListener } from './listen-first.ts';
 import type { buildServer as BuildServer } from './build-server.ts';
 import { checkNoAuthBinding } from '../service/config-origin.ts';
 import { originGuardFor } from './origin-guard.ts';
+import { dbForLog } from '../service/db-for-log.ts';
 
 export interface Service {
   /** `http://host:port` it listens on. */
@@ -99,7 +100,7 @@ export async function startService(config: ServiceConfig, options: StartServiceO
     listener.serve((req, res) => app.routing(req, res));
     const { address } = listener;
     log(
-      `codecall serving on ${address} (db ${config.db}, ${core.toolCount} tools, sandboxes ${core.driverNames.join(' and ')}, concurrency ${config.concurrency}` +
+      `codecall serving on ${address} (db ${dbForLog(config.db)}, ${core.toolCount} tools, sandboxes ${core.driverNames.join(' and ')}, concurrency ${config.concurrency}` +
         `${config.tenantConcurrency === null ? '' : `, ${config.tenantConcurrency} per tenant`})`,
     );
     if (options.console && consoleBuilt(options.console.root)) log(`web console at ${address}/`);

@@ -13,6 +13,7 @@ import { originConfigShape } from './config-origin.ts';
 import { auditConfigShape } from './config-audit.ts';
 import { metricsConfigShape } from './config-metrics.ts';
 import { sandboxConfigShape } from './config-sandbox.ts';
+import { postgresConfigShape } from './config-postgres.ts';
 
 /**
  * The port `codecall serve` listens on unless told otherwise. Not 8080: that is llama.cpp's llama-server's own
@@ -26,7 +27,7 @@ export const serviceConfigSchema = z
   .object({
     port: z.number().int().min(0).max(65_535).default(DEFAULT_PORT),
     host: z.string().min(1).default('127.0.0.1'),
-    /** The SQLite task database (created with its directory). */
+    /** The task database: an SQLite file (created with its directory) or a `postgres://` URL. */
     db: z.string().min(1).default('data/codecall.db'),
     /** A .js/.ts module whose default export is the tools. */
     tools: z.string().min(1).nullable().default(null),
@@ -71,6 +72,7 @@ export const serviceConfigSchema = z
     ...auditConfigShape,
     ...metricsConfigShape,
     ...sandboxConfigShape,
+    ...postgresConfigShape,
   })
   .strict();
 

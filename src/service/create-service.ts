@@ -11,19 +11,20 @@ import type { Metrics } from '../metrics/index.ts';
 import type { ModelConfig } from '../model/index.ts';
 import { availableDrivers, typeScriptLowering } from '../sandbox/index.ts';
 import type { Authenticate, ToolDefinition } from '../spec/index.ts';
-import type { SqliteTaskStore } from '../store/index.ts';
+import { isPostgresUrl } from '../store/postgres/pg-url.ts';
 import { loadToolsModule } from '../tools/load-tools-module.ts';
 import { ToolRegistry } from '../tools/index.ts';
 import type { ServiceConfig } from './config.ts';
 import { sandboxWorkerCount } from './config-sandbox.ts';
 import { checkWebhookUrl, createWebhookDispatcher, webhookKey } from './webhooks/index.ts';
 import { openServiceStore } from './open-service-store.ts';
+import type { ServiceDatabase } from './service-database.ts';
 
 /** What one `codecall serve` runs besides its HTTP server: store, sandboxes, runtime, metrics, webhook outbox. */
 export interface ServiceCore {
   readonly config: ServiceConfig;
   readonly runtime: Runtime;
-  readonly store: SqliteTaskStore;
+  readonly store: ServiceDatabase;
   readonly metrics: Metrics;
   /** Resolves API keys; undefined under --insecure-no-auth (every caller is admin). */
   readonly authenticate: Authenticate | undefined;
@@ -59,9 +60,14 @@ export async function createService(
   // A bad secret stops the start, before anything is opened.
   if (config.webhookSecret !== null) webhookKey(config.webhookSecret);
   const tools = [...(options.tools ?? []), ...(config.tools ? await loadToolsModule(config.tools) : [])];
-  await mkdir(dirname(config.db), { recursive: true });
+  if (!isPostgresUrl(config.db)) await mkdir(dirname(config.db), { recursive: true });
   const { store, observeHealth } = await openServiceStore(config.db, log, {
     auditKeyFile: config.auditKeyFile,
+    postgres: {
+      poolSize: config.postgresPoolSize,
+      statementTimeoutMs: config.postgresStatementTimeoutMs,
+      schema: config.postgresSchema,
+    },
   });
   // The metrics come first: the driver and the runtime report to them through their observers.
   const metrics = createMetrics({ store });
@@ -140,7 +146,11 @@ export async function createService(
       await store.createApiKey({ ...key, tenant: 'default', role: 'admin', name: 'bootstrap' });
       log(`no API keys yet: created admin key ${key.id} for tenant "default" (shown once):`);
       log(`  ${key.key}`);
-      log('more with: codecall keys create --tenant NAME --db PATH');
+      log(
+        isPostgresUrl(config.db)
+          ? 'more with: POST /api/v1/keys with this key (codecall keys works on SQLite files only)'
+          : 'more with: codecall keys create --tenant NAME --db PATH',
+      );
     }
     webhooks =
       config.webhookSecret === null

@@ -1,19 +1,34 @@
 import { CodecallError } from '../errors/index.ts';
 import type { Metrics } from '../metrics/index.ts';
-import type { StoreHealthEvent } from '../spec/index.ts';
 import { createSqliteTaskStore, resolveAuditKey } from '../store/index.ts';
-import type { SqliteTaskStore } from '../store/index.ts';
+import { isPostgresUrl } from '../store/postgres/pg-url.ts';
+import type { OpenedServiceStore, OpenServiceStoreOptions } from './service-database.ts';
+import { healthLine } from './store-health-log.ts';
+
+/**
+ * Opens the service's database: an SQLite file, or PostgreSQL for a `postgres://` URL (its client is loaded
+ * only then).
+ */
+export async function openServiceStore(
+  db: string,
+  log: (line: string) => void,
+  options: OpenServiceStoreOptions = {},
+): Promise<OpenedServiceStore> {
+  if (!isPostgresUrl(db)) return openSqliteServiceStore(db, log, options);
+  const { openPostgresServiceStore } = await import('./open-postgres-service-store.ts');
+  return openPostgresServiceStore(db, log, options);
+}
 
 /**
  * Opens the service's store, which logs each fault once (with what to do) and its recovery once. A server must
  * not say it serves on a database it cannot write: a read-only or unopenable file refuses the start with
  * STORE_UNAVAILABLE; a full disk or a busy lock may clear by itself, so then the server starts, not ready.
  */
-export async function openServiceStore(
+async function openSqliteServiceStore(
   path: string,
   log: (line: string) => void,
-  options: { auditKeyFile?: string | null } = {},
-): Promise<{ store: SqliteTaskStore; observeHealth: (metrics: Metrics) => void }> {
+  options: OpenServiceStoreOptions,
+): Promise<OpenedServiceStore> {
   let metrics: Metrics | undefined;
   // What the start's own probe finds is logged only if the start goes on (a refusal says it once).
   let held: string[] | null = [];
@@ -75,17 +90,4 @@ export async function openServiceStore(
       for (const f of health.faults) m.observeStoreHealth({ type: 'fault', fault: f });
     },
   };
-}
-
-/** The log line of a health event: each fault once, its recovery once; null for the rest. */
-function healthLine(event: StoreHealthEvent): string | null {
-  if (event.type === 'fault') {
-    return `ERROR: store ${event.fault.kind} (${event.fault.code}): ${event.fault.message}`;
-  }
-  if (event.type === 'recovered') {
-    const first = Math.min(...event.faults.map((f) => f.since));
-    const kinds = event.faults.map((f) => f.kind).join(', ');
-    return `store recovered: it commits again (after ${kinds}, ${((event.at - first) / 1000).toFixed(1)} s)`;
-  }
-  return null;
 }

@@ -44,3 +44,11 @@ export async function resolveAuditKey(
   }
   return Buffer.from((await readFile(file, 'utf8')).trim(), 'utf8');
 }
+
+/** Which setting names an audit key besides the default file (where resolveAuditKey looks), or null. */
+export function givenAuditKeySource(options: { keyFile?: string | null } = {}): string | null {
+  if (options.keyFile) return 'auditKeyFile';
+  if (process.env.CODECALL_AUDIT_KEY) return 'CODECALL_AUDIT_KEY';
+  if (process.env.CODECALL_AUDIT_KEY_FILE) return 'CODECALL_AUDIT_KEY_FILE';
+  return null;
+}

@@ -55,6 +55,32 @@ describe('service config', () => {
     expect(() => loadConfig({ env: { CODECALL_MAX_JOURNAL_BYTES: '10' } })).toThrow(/maxJournalBytes/);
   });
 
+  it('takes a postgres:// URL as db, with pool size, statement timeout and schema from the environment or flags', () => {
+    expect(loadConfig({ env: {} })).toMatchObject({
+      postgresPoolSize: 10,
+      postgresStatementTimeoutMs: 30_000,
+      postgresSchema: 'codecall',
+    });
+    const config = loadConfig({
+      env: {
+        CODECALL_DB: 'postgres://codecall@db.internal:5432/codecall',
+        CODECALL_POSTGRES_POOL_SIZE: '20',
+        CODECALL_POSTGRES_SCHEMA: 'tenant_a',
+      },
+      flags: { postgresStatementTimeoutMs: '0' },
+    });
+    expect(config).toMatchObject({
+      db: 'postgres://codecall@db.internal:5432/codecall',
+      postgresPoolSize: 20,
+      postgresStatementTimeoutMs: 0,
+      postgresSchema: 'tenant_a',
+    });
+    expect(() => loadConfig({ env: { CODECALL_POSTGRES_SCHEMA: 'Robert"; DROP' } })).toThrow(
+      /postgresSchema \(from CODECALL_POSTGRES_SCHEMA\): must be a plain SQL name/,
+    );
+    expect(() => loadConfig({ env: { CODECALL_POSTGRES_POOL_SIZE: '0' } })).toThrow(/postgresPoolSize/);
+  });
+
   it('merges file < environment < flags, and freezes the result', () => {
     const config = loadConfig({
       file,

@@ -7,6 +7,9 @@ import { migratePostgres } from './pg-migrations.ts';
 import { createPool } from './pg-pool.ts';
 import type { PostgresPoolOptions } from './pg-pool.ts';
 import { PostgresTaskStore } from './pg-task-store.ts';
+import { redactUrl } from './pg-url.ts';
+
+export { isPostgresUrl, redactUrl } from './pg-url.ts';
 
 export interface PostgresTaskStoreOptions extends PostgresPoolOptions {
   readonly signal?: AbortSignal;
@@ -14,11 +17,6 @@ export interface PostgresTaskStoreOptions extends PostgresPoolOptions {
   readonly healthCacheMs?: number;
   /** Store faults as they come and go (see StoreHealthEvent): the service logs and counts them. */
   readonly onHealth?: (event: StoreHealthEvent) => void;
-}
-
-/** True for a `postgres://` or `postgresql://` URL (what `--db` takes to mean PostgreSQL). */
-export function isPostgresUrl(db: string): boolean {
-  return /^postgres(ql)?:\/\//i.test(db);
 }
 
 /**
@@ -66,15 +64,4 @@ export async function createPostgresTaskStore(options: PostgresTaskStoreOptions)
     ...(options.healthCacheMs === undefined ? {} : { healthCacheMs: options.healthCacheMs }),
     ...(options.onHealth ? { onHealth: options.onHealth } : {}),
   });
-}
-
-/** The URL without its password, for messages and logs. */
-export function redactUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password !== '') u.password = '***';
-    return u.toString();
-  } catch {
-    return 'postgres://(unparsable URL)';
-  }
 }

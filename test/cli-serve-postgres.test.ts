@@ -1,0 +1,241 @@
+import { existsSync } from 'node:fs';
+import { rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isServiceStore } from '../src/service/service-database.ts';
+import { createPostgresTaskStore, redactUrl } from '../src/store/postgres/create-postgres-task-store.ts';
+import { assertBuilt, cliTestDir, codecall, root, startCodecall, until } from './cli-fixture.ts';
+import { freshSchema, postgresSkipReason, postgresUrl } from './support/postgres-store.ts';
+
+// `codecall serve --db postgres://...` as real processes on the run's PostgreSQL server: two nodes on one schema,
+// /readyz, a task submitted to one and read from the other, its row in PostgreSQL, a clean SIGTERM. And what is
+// refused, with what to do: an unreachable server, a keyed-audit setting, the commands that read an SQLite file.
+
+const url = postgresUrl();
+
+const TOOLS = `
+import { defineTool } from 'codecall';
+export default [
+  defineTool({
+    name: 'nap',
+    description: 'sleeps ms, unless aborted',
+    effect: 'read',
+    execute: (a, ctx) => new Promise((resolve, reject) => {
+      const t = setTimeout(() => resolve('rested'), a.ms);
+      ctx.signal.addEventListener('abort', () => { clearTimeout(t); reject(new Error('aborted')); });
+    }),
+  }),
+];
+`;
+
+/** A URL with a password (the test server trusts loopback and never asks for it): logs must never show it. */
+function withPassword(base: string): string {
+  const u = new URL(base);
+  u.password = 'hunter2-secret';
+  return u.toString();
+}
+
+async function dropSchema(schema: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url ?? '' });
+  await client.connect();
+  try {
+    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Why the service cannot run on this build's PostgreSQL store (it has no ServiceStore yet), or null. */
+async function serviceStoreMissing(): Promise<string | null> {
+  if (url === null) return null;
+  const schema = freshSchema('probe');
+  const store = await createPostgresTaskStore({ url, schema, poolSize: 1 });
+  const ok = isServiceStore(store);
+  await store.close();
+  await dropSchema(schema);
+  return ok
+    ? null
+    : 'the PostgreSQL store has no ServiceStore (API keys, webhook outbox) yet, so `serve` refuses it';
+}
+
+const missing = await serviceStoreMissing();
+const skipReason = url === null ? postgresSkipReason() : missing === null ? '' : `skipped: ${missing}`;
+if (skipReason !== '') console.warn(`test/cli-serve-postgres.test.ts: ${skipReason}`);
+
+async function closedPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 1));
+    });
+  });
+}
+
+describe.skipIf(skipReason !== '')(
+  `codecall serve on PostgreSQL${skipReason === '' ? '' : ` (${skipReason})`}`,
+  () => {
+    const schema = freshSchema('serve');
+    const db = withPassword(url ?? 'postgres://x@127.0.0.1/x');
+    const nodes: ReturnType<typeof startCodecall>[] = [];
+    let dir = '';
+    let tools = '';
+    let headers: Record<string, string> = {};
+    beforeAll(async () => {
+      dir = await cliTestDir('serve-postgres');
+      tools = join(dir, 'tools.js');
+      await writeFile(tools, TOOLS);
+    });
+    afterAll(async () => {
+      for (const n of nodes) n.child.kill('SIGKILL');
+      await dropSchema(schema);
+      await rm(dir, { recursive: true, force: true });
+    });
+
+    async function node() {
+      const args = ['serve', '--port', '0', '--db', db, '--postgres-schema', schema, '--no-python'];
+      const s = startCodecall({}, ...args, '--postgres-pool-size', '4', '--tools', tools);
+      nodes.push(s);
+      let base = '';
+      await until(() => {
+        if (s.child.exitCode !== null) throw new Error(`serve exited: ${s.stderr()}`);
+        base = /serving on (http:\/\/\S+)/.exec(s.stderr())?.[1] ?? '';
+        return base !== '';
+      }, 30_000);
+      // Ready once its sandboxes are (503 STARTING until then).
+      await until(async () => (await fetch(`${base}/readyz`)).status === 200);
+      return { ...s, base };
+    }
+
+    async function submit(base: string, code: string): Promise<string> {
+      const res = await fetch(`${base}/api/v1/tasks`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ code }),
+      });
+      expect(res.status).toBe(201);
+      return String(((await res.json()) as { task_id: string }).task_id);
+    }
+
+    async function viewWhen(base: string, id: string, status: string): Promise<Record<string, unknown>> {
+      let view: Record<string, unknown> = {};
+      await until(async () => {
+        view = (await (await fetch(`${base}/api/v1/tasks/${id}`, { headers })).json()) as Record<
+          string,
+          unknown
+        >;
+        return view.status === status;
+      }, 30_000);
+      return view;
+    }
+
+    it('two nodes on one database: ready, a task submitted to one runs and reads the same from the other, its row in PostgreSQL; SIGTERM exits 0', async () => {
+      const first = await node();
+      const key = /^\s+(cc_\S+)$/m.exec(first.stderr())?.[1];
+      expect(key, first.stderr()).toBeDefined();
+      headers = { authorization: `Bearer ${key ?? ''}`, 'content-type': 'application/json' };
+      const second = await node();
+      // The bootstrap key is made once, by the first node on an empty database.
+      expect(second.stderr()).not.toContain('created admin key');
+      for (const n of [first, second]) {
+        expect(n.stderr()).not.toContain('hunter2-secret');
+        expect(n.stderr()).toContain(`(db ${redactUrl(db)},`);
+        const audit = n
+          .stderr()
+          .split('\n')
+          .filter((l) => l.startsWith('audit: keyed audit'));
+        expect(audit).toHaveLength(1);
+      }
+      const id = await submit(first.base, 'return await tools.nap({ ms: 50 });');
+      const view = await viewWhen(second.base, id, 'succeeded');
+      expect(view.result).toMatchObject({ output: 'rested' });
+      // The task is a row of the schema, not of some file beside the server.
+      const client = new pg.Client({ connectionString: url ?? '' });
+      await client.connect();
+      const row = await client.query(`SELECT status FROM "${schema}".tasks WHERE id = $1`, [id]);
+      await client.end();
+      expect(row.rows).toEqual([{ status: 'succeeded' }]);
+      for (const n of [first, second]) {
+        n.child.kill('SIGTERM');
+        expect(await n.exited).toBe(0);
+      }
+    });
+
+    it('SIGTERM on the node running a task pauses it (shutdown); the other node resumes it by replay to its end', async () => {
+      const first = await node();
+      // Twenty calls in a row: the stop comes between two of them, whenever the second node is up.
+      const code = 'let n = 0; for (let i = 0; i < 20; i++) { await tools.nap({ ms: 400 }); n++; } return n;';
+      const id = await submit(first.base, code);
+      await viewWhen(first.base, id, 'running');
+      const second = await node();
+      first.child.kill('SIGTERM');
+      expect(await first.exited).toBe(0);
+      const view = await viewWhen(second.base, id, 'succeeded');
+      expect(view.result).toMatchObject({ output: 20 });
+      second.child.kill('SIGTERM');
+      expect(await second.exited).toBe(0);
+      // The audit log: running on the first node, paused by its shutdown, ended by the other.
+      const client = new pg.Client({ connectionString: url ?? '' });
+      await client.connect();
+      const audit = await client.query<{ data: string }>(
+        `SELECT data FROM "${schema}".audit_log WHERE task_id = $1 AND type = 'status' ORDER BY seq`,
+        [id],
+      );
+      await client.end();
+      const changes = audit.rows.map((r) => JSON.parse(r.data) as Record<string, unknown>);
+      expect(changes).toContainEqual(expect.objectContaining({ to: 'paused', pause_reason: 'shutdown' }));
+      expect(changes.at(-1)).toMatchObject({ to: 'succeeded' });
+      expect(changes.at(-1)?.actor).not.toBe(changes[0]?.actor);
+    });
+  },
+);
+
+describe('codecall serve and other commands on PostgreSQL: refusals that say what to do', () => {
+  beforeAll(() => assertBuilt());
+
+  it('an unreachable server refuses the start (STORE_UNAVAILABLE, exit 2), never says it serves, never shows the password', async () => {
+    const db = `postgres://codecall:hunter2-secret@127.0.0.1:${await closedPort()}/codecall`;
+    const r = await codecall({}, 'serve', '--port', '0', '--db', db);
+    expect(r.code).toBe(2);
+    expect(r.stderr).not.toContain('serving on');
+    expect(r.stderr).not.toContain('hunter2-secret');
+    expect(r.stderr).toMatch(
+      /error STORE_UNAVAILABLE: refusing to serve: cannot connect to postgres:\/\/codecall:\*\*\*@127\.0\.0\.1:\d+\/codecall: connection refused: is PostgreSQL running/,
+    );
+    // A URL is not a path: no `postgres:` directory appears where the server was started.
+    expect(existsSync(join(root, 'postgres:'))).toBe(false);
+  });
+
+  it('an audit key setting is refused on PostgreSQL, naming the setting', async () => {
+    const db = `postgres://codecall@127.0.0.1:${await closedPort()}/codecall`;
+    const file = await codecall({}, 'serve', '--port', '0', '--db', db, '--audit-key-file', '/tmp/k');
+    expect(file.code).toBe(2);
+    expect(file.stderr).toContain(
+      'error INVALID_CONFIG: auditKeyFile: keyed audit (ADR 0030) is not supported on PostgreSQL yet',
+    );
+    const inline = await codecall(
+      { CODECALL_AUDIT_KEY: 'k'.repeat(32), CODECALL_DB: db },
+      'serve',
+      '--port',
+      '0',
+    );
+    expect(inline.code).toBe(2);
+    expect(inline.stderr).toContain('error INVALID_CONFIG: CODECALL_AUDIT_KEY: keyed audit (ADR 0030)');
+  });
+
+  it('keys, audit anchor and tasks --db refuse a PostgreSQL URL, naming the feature and what to use instead', async () => {
+    const db = 'postgres://codecall:hunter2-secret@127.0.0.1:1/codecall';
+    const keys = await codecall({}, 'keys', 'list', '--db', db);
+    expect(keys.code).toBe(2);
+    expect(keys.stderr).toContain('codecall keys: not supported on PostgreSQL');
+    expect(keys.stderr).toContain('/api/v1/keys');
+    const audit = await codecall({}, 'audit', 'anchor', '--db', db);
+    expect(audit.stderr).toContain('codecall audit anchor (keyed anchors): not supported on PostgreSQL');
+    const tasks = await codecall({}, 'tasks', 'list', '--db', db);
+    expect(tasks.stderr).toContain('--url http://HOST:PORT --key KEY');
+    for (const r of [keys, audit, tasks]) expect(r.stderr).not.toContain('hunter2-secret');
+  });
+});
