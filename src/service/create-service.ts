@@ -66,6 +66,7 @@ export async function createService(
     postgres: {
       poolSize: config.postgresPoolSize,
       statementTimeoutMs: config.postgresStatementTimeoutMs,
+      idleInTransactionTimeoutMs: config.postgresIdleInTransactionTimeoutMs,
       schema: config.postgresSchema,
     },
   });

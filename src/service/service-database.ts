@@ -34,6 +34,7 @@ export interface OpenServiceStoreOptions {
   readonly postgres?: {
     readonly poolSize?: number;
     readonly statementTimeoutMs?: number;
+    readonly idleInTransactionTimeoutMs?: number;
     readonly schema?: string;
   };
 }
