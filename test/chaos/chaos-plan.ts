@@ -40,7 +40,13 @@ export interface ChaosPlan {
 
 const EFFECTS: readonly Effect[] = ['unsafe', 'keyed', 'read', 'idempotent'];
 
-export function makePlan(options: { seed: number; tasks: number; faults: number }): ChaosPlan {
+export function makePlan(options: {
+  seed: number;
+  tasks: number;
+  faults: number;
+  /** SIGKILLs among the faults at least (the rest after the first of each kind are kills then). */
+  kills?: number;
+}): ChaosPlan {
   const random = rng(options.seed);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
   const tasks = Array.from({ length: options.tasks }, (_, index) => {
@@ -64,8 +70,9 @@ export function makePlan(options: { seed: number; tasks: number; faults: number 
   });
   // Every kind at least once (a kill first: a crash is the fault that matters most), then seeded picks.
   const kinds: FaultKind[] = ['kill', 'taken-port', 'second', 'stop'];
+  const killsLeft = Math.max(0, (options.kills ?? 0) - 1);
   const faults = Array.from({ length: options.faults }, (_, i) => ({
-    kind: i < kinds.length ? (kinds[i] as FaultKind) : pick(kinds),
+    kind: i < kinds.length ? (kinds[i] as FaultKind) : i - kinds.length < killsLeft ? 'kill' : pick(kinds),
     atEnded: Math.floor(((i + 1) * options.tasks) / (options.faults + 2)),
     jitterMs: Math.floor(random() * 400),
   }));

@@ -32,6 +32,8 @@ export interface ChaosOptions {
   readonly postgres?: string;
   /** Servers started at once (default 1; more join with `second` faults). */
   readonly servers?: number;
+  /** SIGKILLs among the faults at least. */
+  readonly kills?: number;
 }
 
 export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {

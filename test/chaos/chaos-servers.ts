@@ -53,7 +53,15 @@ export async function startOnTakenPort(options: ServerOptions, base: string): Pr
 
 function serve(options: ServerOptions, port: string): ReturnType<typeof startCodecall> {
   return startCodecall(
-    { CODECALL_LEASE_MS: String(options.leaseMs), CODECALL_PYTHON: 'false', CHAOS_LEDGER: options.ledgerUrl },
+    {
+      CODECALL_LEASE_MS: String(options.leaseMs),
+      CODECALL_PYTHON: 'false',
+      CHAOS_LEDGER: options.ledgerUrl,
+      // A server stopped inside a transaction frees the claim lock well within a lease (PostgreSQL only).
+      CODECALL_POSTGRES_IDLE_IN_TRANSACTION_TIMEOUT_MS: String(
+        Math.max(200, Math.floor(options.leaseMs / 2)),
+      ),
+    },
     'serve',
     '--port',
     port,
