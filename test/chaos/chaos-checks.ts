@@ -61,6 +61,15 @@ export interface ChaosFigures {
   readonly staleTokenWrites: number | null;
   readonly falseAttention: number;
   readonly extraAttentionRounds: number;
+  /** `codecall audit verify` on the database once every server is gone (0: intact). */
+  readonly auditVerify?: { readonly exitCode: number; readonly output: string };
+  /** With webhooks: deliveries, those whose signature did not verify, tasks never told their end, batch.completed. */
+  readonly webhooks?: {
+    readonly deliveries: number;
+    readonly unsigned: number;
+    readonly tasksNeverTold: number;
+    readonly batchCompleted: number;
+  };
   /** The ops behind the non-zero counts, to look into a failing seed. */
   readonly details: Readonly<Record<string, readonly string[]>>;
 }

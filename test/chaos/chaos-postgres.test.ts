@@ -31,11 +31,16 @@ if (url === null) {
           servers: 3,
           postgres: url,
           concurrency: 4,
+          webhooks: true,
           settleMs: full ? 600_000 : 90_000,
           ...(dumpTo ? { dumpTo } : {}),
         });
         console.log(`[chaos:postgres] figures ${JSON.stringify(figures)}`);
         expect(figures.kills).toBeGreaterThanOrEqual(kills);
+        // Every task's end told at least once, every delivery signed; the database's chains intact.
+        expect(figures.webhooks).toMatchObject({ unsigned: 0, tasksNeverTold: 0 });
+        expect(figures.webhooks?.batchCompleted).toBeGreaterThanOrEqual(1);
+        expect(figures.auditVerify).toEqual({ exitCode: 0, output: '' });
         expect(figures.stops).toBeGreaterThanOrEqual(1);
         expect({
           lost: figures.lost,

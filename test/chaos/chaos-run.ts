@@ -3,12 +3,13 @@
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { cliTestDir, until } from '../cli-fixture.ts';
+import { cliTestDir, codecall, until } from '../cli-fixture.ts';
+import { startWebhookReceiver } from './webhook-receiver.ts';
 import { rng } from '../durable/crash-fixture.ts';
 import { figuresOf } from './chaos-checks.ts';
 import type { AppliedFault, ChaosFigures, FinalView } from './chaos-checks.ts';
 import { readFacts, runningOwners } from './chaos-facts.ts';
-import { createChaosDatabase, writeLockFree } from './chaos-db.ts';
+import { createChaosDatabase, dbArgument, writeLockFree } from './chaos-db.ts';
 import type { ChaosDb } from './chaos-db.ts';
 import { createOperator } from './chaos-operator.ts';
 import { makePlan } from './chaos-plan.ts';
@@ -34,6 +35,8 @@ export interface ChaosOptions {
   readonly servers?: number;
   /** SIGKILLs among the faults at least. */
   readonly kills?: number;
+  /** Every task and the batch carry a callback_url to a receiver that checks each delivery's signature. */
+  readonly webhooks?: boolean;
 }
 
 export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
@@ -58,7 +61,15 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
   /** Stops whose tasks another server took over while the stopped one slept. */
   let takeovers = 0;
   let stopsHoldingWriteLock = 0;
-  const serverOptions = { dir, db, ledgerUrl: ledger.url, leaseMs, concurrency: options.concurrency ?? 2 };
+  const receiver = options.webhooks ? await startWebhookReceiver() : null;
+  const serverOptions = {
+    dir,
+    db,
+    ledgerUrl: ledger.url,
+    leaseMs,
+    concurrency: options.concurrency ?? 2,
+    ...(receiver ? { webhookSecret: receiver.secret } : {}),
+  };
   const start = async (): Promise<ChaosServer> => {
     const s = await startServer(serverOptions);
     live.push(s);
@@ -80,7 +91,14 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
     const created = await fetch(`${first.base}/api/v1/tasks/batch`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ tasks: plan.tasks.map((t) => ({ code: t.code, metadata: { i: t.index } })) }),
+      body: JSON.stringify({
+        tasks: plan.tasks.map((t) => ({
+          code: t.code,
+          metadata: { i: t.index },
+          ...(receiver ? { callback_url: receiver.url } : {}),
+        })),
+        ...(receiver ? { callback_url: receiver.url } : {}),
+      }),
     });
     if (created.status !== 201) throw new Error(`batch refused: ${created.status} ${await created.text()}`);
     const { batch_id: batchId, task_ids: taskIds } = (await created.json()) as {
@@ -108,8 +126,18 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
     operating = false;
     await operatorLoop;
     const finals = await finalViews(answering()?.base ?? '', taskIds);
+    // Every task's end and the batch's told at least once, by whichever server is up (a dispatcher that died
+    // with a message claimed leaves it to the others once its claim runs out).
+    const told = (): boolean =>
+      receiver === null ||
+      (taskIds.every((id) =>
+        receiver.deliveries.some((d) => d.taskId === id && d.type.startsWith('task.')),
+      ) &&
+        receiver.deliveries.some((d) => d.type === 'batch.completed'));
+    await until(told, 60_000).catch(() => undefined);
     for (const s of live) s.kill('SIGKILL');
     await Promise.all(live.map((s) => s.exited));
+    const audit = await codecall({}, 'audit', 'verify', '--db', dbArgument(db), '--json');
     const facts = await readFacts(db);
     const run = {
       plan,
@@ -128,7 +156,22 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
       const plain = { ...run, facts: facts_, servers };
       await writeFile(options.dumpTo, JSON.stringify(plain, null, 1));
     }
-    return { ...figuresOf(run), stopsTakenOver: takeovers, stopsHoldingWriteLock };
+    const endEvents = new Set(['task.succeeded', 'task.failed', 'task.cancelled']);
+    const webhooks = receiver && {
+      deliveries: receiver.deliveries.length,
+      unsigned: receiver.deliveries.filter((d) => !d.signed).length,
+      tasksNeverTold: taskIds.filter(
+        (id) => !receiver.deliveries.some((d) => d.taskId === id && d.signed && endEvents.has(d.type)),
+      ).length,
+      batchCompleted: receiver.deliveries.filter((d) => d.type === 'batch.completed' && d.signed).length,
+    };
+    return {
+      ...figuresOf(run),
+      stopsTakenOver: takeovers,
+      stopsHoldingWriteLock,
+      auditVerify: { exitCode: audit.code, output: audit.code === 0 ? '' : `${audit.stdout}${audit.stderr}` },
+      ...(webhooks ? { webhooks } : {}),
+    };
   } finally {
     operating = false;
     for (const s of live) {
@@ -137,6 +180,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
     }
     await Promise.all(live.map((s) => s.exited));
     await ledger.close();
+    await receiver?.close();
     await made?.drop();
     await rm(dir, { recursive: true, force: true });
   }
@@ -196,18 +240,26 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
   }
 }
 
+/** Each task's view, a few at a time (a server holds a tenant past its share of requests: ADR 0039), retried. */
 async function finalViews(base: string, taskIds: readonly string[]): Promise<(FinalView | null)[]> {
-  return Promise.all(
-    taskIds.map(async (id) => {
+  const views: (FinalView | null)[] = [];
+  const one = async (id: string): Promise<FinalView | null> => {
+    for (let attempt = 0; attempt < 20; attempt++) {
       try {
-        const view = (await (await fetch(`${base}/api/v1/tasks/${id}`)).json()) as {
-          status: string;
-          result: { output: unknown } | null;
-        };
-        return { status: view.status, output: view.result?.output ?? null };
+        const r = await fetch(`${base}/api/v1/tasks/${id}`);
+        if (r.ok) {
+          const view = (await r.json()) as { status: string; result: { output: unknown } | null };
+          return { status: view.status, output: view.result?.output ?? null };
+        }
       } catch {
-        return null;
+        // the server is busy or going: asked again
       }
-    }),
-  );
+      await sleep(100);
+    }
+    return null;
+  };
+  for (let i = 0; i < taskIds.length; i += 8) {
+    views.push(...(await Promise.all(taskIds.slice(i, i + 8).map(one))));
+  }
+  return views;
 }

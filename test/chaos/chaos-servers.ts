@@ -18,6 +18,8 @@ export interface ServerOptions {
   readonly ledgerUrl: string;
   readonly leaseMs: number;
   readonly concurrency: number;
+  /** Signs webhooks (and lets them go to the loopback receiver). */
+  readonly webhookSecret?: string;
   readonly signal?: AbortSignal;
 }
 
@@ -61,6 +63,9 @@ function serve(options: ServerOptions, port: string): ReturnType<typeof startCod
       CODECALL_POSTGRES_IDLE_IN_TRANSACTION_TIMEOUT_MS: String(
         Math.max(200, Math.floor(options.leaseMs / 2)),
       ),
+      ...(options.webhookSecret
+        ? { CODECALL_WEBHOOK_SECRET: options.webhookSecret, CODECALL_ALLOW_PRIVATE_WEBHOOKS: 'true' }
+        : {}),
     },
     'serve',
     '--port',
