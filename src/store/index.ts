@@ -11,4 +11,4 @@ export type { AnchorProblem, AuditAnchor } from './sqlite/sqlite-anchor.ts';
 export { defaultKeyFile, resolveAuditKey } from './audit-key-file.ts';
 export type { AuditKeyOptions } from './audit-key-file.ts';
 export { verifyDatabaseAudit, verifyKeyedAudit } from './sqlite/verify-keyed-audit.ts';
-export type { AuditFinding, AuditFindingKind, KeyedAuditReport } from './sqlite/verify-keyed-audit.ts';
+export type { AuditFinding, AuditFindingKind, KeyedAuditReport } from './keyed-audit-check.ts';
