@@ -30,6 +30,7 @@ export async function readTask(sql: Sql, id: string): Promise<TaskRecord> {
 /** Inserts a `pending` task with its first journal entry (`task_input`) and its first audit link (`created`). */
 async function insertTask(
   sql: Sql,
+  key: Buffer | undefined,
   task: {
     id: string;
     input: TaskInput;
@@ -77,7 +78,7 @@ async function insertTask(
     limits: input.limits ?? null,
   };
   await appendEntries(sql, id, [{ type: 'task_input', data }], now);
-  await appendAudit(sql, id, 'created', { tenant, actor: task.actor, batch_id: task.batchId }, now);
+  await appendAudit(sql, key, id, 'created', { tenant, actor: task.actor, batch_id: task.batchId }, now);
 }
 
 /**
@@ -86,6 +87,7 @@ async function insertTask(
  */
 export async function createTaskRows(
   sql: Sql,
+  key: Buffer | undefined,
   input: TaskInput,
   options: {
     id?: string;
@@ -107,6 +109,7 @@ export async function createTaskRows(
   }
   await insertTask(
     sql,
+    key,
     { id, input, attributes: options.attributes ?? {}, batchId: null, actor: options.actor ?? 'system' },
     now,
   );
@@ -145,6 +148,7 @@ async function usedKey(
 /** TaskStore.createBatch inside a transaction: the batch, then its tasks in submission order. */
 export async function createBatchRows(
   sql: Sql,
+  key: Buffer | undefined,
   tasks: readonly { readonly input: TaskInput; readonly attributes?: NewTaskAttributes }[],
   options: { tenant: string; callbackUrl?: string | null; id?: string; actor?: string },
   now: number,
@@ -162,7 +166,12 @@ export async function createBatchRows(
   for (const t of tasks) {
     const id = newTaskId(now);
     const attributes = { ...t.attributes, tenant: options.tenant };
-    await insertTask(sql, { id, input: t.input, attributes, batchId, actor: options.actor ?? 'system' }, now);
+    await insertTask(
+      sql,
+      key,
+      { id, input: t.input, attributes, batchId, actor: options.actor ?? 'system' },
+      now,
+    );
     ids.push(id);
   }
   const batch = await readBatch(sql, batchId);
