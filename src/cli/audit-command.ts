@@ -7,7 +7,14 @@ import {
   verifyDatabaseAudit,
   verifyStore,
 } from '../store/index.ts';
-import type { AnchorProblem, AuditAnchor, AuditKeyOptions } from '../store/index.ts';
+import type {
+  AnchorProblem,
+  AuditAnchor,
+  AuditKeyOptions,
+  KeyedAuditReport,
+  StoreIntegrity,
+} from '../store/index.ts';
+import { isPostgresUrl } from '../store/postgres/create-postgres-task-store.ts';
 import type { CliIo } from './cli-io.ts';
 import { openTaskDb } from './task-db.ts';
 
@@ -15,6 +22,8 @@ export interface AuditVerifyOptions extends AuditKeyOptions {
   readonly json?: boolean;
   /** An anchor written earlier by `codecall audit anchor`. */
   readonly anchor?: string;
+  /** With a postgres:// --db: the schema (default `codecall`). */
+  readonly schema?: string;
 }
 
 /** One finding as `audit verify` prints it: `source` says which check found it. */
@@ -30,20 +39,33 @@ interface Finding {
   readonly message: string;
 }
 
-/**
- * `codecall audit verify`: every task's unkeyed journal and audit chains; with the audit key (found the way
- * `serve` finds it) the keyed audit chain, signed heads and task fields (ADR 0030); with --anchor the keyed
- * anchor too (ADR 0025). Exit 1 when anything is found. The database is only read.
- */
-export async function auditVerify(options: AuditVerifyOptions, io: CliIo): Promise<number> {
+/** The SQLite file's unkeyed chains, and the keyed check with the key found the way `serve` finds it. */
+async function verifySqliteDb(
+  options: AuditVerifyOptions,
+): Promise<{ report: StoreIntegrity; key: Buffer | null; keyed: KeyedAuditReport | null }> {
   const store = await openTaskDb(options.db, true, { auditKey: 'none' });
-  let report: Awaited<ReturnType<typeof verifyStore>>;
+  let report: StoreIntegrity;
   try {
     report = await verifyStore(store);
   } finally {
     await store.close();
   }
   const key = await resolveAuditKey({ ...options, create: false });
+  const keyed = key === null ? null : await verifyDatabaseAudit({ path: options.db, key });
+  return { report, key, keyed };
+}
+
+/**
+ * `codecall audit verify`: every task's unkeyed journal and audit chains; with the audit key (found the way
+ * `serve` finds it; for a postgres:// database given by --key, --key-file or the environment) the keyed audit
+ * chain, signed heads and task fields (ADR 0030); with --anchor (SQLite) the keyed anchor too (ADR 0025). Exit 1
+ * when anything is found. The database is only read.
+ */
+export async function auditVerify(options: AuditVerifyOptions, io: CliIo): Promise<number> {
+  const postgres = isPostgresUrl(options.db);
+  const { report, key, keyed } = postgres
+    ? { ...(await (await import('./audit-postgres.ts')).verifyPostgresDb(options)), key: null }
+    : await verifySqliteDb(options);
   const findings: Finding[] = report.broken.map((b) => ({
     source: 'chain',
     task_id: b.taskId,
@@ -52,7 +74,6 @@ export async function auditVerify(options: AuditVerifyOptions, io: CliIo): Promi
     kind: 'chain',
     message: b.message,
   }));
-  const keyed = key === null ? null : await verifyDatabaseAudit({ path: options.db, key });
   for (const f of keyed?.findings ?? [])
     findings.push({
       source: 'keyed',
@@ -115,7 +136,11 @@ export async function auditVerify(options: AuditVerifyOptions, io: CliIo): Promi
           : `BROKEN ${f.task_id}  ${f.log}  seq ${f.seq}  ${f.detail ?? f.kind}: ${f.message}\n`,
       );
     if (keyed === null)
-      io.stdout('note: no audit key found: chains checked unkeyed, a recomputed rewrite would not show\n');
+      io.stdout(
+        postgres
+          ? 'note: no audit key given (--key, --key-file, CODECALL_AUDIT_KEY or CODECALL_AUDIT_KEY_FILE): chains checked unkeyed, a recomputed rewrite would not show\n'
+          : 'note: no audit key found: chains checked unkeyed, a recomputed rewrite would not show\n',
+      );
     else if (keyed.keyed && keyed.legacyRows > 0)
       io.stdout(
         `note: ${keyed.legacyRows} legacy audit entries (written before the database was keyed) checked unkeyed\n`,
@@ -127,6 +152,14 @@ export async function auditVerify(options: AuditVerifyOptions, io: CliIo): Promi
 
 /** `codecall audit anchor`: a keyed, signed summary of the database now, to a file or stdout. */
 export async function auditAnchor(options: AuditKeyOptions & { out?: string }, io: CliIo): Promise<number> {
+  if (isPostgresUrl(options.db))
+    throw new CodecallError(
+      'INVALID_ARGUMENT',
+      'audit anchor reads SQLite databases only (not a postgres:// URL)',
+      {
+        details: { field: 'db' },
+      },
+    );
   // Open through the store first: a missing or unmigrated file is refused the way every command refuses it.
   await (await openTaskDb(options.db, true, { auditKey: 'none' })).close();
   const key = await resolveAuditKey({ ...options, create: true, note: io.stderr });

@@ -8,7 +8,7 @@ export { verifyStore } from './verify-store.ts';
 export type { BrokenLink, StoreIntegrity } from './verify-store.ts';
 export { anchorDatabase, createAnchor, verifyAnchor, verifyDatabaseAnchor } from './sqlite/sqlite-anchor.ts';
 export type { AnchorProblem, AuditAnchor } from './sqlite/sqlite-anchor.ts';
-export { defaultKeyFile, resolveAuditKey } from './audit-key-file.ts';
+export { defaultKeyFile, resolveAuditKey, resolveGivenAuditKey } from './audit-key-file.ts';
 export type { AuditKeyOptions } from './audit-key-file.ts';
 export { verifyDatabaseAudit, verifyKeyedAudit } from './sqlite/verify-keyed-audit.ts';
 export type { AuditFinding, AuditFindingKind, KeyedAuditReport } from './keyed-audit-check.ts';

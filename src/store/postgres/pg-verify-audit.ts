@@ -124,8 +124,19 @@ export async function verifyPostgresAudit(options: {
   }
 }
 
-/** Refuses a schema codecall never created (a mistyped --schema), without creating it. */
-export async function assertCodecallSchema(sql: Sql, schema: string): Promise<void> {
+/** Refuses a schema codecall never created (a mistyped --schema) before a store, which would create it, opens. */
+export async function assertPostgresSchema(options: { url: string; schema: string }): Promise<void> {
+  const pool = createPool({ url: options.url, schema: options.schema, poolSize: 1 });
+  try {
+    await assertCodecallSchema(pool, options.schema);
+  } catch (error) {
+    throw toPgStoreError(error);
+  } finally {
+    await pool.end();
+  }
+}
+
+async function assertCodecallSchema(sql: Sql, schema: string): Promise<void> {
   const found = await one<{ t: string | null }>(sql, 'SELECT to_regclass($1) AS t', [
     `"${schema}".audit_log`,
   ]);
