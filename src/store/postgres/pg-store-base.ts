@@ -96,8 +96,8 @@ export abstract class PgStoreBase {
     options: { signal?: AbortSignal | undefined; now?: number | undefined },
     fn: (sql: Sql, key: Buffer | undefined, now: number) => Promise<T>,
   ): Promise<T> {
-    const now = options.now ?? Date.now();
-    return this.run(options.signal, (sql) => fn(sql, this.auditKey, now));
+    // The time is read as the transaction runs: each attempt of a retried one stamps its own.
+    return this.run(options.signal, (sql) => fn(sql, this.auditKey, options.now ?? Date.now()));
   }
 
   /** One transaction (or, `single`, statements straight on the pool); errors become CodecallErrors. */
