@@ -4,8 +4,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isServiceStore } from '../src/service/service-database.ts';
-import { createPostgresTaskStore, redactUrl } from '../src/store/postgres/create-postgres-task-store.ts';
+import { redactUrl } from '../src/store/postgres/create-postgres-task-store.ts';
 import { assertBuilt, cliTestDir, codecall, root, startCodecall, until } from './cli-fixture.ts';
 import { freshSchema, postgresSkipReason, postgresUrl } from './support/postgres-store.ts';
 
@@ -47,21 +46,7 @@ async function dropSchema(schema: string): Promise<void> {
   }
 }
 
-/** Why the service cannot run on this build's PostgreSQL store (it has no ServiceStore yet), or null. */
-async function serviceStoreMissing(): Promise<string | null> {
-  if (url === null) return null;
-  const schema = freshSchema('probe');
-  const store = await createPostgresTaskStore({ url, schema, poolSize: 1 });
-  const ok = isServiceStore(store);
-  await store.close();
-  await dropSchema(schema);
-  return ok
-    ? null
-    : 'the PostgreSQL store has no ServiceStore (API keys, webhook outbox) yet, so `serve` refuses it';
-}
-
-const missing = await serviceStoreMissing();
-const skipReason = url === null ? postgresSkipReason() : missing === null ? '' : `skipped: ${missing}`;
+const skipReason = url === null ? postgresSkipReason() : '';
 if (skipReason !== '') console.warn(`test/cli-serve-postgres.test.ts: ${skipReason}`);
 
 async function closedPort(): Promise<number> {
@@ -146,7 +131,7 @@ describe.skipIf(skipReason !== '')(
         const audit = n
           .stderr()
           .split('\n')
-          .filter((l) => l.startsWith('audit: keyed audit'));
+          .filter((l) => l.startsWith('audit: no audit key given'));
         expect(audit).toHaveLength(1);
       }
       const id = await submit(first.base, 'return await tools.nap({ ms: 50 });');
@@ -209,21 +194,80 @@ describe('codecall serve and other commands on PostgreSQL: refusals that say wha
     expect(existsSync(join(root, 'postgres:'))).toBe(false);
   });
 
-  it('an audit key setting is refused on PostgreSQL, naming the setting', async () => {
-    const db = `postgres://codecall@127.0.0.1:${await closedPort()}/codecall`;
-    const file = await codecall({}, 'serve', '--port', '0', '--db', db, '--audit-key-file', '/tmp/k');
-    expect(file.code).toBe(2);
-    expect(file.stderr).toContain(
-      'error INVALID_CONFIG: auditKeyFile: keyed audit (ADR 0030) is not supported on PostgreSQL yet',
+  it('keys the audit chain with the key it is given, and refuses a key file it cannot read', async () => {
+    const keyed = freshSchema('keyed');
+    const key = 'k'.repeat(32);
+    const s = startCodecall(
+      { CODECALL_AUDIT_KEY: key },
+      ...[
+        'serve',
+        '--port',
+        '0',
+        '--db',
+        url ?? '',
+        '--postgres-schema',
+        keyed,
+        '--no-python',
+        '--insecure-no-auth',
+      ],
     );
-    const inline = await codecall(
-      { CODECALL_AUDIT_KEY: 'k'.repeat(32), CODECALL_DB: db },
+    try {
+      let base = '';
+      await until(() => {
+        if (s.child.exitCode !== null) throw new Error(`serve exited: ${s.stderr()}`);
+        base = /serving on (http:\/\/\S+)/.exec(s.stderr())?.[1] ?? '';
+        return base !== '';
+      }, 30_000);
+      expect(s.stderr()).not.toContain('no audit key given');
+      const res = await fetch(`${base}/api/v1/tasks`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ code: 'return 1' }),
+      });
+      expect(res.status).toBe(201);
+    } finally {
+      s.child.kill('SIGKILL');
+      await s.exited;
+    }
+    const verified = await codecall(
+      {},
+      'audit',
+      'verify',
+      '--db',
+      url ?? '',
+      '--schema',
+      keyed,
+      '--key',
+      key,
+      '--json',
+    );
+    expect(verified.code, verified.stdout + verified.stderr).toBe(0);
+    expect(JSON.parse(verified.stdout.trim().split('\n').at(-1) ?? '{}')).toMatchObject({ keyed: true });
+    const wrong = await codecall(
+      {},
+      'audit',
+      'verify',
+      '--db',
+      url ?? '',
+      '--schema',
+      keyed,
+      '--key',
+      'x'.repeat(32),
+    );
+    expect(wrong.code).not.toBe(0);
+    const missing = await codecall(
+      {},
       'serve',
       '--port',
       '0',
+      '--db',
+      url ?? '',
+      '--audit-key-file',
+      '/nonexistent/k',
     );
-    expect(inline.code).toBe(2);
-    expect(inline.stderr).toContain('error INVALID_CONFIG: CODECALL_AUDIT_KEY: keyed audit (ADR 0030)');
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('INVALID_CONFIG: cannot read the audit key');
+    await dropSchema(keyed);
   });
 
   it('keys, audit anchor and tasks --db refuse a PostgreSQL URL, naming the feature and what to use instead', async () => {
@@ -233,7 +277,7 @@ describe('codecall serve and other commands on PostgreSQL: refusals that say wha
     expect(keys.stderr).toContain('codecall keys: not supported on PostgreSQL');
     expect(keys.stderr).toContain('/api/v1/keys');
     const audit = await codecall({}, 'audit', 'anchor', '--db', db);
-    expect(audit.stderr).toContain('codecall audit anchor (keyed anchors): not supported on PostgreSQL');
+    expect(audit.stderr).toContain('audit anchor reads SQLite databases only (not a postgres:// URL)');
     const tasks = await codecall({}, 'tasks', 'list', '--db', db);
     expect(tasks.stderr).toContain('--url http://HOST:PORT --key KEY');
     for (const r of [keys, audit, tasks]) expect(r.stderr).not.toContain('hunter2-secret');

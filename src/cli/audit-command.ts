@@ -7,24 +7,23 @@ import {
   verifyDatabaseAudit,
   verifyStore,
 } from '../store/index.ts';
-import type { AnchorProblem, AuditAnchor, AuditKeyOptions } from '../store/index.ts';
-import { isPostgresUrl } from '../store/postgres/pg-url.ts';
+import type {
+  AnchorProblem,
+  AuditAnchor,
+  AuditKeyOptions,
+  KeyedAuditReport,
+  StoreIntegrity,
+} from '../store/index.ts';
+import { isPostgresUrl } from '../store/postgres/create-postgres-task-store.ts';
 import type { CliIo } from './cli-io.ts';
-import { openPostgresForAudit, refuseKeyedOnPostgres } from './audit-postgres.ts';
 import { openTaskDb } from './task-db.ts';
-import type { PostgresRefusal } from './task-db.ts';
-
-const ANCHOR_ON_POSTGRES: PostgresRefusal = {
-  feature: 'codecall audit anchor (keyed anchors)',
-  instead: 'keyed audit and anchors are SQLite only; `codecall audit verify --db URL` checks the chains',
-};
 
 export interface AuditVerifyOptions extends AuditKeyOptions {
   readonly json?: boolean;
   /** An anchor written earlier by `codecall audit anchor`. */
   readonly anchor?: string;
-  /** PostgreSQL: the schema to verify (else CODECALL_POSTGRES_SCHEMA, else `codecall`). */
-  readonly postgresSchema?: string;
+  /** With a postgres:// --db: the schema (default `codecall`). */
+  readonly schema?: string;
 }
 
 /** One finding as `audit verify` prints it: `source` says which check found it. */
@@ -40,30 +39,33 @@ interface Finding {
   readonly message: string;
 }
 
-/**
- * `codecall audit verify`: every task's unkeyed journal and audit chains; with the audit key (found the way
- * `serve` finds it) the keyed audit chain, signed heads and task fields (ADR 0030); with --anchor the keyed
- * anchor too (ADR 0025). Exit 1 when anything is found. The database is only read.
- */
-export async function auditVerify(
+/** The SQLite file's unkeyed chains, and the keyed check with the key found the way `serve` finds it. */
+async function verifySqliteDb(
   options: AuditVerifyOptions,
-  io: CliIo,
-  env: Readonly<Record<string, string | undefined>> = {},
-): Promise<number> {
-  // PostgreSQL: the chains, through the same TaskStore reads; its audit is not keyed yet.
-  const postgres = isPostgresUrl(options.db);
-  if (postgres) refuseKeyedOnPostgres(options);
-  const schema = options.postgresSchema ?? env.CODECALL_POSTGRES_SCHEMA ?? 'codecall';
-  const store = postgres
-    ? await openPostgresForAudit(options.db, schema)
-    : await openTaskDb(options.db, true, { auditKey: 'none' });
-  let report: Awaited<ReturnType<typeof verifyStore>>;
+): Promise<{ report: StoreIntegrity; key: Buffer | null; keyed: KeyedAuditReport | null }> {
+  const store = await openTaskDb(options.db, true, { auditKey: 'none' });
+  let report: StoreIntegrity;
   try {
     report = await verifyStore(store);
   } finally {
     await store.close();
   }
-  const key = postgres ? null : await resolveAuditKey({ ...options, create: false });
+  const key = await resolveAuditKey({ ...options, create: false });
+  const keyed = key === null ? null : await verifyDatabaseAudit({ path: options.db, key });
+  return { report, key, keyed };
+}
+
+/**
+ * `codecall audit verify`: every task's unkeyed journal and audit chains; with the audit key (found the way
+ * `serve` finds it; for a postgres:// database given by --key, --key-file or the environment) the keyed audit
+ * chain, signed heads and task fields (ADR 0030); with --anchor (SQLite) the keyed anchor too (ADR 0025). Exit 1
+ * when anything is found. The database is only read.
+ */
+export async function auditVerify(options: AuditVerifyOptions, io: CliIo): Promise<number> {
+  const postgres = isPostgresUrl(options.db);
+  const { report, key, keyed } = postgres
+    ? { ...(await (await import('./audit-postgres.ts')).verifyPostgresDb(options)), key: null }
+    : await verifySqliteDb(options);
   const findings: Finding[] = report.broken.map((b) => ({
     source: 'chain',
     task_id: b.taskId,
@@ -72,7 +74,6 @@ export async function auditVerify(
     kind: 'chain',
     message: b.message,
   }));
-  const keyed = key === null ? null : await verifyDatabaseAudit({ path: options.db, key });
   for (const f of keyed?.findings ?? [])
     findings.push({
       source: 'keyed',
@@ -134,9 +135,12 @@ export async function auditVerify(
           ? `BROKEN ${f.task_id}  ${f.log}  seq ${f.seq}: ${f.message}\n`
           : `BROKEN ${f.task_id}  ${f.log}  seq ${f.seq}  ${f.detail ?? f.kind}: ${f.message}\n`,
       );
-    if (postgres) io.stdout('note: keyed audit is not supported on PostgreSQL yet: chains checked unkeyed\n');
-    else if (keyed === null)
-      io.stdout('note: no audit key found: chains checked unkeyed, a recomputed rewrite would not show\n');
+    if (keyed === null)
+      io.stdout(
+        postgres
+          ? 'note: no audit key given (--key, --key-file, CODECALL_AUDIT_KEY or CODECALL_AUDIT_KEY_FILE): chains checked unkeyed, a recomputed rewrite would not show\n'
+          : 'note: no audit key found: chains checked unkeyed, a recomputed rewrite would not show\n',
+      );
     else if (keyed.keyed && keyed.legacyRows > 0)
       io.stdout(
         `note: ${keyed.legacyRows} legacy audit entries (written before the database was keyed) checked unkeyed\n`,
@@ -148,8 +152,16 @@ export async function auditVerify(
 
 /** `codecall audit anchor`: a keyed, signed summary of the database now, to a file or stdout. */
 export async function auditAnchor(options: AuditKeyOptions & { out?: string }, io: CliIo): Promise<number> {
+  if (isPostgresUrl(options.db))
+    throw new CodecallError(
+      'INVALID_ARGUMENT',
+      'audit anchor reads SQLite databases only (not a postgres:// URL)',
+      {
+        details: { field: 'db' },
+      },
+    );
   // Open through the store first: a missing or unmigrated file is refused the way every command refuses it.
-  await (await openTaskDb(options.db, true, { auditKey: 'none', postgres: ANCHOR_ON_POSTGRES })).close();
+  await (await openTaskDb(options.db, true, { auditKey: 'none' })).close();
   const key = await resolveAuditKey({ ...options, create: true, note: io.stderr });
   if (key === null) throw new CodecallError('NOT_FOUND', 'no audit key');
   const anchor = await anchorDatabase({ path: options.db, key });

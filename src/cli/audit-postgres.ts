@@ -1,41 +1,45 @@
-import { CodecallError, isCodecallError } from '../errors/index.ts';
-import type { TaskStore } from '../spec/index.ts';
-import { createPostgresTaskStore } from '../store/postgres/create-postgres-task-store.ts';
-import { inspectPostgres, postgresAdvice } from '../store/postgres/pg-inspect.ts';
-import { redactUrl } from '../store/postgres/pg-url.ts';
+import { CodecallError } from '../errors/index.ts';
+import { resolveGivenAuditKey, verifyStore } from '../store/index.ts';
+import type { KeyedAuditReport, StoreIntegrity } from '../store/index.ts';
 
-/** What `audit verify` checks on PostgreSQL: the chains; keyed audit and anchors are SQLite's (ADR 0025, 0030). */
-export function refuseKeyedOnPostgres(options: { anchor?: string; key?: string; keyFile?: string }): void {
-  const given = options.anchor !== undefined ? '--anchor' : options.key !== undefined ? '--key' : null;
-  const flag = given ?? (options.keyFile !== undefined ? '--key-file' : null);
-  if (flag === null) return;
-  throw new CodecallError(
-    'INVALID_ARGUMENT',
-    `${flag}: keyed audit and anchors are not supported on PostgreSQL yet; without it, audit verify checks every journal and audit chain`,
-    { details: { field: flag.slice(2) } },
-  );
+export interface PostgresAuditOptions {
+  /** The server's postgres:// URL. */
+  readonly db: string;
+  readonly schema?: string;
+  readonly key?: string;
+  readonly keyFile?: string;
+  readonly anchor?: string;
 }
 
 /**
- * Opens the PostgreSQL store to verify it, only when its schema exists at this codecall's version: verifying must
- * neither create an empty schema for a mistyped name (and call it intact) nor migrate one.
+ * What `audit verify --db postgres://...` checks: the unkeyed chains through a store on the schema (as for SQLite)
+ * and, given a key, the keyed chain (ADR 0030). The key cannot be found beside a server: it comes from --key,
+ * --key-file, CODECALL_AUDIT_KEY or CODECALL_AUDIT_KEY_FILE. Only read (a store open runs no step on a current
+ * schema), and a schema codecall never made is refused rather than created.
  */
-export async function openPostgresForAudit(url: string, schema: string): Promise<TaskStore> {
-  const found = await inspectPostgres({ url, schema }).catch((e: unknown) => {
-    if (isCodecallError(e)) throw e;
-    throw new CodecallError('STORE_UNAVAILABLE', postgresAdvice(url, e), { cause: e });
-  });
-  const where = `schema ${schema} at ${redactUrl(url)}`;
-  if (found.schemaVersion === null) throw new CodecallError('NOT_FOUND', `no codecall ${where}`);
-  if (found.schemaVersion !== found.supportedVersion) {
-    const todo =
-      found.schemaVersion > found.supportedVersion
-        ? 'upgrade codecall'
-        : 'start `codecall serve` once to migrate it';
+export async function verifyPostgresDb(
+  options: PostgresAuditOptions,
+): Promise<{ report: StoreIntegrity; keyed: KeyedAuditReport | null }> {
+  if (options.anchor !== undefined)
     throw new CodecallError(
       'INVALID_ARGUMENT',
-      `${where} is at version ${found.schemaVersion}, this codecall reads version ${found.supportedVersion}: ${todo}`,
+      '--anchor is for SQLite databases (no anchor of a PostgreSQL schema)',
+      {
+        details: { field: 'anchor' },
+      },
     );
+  const key = await resolveGivenAuditKey(options);
+  const { createPostgresTaskStore } = await import('../store/postgres/create-postgres-task-store.ts');
+  const { assertPostgresSchema, verifyPostgresAudit } = await import('../store/postgres/pg-verify-audit.ts');
+  const schema = options.schema ?? 'codecall';
+  await assertPostgresSchema({ url: options.db, schema });
+  const store = await createPostgresTaskStore({ url: options.db, schema, auditKey: null, poolSize: 2 });
+  let report: StoreIntegrity;
+  try {
+    report = await verifyStore(store);
+  } finally {
+    await store.close();
   }
-  return createPostgresTaskStore({ url, schema, poolSize: 2 });
+  const keyed = key === null ? null : await verifyPostgresAudit({ url: options.db, schema, key });
+  return { report, keyed };
 }

@@ -101,9 +101,10 @@ export class ChangeFeed {
     this.timer = setInterval(() => void this.tick(true), this.options.tickMs ?? CHANGE_FEED_TICK_MS);
     this.timer.unref();
     // A store that tells of changes (PostgreSQL's LISTEN) is read when told; the tick stays as the safety net.
-    this.offStore = this.store.watch?.((signal) => {
-      if (signal.kind === 'changed') this.retick();
-    }) ?? null;
+    this.offStore =
+      this.store.watch?.((signal) => {
+        if (signal.kind === 'changed') this.retick();
+      }) ?? null;
   }
 
   /** A tick now; one asked while a tick runs follows it (the change may have come after its query). */

@@ -134,7 +134,12 @@ export const MAX_REVISIONS_LIMIT = 1000;
  */
 export type StoreSignal =
   | { readonly kind: 'work' }
-  | { readonly kind: 'control'; readonly taskId: string; readonly owner: string | null; readonly action: ControlRequest }
+  | {
+      readonly kind: 'control';
+      readonly taskId: string;
+      readonly owner: string | null;
+      readonly action: ControlRequest;
+    }
   | { readonly kind: 'changed' };
 
 export interface TaskChanges {

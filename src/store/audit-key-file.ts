@@ -45,10 +45,18 @@ export async function resolveAuditKey(
   return Buffer.from((await readFile(file, 'utf8')).trim(), 'utf8');
 }
 
-/** Which setting names an audit key besides the default file (where resolveAuditKey looks), or null. */
-export function givenAuditKeySource(options: { keyFile?: string | null } = {}): string | null {
-  if (options.keyFile) return 'auditKeyFile';
-  if (process.env.CODECALL_AUDIT_KEY) return 'CODECALL_AUDIT_KEY';
-  if (process.env.CODECALL_AUDIT_KEY_FILE) return 'CODECALL_AUDIT_KEY_FILE';
-  return null;
+/**
+ * The key for a database with no file beside it (PostgreSQL): `key` or CODECALL_AUDIT_KEY, else the file `keyFile`
+ * or CODECALL_AUDIT_KEY_FILE; null when none is given. Never creates one.
+ */
+export async function resolveGivenAuditKey(options: {
+  key?: string;
+  keyFile?: string;
+}): Promise<Buffer | null> {
+  const inline = options.key ?? process.env.CODECALL_AUDIT_KEY;
+  if (inline !== undefined && inline !== '') return Buffer.from(inline, 'utf8');
+  const file = options.keyFile ?? process.env.CODECALL_AUDIT_KEY_FILE;
+  if (file === undefined || file === '') return null;
+  if (!existsSync(file)) throw new CodecallError('NOT_FOUND', `no audit key file at ${file}`);
+  return Buffer.from((await readFile(file, 'utf8')).trim(), 'utf8');
 }

@@ -1,6 +1,8 @@
 import pg from 'pg';
 import { CodecallError } from '../../errors/index.ts';
 import type { StoreHealthEvent } from '../../spec/index.ts';
+import { keyApiKeys } from './pg-api-key-macs.ts';
+import { keySchema } from './pg-audit-keying.ts';
 import { toPgStoreError } from './pg-errors.ts';
 import { pgFaultMessage, pgFaultOf } from './pg-faults.ts';
 import { migratePostgres } from './pg-migrations.ts';
@@ -17,6 +19,11 @@ export interface PostgresTaskStoreOptions extends PostgresPoolOptions {
   readonly healthCacheMs?: number;
   /** Store faults as they come and go (see StoreHealthEvent): the service logs and counts them. */
   readonly onHealth?: (event: StoreHealthEvent) => void;
+  /**
+   * The audit key (ADR 0030), kept outside the database (there is no file beside a PostgreSQL database to find it
+   * in: the caller passes it). Null or absent: append unkeyed and never key the schema.
+   */
+  readonly auditKey?: Buffer | null;
 }
 
 /**
@@ -28,10 +35,16 @@ export async function createPostgresTaskStore(options: PostgresTaskStoreOptions)
   if (options.signal?.aborted) throw new CodecallError('ABORTED', 'Opening the task store was aborted');
   const schema = options.schema ?? 'codecall';
   const pool = createPool({ ...options, schema });
+  const auditKey = options.auditKey ?? undefined;
   try {
     const client = await pool.connect();
     try {
       await migratePostgres(client, schema);
+      // The first keyed open keys the schema; another key than the one recorded is AUDIT_KEY_MISMATCH.
+      if (auditKey !== undefined) {
+        await keySchema(client, auditKey, Date.now());
+        await keyApiKeys(client, auditKey);
+      }
     } finally {
       client.release();
     }
@@ -63,5 +76,6 @@ export async function createPostgresTaskStore(options: PostgresTaskStoreOptions)
     server: redactUrl(options.url),
     ...(options.healthCacheMs === undefined ? {} : { healthCacheMs: options.healthCacheMs }),
     ...(options.onHealth ? { onHealth: options.onHealth } : {}),
+    ...(auditKey === undefined ? {} : { auditKey }),
   });
 }

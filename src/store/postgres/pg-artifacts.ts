@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { ArtifactInfo, WorkspaceFile } from '../../spec/index.ts';
+import { refreshHead } from './pg-audit-keying.ts';
 import { fencedError } from './pg-journal.ts';
 import { all, one } from './pg-sql.ts';
 import type { Sql } from './pg-sql.ts';
@@ -8,6 +9,7 @@ import { CodecallError } from '../../errors/index.ts';
 /** ArtifactStore.putArtifacts inside a transaction: fenced on the locked task row, then the files replaced. */
 export async function replaceArtifacts(
   sql: Sql,
+  key: Buffer | undefined,
   taskId: string,
   files: readonly WorkspaceFile[],
   fencingToken: number,
@@ -28,6 +30,8 @@ export async function replaceArtifacts(
       [taskId, f.name, data.byteLength, createHash('sha256').update(data).digest('hex'), data, now],
     );
   }
+  // An ended task's head vouches for its artifacts (none written after its end today; kept true if one is).
+  await refreshHead(sql, key, taskId);
 }
 
 export async function listArtifacts(sql: Sql, taskId: string): Promise<ArtifactInfo[]> {

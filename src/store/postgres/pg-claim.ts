@@ -26,13 +26,14 @@ type ClaimRow = { id: string; status: string; fencing_token: number; tenant: str
  */
 export async function claimReadable(
   sql: Sql,
+  key: Buffer | undefined,
   owner: string,
   options: ClaimOptions,
   now: number,
 ): Promise<Lease | null> {
   await sql.query("SELECT pg_advisory_xact_lock(hashtext('codecall.claim.' || current_schema()))");
   for (;;) {
-    const lease = await claimNext(sql, owner, options, now);
+    const lease = await claimNext(sql, key, owner, options, now);
     if (lease === null) return null;
     const problem = await rowProblem(sql, lease.taskId);
     if (problem === null) return lease;
@@ -44,6 +45,7 @@ export async function claimReadable(
     );
     await auditStatus(
       sql,
+      key,
       lease.taskId,
       { from: 'running', to: 'failed', pauseReason: null, errorCode: problem.code, actor: lease.owner },
       now,
@@ -62,7 +64,13 @@ async function rowProblem(sql: Sql, taskId: string): Promise<CodecallError | nul
   }
 }
 
-async function claimNext(sql: Sql, owner: string, options: ClaimOptions, now: number): Promise<Lease | null> {
+async function claimNext(
+  sql: Sql,
+  key: Buffer | undefined,
+  owner: string,
+  options: ClaimOptions,
+  now: number,
+): Promise<Lease | null> {
   const row = (await expired(sql, options.taskId, now)) ?? (await queued(sql, options, now));
   if (row === undefined) return null;
   const expiresAt = now + options.leaseMs;
@@ -79,6 +87,7 @@ async function claimNext(sql: Sql, owner: string, options: ClaimOptions, now: nu
   );
   await auditStatus(
     sql,
+    key,
     row.id,
     { from: row.status, to: 'running', pauseReason: null, errorCode: null, actor: owner },
     now,

@@ -7,6 +7,7 @@ import type {
   WebhookCounts,
   WebhookMessage,
 } from '../../spec/index.ts';
+import { KeyRowCheck } from './pg-api-key-macs.ts';
 import * as service from './pg-service.ts';
 import type { Sql } from './pg-sql.ts';
 import { PgStoreBase } from './pg-store-base.ts';
@@ -16,15 +17,17 @@ import { PgStoreBase } from './pg-store-base.ts';
  * tasks, so that a task's status change and its webhook commit together. PostgresTaskStore extends it.
  */
 export abstract class PgServiceStore extends PgStoreBase implements ServiceStore {
+  readonly #keyRows = new KeyRowCheck(this.auditKey);
+
   createApiKey(
     key: { id: string; keyHash: string; tenant: string; role: KeyRole; name?: string | null },
     options: StoreOptions & { now?: number } = {},
   ): Promise<ApiKeyRecord> {
-    return this.#one(options.signal, (sql) => service.insertApiKey(sql, key, options.now ?? Date.now()));
+    return this.keyed(options, (sql, auditKey, now) => service.insertApiKey(sql, auditKey, key, now));
   }
 
   findApiKey(keyHash: string, options: StoreOptions = {}): Promise<ApiKeyRecord | null> {
-    return this.#one(options.signal, (sql) => service.findApiKey(sql, keyHash));
+    return this.#one(options.signal, (sql) => service.findApiKey(sql, keyHash, this.#keyRows));
   }
 
   listApiKeys(options: StoreOptions = {}): Promise<ApiKeyRecord[]> {
@@ -36,7 +39,7 @@ export abstract class PgServiceStore extends PgStoreBase implements ServiceStore
   }
 
   revokeApiKey(id: string, options: StoreOptions & { now?: number } = {}): Promise<ApiKeyRecord> {
-    return this.#one(options.signal, (sql) => service.revokeApiKey(sql, id, options.now ?? Date.now()));
+    return this.keyed(options, (sql, auditKey, now) => service.revokeApiKey(sql, auditKey, id, now));
   }
 
   dueWebhooks(

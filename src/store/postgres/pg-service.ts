@@ -7,6 +7,10 @@ import type {
   WebhookEvent,
   WebhookMessage,
 } from '../../spec/index.ts';
+import { keyRowMac } from '../audit-macs.ts';
+import type { KeyRowFields } from '../audit-macs.ts';
+import { KEYS_SIG_COLUMN } from './pg-api-key-macs.ts';
+import type { KeyRowCheck } from './pg-api-key-macs.ts';
 import { all, one } from './pg-sql.ts';
 import type { Sql } from './pg-sql.ts';
 
@@ -66,31 +70,50 @@ function toMessage(r: OutboxRow): WebhookMessage {
 }
 
 /**
- * Key rows are written without a MAC (mac NULL): the PostgreSQL store has no audit key yet (ADR 0030 update), so
- * it can neither key them nor check them on read. A second key with the same hash breaks the UNIQUE constraint.
+ * With the audit key a row carries its MAC from the insert (ADR 0030 update); without, mac is NULL (a keyed store
+ * refuses the row). A second key with the same hash breaks the UNIQUE constraint.
  */
 export async function insertApiKey(
   sql: Sql,
+  auditKey: Buffer | undefined,
   key: { id: string; keyHash: string; tenant: string; role: KeyRole; name?: string | null },
   now: number,
 ): Promise<ApiKeyRecord> {
+  const fields: KeyRowFields = {
+    id: key.id,
+    key_hash: key.keyHash,
+    tenant: key.tenant,
+    role: key.role,
+    name: key.name ?? null,
+    created_at: now,
+    revoked_at: null,
+  };
+  const mac = auditKey === undefined ? null : keyRowMac(auditKey, fields);
   const row = await one<KeyRow>(
     sql,
-    `INSERT INTO api_keys (id, key_hash, tenant, role, name, created_at) VALUES ($1, $2, $3, $4, $5, $6)
+    `INSERT INTO api_keys (id, key_hash, tenant, role, name, created_at, mac) VALUES ($1, $2, $3, $4, $5, $6, $7)
        RETURNING ${KEY_COLUMNS}`,
-    [key.id, key.keyHash, key.tenant, key.role, key.name ?? null, now],
+    [fields.id, fields.key_hash, fields.tenant, fields.role, fields.name, now, mac],
   );
   if (row === undefined) throw new Error(`API key ${key.id} was not written`);
   return toKey(row);
 }
 
-export async function findApiKey(sql: Sql, keyHash: string): Promise<ApiKeyRecord | null> {
-  const row = await one<KeyRow>(
+/** The live key with this hash; `check` refuses a row the audit key does not vouch for. */
+export async function findApiKey(
+  sql: Sql,
+  keyHash: string,
+  check: KeyRowCheck,
+): Promise<ApiKeyRecord | null> {
+  const row = await one<KeyRow & KeyRowFields & { mac: string | null; keys_sig: string | null }>(
     sql,
-    `SELECT ${KEY_COLUMNS} FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL`,
+    `SELECT ${KEY_COLUMNS}, key_hash, mac, ${KEYS_SIG_COLUMN} FROM api_keys
+       WHERE key_hash = $1 AND revoked_at IS NULL`,
     [keyHash],
   );
-  return row === undefined ? null : toKey(row);
+  if (row === undefined) return null;
+  check.assert(row);
+  return toKey(row);
 }
 
 export async function listApiKeys(sql: Sql): Promise<ApiKeyRecord[]> {
@@ -107,13 +130,21 @@ export async function revokedApiKeys(sql: Sql, ids: readonly string[]): Promise<
   return rows.map((r) => r.id);
 }
 
-export async function revokeApiKey(sql: Sql, id: string, now: number): Promise<ApiKeyRecord> {
-  const row = await one<KeyRow>(
+/** In a transaction: the revocation and, with the audit key, the row's new MAC commit together. */
+export async function revokeApiKey(
+  sql: Sql,
+  auditKey: Buffer | undefined,
+  id: string,
+  now: number,
+): Promise<ApiKeyRecord> {
+  const row = await one<KeyRow & KeyRowFields>(
     sql,
-    `UPDATE api_keys SET revoked_at = coalesce(revoked_at, $1) WHERE id = $2 RETURNING ${KEY_COLUMNS}`,
+    `UPDATE api_keys SET revoked_at = coalesce(revoked_at, $1) WHERE id = $2 RETURNING ${KEY_COLUMNS}, key_hash`,
     [now, id],
   );
   if (row === undefined) throw new CodecallError('NOT_FOUND', `No API key ${id}`, { details: { keyId: id } });
+  if (auditKey !== undefined)
+    await sql.query('UPDATE api_keys SET mac = $1 WHERE id = $2', [keyRowMac(auditKey, row), id]);
   return toKey(row);
 }
 

@@ -13,6 +13,8 @@ export interface PgStoreOptions {
   /** How long a health probe's answer is reused, and the retry interval while faulted (ms). Default 1000. */
   readonly healthCacheMs?: number;
   readonly onHealth?: (event: StoreHealthEvent) => void;
+  /** The audit key its appends are keyed with (ADR 0030), already checked against the schema's; none: unkeyed. */
+  readonly auditKey?: Buffer;
 }
 
 /**
@@ -22,6 +24,8 @@ export interface PgStoreOptions {
 export abstract class PgStoreBase {
   readonly #pool: pg.Pool;
   readonly schema: string;
+  /** Never in the database: audit rows, heads and API key rows carry HMACs made with it. */
+  protected readonly auditKey: Buffer | undefined;
   #closed = false;
   readonly #inFlight = new Set<Promise<unknown>>();
   readonly #health: PgHealthMonitor;
@@ -29,6 +33,7 @@ export abstract class PgStoreBase {
   constructor(pool: pg.Pool, options: PgStoreOptions) {
     this.#pool = pool;
     this.schema = options.schema;
+    this.auditKey = options.auditKey;
     this.#health = new PgHealthMonitor({
       server: options.server ?? 'PostgreSQL',
       probe: () => probeCommit(pool),
@@ -84,6 +89,15 @@ export abstract class PgStoreBase {
       this.#inFlight.delete(work);
     };
     work.then(forget, forget);
+  }
+
+  /** A write transaction given the audit key (none: unkeyed) and the time it is stamped with. */
+  protected keyed<T>(
+    options: { signal?: AbortSignal | undefined; now?: number | undefined },
+    fn: (sql: Sql, key: Buffer | undefined, now: number) => Promise<T>,
+  ): Promise<T> {
+    // The time is read as the transaction runs: each attempt of a retried one stamps its own.
+    return this.run(options.signal, (sql) => fn(sql, this.auditKey, options.now ?? Date.now()));
   }
 
   /** One transaction (or, `single`, statements straight on the pool); errors become CodecallErrors. */

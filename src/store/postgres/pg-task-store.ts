@@ -100,7 +100,7 @@ export class PostgresTaskStore extends PgServiceStore implements TaskStore, Arti
       actor?: string;
     } = {},
   ): Promise<TaskRecord> {
-    return this.#tx(options.signal, (sql) => createTaskRows(sql, input, options, options.now ?? Date.now()));
+    return this.keyed(options, (sql, key, now) => createTaskRows(sql, key, input, options, now));
   }
 
   createBatch(
@@ -113,7 +113,7 @@ export class PostgresTaskStore extends PgServiceStore implements TaskStore, Arti
       actor?: string;
     },
   ): Promise<{ batch: BatchRecord; tasks: TaskRecord[] }> {
-    return this.#tx(options.signal, (sql) => createBatchRows(sql, tasks, options, options.now ?? Date.now()));
+    return this.keyed(options, (sql, key, now) => createBatchRows(sql, key, tasks, options, now));
   }
 
   getBatch(id: string, options: StoreOptions = {}): Promise<BatchRecord | null> {
@@ -201,8 +201,8 @@ export class PostgresTaskStore extends PgServiceStore implements TaskStore, Arti
     files: readonly WorkspaceFile[],
     options: StoreOptions & { fencingToken: number; now?: number },
   ): Promise<void> {
-    return this.#tx(options.signal, (sql) =>
-      replaceArtifacts(sql, taskId, files, options.fencingToken, options.now ?? Date.now()),
+    return this.keyed(options, (sql, key, now) =>
+      replaceArtifacts(sql, key, taskId, files, options.fencingToken, now),
     );
   }
 
@@ -262,13 +262,11 @@ export class PostgresTaskStore extends PgServiceStore implements TaskStore, Arti
   ): Promise<TaskRecord> {
     // Its entries (and a run's end) move the head this node may remember: the next append reads it again.
     this.#heads.delete(taskId);
-    return this.#tx(options.signal, (sql) =>
-      updateTaskRow(sql, taskId, patch, options, options.now ?? Date.now()),
-    );
+    return this.keyed(options, (sql, key, now) => updateTaskRow(sql, key, taskId, patch, options, now));
   }
 
   claimTask(owner: string, options: StoreOptions & ClaimOptions & { now?: number }): Promise<Lease | null> {
-    return this.#tx(options.signal, (sql) => claimReadable(sql, owner, options, options.now ?? Date.now()));
+    return this.keyed(options, (sql, key, now) => claimReadable(sql, key, owner, options, now));
   }
 
   requestControl(taskId: string, action: ControlRequest, options: StoreOptions = {}): Promise<TaskRecord> {

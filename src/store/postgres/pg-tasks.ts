@@ -18,6 +18,7 @@ import { listedInputColumn } from '../listed-input-column.ts';
 import { toTaskRecord } from '../rows.ts';
 import type { TaskRow } from '../rows.ts';
 import { newTaskId } from '../task-id.ts';
+import { appendAudit } from './pg-audit.ts';
 import { all, one } from './pg-sql.ts';
 import type { Sql } from './pg-sql.ts';
 
@@ -43,6 +44,7 @@ export async function readTask(sql: Sql, id: string): Promise<TaskRecord> {
  */
 async function insertTask(
   sql: Sql,
+  key: Buffer | undefined,
   task: {
     id: string;
     input: TaskInput;
@@ -100,6 +102,8 @@ async function insertTask(
   }
   const revisionOf = input.kind === 'code' ? (input.revisionOf ?? null) : null;
   const summary = summarizeJournal([entry], EMPTY_JOURNAL_SUMMARY);
+  // Unkeyed, the `created` link goes in with the rest; keyed, appendAudit computes what it vouches for (ADR 0030).
+  const auditRow = `INSERT INTO audit_log (task_id, seq, type, data, checksum, created_at) VALUES ($1, 1, 'created', $6, $7, $3)`;
   await sql.query(
     `WITH j AS (
        INSERT INTO journal (task_id, seq, type, checksum, created_at, fencing_token, data)
@@ -110,7 +114,7 @@ async function insertTask(
        INSERT INTO task_revisions (task_id, revision_of, tenant, created_at)
        SELECT $1, $8, $9, $3 WHERE $8::text IS NOT NULL
      )
-     INSERT INTO audit_log (task_id, seq, type, data, checksum, created_at) VALUES ($1, 1, 'created', $6, $7, $3)`,
+     ${key === undefined ? auditRow : 'SELECT $6::text, $7::text'}`,
     [
       id,
       checksum,
@@ -123,6 +127,9 @@ async function insertTask(
       tenant,
     ],
   );
+  if (key !== undefined) {
+    await appendAudit(sql, key, id, 'created', { tenant, actor: task.actor, batch_id: task.batchId }, now);
+  }
   return inserted;
 }
 
@@ -132,6 +139,7 @@ async function insertTask(
  */
 export async function createTaskRows(
   sql: Sql,
+  key: Buffer | undefined,
   input: TaskInput,
   options: {
     id?: string;
@@ -153,6 +161,7 @@ export async function createTaskRows(
   }
   const row = await insertTask(
     sql,
+    key,
     { id, input, attributes: options.attributes ?? {}, batchId: null, actor: options.actor ?? 'system' },
     now,
   );
@@ -191,6 +200,7 @@ async function usedKey(
 /** TaskStore.createBatch inside a transaction: the batch, then its tasks in submission order. */
 export async function createBatchRows(
   sql: Sql,
+  key: Buffer | undefined,
   tasks: readonly { readonly input: TaskInput; readonly attributes?: NewTaskAttributes }[],
   options: { tenant: string; callbackUrl?: string | null; id?: string; actor?: string },
   now: number,
@@ -214,7 +224,7 @@ export async function createBatchRows(
       batchId,
       actor: options.actor ?? 'system',
     };
-    rows.push(await insertTask(sql, task, now));
+    rows.push(await insertTask(sql, key, task, now));
   }
   const batch = await readBatch(sql, batchId);
   if (batch === null) throw new CodecallError('STORE_ERROR', `Batch ${batchId} vanished`);

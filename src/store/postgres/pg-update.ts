@@ -3,8 +3,10 @@ import type { ControlRequest, JournalEntryInput, TaskPatch, TaskRecord } from '.
 import { patchedColumns } from '../patched-columns.ts';
 import type { TaskRow } from '../rows.ts';
 import { toTaskRecord } from '../rows.ts';
+import { TERMINAL } from '../audit-macs.ts';
 import { auditStatus } from './pg-audit.ts';
 import { appendEntries } from './pg-append.ts';
+import { refreshHead } from './pg-audit-keying.ts';
 import { fencedError } from './pg-journal.ts';
 import { readTask } from './pg-tasks.ts';
 import { all, one } from './pg-sql.ts';
@@ -17,6 +19,7 @@ const PATCHED_ROW = `SELECT id, status, pause_reason, result, error, execution_l
 /** TaskStore.updateTask inside a transaction: guard, patch, journal, audit. */
 export async function updateTaskRow(
   sql: Sql,
+  key: Buffer | undefined,
   taskId: string,
   patch: TaskPatch,
   options: ({ fencingToken: number } | { expectedVersion: number }) & {
@@ -62,6 +65,7 @@ export async function updateTaskRow(
     const error = next.error === null ? null : (JSON.parse(next.error) as { code?: string });
     await auditStatus(
       sql,
+      key,
       taskId,
       {
         from: row.status,
@@ -72,6 +76,13 @@ export async function updateTaskRow(
       },
       now,
     );
+  } else if (
+    next.error !== row.error ||
+    next.result !== row.result ||
+    next.pause_reason !== row.pause_reason ||
+    TERMINAL.has(next.status)
+  ) {
+    await refreshHead(sql, key, taskId);
   }
   return readTask(sql, taskId);
 }

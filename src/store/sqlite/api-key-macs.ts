@@ -1,28 +1,14 @@
 import type Database from 'better-sqlite3';
-import { CodecallError } from '../../errors/index.ts';
-import { auditKeyOf, hmac } from './audit-keying.ts';
+import { keyRowMac, keyRowRefused, keysMarker } from '../audit-macs.ts';
+import type { KeyRowFields } from '../audit-macs.ts';
+import { auditKeyOf } from './audit-keying.ts';
 import { prepared } from './statement-cache.ts';
 
 // API key rows keyed with the audit key (ADR 0030 update): a role raised, a tenant changed, a revocation undone or a
 // key put in behind the server's back (whoever can write the file, without the key) no longer authenticates, and
-// `audit verify` names it.
+// `audit verify` names it (../keyed-audit-check.ts).
 
-/** The columns of an api_keys row the MAC covers (all but the MAC). */
-export interface KeyRowFields {
-  readonly id: string;
-  readonly key_hash: string;
-  readonly tenant: string;
-  readonly role: string;
-  readonly name: string | null;
-  readonly created_at: number;
-  readonly revoked_at: number | null;
-}
-
-const KEYED_LABEL = 'api keys keyed v1';
-
-export function keyRowMac(key: Buffer, r: KeyRowFields): string {
-  return hmac(key, ['api_key', r.id, r.key_hash, r.tenant, r.role, r.name, r.created_at, r.revoked_at]);
-}
+export type { KeyRowFields } from '../audit-macs.ts';
 
 /** Writes the MAC of key `id` as its row is now, when this connection has the audit key. */
 export function macKeyRow(db: Database.Database, id: string): void {
@@ -39,7 +25,7 @@ export function macKeyRow(db: Database.Database, id: string): void {
  * refused. A read-only file is left as it is (and not checked).
  */
 export function keyApiKeys(db: Database.Database, key: Buffer): void {
-  const marker = hmac(key, KEYED_LABEL);
+  const marker = keysMarker(key);
   try {
     if (keysSig(db) !== marker) {
       db.transaction(() => {
@@ -72,7 +58,7 @@ function checking(db: Database.Database): Buffer | undefined {
   if (known !== undefined) return known;
   // Keyed by another process since this connection opened (it could not write then).
   const key = auditKeyOf(db);
-  if (key === undefined || keysSig(db) !== hmac(key, KEYED_LABEL)) return undefined;
+  if (key === undefined || keysSig(db) !== keysMarker(key)) return undefined;
   checkedWith.set(db, key);
   return key;
 }
@@ -81,32 +67,5 @@ function checking(db: Database.Database): Buffer | undefined {
 export function assertKeyRow(db: Database.Database, row: KeyRowFields & { mac: string | null }): void {
   const key = checking(db);
   if (key === undefined || row.mac === keyRowMac(key, row)) return;
-  throw new CodecallError(
-    'UNAUTHORIZED',
-    `API key ${row.id} is refused: its record does not verify against the audit key (edited, or written without the key)`,
-    { details: { keyId: row.id } },
-  );
-}
-
-/** `audit verify`: each key row that does not verify, and a keying marker gone or forged. */
-export function keyRowProblems(db: Database.Database, key: Buffer): { id: string; message: string }[] {
-  const sig = keysSig(db);
-  const { n } = db.prepare('SELECT count(*) AS n FROM api_keys').get() as { n: number };
-  if (sig === null && n === 0) return [];
-  if (sig === null)
-    return [{ id: '-', message: 'the API keys were never keyed, or their keying marker was removed' }];
-  if (sig !== hmac(key, KEYED_LABEL)) return [{ id: '-', message: 'the API keys keying marker was edited' }];
-  const problems: { id: string; message: string }[] = [];
-  for (const row of db
-    .prepare('SELECT * FROM api_keys ORDER BY created_at, id')
-    .iterate() as IterableIterator<KeyRowFields & { mac: string | null }>) {
-    if (row.mac === null)
-      problems.push({ id: row.id, message: `API key ${row.id} was written without the audit key` });
-    else if (row.mac !== keyRowMac(key, row))
-      problems.push({
-        id: row.id,
-        message: `API key ${row.id} was edited (its tenant, role, revocation or hash is not what was keyed)`,
-      });
-  }
-  return problems;
+  throw keyRowRefused(row.id);
 }

@@ -1,64 +1,32 @@
-import { createHmac } from 'node:crypto';
 import type Database from 'better-sqlite3';
-import { CodecallError } from '../../errors/index.ts';
 import { canonicalJson, sha256Hex } from '../journal-checksum.ts';
+import {
+  artifactsDigest,
+  coversOf,
+  COVERED_COLUMNS,
+  extendPin,
+  headSig,
+  keyFingerprint,
+  keyMismatchError,
+  pinStart,
+  tasksSig,
+  vouchedInput,
+} from '../audit-macs.ts';
+import type { CoveredRow, Covers, Head } from '../audit-macs.ts';
 import { prepared } from './statement-cache.ts';
 
 /**
- * The keyed audit chain (ADR 0030). Each audit row appended with the key carries `covers` (the task fields it
- * vouches for), `data_mac` (HMAC of what the unkeyed checksum covers) and `mac` (HMAC of every column, `covers`
- * and the previous row's mac); `audit_heads` holds a signed pointer to each task's last row, so a cut-off tail
- * shows. The key never enters the database: `audit_key` holds only an HMAC of a fixed label (its fingerprint).
+ * The keyed audit chain (ADR 0030) on SQLite. Each audit row appended with the key carries `covers` (the task
+ * fields it vouches for), `data_mac` (HMAC of what the unkeyed checksum covers) and `mac` (HMAC of every column,
+ * `covers` and the previous row's mac); `audit_heads` holds a signed pointer to each task's last row, so a cut-off
+ * tail shows. The key never enters the database: `audit_key` holds only an HMAC of a fixed label (its
+ * fingerprint). What the MACs are over is shared with PostgreSQL (../audit-macs.ts).
  */
 const keys = new WeakMap<Database.Database, Buffer>();
-
-export const TERMINAL = new Set(['succeeded', 'failed', 'cancelled']);
-
-export function hmac(key: Buffer, value: unknown): string {
-  return createHmac('sha256', key).update(canonicalJson(value)).digest('hex');
-}
-
-export function keyFingerprint(key: Buffer): string {
-  return hmac(key, 'codecall audit key v1');
-}
 
 /** The key this connection appends with, or undefined (rows go in unkeyed: `verify` names them). */
 export function auditKeyOf(db: Database.Database): Buffer | undefined {
   return keys.get(db);
-}
-
-/**
- * The task fields a row vouches for: identity and what the submitter asked for always, outcome digests, and once
- * terminal `updated_at` and the logs; plus the journal pin (`journalPin`).
- */
-export type Covers = Record<string, string | number | null>;
-
-type CoveredRow = {
-  tenant: string;
-  created_at: number;
-  session_id: string | null;
-  batch_id: string | null;
-  priority: number;
-  callback_url: string | null;
-  max_retries: number;
-  deadline_at: number | null;
-  status: string;
-  pause_reason: string | null;
-  error: string | null;
-  result: string | null;
-  execution_log: string | null;
-  resources: string | null;
-  updated_at: number;
-};
-
-/** Covers fields checked against the journal, not against the task row. */
-export const JOURNAL_FIELDS = new Set(['journal_seq', 'journal_digest']);
-
-const digest = (text: string | null): string | null => (text === null ? null : sha256Hex(text));
-
-/** What the covers vouch for of a task's artifacts: each one's name, size and SHA-256, in name order. */
-export function artifactsDigest(files: readonly { name: string; size: number; sha256: string }[]): string {
-  return sha256Hex(canonicalJson(files.map((f) => [f.name, f.size, f.sha256])));
 }
 
 function storedArtifacts(db: Database.Database, taskId: string): string {
@@ -68,42 +36,7 @@ function storedArtifacts(db: Database.Database, taskId: string): string {
   return artifactsDigest(rows);
 }
 
-/** `artifacts`: the task's artifacts digest (artifactsDigest), read only for an ended task. */
-export function coversOf(row: CoveredRow, input: string, artifacts: () => string): Covers {
-  // Logs change while a task runs without a head refresh: vouched for once it ended, like updated_at.
-  const ended = TERMINAL.has(row.status);
-  return {
-    tenant: row.tenant,
-    created_at: row.created_at,
-    session_id: row.session_id,
-    batch_id: row.batch_id,
-    input,
-    priority: row.priority,
-    callback_url: row.callback_url,
-    max_retries: row.max_retries,
-    deadline_at: row.deadline_at,
-    status: row.status,
-    pause_reason: row.pause_reason,
-    error: digest(row.error),
-    result: digest(row.result),
-    execution_log: ended ? digest(row.execution_log) : null,
-    resources: ended ? digest(row.resources) : null,
-    updated_at: ended ? row.updated_at : null,
-    // The files a finished task left (a report, a chart): written before its end, vouched for from it.
-    artifacts: ended ? artifacts() : null,
-  };
-}
-
-const COVERED = `SELECT tenant, created_at, session_id, batch_id, priority, callback_url, max_retries, deadline_at,
-  status, pause_reason, error, result, execution_log, resources, updated_at FROM tasks WHERE id = ?`;
-
-/**
- * One link of the journal's keyed pin: the unkeyed journal chain has no key (a rewrite can recompute it) and its
- * checksums leave out the time, so each audit row vouches for a digest over every entry's checksum and time.
- */
-export function journalDigestStep(prev: string, e: { seq: number; checksum: string; created_at: number }) {
-  return sha256Hex(`${prev}\n${e.seq}\n${e.checksum}\n${e.created_at}`);
-}
+const COVERED = `SELECT ${COVERED_COLUMNS} FROM tasks WHERE id = ?`;
 
 /** The journal pin after the entries appended since `from` (the last pin; none: the journal's start). */
 function journalPin(
@@ -111,48 +44,29 @@ function journalPin(
   taskId: string,
   from: Covers | undefined,
 ): { journal_seq: number; journal_digest: string } {
-  let seq = typeof from?.journal_seq === 'number' ? from.journal_seq : 0;
-  let d = typeof from?.journal_digest === 'string' ? from.journal_digest : '';
+  const start = pinStart(from);
   const rows = prepared(
     db,
     'SELECT seq, checksum, created_at FROM journal WHERE task_id = ? AND seq > ? ORDER BY seq',
-  ).iterate(taskId, seq) as IterableIterator<{ seq: number; checksum: string; created_at: number }>;
-  for (const e of rows) {
-    d = journalDigestStep(d, e);
-    seq = e.seq;
-  }
-  return { journal_seq: seq, journal_digest: d };
+  ).iterate(taskId, start.journal_seq) as IterableIterator<{
+    seq: number;
+    checksum: string;
+    created_at: number;
+  }>;
+  return extendPin(start, rows);
 }
 
 /** The task's covers now; the input's digest is taken from the head when there is one (inputs may be large). */
 export function currentCovers(db: Database.Database, taskId: string, head: Head | undefined): Covers {
   const row = prepared(db, COVERED).get(taskId) as CoveredRow;
   const vouched = head === undefined ? undefined : (JSON.parse(head.covers) as Covers);
-  const known = vouched?.input;
   const input =
-    typeof known === 'string'
-      ? known
-      : sha256Hex(
-          (prepared(db, 'SELECT input FROM tasks WHERE id = ?').get(taskId) as { input: string }).input,
-        );
+    vouchedInput(vouched) ??
+    sha256Hex((prepared(db, 'SELECT input FROM tasks WHERE id = ?').get(taskId) as { input: string }).input);
   return {
     ...coversOf(row, input, () => storedArtifacts(db, taskId)),
     ...journalPin(db, taskId, vouched),
   };
-}
-
-export interface Head {
-  readonly task_id: string;
-  /** Rows up to this seq were written before the database was keyed (unkeyed, "legacy"). */
-  readonly legacy_seq: number;
-  readonly seq: number;
-  readonly mac: string;
-  readonly covers: string;
-  readonly sig: string;
-}
-
-export function headSig(key: Buffer, h: Omit<Head, 'sig'>): string {
-  return hmac(key, ['head', h.task_id, h.legacy_seq, h.seq, h.mac, h.covers]);
 }
 
 export function readHead(db: Database.Database, taskId: string): Head | undefined {
@@ -166,42 +80,6 @@ export function writeHead(db: Database.Database, key: Buffer, h: Omit<Head, 'sig
        ON CONFLICT (task_id) DO UPDATE SET legacy_seq = excluded.legacy_seq, seq = excluded.seq,
          mac = excluded.mac, covers = excluded.covers, sig = excluded.sig`,
   ).run(h.task_id, h.legacy_seq, h.seq, h.mac, h.covers, headSig(key, h));
-}
-
-/** What a keyed row's two MACs cover. */
-export function dataMac(
-  key: Buffer,
-  r: { task_id: string; seq: number; type: string; data: string },
-): string {
-  return hmac(key, ['audit-data', r.task_id, r.seq, r.type, r.data]);
-}
-
-export function linkMac(
-  key: Buffer,
-  prevMac: string,
-  r: {
-    task_id: string;
-    seq: number;
-    type: string;
-    data: string;
-    checksum: string;
-    created_at: number;
-    covers: string;
-    data_mac: string;
-  },
-): string {
-  return hmac(key, [
-    'audit-link',
-    prevMac,
-    r.task_id,
-    r.seq,
-    r.type,
-    r.data,
-    r.checksum,
-    r.created_at,
-    r.covers,
-    r.data_mac,
-  ]);
 }
 
 /**
@@ -225,18 +103,8 @@ export function keyConnection(db: Database.Database, key: Buffer, now: number): 
     if (String((e as { code?: unknown }).code).startsWith('SQLITE_READONLY')) return;
     throw e;
   }
-  if (known !== fingerprint) {
-    throw new CodecallError(
-      'AUDIT_KEY_MISMATCH',
-      'the audit key is not the one this database was keyed with (replaced key file, or the wrong CODECALL_AUDIT_KEY)',
-    );
-  }
+  if (known !== fingerprint) throw keyMismatchError();
   keys.set(db, key);
-}
-
-/** The signed count of tasks: a task deleted with its rows and head (the cascade) still shows. */
-export function tasksSig(key: Buffer, tasks: number): string {
-  return hmac(key, ['tasks', tasks]);
 }
 
 /** One more task created (call with its `created` audit row). */

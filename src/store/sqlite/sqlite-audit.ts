@@ -2,15 +2,8 @@ import type Database from 'better-sqlite3';
 import type { AuditEntry } from '../../spec/index.ts';
 import { canonicalJson, journalChecksumOfText } from '../journal-checksum.ts';
 import { readVerifiedChain } from './sqlite-journal.ts';
-import {
-  auditKeyOf,
-  countTask,
-  currentCovers,
-  dataMac,
-  linkMac,
-  readHead,
-  writeHead,
-} from './audit-keying.ts';
+import { dataMac, linkMac } from '../audit-macs.ts';
+import { auditKeyOf, countTask, currentCovers, readHead, writeHead } from './audit-keying.ts';
 import { prepared } from './statement-cache.ts';
 
 /**

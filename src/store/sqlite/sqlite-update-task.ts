@@ -4,7 +4,8 @@ import type { JournalEntryInput, TaskPatch, TaskRecord } from '../../spec/index.
 import { patchedColumns } from '../patched-columns.ts';
 import { toTaskRecord } from '../rows.ts';
 import type { TaskRow } from '../rows.ts';
-import { refreshHead, TERMINAL } from './audit-keying.ts';
+import { TERMINAL } from '../audit-macs.ts';
+import { refreshHead } from './audit-keying.ts';
 import { auditStatus } from './sqlite-audit.ts';
 import { appendEntries } from './sqlite-journal.ts';
 import { prepared } from './statement-cache.ts';
