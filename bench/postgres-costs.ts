@@ -28,7 +28,14 @@ const walBytes = async (from: string): Promise<number> =>
       .rows[0]?.d,
   );
 
-const store: TaskStore = await createPostgresTaskStore({ url: cluster.url, schema: 'costs' });
+// BENCH_AUDIT_KEY=1: the keyed audit chain (ADR 0030), as a server given a key writes it.
+const keyed = process.env.BENCH_AUDIT_KEY === '1';
+const store: TaskStore = await createPostgresTaskStore({
+  url: cluster.url,
+  schema: 'costs',
+  ...(keyed ? { auditKey: Buffer.alloc(32, 7) } : {}),
+});
+console.log(keyed ? 'keyed audit chain' : 'unkeyed audit chain');
 const code = 'const r = await tools.lookup({ id: 1 }); return r;';
 
 async function cost(name: string, n: number, op: (i: number) => Promise<unknown>): Promise<void> {
