@@ -62,7 +62,7 @@ export interface ChaosFigures {
   readonly falseAttention: number;
   readonly extraAttentionRounds: number;
   /** `codecall audit verify` on the database once every server is gone (0: intact). */
-  readonly auditVerify?: { readonly exitCode: number; readonly output: string };
+  readonly auditVerify?: { readonly exitCode: number; readonly keyed: boolean; readonly output: string };
   /** With webhooks: deliveries, those whose signature did not verify, tasks never told their end, batch.completed. */
   readonly webhooks?: {
     readonly deliveries: number;

@@ -6,6 +6,14 @@ import pg from 'pg';
 export type ChaosDb =
   { readonly kind: 'sqlite'; readonly path: string } | { readonly kind: 'postgres'; readonly url: string };
 
+/** PostgreSQL has no key file beside it: every server of a run, and `audit verify`, are given this one. */
+export const CHAOS_AUDIT_KEY = 'chaos-audit-key-0123456789abcdef';
+
+/** The environment that keys the audit chain of `db` (none for SQLite: serve makes `<db>.audit-key`). */
+export function auditKeyEnv(db: ChaosDb): Record<string, string> {
+  return db.kind === 'postgres' ? { CODECALL_AUDIT_KEY: CHAOS_AUDIT_KEY } : {};
+}
+
 /** What `codecall serve --db` takes. */
 export function dbArgument(db: ChaosDb): string {
   return db.kind === 'sqlite' ? db.path : db.url;

@@ -47,7 +47,10 @@ export function createOperator(options: {
   ledger: Ledger;
   random: () => number;
   effectOf: (op: string) => Effect;
+  /** The admin key's header when the servers check keys (it sees and steers every tenant's tasks). */
+  headers?: () => Record<string, string>;
 }): Operator {
+  const auth = (): Record<string, string> => options.headers?.() ?? {};
   const figures: OperatorFigures = {
     approvalPauses: 0,
     approvalsOneByOne: 0,
@@ -62,7 +65,7 @@ export function createOperator(options: {
   const post = (base: string, path: string, body: unknown): Promise<Response> =>
     fetch(`${base}/api/v1${path}`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', ...auth() },
       body: JSON.stringify(body),
     });
 
@@ -126,7 +129,7 @@ export function createOperator(options: {
       let cursor: string | null = null;
       do {
         const query = `status=paused&limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
-        const page = (await (await fetch(`${base}/api/v1/tasks?${query}`)).json()) as {
+        const page = (await (await fetch(`${base}/api/v1/tasks?${query}`, { headers: auth() })).json()) as {
           tasks: ListedTask[];
           next_cursor: string | null;
         };

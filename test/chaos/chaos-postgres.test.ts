@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { postgresSkipReason, postgresUrl } from '../support/postgres-store.ts';
 import { runChaos } from './chaos-run.ts';
 
-// Issue 20's proof: three `codecall serve` nodes on one PostgreSQL database, seeded SIGKILLs and a SIGSTOP past the
+// Issue 20's proof: three `codecall serve` nodes on one PostgreSQL database, two tenants with keys of their own, seeded SIGKILLs and a SIGSTOP past the
 // lease, against the external ledger. `npm test` runs a bounded size; `npm run test:chaos` the issue's (500 tasks,
 // at least 10 kills). CHAOS_SEED, CHAOS_PG_TASKS and CHAOS_PG_FAULTS override.
 
@@ -32,6 +32,7 @@ if (url === null) {
           postgres: url,
           concurrency: 4,
           webhooks: true,
+          tenants: ['acme', 'globex'],
           settleMs: full ? 600_000 : 90_000,
           ...(dumpTo ? { dumpTo } : {}),
         });
@@ -39,8 +40,9 @@ if (url === null) {
         expect(figures.kills).toBeGreaterThanOrEqual(kills);
         // Every task's end told at least once, every delivery signed; the database's chains intact.
         expect(figures.webhooks).toMatchObject({ unsigned: 0, tasksNeverTold: 0 });
-        expect(figures.webhooks?.batchCompleted).toBeGreaterThanOrEqual(1);
-        expect(figures.auditVerify).toEqual({ exitCode: 0, output: '' });
+        expect(figures.webhooks?.batchCompleted).toBeGreaterThanOrEqual(2);
+        // Keyed (every node given the same key): the keyed chain, signed heads and task fields verified too.
+        expect(figures.auditVerify).toEqual({ exitCode: 0, keyed: true, output: '' });
         expect(figures.stops).toBeGreaterThanOrEqual(1);
         expect({
           lost: figures.lost,

@@ -9,7 +9,7 @@ import { rng } from '../durable/crash-fixture.ts';
 import { figuresOf } from './chaos-checks.ts';
 import type { AppliedFault, ChaosFigures, FinalView } from './chaos-checks.ts';
 import { readFacts, runningOwners } from './chaos-facts.ts';
-import { createChaosDatabase, dbArgument, writeLockFree } from './chaos-db.ts';
+import { auditKeyEnv, createChaosDatabase, dbArgument, writeLockFree } from './chaos-db.ts';
 import type { ChaosDb } from './chaos-db.ts';
 import { createOperator } from './chaos-operator.ts';
 import { makePlan } from './chaos-plan.ts';
@@ -37,6 +37,11 @@ export interface ChaosOptions {
   readonly kills?: number;
   /** Every task and the batch carry a callback_url to a receiver that checks each delivery's signature. */
   readonly webhooks?: boolean;
+  /**
+   * The servers check API keys, and the tasks are submitted by these tenants (a batch each, with a key of its own,
+   * the plan's tasks dealt round-robin); the harness steers them all with the bootstrap admin key.
+   */
+  readonly tenants?: readonly string[];
 }
 
 export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
@@ -47,7 +52,12 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
   const plan = makePlan(options);
   const random = rng(options.seed ^ 0x5eed);
   const effects = new Map(plan.tasks.flatMap((t) => t.steps.flat()).map((c) => [c.op, c.effect]));
-  const operator = createOperator({ ledger, random, effectOf: (op) => effects.get(op) ?? 'read' });
+  const operator = createOperator({
+    ledger,
+    random,
+    effectOf: (op) => effects.get(op) ?? 'read',
+    headers: () => admin,
+  });
   const live: ChaosServer[] = [];
   const started: ChaosServer[] = [];
   const stopped = new Set<ChaosServer>();
@@ -68,8 +78,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
     ledgerUrl: ledger.url,
     leaseMs,
     concurrency: options.concurrency ?? 2,
+    auth: options.tenants !== undefined,
     ...(receiver ? { webhookSecret: receiver.secret } : {}),
   };
+  let admin: Record<string, string> = {};
   const start = async (): Promise<ChaosServer> => {
     const s = await startServer(serverOptions);
     live.push(s);
@@ -88,28 +100,24 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
   try {
     const first = await start();
     for (let n = 1; n < (options.servers ?? 1); n++) await start();
-    const created = await fetch(`${first.base}/api/v1/tasks/batch`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        tasks: plan.tasks.map((t) => ({
-          code: t.code,
-          metadata: { i: t.index },
-          ...(receiver ? { callback_url: receiver.url } : {}),
-        })),
-        ...(receiver ? { callback_url: receiver.url } : {}),
-      }),
-    });
-    if (created.status !== 201) throw new Error(`batch refused: ${created.status} ${await created.text()}`);
-    const { batch_id: batchId, task_ids: taskIds } = (await created.json()) as {
-      batch_id: string;
-      task_ids: string[];
-    };
-    const batch = async (): Promise<{ completed_at: string | null; counts: Record<string, number> }> => {
+    if (options.tenants) {
+      const key = /^\s+(cc_\S+)$/m.exec(first.stderr())?.[1];
+      if (key === undefined) throw new Error(`no bootstrap admin key:\n${first.stderr()}`);
+      admin = { authorization: `Bearer ${key}` };
+    }
+    const { batchIds, taskIds } = await submitBatches(first.base);
+    const batch = async (): Promise<{ completed: boolean; counts: Record<string, number> }> => {
       const s = answering();
       if (!s) throw new Error('no server answers');
-      const r = await fetch(`${s.base}/api/v1/batches/${batchId}`);
-      return (await r.json()) as { completed_at: string | null; counts: Record<string, number> };
+      const counts: Record<string, number> = {};
+      let completed = true;
+      for (const id of batchIds) {
+        const r = await fetch(`${s.base}/api/v1/batches/${id}`, { headers: admin });
+        const b = (await r.json()) as { completed_at: string | null; counts: Record<string, number> };
+        completed &&= b.completed_at !== null;
+        for (const [k, n] of Object.entries(b.counts)) counts[k] = (counts[k] ?? 0) + n;
+      }
+      return { completed, counts };
     };
     const endedAtLeast = async (n: number): Promise<boolean> => {
       const { counts } = await batch();
@@ -121,11 +129,11 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
       await sleep(fault.jitterMs);
       await strike(fault);
     }
-    const ended = async (): Promise<boolean> => (await batch()).completed_at !== null;
+    const ended = async (): Promise<boolean> => (await batch()).completed;
     await until(() => ended().catch(() => false), options.settleMs ?? 60_000).catch(() => undefined);
     operating = false;
     await operatorLoop;
-    const finals = await finalViews(answering()?.base ?? '', taskIds);
+    const finals = await finalViews(answering()?.base ?? '', taskIds, admin);
     // Every task's end and the batch's told at least once, by whichever server is up (a dispatcher that died
     // with a message claimed leaves it to the others once its claim runs out).
     const told = (): boolean =>
@@ -133,11 +141,12 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
       (taskIds.every((id) =>
         receiver.deliveries.some((d) => d.taskId === id && d.type.startsWith('task.')),
       ) &&
-        receiver.deliveries.some((d) => d.type === 'batch.completed'));
+        receiver.deliveries.filter((d) => d.type === 'batch.completed').length >= batchIds.length);
     await until(told, 60_000).catch(() => undefined);
     for (const s of live) s.kill('SIGKILL');
     await Promise.all(live.map((s) => s.exited));
-    const audit = await codecall({}, 'audit', 'verify', '--db', dbArgument(db), '--json');
+    const audit = await codecall(auditKeyEnv(db), 'audit', 'verify', '--db', dbArgument(db), '--json');
+    const keyedAudit = audit.code === 0 && /"keyed":\s*true/.test(audit.stdout);
     const facts = await readFacts(db);
     const run = {
       plan,
@@ -169,7 +178,11 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
       ...figuresOf(run),
       stopsTakenOver: takeovers,
       stopsHoldingWriteLock,
-      auditVerify: { exitCode: audit.code, output: audit.code === 0 ? '' : `${audit.stdout}${audit.stderr}` },
+      auditVerify: {
+        exitCode: audit.code,
+        keyed: keyedAudit,
+        output: audit.code === 0 ? '' : `${audit.stdout}${audit.stderr}`,
+      },
       ...(webhooks ? { webhooks } : {}),
     };
   } finally {
@@ -183,6 +196,43 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
     await receiver?.close();
     await made?.drop();
     await rm(dir, { recursive: true, force: true });
+  }
+
+  /** The plan's tasks as one batch, or a batch per tenant (each with its own member key); ids in plan order. */
+  async function submitBatches(base: string): Promise<{ batchIds: string[]; taskIds: string[] }> {
+    const tenants = options.tenants ?? [null];
+    const taskIds: string[] = [];
+    const batchIds: string[] = [];
+    for (const [n, tenant] of tenants.entries()) {
+      let headers: Record<string, string> = {};
+      if (tenant !== null) {
+        const made = await fetch(`${base}/api/v1/keys`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...admin },
+          body: JSON.stringify({ tenant, role: 'member' }),
+        });
+        if (made.status !== 201) throw new Error(`key refused: ${made.status} ${await made.text()}`);
+        headers = { authorization: `Bearer ${((await made.json()) as { key: string }).key}` };
+      }
+      const mine = plan.tasks.filter((t) => t.index % tenants.length === n);
+      const created = await fetch(`${base}/api/v1/tasks/batch`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify({
+          tasks: mine.map((t) => ({
+            code: t.code,
+            metadata: { i: t.index },
+            ...(receiver ? { callback_url: receiver.url } : {}),
+          })),
+          ...(receiver ? { callback_url: receiver.url } : {}),
+        }),
+      });
+      if (created.status !== 201) throw new Error(`batch refused: ${created.status} ${await created.text()}`);
+      const body = (await created.json()) as { batch_id: string; task_ids: string[] };
+      batchIds.push(body.batch_id);
+      mine.forEach((t, i) => (taskIds[t.index] = body.task_ids[i] ?? ''));
+    }
+    return { batchIds, taskIds };
   }
 
   async function strike(fault: Fault): Promise<void> {
@@ -241,12 +291,16 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
 }
 
 /** Each task's view, a few at a time (a server holds a tenant past its share of requests: ADR 0039), retried. */
-async function finalViews(base: string, taskIds: readonly string[]): Promise<(FinalView | null)[]> {
+async function finalViews(
+  base: string,
+  taskIds: readonly string[],
+  headers: Record<string, string>,
+): Promise<(FinalView | null)[]> {
   const views: (FinalView | null)[] = [];
   const one = async (id: string): Promise<FinalView | null> => {
     for (let attempt = 0; attempt < 20; attempt++) {
       try {
-        const r = await fetch(`${base}/api/v1/tasks/${id}`);
+        const r = await fetch(`${base}/api/v1/tasks/${id}`, { headers });
         if (r.ok) {
           const view = (await r.json()) as { status: string; result: { output: unknown } | null };
           return { status: view.status, output: view.result?.output ?? null };

@@ -1,7 +1,7 @@
 // The real `codecall serve` processes of a chaos run, all on one database, and the faults done to them.
 import { join } from 'node:path';
 import { startCodecall, until } from '../cli-fixture.ts';
-import { dbArgument } from './chaos-db.ts';
+import { auditKeyEnv, dbArgument } from './chaos-db.ts';
 import type { ChaosDb } from './chaos-db.ts';
 
 export interface ChaosServer {
@@ -18,6 +18,8 @@ export interface ServerOptions {
   readonly ledgerUrl: string;
   readonly leaseMs: number;
   readonly concurrency: number;
+  /** Checks API keys (else --insecure-no-auth). */
+  readonly auth?: boolean;
   /** Signs webhooks (and lets them go to the loopback receiver). */
   readonly webhookSecret?: string;
   readonly signal?: AbortSignal;
@@ -63,6 +65,7 @@ function serve(options: ServerOptions, port: string): ReturnType<typeof startCod
       CODECALL_POSTGRES_IDLE_IN_TRANSACTION_TIMEOUT_MS: String(
         Math.max(200, Math.floor(options.leaseMs / 2)),
       ),
+      ...auditKeyEnv(options.db),
       ...(options.webhookSecret
         ? { CODECALL_WEBHOOK_SECRET: options.webhookSecret, CODECALL_ALLOW_PRIVATE_WEBHOOKS: 'true' }
         : {}),
@@ -76,6 +79,6 @@ function serve(options: ServerOptions, port: string): ReturnType<typeof startCod
     join(options.dir, 'tools.js'),
     '--concurrency',
     String(options.concurrency),
-    '--insecure-no-auth',
+    ...(options.auth === true ? [] : ['--insecure-no-auth']),
   );
 }
