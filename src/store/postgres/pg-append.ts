@@ -2,6 +2,7 @@ import { CodecallError } from '../../errors/index.ts';
 import { EMPTY_JOURNAL_SUMMARY, journalEntryProblem, summarizeJournal } from '../../spec/index.ts';
 import type { JournalEntry, JournalEntryInput, JournalLimits, JournalSummary } from '../../spec/index.ts';
 import { canonicalJson, journalChecksumOfText } from '../journal-checksum.ts';
+import { checkJournalLimits } from '../journal-limits.ts';
 import { fencedError, foldAppended, journalHead, noTask, summaryAt, summaryRow } from './pg-journal.ts';
 import { one } from './pg-sql.ts';
 import type { Sql } from './pg-sql.ts';
@@ -51,7 +52,13 @@ function planAppend(taskId: string, calls: readonly AppendCall[], state: AppendS
       }
       const callTexts = call.entries.map((entry) => entryText(taskId, entry));
       const bytes = callTexts.reduce((sum, text) => sum + Buffer.byteLength(text), 0);
-      checkLimits(taskId, { bytes: usedBytes, entries: usedEntries }, bytes, callTexts.length, call.limits);
+      checkJournalLimits(
+        taskId,
+        { bytes: usedBytes, entries: usedEntries },
+        bytes,
+        callTexts.length,
+        call.limits,
+      );
       usedBytes += bytes;
       usedEntries += callTexts.length;
       const createdAt = new Date(call.now).toISOString();
@@ -225,28 +232,4 @@ export async function appendEntries(
   if (outcome === undefined) return [];
   if ('error' in outcome) throw outcome.error;
   return outcome.entries;
-}
-
-function checkLimits(
-  taskId: string,
-  used: { bytes: number; entries: number },
-  bytes: number,
-  count: number,
-  limits: JournalLimits | undefined,
-): void {
-  const { maxBytes, maxEntries } = limits ?? {};
-  if (maxBytes !== undefined && used.bytes + bytes > maxBytes) {
-    throw new CodecallError(
-      'JOURNAL_LIMIT',
-      `the journal of task ${taskId} holds ${used.bytes} bytes; ${bytes} more would take it over its limit of ${maxBytes}`,
-      { details: { task_id: taskId, bytes: used.bytes, adding: bytes, max_bytes: maxBytes } },
-    );
-  }
-  if (maxEntries !== undefined && used.entries + count > maxEntries) {
-    throw new CodecallError(
-      'JOURNAL_LIMIT',
-      `the journal of task ${taskId} holds ${used.entries} entries; ${count} more would take it over its limit of ${maxEntries}`,
-      { details: { task_id: taskId, entries: used.entries, adding: count, max_entries: maxEntries } },
-    );
-  }
 }

@@ -1,8 +1,9 @@
 import { CodecallError } from '../../errors/index.ts';
-import { corruptTaskOf, DEFAULT_REVISIONS_LIMIT, MAX_REVISIONS_LIMIT } from '../../spec/index.ts';
+import { DEFAULT_REVISIONS_LIMIT, MAX_REVISIONS_LIMIT } from '../../spec/index.ts';
 import type { CorruptTask, Revisions, TaskCountFilter, TaskFilter, TaskRecord } from '../../spec/index.ts';
-import { decodeCursor, encodeCursor, SUMMARISED_TASK_COLUMNS, toTaskRecord } from '../rows.ts';
+import { decodeCursor, SUMMARISED_TASK_COLUMNS } from '../rows.ts';
 import type { TaskRow } from '../rows.ts';
+import { taskPage } from '../task-page.ts';
 import { all, one } from './pg-sql.ts';
 import type { Sql } from './pg-sql.ts';
 
@@ -83,24 +84,7 @@ export async function listTaskRows(
      ORDER BY ${filter.order === 'newest' ? 'created_at DESC, id DESC' : 'created_at, id'} LIMIT ${params.add(limit + 1)}`,
     params.values,
   );
-  const page = rows.slice(0, limit);
-  const last = page.at(-1);
-  const tasks: TaskRecord[] = [];
-  const corrupt: CorruptTask[] = [];
-  for (const row of page) {
-    try {
-      tasks.push(toTaskRecord(row));
-    } catch (e) {
-      const c = corruptTaskOf(e);
-      if (c === null) throw e;
-      corrupt.push(c);
-    }
-  }
-  return {
-    tasks,
-    nextCursor: rows.length > limit && last !== undefined ? encodeCursor(last) : null,
-    corrupt,
-  };
+  return taskPage(rows, limit);
 }
 
 /** TaskStore.listRevisions: the newest `limit` revisions of the task in `tenant`, oldest first, and their count. */

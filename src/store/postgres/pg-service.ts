@@ -4,70 +4,21 @@ import type {
   KeyRole,
   WebhookAttempt,
   WebhookCounts,
-  WebhookEvent,
   WebhookMessage,
 } from '../../spec/index.ts';
 import { keyRowMac } from '../audit-macs.ts';
 import type { KeyRowFields } from '../audit-macs.ts';
 import { KEYS_SIG_COLUMN } from './pg-api-key-macs.ts';
 import type { KeyRowCheck } from './pg-api-key-macs.ts';
+import { apiKeyRecordOf, OUTBOX_COLUMNS, webhookMessageOf } from '../service-rows.ts';
+import type { KeyRow, OutboxRow } from '../service-rows.ts';
 import { all, one } from './pg-sql.ts';
 import type { Sql } from './pg-sql.ts';
 
 // ServiceStore on PostgreSQL: API keys and the webhook outbox (the triggers of pg-schema.ts fill it in the
 // transaction of each status change), as sqlite-service.ts does on SQLite.
 
-interface KeyRow {
-  id: string;
-  tenant: string;
-  role: KeyRole;
-  name: string | null;
-  created_at: number;
-  revoked_at: number | null;
-}
-
-interface OutboxRow {
-  id: string;
-  event: WebhookEvent;
-  task_id: string | null;
-  batch_id: string | null;
-  url: string;
-  snapshot: string;
-  body: string | null;
-  attempts: number;
-  next_attempt_at: number;
-  created_at: number;
-}
-
 const KEY_COLUMNS = 'id, tenant, role, name, created_at, revoked_at';
-const OUTBOX_COLUMNS =
-  'id, event, task_id, batch_id, url, snapshot, body, attempts, next_attempt_at, created_at';
-
-function toKey(row: KeyRow): ApiKeyRecord {
-  return {
-    id: row.id,
-    tenant: row.tenant,
-    role: row.role,
-    name: row.name,
-    createdAt: new Date(row.created_at).toISOString(),
-    revokedAt: row.revoked_at === null ? null : new Date(row.revoked_at).toISOString(),
-  };
-}
-
-function toMessage(r: OutboxRow): WebhookMessage {
-  return {
-    id: r.id,
-    event: r.event,
-    taskId: r.task_id,
-    batchId: r.batch_id,
-    url: r.url,
-    snapshot: JSON.parse(r.snapshot) as Record<string, unknown>,
-    body: r.body,
-    attempts: r.attempts,
-    nextAttemptAt: r.next_attempt_at,
-    createdAt: r.created_at,
-  };
-}
 
 /**
  * With the audit key a row carries its MAC from the insert (ADR 0030 update); without, mac is NULL (a keyed store
@@ -96,7 +47,7 @@ export async function insertApiKey(
     [fields.id, fields.key_hash, fields.tenant, fields.role, fields.name, now, mac],
   );
   if (row === undefined) throw new Error(`API key ${key.id} was not written`);
-  return toKey(row);
+  return apiKeyRecordOf(row);
 }
 
 /** The live key with this hash; `check` refuses a row the audit key does not vouch for. */
@@ -113,11 +64,13 @@ export async function findApiKey(
   );
   if (row === undefined) return null;
   check.assert(row);
-  return toKey(row);
+  return apiKeyRecordOf(row);
 }
 
 export async function listApiKeys(sql: Sql): Promise<ApiKeyRecord[]> {
-  return (await all<KeyRow>(sql, `SELECT ${KEY_COLUMNS} FROM api_keys ORDER BY created_at, id`)).map(toKey);
+  return (await all<KeyRow>(sql, `SELECT ${KEY_COLUMNS} FROM api_keys ORDER BY created_at, id`)).map(
+    apiKeyRecordOf,
+  );
 }
 
 export async function revokedApiKeys(sql: Sql, ids: readonly string[]): Promise<string[]> {
@@ -145,7 +98,7 @@ export async function revokeApiKey(
   if (row === undefined) throw new CodecallError('NOT_FOUND', `No API key ${id}`, { details: { keyId: id } });
   if (auditKey !== undefined)
     await sql.query('UPDATE api_keys SET mac = $1 WHERE id = $2', [keyRowMac(auditKey, row), id]);
-  return toKey(row);
+  return apiKeyRecordOf(row);
 }
 
 // Ties in insertion order, except that a batch's completion follows the event of its last task written in the
@@ -161,7 +114,7 @@ export async function dueWebhooks(
   limit: number,
   claim?: { owner: string; leaseMs: number },
 ): Promise<WebhookMessage[]> {
-  if (claim === undefined) return (await all<OutboxRow>(sql, DUE, [now, limit])).map(toMessage);
+  if (claim === undefined) return (await all<OutboxRow>(sql, DUE, [now, limit])).map(webhookMessageOf);
   // SKIP LOCKED passes over rows another dispatcher is claiming right now; once it commits, the recheck of the
   // WHERE on the row's new version (READ COMMITTED) sees the live claim. So no message goes to two at once.
   const rows = await all<OutboxRow>(sql, `${DUE} FOR UPDATE SKIP LOCKED`, [now, limit]);
@@ -171,7 +124,7 @@ export async function dueWebhooks(
       [claim.owner, now + claim.leaseMs, rows.map((r) => r.id)],
     );
   }
-  return rows.map(toMessage);
+  return rows.map(webhookMessageOf);
 }
 
 export async function releaseWebhook(sql: Sql, id: string, owner: string): Promise<void> {

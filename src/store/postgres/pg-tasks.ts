@@ -1,4 +1,6 @@
 import { CodecallError } from '../../errors/index.ts';
+import { batchRecordOf } from '../batch-record.ts';
+import type { BatchRow } from '../batch-record.ts';
 import {
   EMPTY_JOURNAL_SUMMARY,
   journalEntryProblem,
@@ -231,15 +233,6 @@ export async function createBatchRows(
   return { batch, tasks: rows.map(toTaskRecord) };
 }
 
-interface BatchRow {
-  id: string;
-  tenant: string;
-  callback_url: string | null;
-  size: number;
-  created_at: number;
-  completed_at: number | null;
-}
-
 /** The batch with its tasks' ids (in submission order: ids grow) and a count per status. */
 export async function readBatch(sql: Sql, id: string): Promise<BatchRecord | null> {
   const row = await one<BatchRow>(sql, 'SELECT * FROM batches WHERE id = $1', [id]);
@@ -249,23 +242,5 @@ export async function readBatch(sql: Sql, id: string): Promise<BatchRecord | nul
     'SELECT id, status FROM tasks WHERE batch_id = $1 ORDER BY created_at, id',
     [id],
   );
-  const counts: Record<TaskStatus, number> = {
-    pending: 0,
-    running: 0,
-    paused: 0,
-    succeeded: 0,
-    failed: 0,
-    cancelled: 0,
-  };
-  for (const t of tasks) counts[t.status]++;
-  return {
-    id: row.id,
-    tenant: row.tenant,
-    callbackUrl: row.callback_url,
-    size: row.size,
-    counts,
-    taskIds: tasks.map((t) => t.id),
-    createdAt: new Date(row.created_at).toISOString(),
-    completedAt: row.completed_at === null ? null : new Date(row.completed_at).toISOString(),
-  };
+  return batchRecordOf(row, tasks);
 }

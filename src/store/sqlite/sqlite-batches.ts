@@ -1,16 +1,9 @@
 import type Database from 'better-sqlite3';
+import { batchRecordOf } from '../batch-record.ts';
+import type { BatchRow } from '../batch-record.ts';
 import { CodecallError } from '../../errors/index.ts';
 import type { BatchRecord, TaskStatus } from '../../spec/index.ts';
 import { prepared } from './statement-cache.ts';
-
-interface BatchRow {
-  id: string;
-  tenant: string;
-  callback_url: string | null;
-  size: number;
-  created_at: number;
-  completed_at: number | null;
-}
 
 export function insertBatch(
   db: Database.Database,
@@ -39,23 +32,5 @@ export function readBatch(db: Database.Database, id: string): BatchRecord | null
     db,
     'SELECT id, status FROM tasks WHERE batch_id = ? ORDER BY created_at, rowid',
   ).all(id) as { id: string; status: TaskStatus }[];
-  const counts: Record<TaskStatus, number> = {
-    pending: 0,
-    running: 0,
-    paused: 0,
-    succeeded: 0,
-    failed: 0,
-    cancelled: 0,
-  };
-  for (const t of tasks) counts[t.status]++;
-  return {
-    id: row.id,
-    tenant: row.tenant,
-    callbackUrl: row.callback_url,
-    size: row.size,
-    counts,
-    taskIds: tasks.map((t) => t.id),
-    createdAt: new Date(row.created_at).toISOString(),
-    completedAt: row.completed_at === null ? null : new Date(row.completed_at).toISOString(),
-  };
+  return batchRecordOf(row, tasks);
 }

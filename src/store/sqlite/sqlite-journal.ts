@@ -3,6 +3,7 @@ import { CodecallError } from '../../errors/index.ts';
 import { journalEntryProblem } from '../../spec/index.ts';
 import type { JournalEntry, JournalEntryInput, JournalLimits } from '../../spec/index.ts';
 import { canonicalJson, journalChecksumOfText } from '../journal-checksum.ts';
+import { checkJournalLimits } from '../journal-limits.ts';
 import { verifyJournal } from '../verify-journal.ts';
 import { toJournalEntry } from '../rows.ts';
 import { prepared } from './statement-cache.ts';
@@ -68,23 +69,13 @@ function countEntries(
   if (limits?.maxBytes !== undefined || limits?.maxEntries !== undefined) {
     const used = prepared(db, 'SELECT journal_bytes, journal_entries FROM tasks WHERE id = ?').get(taskId) as
       { journal_bytes: number; journal_entries: number } | undefined;
-    const usedBytes = used?.journal_bytes ?? 0;
-    const usedEntries = used?.journal_entries ?? 0;
-    const { maxBytes, maxEntries } = limits;
-    if (maxBytes !== undefined && usedBytes + bytes > maxBytes) {
-      throw new CodecallError(
-        'JOURNAL_LIMIT',
-        `the journal of task ${taskId} holds ${usedBytes} bytes; ${bytes} more would take it over its limit of ${maxBytes}`,
-        { details: { task_id: taskId, bytes: usedBytes, adding: bytes, max_bytes: maxBytes } },
-      );
-    }
-    if (maxEntries !== undefined && usedEntries + texts.length > maxEntries) {
-      throw new CodecallError(
-        'JOURNAL_LIMIT',
-        `the journal of task ${taskId} holds ${usedEntries} entries; ${texts.length} more would take it over its limit of ${maxEntries}`,
-        { details: { task_id: taskId, entries: usedEntries, adding: texts.length, max_entries: maxEntries } },
-      );
-    }
+    checkJournalLimits(
+      taskId,
+      { bytes: used?.journal_bytes ?? 0, entries: used?.journal_entries ?? 0 },
+      bytes,
+      texts.length,
+      limits,
+    );
   }
   prepared(
     db,

@@ -1,9 +1,9 @@
 import type Database from 'better-sqlite3';
 import { CodecallError } from '../../errors/index.ts';
 import type { CorruptTask, TaskFilter, TaskRecord } from '../../spec/index.ts';
-import { corruptTaskOf } from '../../spec/index.ts';
-import { SUMMARISED_TASK_COLUMNS, decodeCursor, encodeCursor, toTaskRecord } from '../rows.ts';
+import { SUMMARISED_TASK_COLUMNS, decodeCursor } from '../rows.ts';
 import type { TaskRow } from '../rows.ts';
+import { taskPage } from '../task-page.ts';
 import { taskWhere } from './task-where.ts';
 
 const DEFAULT_LIMIT = 50;
@@ -49,23 +49,5 @@ export function listTaskRows(
   const sql = `SELECT ${columns} FROM tasks ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
                ORDER BY ${filter.order === 'newest' ? 'created_at DESC, id DESC' : 'created_at, id'} LIMIT ?`;
   const rows = db.prepare(sql).all(...params, limit + 1) as TaskRow[];
-  const page = rows.slice(0, limit);
-  const last = page.at(-1);
-  // A row that cannot be decoded is flagged, not thrown: it must not hide the rest of the page.
-  const tasks: TaskRecord[] = [];
-  const corrupt: CorruptTask[] = [];
-  for (const row of page) {
-    try {
-      tasks.push(toTaskRecord(row));
-    } catch (e) {
-      const c = corruptTaskOf(e);
-      if (c === null) throw e;
-      corrupt.push(c);
-    }
-  }
-  return {
-    tasks,
-    nextCursor: rows.length > limit && last !== undefined ? encodeCursor(last) : null,
-    corrupt,
-  };
+  return taskPage(rows, limit);
 }

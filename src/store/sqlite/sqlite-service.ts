@@ -5,47 +5,13 @@ import type {
   KeyRole,
   WebhookAttempt,
   WebhookCounts,
-  WebhookEvent,
   WebhookMessage,
 } from '../../spec/index.ts';
 import { prepared } from './statement-cache.ts';
+import { apiKeyRecordOf, OUTBOX_COLUMNS, webhookMessageOf } from '../service-rows.ts';
+import type { KeyRow, OutboxRow } from '../service-rows.ts';
 import { assertKeyRow, macKeyRow } from './api-key-macs.ts';
 import type { KeyRowFields } from './api-key-macs.ts';
-
-interface KeyRow {
-  id: string;
-  tenant: string;
-  role: KeyRole;
-  name: string | null;
-  created_at: number;
-  revoked_at: number | null;
-}
-
-interface OutboxRow {
-  id: string;
-  event: WebhookEvent;
-  task_id: string | null;
-  batch_id: string | null;
-  url: string;
-  snapshot: string;
-  body: string | null;
-  attempts: number;
-  next_attempt_at: number;
-  created_at: number;
-}
-
-const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
-
-function toKey(row: KeyRow): ApiKeyRecord {
-  return {
-    id: row.id,
-    tenant: row.tenant,
-    role: row.role,
-    name: row.name,
-    createdAt: new Date(row.created_at).toISOString(),
-    revokedAt: iso(row.revoked_at),
-  };
-}
 
 export function insertApiKey(
   db: Database.Database,
@@ -59,7 +25,7 @@ export function insertApiKey(
     ).run(key.id, key.keyHash, key.tenant, key.role, key.name ?? null, now);
     macKeyRow(db, key.id);
   })();
-  return toKey(prepared(db, 'SELECT * FROM api_keys WHERE id = ?').get(key.id) as KeyRow);
+  return apiKeyRecordOf(prepared(db, 'SELECT * FROM api_keys WHERE id = ?').get(key.id) as KeyRow);
 }
 
 export function findApiKey(db: Database.Database, keyHash: string): ApiKeyRecord | null {
@@ -68,11 +34,13 @@ export function findApiKey(db: Database.Database, keyHash: string): ApiKeyRecord
   ) as (KeyRow & KeyRowFields & { mac: string | null }) | undefined;
   if (row === undefined) return null;
   assertKeyRow(db, row);
-  return toKey(row);
+  return apiKeyRecordOf(row);
 }
 
 export function listApiKeys(db: Database.Database): ApiKeyRecord[] {
-  return (prepared(db, 'SELECT * FROM api_keys ORDER BY created_at, id').all() as KeyRow[]).map(toKey);
+  return (prepared(db, 'SELECT * FROM api_keys ORDER BY created_at, id').all() as KeyRow[]).map(
+    apiKeyRecordOf,
+  );
 }
 
 export function revokedApiKeys(db: Database.Database, ids: readonly string[]): string[] {
@@ -91,7 +59,7 @@ export function revokeApiKey(db: Database.Database, id: string, now: number): Ap
   })();
   const row = prepared(db, 'SELECT * FROM api_keys WHERE id = ?').get(id) as KeyRow | undefined;
   if (row === undefined) throw new CodecallError('NOT_FOUND', `No API key ${id}`, { details: { keyId: id } });
-  return toKey(row);
+  return apiKeyRecordOf(row);
 }
 
 export function dueWebhooks(
@@ -125,23 +93,12 @@ function selectDue(db: Database.Database, now: number, limit: number): WebhookMe
   // task, written in the same change (SQLite fires the newer trigger first).
   const rows = prepared(
     db,
-    `SELECT id, event, task_id, batch_id, url, snapshot, body, attempts, next_attempt_at, created_at
+    `SELECT ${OUTBOX_COLUMNS}
        FROM webhook_outbox WHERE state = 'pending' AND next_attempt_at <= ?
          AND (claimed_until IS NULL OR claimed_until <= ?)
        ORDER BY next_attempt_at, created_at, event = 'batch.completed', rowid LIMIT ?`,
   ).all(now, now, limit) as OutboxRow[];
-  return rows.map((r) => ({
-    id: r.id,
-    event: r.event,
-    taskId: r.task_id,
-    batchId: r.batch_id,
-    url: r.url,
-    snapshot: JSON.parse(r.snapshot) as Record<string, unknown>,
-    body: r.body,
-    attempts: r.attempts,
-    nextAttemptAt: r.next_attempt_at,
-    createdAt: r.created_at,
-  }));
+  return rows.map(webhookMessageOf);
 }
 
 export function recordWebhookAttempt(
