@@ -1,6 +1,6 @@
-import { corruptTaskOf } from '../../spec/index.ts';
 import type { PauseReason, StatusChanges, TaskChanges, TaskStatus } from '../../spec/index.ts';
-import { SUMMARISED_TASK_COLUMNS, toTaskRecord } from '../rows.ts';
+import { statusChangeOf, taskChangeOf } from '../change-rows.ts';
+import { SUMMARISED_TASK_COLUMNS } from '../rows.ts';
 import type { TaskRow } from '../rows.ts';
 import { all, one } from './pg-sql.ts';
 import type { Sql } from './pg-sql.ts';
@@ -59,15 +59,7 @@ export async function readChangeRows(sql: Sql, after: number | null, limit?: num
     }
   }
   return {
-    changes: page.map((r) => ({
-      taskId: r.id,
-      tenant: r.tenant,
-      status: r.status,
-      pauseReason: r.pause_reason,
-      updatedAt: new Date(r.updated_at).toISOString(),
-      journalEntries: r.journal_entries,
-      statusSeq: r.status_seq,
-    })),
+    changes: page.map(taskChangeOf),
     cursor: page.at(-1)?.change_xid ?? after,
   };
 }
@@ -100,14 +92,6 @@ export async function readStatusChangeRows(
            ORDER BY status_seq LIMIT $3`,
           [options.tenant, options.after, n],
         );
-  const tasks = rows.map((row) => {
-    try {
-      return { seq: row.status_seq, task: toTaskRecord(row) };
-    } catch (e) {
-      const c = corruptTaskOf(e);
-      if (c === null) throw e;
-      return { seq: row.status_seq, task: c };
-    }
-  });
+  const tasks = rows.map(statusChangeOf);
   return { tasks, cursor: rows.at(-1)?.status_seq ?? options.after };
 }

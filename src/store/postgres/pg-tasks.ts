@@ -1,12 +1,7 @@
 import { CodecallError } from '../../errors/index.ts';
 import { batchRecordOf } from '../batch-record.ts';
 import type { BatchRow } from '../batch-record.ts';
-import {
-  EMPTY_JOURNAL_SUMMARY,
-  journalEntryProblem,
-  programSource,
-  summarizeJournal,
-} from '../../spec/index.ts';
+import { EMPTY_JOURNAL_SUMMARY, journalEntryProblem, summarizeJournal } from '../../spec/index.ts';
 import type {
   BatchRecord,
   JournalEntry,
@@ -15,7 +10,8 @@ import type {
   TaskRecord,
   TaskStatus,
 } from '../../spec/index.ts';
-import { canonicalJson, journalChecksumOfText, sha256Hex } from '../journal-checksum.ts';
+import { canonicalJson, journalChecksumOfText } from '../journal-checksum.ts';
+import { taskInputEntryData } from '../task-input-entry.ts';
 import { listedInputColumn } from '../listed-input-column.ts';
 import { toTaskRecord } from '../rows.ts';
 import type { TaskRow } from '../rows.ts';
@@ -58,13 +54,7 @@ async function insertTask(
 ): Promise<TaskRow> {
   const { id, input, attributes: a } = task;
   const tenant = a.tenant ?? 'default';
-  const data = {
-    code_hash: sha256Hex(programSource(input)),
-    tools_hash: sha256Hex(canonicalJson(input.tools ?? null)),
-    language: input.language,
-    seed: input.seed,
-    limits: input.limits ?? null,
-  };
+  const data = taskInputEntryData(input);
   const problem = journalEntryProblem('task_input', data);
   if (problem !== null) throw new CodecallError('INVALID_ARGUMENT', `Journal entry is malformed: ${problem}`);
   const text = canonicalJson(data);

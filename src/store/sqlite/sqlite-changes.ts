@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
-import { corruptTaskOf } from '../../spec/index.ts';
 import type { PauseReason, StatusChanges, TaskChanges, TaskStatus } from '../../spec/index.ts';
-import { SUMMARISED_TASK_COLUMNS, toTaskRecord } from '../rows.ts';
+import { statusChangeOf, taskChangeOf } from '../change-rows.ts';
+import { SUMMARISED_TASK_COLUMNS } from '../rows.ts';
 import type { TaskRow } from '../rows.ts';
 import { prepared } from './statement-cache.ts';
 
@@ -32,15 +32,7 @@ export function readChangeRows(db: Database.Database, after: number | null, limi
      WHERE change_seq > ? ORDER BY change_seq LIMIT ?`,
   ).all(after, n) as ChangeRow[];
   return {
-    changes: rows.map((r) => ({
-      taskId: r.id,
-      tenant: r.tenant,
-      status: r.status,
-      pauseReason: r.pause_reason,
-      updatedAt: new Date(r.updated_at).toISOString(),
-      journalEntries: r.journal_entries,
-      statusSeq: r.status_seq,
-    })),
+    changes: rows.map(taskChangeOf),
     cursor: rows.at(-1)?.change_seq ?? after,
   };
 }
@@ -72,14 +64,6 @@ export function readStatusChangeRows(
           `SELECT status_seq, ${SUMMARISED_TASK_COLUMNS} FROM tasks WHERE tenant = ? AND status_seq > ? ORDER BY status_seq LIMIT ?`,
         ).all(options.tenant, options.after, n)
   ) as (TaskRow & { status_seq: number })[];
-  const tasks = rows.map((row) => {
-    try {
-      return { seq: row.status_seq, task: toTaskRecord(row) };
-    } catch (e) {
-      const c = corruptTaskOf(e);
-      if (c === null) throw e;
-      return { seq: row.status_seq, task: c };
-    }
-  });
+  const tasks = rows.map(statusChangeOf);
   return { tasks, cursor: rows.at(-1)?.status_seq ?? options.after };
 }

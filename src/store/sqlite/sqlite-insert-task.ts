@@ -1,12 +1,11 @@
 import type Database from 'better-sqlite3';
 import { CodecallError } from '../../errors/index.ts';
-import { programSource } from '../../spec/index.ts';
 import type { BatchRecord, NewTaskAttributes, TaskInput, TaskRecord } from '../../spec/index.ts';
 import { newTaskId } from '../task-id.ts';
 import { toTaskRecord } from '../rows.ts';
 import type { TaskRow } from '../rows.ts';
 import { insertBatch, readBatch } from './sqlite-batches.ts';
-import { canonicalJson, sha256Hex } from '../journal-checksum.ts';
+import { taskInputEntryData } from '../task-input-entry.ts';
 import { appendAudit } from './sqlite-audit.ts';
 import { appendEntries } from './sqlite-journal.ts';
 import { prepared } from './statement-cache.ts';
@@ -53,13 +52,7 @@ export function insertTask(
     a.deadlineAt ?? null,
   );
   insertRevisionRow(db, { id, input, tenant }, now);
-  const data = {
-    code_hash: sha256Hex(programSource(input)),
-    tools_hash: sha256Hex(canonicalJson(input.tools ?? null)),
-    language: input.language,
-    seed: input.seed,
-    limits: input.limits ?? null,
-  };
+  const data = taskInputEntryData(input);
   appendEntries(db, id, [{ type: 'task_input', data }], now);
   appendAudit(db, id, 'created', { tenant, actor: task.actor, batch_id: task.batchId }, now);
 }
