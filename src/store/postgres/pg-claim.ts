@@ -3,7 +3,8 @@ import type { CodecallError } from '../../errors/index.ts';
 import type { Lease } from '../../spec/index.ts';
 import { toTaskRecord } from '../rows.ts';
 import type { TaskRow } from '../rows.ts';
-import { auditStatus } from './pg-audit.ts';
+import { canonicalJson, journalChecksumOfText } from '../journal-checksum.ts';
+import { appendAudit, auditStatus } from './pg-audit.ts';
 import { one } from './pg-sql.ts';
 import type { Sql } from './pg-sql.ts';
 
@@ -64,6 +65,13 @@ async function rowProblem(sql: Sql, taskId: string): Promise<CodecallError | nul
   }
 }
 
+/** The picked task, with what its audit link needs: the journal's length and the audit log's last link. */
+type Picked = ClaimRow & {
+  journal_seq: number | null;
+  audit_seq: number | null;
+  audit_checksum: string | null;
+};
+
 async function claimNext(
   sql: Sql,
   key: Buffer | undefined,
@@ -71,78 +79,89 @@ async function claimNext(
   options: ClaimOptions,
   now: number,
 ): Promise<Lease | null> {
-  const row = (await expired(sql, options.taskId, now)) ?? (await queued(sql, options, now));
+  const row = await pick(sql, options, now);
   if (row === undefined) return null;
   const expiresAt = now + options.leaseMs;
   const fencingToken = row.fencing_token + 1;
+  // pending -> running is `start`; running -> running is `recover`: both legal per TASK_TRANSITIONS.
+  const audit = canonicalJson({
+    from: row.status,
+    to: 'running',
+    pause_reason: null,
+    error_code: null,
+    actor: owner,
+    journal_seq: row.journal_seq ?? 0,
+  });
+  const seq = (row.audit_seq ?? 0) + 1;
+  const checksum = journalChecksumOfText(row.audit_checksum ?? '', seq, 'status', audit);
+  // Unkeyed, the claim, the tenant's turn and the audit link are one statement; keyed, appendAudit adds the link.
+  const link = `INSERT INTO audit_log (task_id, seq, type, data, checksum, created_at) VALUES ($5, $7, 'status', $8, $9, $4)`;
   await sql.query(
-    `UPDATE tasks SET status = 'running', attempts = attempts + 1, fencing_token = $1, version = version + 1,
-       lease_owner = $2, lease_expires_at = $3, run_after = NULL, updated_at = $4 WHERE id = $5`,
-    [fencingToken, owner, expiresAt, now, row.id],
+    `WITH claimed AS (
+       UPDATE tasks SET status = 'running', attempts = attempts + 1, fencing_token = $1, version = version + 1,
+         lease_owner = $2, lease_expires_at = $3, run_after = NULL, updated_at = $4 WHERE id = $5
+     ), turn AS (
+       INSERT INTO tenant_turns (tenant, served) VALUES ($6, (SELECT coalesce(max(served), 0) + 1 FROM tenant_turns))
+       ON CONFLICT (tenant) DO UPDATE SET served = excluded.served
+     )
+     ${key === undefined ? link : 'SELECT $7::int, $8::text, $9::text'}`,
+    [fencingToken, owner, expiresAt, now, row.id, row.tenant, seq, audit, checksum],
   );
-  await sql.query(
-    `INSERT INTO tenant_turns (tenant, served) VALUES ($1, (SELECT coalesce(max(served), 0) + 1 FROM tenant_turns))
-     ON CONFLICT (tenant) DO UPDATE SET served = excluded.served`,
-    [row.tenant],
-  );
-  await auditStatus(
-    sql,
-    key,
-    row.id,
-    { from: row.status, to: 'running', pauseReason: null, errorCode: null, actor: owner },
-    now,
-  );
+  if (key !== undefined) {
+    await appendAudit(sql, key, row.id, 'status', JSON.parse(audit) as Record<string, unknown>, now);
+  }
   return { taskId: row.id, owner, fencingToken, expiresAt };
 }
 
-async function expired(sql: Sql, taskId: string | undefined, now: number): Promise<ClaimRow | undefined> {
-  return one<ClaimRow>(
-    sql,
-    `SELECT id, status, fencing_token, tenant FROM tasks
-       WHERE status = 'running' AND (lease_expires_at IS NULL OR lease_expires_at <= $1) ${taskId === undefined ? '' : 'AND id = $2'}
-       ORDER BY created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED`,
-    taskId === undefined ? [now] : [now, taskId],
-  );
-}
-
-/** The next pending task within the caps, fair across tenants (ADR 0023), as SqliteTaskStore picks it. */
-async function queued(sql: Sql, options: ClaimOptions, now: number): Promise<ClaimRow | undefined> {
-  let running = 0;
-  if (options.maxRunning !== undefined) {
-    running =
-      (await one<{ n: number }>(sql, "SELECT count(*) AS n FROM tasks WHERE status = 'running'"))?.n ?? 0;
-    if (running >= options.maxRunning) return undefined;
-  }
-  const share = options.tenantShare;
-  const reserved =
-    share !== undefined &&
-    options.maxRunning !== undefined &&
-    options.maxRunning - running <= (options.tenantReserve ?? 0);
-  const cap = reserved ? Math.min(share, options.maxPerTenant ?? share) : options.maxPerTenant;
+/**
+ * One statement: a running task whose lease expired (its worker died; it keeps the slots it holds), else the next
+ * pending one within the caps, fair across tenants (ADR 0023) as SqliteTaskStore picks it: none while
+ * `maxRunning` run, none of a tenant at `maxPerTenant`, a tenant at its `tenantShare` only when no tenant below it
+ * has any, and past the reserve the share is a hard cap. Both rows are taken FOR UPDATE SKIP LOCKED.
+ */
+async function pick(sql: Sql, options: ClaimOptions, now: number): Promise<Picked | undefined> {
   const values: unknown[] = [now];
-  const param = (v: unknown): string => {
-    values.push(v);
-    return `$${values.length}`;
+  const param = (v: unknown, type: string): string => {
+    values.push(v ?? null);
+    return `$${values.length}::${type}`;
   };
-  const only = options.taskId === undefined ? '' : `AND id = ${param(options.taskId)}`;
+  const only = options.taskId === undefined ? '' : `AND id = ${param(options.taskId, 'text')}`;
+  const max = param(options.maxRunning, 'int');
+  const share = param(options.tenantShare, 'int');
+  const perTenant = param(options.maxPerTenant, 'int');
+  const reserve = param(options.tenantReserve ?? 0, 'int');
   const ready = `status = 'pending' AND (run_after IS NULL OR run_after <= $1) ${only}`;
-  const capWhere = cap === undefined ? '' : `WHERE running < ${param(cap)}`;
-  const shareOrder = share === undefined ? '' : `running >= ${param(share)},`;
-  return one<ClaimRow>(
+  return one<Picked>(
     sql,
-    `WITH ready AS (
+    `WITH expired AS (
+       SELECT id FROM tasks WHERE status = 'running' AND (lease_expires_at IS NULL OR lease_expires_at <= $1) ${only}
+       ORDER BY created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED
+     ), busy AS (
+       SELECT count(*) AS running FROM tasks WHERE status = 'running'
+     ), ready AS (
        SELECT tenant, min(created_at) AS head,
          (SELECT count(*) FROM tasks AS r WHERE r.tenant = p.tenant AND r.status = 'running') AS running
        FROM tasks AS p WHERE ${ready} GROUP BY tenant
      ), turn AS (
-       SELECT ready.tenant FROM ready LEFT JOIN tenant_turns AS s ON s.tenant = ready.tenant
-       ${capWhere}
-       ORDER BY ${shareOrder} running, coalesce(s.served, 0), head, ready.tenant
+       SELECT ready.tenant FROM ready CROSS JOIN busy LEFT JOIN tenant_turns AS s ON s.tenant = ready.tenant
+       WHERE NOT EXISTS (SELECT 1 FROM expired) AND (${max} IS NULL OR busy.running < ${max})
+         AND ready.running < coalesce(CASE WHEN ${share} IS NOT NULL AND ${max} IS NOT NULL
+           AND ${max} - busy.running <= ${reserve} THEN least(${share}, coalesce(${perTenant}, ${share}))
+           ELSE ${perTenant} END, 2147483647)
+       ORDER BY (${share} IS NOT NULL AND ready.running >= ${share}), ready.running, coalesce(s.served, 0),
+         ready.head, ready.tenant
        LIMIT 1
+     ), queued AS (
+       SELECT id FROM tasks WHERE ${ready} AND tenant = (SELECT tenant FROM turn)
+       ORDER BY status, tenant, priority DESC, created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED
      )
-     SELECT id, status, fencing_token, tenant FROM tasks
-       WHERE ${ready} AND tenant = (SELECT tenant FROM turn)
-       ORDER BY status, tenant, priority DESC, created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED`,
+     SELECT t.id, t.status, t.fencing_token, t.tenant,
+       (SELECT max(seq) FROM journal WHERE task_id = t.id) AS journal_seq,
+       a.seq AS audit_seq, a.checksum AS audit_checksum
+     FROM tasks AS t
+     LEFT JOIN LATERAL (SELECT seq, checksum FROM audit_log WHERE task_id = t.id ORDER BY seq DESC LIMIT 1) AS a
+       ON true
+     WHERE t.id = coalesce((SELECT id FROM expired), (SELECT id FROM queued))`,
     values,
   );
 }
