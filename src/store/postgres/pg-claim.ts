@@ -34,9 +34,10 @@ export async function claimReadable(
 ): Promise<Lease | null> {
   await sql.query("SELECT pg_advisory_xact_lock(hashtext('codecall.claim.' || current_schema()))");
   for (;;) {
-    const lease = await claimNext(sql, key, owner, options, now);
-    if (lease === null) return null;
-    const problem = await rowProblem(sql, lease.taskId);
+    const claimed = await claimNext(sql, key, owner, options, now);
+    if (claimed === null) return null;
+    const { lease, row } = claimed;
+    const problem = rowProblem(row);
     if (problem === null) return lease;
     // A row that cannot be decoded fails here, not in a runner that would give it up to be claimed again forever.
     await sql.query(
@@ -55,9 +56,9 @@ export async function claimReadable(
   }
 }
 
-async function rowProblem(sql: Sql, taskId: string): Promise<CodecallError | null> {
+function rowProblem(row: TaskRow): CodecallError | null {
   try {
-    toTaskRecord((await one<TaskRow>(sql, 'SELECT * FROM tasks WHERE id = $1', [taskId])) as TaskRow);
+    toTaskRecord(row);
     return null;
   } catch (e) {
     if (isCodecallError(e) && e.code === 'CHECKPOINT_CORRUPT') return e;
@@ -78,7 +79,7 @@ async function claimNext(
   owner: string,
   options: ClaimOptions,
   now: number,
-): Promise<Lease | null> {
+): Promise<{ lease: Lease; row: TaskRow } | null> {
   const row = await pick(sql, options, now);
   if (row === undefined) return null;
   const expiresAt = now + options.leaseMs;
@@ -95,22 +96,30 @@ async function claimNext(
   const seq = (row.audit_seq ?? 0) + 1;
   const checksum = journalChecksumOfText(row.audit_checksum ?? '', seq, 'status', audit);
   // Unkeyed, the claim, the tenant's turn and the audit link are one statement; keyed, appendAudit adds the link.
-  const link = `INSERT INTO audit_log (task_id, seq, type, data, checksum, created_at) VALUES ($5, $7, 'status', $8, $9, $4)`;
-  await sql.query(
+  const inline = key === undefined;
+  const claimed = await one<TaskRow>(
+    sql,
     `WITH claimed AS (
        UPDATE tasks SET status = 'running', attempts = attempts + 1, fencing_token = $1, version = version + 1,
-         lease_owner = $2, lease_expires_at = $3, run_after = NULL, updated_at = $4 WHERE id = $5
+         lease_owner = $2, lease_expires_at = $3, run_after = NULL, updated_at = $4 WHERE id = $5 RETURNING *
      ), turn AS (
        INSERT INTO tenant_turns (tenant, served) VALUES ($6, (SELECT coalesce(max(served), 0) + 1 FROM tenant_turns))
        ON CONFLICT (tenant) DO UPDATE SET served = excluded.served
-     )
-     ${key === undefined ? link : 'SELECT $7::int, $8::text, $9::text'}`,
-    [fencingToken, owner, expiresAt, now, row.id, row.tenant, seq, audit, checksum],
+     )${
+       inline
+         ? `, link AS (
+       INSERT INTO audit_log (task_id, seq, type, data, checksum, created_at) VALUES ($5, $7, 'status', $8, $9, $4)
+     )`
+         : ''
+     }
+     SELECT * FROM claimed`,
+    [fencingToken, owner, expiresAt, now, row.id, row.tenant, ...(inline ? [seq, audit, checksum] : [])],
   );
+  if (claimed === undefined) return null;
   if (key !== undefined) {
     await appendAudit(sql, key, row.id, 'status', JSON.parse(audit) as Record<string, unknown>, now);
   }
-  return { taskId: row.id, owner, fencingToken, expiresAt };
+  return { lease: { taskId: row.id, owner, fencingToken, expiresAt }, row: claimed };
 }
 
 /**
