@@ -3,7 +3,7 @@ import { EMPTY_JOURNAL_SUMMARY, journalEntryProblem, summarizeJournal } from '..
 import type { JournalEntry, JournalEntryInput, JournalLimits, JournalSummary } from '../../spec/index.ts';
 import { canonicalJson, journalChecksumOfText } from '../journal-checksum.ts';
 import { checkJournalLimits } from '../journal-limits.ts';
-import { fencedError, foldAppended, journalHead, noTask, summaryAt, summaryRow } from './pg-journal.ts';
+import { fencedError, noTask, summaryAt } from './pg-journal.ts';
 import { one } from './pg-sql.ts';
 import type { Sql } from './pg-sql.ts';
 
@@ -107,47 +107,113 @@ const rowsOf = (taskId: string, plan: Plan): unknown[] => [
   plan.texts,
 ];
 
+/** The task's row locked, with its journal's head and its summary row: all an append reads, in one statement. */
+const STATE = `SELECT t.fencing_token, t.journal_bytes, t.journal_entries, h.seq AS head_seq, h.checksum AS head_checksum,
+    s.seq AS summary_seq, s.checksum AS summary_checksum, s.summary
+  FROM tasks AS t
+  LEFT JOIN LATERAL (SELECT seq, checksum FROM journal WHERE task_id = t.id ORDER BY seq DESC LIMIT 1) AS h ON true
+  LEFT JOIN journal_summaries AS s ON s.task_id = t.id
+  WHERE t.id = $1 FOR UPDATE OF t`;
+
+interface StateRow {
+  fencing_token: number;
+  journal_bytes: number;
+  journal_entries: number;
+  head_seq: number | null;
+  head_checksum: string | null;
+  summary_seq: number | null;
+  summary_checksum: string | null;
+  summary: string | null;
+}
+
 /**
  * The slow path, inside the caller's transaction: the task row locked first (FOR UPDATE, which orders appends and
- * claims of one task across nodes), its state read, the calls planned, then one UPDATE, one INSERT and the summary
- * fold. Returns the state after it (for the fast path of the next append), or null when the task is gone.
+ * claims of one task across nodes) and its state read in one statement, the calls planned, then one statement
+ * that writes totals, entries and summary. Returns the state after it (for the fast path of the next append), or
+ * null when the task is gone.
  */
 export async function appendCalls(
   sql: Sql,
   taskId: string,
   calls: readonly AppendCall[],
 ): Promise<{ outcomes: AppendOutcome[]; after: AppendState | null }> {
-  const row = await one<{ fencing_token: number; journal_bytes: number; journal_entries: number }>(
-    sql,
-    'SELECT fencing_token, journal_bytes, journal_entries FROM tasks WHERE id = $1 FOR UPDATE',
-    [taskId],
-  );
+  const row = await one<StateRow>(sql, STATE, [taskId]);
   if (row === undefined) return { outcomes: calls.map(() => ({ error: noTask(taskId) })), after: null };
-  const head = await journalHead(sql, taskId);
+  const head = row.head_seq === null ? undefined : { seq: row.head_seq, checksum: row.head_checksum ?? '' };
+  const stored =
+    row.summary === null
+      ? undefined
+      : { seq: row.summary_seq ?? 0, checksum: row.summary_checksum ?? '', summary: row.summary };
   const state: AppendState = {
     fencingToken: row.fencing_token,
     bytes: row.journal_bytes,
     entries: row.journal_entries,
     seq: head?.seq ?? 0,
     checksum: head?.checksum ?? '',
-    // As the fold: an empty journal starts from the empty summary; else only a summary of the head goes on.
-    summary: head === undefined ? EMPTY_JOURNAL_SUMMARY : summaryAt(await summaryRow(sql, taskId), head),
+    // As the fold (ADR 0035): an empty journal starts from the empty summary; else only a summary of the head goes on.
+    summary: head === undefined ? EMPTY_JOURNAL_SUMMARY : summaryAt(stored, head),
   };
   const plan = planAppend(taskId, calls, state);
   if (plan.appended.length === 0) return { outcomes: plan.outcomes, after: state };
-  await sql.query('UPDATE tasks SET journal_bytes = $2, journal_entries = $3 WHERE id = $1', [
-    taskId,
+  // The summary goes on from the one of the head, or a stale one is dropped (its first reader folds it again).
+  const summary = plan.after.summary;
+  const op: SummaryOp = summary !== null ? 'upsert' : stored !== undefined ? 'delete' : 'none';
+  const written = await writePlan(sql, taskId, plan, state, op);
+  if (written.t !== 1)
+    throw new CodecallError('STORE_ERROR', `the append to task ${taskId} lost its row lock`);
+  return { outcomes: plan.outcomes, after: plan.after };
+}
+
+type SummaryOp = 'guarded' | 'upsert' | 'delete' | 'none';
+
+/**
+ * Totals, entries and summary in one statement, the totals moved only under the expected token and entry count
+ * (the entries insert only with them). The summary: `guarded` moves it only from the remembered one (the fast
+ * path), `upsert` writes it (the slow path, which read it under the row lock), `delete` drops a stale one.
+ */
+async function writePlan(
+  sql: Sql,
+  taskId: string,
+  plan: Plan,
+  state: AppendState,
+  op: SummaryOp,
+): Promise<{ t: number; s: number }> {
+  const summary = plan.after.summary;
+  const values: unknown[] = [
+    ...rowsOf(taskId, plan),
     plan.after.bytes,
     plan.after.entries,
-  ]);
-  const [, ...rows] = rowsOf(taskId, plan);
-  await sql.query(
-    `INSERT INTO journal (task_id, seq, type, checksum, created_at, fencing_token, data)
-     SELECT $1, s, t, c, w, $2, d FROM unnest($3::int[], $4::text[], $5::text[], $6::bigint[], $7::text[]) AS u(s, t, c, w, d)`,
-    [taskId, row.fencing_token, ...rows],
+    state.fencingToken,
+    state.entries,
+  ];
+  const text = summary === null ? null : JSON.stringify(summary);
+  const summaryWrite = {
+    guarded: `UPDATE journal_summaries SET seq = $11, checksum = $12, summary = $13
+       WHERE task_id = $1 AND seq = $14 AND checksum = $15 AND EXISTS (SELECT 1 FROM t) RETURNING 1`,
+    upsert: `INSERT INTO journal_summaries (task_id, seq, checksum, summary)
+       SELECT $1, $11, $12, $13 WHERE EXISTS (SELECT 1 FROM t)
+       ON CONFLICT (task_id) DO UPDATE SET seq = excluded.seq, checksum = excluded.checksum, summary = excluded.summary
+       RETURNING 1`,
+    delete: 'DELETE FROM journal_summaries WHERE task_id = $1 AND EXISTS (SELECT 1 FROM t) RETURNING 1',
+    none: 'SELECT 1 WHERE false',
+  }[op];
+  if (op === 'guarded' || op === 'upsert') values.push(summary?.seq ?? 0, summary?.checksum ?? '', text);
+  if (op === 'guarded') values.push(state.seq, state.checksum);
+  const result = await one<{ t: number; s: number }>(
+    sql,
+    `WITH t AS (
+       UPDATE tasks SET journal_bytes = $7, journal_entries = $8
+       WHERE id = $1 AND fencing_token = $9 AND journal_entries = $10 RETURNING 1
+     ), j AS (
+       INSERT INTO journal (task_id, seq, type, checksum, created_at, fencing_token, data)
+       SELECT $1, s, ty, c, w, $9, d FROM unnest($2::int[], $3::text[], $4::text[], $5::bigint[], $6::text[])
+         AS u(s, ty, c, w, d) WHERE EXISTS (SELECT 1 FROM t)
+       RETURNING 1
+     ), s AS (${summaryWrite})
+     SELECT (SELECT count(*) FROM t) AS t, (SELECT count(*) FROM s) AS s`,
+    values,
   );
-  await foldAppended(sql, taskId, head, plan.appended);
-  return { outcomes: plan.outcomes, after: plan.after };
+  return result ?? { t: 0, s: 0 };
 }
 
 /**
@@ -169,41 +235,13 @@ export async function appendFast(
   const summary = plan.after.summary;
   let result;
   try {
-    result = await one<{ t: number; s: number }>(
-      sql,
-      `WITH t AS (
-         UPDATE tasks SET journal_bytes = $7, journal_entries = $8
-         WHERE id = $1 AND fencing_token = $9 AND journal_entries = $10 RETURNING 1
-       ), j AS (
-         INSERT INTO journal (task_id, seq, type, checksum, created_at, fencing_token, data)
-         SELECT $1, s, ty, c, w, $9, d FROM unnest($2::int[], $3::text[], $4::text[], $5::bigint[], $6::text[])
-           AS u(s, ty, c, w, d) WHERE EXISTS (SELECT 1 FROM t)
-         RETURNING 1
-       ), s AS (
-         UPDATE journal_summaries SET seq = $11, checksum = $12, summary = $13
-         WHERE task_id = $1 AND $13::text IS NOT NULL AND seq = $14 AND checksum = $15 AND EXISTS (SELECT 1 FROM t)
-         RETURNING 1
-       )
-       SELECT (SELECT count(*) FROM t) AS t, (SELECT count(*) FROM s) AS s`,
-      [
-        ...rowsOf(taskId, plan),
-        plan.after.bytes,
-        plan.after.entries,
-        state.fencingToken,
-        state.entries,
-        summary?.seq ?? 0,
-        summary?.checksum ?? '',
-        summary === null ? null : JSON.stringify(summary),
-        state.seq,
-        state.checksum,
-      ],
-    );
+    result = await writePlan(sql, taskId, plan, state, summary === null ? 'none' : 'guarded');
   } catch (error) {
     // A chain that does not follow (the memory was stale) is the slow path's to redo; anything else is an error.
     if ((error as { code?: unknown }).code === 'CC422') return null;
     throw error;
   }
-  if (result?.t !== 1) return null;
+  if (result.t !== 1) return null;
   const kept = summary !== null && result.s === 1 ? summary : null;
   return { outcomes: plan.outcomes, after: { ...plan.after, summary: kept } };
 }

@@ -1,5 +1,5 @@
 import { CodecallError } from '../../errors/index.ts';
-import { EMPTY_JOURNAL_SUMMARY, parseJournalSummary, summarizeJournal } from '../../spec/index.ts';
+import { parseJournalSummary } from '../../spec/index.ts';
 import type { JournalEntry, JournalSummary } from '../../spec/index.ts';
 import { toJournalEntry } from '../rows.ts';
 import type { JournalRow } from '../rows.ts';
@@ -118,7 +118,7 @@ export function summaryAt(row: SummaryRow | undefined, head: Head): JournalSumma
   return summary;
 }
 
-export async function summaryRow(sql: Sql, taskId: string): Promise<SummaryRow | undefined> {
+async function summaryRow(sql: Sql, taskId: string): Promise<SummaryRow | undefined> {
   return one<SummaryRow>(sql, 'SELECT seq, checksum, summary FROM journal_summaries WHERE task_id = $1', [
     taskId,
   ]);
@@ -130,22 +130,6 @@ async function writeSummary(sql: Sql, taskId: string, summary: JournalSummary): 
      ON CONFLICT (task_id) DO UPDATE SET seq = excluded.seq, checksum = excluded.checksum, summary = excluded.summary`,
     [taskId, summary.seq, summary.checksum, JSON.stringify(summary)],
   );
-}
-
-/** Folds appended entries into the task's summary in the append's transaction (ADR 0035). */
-export async function foldAppended(
-  sql: Sql,
-  taskId: string,
-  before: Head,
-  appended: readonly JournalEntry[],
-): Promise<void> {
-  const row = await summaryRow(sql, taskId);
-  const from = before === undefined ? EMPTY_JOURNAL_SUMMARY : summaryAt(row, before);
-  if (from === null) {
-    if (row !== undefined) await sql.query('DELETE FROM journal_summaries WHERE task_id = $1', [taskId]);
-    return;
-  }
-  await writeSummary(sql, taskId, summarizeJournal(appended, from));
 }
 
 async function mustExist(sql: Sql, taskId: string): Promise<void> {
