@@ -149,13 +149,17 @@ export async function main(
       'PostgreSQL: a statement running longer is cancelled (default 30000; 0: none)',
     )
     .option(
+      '--postgres-idle-in-transaction-timeout-ms <ms>',
+      'PostgreSQL: a transaction this server leaves open this long (a stopped process) is ended, freeing its locks (default 5000; 0: never)',
+    )
+    .option(
       '--postgres-schema <name>',
       "PostgreSQL: the schema holding codecall's tables, created at first start (default codecall)",
     )
     .option('--tools <module>', 'a .js/.ts module whose default export is a list or record of tools')
     .option(
       '--audit-key-file <path>',
-      'the audit key, kept outside the database (default <db>.audit-key, created 0600 if missing; SQLite only)',
+      'the audit key, kept outside the database (SQLite: default <db>.audit-key, created 0600 if missing; PostgreSQL: no default, give every server the same key)',
     )
     .option('--concurrency <n>', 'tasks run at once, over every server on the database (default 4)')
     .option(

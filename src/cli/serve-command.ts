@@ -14,6 +14,7 @@ export interface ServeOptions {
   db?: string;
   postgresPoolSize?: string;
   postgresStatementTimeoutMs?: string;
+  postgresIdleInTransactionTimeoutMs?: string;
   postgresSchema?: string;
   tools?: string;
   concurrency?: string;
