@@ -4,7 +4,7 @@ import type { JournalEntry, JournalEntryInput, JournalLimits, JournalSummary } f
 import { canonicalJson, journalChecksumOfText } from '../journal-checksum.ts';
 import { checkJournalLimits } from '../journal-limits.ts';
 import { fencedError, noTask, summaryAt } from './pg-journal.ts';
-import { one } from './pg-sql.ts';
+import { oneNamed } from './pg-sql.ts';
 import type { Sql } from './pg-sql.ts';
 
 /** One appendJournal call as the append queue batches it. */
@@ -137,7 +137,7 @@ export async function appendCalls(
   taskId: string,
   calls: readonly AppendCall[],
 ): Promise<{ outcomes: AppendOutcome[]; after: AppendState | null }> {
-  const row = await one<StateRow>(sql, STATE, [taskId]);
+  const row = await oneNamed<StateRow>(sql, STATE, [taskId]);
   if (row === undefined) return { outcomes: calls.map(() => ({ error: noTask(taskId) })), after: null };
   const head = row.head_seq === null ? undefined : { seq: row.head_seq, checksum: row.head_checksum ?? '' };
   const stored =
@@ -199,7 +199,7 @@ async function writePlan(
   }[op];
   if (op === 'guarded' || op === 'upsert') values.push(summary?.seq ?? 0, summary?.checksum ?? '', text);
   if (op === 'guarded') values.push(state.seq, state.checksum);
-  const result = await one<{ t: number; s: number }>(
+  const result = await oneNamed<{ t: number; s: number }>(
     sql,
     `WITH t AS (
        UPDATE tasks SET journal_bytes = $7, journal_entries = $8

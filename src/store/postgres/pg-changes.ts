@@ -6,6 +6,8 @@ import { all, one } from './pg-sql.ts';
 import type { Sql } from './pg-sql.ts';
 
 const DEFAULT_LIMIT = 1000;
+const COLUMNS =
+  't.id, t.tenant, t.status, t.pause_reason, t.updated_at, t.journal_entries, t.status_seq, c.change_xid';
 const MAX_LIMIT = 1000;
 
 interface ChangeRow {
@@ -36,8 +38,8 @@ export async function readChangeRows(sql: Sql, after: number | null, limit?: num
   const n = Math.min(Math.max(1, limit ?? DEFAULT_LIMIT), MAX_LIMIT);
   const rows = await all<ChangeRow>(
     sql,
-    `SELECT id, tenant, status, pause_reason, updated_at, journal_entries, change_xid, status_seq FROM tasks
-     WHERE change_xid > $1 AND change_xid < ${HORIZON} ORDER BY change_xid, change_seq LIMIT $2`,
+    `SELECT ${COLUMNS} FROM task_changes AS c JOIN tasks AS t ON t.id = c.task_id
+     WHERE c.change_xid > $1 AND c.change_xid < ${HORIZON} ORDER BY c.change_xid, c.change_seq LIMIT $2`,
     [after, n + 1],
   );
   let page = rows;
@@ -52,8 +54,8 @@ export async function readChangeRows(sql: Sql, after: number | null, limit?: num
           ? before
           : await all<ChangeRow>(
               sql,
-              `SELECT id, tenant, status, pause_reason, updated_at, journal_entries, change_xid, status_seq FROM tasks
-               WHERE change_xid = $1 ORDER BY change_seq`,
+              `SELECT ${COLUMNS} FROM task_changes AS c JOIN tasks AS t ON t.id = c.task_id
+               WHERE c.change_xid = $1 ORDER BY c.change_seq`,
               [cut],
             );
     }

@@ -5,7 +5,7 @@ import { toTaskRecord } from '../rows.ts';
 import type { TaskRow } from '../rows.ts';
 import { canonicalJson, journalChecksumOfText } from '../journal-checksum.ts';
 import { appendAudit, auditStatus } from './pg-audit.ts';
-import { one } from './pg-sql.ts';
+import { oneNamed } from './pg-sql.ts';
 import type { Sql } from './pg-sql.ts';
 
 export type ClaimOptions = {
@@ -97,7 +97,7 @@ async function claimNext(
   const checksum = journalChecksumOfText(row.audit_checksum ?? '', seq, 'status', audit);
   // Unkeyed, the claim, the tenant's turn and the audit link are one statement; keyed, appendAudit adds the link.
   const inline = key === undefined;
-  const claimed = await one<TaskRow>(
+  const claimed = await oneNamed<TaskRow>(
     sql,
     `WITH claimed AS (
        UPDATE tasks SET status = 'running', attempts = attempts + 1, fencing_token = $1, version = version + 1,
@@ -140,7 +140,7 @@ async function pick(sql: Sql, options: ClaimOptions, now: number): Promise<Picke
   const perTenant = param(options.maxPerTenant, 'int');
   const reserve = param(options.tenantReserve ?? 0, 'int');
   const ready = `status = 'pending' AND (run_after IS NULL OR run_after <= $1) ${only}`;
-  return one<Picked>(
+  return oneNamed<Picked>(
     sql,
     `WITH expired AS (
        SELECT id FROM tasks WHERE status = 'running' AND (lease_expires_at IS NULL OR lease_expires_at <= $1) ${only}

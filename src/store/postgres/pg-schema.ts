@@ -31,8 +31,6 @@ CREATE TABLE tasks (
   deadline_at bigint,
   journal_bytes bigint NOT NULL DEFAULT 0,
   journal_entries integer NOT NULL DEFAULT 0,
-  change_xid bigint NOT NULL DEFAULT 0,
-  change_seq bigint NOT NULL DEFAULT 0,
   status_seq bigint NOT NULL DEFAULT 0,
   listed_input text,
   input text NOT NULL
@@ -49,22 +47,30 @@ CREATE INDEX tasks_by_deadline ON tasks (deadline_at) WHERE deadline_at IS NOT N
 CREATE INDEX tasks_by_wake ON tasks (wake_at) WHERE wake_at IS NOT NULL;
 CREATE INDEX tasks_by_requested ON tasks (lease_owner) WHERE requested_action IS NOT NULL;
 CREATE INDEX tasks_by_pause_reason ON tasks (pause_reason, created_at, id) WHERE pause_reason IS NOT NULL;
-CREATE INDEX tasks_by_change ON tasks (change_xid, change_seq);
 CREATE INDEX tasks_by_status_change ON tasks (status_seq);
 CREATE INDEX tasks_by_tenant_status_change ON tasks (tenant, status_seq);
 
--- The change feed (readChanges, ADR 0042): every change stamps the row with its transaction's id. A reader takes
--- only rows of transactions older than every running one (its snapshot's xmin), so no row can later appear
--- behind its cursor. change_seq orders the rows of one transaction.
+-- The change feed (readChanges, ADR 0042): every change stamps the task's row in task_changes with its
+-- transaction's id. A reader takes only rows of transactions older than every running one (its snapshot's xmin), so
+-- no row can later appear behind its cursor; change_seq orders the rows of one transaction. A table of its own, not
+-- columns of tasks: an indexed column changed by every journal append would make each append's update of the task
+-- (its journal totals) rewrite every index of tasks instead of being a HOT update.
+CREATE TABLE task_changes (
+  task_id text PRIMARY KEY REFERENCES tasks (id),
+  change_xid bigint NOT NULL,
+  change_seq bigint NOT NULL
+);
+CREATE INDEX task_changes_by_change ON task_changes (change_xid, change_seq);
 CREATE SEQUENCE change_seq_counter;
 CREATE FUNCTION stamp_change() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  NEW.change_xid := pg_current_xact_id()::text::bigint;
-  NEW.change_seq := nextval('change_seq_counter');
-  RETURN NEW;
+  INSERT INTO task_changes (task_id, change_xid, change_seq)
+    VALUES (NEW.id, pg_current_xact_id()::text::bigint, nextval('change_seq_counter'))
+    ON CONFLICT (task_id) DO UPDATE SET change_xid = excluded.change_xid, change_seq = excluded.change_seq;
+  RETURN NULL;
 END $$;
-CREATE TRIGGER tasks_change_on_insert BEFORE INSERT ON tasks FOR EACH ROW EXECUTE FUNCTION stamp_change();
-CREATE TRIGGER tasks_change_on_update BEFORE UPDATE OF status, pause_reason, updated_at, journal_entries ON tasks
+CREATE TRIGGER tasks_change_on_insert AFTER INSERT ON tasks FOR EACH ROW EXECUTE FUNCTION stamp_change();
+CREATE TRIGGER tasks_change_on_update AFTER UPDATE OF status, pause_reason, updated_at, journal_entries ON tasks
   FOR EACH ROW EXECUTE FUNCTION stamp_change();
 
 -- Status changes are numbered at commit (a deferred trigger) under a lock held until the commit ends, so their

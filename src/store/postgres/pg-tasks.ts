@@ -17,7 +17,7 @@ import { toTaskRecord } from '../rows.ts';
 import type { TaskRow } from '../rows.ts';
 import { newTaskId } from '../task-id.ts';
 import { appendAudit } from './pg-audit.ts';
-import { all, one } from './pg-sql.ts';
+import { all, named, one, oneNamed } from './pg-sql.ts';
 import type { Sql } from './pg-sql.ts';
 
 // Creating and reading tasks and batches (TaskStore.createTask, createBatch, getTask, getBatch).
@@ -68,7 +68,7 @@ async function insertTask(
     createdAt: new Date(now).toISOString(),
   } as JournalEntry;
   const audit = canonicalJson({ tenant, actor: task.actor, batch_id: task.batchId });
-  const inserted = await one<TaskRow>(
+  const inserted = await oneNamed<TaskRow>(
     sql,
     `INSERT INTO tasks (id, status, input, listed_input, attempts, version, fencing_token, created_at, updated_at,
        tenant, session_id, batch_id, priority, callback_url, max_retries, deadline_at, journal_bytes, journal_entries)
@@ -97,7 +97,8 @@ async function insertTask(
   // Unkeyed, the `created` link goes in with the rest; keyed, appendAudit computes what it vouches for (ADR 0030).
   const auditRow = `INSERT INTO audit_log (task_id, seq, type, data, checksum, created_at) VALUES ($1, 1, 'created', $6, $7, $3)`;
   await sql.query(
-    `WITH j AS (
+    named(
+      `WITH j AS (
        INSERT INTO journal (task_id, seq, type, checksum, created_at, fencing_token, data)
        VALUES ($1, 1, 'task_input', $2, $3, 0, $4)
      ), s AS (
@@ -107,18 +108,20 @@ async function insertTask(
        SELECT $1, $8, $9, $3 WHERE $8::text IS NOT NULL
      )
      ${key === undefined ? auditRow : 'SELECT $6::text, $7::text'}`,
-    [
-      id,
-      checksum,
-      now,
-      text,
-      JSON.stringify(summary),
-      audit,
-      journalChecksumOfText('', 1, 'created', audit),
-      revisionOf,
-      tenant,
-    ],
+      [
+        id,
+        checksum,
+        now,
+        text,
+        JSON.stringify(summary),
+        audit,
+        journalChecksumOfText('', 1, 'created', audit),
+        revisionOf,
+        tenant,
+      ],
+    ),
   );
+
   if (key !== undefined) {
     await appendAudit(sql, key, id, 'created', { tenant, actor: task.actor, batch_id: task.batchId }, now);
   }

@@ -9,7 +9,7 @@ import { appendAudit } from './pg-audit.ts';
 import { appendEntries } from './pg-append.ts';
 import { refreshHead } from './pg-audit-keying.ts';
 import { fencedError } from './pg-journal.ts';
-import { all, one } from './pg-sql.ts';
+import { all, one, oneNamed } from './pg-sql.ts';
 import type { Sql } from './pg-sql.ts';
 
 /**
@@ -41,7 +41,7 @@ export async function updateTaskRow(
   },
   now: number,
 ): Promise<TaskRecord> {
-  const row = await one<PatchedRow>(sql, PATCHED_ROW, [taskId]);
+  const row = await oneNamed<PatchedRow>(sql, PATCHED_ROW, [taskId]);
   if (row === undefined) throw new CodecallError('NOT_FOUND', `No task ${taskId}`, { details: { taskId } });
   if ('fencingToken' in options) {
     if (row.fencing_token !== options.fencingToken)
@@ -68,7 +68,7 @@ export async function updateTaskRow(
   const seq = (row.audit_seq ?? 0) + 1;
   // Unkeyed, the patch and its status link are one statement; keyed, appendAudit writes the link after.
   const inline = changed && key === undefined;
-  const updated = await one<TaskRow>(
+  const updated = await oneNamed<TaskRow>(
     sql,
     `WITH patched AS (
        UPDATE tasks SET status = $1, pause_reason = $2, result = $3, error = $4, execution_log = $5, resources = $6,
