@@ -135,8 +135,12 @@ BEGIN
     END IF;
   END IF;
   IF NEW.seq > 1 THEN
-    EXECUTE format('SELECT checksum FROM %I WHERE task_id = $1 AND seq = $2', TG_TABLE_NAME)
-      INTO prev USING NEW.task_id, NEW.seq - 1;
+    -- Static statements (planned once per connection), not a dynamic one per row.
+    IF TG_TABLE_NAME = 'journal' THEN
+      SELECT checksum INTO prev FROM journal WHERE task_id = NEW.task_id AND seq = NEW.seq - 1;
+    ELSE
+      SELECT checksum INTO prev FROM audit_log WHERE task_id = NEW.task_id AND seq = NEW.seq - 1;
+    END IF;
     IF prev IS NULL THEN
       RAISE EXCEPTION '% entry % of task % does not follow an entry', TG_TABLE_NAME, NEW.seq, NEW.task_id
         USING ERRCODE = 'CC422';
