@@ -15,10 +15,12 @@ const ledger = process.env.CHAOS_LEDGER;
 const post = (record) =>
   fetch(ledger, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(record) });
 // Waits ms of this process's own time (a SIGSTOPped process does not count the stop), abortable.
+// ctx.signal is the run's, shared by its calls: the listener goes when the wait ends.
 const pause = (ms, signal) => new Promise((resolve, reject) => {
   if (signal.aborted) return reject(new Error('aborted'));
-  const t = setTimeout(resolve, ms);
-  signal.addEventListener('abort', () => { clearTimeout(t); reject(new Error('aborted')); }, { once: true });
+  const onAbort = () => { clearTimeout(t); reject(new Error('aborted')); };
+  const t = setTimeout(() => { signal.removeEventListener('abort', onAbort); resolve(); }, ms);
+  signal.addEventListener('abort', onAbort, { once: true });
 });
 const tool = (name, effect, writes) => defineTool({
   name,
