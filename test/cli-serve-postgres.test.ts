@@ -194,6 +194,33 @@ describe('codecall serve and other commands on PostgreSQL: refusals that say wha
     expect(existsSync(join(root, 'postgres:'))).toBe(false);
   });
 
+  it('two servers starting together on an empty database make one bootstrap admin key between them', async () => {
+    const fresh = freshSchema('boot');
+    const args = ['serve', '--port', '0', '--db', url ?? '', '--postgres-schema', fresh, '--no-python'];
+    const servers = [startCodecall({}, ...args), startCodecall({}, ...args)];
+    try {
+      await until(
+        () => servers.every((s) => /serving on http/.test(s.stderr()) || s.child.exitCode !== null),
+        30_000,
+      );
+      for (const s of servers) expect(s.stderr()).toMatch(/serving on http/);
+      const made = servers.filter((s) => s.stderr().includes('created admin key key_bootstrap'));
+      expect(made).toHaveLength(1);
+      const client = new pg.Client({ connectionString: url ?? '' });
+      await client.connect();
+      try {
+        const keys = await client.query(`SELECT id FROM "${fresh}".api_keys`);
+        expect(keys.rows).toEqual([{ id: 'key_bootstrap' }]);
+      } finally {
+        await client.end();
+      }
+    } finally {
+      for (const s of servers) s.child.kill('SIGKILL');
+      await Promise.all(servers.map((s) => s.exited));
+      await dropSchema(fresh);
+    }
+  });
+
   it('keys the audit chain with the key it is given, and refuses a key file it cannot read', async () => {
     const keyed = freshSchema('keyed');
     const key = 'k'.repeat(32);

@@ -52,6 +52,9 @@ export interface CreateServiceOptions {
 }
 
 /** The composition root of the service's core; the HTTP server over it is src/http/serve.ts. */
+/** The id of the admin key a first start makes (one per database, whichever server makes it). */
+export const BOOTSTRAP_KEY_ID = 'key_bootstrap';
+
 export async function createService(
   config: ServiceConfig,
   options: CreateServiceOptions,
@@ -142,16 +145,31 @@ export async function createService(
     if (config.insecureNoAuth) {
       log('WARNING: --insecure-no-auth: no API keys are checked; every caller is admin. For local use only.');
     } else if ((await store.listApiKeys()).length === 0) {
-      // First start: one admin key, shown once, so the service is usable and still closed to others.
-      const key = newApiKey();
-      await store.createApiKey({ ...key, tenant: 'default', role: 'admin', name: 'bootstrap' });
-      log(`no API keys yet: created admin key ${key.id} for tenant "default" (shown once):`);
-      log(`  ${key.key}`);
-      log(
-        isPostgresUrl(config.db)
-          ? 'more with: POST /api/v1/keys with this key (codecall keys works on SQLite files only)'
-          : 'more with: codecall keys create --tenant NAME --db PATH',
-      );
+      // First start: one admin key, shown once, so the service is usable and still closed to others. Its id is
+      // fixed, so of several servers starting together on an empty database one makes it and the others see so.
+      const key = { ...newApiKey(), id: BOOTSTRAP_KEY_ID };
+      const made = await store
+        .createApiKey({ ...key, tenant: 'default', role: 'admin', name: 'bootstrap' })
+        .then(
+          () => true,
+          async (e: unknown) => {
+            if ((await store.listApiKeys()).some((k) => k.id === BOOTSTRAP_KEY_ID)) return false;
+            throw e;
+          },
+        );
+      if (made) {
+        log(`no API keys yet: created admin key ${key.id} for tenant "default" (shown once):`);
+        log(`  ${key.key}`);
+        log(
+          isPostgresUrl(config.db)
+            ? 'more with: POST /api/v1/keys with this key (codecall keys works on SQLite files only)'
+            : 'more with: codecall keys create --tenant NAME --db PATH',
+        );
+      } else {
+        log(
+          'no API keys yet: another server made the bootstrap admin key at the same moment (it printed it)',
+        );
+      }
     }
     webhooks =
       config.webhookSecret === null
