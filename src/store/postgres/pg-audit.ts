@@ -1,3 +1,4 @@
+import { auditEntriesAfter } from '../audit-entries.ts';
 import type { AuditEntry } from '../../spec/index.ts';
 import { dataMac, linkMac } from '../audit-macs.ts';
 import { canonicalJson, journalChecksumOfText } from '../journal-checksum.ts';
@@ -87,15 +88,5 @@ export async function readVerifiedAudit(
   limit?: number,
 ): Promise<AuditEntry[]> {
   const upTo = limit === undefined || limit < 0 ? -1 : afterSeq + limit;
-  const { rows, data } = await readVerifiedChain(sql, 'audit', taskId, 0, upTo);
-  return rows
-    .map((row, i) => ({
-      taskId,
-      seq: row.seq,
-      type: row.type,
-      data: data[i] ?? {},
-      checksum: row.checksum,
-      createdAt: new Date(row.created_at).toISOString(),
-    }))
-    .filter((e) => e.seq > afterSeq);
+  return auditEntriesAfter(taskId, await readVerifiedChain(sql, 'audit', taskId, 0, upTo), afterSeq);
 }

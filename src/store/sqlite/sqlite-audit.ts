@@ -1,3 +1,4 @@
+import { auditEntriesAfter } from '../audit-entries.ts';
 import type Database from 'better-sqlite3';
 import type { AuditEntry } from '../../spec/index.ts';
 import { canonicalJson, journalChecksumOfText } from '../journal-checksum.ts';
@@ -85,15 +86,5 @@ export function readVerifiedAudit(
   limit?: number,
 ): AuditEntry[] {
   const upTo = limit === undefined || limit < 0 ? -1 : afterSeq + limit;
-  const { rows, data } = readVerifiedChain(db, 'audit', taskId, 0, upTo);
-  return rows
-    .map((row, i) => ({
-      taskId,
-      seq: row.seq,
-      type: row.type,
-      data: data[i] ?? {},
-      checksum: row.checksum,
-      createdAt: new Date(row.created_at).toISOString(),
-    }))
-    .filter((e) => e.seq > afterSeq);
+  return auditEntriesAfter(taskId, readVerifiedChain(db, 'audit', taskId, 0, upTo), afterSeq);
 }
