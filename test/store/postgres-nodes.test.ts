@@ -128,6 +128,31 @@ describe.skipIf(url === null)('PostgreSQL store across nodes', () => {
       /does not follow/,
     );
     await expect(insert(3, good, token - 1)).rejects.toThrow(/fencing token/);
+    // Checked per statement over all its rows: a good row does not carry a bad one written with it.
+    const text4 = '{"clock":3}';
+    const insertTwo = (second: string) =>
+      direct(schema, (c) =>
+        c.query(
+          `INSERT INTO journal (task_id, seq, type, checksum, created_at, fencing_token, data)
+           VALUES ($1, 3, 'clock', $2, 0, $3, $4), ($1, 4, 'clock', $5, 0, $3, $6)`,
+          [task.id, good, token, text, second, text4],
+        ),
+      );
+    await expect(insertTwo('0'.repeat(64))).rejects.toThrow(/entry 4 of task .* does not chain/);
+    const audit = (await direct(schema, (c) =>
+      c.query('SELECT seq, checksum FROM audit_log WHERE task_id = $1 ORDER BY seq DESC LIMIT 1', [task.id]),
+    )) as { rows: { seq: number; checksum: string }[] };
+    const last = audit.rows[0];
+    expect(last).toBeDefined();
+    const auditInsert = (seq: number, checksum: string) =>
+      direct(schema, (c) =>
+        c.query(
+          `INSERT INTO audit_log (task_id, seq, type, data, checksum, created_at) VALUES ($1, $2, 'note', '{}', $3, 0)`,
+          [task.id, seq, checksum],
+        ),
+      );
+    await expect(auditInsert((last?.seq ?? 0) + 1, 'f'.repeat(64))).rejects.toThrow(/audit_log .* does not chain/);
+    await expect(auditInsert((last?.seq ?? 0) + 2, 'f'.repeat(64))).rejects.toThrow(/does not follow/);
     for (const statement of [
       `UPDATE journal SET data = '{"clock":9}' WHERE task_id = $1`,
       'DELETE FROM journal WHERE task_id = $1',
@@ -137,6 +162,18 @@ describe.skipIf(url === null)('PostgreSQL store across nodes', () => {
       await expect(direct(schema, (c) => c.query(statement, [task.id]))).rejects.toThrow(/append-only/);
     }
     await expect(direct(schema, (c) => c.query('TRUNCATE journal CASCADE'))).rejects.toThrow(/append-only/);
+    await expect(
+      direct(schema, (c) => c.query('DELETE FROM tasks WHERE id = $1', [task.id])),
+    ).rejects.toThrow(/has a journal, which is append-only/);
+    await expect(
+      direct(schema, (c) =>
+        c.query(
+          `INSERT INTO journal (task_id, seq, type, checksum, created_at, fencing_token, data)
+           VALUES ('task_missing', 1, 'clock', $1, 0, 1, $2)`,
+          [journalChecksumOfText('', 1, 'clock', text), text],
+        ),
+      ),
+    ).rejects.toThrow(/names task task_missing, which does not exist/);
     // The chain the store wrote is intact, and a well-formed entry under the current token is accepted.
     await insert(3, good, token);
     expect((await store.readJournal(task.id)).map((e) => e.seq)).toEqual([1, 2, 3]);

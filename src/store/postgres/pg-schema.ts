@@ -64,9 +64,13 @@ CREATE INDEX task_changes_by_change ON task_changes (change_xid, change_seq);
 CREATE SEQUENCE change_seq_counter;
 CREATE FUNCTION stamp_change() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  INSERT INTO task_changes (task_id, change_xid, change_seq)
-    VALUES (NEW.id, pg_current_xact_id()::text::bigint, nextval('change_seq_counter'))
-    ON CONFLICT (task_id) DO UPDATE SET change_xid = excluded.change_xid, change_seq = excluded.change_seq;
+  -- An update first: the task's row exists after its first change, and ON CONFLICT would log a lock besides.
+  UPDATE task_changes SET change_xid = pg_current_xact_id()::text::bigint, change_seq = nextval('change_seq_counter')
+    WHERE task_id = NEW.id;
+  IF NOT FOUND THEN
+    INSERT INTO task_changes (task_id, change_xid, change_seq)
+      VALUES (NEW.id, pg_current_xact_id()::text::bigint, nextval('change_seq_counter'));
+  END IF;
   RETURN NULL;
 END $$;
 CREATE TRIGGER tasks_change_on_insert AFTER INSERT ON tasks FOR EACH ROW EXECUTE FUNCTION stamp_change();
@@ -109,8 +113,10 @@ END $$;
 CREATE TRIGGER tasks_notify AFTER INSERT OR UPDATE OF status, pause_reason, lease_owner, requested_action ON tasks
   FOR EACH ROW EXECUTE FUNCTION notify_task();
 
+-- No foreign key on task_id: the chain check below joins the task for its token anyway, and a key would cost a
+-- row lock per entry; tasks_keep_journal refuses deleting a task that has one.
 CREATE TABLE journal (
-  task_id text NOT NULL REFERENCES tasks (id),
+  task_id text NOT NULL,
   seq integer NOT NULL CHECK (seq > 0),
   type text NOT NULL,
   checksum text NOT NULL,
@@ -122,44 +128,74 @@ CREATE TABLE journal (
 
 -- The database holds the journal to its promises itself: entries follow each other, each checksum chains to the
 -- one before, and an entry is written only under the task's current fencing token (the writer locked the row).
-CREATE FUNCTION check_chain() RETURNS trigger LANGUAGE plpgsql AS $$
+-- Checked once per statement over all its rows (a transition table), not row by row: a batch of appends costs one
+-- set-based query. Static statements, planned once per connection.
+CREATE FUNCTION check_journal_chain() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
-  prev text := '';
-  token bigint;
+  bad record;
 BEGIN
-  IF TG_TABLE_NAME = 'journal' THEN
-    SELECT fencing_token INTO token FROM tasks WHERE id = NEW.task_id;
-    IF token IS DISTINCT FROM NEW.fencing_token THEN
-      RAISE EXCEPTION 'journal entry % of task % written under fencing token %, the task holds %',
-        NEW.seq, NEW.task_id, NEW.fencing_token, token USING ERRCODE = 'CC409';
-    END IF;
+  SELECT n.task_id, n.seq, n.fencing_token, t.fencing_token AS held, p.checksum AS prev
+    INTO bad
+    FROM added AS n
+    LEFT JOIN tasks AS t ON t.id = n.task_id
+    LEFT JOIN journal AS p ON p.task_id = n.task_id AND p.seq = n.seq - 1
+    WHERE t.fencing_token IS DISTINCT FROM n.fencing_token
+      OR (n.seq > 1 AND p.checksum IS NULL)
+      OR n.checksum <> encode(sha256(convert_to(coalesce(p.checksum, '') || E'\\n' || n.seq || E'\\n' || n.type
+        || E'\\n' || n.data, 'UTF8')), 'hex')
+    ORDER BY n.task_id, n.seq
+    LIMIT 1;
+  IF NOT FOUND THEN
+    RETURN NULL;
+  ELSIF bad.held IS NULL THEN
+    RAISE EXCEPTION 'journal entry % names task %, which does not exist', bad.seq, bad.task_id
+      USING ERRCODE = 'foreign_key_violation';
+  ELSIF bad.held IS DISTINCT FROM bad.fencing_token THEN
+    RAISE EXCEPTION 'journal entry % of task % written under fencing token %, the task holds %',
+      bad.seq, bad.task_id, bad.fencing_token, bad.held USING ERRCODE = 'CC409';
+  ELSIF bad.seq > 1 AND bad.prev IS NULL THEN
+    RAISE EXCEPTION 'journal entry % of task % does not follow an entry', bad.seq, bad.task_id USING ERRCODE = 'CC422';
   END IF;
-  IF NEW.seq > 1 THEN
-    -- Static statements (planned once per connection), not a dynamic one per row.
-    IF TG_TABLE_NAME = 'journal' THEN
-      SELECT checksum INTO prev FROM journal WHERE task_id = NEW.task_id AND seq = NEW.seq - 1;
-    ELSE
-      SELECT checksum INTO prev FROM audit_log WHERE task_id = NEW.task_id AND seq = NEW.seq - 1;
-    END IF;
-    IF prev IS NULL THEN
-      RAISE EXCEPTION '% entry % of task % does not follow an entry', TG_TABLE_NAME, NEW.seq, NEW.task_id
-        USING ERRCODE = 'CC422';
-    END IF;
+  RAISE EXCEPTION 'journal entry % of task % does not chain to the entry before it', bad.seq, bad.task_id
+    USING ERRCODE = 'CC422';
+END $$;
+CREATE FUNCTION check_audit_chain() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  bad record;
+BEGIN
+  SELECT n.task_id, n.seq, p.checksum AS prev
+    INTO bad
+    FROM added AS n
+    LEFT JOIN audit_log AS p ON p.task_id = n.task_id AND p.seq = n.seq - 1
+    WHERE (n.seq > 1 AND p.checksum IS NULL)
+      OR n.checksum <> encode(sha256(convert_to(coalesce(p.checksum, '') || E'\\n' || n.seq || E'\\n' || n.type
+        || E'\\n' || n.data, 'UTF8')), 'hex')
+    ORDER BY n.task_id, n.seq
+    LIMIT 1;
+  IF NOT FOUND THEN
+    RETURN NULL;
+  ELSIF bad.seq > 1 AND bad.prev IS NULL THEN
+    RAISE EXCEPTION 'audit_log entry % of task % does not follow an entry', bad.seq, bad.task_id USING ERRCODE = 'CC422';
   END IF;
-  IF NEW.checksum <> encode(sha256(convert_to(prev || E'\\n' || NEW.seq || E'\\n' || NEW.type || E'\\n' || NEW.data,
-      'UTF8')), 'hex') THEN
-    RAISE EXCEPTION '% entry % of task % does not chain to the entry before it', TG_TABLE_NAME, NEW.seq, NEW.task_id
-      USING ERRCODE = 'CC422';
-  END IF;
-  RETURN NEW;
+  RAISE EXCEPTION 'audit_log entry % of task % does not chain to the entry before it', bad.seq, bad.task_id
+    USING ERRCODE = 'CC422';
 END $$;
 CREATE FUNCTION append_only() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   RAISE EXCEPTION 'the % is append-only', TG_TABLE_NAME USING ERRCODE = 'CC403';
 END $$;
-CREATE TRIGGER journal_chain BEFORE INSERT ON journal FOR EACH ROW EXECUTE FUNCTION check_chain();
+CREATE TRIGGER journal_chain AFTER INSERT ON journal REFERENCING NEW TABLE AS added
+  FOR EACH STATEMENT EXECUTE FUNCTION check_journal_chain();
 CREATE TRIGGER journal_append_only BEFORE UPDATE OR DELETE ON journal FOR EACH ROW EXECUTE FUNCTION append_only();
 CREATE TRIGGER journal_no_truncate BEFORE TRUNCATE ON journal FOR EACH STATEMENT EXECUTE FUNCTION append_only();
+CREATE FUNCTION keep_journal() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF EXISTS (SELECT 1 FROM journal WHERE task_id = OLD.id) THEN
+    RAISE EXCEPTION 'task % has a journal, which is append-only', OLD.id USING ERRCODE = 'CC403';
+  END IF;
+  RETURN OLD;
+END $$;
+CREATE TRIGGER tasks_keep_journal BEFORE DELETE ON tasks FOR EACH ROW EXECUTE FUNCTION keep_journal();
 
 CREATE TABLE audit_log (
   task_id text NOT NULL REFERENCES tasks (id),
@@ -173,7 +209,8 @@ CREATE TABLE audit_log (
   mac text,
   PRIMARY KEY (task_id, seq)
 );
-CREATE TRIGGER audit_chain BEFORE INSERT ON audit_log FOR EACH ROW EXECUTE FUNCTION check_chain();
+CREATE TRIGGER audit_chain AFTER INSERT ON audit_log REFERENCING NEW TABLE AS added
+  FOR EACH STATEMENT EXECUTE FUNCTION check_audit_chain();
 CREATE TRIGGER audit_append_only BEFORE UPDATE OR DELETE ON audit_log FOR EACH ROW EXECUTE FUNCTION append_only();
 CREATE TRIGGER audit_no_truncate BEFORE TRUNCATE ON audit_log FOR EACH STATEMENT EXECUTE FUNCTION append_only();
 
