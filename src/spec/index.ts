@@ -24,3 +24,4 @@ export * from './task-reads.ts';
 export * from './carry-over.ts';
 export * from './listed-input.ts';
 export * from './light-row.ts';
+export * from './egress.ts';
