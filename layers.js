@@ -53,4 +53,5 @@ export const GUEST_FILES = Object.freeze([
   'src/sandbox/quickjs/guest-runtime.ts',
   'src/sandbox/quickjs/guest-web.ts',
   'src/sandbox/quickjs/guest-url.ts',
+  'src/sandbox/quickjs/guest-fetch.ts',
 ]);

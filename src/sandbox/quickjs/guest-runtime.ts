@@ -3,7 +3,7 @@
  * import nothing from the host and must survive any host-side transpiler untouched.
  *
  * Evaluating it yields a function that takes the host callbacks (call, log, done, and intl's three) and the guest's web
- * API factories (guest-web.ts, guest-url.ts, guest-intl.ts), and returns `{ start, run, deliver }`. The callbacks live only in this
+ * API factories (guest-web.ts, guest-url.ts, guest-intl.ts, guest-fetch.ts), and returns `{ start, run, deliver }`. The callbacks live only in this
  * closure; nothing host-facing stays on the global. Values cross as tagged JSON (see src/codec/value-codec.ts,
  * which this mirrors).
  */
@@ -348,8 +348,16 @@ const performanceObject = freeze({ now() { return dateNow() - timeOrigin; }, get
 for (const name of ['SharedArrayBuffer', 'Atomics', 'WeakRef', 'FinalizationRegistry', 'WebAssembly']) delete G[name];
 defineProperty(Math, 'random', { value: random, writable: false, enumerable: false, configurable: false });
 const globals = { console: consoleObject, performance: performanceObject, setTimeout: setTimeoutFn, clearTimeout: clearTimerFn, setInterval: setIntervalFn, clearInterval: clearTimerFn, ToolError, NoSuchToolError, ToolValidationError, ToolRejectedError, InputTimeoutError };
-// The web APIs and Intl (guest-web.ts, guest-url.ts, guest-intl.ts): each factory gets the helpers of the ones before it.
-const lib = { fillRandom, intl: hostIntl, intlCall: hostIntlCall, intlCompare: hostIntlCompare };
+// The web APIs, Intl and fetch (guest-web.ts, guest-url.ts, guest-intl.ts, guest-fetch.ts): each factory gets the helpers of the ones before it.
+// fetch (guest-fetch.ts) reaches the host through the egress bindings, which only a task with network access has.
+let egressIndexes = null;
+function egressCall(name, args) {
+  if (egressIndexes === null || !hasOwn(egressIndexes, name)) {
+    return apply(promiseReject, P, [new ToolError('fetch: this task has no network access (ask for it with tool_constraints.network_access: { allow: [host names] })', 'EGRESS_REFUSED', { reason: 'no_network_access' })]);
+  }
+  return callTool(egressIndexes[name], 'egress', name, args);
+}
+const lib = { fillRandom, intl: hostIntl, intlCall: hostIntlCall, intlCompare: hostIntlCompare, egressCall };
 for (const factory of extensions) {
   const made = factory(lib);
   for (const k of keys(made.globals)) globals[k] = made.globals[k];
@@ -435,6 +443,13 @@ return freeze({
       apply(arrayPush, byNs[b.namespace].params, [b.params === undefined ? null : b.params]);
     }
     if (!hasOwn(byNs, 'tools')) byNs.tools = { names: [], indexes: [], params: [] };
+    // The egress bindings are fetch's, not a namespace of the guest's.
+    egressIndexes = null;
+    if (hasOwn(byNs, 'egress')) {
+      egressIndexes = create(null);
+      for (let i = 0; i < byNs.egress.names.length; i++) egressIndexes[byNs.egress.names[i]] = byNs.egress.indexes[i];
+      delete byNs.egress;
+    }
     namespaces = keys(byNs);
     for (const ns of namespaces) defineProperty(G, ns, { value: makeNamespace(ns, byNs[ns].names, byNs[ns].indexes, byNs[ns].params), writable: false, enumerable: false, configurable: false });
     // Programs written for Cloudflare's Code Mode call their tools as codemode.x(): the same tools.

@@ -832,5 +832,5 @@ for (const k of ['href', 'origin', 'protocol', 'username', 'password', 'host', '
 }
 defineProperty(URL.prototype, Symbol.toStringTag, { value: 'URL', configurable: true });
 
-return { globals: { URL, URLSearchParams }, lib: {} };
+return { globals: { URL, URLSearchParams }, lib: { URL, URLSearchParams } };
 })`;

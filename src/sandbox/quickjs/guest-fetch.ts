@@ -1,0 +1,302 @@
+/**
+ * `fetch`, `Headers`, `Request` and `Response` in the guest (issue 21). The sandbox has no network: `fetch` sends
+ * the request to the host as a call of `egress.read` (GET, HEAD, OPTIONS without a body) or `egress.fetch` (the
+ * rest), which the host checks against the task's `network_access`, makes, and journals: a replay answers it from
+ * the journal with the same bytes. A plain string like guest-runtime.ts, evaluated once into the template VM.
+ *
+ * Its factory takes the `lib` of the factories before it (guest-web.ts's UTF-8 codec, guest-url.ts's URL) and the
+ * runtime's `lib.egressCall(name, args)`, which rejects with a ToolError when the task has no network access.
+ * Bodies are whole byte strings (no streams): `body` is null, `text()`, `json()`, `arrayBuffer()` and `bytes()`
+ * read them.
+ */
+export const GUEST_FETCH_SOURCE = String.raw`(function (lib) {
+'use strict';
+const O = Object, Str = String, TE = TypeError, RE = RangeError, U8 = Uint8Array, AB = ArrayBuffer, P = Promise;
+const { defineProperty, freeze } = O;
+const apply = Reflect.apply;
+const isArray = Array.isArray, isView = AB.isView;
+const arrayPush = Array.prototype.push, arrayJoin = Array.prototype.join, arraySlice = Array.prototype.slice;
+const toLower = Str.prototype.toLowerCase, toUpper = Str.prototype.toUpperCase, strTrim = Str.prototype.trim;
+const rxTest = RegExp.prototype.test, promiseResolve = P.resolve, promiseReject = P.reject, promiseThen = P.prototype.then;
+const u8Slice = U8.prototype.slice, abSlice = AB.prototype.slice;
+const parseJson = JSON.parse, Sym = Symbol;
+const { utf8Encode, utf8Decode } = lib;
+const URLClass = lib.URL;
+const egressCall = lib.egressCall;
+const TOKEN = /^[!#$%&'*+.^_\x60|~0-9A-Za-z-]+$/;
+const BAD_VALUE = /[\0\r\n]/;
+const SAFE = ['GET', 'HEAD', 'OPTIONS'];
+const STATUS_TEXT_OK = /^[\t\x20-\x7e\x80-\xff]*$/;
+
+// ---- base64 ------------------------------------------------------------------------------------------------
+const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+const CODES = new U8(128).fill(255);
+for (let i = 0; i < 64; i++) CODES[apply(Str.prototype.charCodeAt, ALPHABET, [i])] = i;
+function toBase64(bytes) {
+  const parts = [];
+  let chunk = '';
+  for (let i = 0; i < bytes.length; i += 3) {
+    const a = bytes[i], b = i + 1 < bytes.length ? bytes[i + 1] : 0, c = i + 2 < bytes.length ? bytes[i + 2] : 0;
+    const n = (a << 16) | (b << 8) | c;
+    chunk += ALPHABET[(n >> 18) & 63] + ALPHABET[(n >> 12) & 63] +
+      (i + 1 < bytes.length ? ALPHABET[(n >> 6) & 63] : '=') + (i + 2 < bytes.length ? ALPHABET[n & 63] : '=');
+    if (chunk.length >= 4096) { apply(arrayPush, parts, [chunk]); chunk = ''; }
+  }
+  apply(arrayPush, parts, [chunk]);
+  return apply(arrayJoin, parts, ['']);
+}
+function fromBase64(text) {
+  let end = text.length;
+  while (end > 0 && text[end - 1] === '=') end--;
+  const out = new U8((end * 3) >> 2);
+  let bits = 0, value = 0, j = 0;
+  for (let i = 0; i < end; i++) {
+    const c = apply(Str.prototype.charCodeAt, text, [i]);
+    const v = c < 128 ? CODES[c] : 255;
+    if (v === 255) throw new TE('the host sent a body that is not base64');
+    value = (value << 6) | v; bits += 6;
+    if (bits >= 8) { bits -= 8; out[j++] = (value >> bits) & 255; }
+  }
+  return out;
+}
+
+// ---- Headers -----------------------------------------------------------------------------------------------
+const LIST = Sym('list'), GUARD = Sym('guard');
+function headerName(name) {
+  const n = Str(name);
+  if (!apply(rxTest, TOKEN, [n])) throw new TE('Headers: invalid header name "' + n + '"');
+  return apply(toLower, n, []);
+}
+function headerValue(value) {
+  const v = apply(strTrim, Str(value), []);
+  if (apply(rxTest, BAD_VALUE, [v])) throw new TE('Headers: invalid header value');
+  return v;
+}
+function checkWritable(h) { if (h[GUARD]) throw new TE('Headers: immutable'); }
+class Headers {
+  constructor(init) {
+    defineProperty(this, LIST, { value: [] });
+    defineProperty(this, GUARD, { value: false, writable: true });
+    if (init === undefined || init === null) return;
+    if (init instanceof Headers) { for (const [k, v] of init[LIST]) apply(arrayPush, this[LIST], [[k, v]]); return; }
+    if (typeof init !== 'object') throw new TE('Headers: init must be an object, an array of pairs or Headers');
+    if (typeof init[Sym.iterator] === 'function') {
+      for (const pair of init) {
+        const p = apply(arraySlice, [...pair], []);
+        if (p.length !== 2) throw new TE('Headers: each pair must have a name and a value');
+        this.append(p[0], p[1]);
+      }
+      return;
+    }
+    for (const k of O.keys(init)) this.append(k, init[k]);
+  }
+  append(name, value) { checkWritable(this); apply(arrayPush, this[LIST], [[headerName(name), headerValue(value)]]); }
+  set(name, value) {
+    checkWritable(this);
+    const n = headerName(name), v = headerValue(value), list = this[LIST];
+    let at = -1;
+    for (let i = list.length - 1; i >= 0; i--) if (list[i][0] === n) { if (at >= 0) list.splice(at, 1); at = i; }
+    if (at < 0) apply(arrayPush, list, [[n, v]]); else list[at] = [n, v];
+  }
+  delete(name) {
+    checkWritable(this);
+    const n = headerName(name), list = this[LIST];
+    for (let i = list.length - 1; i >= 0; i--) if (list[i][0] === n) list.splice(i, 1);
+  }
+  get(name) {
+    const n = headerName(name), found = [];
+    for (const [k, v] of this[LIST]) if (k === n) apply(arrayPush, found, [v]);
+    return found.length === 0 ? null : apply(arrayJoin, found, [', ']);
+  }
+  getSetCookie() {
+    const found = [];
+    for (const [k, v] of this[LIST]) if (k === 'set-cookie') apply(arrayPush, found, [v]);
+    return found;
+  }
+  has(name) { const n = headerName(name); for (const [k] of this[LIST]) if (k === n) return true; return false; }
+  *entries() {
+    // Sorted by name, values of one name joined (set-cookie kept apart), as the standard iterates.
+    const names = [];
+    for (const [k] of this[LIST]) if (names.indexOf(k) < 0) apply(arrayPush, names, [k]);
+    names.sort();
+    for (const n of names) {
+      if (n === 'set-cookie') { for (const v of this.getSetCookie()) yield [n, v]; }
+      else yield [n, this.get(n)];
+    }
+  }
+  *keys() { for (const [k] of this.entries()) yield k; }
+  *values() { for (const [, v] of this.entries()) yield v; }
+  forEach(fn, thisArg) { for (const [k, v] of this.entries()) apply(fn, thisArg, [v, k, this]); }
+  [Sym.iterator]() { return this.entries(); }
+  get [Sym.toStringTag]() { return 'Headers'; }
+}
+function frozenHeaders(pairs) {
+  const h = new Headers();
+  for (const [k, v] of pairs) apply(arrayPush, h[LIST], [[apply(toLower, Str(k), []), Str(v)]]);
+  h[GUARD] = true;
+  return h;
+}
+
+// ---- bodies --------------------------------------------------------------------------------------------------
+const BYTES = Sym('bytes'), USED = Sym('used');
+/** Bytes and a default content type from a body init. */
+function bodyOf(init) {
+  if (init === undefined || init === null) return { bytes: null, type: null };
+  if (typeof init === 'string') return { bytes: utf8Encode(init), type: 'text/plain;charset=UTF-8' };
+  if (init instanceof AB) return { bytes: new U8(apply(abSlice, init, [0])), type: null };
+  if (isView(init)) return { bytes: new U8(apply(abSlice, init.buffer, [init.byteOffset, init.byteOffset + init.byteLength])), type: null };
+  if (lib.URLSearchParams !== undefined && init instanceof lib.URLSearchParams) {
+    return { bytes: utf8Encode(init.toString()), type: 'application/x-www-form-urlencoded;charset=UTF-8' };
+  }
+  if (init instanceof Request || init instanceof Response) throw new TE('a Request or Response is not a body: read it first');
+  return { bytes: utf8Encode(Str(init)), type: 'text/plain;charset=UTF-8' };
+}
+function consume(self) {
+  if (self[USED]) return apply(promiseReject, P, [new TE('Body has already been used')]);
+  self[USED] = true;
+  const bytes = self[BYTES];
+  return apply(promiseResolve, P, [bytes === null ? new U8(0) : bytes]);
+}
+const bodyMethods = {
+  get body() { return null; },
+  get bodyUsed() { return this[USED]; },
+  text() { return apply(promiseThen, consume(this), [(b) => utf8Decode(b)]); },
+  json() { return apply(promiseThen, consume(this), [(b) => parseJson(utf8Decode(b))]); },
+  arrayBuffer() { return apply(promiseThen, consume(this), [(b) => apply(abSlice, b.buffer, [b.byteOffset, b.byteOffset + b.byteLength])]); },
+  bytes() { return apply(promiseThen, consume(this), [(b) => apply(u8Slice, b, [])]); },
+};
+function mixBody(C) {
+  for (const k of O.getOwnPropertyNames(bodyMethods)) {
+    defineProperty(C.prototype, k, O.getOwnPropertyDescriptor(bodyMethods, k));
+  }
+}
+function initBody(self, bytes) {
+  defineProperty(self, BYTES, { value: bytes, writable: true });
+  defineProperty(self, USED, { value: false, writable: true });
+}
+
+// ---- Request -------------------------------------------------------------------------------------------------
+const REQ = Sym('request');
+class Request {
+  constructor(input, init) {
+    const o = init === undefined || init === null ? {} : init;
+    let url, method = 'GET', headers, bytes = null, redirect = 'follow';
+    if (input instanceof Request) {
+      const r = input[REQ];
+      url = r.url; method = r.method; headers = new Headers(input.headers); redirect = r.redirect;
+      if (input[USED]) throw new TE('Request: the body of the request given has already been used');
+      bytes = input[BYTES];
+    } else {
+      let parsed;
+      try { parsed = new URLClass(Str(input)); } catch (_) { throw new TE('Request: invalid URL "' + Str(input) + '" (give an absolute URL)'); }
+      if (parsed.username !== '' || parsed.password !== '') throw new TE('Request: a URL with credentials is not allowed');
+      url = parsed.href;
+      headers = new Headers();
+    }
+    if (o.method !== undefined) {
+      const m = Str(o.method);
+      if (!apply(rxTest, TOKEN, [m])) throw new TE('Request: invalid method "' + m + '"');
+      const upper = apply(toUpper, m, []);
+      if (upper === 'CONNECT' || upper === 'TRACE' || upper === 'TRACK') throw new TE('Request: method ' + upper + ' is forbidden');
+      method = ['DELETE', 'GET', 'HEAD', 'OPTIONS', 'POST', 'PUT'].indexOf(upper) >= 0 ? upper : m;
+    }
+    if (o.headers !== undefined) headers = new Headers(o.headers);
+    if (o.redirect !== undefined) {
+      redirect = Str(o.redirect);
+      if (redirect !== 'follow' && redirect !== 'manual' && redirect !== 'error') throw new TE('Request: redirect must be follow, manual or error');
+    }
+    if (o.body !== undefined && o.body !== null) {
+      if (method === 'GET' || method === 'HEAD') throw new TE('Request with GET/HEAD method cannot have body.');
+      const b = bodyOf(o.body);
+      bytes = b.bytes;
+      if (b.type !== null && !headers.has('content-type')) headers.set('content-type', b.type);
+    }
+    defineProperty(this, REQ, { value: freeze({ url, method, redirect, headers }) });
+    initBody(this, bytes);
+  }
+  get url() { return this[REQ].url; }
+  get method() { return this[REQ].method; }
+  get headers() { return this[REQ].headers; }
+  get redirect() { return this[REQ].redirect; }
+  clone() {
+    if (this[USED]) throw new TE('Request: cannot clone a used body');
+    return new Request(this);
+  }
+  get [Sym.toStringTag]() { return 'Request'; }
+}
+mixBody(Request);
+
+// ---- Response ------------------------------------------------------------------------------------------------
+const RES = Sym('response');
+function makeResponse(bytes, state) {
+  const r = O.create(Response.prototype);
+  defineProperty(r, RES, { value: freeze(state) });
+  initBody(r, bytes);
+  return r;
+}
+class Response {
+  constructor(body, init) {
+    const o = init === undefined || init === null ? {} : init;
+    const status = o.status === undefined ? 200 : +o.status;
+    if (!(status >= 200 && status <= 599) || status !== (status | 0)) throw new RE('Response: status must be 200-599');
+    const statusText = o.statusText === undefined ? '' : Str(o.statusText);
+    if (!apply(rxTest, STATUS_TEXT_OK, [statusText])) throw new TE('Response: invalid statusText');
+    const headers = new Headers(o.headers);
+    let bytes = null;
+    if (body !== undefined && body !== null) {
+      if (status === 204 || status === 205 || status === 304) throw new TE('Response: status ' + status + ' has no body');
+      const b = bodyOf(body);
+      bytes = b.bytes;
+      if (b.type !== null && !headers.has('content-type')) headers.set('content-type', b.type);
+    }
+    defineProperty(this, RES, { value: freeze({ status, statusText, headers, url: '', redirected: false, type: 'default' }) });
+    initBody(this, bytes);
+  }
+  static json(data, init) {
+    const text = JSON.stringify(data);
+    if (text === undefined) throw new TE('Response.json: the value is not JSON');
+    const o = init === undefined || init === null ? {} : init;
+    const headers = new Headers(o.headers);
+    if (!headers.has('content-type')) headers.set('content-type', 'application/json');
+    return new Response(text, { status: o.status, statusText: o.statusText, headers });
+  }
+  static error() { return makeResponse(null, { status: 0, statusText: '', headers: frozenHeaders([]), url: '', redirected: false, type: 'error' }); }
+  static redirect(url, status) {
+    const s = status === undefined ? 302 : +status;
+    if ([301, 302, 303, 307, 308].indexOf(s) < 0) throw new RE('Response.redirect: invalid status');
+    return makeResponse(null, { status: s, statusText: '', headers: frozenHeaders([['location', new URLClass(Str(url)).href]]), url: '', redirected: false, type: 'default' });
+  }
+  get status() { return this[RES].status; }
+  get ok() { const s = this[RES].status; return s >= 200 && s <= 299; }
+  get statusText() { return this[RES].statusText; }
+  get headers() { return this[RES].headers; }
+  get url() { return this[RES].url; }
+  get redirected() { return this[RES].redirected; }
+  get type() { return this[RES].type; }
+  clone() {
+    if (this[USED]) throw new TE('Response: cannot clone a used body');
+    return makeResponse(this[BYTES], this[RES]);
+  }
+  get [Sym.toStringTag]() { return 'Response'; }
+}
+mixBody(Response);
+
+// ---- fetch ---------------------------------------------------------------------------------------------------
+function fetch(input, init) {
+  let request;
+  try { request = new Request(input, init); } catch (e) { return apply(promiseReject, P, [e]); }
+  const r = request[REQ];
+  const pairs = [];
+  for (const [k, v] of r.headers[LIST]) apply(arrayPush, pairs, [[k, v]]);
+  const bytes = request[BYTES];
+  const args = { url: r.url, method: r.method, headers: pairs, body: bytes === null ? null : toBase64(bytes), redirect: r.redirect };
+  // Safe methods without a body only read: the host may run them again after a crash; the rest are effects.
+  const name = bytes === null && SAFE.indexOf(r.method) >= 0 ? 'read' : 'fetch';
+  return apply(promiseThen, egressCall(name, args), [(res) => makeResponse(fromBase64(Str(res.body)), {
+    status: res.status, statusText: Str(res.statusText), headers: frozenHeaders(res.headers), url: Str(res.url),
+    redirected: res.redirected === true, type: 'basic',
+  })]);
+}
+
+return { globals: { fetch, Headers, Request, Response }, lib: {} };
+})`;
