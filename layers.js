@@ -15,6 +15,7 @@ const SERVICE = [
   'durable',
   'metrics',
   'agent',
+  'egress',
 ];
 
 /** @type {Readonly<Record<string, readonly string[]>>} */
@@ -39,6 +40,8 @@ export const LAYERS = Object.freeze({
   metrics: ['errors', 'spec', 'api'],
   // The agent implements spec's TaskAgent over the model client; the service composes it.
   agent: ['errors', 'spec', 'codec', 'model', 'tools'],
+  // The host side of a task's network access: requests under its allowlist, to public addresses only.
+  egress: ['errors', 'spec', 'codec'],
   // A remote caller of the HTTP API: the wire types only, never the server's runtime.
   client: ['errors', 'spec', 'api'],
   // The composition root of the service's core (no HTTP).
