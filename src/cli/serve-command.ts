@@ -89,6 +89,7 @@ export async function serveCommand(
   const service = await startService(config, {
     log: (line) => io.stderr(`${line}\n`),
     model,
+    env,
     console: { root: DEFAULT_CONSOLE_ROOT },
     listener,
   });

@@ -121,6 +121,8 @@ class DurableRuntime implements Runtime {
       ...(options.log === undefined ? {} : { log: options.log }),
       ...(options.sizes === undefined ? {} : { sizes: options.sizes }),
       ...(options.journalLimits === undefined ? {} : { journalLimits: options.journalLimits }),
+      ...(options.egress === undefined ? {} : { egress: options.egress }),
+      ...(options.egressMaxRequests === undefined ? {} : { egressMaxRequests: options.egressMaxRequests }),
       approvalTtlSeconds: options.approvals?.ttlSeconds ?? null,
       clock,
       onEvent: (event) => this.events.emit(event),

@@ -1,5 +1,5 @@
 import type { CallSizeLimits } from './call-size-limits.ts';
-import type { ApprovalRules, JournalLimits, SandboxDriver, TaskAgent, TaskStore } from '../spec/index.ts';
+import type { ApprovalRules, Egress, JournalLimits, SandboxDriver, TaskAgent, TaskStore } from '../spec/index.ts';
 import type { RunnerTools } from './runner-tools.ts';
 import type { RuntimeObserver } from '../api/index.ts';
 import type { LimitCeilings } from './limit-ceilings.ts';
@@ -45,6 +45,10 @@ export interface RuntimeOptions {
   readonly sizes?: CallSizeLimits;
   /** Bounds on a task's whole journal, none by default (the service sets 64 MiB and 100,000 entries; ADR 0029). */
   readonly journalLimits?: JournalLimits;
+  /** Makes the requests of tasks with `network_access` (issue 21); without it such tasks fail INVALID_CONFIG. */
+  readonly egress?: Egress;
+  /** The operator's ceiling on one task's requests (default 100). */
+  readonly egressMaxRequests?: number;
   /**
    * The operator's rules on approvals (ADR 0031): who may decide (tightening each tool's own) and the default
    * expiry of a request. Default: anyone who sees the task, never expiring.

@@ -3,12 +3,13 @@ import { CodecallError, isCodecallError } from '../errors/index.ts';
 import {
   AGENT_MODES,
   checkLibraryPatterns,
+  checkNetworkAccess,
   GUEST_LANGUAGES,
   isGuestLanguage,
   isWorkspaceName,
   resolveLimits,
 } from '../spec/index.ts';
-import type { NewTaskAttributes, TaskFile, TaskInput } from '../spec/index.ts';
+import type { NewTaskAttributes, TaskConstraints, TaskFile, TaskInput } from '../spec/index.ts';
 import { assertJsonValue } from '../codec/index.ts';
 import type { SubmitInput } from '../api/index.ts';
 
@@ -111,6 +112,7 @@ export function toTaskInput(input: SubmitInput): TaskInput {
     assertJsonValue(input.metadata, 'metadata');
   }
   const c = input.constraints;
+  let constraints: TaskConstraints | undefined = c;
   if (c !== undefined) {
     const names = (field: string, v: unknown): void => {
       if (v !== undefined && !(Array.isArray(v) && v.every((x) => typeof x === 'string' && x.length > 0))) {
@@ -127,14 +129,14 @@ export function toTaskInput(input: SubmitInput): TaskInput {
       bad('tool_constraints.allow_subprocesses', `cannot be true: ${language} programs start no processes`);
     }
     names('blocked_commands', c.blockedCommands);
-    // No sandbox has egress yet (quickjs reaches only its tools, Python runs in a netns without one): a task must
-    // not believe it has a network, whatever its language. Issue 21 makes egress real.
-    if (c.networkAccess === true) {
-      bad(
-        'tool_constraints.network_access',
-        `cannot be true: ${language} programs have no network yet (use a tool)`,
-      );
+    // The sandbox has no network: `fetch` goes through the host, to the destinations allowed here (issue 21).
+    const access = checkNetworkAccess(c.networkAccess);
+    // Python's fetch (codecall.fetch, urllib through it) is not there yet: such a task must not believe it has one.
+    if (access !== false && language === 'python') {
+      bad('tool_constraints.network_access', 'cannot be given yet for python programs (use a tool, or javascript)');
     }
+    const { networkAccess: _given, ...rest } = c;
+    constraints = access === false ? rest : { ...rest, networkAccess: access };
   }
   if (input.files !== undefined) checkFiles(input.files);
   if (input.id !== undefined && !TASK_ID.test(input.id)) {
@@ -149,7 +151,7 @@ export function toTaskInput(input: SubmitInput): TaskInput {
     ...(input.limits ? { limits: input.limits } : {}),
     ...(input.tools ? { tools: input.tools } : {}),
     ...(input.metadata ? { metadata: input.metadata } : {}),
-    ...(c && Object.keys(c).length > 0 ? { constraints: c } : {}),
+    ...(constraints && Object.keys(constraints).length > 0 ? { constraints } : {}),
   };
   if (input.instruction === undefined) return { kind: 'code', code: input.code ?? '', ...common };
   return { kind: 'instruction', ...agentInput(input, input.instruction), ...common };

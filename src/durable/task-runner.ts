@@ -1,7 +1,8 @@
 import type { CallSizeLimits } from './call-size-limits.ts';
-import { CodecallError } from '../errors/index.ts';
+import { CodecallError, failure } from '../errors/index.ts';
 import { OPEN_APPROVAL_RULES, idempotencyScope, intervalMs, readJournalPaged } from '../spec/index.ts';
 import type {
+  Egress,
   JournalLimits,
   GuestToolBinding,
   JournalEntryInput,
@@ -17,6 +18,7 @@ import { REPLAY_ENTRIES } from '../spec/index.ts';
 import type { RunnerTools } from './runner-tools.ts';
 import { DEFAULT_MAX_STALLED_ATTEMPTS } from './crash-loop.ts';
 import { INPUT_WAIT_BINDING } from './input-wait.ts';
+import { EGRESS_BINDINGS, EGRESS_NAMESPACE, egressTools } from './egress-tools.ts';
 import { decideApprovals } from './paused-actions.ts';
 import { assertMayDecide } from './approver-check.ts';
 import { armDeadline, DEFAULT_RETRY_BASE_MS, retryDelay } from './retry-and-deadline.ts';
@@ -72,6 +74,10 @@ export interface TaskRunnerOptions {
   readonly journalLimits?: JournalLimits;
   /** The operator's expiry of approval requests (`approvalTtlSeconds`); a tool's may be shorter. */
   readonly approvalTtlSeconds?: number | null;
+  /** Makes the requests of tasks with `network_access` (issue 21); without it such tasks fail INVALID_CONFIG. */
+  readonly egress?: Egress;
+  /** The operator's ceiling on one task's requests (default 100). */
+  readonly egressMaxRequests?: number;
 }
 
 /**
@@ -97,11 +103,16 @@ export class TaskRunner {
     this.clock = options.clock ?? Date.now;
     // Without drivers a runner can still settle requests (a cancel of a task whose worker died), not run code.
     this.drivers = options.drivers ?? (options.driver ? [options.driver] : []);
-    if (options.tools.bindings.some((b) => b.namespace === INPUT_WAIT_BINDING.namespace)) {
-      throw new CodecallError(
-        'INVALID_CONFIG',
-        `the namespace "${INPUT_WAIT_BINDING.namespace}" is reserved for input.wait; rename the tool's namespace`,
-      );
+    for (const [reserved, what] of [
+      [INPUT_WAIT_BINDING.namespace, 'input.wait'],
+      [EGRESS_NAMESPACE, 'fetch'],
+    ] as const) {
+      if (options.tools.bindings.some((b) => b.namespace === reserved)) {
+        throw new CodecallError(
+          'INVALID_CONFIG',
+          `the namespace "${reserved}" is reserved for ${what}; rename the tool's namespace`,
+        );
+      }
     }
     this.bindings = [...options.tools.bindings, INPUT_WAIT_BINDING];
   }
@@ -370,12 +381,32 @@ export class TaskRunner {
     // Whether a pause must look for input deadlines (settleRun reads the journal again only then).
     run.observe(journal);
     const allowed = input.tools ? new Set(input.tools) : null;
-    const bindings = allowed
-      ? this.bindings.filter((b) => b === INPUT_WAIT_BINDING || allowed.has(`${b.namespace}.${b.name}`))
-      : this.bindings;
+    const access = input.constraints?.networkAccess;
+    const egress = this.options.egress;
+    if (access && !egress) {
+      const error = failure('INVALID_CONFIG', 'this server makes no network requests for tasks (no egress)');
+      return store.updateTask(run.taskId, { status: 'failed', error }, run.fenced);
+    }
+    const tools =
+      access && egress
+        ? egressTools(this.options.tools, {
+            egress,
+            access,
+            journal,
+            ...(this.options.egressMaxRequests === undefined
+              ? {}
+              : { maxRequests: this.options.egressMaxRequests }),
+          })
+        : this.options.tools;
+    const bindings = [
+      ...(allowed
+        ? this.bindings.filter((b) => b === INPUT_WAIT_BINDING || allowed.has(`${b.namespace}.${b.name}`))
+        : this.bindings),
+      ...(tools === this.options.tools ? [] : EGRESS_BINDINGS),
+    ];
     const runProgram = programRunner({
       driver,
-      tools: this.options.tools,
+      tools,
       request: programRequest(input, bindings),
       ...(run.onLog ? { onLog: run.onLog } : {}),
       startClock,

@@ -56,7 +56,25 @@ export const taskBodySchema = {
         max_memory_mb: { type: 'number', minimum: 2 },
         allowed_libraries: names,
         blocked_commands: names,
-        network_access: { type: 'boolean' },
+        // Where the program's fetch may go (issue 21); the runtime checks the entries (checkNetworkAccess).
+        network_access: {
+          oneOf: [
+            { type: 'boolean' },
+            {
+              type: 'object',
+              required: ['allow'],
+              additionalProperties: false,
+              properties: {
+                allow: { type: 'array', minItems: 1, maxItems: 100, items: { type: 'string', maxLength: 260 } },
+                methods: { type: 'array', minItems: 1, maxItems: 20, items: { type: 'string', maxLength: 40 } },
+                max_requests: { type: 'integer', minimum: 1 },
+                max_bytes: { type: 'integer', minimum: 1 },
+                timeout_seconds: { type: 'number', exclusiveMinimum: 0, maximum: 86_400 },
+                allow_http: { type: 'boolean' },
+              },
+            },
+          ],
+        },
         allow_subprocesses: { type: 'boolean' },
       },
     },
@@ -86,7 +104,16 @@ export interface TaskBody {
     max_memory_mb?: number;
     allowed_libraries?: string[];
     blocked_commands?: string[];
-    network_access?: boolean;
+    network_access?:
+      | boolean
+      | {
+          allow: string[];
+          methods?: string[];
+          max_requests?: number;
+          max_bytes?: number;
+          timeout_seconds?: number;
+          allow_http?: boolean;
+        };
     allow_subprocesses?: boolean;
   };
 }

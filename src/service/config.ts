@@ -14,6 +14,7 @@ import { auditConfigShape } from './config-audit.ts';
 import { metricsConfigShape } from './config-metrics.ts';
 import { sandboxConfigShape } from './config-sandbox.ts';
 import { postgresConfigShape } from './config-postgres.ts';
+import { egressConfigShape } from './config-egress.ts';
 
 /**
  * The port `codecall serve` listens on unless told otherwise. Not 8080: that is llama.cpp's llama-server's own
@@ -73,6 +74,7 @@ export const serviceConfigSchema = z
     ...metricsConfigShape,
     ...sandboxConfigShape,
     ...postgresConfigShape,
+    ...egressConfigShape,
   })
   .strict();
 

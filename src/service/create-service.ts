@@ -19,6 +19,7 @@ import { sandboxWorkerCount } from './config-sandbox.ts';
 import { checkWebhookUrl, createWebhookDispatcher, webhookKey } from './webhooks/index.ts';
 import { openServiceStore } from './open-service-store.ts';
 import type { ServiceDatabase } from './service-database.ts';
+import { serviceEgress } from './service-egress.ts';
 
 /** What one `codecall serve` runs besides its HTTP server: store, sandboxes, runtime, metrics, webhook outbox. */
 export interface ServiceCore {
@@ -49,6 +50,8 @@ export interface CreateServiceOptions {
   readonly tools?: readonly ToolDefinition[];
   /** The model of instruction tasks (see loadModelConfig); without one they fail with MODEL_NOT_CONFIGURED. */
   readonly model?: ModelConfig | null;
+  /** Where `egressSecrets` values are read (the CLI passes process.env); none: no secret can be bound. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
 }
 
 /** The composition root of the service's core; the HTTP server over it is src/http/serve.ts. */
@@ -62,6 +65,7 @@ export async function createService(
   const { log } = options;
   // A bad secret stops the start, before anything is opened.
   if (config.webhookSecret !== null) webhookKey(config.webhookSecret);
+  const egress = serviceEgress(config, options.env ?? {});
   const tools = [...(options.tools ?? []), ...(config.tools ? await loadToolsModule(config.tools) : [])];
   if (!isPostgresUrl(config.db)) await mkdir(dirname(config.db), { recursive: true });
   const { store, observeHealth } = await openServiceStore(config.db, log, {
@@ -87,6 +91,8 @@ export async function createService(
   const model = options.model ?? null;
   const runtime = createRuntime({
     store,
+    egress,
+    egressMaxRequests: config.egressMaxRequests,
     observer: metrics.runtimeObserver,
     drivers,
     tools: registry,

@@ -1,3 +1,4 @@
+import type { NetworkAccess } from './egress.ts';
 import type { ExecutionLimits, GuestLanguage, LogEntry } from './sandbox.ts';
 import type { ListedInput } from './listed-input.ts';
 
@@ -54,7 +55,8 @@ export interface TaskConstraints {
   readonly blockedCommands?: readonly string[];
   /** Whether the program may start processes at all (Python); off by default. */
   readonly allowSubprocesses?: boolean;
-  readonly networkAccess?: boolean;
+  /** Where the program's `fetch` may go (issue 21); absent or false: nowhere (the sandbox has no network). */
+  readonly networkAccess?: NetworkAccess | false;
 }
 
 /** A file given with a task: it is in the program's working directory when the program starts. */

@@ -1,0 +1,205 @@
+// The guest's fetch through the host (issue 21), end to end: a real HTTP server on loopback (allowed only because
+// the operator's egress says allowPrivate), the quickjs driver, the runtime and a SQLite store. Requests are
+// journaled: a resumed task sees the same bytes without the server being asked again.
+import { createServer } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createRuntime } from '../../src/durable/index.ts';
+import { createEgress } from '../../src/egress/index.ts';
+import { ToolRegistry } from '../../src/index.ts';
+import type { Runtime } from '../../src/api/index.ts';
+import { useDurableFixture } from './fixture.ts';
+
+interface Seen {
+  readonly method: string;
+  readonly url: string;
+  readonly body: string;
+  readonly headers: IncomingMessage['headers'];
+}
+
+let server: Server;
+let port = 0;
+const seen: Seen[] = [];
+let counter = 0;
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      seen.push({
+        method: req.method ?? '',
+        url: req.url ?? '',
+        body: Buffer.concat(chunks).toString(),
+        headers: req.headers,
+      });
+      if (req.url === '/count') {
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ n: ++counter }));
+      } else if (req.url === '/echo') {
+        res.writeHead(201, 'Made', { 'content-type': 'text/plain', 'x-seen': req.method ?? '' });
+        res.end(`${req.method} ${Buffer.concat(chunks).toString()}`);
+      } else if (req.url === '/bytes') {
+        res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(Buffer.from([0, 1, 254, 255]));
+      } else {
+        res.writeHead(404).end('no such page');
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  port = (server.address() as AddressInfo).port;
+});
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+describe('fetch from a JavaScript task', () => {
+  const fx = useDurableFixture('egress');
+  const runtimes: Runtime[] = [];
+  afterEach(async () => {
+    await Promise.all(runtimes.splice(0).map((r) => r.close()));
+  });
+  const make = (options: { egress?: boolean; egressMaxRequests?: number } = {}): Runtime => {
+    const r = createRuntime({
+      store: fx.store,
+      drivers: [fx.driver],
+      tools: new ToolRegistry([]),
+      pollMs: 20,
+      ...(options.egress === false ? {} : { egress: createEgress({ allowPrivate: true }) }),
+      ...(options.egressMaxRequests === undefined ? {} : { egressMaxRequests: options.egressMaxRequests }),
+    });
+    runtimes.push(r);
+    r.start();
+    return r;
+  };
+  const access = (extra: Record<string, unknown> = {}) => ({
+    networkAccess: { allow: [`127.0.0.1:${port}`], allowHttp: true, ...extra },
+  });
+
+  it('gets, posts and reads bytes; the journal names the calls and the allow entry', async () => {
+    const runtime = make();
+    const task = await runtime.submit({
+      code: `
+        const a = await fetch('http://127.0.0.1:${port}/count');
+        const b = await fetch('http://127.0.0.1:${port}/echo', { method: 'POST', body: 'hello', headers: { 'X-Mine': '1' } });
+        const c = await fetch('http://127.0.0.1:${port}/bytes');
+        return { a: [a.status, a.ok, await a.json()], b: [b.status, b.statusText, b.headers.get('x-seen'), await b.text()],
+          c: [...new Uint8Array(await c.arrayBuffer())], url: c.url };`,
+      constraints: access(),
+    });
+    const done = await runtime.wait(task.task_id, { until: 'terminal' });
+    expect(done).toMatchObject({ status: 'succeeded' });
+    const before = seen.length;
+    expect((done.result as { output: unknown }).output).toMatchObject({
+      a: [200, true, { n: expect.any(Number) as number }],
+      b: [201, 'Made', 'POST', 'POST hello'],
+      c: [0, 1, 254, 255],
+      url: `http://127.0.0.1:${port}/bytes`,
+    });
+    const posted = seen.slice(0, before).find((s) => s.url === '/echo');
+    expect(posted?.headers['x-mine']).toBe('1');
+    const journal = await fx.store.readJournal(task.task_id);
+    const tools = journal.flatMap((e) => (e.type === 'tool_intent' ? [e.data.tool] : []));
+    expect(tools).toEqual(['egress.read', 'egress.fetch', 'egress.read']);
+    const outcome = journal.find((e) => e.type === 'tool_outcome');
+    expect(outcome?.type === 'tool_outcome' && outcome.data.payload).toContain(`127.0.0.1:${port}`);
+  });
+
+  it('a resumed task sees the same bytes and the server is not asked again', async () => {
+    const runtime = make();
+    const task = await runtime.submit({
+      code: `
+        const first = await (await fetch('http://127.0.0.1:${port}/count')).json();
+        const answer = await input.wait('go');
+        const second = await (await fetch('http://127.0.0.1:${port}/count')).json();
+        return { first, answer, second };`,
+      constraints: access(),
+    });
+    expect(await runtime.wait(task.task_id)).toMatchObject({ status: 'paused', pause_reason: 'awaiting_input' });
+    const counted = seen.filter((s) => s.url === '/count').length;
+    const firstN = counter;
+    await runtime.provideInput(task.task_id, 'go', 'yes');
+    const done = await runtime.wait(task.task_id, { until: 'terminal' });
+    expect(done).toMatchObject({
+      status: 'succeeded',
+      result: { output: { first: { n: firstN }, answer: 'yes', second: { n: firstN + 1 } } },
+    });
+    // The replay answered the first fetch from the journal: one more request, the second one.
+    expect(seen.filter((s) => s.url === '/count').length).toBe(counted + 1);
+  });
+
+  it('refusals are catchable errors with stable codes', async () => {
+    const runtime = make();
+    const task = await runtime.submit({
+      code: `
+        const codes = [];
+        for (const [url, init] of [['https://example.com/', {}], ['http://127.0.0.1:${port}/count', { method: 'DELETE' }]]) {
+          try { await fetch(url, init); codes.push('fetched'); } catch (e) { codes.push(e.code + ':' + (e.details && e.details.reason)); }
+        }
+        return codes;`,
+      constraints: access({ methods: ['GET'] }),
+    });
+    const done = await runtime.wait(task.task_id, { until: 'terminal' });
+    expect(done).toMatchObject({
+      status: 'succeeded',
+      result: { output: ['EGRESS_REFUSED:not_allowed', 'EGRESS_REFUSED:method'] },
+    });
+  });
+
+  it('max_requests holds over a pause: the journal counts what was made', async () => {
+    const runtime = make();
+    const task = await runtime.submit({
+      code: `
+        const get = () => fetch('http://127.0.0.1:${port}/count').then((r) => r.status, (e) => e.code);
+        const a = await get();
+        await input.wait('go');
+        const b = await get();
+        const c = await get();
+        return [a, b, c];`,
+      constraints: access({ maxRequests: 2 }),
+    });
+    expect(await runtime.wait(task.task_id)).toMatchObject({ status: 'paused' });
+    await runtime.provideInput(task.task_id, 'go', 1);
+    expect(await runtime.wait(task.task_id, { until: 'terminal' })).toMatchObject({
+      status: 'succeeded',
+      result: { output: [200, 200, 'EGRESS_LIMIT'] },
+    });
+  });
+
+  it('the operator ceiling caps a task that asks for more', async () => {
+    const runtime = make({ egressMaxRequests: 1 });
+    const task = await runtime.submit({
+      code: `
+        const get = () => fetch('http://127.0.0.1:${port}/count').then((r) => r.status, (e) => e.code);
+        return [await get(), await get()];`,
+      constraints: access({ maxRequests: 50 }),
+    });
+    expect(await runtime.wait(task.task_id, { until: 'terminal' })).toMatchObject({
+      result: { output: [200, 'EGRESS_LIMIT'] },
+    });
+  });
+
+  it('a runtime without egress fails such a task clearly; bad network_access is refused at submit', async () => {
+    const runtime = make({ egress: false });
+    const task = await runtime.submit({ code: 'return 1', constraints: access() });
+    expect(await runtime.wait(task.task_id, { until: 'terminal' })).toMatchObject({
+      status: 'failed',
+      error: { code: 'INVALID_CONFIG' },
+    });
+    const refused = async (networkAccess: unknown, language?: 'python') =>
+      runtime
+        .submit({
+          code: 'return 1',
+          ...(language ? { language } : {}),
+          constraints: { networkAccess } as never,
+        })
+        .then(
+          () => 'accepted',
+          (e: { code?: string; message?: string }) => `${e.code}: ${e.message}`,
+        );
+    expect(await refused(true)).toMatch(/INVALID_ARGUMENT: .*network_access must say where/);
+    expect(await refused({ allow: ['https://x.com/path'] })).toMatch(/allow has "https:\/\/x.com\/path"/);
+    expect(await refused({ allow: ['x.com'], maxRequests: 0 })).toMatch(/max_requests must be a positive/);
+    expect(await refused({ allow: ['x.com'], other: 1 })).toMatch(/other is not a known field/);
+    expect(await refused({ allow: ['x.com'] }, 'python')).toMatch(/python/);
+    expect(await refused(false)).toBe('accepted');
+  });
+});
