@@ -1,6 +1,11 @@
 // The host side of a task's network access (issue 21): the sandbox has no network; the host makes each request
 // under the task's allow list, to public addresses only, and hands back the bytes (journaled by the caller).
+export { createEgress } from './create-egress.ts';
+export { DEFAULT_EGRESS_LIMITS } from './egress-settings.ts';
+export type { EgressOptions } from './egress-settings.ts';
+export type { SecretBinding } from './secrets.ts';
 export { DEFAULT_METHODS, MAX_ACCESS_ENTRIES, NEVER_METHODS, parseNetworkAccess } from './network-access.ts';
 export { matchAllowEntry, parseAllowEntry } from './allow-entry.ts';
 export type { AllowEntry } from './allow-entry.ts';
+export type { LimitName, RefusalReason } from './egress-errors.ts';
 export { isLocalhostName, refusedAddressReason } from './address-rules.ts';

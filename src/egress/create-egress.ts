@@ -1,0 +1,162 @@
+import { CodecallError } from '../errors/index.ts';
+import type { Egress, EgressRequest, EgressResponse, NetworkAccess } from '../spec/index.ts';
+import { parseAllowEntry } from './allow-entry.ts';
+import type { AllowEntry } from './allow-entry.ts';
+import { abortReason, failed, refused, timedOut } from './egress-errors.ts';
+import { egressSettings } from './egress-settings.ts';
+import type { EgressOptions, EgressSettings } from './egress-settings.ts';
+import { becomesGet, isRedirect } from './redirects.ts';
+import { crossOriginHeaders, outgoingHeaders, withoutBodyHeaders } from './request-headers.ts';
+import { requestParts } from './request-parts.ts';
+import type { RequestParts } from './request-parts.ts';
+import { redactSecrets } from './secrets.ts';
+import { readBody, sendHop } from './send-hop.ts';
+import { resolveDestination, vetDestination } from './vet-destination.ts';
+
+/**
+ * The host side of a task's network access: each request made under the task's `network_access` and the
+ * operator's ceilings, every hop vetted (allow list, public addresses, pinned) before it is sent.
+ */
+export function createEgress(options: EgressOptions = {}): Egress {
+  return egressFromSettings(egressSettings(options));
+}
+
+/** The egress over settings already checked (tests give one an address policy of their own). */
+export function egressFromSettings(settings: EgressSettings): Egress {
+  const compiled = new WeakMap<readonly string[], readonly AllowEntry[]>();
+  const entriesOf = (allow: readonly string[]): readonly AllowEntry[] => {
+    let entries = compiled.get(allow);
+    if (entries === undefined) {
+      entries = allow.map((raw) => {
+        const entry = parseAllowEntry(raw);
+        if (typeof entry === 'string')
+          throw new CodecallError('INVALID_ARGUMENT', `network_access.allow: ${entry}`, {
+            details: { field: 'network_access.allow', entry: raw },
+          });
+        return entry;
+      });
+      compiled.set(allow, entries);
+    }
+    return entries;
+  };
+  return {
+    fetch: (request, access, { signal }) => fetchUnder(settings, entriesOf, request, access, signal),
+  };
+}
+
+async function fetchUnder(
+  settings: EgressSettings,
+  entriesOf: (allow: readonly string[]) => readonly AllowEntry[],
+  request: EgressRequest,
+  access: NetworkAccess,
+  outer: AbortSignal,
+): Promise<EgressResponse> {
+  if (outer.aborted) throw abortReason(outer);
+  const parts = requestParts(request, settings.maxRequestBytes);
+  const entries = entriesOf(access.allow);
+  const timeoutSeconds = Math.min(access.timeoutSeconds ?? settings.timeoutSeconds, settings.timeoutSeconds);
+  // One deadline over every hop, and the caller's abort: both end whatever is under way at once.
+  const controller = new AbortController();
+  const onAbort = (): void => controller.abort(abortReason(outer));
+  outer.addEventListener('abort', onAbort, { once: true });
+  const timer = setTimeout(() => controller.abort(timedOut(timeoutSeconds)), timeoutSeconds * 1000);
+  try {
+    return await follow(settings, parts, access, entries, controller.signal);
+  } catch (error) {
+    // Whatever a hop threw as the signal fired (a destroyed socket's error), the signal's reason is the answer.
+    throw controller.signal.aborted ? (controller.signal.reason as Error) : error;
+  } finally {
+    clearTimeout(timer);
+    outer.removeEventListener('abort', onAbort);
+  }
+}
+
+async function follow(
+  settings: EgressSettings,
+  parts: RequestParts,
+  access: NetworkAccess,
+  entries: readonly AllowEntry[],
+  signal: AbortSignal,
+): Promise<EgressResponse> {
+  const maxBytes = Math.min(access.maxBytes ?? settings.maxBytes, settings.maxBytes);
+  let { url, method, headers, body } = parts;
+  let redirects = 0;
+  /** Secret values that went out, by name: redacted from what comes back. */
+  const sent = new Map<string, string>();
+  for (;;) {
+    const to = vetDestination(url, method, access, entries, settings);
+    // Secrets are checked and injected before anything is resolved: a refused one costs no DNS query.
+    const outgoing = outgoingHeaders({
+      hostHeader: url.host,
+      headers,
+      bodyLength: body === null ? null : body.length,
+      method,
+      secrets: settings.secrets,
+      to,
+      sent,
+      maxBytes: settings.maxHeaderBytes,
+    });
+    const addresses = await resolveDestination(to, settings.lookup, settings, signal);
+    const hop = await sendHop({
+      to,
+      addresses,
+      method,
+      headers: outgoing,
+      body,
+      maxHeaderBytes: settings.maxHeaderBytes,
+      signal,
+    });
+    const status = hop.response.statusCode ?? 0;
+    const location = hop.response.headers.location;
+    if (isRedirect(status) && location !== undefined && parts.redirect !== 'manual') {
+      // Each hop has a connection of its own: dropping it drops the redirect's body unread.
+      hop.response.destroy();
+      hop.request.destroy();
+      if (parts.redirect === 'error')
+        throw refused('redirect', `${to.host} answered ${status} (a redirect) and redirect is 'error'`, {
+          status,
+        });
+      if (redirects >= settings.maxRedirects)
+        throw refused('redirect', `more than ${settings.maxRedirects} redirects`, {
+          max_redirects: settings.maxRedirects,
+        });
+      let next: URL;
+      try {
+        next = new URL(location, url);
+      } catch (error) {
+        throw failed(
+          to.host,
+          Object.assign(new Error(`redirect to an invalid URL`), {
+            code: 'HPE_INVALID_LOCATION',
+            cause: error,
+          }),
+        );
+      }
+      next.hash = '';
+      redirects += 1;
+      if (becomesGet(status, method)) {
+        method = 'GET';
+        body = null;
+        headers = withoutBodyHeaders(headers);
+      }
+      // Credentials and injected secrets were meant for the first origin only.
+      if (next.origin !== url.origin) headers = crossOriginHeaders(headers);
+      url = next;
+      continue;
+    }
+    const bytes = await readBody(hop, { host: to.host, maxBytes, signal, head: method === 'HEAD' });
+    const raw = hop.response.rawHeaders;
+    const responseHeaders: (readonly [string, string])[] = [];
+    for (let i = 0; i + 1 < raw.length; i += 2)
+      responseHeaders.push([(raw[i] ?? '').toLowerCase(), redactSecrets(raw[i + 1] ?? '', sent)]);
+    return {
+      status,
+      statusText: hop.response.statusMessage ?? '',
+      headers: responseHeaders,
+      url: redactSecrets(url.href, sent),
+      redirected: redirects > 0,
+      body: bytes.toString('base64'),
+      allowedBy: to.allowedBy,
+    };
+  }
+}

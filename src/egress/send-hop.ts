@@ -1,0 +1,143 @@
+import { request as httpRequest } from 'node:http';
+import type { ClientRequest, IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { isIP } from 'node:net';
+import type { LookupFunction } from 'node:net';
+import { failed, overLimit } from './egress-errors.ts';
+import type { Address, Destination } from './vet-destination.ts';
+
+/** Connects only to the vetted addresses: the name is not resolved again, so DNS cannot change in between. */
+function pinnedLookup(addresses: readonly Address[]): LookupFunction {
+  return ((_host: string, options: { all?: boolean }, callback: (...args: unknown[]) => void): void => {
+    const first = addresses[0];
+    if (options.all) callback(null, addresses);
+    else if (first) callback(null, first.address, first.family);
+    else callback(new Error('no address'));
+  }) as LookupFunction;
+}
+
+export interface HopResponse {
+  readonly request: ClientRequest;
+  readonly response: IncomingMessage;
+}
+
+function headerError(host: string, error: unknown, maxHeaderBytes: number): Error {
+  if ((error as { code?: unknown }).code === 'HPE_HEADER_OVERFLOW')
+    return overLimit(
+      'header_bytes',
+      maxHeaderBytes,
+      `the response headers of ${host} are over ${maxHeaderBytes} bytes`,
+    );
+  return failed(host, error);
+}
+
+/**
+ * Sends one hop and resolves at the response's headers (the body is the caller's to read or drop). One connection
+ * per hop (no agent): nothing pooled outlives the request, and each hop uses its own vetted address. TLS checks
+ * the certificate against the host name, which is also the SNI name, whatever address it connects to.
+ */
+export function sendHop(options: {
+  readonly to: Destination;
+  readonly addresses: readonly Address[];
+  readonly method: string;
+  readonly headers: readonly string[];
+  readonly body: Buffer | null;
+  readonly maxHeaderBytes: number;
+  readonly signal: AbortSignal;
+}): Promise<HopResponse> {
+  const { to, signal } = options;
+  const https = to.url.protocol === 'https:';
+  return new Promise<HopResponse>((resolve, reject) => {
+    signal.throwIfAborted();
+    const request = (https ? httpsRequest : httpRequest)(
+      {
+        protocol: to.url.protocol,
+        host: to.connectHost,
+        port: to.port,
+        path: `${to.url.pathname}${to.url.search}`,
+        method: options.method,
+        headers: [...options.headers],
+        lookup: pinnedLookup(options.addresses),
+        agent: false,
+        maxHeaderSize: options.maxHeaderBytes,
+        // Explicit, so no Host header or address can change the name the certificate is checked against.
+        ...(https && isIP(to.connectHost) === 0 ? { servername: to.connectHost } : {}),
+      },
+      (response) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve({ request, response });
+      },
+    );
+    const onAbort = (): void => {
+      request.destroy();
+      reject(signal.reason as Error);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    request.on('error', (error) => {
+      signal.removeEventListener('abort', onAbort);
+      reject(headerError(to.host, error, options.maxHeaderBytes));
+    });
+    request.end(options.body ?? undefined);
+  });
+}
+
+/**
+ * The response body, at most `maxBytes`: past it the connection is destroyed and EGRESS_LIMIT thrown, so no more
+ * than the limit (and one chunk) is ever held. A declared length over it fails before reading anything.
+ */
+export function readBody(
+  hop: HopResponse,
+  options: {
+    readonly host: string;
+    readonly maxBytes: number;
+    readonly signal: AbortSignal;
+    readonly head: boolean;
+  },
+): Promise<Buffer> {
+  const { request, response } = hop;
+  const { maxBytes, signal } = options;
+  const tooLarge = (): Error =>
+    overLimit('max_bytes', maxBytes, `the response body of ${options.host} is over ${maxBytes} bytes`);
+  return new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    const finish = (error: Error | null): void => {
+      if (done) return;
+      done = true;
+      signal.removeEventListener('abort', onAbort);
+      if (error === null) {
+        resolve(Buffer.concat(chunks, size));
+        return;
+      }
+      response.destroy();
+      request.destroy();
+      reject(error);
+    };
+    const onAbort = (): void => finish(signal.reason as Error);
+    const declared = Number(response.headers['content-length']);
+    const bodiless = options.head || response.statusCode === 204 || response.statusCode === 304;
+    if (!bodiless && Number.isFinite(declared) && declared > maxBytes) {
+      finish(tooLarge());
+      return;
+    }
+    response.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > maxBytes) finish(tooLarge());
+      else chunks.push(chunk);
+    });
+    response.on('end', () => finish(null));
+    response.on('error', (error) => finish(failed(options.host, error)));
+    response.on('close', () => {
+      if (!response.complete)
+        finish(
+          failed(
+            options.host,
+            Object.assign(new Error('the connection closed mid-body'), { code: 'ECONNRESET' }),
+          ),
+        );
+    });
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
