@@ -3,7 +3,8 @@ import { dirname, join } from 'node:path';
 import { inspect } from 'node:util';
 import { CodecallError } from '../errors/index.ts';
 import { createPythonDriver, createQuickJsDriver, probePython } from '../sandbox/index.ts';
-import { checkLibraryPatterns } from '../spec/index.ts';
+import { checkLibraryPatterns, checkNetworkAccess } from '../spec/index.ts';
+import { createEgress } from '../egress/index.ts';
 import type {
   ExecutionLimits,
   ExecutionResult,
@@ -41,6 +42,12 @@ export interface ExecCommandOptions {
   artifacts?: string;
   /** Run as a durable task stored in this SQLite file. */
   db?: string;
+  /** Where the program's fetch may go: allow entries, comma-separated (`api.github.com,*.example.org`). */
+  allowNet?: string;
+  /** fetch may use plain http too. */
+  allowHttp?: boolean;
+  /** fetch may reach loopback, private and link-local addresses (local services; the operator's choice). */
+  allowPrivateNet?: boolean;
 }
 
 async function saveArtifacts(dir: string, artifacts: readonly WorkspaceFile[]): Promise<void> {
@@ -79,11 +86,27 @@ async function programOf(file: string, options: ExecCommandOptions) {
     .filter((m) => m !== '');
   if (allowedLibraries) checkLibraryPatterns('--allowed-libraries', allowedLibraries);
   const files = await inputFiles(options.file ?? []);
+  if (options.allowHttp && options.allowNet === undefined) {
+    throw new CodecallError('INVALID_ARGUMENT', '--allow-http needs --allow-net HOSTS (where fetch may go)');
+  }
+  const networkAccess =
+    options.allowNet === undefined
+      ? false
+      : checkNetworkAccess(
+          {
+            allow: options.allowNet
+              .split(',')
+              .map((h) => h.trim())
+              .filter((h) => h !== ''),
+            ...(options.allowHttp ? { allowHttp: true } : {}),
+          },
+          '--allow-net',
+        );
   const constraints = {
     ...(allowedLibraries ? { allowedLibraries } : {}),
     ...(options.allowSubprocesses ? { allowSubprocesses: true } : {}),
   };
-  return { code, language, limits, seed, files, constraints };
+  return { code, language, limits, seed, files, constraints, networkAccess };
 }
 
 /** `codecall exec FILE`: runs a .js/.ts program in the quickjs sandbox, a .py one in the python sandbox. */
@@ -94,7 +117,7 @@ export async function execCommand(
   env: Readonly<Record<string, string | undefined>> = {},
 ): Promise<number> {
   if (options.db !== undefined) return execStored(file, options, options.db, io, env);
-  const { code, language, limits, seed, files, constraints } = await programOf(file, options);
+  const { code, language, limits, seed, files, constraints, networkAccess } = await programOf(file, options);
   const tools: ToolDefinition[] = options.tools ? await loadToolsModule(options.tools) : [];
   const driver = language === 'python' ? await pythonDriver() : createQuickJsDriver({ warmVmsPerWorker: 1 });
   const controller = new AbortController();
@@ -113,6 +136,14 @@ export async function execCommand(
       limits,
       ...(Object.keys(constraints).length > 0 ? { policy: constraints } : {}),
       ...(files.length > 0 ? { files } : {}),
+      ...(networkAccess === false
+        ? {}
+        : {
+            network: {
+              egress: createEgress({ allowPrivate: options.allowPrivateNet === true }),
+              access: networkAccess,
+            },
+          }),
       signal: controller.signal,
       ...(seed === undefined ? {} : { seed }),
       onLog: (entry) => io.stderr(`${entry.level === 'log' ? '' : `[${entry.level}] `}${entry.message}\n`),
@@ -176,9 +207,20 @@ async function execStored(
     second: () => (taskId === null ? 'stopped at once (second SIGINT)' : stoppedLine(taskId, dbPath)),
   });
   try {
-    const { code, language, limits, seed, files, constraints } = await programOf(file, options);
+    const { code, language, limits, seed, files, constraints, networkAccess } = await programOf(
+      file,
+      options,
+    );
+    const allConstraints = networkAccess === false ? constraints : { ...constraints, networkAccess };
     return await withCliRuntime(
-      { db: dbPath, mustExist: false, runs: true, tools: options.tools, env },
+      {
+        db: dbPath,
+        mustExist: false,
+        runs: true,
+        tools: options.tools,
+        env,
+        ...(options.allowPrivateNet ? { allowPrivateNet: true } : {}),
+      },
       async ({ runtime, toolsModule }) => {
         if (interrupt.signal.aborted) {
           io.stderr('interrupted (SIGINT) before the task was stored: no task was created\n');
@@ -189,7 +231,7 @@ async function execStored(
           language,
           ...(seed === undefined ? {} : { seed }),
           ...(Object.keys(limits).length > 0 ? { limits } : {}),
-          ...(Object.keys(constraints).length > 0 ? { constraints } : {}),
+          ...(Object.keys(allConstraints).length > 0 ? { constraints: allConstraints } : {}),
           ...(files.length > 0
             ? { files: files.map((f) => ({ name: f.name, data: Buffer.from(f.data).toString('base64') })) }
             : {}),

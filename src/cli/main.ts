@@ -76,6 +76,15 @@ export async function main(
       "Python: the modules the program may import (a,b.c,pkg.*; 'pkg.*' is pkg and its submodules)",
     )
     .option('--allow-subprocesses', 'Python: let the program start processes')
+    .option(
+      '--allow-net <hosts>',
+      "where the program's fetch may go: host names, *.domain or IPs, each with an optional :port (a.com,*.b.org)",
+    )
+    .option('--allow-http', 'fetch may use plain http as well as https (with --allow-net)')
+    .option(
+      '--allow-private-net',
+      'fetch may reach loopback, private and link-local addresses (local services; off: public addresses only)',
+    )
     .option('--file <path>', 'Python: an input file in the working directory (repeatable)', collect, [])
     .option('--artifacts <dir>', 'Python: save the files the program writes into this directory')
     .option('--json', 'print one JSON object on the last line of stdout')

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { agentForModel } from '../agent/index.ts';
 import { createRuntime } from '../durable/index.ts';
 import { CodecallError } from '../errors/index.ts';
+import { createEgress } from '../egress/index.ts';
 import type { ModelConfig } from '../model/index.ts';
 import { availableDrivers, typeScriptLowering } from '../sandbox/index.ts';
 import type { SandboxDriver, TaskRecord, TaskStore } from '../spec/index.ts';
@@ -63,8 +64,10 @@ export async function openCliRuntime(options: {
   toolsOf?: string;
   /** The model of instruction tasks; without one they fail with MODEL_NOT_CONFIGURED. */
   model?: ModelConfig | null;
-  /** CODECALL_LEASE_MS is read from here. */
+  /** CODECALL_LEASE_MS and CODECALL_EGRESS_ALLOW_PRIVATE are read from here. */
   env?: Readonly<Record<string, string | undefined>>;
+  /** Programs' fetch may reach loopback and private addresses (`--allow-private-net`). */
+  allowPrivateNet?: boolean;
 }): Promise<CliRuntime> {
   const leaseMs = leaseMsFrom(options.env);
   // An explicit module is loaded before the database is opened: a bad one is a usage error that creates nothing.
@@ -90,6 +93,12 @@ export async function openCliRuntime(options: {
     store,
     drivers,
     tools: registry,
+    // The sandbox has no network: tasks with network_access fetch through this (public addresses unless told).
+    egress: createEgress({
+      allowPrivate:
+        options.allowPrivateNet === true ||
+        /^(1|true|yes|on)$/i.test(options.env?.CODECALL_EGRESS_ALLOW_PRIVATE ?? ''),
+    }),
     ...(leaseMs === undefined ? {} : { leaseMs }),
     agent: agentForModel(model, registry.definitions, { lowering: typeScriptLowering }),
   });

@@ -1,6 +1,13 @@
 import type { CallSizeLimits } from './call-size-limits.ts';
 import { CodecallError, failure } from '../errors/index.ts';
-import { OPEN_APPROVAL_RULES, idempotencyScope, intervalMs, readJournalPaged } from '../spec/index.ts';
+import {
+  EGRESS_BINDINGS,
+  EGRESS_NAMESPACE,
+  OPEN_APPROVAL_RULES,
+  idempotencyScope,
+  intervalMs,
+  readJournalPaged,
+} from '../spec/index.ts';
 import type {
   Egress,
   JournalLimits,
@@ -18,7 +25,7 @@ import { REPLAY_ENTRIES } from '../spec/index.ts';
 import type { RunnerTools } from './runner-tools.ts';
 import { DEFAULT_MAX_STALLED_ATTEMPTS } from './crash-loop.ts';
 import { INPUT_WAIT_BINDING } from './input-wait.ts';
-import { EGRESS_BINDINGS, EGRESS_NAMESPACE, egressTools } from './egress-tools.ts';
+import { egressTools } from './egress-tools.ts';
 import { decideApprovals } from './paused-actions.ts';
 import { assertMayDecide } from './approver-check.ts';
 import { armDeadline, DEFAULT_RETRY_BASE_MS, retryDelay } from './retry-and-deadline.ts';

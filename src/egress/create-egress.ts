@@ -1,7 +1,7 @@
 import { CodecallError } from '../errors/index.ts';
 import type { Egress, EgressRequest, EgressResponse, NetworkAccess } from '../spec/index.ts';
-import { parseAllowEntry } from './allow-entry.ts';
-import type { AllowEntry } from './allow-entry.ts';
+import { parseAllowEntry } from '../spec/index.ts';
+import type { AllowEntry } from '../spec/index.ts';
 import { abortReason, failed, refused, timedOut } from './egress-errors.ts';
 import { egressSettings } from './egress-settings.ts';
 import type { EgressOptions, EgressSettings } from './egress-settings.ts';

@@ -4,8 +4,5 @@ export { createEgress } from './create-egress.ts';
 export { DEFAULT_EGRESS_LIMITS } from './egress-settings.ts';
 export type { EgressOptions } from './egress-settings.ts';
 export type { SecretBinding } from './secrets.ts';
-export { DEFAULT_METHODS, MAX_ACCESS_ENTRIES, NEVER_METHODS, parseNetworkAccess } from './network-access.ts';
-export { matchAllowEntry, parseAllowEntry } from './allow-entry.ts';
-export type { AllowEntry } from './allow-entry.ts';
 export type { LimitName, RefusalReason } from './egress-errors.ts';
 export { isLocalhostName, refusedAddressReason } from './address-rules.ts';

@@ -1,6 +1,6 @@
 import type { EgressRequest } from '../spec/index.ts';
 import { invalid, overLimit } from './egress-errors.ts';
-import { METHOD_TOKEN } from './network-access.ts';
+import { METHOD_TOKEN } from '../spec/index.ts';
 import { checkHeaders } from './request-headers.ts';
 import type { Header } from './request-headers.ts';
 

@@ -1,7 +1,7 @@
 import { validateHeaderValue } from 'node:http';
 import { CodecallError } from '../errors/index.ts';
-import { matchAllowEntry, parseAllowEntry } from './allow-entry.ts';
-import type { AllowEntry } from './allow-entry.ts';
+import { matchAllowEntry, parseAllowEntry } from '../spec/index.ts';
+import type { AllowEntry } from '../spec/index.ts';
 import { refused } from './egress-errors.ts';
 
 // Secrets the operator binds to destinations: a program writes `{{secret:NAME}}` in a header and never sees the

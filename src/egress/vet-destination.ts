@@ -1,10 +1,10 @@
 import { isIP } from 'node:net';
 import type { NetworkAccess } from '../spec/index.ts';
 import { isLocalhostName } from './address-rules.ts';
-import { matchAllowEntry } from './allow-entry.ts';
-import type { AllowEntry } from './allow-entry.ts';
+import { matchAllowEntry } from '../spec/index.ts';
+import type { AllowEntry } from '../spec/index.ts';
 import { abortReason, failed, refused } from './egress-errors.ts';
-import { DEFAULT_METHODS, NEVER_METHODS } from './network-access.ts';
+import { DEFAULT_METHODS, NEVER_METHODS } from '../spec/index.ts';
 
 /** Which destinations are out of bounds whatever the allow list says (EgressSettings gives it). */
 export interface AddressPolicy {

@@ -25,3 +25,6 @@ export * from './carry-over.ts';
 export * from './listed-input.ts';
 export * from './light-row.ts';
 export * from './egress.ts';
+export * from './egress-calls.ts';
+export * from './allow-entry.ts';
+export * from './network-access.ts';

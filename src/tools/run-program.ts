@@ -2,12 +2,15 @@ import type {
   ExecutionLimits,
   ExecutionResult,
   GuestLanguage,
+  Egress,
   LogEntry,
+  NetworkAccess,
   SandboxPolicy,
   SandboxDriver,
   ToolDefinition,
   WorkspaceFile,
 } from '../spec/index.ts';
+import { DEFAULT_MAX_REQUESTS, EGRESS_BINDINGS, egressHost } from '../spec/index.ts';
 import { ToolRegistry } from './tool-host.ts';
 
 export interface RunProgramOptions {
@@ -25,6 +28,8 @@ export interface RunProgramOptions {
   clock?: () => number;
   signal?: AbortSignal;
   onLog?: (entry: LogEntry) => void;
+  /** The program's `fetch` goes out through `egress` to where `access` allows (issue 21); absent: nowhere. */
+  network?: { egress: Egress; access: NetworkAccess; maxRequests?: number };
 }
 
 // Registries are reused for the same tools array, so repeated runs do not re-check the tools.
@@ -45,12 +50,21 @@ function registryFor(tools: readonly ToolDefinition[] | ToolRegistry | undefined
 /** Runs one program in a sandbox with the given tools served on the host. */
 export function runProgram(options: RunProgramOptions): Promise<ExecutionResult> {
   const registry = registryFor(options.tools);
+  const host = registry.host(options.onLog ? { onLog: options.onLog } : {});
+  const { network } = options;
+  const ceiling = network?.maxRequests ?? DEFAULT_MAX_REQUESTS;
   return options.driver.execute(
     {
       code: options.code,
       language: options.language ?? 'javascript',
-      tools: registry.bindings,
-      host: registry.host(options.onLog ? { onLog: options.onLog } : {}),
+      tools: network ? [...registry.bindings, ...EGRESS_BINDINGS] : registry.bindings,
+      host: network
+        ? egressHost(host, {
+            egress: network.egress,
+            access: network.access,
+            budget: Math.min(network.access.maxRequests ?? ceiling, ceiling),
+          })
+        : host,
       ...(options.filename === undefined ? {} : { filename: options.filename }),
       ...(options.limits === undefined ? {} : { limits: options.limits }),
       ...(options.seed === undefined ? {} : { seed: options.seed }),

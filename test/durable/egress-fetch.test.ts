@@ -113,7 +113,10 @@ describe('fetch from a JavaScript task', () => {
         return { first, answer, second };`,
       constraints: access(),
     });
-    expect(await runtime.wait(task.task_id)).toMatchObject({ status: 'paused', pause_reason: 'awaiting_input' });
+    expect(await runtime.wait(task.task_id)).toMatchObject({
+      status: 'paused',
+      pause_reason: 'awaiting_input',
+    });
     const counted = seen.filter((s) => s.url === '/count').length;
     const firstN = counter;
     await runtime.provideInput(task.task_id, 'go', 'yes');
@@ -184,22 +187,15 @@ describe('fetch from a JavaScript task', () => {
       status: 'failed',
       error: { code: 'INVALID_CONFIG' },
     });
-    const refused = async (networkAccess: unknown, language?: 'python') =>
-      runtime
-        .submit({
-          code: 'return 1',
-          ...(language ? { language } : {}),
-          constraints: { networkAccess } as never,
-        })
-        .then(
-          () => 'accepted',
-          (e: { code?: string; message?: string }) => `${e.code}: ${e.message}`,
-        );
-    expect(await refused(true)).toMatch(/INVALID_ARGUMENT: .*network_access must say where/);
-    expect(await refused({ allow: ['https://x.com/path'] })).toMatch(/allow has "https:\/\/x.com\/path"/);
-    expect(await refused({ allow: ['x.com'], maxRequests: 0 })).toMatch(/max_requests must be a positive/);
-    expect(await refused({ allow: ['x.com'], other: 1 })).toMatch(/other is not a known field/);
-    expect(await refused({ allow: ['x.com'] }, 'python')).toMatch(/python/);
+    const refused = async (networkAccess: unknown) =>
+      runtime.submit({ code: 'return 1', constraints: { networkAccess } as never }).then(
+        () => 'accepted',
+        (e: { code?: string; message?: string }) => `${e.code}: ${e.message}`,
+      );
+    expect(await refused(true)).toMatch(/INVALID_ARGUMENT: .*network_access: true is not enough/);
+    expect(await refused({ allow: ['https://x.com/path'] })).toMatch(/INVALID_ARGUMENT: .*allow/);
+    expect(await refused({ allow: ['x.com'], maxRequests: 0 })).toMatch(/max_requests must be an integer of at least 1/);
+    expect(await refused({ allow: ['x.com'], other: 1 })).toMatch(/unknown key "other"/);
     expect(await refused(false)).toBe('accepted');
   });
 });

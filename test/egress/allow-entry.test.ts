@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { matchAllowEntry, parseAllowEntry } from '../../src/egress/index.ts';
-import type { AllowEntry } from '../../src/egress/index.ts';
+import { matchAllowEntry, parseAllowEntry } from '../../src/spec/index.ts';
+import type { AllowEntry } from '../../src/spec/index.ts';
 
 function entries(...raw: string[]): AllowEntry[] {
   return raw.map((r) => {

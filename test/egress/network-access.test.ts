@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CodecallError } from '../../src/errors/index.ts';
-import { parseNetworkAccess } from '../../src/egress/index.ts';
+import { parseNetworkAccess } from '../../src/spec/index.ts';
 
 function refusal(value: unknown, field?: string): CodecallError {
   try {

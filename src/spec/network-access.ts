@@ -1,5 +1,5 @@
 import { CodecallError } from '../errors/index.ts';
-import type { NetworkAccess } from '../spec/index.ts';
+import type { NetworkAccess } from './egress.ts';
 import { parseAllowEntry } from './allow-entry.ts';
 
 /** Most entries of `allow` (and of `methods`): a task names the few services it talks to, not a crawl list. */
@@ -103,4 +103,42 @@ export function parseNetworkAccess(
     access.allowHttp = value.allow_http as boolean;
   }
   return access;
+}
+
+/**
+ * A task's `network_access` in the runtime's form (camelCase) checked as the wire's is (`parseNetworkAccess`):
+ * false or absent is none; `true` is refused (say where). Throws a CodecallError INVALID_ARGUMENT naming the field.
+ */
+export function checkNetworkAccess(
+  value: unknown,
+  field = 'tool_constraints.network_access',
+): NetworkAccess | false {
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    const names: Record<string, string> = {
+      maxRequests: 'max_requests',
+      maxBytes: 'max_bytes',
+      timeoutSeconds: 'timeout_seconds',
+      allowHttp: 'allow_http',
+    };
+    const wire = Object.fromEntries(Object.entries(value).map(([k, x]) => [names[k] ?? k, x]));
+    return parseNetworkAccess(wire, field) ?? false;
+  }
+  return parseNetworkAccess(value, field) ?? false;
+}
+
+/**
+ * The wire's snake_case `network_access` in the runtime's form, renamed only: typed as what it should be, it is
+ * checked where every submission is (`checkNetworkAccess`), which refuses `true` and any other shape.
+ */
+export function networkAccessFromWire(value: unknown): NetworkAccess | false {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value as false;
+  const names: Record<string, string> = {
+    max_requests: 'maxRequests',
+    max_bytes: 'maxBytes',
+    timeout_seconds: 'timeoutSeconds',
+    allow_http: 'allowHttp',
+  };
+  return Object.fromEntries(
+    Object.entries(value).map(([k, x]) => [names[k] ?? k, x]),
+  ) as unknown as NetworkAccess;
 }

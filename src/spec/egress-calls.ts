@@ -1,0 +1,98 @@
+import { CodecallError, failure } from '../errors/index.ts';
+import type { Egress, EgressRequest, NetworkAccess } from './egress.ts';
+import type { ExecutionHost, HostCall, HostOutcome } from './sandbox.ts';
+import type { ToolEffect } from './tool.ts';
+
+/**
+ * What the guest's `fetch` calls (issue 21): `egress.read` for GET, HEAD and OPTIONS without a body (it reads, so
+ * recovery may run it again), `egress.fetch` for the rest (an effect: a call in doubt needs a human). They are
+ * host calls like a tool's, so a durable run journals them and a replay answers them with the same bytes.
+ */
+export const EGRESS_NAMESPACE = 'egress';
+export const EGRESS_EFFECTS: Readonly<Record<string, ToolEffect>> = { read: 'read', fetch: 'unsafe' };
+export const EGRESS_BINDINGS = Object.keys(EGRESS_EFFECTS).map((name) => ({
+  namespace: EGRESS_NAMESPACE,
+  name,
+}));
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** Requests a task may make when neither it nor the operator says. */
+export const DEFAULT_MAX_REQUESTS = 100;
+
+export interface EgressHostOptions {
+  readonly egress: Egress;
+  readonly access: NetworkAccess;
+  /** Requests the execution may make (the task's `maxRequests` capped by the operator's). */
+  readonly budget: number;
+  /** Ids of the calls already made (a durable task's journal): each counts once, a call run again does not. */
+  readonly made?: Set<string>;
+}
+
+/** `inner` with the egress calls served by `egress` under `access`; every other call goes to `inner`. */
+export function egressHost(inner: ExecutionHost, options: EgressHostOptions): ExecutionHost {
+  const made = options.made ?? new Set<string>();
+  const serve = async (call: HostCall & { kind: 'tool' }, signal: AbortSignal): Promise<HostOutcome> => {
+    const request = egressRequestOf(call);
+    if ('error' in request) return { ok: false, error: request.error };
+    if (!made.has(call.callId)) {
+      if (made.size >= options.budget) {
+        return {
+          ok: false,
+          error: failure(
+            'EGRESS_LIMIT',
+            `fetch: the task has made its ${options.budget} requests (network_access.max_requests)`,
+            { limit: 'max_requests', max: options.budget },
+          ),
+        };
+      }
+      made.add(call.callId);
+    }
+    try {
+      return { ok: true, value: await options.egress.fetch(request, options.access, { signal }) };
+    } catch (error) {
+      if (error instanceof CodecallError)
+        return { ok: false, error: failure(error.code, error.message, error.details) };
+      throw error;
+    }
+  };
+  return {
+    ...inner,
+    call: (call, signal) =>
+      call.kind === 'tool' && call.namespace === EGRESS_NAMESPACE
+        ? serve(call, signal)
+        : inner.call(call, signal),
+  };
+}
+
+/** The guest's request as the host takes it; anything else is the guest's bug (TOOL_VALIDATION). */
+export function egressRequestOf(
+  call: HostCall & { kind: 'tool' },
+): EgressRequest | { error: ReturnType<typeof failure> } {
+  const invalid = (message: string) => ({ error: failure('TOOL_VALIDATION', `fetch: ${message}`) });
+  if (EGRESS_EFFECTS[call.name] === undefined) return invalid(`no egress call ${call.name}`);
+  const a = (call.args ?? {}) as Record<string, unknown>;
+  if (typeof a.url !== 'string') return invalid('the request has no URL');
+  if (typeof a.method !== 'string' || a.method === '') return invalid('the request has no method');
+  const headers = a.headers ?? [];
+  if (
+    !Array.isArray(headers) ||
+    !headers.every(
+      (h): h is [string, string] =>
+        Array.isArray(h) && h.length === 2 && typeof h[0] === 'string' && typeof h[1] === 'string',
+    )
+  ) {
+    return invalid('headers must be [name, value] pairs of strings');
+  }
+  const body = a.body ?? null;
+  if (body !== null && typeof body !== 'string') return invalid('the body must be base64 text or null');
+  const redirect = a.redirect ?? 'follow';
+  if (redirect !== 'follow' && redirect !== 'manual' && redirect !== 'error') {
+    return invalid('redirect must be follow, manual or error');
+  }
+  const method = a.method.toUpperCase();
+  // A read is what recovery may run again: only a safe method without a body may come this way.
+  if (call.name === 'read' && (!SAFE_METHODS.has(method) || body !== null)) {
+    return invalid(`${method} with a body is not a read: it goes as egress.fetch`);
+  }
+  return { url: a.url, method, headers, body, redirect };
+}
