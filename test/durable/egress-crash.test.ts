@@ -1,0 +1,98 @@
+// A worker SIGKILLed while its tasks' requests are in flight (issue 21): on recovery a completed request is
+// answered from the journal (the server is not asked again), a GET in flight is made again (egress.read, a read),
+// and a POST in flight is not: its task pauses needs_attention, as for an unsafe tool's call in doubt.
+import { createServer } from 'node:http';
+import type { Server, ServerResponse } from 'node:http';
+import { mkdtemp, rm } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSqliteTaskStore } from '../../src/store/index.ts';
+import { startCrashWorker } from './crash-fixture.ts';
+
+describe('egress across a SIGKILL', () => {
+  let server: Server;
+  let port = 0;
+  let dir = '';
+  const hits = new Map<string, number>();
+  // The first slow request of each path is held until the worker is dead; later ones answer at once.
+  const held: ServerResponse[] = [];
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      const key = `${req.method} ${req.url}`;
+      const n = (hits.get(key) ?? 0) + 1;
+      hits.set(key, n);
+      req.resume();
+      if (req.url?.startsWith('/slow') && n === 1) {
+        held.push(res);
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ key, n }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    port = (server.address() as AddressInfo).port;
+    dir = await mkdtemp(join(tmpdir(), 'codecall-egress-crash-'));
+  });
+  afterAll(async () => {
+    for (const res of held) res.destroy();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('replays what completed, runs a read again, and pauses on a POST in doubt', async () => {
+    const db = join(dir, 'tasks.db');
+    const store = await createSqliteTaskStore({ path: db });
+    const access = { networkAccess: { allow: [`127.0.0.1:${port}`], allowHttp: true } };
+    const base = `http://127.0.0.1:${port}`;
+    const reader = await store.createTask({
+      kind: 'code',
+      language: 'javascript',
+      seed: 1,
+      constraints: access,
+      code: `
+        const first = await (await fetch('${base}/count-r')).json();
+        const slow = await (await fetch('${base}/slow-r')).json();
+        return { first, slow };`,
+    });
+    const poster = await store.createTask({
+      kind: 'code',
+      language: 'javascript',
+      seed: 2,
+      constraints: access,
+      code: `
+        const first = await (await fetch('${base}/count-p')).json();
+        const posted = await (await fetch('${base}/slow-p', { method: 'POST', body: 'pay' })).json();
+        return { first, posted };`,
+    });
+    const first = startCrashWorker('crash-worker-egress.ts', [db, 'worker-1']);
+    await first.ready;
+    // Both tasks have a request in flight: the worker dies under them.
+    for (let i = 0; i < 400 && held.length < 2; i++) await sleep(25);
+    expect(held.length, first.stderr()).toBe(2);
+    first.child.kill('SIGKILL');
+    await first.exited;
+    for (const res of held.splice(0)) res.destroy();
+
+    const second = startCrashWorker('crash-worker-egress.ts', [db, 'worker-2']);
+    expect(await second.exited, second.stderr()).toBe(0);
+
+    const r = await store.getTask(reader.id);
+    expect(r).toMatchObject({ status: 'succeeded' });
+    expect(JSON.parse(String(r?.result))).toEqual({
+      first: { key: 'GET /count-r', n: 1 },
+      slow: { key: 'GET /slow-r', n: 2 },
+    });
+    const p = await store.getTask(poster.id);
+    expect(p).toMatchObject({ status: 'paused', pauseReason: 'needs_attention' });
+    // Completed requests were answered from the journal; the POST in doubt was not made again.
+    expect(Object.fromEntries(hits)).toEqual({
+      'GET /count-r': 1,
+      'GET /slow-r': 2,
+      'GET /count-p': 1,
+      'POST /slow-p': 1,
+    });
+    await store.close();
+  });
+});
