@@ -149,7 +149,15 @@ async function ask(
     sent = last
       ? feedbackMessages(input.mode, last, input.maxStepRetries + 1 - failedInARow(steps))
       : [
-          { role: 'system', content: systemPrompt(input.mode, tools, input.language) },
+          {
+            role: 'system',
+            content: systemPrompt(
+              input.mode,
+              tools,
+              input.language,
+              input.constraints?.networkAccess ?? false,
+            ),
+          },
           { role: 'user', content: input.instruction },
         ];
     await journal.append([{ type: 'model_request', data: { step: number, messages: sent } }]);

@@ -1,4 +1,4 @@
-import type { AgentMode, GuestLanguage, ToolDefinition, ToolSpec } from '../spec/index.ts';
+import type { AgentMode, GuestLanguage, NetworkAccess, ToolDefinition, ToolSpec } from '../spec/index.ts';
 import { pythonStubs } from './python-stubs.ts';
 import { toolDeclarations } from './tool-declarations.ts';
 
@@ -18,7 +18,16 @@ export const RUN_CODE_SPEC: ToolSpec = {
   },
 };
 
-function codeModePrompt(tools: readonly ToolDefinition[], language: GuestLanguage): string {
+/** Where the task's fetch may go, as a rule of the prompt ('' for none). */
+function hostsOf(network: NetworkAccess | false): string {
+  return network === false ? '' : network.allow.map((h) => `\`${h}\``).join(', ');
+}
+
+function codeModePrompt(
+  tools: readonly ToolDefinition[],
+  language: GuestLanguage,
+  network: NetworkAccess | false,
+): string {
   const lang = language === 'typescript' ? 'typescript' : 'javascript';
   const declarations = tools.length > 0 ? toolDeclarations(tools) : '// (no tools for this task)';
   return `You solve the user's task by writing ${lang === 'typescript' ? 'TypeScript' : 'JavaScript'} that runs in a sandbox. Each reply is one step: a fenced \`\`\`${lang} code block, which is run; you then see its console output and its value, or its error.
@@ -36,7 +45,11 @@ Rules:
 - Tool calls that completed in a failed step are not repeated: send the fixed step whole, and each call with the same tool and arguments gets its earlier result instead of running again.
 - Run independent tool calls together with \`Promise.all\`; they run at the same time.
 - Do as much as you can in one step: loops, conditions and data handling belong in code, not in more steps.
-- There is no network, no file system, no \`require\` or \`import\`: only the tools above.
+${
+  network === false
+    ? '- There is no network, no file system, no `require` or `import`: only the tools above.'
+    : `- \`fetch\` (the standard one: \`await (await fetch(url, init)).json()\`) reaches only ${hostsOf(network)}; a refused request rejects with \`code\` EGRESS_REFUSED. There is no file system, no \`require\` or \`import\`.`
+}
 - When you know the answer, call \`final_answer(value)\` in code, or reply in plain text without a code block: that text is the answer.`;
 }
 
@@ -52,7 +65,7 @@ a, b = await asyncio.gather(tools.a_async(x=1), tools.b_async(y=2))`;
 export const PYTHON_LIBRARIES =
   'numpy, pandas, matplotlib, scipy, scikit-learn (sklearn), openpyxl and tabulate';
 
-function pythonCodeModePrompt(tools: readonly ToolDefinition[]): string {
+function pythonCodeModePrompt(tools: readonly ToolDefinition[], network: NetworkAccess | false): string {
   const stubs = tools.length > 0 ? pythonStubs(tools) : '# (no tools for this task)';
   const fence = '```';
   return `You solve the user's task by writing Python 3 that runs in a sandbox. Each reply is one step: a fenced ${fence}python code block, which is run; you then see what it printed and its value, or its error.
@@ -74,7 +87,11 @@ Rules:
 - Variables, functions, classes and imports stay defined in later steps. A step that fails defines nothing new; fix it and send it again.
 - Tool calls that completed in a failed step are not repeated: send the fixed step whole, and each call with the same tool and arguments gets its earlier result instead of running again.
 - Do as much as you can in one step: loops, conditions and data handling belong in code, not in more steps.
-- There is no network. Files you were given are in the working directory; files you write there are returned.
+${
+  network === false
+    ? '- There is no network.'
+    : `- \`codecall.fetch(url, method=, headers=, body=)\` (\`import codecall\`; it returns a response with \`status\`, \`text\` and \`json()\`), \`urllib.request\` and \`http.client\` reach only ${hostsOf(network)}; a refused request raises an error whose \`code\` is EGRESS_REFUSED.`
+} Files you were given are in the working directory; files you write there are returned.
 - Besides the standard library you can import ${PYTHON_LIBRARIES}; matplotlib draws to files (\`savefig('chart.png')\` in the working directory returns the chart).
 - When you know the answer, call \`final_answer(value)\` in code, or reply in plain text without a code block: that text is the answer.`;
 }
@@ -87,7 +104,10 @@ export function systemPrompt(
   mode: AgentMode,
   tools: readonly ToolDefinition[],
   language: GuestLanguage,
+  network: NetworkAccess | false = false,
 ): string {
   if (mode !== 'code') return functionCallingPrompt();
-  return language === 'python' ? pythonCodeModePrompt(tools) : codeModePrompt(tools, language);
+  return language === 'python'
+    ? pythonCodeModePrompt(tools, network)
+    : codeModePrompt(tools, language, network);
 }
