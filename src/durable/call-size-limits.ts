@@ -11,7 +11,7 @@ export interface CallSizeLimits {
 }
 
 export const DEFAULT_MAX_TOOL_ARGUMENT_BYTES = 1024 * 1024;
-const DEFAULT_MAX_TOOL_RESULT_BYTES = 1024 * 1024;
+export const DEFAULT_MAX_TOOL_RESULT_BYTES = 1024 * 1024;
 
 /**
  * What the journal holds for arguments over the bound instead of them: their size and digest. A replay checks

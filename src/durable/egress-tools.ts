@@ -7,6 +7,7 @@ import {
   egressHost,
 } from '../spec/index.ts';
 import type { RunnerTools } from './runner-tools.ts';
+import { DEFAULT_MAX_TOOL_RESULT_BYTES } from './call-size-limits.ts';
 
 export interface EgressToolsOptions {
   readonly egress: Egress;
@@ -15,7 +16,12 @@ export interface EgressToolsOptions {
   readonly maxRequests?: number;
   /** The task's journal before this run: the requests it already made count against its budget. */
   readonly journal: readonly JournalEntry[];
+  /** The bound on one call's encoded result (ADR 0027): a response body must fit it, base64, with its headers. */
+  readonly maxResultBytes?: number;
 }
+
+/** Room left in a call's result for the response's status, headers and URL besides its body. */
+const RESPONSE_HEADROOM = 64 * 1024;
 
 /**
  * A task's tools with fetch's egress calls added (spec/egress-calls.ts), served by `egress` under the task's
@@ -41,6 +47,10 @@ export function egressTools(base: RunnerTools, options: EgressToolsOptions): Run
         access: options.access,
         budget,
         made,
+        maxBodyBytes: Math.max(
+          1,
+          Math.floor(((options.maxResultBytes ?? DEFAULT_MAX_TOOL_RESULT_BYTES) - RESPONSE_HEADROOM) * 0.75),
+        ),
       }),
   };
 }

@@ -400,6 +400,9 @@ export class TaskRunner {
             egress,
             access,
             journal,
+            ...(this.options.sizes?.maxToolResultBytes === undefined
+              ? {}
+              : { maxResultBytes: this.options.sizes.maxToolResultBytes }),
             ...(this.options.egressMaxRequests === undefined
               ? {}
               : { maxRequests: this.options.egressMaxRequests }),

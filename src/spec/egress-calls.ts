@@ -26,11 +26,21 @@ export interface EgressHostOptions {
   readonly budget: number;
   /** Ids of the calls already made (a durable task's journal): each counts once, a call run again does not. */
   readonly made?: Set<string>;
+  /**
+   * The largest response body the caller can keep (a durable run's journal holds it, base64, within the bound on
+   * one call's result): a task's `maxBytes` and the egress's ceiling are capped by it.
+   */
+  readonly maxBodyBytes?: number;
 }
 
 /** `inner` with the egress calls served by `egress` under `access`; every other call goes to `inner`. */
 export function egressHost(inner: ExecutionHost, options: EgressHostOptions): ExecutionHost {
   const made = options.made ?? new Set<string>();
+  const cap = options.maxBodyBytes;
+  const access =
+    cap === undefined
+      ? options.access
+      : { ...options.access, maxBytes: Math.min(options.access.maxBytes ?? cap, cap) };
   const serve = async (call: HostCall & { kind: 'tool' }, signal: AbortSignal): Promise<HostOutcome> => {
     const request = egressRequestOf(call);
     if ('error' in request) return { ok: false, error: request.error };
@@ -48,7 +58,7 @@ export function egressHost(inner: ExecutionHost, options: EgressHostOptions): Ex
       made.add(call.callId);
     }
     try {
-      return { ok: true, value: await options.egress.fetch(request, options.access, { signal }) };
+      return { ok: true, value: await options.egress.fetch(request, access, { signal }) };
     } catch (error) {
       if (error instanceof CodecallError)
         return { ok: false, error: failure(error.code, error.message, error.details) };

@@ -39,6 +39,9 @@ beforeAll(async () => {
       } else if (req.url === '/echo') {
         res.writeHead(201, 'Made', { 'content-type': 'text/plain', 'x-seen': req.method ?? '' });
         res.end(`${req.method} ${Buffer.concat(chunks).toString()}`);
+      } else if (req.url?.startsWith('/big/')) {
+        const n = Number(req.url.slice('/big/'.length));
+        res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(Buffer.alloc(n, 7));
       } else if (req.url === '/bytes') {
         res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(Buffer.from([0, 1, 254, 255]));
       } else {
@@ -180,6 +183,21 @@ describe('fetch from a JavaScript task', () => {
     });
   });
 
+  it('a body the journal cannot keep is EGRESS_LIMIT, not a tool result error; one that fits arrives whole', async () => {
+    const runtime = make();
+    const task = await runtime.submit({
+      code: `
+        const get = (n) => fetch('http://127.0.0.1:${port}/big/' + n).then(
+          async (r) => (await r.arrayBuffer()).byteLength, (e) => [e.code, e.details.limit]);
+        return [await get(500000), await get(2000000)];`,
+      constraints: access(),
+    });
+    expect(await runtime.wait(task.task_id, { until: 'terminal' })).toMatchObject({
+      status: 'succeeded',
+      result: { output: [500000, ['EGRESS_LIMIT', 'max_bytes']] },
+    });
+  });
+
   it('a runtime without egress fails such a task clearly; bad network_access is refused at submit', async () => {
     const runtime = make({ egress: false });
     const task = await runtime.submit({ code: 'return 1', constraints: access() });
@@ -194,7 +212,9 @@ describe('fetch from a JavaScript task', () => {
       );
     expect(await refused(true)).toMatch(/INVALID_ARGUMENT: .*network_access: true is not enough/);
     expect(await refused({ allow: ['https://x.com/path'] })).toMatch(/INVALID_ARGUMENT: .*allow/);
-    expect(await refused({ allow: ['x.com'], maxRequests: 0 })).toMatch(/max_requests must be an integer of at least 1/);
+    expect(await refused({ allow: ['x.com'], maxRequests: 0 })).toMatch(
+      /max_requests must be an integer of at least 1/,
+    );
     expect(await refused({ allow: ['x.com'], other: 1 })).toMatch(/unknown key "other"/);
     expect(await refused(false)).toBe('accepted');
   });
