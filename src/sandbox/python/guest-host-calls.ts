@@ -122,7 +122,10 @@ def _result(msg):
         return True, _dec(payload)
     err = payload if isinstance(payload, dict) else {}
     code = str(err.get('code', 'TOOL_ERROR'))
-    cls = _ERRORS.get(str(err.get('name'))) or _BY_CODE.get(code, ToolError)
+    if code.startswith('EGRESS_'):
+        cls = FetchError
+    else:
+        cls = _ERRORS.get(str(err.get('name'))) or _BY_CODE.get(code, ToolError)
     return False, cls(str(err.get('message', 'the tool failed')), code, err.get('details'))
 
 def _dispatch(msg):

@@ -73,11 +73,18 @@ def _first_message():
 
 def _main():
     start = _first_message()
-    names = {}
+    tools = []
     for b in start['tools']:
+        if b['namespace'] == 'egress':
+            # fetch's own calls (codecall.fetch, http.client): not a namespace of the program's.
+            _egress_names.add(b['name'])
+        else:
+            tools.append(b)
+    names = {}
+    for b in tools:
         names.setdefault(b['namespace'], []).append(b['name'])
     namespaces = {ns: _namespace(ns, listed) for ns, listed in names.items()}
-    for b in start['tools']:
+    for b in tools:
         call, call_async = _make_tool(b['namespace'], b['name'], b.get('params'))
         if b['name'].startswith('__'):
             # Python's own protocol (__class__, __dict__, ...): a tool cannot be one, nor break the namespace.

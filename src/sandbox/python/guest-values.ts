@@ -187,6 +187,13 @@ class ToolValidationError(ToolError): pass
 class ToolRejectedError(ToolError): pass
 class InputTimeoutError(ToolError): pass
 
+class FetchError(ToolError, OSError):
+    """A request refused or failed (codecall.fetch, http.client, urllib): its code is EGRESS_REFUSED (details
+    reason: not_allowed, method, no_network_access...), EGRESS_LIMIT, EGRESS_TIMEOUT or EGRESS_FAILED. An OSError
+    too, as network errors are (urllib wraps it in a URLError)."""
+
+FetchError.__module__ = 'codecall'
+
 _ERRORS = {c.__name__: c for c in (ToolError, NoSuchToolError, ToolValidationError, ToolRejectedError, InputTimeoutError)}
 _BY_CODE = {'NO_SUCH_TOOL': NoSuchToolError, 'TOOL_VALIDATION': ToolValidationError,
             'TOOL_REJECTED': ToolRejectedError, 'APPROVAL_EXPIRED': ToolRejectedError,
