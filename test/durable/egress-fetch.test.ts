@@ -140,13 +140,25 @@ describe('fetch from a JavaScript task', () => {
         for (const [url, init] of [['https://example.com/', {}], ['http://127.0.0.1:${port}/count', { method: 'DELETE' }]]) {
           try { await fetch(url, init); codes.push('fetched'); } catch (e) { codes.push(e.code + ':' + (e.details && e.details.reason)); }
         }
+        // Malformed URLs are TypeErrors, whether the guest parses them or the host does.
+        for (const url of ['http://[::1/x', 'http://u:p@127.0.0.1:${port}/', 'http://127.0.0.1:99999/']) {
+          try { await fetch(url); codes.push('fetched'); } catch (e) { codes.push(e instanceof TypeError ? 'TypeError' : e.code); }
+        }
         return codes;`,
       constraints: access({ methods: ['GET'] }),
     });
     const done = await runtime.wait(task.task_id, { until: 'terminal' });
     expect(done).toMatchObject({
       status: 'succeeded',
-      result: { output: ['EGRESS_REFUSED:not_allowed', 'EGRESS_REFUSED:method'] },
+      result: {
+        output: [
+          'EGRESS_REFUSED:not_allowed',
+          'EGRESS_REFUSED:method',
+          'TypeError',
+          'TypeError',
+          'TypeError',
+        ],
+      },
     });
   });
 

@@ -1,0 +1,155 @@
+// Network egress (issue 21), in one run, as ratios: a GET round trip against a loopback server from the guest's
+// fetch (through the host: the quickjs sandbox, the egress's checks, a new connection per request) against Node's
+// own fetch (undici, keep-alive) and against node:http without keep-alive (what the egress does per hop); the same
+// from a durable task (each request journaled, SQLite); and the memory of a task whose server streams 50 MB
+// (refused past max_bytes, never buffered whole).
+// Usage: npm run bench:egress (BENCH_QUICK=1 for fewer rounds).
+import { createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import { join } from 'node:path';
+import {
+  createEgress,
+  createQuickJsDriver,
+  createRuntime,
+  createSqliteTaskStore,
+  runProgram,
+  ToolRegistry,
+} from '../dist/internal.js';
+import { busyShare } from './machine.ts';
+import { MIB, median } from './stats.ts';
+
+const QUICK = process.env.BENCH_QUICK === '1';
+const N = QUICK ? 100 : 400;
+const ROUNDS = QUICK ? 3 : 5;
+
+const body = JSON.stringify({ ok: true, items: Array.from({ length: 20 }, (_, i) => ({ i, name: `item ${i}` })) });
+const server = createServer((req, res) => {
+  if (req.url === '/stream') {
+    res.writeHead(200, { 'content-type': 'application/octet-stream' });
+    const chunk = Buffer.alloc(64 * 1024, 1);
+    let sent = 0;
+    const pump = (): void => {
+      while (sent < 50 * MIB) {
+        sent += chunk.length;
+        if (!res.write(chunk)) return void res.once('drain', pump);
+      }
+      res.end();
+    };
+    res.on('close', () => (sent = Infinity));
+    pump();
+    return;
+  }
+  res.writeHead(200, { 'content-type': 'application/json' }).end(body);
+});
+await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+const port = (server.address() as AddressInfo).port;
+const url = `http://127.0.0.1:${port}/data`;
+const access = { allow: [`127.0.0.1:${port}`], allowHttp: true, maxRequests: 1_000_000 };
+
+async function nodeFetch(): Promise<number> {
+  const t = performance.now();
+  for (let i = 0; i < N; i++) await (await fetch(url)).json();
+  return (performance.now() - t) / N;
+}
+
+async function nodeHttpNoKeepAlive(): Promise<number> {
+  const t = performance.now();
+  for (let i = 0; i < N; i++) {
+    await new Promise<void>((resolve, reject) => {
+      const req = httpRequest(url, { agent: false }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          JSON.parse(Buffer.concat(chunks).toString());
+          resolve();
+        });
+      });
+      req.on('error', reject);
+      req.end();
+    });
+  }
+  return (performance.now() - t) / N;
+}
+
+const driver = createQuickJsDriver({ workers: 1, warmVmsPerWorker: 1 });
+await driver.ready();
+const egress = createEgress({ allowPrivate: true });
+const program = `for (let i = 0; i < ${N}; i++) await (await fetch('${url}')).json(); return 1;`;
+
+async function guestFetch(): Promise<number> {
+  const t = performance.now();
+  const r = await runProgram({ driver, code: program, network: { egress, access, maxRequests: 1_000_000 } });
+  if (r.status !== 'succeeded') throw new Error(`${r.error.code}: ${r.error.message}`);
+  return (performance.now() - t) / N;
+}
+
+const dir = await mkdtemp(join(os.tmpdir(), 'bench-egress-'));
+const store = await createSqliteTaskStore({ path: join(dir, 'tasks.db'), auditKey: null });
+const runtime = createRuntime({
+  store,
+  drivers: [driver],
+  tools: new ToolRegistry([]),
+  egress,
+  egressMaxRequests: 1_000_000,
+  pollMs: 5,
+});
+runtime.start();
+
+async function durableFetch(): Promise<number> {
+  const t = performance.now();
+  const task = await runtime.submit({ code: program, constraints: { networkAccess: access } });
+  const done = await runtime.wait(task.task_id, { until: 'terminal' });
+  if (done.status !== 'succeeded') throw new Error(JSON.stringify(done.error));
+  return (performance.now() - t) / N;
+}
+
+async function streamedMemory(): Promise<{ peakMib: number; code: unknown; ms: number }> {
+  global.gc?.();
+  const before = process.memoryUsage().rss;
+  let peak = before;
+  const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 5);
+  const t = performance.now();
+  const r = await runProgram({
+    driver,
+    code: `try { await fetch('http://127.0.0.1:${port}/stream'); return 'read'; } catch (e) { return e.code; }`,
+    network: { egress, access: { ...access, maxBytes: 10 * MIB } },
+  });
+  clearInterval(timer);
+  return {
+    peakMib: (peak - before) / MIB,
+    code: r.status === 'succeeded' ? r.value : r.error.code,
+    ms: performance.now() - t,
+  };
+}
+
+console.log(`machine: ${os.cpus().length} cores, busy ${String(await busyShare(1000))} before the run`);
+await nodeFetch();
+await guestFetch();
+const samples: Record<string, number[]> = { node: [], plain: [], guest: [], durable: [] };
+for (let r = 0; r < ROUNDS; r++) {
+  samples.node?.push(await nodeFetch());
+  samples.plain?.push(await nodeHttpNoKeepAlive());
+  samples.guest?.push(await guestFetch());
+  samples.durable?.push(await durableFetch());
+}
+const ms = (k: string): number => median(samples[k] ?? []);
+const row = (name: string, k: string): void =>
+  console.log(
+    `${name.padEnd(52)} ${ms(k).toFixed(3).padStart(8)} ms  ${(ms(k) / ms('node')).toFixed(2)}x Node fetch`,
+  );
+console.log(`GET round trip, ${N} sequential requests, median of ${ROUNDS} rounds:`);
+row("Node's fetch (undici, keep-alive)", 'node');
+row('node:http, a new connection per request', 'plain');
+row("guest fetch, runProgram (quickjs -> host -> egress)", 'guest');
+row('guest fetch, durable task (each request journaled)', 'durable');
+const memory = await streamedMemory();
+console.log(
+  `a 50 MB response, max_bytes 10 MiB: ${String(memory.code)} after ${memory.ms.toFixed(0)} ms, peak RSS +${memory.peakMib.toFixed(1)} MiB`,
+);
+await runtime.close();
+await store.close();
+await driver.close();
+server.close();
+await rm(dir, { recursive: true, force: true });
