@@ -24,7 +24,10 @@ const QUICK = process.env.BENCH_QUICK === '1';
 const N = QUICK ? 100 : 400;
 const ROUNDS = QUICK ? 3 : 5;
 
-const body = JSON.stringify({ ok: true, items: Array.from({ length: 20 }, (_, i) => ({ i, name: `item ${i}` })) });
+const body = JSON.stringify({
+  ok: true,
+  items: Array.from({ length: 20 }, (_, i) => ({ i, name: `item ${i}` })),
+});
 const server = createServer((req, res) => {
   if (req.url === '/stream') {
     res.writeHead(200, { 'content-type': 'application/octet-stream' });
@@ -142,7 +145,7 @@ const row = (name: string, k: string): void =>
 console.log(`GET round trip, ${N} sequential requests, median of ${ROUNDS} rounds:`);
 row("Node's fetch (undici, keep-alive)", 'node');
 row('node:http, a new connection per request', 'plain');
-row("guest fetch, runProgram (quickjs -> host -> egress)", 'guest');
+row('guest fetch, runProgram (quickjs -> host -> egress)', 'guest');
 row('guest fetch, durable task (each request journaled)', 'durable');
 const memory = await streamedMemory();
 console.log(
