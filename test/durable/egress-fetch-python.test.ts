@@ -108,16 +108,22 @@ describe.skipIf(!probe.ok)(`fetch from a Python task${probe.ok ? '' : ` (skipped
 
   it('codecall.fetch gets and posts with headers and a body, reads bytes, text and json', async () => {
     const before = seen.length;
-    const { task, done } = await run(`
+    const { task, done } = await run(
+      `
 import codecall
 from codecall import fetch
 a = fetch('${base()}/count')
 b = codecall.fetch('${base()}/echo', method='post', body='hello', headers={'X-Mine': '1'})
 c = fetch('${base()}/bytes', headers=[('X-Two', 'a'), ('X-Two', 'b')])
 d = fetch('${base()}/echo', method='PUT', body=b'\\x00raw')
+m = fetch('${base()}/moved')
 {'a': [a.status, a.ok, a.json(), a.headers['Content-Type']],
  'b': [b.status, b.reason, b.ok, b.headers.get('x-seen'), b.headers.get_all('set-cookie'), b.text, b.redirected],
- 'c': list(c.content), 'url': c.url, 'd': d.content[:5].hex(), 'e': [type(b).__name__, repr(b)]}`);
+ 'c': list(c.content), 'url': c.url, 'd': d.content[:5].hex(), 'e': [type(b).__name__, repr(b)],
+ 'm': [m.status, m.redirected, m.url]}`,
+      // codecall is the sandbox's own module: allowed whatever allowed_libraries lists.
+      { ...access(), allowedLibraries: ['math'] },
+    );
     expect(done).toMatchObject({ status: 'succeeded' });
     expect(output(done)).toEqual({
       a: [200, true, { n: expect.any(Number) as number }, 'application/json'],
@@ -126,12 +132,19 @@ d = fetch('${base()}/echo', method='PUT', body=b'\\x00raw')
       url: `${base()}/bytes`,
       d: '5055542000',
       e: ['Response', '<Response [201]>'],
+      m: [200, true, `${base()}/count`],
     });
     const mine = seen.slice(before);
     expect(mine.find((s) => s.method === 'POST')?.headers['x-mine']).toBe('1');
     expect(mine.find((s) => s.url === '/bytes')?.headers['x-two']).toBe('a, b');
     expect(mine.find((s) => s.method === 'PUT')?.body).toBe('\0raw');
-    expect(await tools(task.task_id)).toEqual(['egress.read', 'egress.fetch', 'egress.read', 'egress.fetch']);
+    expect(await tools(task.task_id)).toEqual([
+      'egress.read',
+      'egress.fetch',
+      'egress.read',
+      'egress.fetch',
+      'egress.read',
+    ]);
   });
 
   it('urllib.request.urlopen: json.load of a response, HTTPError on a 404, a redirect followed by urllib', async () => {
