@@ -1,3 +1,4 @@
+import { egressRequestView, egressResponseView, egressTitle, isEgressTool } from './egress-view.ts';
 import { ms, payload } from './format.ts';
 import { plural } from './plural.ts';
 import type { CallOrigin, TaskEvent } from './types.ts';
@@ -119,11 +120,19 @@ export function timeline(events: readonly TaskEvent[]): TimelineItem[] {
         const id = str(d.call_id);
         const carried = origin(d.carried_from);
         intents.set(id, { index: out.length, at: e.created_at });
+        const tool = str(d.tool);
+        const args = payload(d.args);
+        const fetched = isEgressTool(tool);
         out.push({
           ...base,
           kind: 'tool',
-          title: `${str(d.tool)} (${id})`,
-          call: { tool: str(d.tool), arguments: payload(d.args), ok: null, ...(carried ? { carried } : {}) },
+          title: `${(fetched ? egressTitle(args) : null) ?? tool} (${id})`,
+          call: {
+            tool,
+            arguments: fetched ? egressRequestView(args) : args,
+            ok: null,
+            ...(carried ? { carried } : {}),
+          },
         });
         break;
       }
@@ -153,7 +162,10 @@ export function timeline(events: readonly TaskEvent[]): TimelineItem[] {
             call: {
               ...item.call,
               ok: d.ok === true,
-              outcome: payload(d.payload),
+              outcome:
+                d.ok === true && isEgressTool(item.call.tool)
+                  ? egressResponseView(payload(d.payload))
+                  : payload(d.payload),
               ...(Number.isFinite(took) ? { duration: ms(took) } : {}),
             },
           };

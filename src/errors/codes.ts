@@ -144,10 +144,10 @@ export const ERROR_CODES = {
   WEBHOOK_TARGET_REFUSED: row(400, 'input'),
   // A task's network request (issue 21): the guest catches these as a ToolError. The host alone observes them, so
   // a guest's claim of one is not believed (it could pose as a refusal or a limit the host never met).
-  EGRESS_REFUSED: row(403, 'tool', { name: 'ToolError' }),
-  EGRESS_LIMIT: row(413, 'tool', { name: 'ToolError' }),
-  EGRESS_TIMEOUT: row(504, 'tool', { name: 'ToolError' }),
-  EGRESS_FAILED: row(502, 'tool', { name: 'ToolError' }),
+  EGRESS_REFUSED: row(403, 'tool', { name: 'ToolError', ...GUEST }),
+  EGRESS_LIMIT: row(413, 'tool', { name: 'ToolError', ...GUEST }),
+  EGRESS_TIMEOUT: row(504, 'tool', { name: 'ToolError', ...GUEST }),
+  EGRESS_FAILED: row(502, 'tool', { name: 'ToolError', ...GUEST }),
   IDEMPOTENCY_CONFLICT: row(422, 'input'),
   // The provider, not our caller, refused or failed, so these are gateway errors: a 401 from the provider
   // is a server-side key problem and must not read as "your codecall credentials are wrong".

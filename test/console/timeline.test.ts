@@ -116,3 +116,74 @@ describe('the console timeline', () => {
     ]);
   });
 });
+
+describe('fetch in the console timeline', () => {
+  it('titles a request by method and URL and shows its response as text, not base64', () => {
+    const body = Buffer.from('{"temp":21}').toString('base64');
+    const items = timeline([
+      entry(
+        'tool_intent',
+        {
+          call_id: 'call-1',
+          tool: 'egress.fetch',
+          args: JSON.stringify({
+            url: 'https://api.example.com/x',
+            method: 'POST',
+            headers: [['authorization', 'Bearer {{secret:api}}']],
+            body: Buffer.from('hello').toString('base64'),
+          }),
+        },
+        0,
+      ),
+      entry(
+        'tool_outcome',
+        {
+          call_id: 'call-1',
+          ok: true,
+          payload: JSON.stringify({
+            status: 201,
+            statusText: 'Created',
+            headers: [['content-type', 'application/json']],
+            url: 'https://api.example.com/x',
+            redirected: false,
+            body,
+            allowedBy: 'api.example.com',
+          }),
+        },
+        1,
+      ),
+      entry(
+        'tool_intent',
+        {
+          call_id: 'call-2',
+          tool: 'egress.read',
+          args: '{"url":"https://a.org/b","method":"GET","headers":[],"body":null}',
+        },
+        2,
+      ),
+      entry(
+        'tool_outcome',
+        { call_id: 'call-2', ok: false, payload: '{"code":"EGRESS_REFUSED","message":"no"}' },
+        3,
+      ),
+    ]);
+    const calls = items.filter((i) => i.kind === 'tool');
+    expect(calls.map((i) => i.title)).toEqual([
+      'fetch POST https://api.example.com/x (call-1)',
+      'fetch GET https://a.org/b (call-2)',
+    ]);
+    expect(calls[0]?.call?.arguments).toEqual({
+      url: 'https://api.example.com/x',
+      method: 'POST',
+      headers: [['authorization', 'Bearer {{secret:api}}']],
+      body_bytes: 5,
+    });
+    expect(calls[0]?.call?.outcome).toMatchObject({
+      status: 201,
+      allowedBy: 'api.example.com',
+      body: '{"temp":21}',
+      body_bytes: 11,
+    });
+    expect(calls[1]?.call).toMatchObject({ ok: false, outcome: { code: 'EGRESS_REFUSED' } });
+  });
+});

@@ -252,9 +252,9 @@ codes`,
     const uncaught = await run(`import codecall\ncodecall.fetch('https://example.com/')`);
     expect(uncaught.done).toMatchObject({
       status: 'failed',
-      // As for JavaScript: a code the host makes is not one a program's report is believed for.
+      // As for JavaScript and any tool error: uncaught, the task fails with the refusal's own code.
       error: {
-        code: 'GUEST_ERROR',
+        code: 'EGRESS_REFUSED',
         name: 'FetchError',
         message: expect.stringContaining('example.com') as string,
       },

@@ -162,6 +162,18 @@ describe('fetch from a JavaScript task', () => {
     });
   });
 
+  it('a refusal nobody catches fails the task with its own code', async () => {
+    const runtime = make();
+    const task = await runtime.submit({
+      code: "await fetch('https://example.com/'); return 1;",
+      constraints: access(),
+    });
+    expect(await runtime.wait(task.task_id, { until: 'terminal' })).toMatchObject({
+      status: 'failed',
+      error: { code: 'EGRESS_REFUSED' },
+    });
+  });
+
   it('max_requests holds over a pause: the journal counts what was made', async () => {
     const runtime = make();
     const task = await runtime.submit({
