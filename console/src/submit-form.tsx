@@ -56,6 +56,7 @@ export function SubmitForm(props: { api: Api }): JSX.Element {
   const [timeout, setTimeout_] = useState('');
   const [memory, setMemory] = useState('');
   const [libraries, setLibraries] = useState('');
+  const [network, setNetwork] = useState('');
   const [priority, setPriority] = useState('');
   const [maxRetries, setMaxRetries] = useState('');
   const { busy, error, run } = useAction();
@@ -66,6 +67,7 @@ export function SubmitForm(props: { api: Api }): JSX.Element {
       ...opt('timeout_seconds', num(timeout)),
       ...opt('max_memory_mb', num(memory)),
       ...opt('allowed_libraries', list(libraries)),
+      ...opt('network_access', list(network) ? { allow: list(network) } : undefined),
     };
     const body = {
       [kind]: text,
@@ -185,6 +187,13 @@ export function SubmitForm(props: { api: Api }): JSX.Element {
             value={libraries}
             onValue={setLibraries}
             testid="libraries"
+          />
+          <Field
+            label="Network: hosts fetch may reach"
+            placeholder="api.example.com, *.example.org"
+            value={network}
+            onValue={setNetwork}
+            testid="network"
           />
           <Field
             label="Priority"

@@ -95,7 +95,15 @@ export function TaskDetail(props: { api: Api; id: string }): JSX.Element {
       <p class="muted">
         {task.instruction !== null ? `agent (${task.mode ?? 'code'})` : 'code'} · {task.language} · tenant{' '}
         {task.tenant}
-        {task.session_id ? ` · session ${task.session_id}` : ''} · created {when(task.created_at)} · updated{' '}
+        {task.session_id ? ` · session ${task.session_id}` : ''}
+        {task.network_access ? (
+          <span data-testid="network-access">
+            {' '}
+            · network {task.network_access.allow.join(', ')}
+            {task.network_access.allow_http ? ' (http too)' : ''}
+          </span>
+        ) : null}{' '}
+        · created {when(task.created_at)} · updated{' '}
         {when(task.updated_at)} · attempts {task.attempts}
         {!task.revision && (task.progress.tool_calls_carried ?? 0) > 0
           ? ` · ${plural(task.progress.tool_calls_carried ?? 0, 'tool call')} carried over from earlier steps`

@@ -109,6 +109,8 @@ export interface TaskView {
   /** Set when tasks revise this one (absent when none does, in lists, and from older servers). */
   readonly revised_by?: RevisedByView;
   readonly language: string;
+  /** Where the program's fetch may go; null: nowhere (absent from older servers). */
+  readonly network_access?: { readonly allow: readonly string[]; readonly allow_http?: boolean } | null;
   readonly tenant: string;
   readonly session_id: string | null;
   readonly batch_id: string | null;

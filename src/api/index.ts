@@ -22,6 +22,7 @@ export type {
   StepView,
   TaskListItem,
   TaskView,
+  NetworkAccessView,
   TruncatedField,
 } from './task-view.ts';
 export { LISTED_FIELDS } from './task-view.ts';

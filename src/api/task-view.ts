@@ -1,5 +1,15 @@
 import type { AgentMode, CallOrigin, LogEntry, PauseReason, TaskStatus } from '../spec/index.ts';
 
+
+/** A task's network access as the wire gives it (snake_case). */
+export interface NetworkAccessView {
+  readonly allow: readonly string[];
+  readonly methods?: readonly string[];
+  readonly max_requests?: number;
+  readonly max_bytes?: number;
+  readonly timeout_seconds?: number;
+  readonly allow_http?: boolean;
+}
 /** The earlier attempt's completed call that a revision's call stands beside (ADR 0034). */
 export interface EarlierCallView {
   readonly origin: CallOrigin;
@@ -113,6 +123,8 @@ export interface TaskView {
   readonly corrupt: { readonly code: 'CHECKPOINT_CORRUPT'; readonly message: string } | null;
   readonly language: string;
   readonly metadata: Readonly<Record<string, unknown>> | null;
+  /** Where the program's fetch may go (`tool_constraints.network_access`, issue 21); null: nowhere. */
+  readonly network_access: NetworkAccessView | null;
   readonly attempts: number;
   readonly tenant: string;
   readonly session_id: string | null;

@@ -41,6 +41,7 @@ export function corruptTaskView(c: CorruptTask, record?: TaskRecord): TaskView {
     corrupt,
     language: '',
     metadata: null,
+    network_access: null,
     attempts: 0,
     tenant: c.tenant,
     session_id: null,

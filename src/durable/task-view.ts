@@ -1,9 +1,9 @@
 import { decodeValue, toJsonView } from '../codec/index.ts';
 import { CodecallError } from '../errors/index.ts';
-import type { ArtifactInfo, TaskError, TaskRecord, ViewJournal } from '../spec/index.ts';
+import type { ArtifactInfo, NetworkAccess, TaskError, TaskRecord, ViewJournal } from '../spec/index.ts';
 import { viewApprovals, viewAttentionCalls, viewInputs } from './summary-view.ts';
 import { originView, revisionView } from './revision-view.ts';
-import type { RevisedByView, StepView, TaskView } from '../api/index.ts';
+import type { NetworkAccessView, RevisedByView, StepView, TaskView } from '../api/index.ts';
 
 /** What a view shows of a task's journal: its summary and the rows it names; an agent task's steps besides. */
 export interface ViewParts {
@@ -79,6 +79,7 @@ export function taskView(
     corrupt: null,
     language: record.input.language,
     metadata: record.input.metadata ?? null,
+    network_access: networkAccessView(record.input.constraints?.networkAccess),
     attempts: record.attempts,
     tenant: record.tenant,
     session_id: record.sessionId,
@@ -139,5 +140,18 @@ function errorView(error: TaskError): TaskView['error'] {
     ...(name === undefined ? {} : { name }),
     ...(line === undefined ? {} : { line }),
     ...(column === undefined ? {} : { column }),
+  };
+}
+
+/** A task's network access in the wire's form, or null for none. */
+function networkAccessView(access: NetworkAccess | false | undefined): NetworkAccessView | null {
+  if (!access) return null;
+  return {
+    allow: access.allow,
+    ...(access.methods ? { methods: access.methods } : {}),
+    ...(access.maxRequests === undefined ? {} : { max_requests: access.maxRequests }),
+    ...(access.maxBytes === undefined ? {} : { max_bytes: access.maxBytes }),
+    ...(access.timeoutSeconds === undefined ? {} : { timeout_seconds: access.timeoutSeconds }),
+    ...(access.allowHttp === undefined ? {} : { allow_http: access.allowHttp }),
   };
 }

@@ -205,6 +205,18 @@ export const taskViewSchema = {
     },
     language: { type: 'string' },
     metadata: { ...nullable('object'), ...open },
+    network_access: {
+      ...nullable('object'),
+      description: "Where the program's fetch may go (tool_constraints.network_access); null: nowhere",
+      properties: {
+        allow: { type: 'array', items: { type: 'string' } },
+        methods: { type: 'array', items: { type: 'string' } },
+        max_requests: { type: 'integer' },
+        max_bytes: { type: 'integer' },
+        timeout_seconds: { type: 'number' },
+        allow_http: { type: 'boolean' },
+      },
+    },
     attempts: { type: 'number' },
     created_at: timestamp,
     updated_at: timestamp,
