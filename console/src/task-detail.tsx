@@ -103,8 +103,7 @@ export function TaskDetail(props: { api: Api; id: string }): JSX.Element {
             {task.network_access.allow_http ? ' (http too)' : ''}
           </span>
         ) : null}{' '}
-        · created {when(task.created_at)} · updated{' '}
-        {when(task.updated_at)} · attempts {task.attempts}
+        · created {when(task.created_at)} · updated {when(task.updated_at)} · attempts {task.attempts}
         {!task.revision && (task.progress.tool_calls_carried ?? 0) > 0
           ? ` · ${plural(task.progress.tool_calls_carried ?? 0, 'tool call')} carried over from earlier steps`
           : ''}

@@ -1,6 +1,5 @@
 import type { AgentMode, CallOrigin, LogEntry, PauseReason, TaskStatus } from '../spec/index.ts';
 
-
 /** A task's network access as the wire gives it (snake_case). */
 export interface NetworkAccessView {
   readonly allow: readonly string[];
