@@ -92,6 +92,8 @@ describe('fetch without network access', () => {
     expect(await value(`const r = new Response('x'); return [r.body, await r.text()];`)).toEqual([null, 'x']);
   });
   it('an invalid request is a TypeError before anything is asked of the host', async () => {
-    expect(await value(`try { await fetch('nope'); } catch (e) { return e instanceof TypeError; }`)).toBe(true);
+    expect(await value(`try { await fetch('nope'); } catch (e) { return e instanceof TypeError; }`)).toBe(
+      true,
+    );
   });
 });

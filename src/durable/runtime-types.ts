@@ -1,5 +1,12 @@
 import type { CallSizeLimits } from './call-size-limits.ts';
-import type { ApprovalRules, Egress, JournalLimits, SandboxDriver, TaskAgent, TaskStore } from '../spec/index.ts';
+import type {
+  ApprovalRules,
+  Egress,
+  JournalLimits,
+  SandboxDriver,
+  TaskAgent,
+  TaskStore,
+} from '../spec/index.ts';
 import type { RunnerTools } from './runner-tools.ts';
 import type { RuntimeObserver } from '../api/index.ts';
 import type { LimitCeilings } from './limit-ceilings.ts';

@@ -65,8 +65,18 @@ export const taskBodySchema = {
               required: ['allow'],
               additionalProperties: false,
               properties: {
-                allow: { type: 'array', minItems: 1, maxItems: 100, items: { type: 'string', maxLength: 260 } },
-                methods: { type: 'array', minItems: 1, maxItems: 20, items: { type: 'string', maxLength: 40 } },
+                allow: {
+                  type: 'array',
+                  minItems: 1,
+                  maxItems: 100,
+                  items: { type: 'string', maxLength: 260 },
+                },
+                methods: {
+                  type: 'array',
+                  minItems: 1,
+                  maxItems: 20,
+                  items: { type: 'string', maxLength: 40 },
+                },
                 max_requests: { type: 'integer', minimum: 1 },
                 max_bytes: { type: 'integer', minimum: 1 },
                 timeout_seconds: { type: 'number', exclusiveMinimum: 0, maximum: 86_400 },

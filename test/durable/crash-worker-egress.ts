@@ -23,7 +23,8 @@ await driver.ready();
 process.stderr.write('ready\n');
 // Every claimable task at once, so that each has a request in flight when the parent kills this process.
 const started: Promise<unknown>[] = [];
-for (let next = await runner.startNext(); next !== null; next = await runner.startNext()) started.push(next.done);
+for (let next = await runner.startNext(); next !== null; next = await runner.startNext())
+  started.push(next.done);
 await Promise.allSettled(started);
 await runUntilSettled(runner, store, (status) => status !== 'pending' && status !== 'running');
 await store.close();

@@ -151,7 +151,9 @@ describe.skipIf(url === null)('PostgreSQL store across nodes', () => {
           [task.id, seq, checksum],
         ),
       );
-    await expect(auditInsert((last?.seq ?? 0) + 1, 'f'.repeat(64))).rejects.toThrow(/audit_log .* does not chain/);
+    await expect(auditInsert((last?.seq ?? 0) + 1, 'f'.repeat(64))).rejects.toThrow(
+      /audit_log .* does not chain/,
+    );
     await expect(auditInsert((last?.seq ?? 0) + 2, 'f'.repeat(64))).rejects.toThrow(/does not follow/);
     for (const statement of [
       `UPDATE journal SET data = '{"clock":9}' WHERE task_id = $1`,
