@@ -123,6 +123,7 @@ class DurableRuntime implements Runtime {
       ...(options.journalLimits === undefined ? {} : { journalLimits: options.journalLimits }),
       ...(options.egress === undefined ? {} : { egress: options.egress }),
       ...(options.egressMaxRequests === undefined ? {} : { egressMaxRequests: options.egressMaxRequests }),
+      ...(options.egressPolicies === undefined ? {} : { egressPolicies: options.egressPolicies }),
       approvalTtlSeconds: options.approvals?.ttlSeconds ?? null,
       clock,
       onEvent: (event) => this.events.emit(event),

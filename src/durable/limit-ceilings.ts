@@ -1,5 +1,7 @@
 import { CodecallError } from '../errors/index.ts';
 import type { SubmitInput } from '../api/index.ts';
+import { checkNetworkAccess, checkTenantNetwork, networkPolicyFor } from '../spec/index.ts';
+import type { TenantNetworkPolicies } from '../spec/index.ts';
 
 /**
  * The most a task may ask for (ADR 0023), in the units of the HTTP API: an operator bounds what one tenant's task
@@ -19,6 +21,8 @@ export interface LimitCeilings {
   readonly maxMetadataBytes?: number;
   /** Tasks of one tenant not yet ended (pending, running, paused) at once; more is TOO_MANY_TASKS. Default: no cap. */
   readonly maxLiveTasksPerTenant?: number;
+  /** What each tenant's tasks may ask of the network (`*`: the others); none: the operator's ceilings only. */
+  readonly networkPolicies?: TenantNetworkPolicies;
 }
 
 /** What a task's program may weigh when no ceiling is given: 1 MiB (the sandbox's own `sourceBytes`). */
@@ -79,6 +83,10 @@ export function checkSubmissionSizes(input: SubmitInput, ceilings: LimitCeilings
  */
 export function checkCeilings(input: SubmitInput, ceilings: LimitCeilings, now: number): void {
   checkSubmissionSizes(input, ceilings);
+  const tenant = input.tenant ?? 'default';
+  const policy = networkPolicyFor(ceilings.networkPolicies, tenant);
+  const access = policy === undefined ? false : checkNetworkAccess(input.constraints?.networkAccess);
+  if (policy !== undefined && access !== false) checkTenantNetwork(access, policy, tenant);
   const l = input.limits;
   const over = (v: number | undefined, ceiling: number | undefined, scale: number): ceiling is number =>
     typeof v === 'number' && ceiling !== undefined && v > ceiling * scale;

@@ -6,6 +6,7 @@ import type {
   SandboxDriver,
   TaskAgent,
   TaskStore,
+  TenantNetworkPolicies,
 } from '../spec/index.ts';
 import type { RunnerTools } from './runner-tools.ts';
 import type { RuntimeObserver } from '../api/index.ts';
@@ -56,6 +57,8 @@ export interface RuntimeOptions {
   readonly egress?: Egress;
   /** The operator's ceiling on one task's requests (default 100). */
   readonly egressMaxRequests?: number;
+  /** Each tenant's network policy, applied again at every run (the submit check is `ceilings.networkPolicies`). */
+  readonly egressPolicies?: TenantNetworkPolicies;
   /**
    * The operator's rules on approvals (ADR 0031): who may decide (tightening each tool's own) and the default
    * expiry of a request. Default: anyone who sees the task, never expiring.

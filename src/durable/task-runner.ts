@@ -3,6 +3,8 @@ import { CodecallError, failure } from '../errors/index.ts';
 import {
   EGRESS_BINDINGS,
   EGRESS_NAMESPACE,
+  narrowAccess,
+  networkPolicyFor,
   OPEN_APPROVAL_RULES,
   idempotencyScope,
   intervalMs,
@@ -10,6 +12,7 @@ import {
 } from '../spec/index.ts';
 import type {
   Egress,
+  TenantNetworkPolicies,
   JournalLimits,
   GuestToolBinding,
   JournalEntryInput,
@@ -85,6 +88,8 @@ export interface TaskRunnerOptions {
   readonly egress?: Egress;
   /** The operator's ceiling on one task's requests (default 100). */
   readonly egressMaxRequests?: number;
+  /** Each tenant's network policy, applied to its tasks' access at every run (`*`: the others). */
+  readonly egressPolicies?: TenantNetworkPolicies;
 }
 
 /**
@@ -388,7 +393,11 @@ export class TaskRunner {
     // Whether a pause must look for input deadlines (settleRun reads the journal again only then).
     run.observe(journal);
     const allowed = input.tools ? new Set(input.tools) : null;
-    const access = input.constraints?.networkAccess;
+    const asked = input.constraints?.networkAccess;
+    // The tenant's policy as it is now, not as it was at submit: a tightened one holds for stored tasks too.
+    const access = asked
+      ? narrowAccess(asked, networkPolicyFor(this.options.egressPolicies, task.tenant))
+      : asked;
     const egress = this.options.egress;
     if (access && !egress) {
       const error = failure('INVALID_CONFIG', 'this server makes no network requests for tasks (no egress)');

@@ -31,6 +31,14 @@ export const egressConfigShape = {
    * (the environment gives it as that JSON): a request header's `{{secret:github}}` becomes the value of
    * GITHUB_TOKEN on the way out to those hosts only; it never enters the sandbox, the journal or a log.
    */
+  /**
+   * Each tenant's network policy, `{ "acme": { "allow": ["*.acme.com"], "max_requests": 20 }, "*": { ... } }` (the
+   * environment gives it as that JSON; `*`: every tenant not named): a ceiling on its tasks' `network_access`, in
+   * the same form, checked at submit and applied again at each run.
+   */
+  egressTenants: z
+    .preprocess((v) => (typeof v === 'string' ? parseJson(v) : v), z.record(z.string().min(1), z.unknown()))
+    .default({}),
   egressSecrets: z
     .preprocess((v) => (typeof v === 'string' ? parseJson(v) : v), z.array(secretBinding).max(100))
     .default([]),

@@ -19,7 +19,7 @@ import { sandboxWorkerCount } from './config-sandbox.ts';
 import { checkWebhookUrl, createWebhookDispatcher, webhookKey } from './webhooks/index.ts';
 import { openServiceStore } from './open-service-store.ts';
 import type { ServiceDatabase } from './service-database.ts';
-import { serviceEgress } from './service-egress.ts';
+import { serviceEgress, serviceNetworkPolicies } from './service-egress.ts';
 
 /** What one `codecall serve` runs besides its HTTP server: store, sandboxes, runtime, metrics, webhook outbox. */
 export interface ServiceCore {
@@ -66,6 +66,7 @@ export async function createService(
   // A bad secret stops the start, before anything is opened.
   if (config.webhookSecret !== null) webhookKey(config.webhookSecret);
   const egress = serviceEgress(config, options.env ?? {});
+  const networkPolicies = serviceNetworkPolicies(config);
   const tools = [...(options.tools ?? []), ...(config.tools ? await loadToolsModule(config.tools) : [])];
   if (!isPostgresUrl(config.db)) await mkdir(dirname(config.db), { recursive: true });
   const { store, observeHealth } = await openServiceStore(config.db, log, {
@@ -93,6 +94,7 @@ export async function createService(
     store,
     egress,
     egressMaxRequests: config.egressMaxRequests,
+    ...(networkPolicies === undefined ? {} : { egressPolicies: networkPolicies }),
     observer: metrics.runtimeObserver,
     drivers,
     tools: registry,
@@ -122,6 +124,7 @@ export async function createService(
       maxCodeBytes: config.maxCodeBytes,
       maxMetadataBytes: config.maxMetadataBytes,
       maxLiveTasksPerTenant: config.maxLiveTasksPerTenant,
+      ...(networkPolicies === undefined ? {} : { networkPolicies }),
     },
     sizes: {
       maxToolArgumentBytes: config.maxToolArgumentBytes,

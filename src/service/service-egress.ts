@@ -1,6 +1,7 @@
 import { CodecallError } from '../errors/index.ts';
 import { createEgress } from '../egress/index.ts';
-import type { Egress } from '../spec/index.ts';
+import { parseNetworkAccess } from '../spec/index.ts';
+import type { Egress, NetworkAccess, TenantNetworkPolicies } from '../spec/index.ts';
 import type { ServiceConfig } from './config.ts';
 
 /**
@@ -31,4 +32,32 @@ export function serviceEgress(
     secrets,
     limits: { maxBytes: config.egressMaxBytes, timeoutSeconds: config.egressTimeoutSeconds },
   });
+}
+
+/** The tenants' network policies from `egressTenants` (the wire's form each); INVALID_CONFIG naming a bad one. */
+export function serviceNetworkPolicies(
+  config: Pick<ServiceConfig, 'egressTenants'>,
+): TenantNetworkPolicies | undefined {
+  const entries = Object.entries(config.egressTenants);
+  if (entries.length === 0) return undefined;
+  const policies: Record<string, NetworkAccess> = {};
+  for (const [tenant, value] of entries) {
+    let policy;
+    try {
+      policy = parseNetworkAccess(value, `egressTenants.${tenant}`);
+    } catch (e) {
+      throw new CodecallError('INVALID_CONFIG', `config ${(e as Error).message}`, {
+        details: { field: 'egressTenants', tenant },
+      });
+    }
+    if (policy === null) {
+      throw new CodecallError(
+        'INVALID_CONFIG',
+        `config egressTenants.${tenant}: give the hosts its tasks may reach, as { "allow": [...] }`,
+        { details: { field: 'egressTenants', tenant } },
+      );
+    }
+    policies[tenant] = policy;
+  }
+  return policies;
 }

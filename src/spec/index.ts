@@ -28,3 +28,4 @@ export * from './egress.ts';
 export * from './egress-calls.ts';
 export * from './allow-entry.ts';
 export * from './network-access.ts';
+export * from './network-policy.ts';

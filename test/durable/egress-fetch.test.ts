@@ -9,6 +9,7 @@ import { createRuntime } from '../../src/durable/index.ts';
 import { createEgress } from '../../src/egress/index.ts';
 import { ToolRegistry } from '../../src/index.ts';
 import type { Runtime } from '../../src/api/index.ts';
+import type { TenantNetworkPolicies } from '../../src/spec/index.ts';
 import { useDurableFixture } from './fixture.ts';
 
 interface Seen {
@@ -60,12 +61,17 @@ describe('fetch from a JavaScript task', () => {
   afterEach(async () => {
     await Promise.all(runtimes.splice(0).map((r) => r.close()));
   });
-  const make = (options: { egress?: boolean; egressMaxRequests?: number } = {}): Runtime => {
+  const make = (
+    options: { egress?: boolean; egressMaxRequests?: number; policies?: TenantNetworkPolicies } = {},
+  ): Runtime => {
     const r = createRuntime({
       store: fx.store,
       drivers: [fx.driver],
       tools: new ToolRegistry([]),
       pollMs: 20,
+      ...(options.policies
+        ? { egressPolicies: options.policies, ceilings: { networkPolicies: options.policies } }
+        : {}),
       ...(options.egress === false ? {} : { egress: createEgress({ allowPrivate: true }) }),
       ...(options.egressMaxRequests === undefined ? {} : { egressMaxRequests: options.egressMaxRequests }),
     });
@@ -219,6 +225,43 @@ describe('fetch from a JavaScript task', () => {
     expect(await runtime.wait(task.task_id, { until: 'terminal' })).toMatchObject({
       status: 'succeeded',
       result: { output: [500000, ['EGRESS_LIMIT', 'max_bytes']] },
+    });
+  });
+
+  it("a tenant's network policy refuses more at submit, and narrows a stored task at run time", async () => {
+    const policy = { allow: [`127.0.0.1:${port}`], allowHttp: true, maxRequests: 1 };
+    const strict = make({ policies: { acme: policy } });
+    const refused = await strict
+      .submit({ tenant: 'acme', code: 'return 1', constraints: access({ maxRequests: 5 }) })
+      .then(
+        () => 'accepted',
+        (e: { code?: string; message?: string }) => `${e.code}: ${e.message}`,
+      );
+    expect(refused).toMatch(
+      /INVALID_ARGUMENT: .*max_requests: must be at most 1 \(tenant acme's network policy\)/,
+    );
+    // Another tenant is not bound by acme's policy.
+    const other = await strict.submit({
+      tenant: 'other',
+      code: 'return 1',
+      constraints: access({ maxRequests: 5 }),
+    });
+    expect(await strict.wait(other.task_id, { until: 'terminal' })).toMatchObject({ status: 'succeeded' });
+    await strict.close();
+    runtimes.splice(runtimes.indexOf(strict), 1);
+    // Stored by a runtime without the policy (not running tasks), run under it: only what it allows now.
+    const open = createRuntime({ store: fx.store, drivers: [fx.driver], tools: new ToolRegistry([]) });
+    const get = `fetch('http://127.0.0.1:${port}/count').then((r) => r.status, (e) => e.code + ':' + e.details.limit)`;
+    const task = await open.submit({
+      tenant: 'acme',
+      code: `return [await ${get}, await ${get}];`,
+      constraints: access({ maxRequests: 5 }),
+    });
+    await open.close();
+    const later = make({ policies: { acme: policy } });
+    expect(await later.wait(task.task_id, { until: 'terminal' })).toMatchObject({
+      status: 'succeeded',
+      result: { output: [200, 'EGRESS_LIMIT:max_requests'] },
     });
   });
 
