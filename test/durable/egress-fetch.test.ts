@@ -40,6 +40,12 @@ beforeAll(async () => {
       } else if (req.url === '/echo') {
         res.writeHead(201, 'Made', { 'content-type': 'text/plain', 'x-seen': req.method ?? '' });
         res.end(`${req.method} ${Buffer.concat(chunks).toString()}`);
+      } else if (req.url === '/slow') {
+        setTimeout(() => res.writeHead(200).end('late'), 3000).unref();
+      } else if (req.url === '/to-metadata') {
+        res.writeHead(302, { location: 'http://169.254.169.254/latest/meta-data/' }).end();
+      } else if (req.url === '/to-elsewhere') {
+        res.writeHead(302, { location: 'https://example.com/' }).end();
       } else if (req.url?.startsWith('/big/')) {
         const n = Number(req.url.slice('/big/'.length));
         res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(Buffer.alloc(n, 7));
@@ -165,6 +171,24 @@ describe('fetch from a JavaScript task', () => {
           'TypeError',
         ],
       },
+    });
+  });
+
+  it('a slow server times out, and redirects are checked hop by hop', async () => {
+    const runtime = make();
+    const task = await runtime.submit({
+      code: `
+        const out = [];
+        for (const path of ['/slow', '/to-metadata', '/to-elsewhere']) {
+          try { await fetch('http://127.0.0.1:${port}' + path); out.push('fetched'); }
+          catch (e) { out.push(e.code + ':' + (e.details.reason ?? e.details.timeout_seconds)); }
+        }
+        return out;`,
+      constraints: access({ timeoutSeconds: 0.5 }),
+    });
+    expect(await runtime.wait(task.task_id, { until: 'terminal' })).toMatchObject({
+      status: 'succeeded',
+      result: { output: ['EGRESS_TIMEOUT:0.5', 'EGRESS_REFUSED:not_allowed', 'EGRESS_REFUSED:not_allowed'] },
     });
   });
 
