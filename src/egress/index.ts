@@ -6,3 +6,4 @@ export type { EgressOptions } from './egress-settings.ts';
 export type { SecretBinding } from './secrets.ts';
 export type { LimitName, RefusalReason } from './egress-errors.ts';
 export { isLocalhostName, refusedAddressReason } from './address-rules.ts';
+export { pinnedLookup } from './pinned-lookup.ts';

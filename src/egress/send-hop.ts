@@ -2,19 +2,10 @@ import { request as httpRequest } from 'node:http';
 import type { ClientRequest, IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
-import type { LookupFunction } from 'node:net';
 import { failed, overLimit } from './egress-errors.ts';
+import { pinnedLookup } from './pinned-lookup.ts';
 import type { Address, Destination } from './vet-destination.ts';
 
-/** Connects only to the vetted addresses: the name is not resolved again, so DNS cannot change in between. */
-function pinnedLookup(addresses: readonly Address[]): LookupFunction {
-  return ((_host: string, options: { all?: boolean }, callback: (...args: unknown[]) => void): void => {
-    const first = addresses[0];
-    if (options.all) callback(null, addresses);
-    else if (first) callback(null, first.address, first.family);
-    else callback(new Error('no address'));
-  }) as LookupFunction;
-}
 
 export interface HopResponse {
   readonly request: ClientRequest;

@@ -1,8 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import type { IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import type { LookupAddress } from 'node:dns';
-import type { LookupFunction } from 'node:net';
+import { pinnedLookup } from '../../egress/index.ts';
 import type { WebhookTarget } from './webhook-target.ts';
 
 const USER_AGENT = 'codecall-webhooks/1';
@@ -13,15 +12,6 @@ export interface PostResult {
   readonly location: string | null;
 }
 
-/** Connects only to the vetted addresses: the name is not resolved again (no DNS rebinding in between). */
-function pinnedLookup(addresses: readonly LookupAddress[]): LookupFunction {
-  return ((_host: string, options: { all?: boolean }, callback: (...args: unknown[]) => void): void => {
-    const first = addresses[0];
-    if (options.all) callback(null, addresses);
-    else if (first) callback(null, first.address, first.family);
-    else callback(new Error('no address'));
-  }) as LookupFunction;
-}
 
 /**
  * POSTs one webhook (node:http rather than fetch: fetch cannot be pinned to vetted addresses without undici).
