@@ -39,6 +39,7 @@ export class RunJournal {
         recorded: recordedFor(this.entries, step, rerun),
         append: (entries) => this.append(toJournalIds(step, entries)),
         keyPrefix: idempotencyScope(this.ctx.task.id, step),
+        journalId: (id) => callIdInStep(step, id),
         ...(carry ? { carry } : {}),
       })
       .then((result) => withJournalIds(step, result));

@@ -15,6 +15,7 @@ export type { RuntimeEvent } from './runtime-event.ts';
 export type {
   AttentionCallView,
   BatchView,
+  BudgetsView,
   EarlierCallView,
   ListedField,
   RevisedByView,

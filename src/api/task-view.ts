@@ -1,4 +1,11 @@
-import type { AgentMode, CallOrigin, LogEntry, PauseReason, TaskStatus } from '../spec/index.ts';
+import type {
+  AgentMode,
+  CallOrigin,
+  LogEntry,
+  PauseReason,
+  TaskBudgetsWire,
+  TaskStatus,
+} from '../spec/index.ts';
 
 /** A task's network access as the wire gives it (snake_case). */
 export interface NetworkAccessView {
@@ -9,6 +16,19 @@ export interface NetworkAccessView {
   readonly timeout_seconds?: number;
   readonly allow_http?: boolean;
 }
+/**
+ * A task's tool budgets (`tool_constraints.budgets`, ADR 0044) and what it used of them. Only the task's own: a
+ * tool's declared budget is in GET /api/v1/tools.
+ */
+export interface BudgetsView extends TaskBudgetsWire {
+  /** Counted from the journal: calls, the sum of their costs, each tool's calls and seconds; null in lists. */
+  readonly used: {
+    readonly calls: number;
+    readonly cost: number;
+    readonly tools: Readonly<Record<string, { readonly calls: number; readonly wall_seconds: number }>>;
+  } | null;
+}
+
 /** The earlier attempt's completed call that a revision's call stands beside (ADR 0034). */
 export interface EarlierCallView {
   readonly origin: CallOrigin;
@@ -124,6 +144,8 @@ export interface TaskView {
   readonly metadata: Readonly<Record<string, unknown>> | null;
   /** Where the program's fetch may go (`tool_constraints.network_access`, issue 21); null: nowhere. */
   readonly network_access: NetworkAccessView | null;
+  /** The task's tool budgets and what it used of them (ADR 0044); absent when it sets none. */
+  readonly budgets?: BudgetsView;
   readonly attempts: number;
   readonly tenant: string;
   readonly session_id: string | null;
@@ -200,7 +222,8 @@ export type ListedField =
   | 'steps'
   | 'result'
   | 'error'
-  | 'artifacts';
+  | 'artifacts'
+  | 'budgets';
 
 /** Every ListedField, once (the record's keys make the compiler check the list is whole). */
 const LISTED: Record<ListedField, true> = {
@@ -214,6 +237,7 @@ const LISTED: Record<ListedField, true> = {
   result: true,
   error: true,
   artifacts: true,
+  budgets: true,
 };
 export const LISTED_FIELDS = Object.keys(LISTED) as readonly ListedField[];
 
@@ -222,7 +246,7 @@ export const LISTED_FIELDS = Object.keys(LISTED) as readonly ListedField[];
  * JSON) replaced by a TruncatedField and named in `truncated`, so a page costs what it shows, never whole programs.
  */
 export type TaskListItem = Omit<TaskView, ListedField> & {
-  readonly [K in ListedField]: TaskView[K] | TruncatedField;
+  readonly [K in keyof Pick<TaskView, ListedField>]: TaskView[K] | TruncatedField;
 } & {
   /** The fields given as TruncatedField (absent when none). */
   readonly truncated?: readonly ListedField[];

@@ -1,5 +1,6 @@
 import { encodeValue, sha256Hex } from '../codec/index.ts';
 import { failure } from '../errors/index.ts';
+import { OVERSIZE_STAND_IN_PREFIX } from '../spec/index.ts';
 import type { SerializedError } from '../spec/index.ts';
 
 /** Bounds on one tool call, measured on the tagged JSON the journal holds (ADR 0027). */
@@ -21,11 +22,9 @@ export function oversizeStandIn(args: string): string {
   return encodeValue({ codecall_too_large: { bytes: Buffer.byteLength(args), sha256: sha256Hex(args) } });
 }
 
-const STAND_IN_PREFIX = '{"codecall_too_large":';
-
 /** The journaled arguments are (or look like) a stand-in for ones over the bound. */
 export function isOversizeStandIn(args: string): boolean {
-  return args.startsWith(STAND_IN_PREFIX);
+  return args.startsWith(OVERSIZE_STAND_IN_PREFIX);
 }
 
 /**

@@ -20,6 +20,7 @@ import {
   refusedStandIn,
 } from './call-size-limits.ts';
 import type { CallSizeLimits } from './call-size-limits.ts';
+import type { Admission, BudgetLedger } from './budget-ledger.ts';
 import { CarryPool } from './carry-pool.ts';
 import { CommitQueue } from './commit-queue.ts';
 import { decideApproval, decideCall, decideInput } from './call-decision.ts';
@@ -63,6 +64,10 @@ export interface JournalingHostOptions extends CallPolicy {
   readonly fencingToken?: number;
   /** Proves the lease before a tool that is not `read` starts; if it throws, the call never starts (ADR 0020). */
   proveLease?(): Promise<void>;
+  /** The task's tool budgets and what it used (ADR 0044): each new call is admitted (or refused) by it. */
+  readonly budgets?: BudgetLedger;
+  /** How the journal names this execution's call ids (an agent's step prefixes them); absent: as they are. */
+  readonly journalId?: (callId: string) => string;
 }
 
 /**
@@ -72,6 +77,8 @@ export interface JournalingHostOptions extends CallPolicy {
 function never(): Promise<HostOutcome> {
   return new Promise<HostOutcome>(() => undefined);
 }
+
+const RUN: Admission = Object.freeze({ kind: 'run' });
 
 /** For a refusal decided before anything ran: no tool was started that a stop could have interrupted. */
 const signalNever = new AbortController().signal;
@@ -151,8 +158,12 @@ export class JournalingHost implements ExecutionHost {
     if (call.kind === 'tool') void call.args;
     const decision = decideCall(call, this.memory, this.options, this.earlier);
     switch (decision.kind) {
-      case 'live':
-        return this.track(call, this.live(call, signal, decision.intent));
+      case 'live': {
+        // Admitted (and counted, as its intent is journaled) now, in call order: a Promise.all's calls too.
+        const admission = this.admit(call);
+        if (admission.kind !== 'run') return this.refuse(call, decision.intent, admission);
+        return this.track(call, this.live(call, signal, decision.intent, admission.cost));
+      }
       case 'carry': {
         const { intent, offer } = decision;
         // Marked at once: the next call of this turn must not take the same offer. Its entries wait for the next
@@ -167,8 +178,14 @@ export class JournalingHost implements ExecutionHost {
       }
       case 'hold': {
         const { intent, earlier } = decision;
+        const admission = this.admit(call);
+        if (admission.kind !== 'run') return this.refuse(call, intent, admission);
+        const cost = admission.cost === undefined ? {} : { cost: admission.cost };
         const held = this.mark([
-          { type: 'tool_intent', data: { call_id: call.callId, tool: intent.tool, args: intent.args } },
+          {
+            type: 'tool_intent',
+            data: { call_id: call.callId, tool: intent.tool, args: intent.args, ...cost },
+          },
           { type: 'control', data: { action: 'revision_held', call_id: call.callId, earlier } },
         ]);
         return this.track(
@@ -216,6 +233,31 @@ export class JournalingHost implements ExecutionHost {
       default:
         return unreachable(decision);
     }
+  }
+
+  /** What the task's budgets say of a new call: it runs, unless it would pass one (ADR 0044). */
+  private admit(call: HostCall): Admission {
+    const budgets = this.options.budgets;
+    return budgets && call.kind === 'tool' ? budgets.admit(call) : RUN;
+  }
+
+  /**
+   * A new call its budgets refuse (or whose cost could not be computed) fails and never runs. The journal holds its
+   * intent, marked `over_budget` (not counted; a cost that failed counts the call at cost 0), and the failure as
+   * its outcome, as for arguments over their bound: a replay delivers the same failure in the same place.
+   */
+  private refuse(
+    call: HostCall,
+    intent: Wire,
+    admission: Exclude<Admission, { kind: 'run' }>,
+  ): Promise<HostOutcome> {
+    const marked = admission.kind === 'refuse' ? { over_budget: admission.budget } : { cost: 0 };
+    const data = { call_id: call.callId, tool: intent.tool, args: intent.args, ...marked };
+    const outcome: HostOutcome = { ok: false, error: admission.error };
+    return this.track(
+      call,
+      this.commit([{ type: 'tool_intent', data }]).then(() => this.finishLive(call, signalNever, outcome)),
+    );
   }
 
   /** A call waits for a human's decision (lost, or held by a revision): the runner pauses with the others. */
@@ -310,7 +352,12 @@ export class JournalingHost implements ExecutionHost {
     return running;
   }
 
-  private async live(call: HostCall, signal: AbortSignal, intent: Wire | null): Promise<HostOutcome> {
+  private async live(
+    call: HostCall,
+    signal: AbortSignal,
+    intent: Wire | null,
+    cost?: number,
+  ): Promise<HostOutcome> {
     const key =
       call.kind === 'tool' && this.options.keyPrefix
         ? idempotencyKey(this.options.keyPrefix, call.callId)
@@ -321,6 +368,7 @@ export class JournalingHost implements ExecutionHost {
         tool: intent.tool,
         args: intent.args,
         ...(key === undefined ? {} : { idempotency_key: key }),
+        ...(cost === undefined ? {} : { cost }),
       };
       await this.commit([{ type: 'tool_intent', data }]);
     }
@@ -446,7 +494,7 @@ export class JournalingHost implements ExecutionHost {
       type: 'tool_outcome',
       data: { call_id: call.callId, ok, payload, clock },
     };
-    await (deferred ? this.commits.defer([entry]) : this.commit([entry]));
+    await this.write([entry], deferred, clock);
     return { ...toOutcome({ ok, payload }), clock };
   }
 
@@ -458,13 +506,23 @@ export class JournalingHost implements ExecutionHost {
   }
 
   private commit(entries: readonly JournalEntryInput[]): Promise<void> {
-    return this.commits.commit(entries);
+    return this.write(entries, false);
   }
 
   /** Journals marks of calls' progress; the call state takes them at once, before they are durable. */
   private mark(entries: readonly CallMark[], deferred = false): Promise<void> {
     for (const entry of entries) this.memory.mark(entry);
-    return deferred ? this.commits.defer(entries) : this.commit(entries);
+    return this.write(entries, deferred);
+  }
+
+  /**
+   * Every entry this host journals goes through here: the budgets count it at once (synchronously, so the next
+   * call of the same turn is admitted against it), then it is committed (or deferred to the next commit).
+   */
+  private write(entries: readonly JournalEntryInput[], deferred: boolean, at?: number): Promise<void> {
+    const budgets = this.options.budgets;
+    if (budgets) budgets.journaled(entries, at ?? this.options.clock(), this.options.journalId);
+    return deferred ? this.commits.defer(entries) : this.commits.commit(entries);
   }
 
   /** Makes the entries still waiting for a commit (taken-over calls) durable: the run does before it ends. */

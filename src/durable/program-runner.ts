@@ -14,6 +14,7 @@ import { runJournaled } from './run-journaled.ts';
 import type { RunLease } from './run-journaled.ts';
 import type { RunnerTools } from './runner-tools.ts';
 import type { CallSizeLimits } from './call-size-limits.ts';
+import type { BudgetLedger } from './budget-ledger.ts';
 
 /** What every execution of a task's programs is given besides the program itself. */
 export type ProgramRequest = Omit<ExecutionRequest, 'host' | 'clock' | 'code' | 'language'>;
@@ -35,6 +36,8 @@ export interface ProgramRunnerOptions {
   readonly sizes?: CallSizeLimits;
   /** The operator's expiry of approval requests (`approvalTtlSeconds`); a tool's may be shorter. */
   readonly approvalTtlSeconds?: number | null;
+  /** The task's tool budgets and what it used, shared by its executions (an agent's steps) (ADR 0044). */
+  readonly budgets?: BudgetLedger;
 }
 
 function earlierTtl(a: number | null, b: number | null): number | null {
@@ -98,6 +101,7 @@ export function programRunner(o: ProgramRunnerOptions): (run: ProgramRun) => Pro
         append: (entries) => run.append(entries),
         keyPrefix: run.keyPrefix,
         ...(run.carry ? { carry: run.carry } : {}),
+        ...(run.journalId ? { journalId: run.journalId } : {}),
       },
       startClock: o.startClock,
       clock: o.clock,
@@ -105,5 +109,6 @@ export function programRunner(o: ProgramRunnerOptions): (run: ProgramRun) => Pro
       ...(o.toolSignal ? { toolSignal: o.toolSignal } : {}),
       ...(o.lease ? { lease: o.lease } : {}),
       ...(o.sizes ? { sizes: o.sizes } : {}),
+      ...(o.budgets ? { budgets: o.budgets } : {}),
     });
 }

@@ -10,6 +10,7 @@ import type {
   JournalEntryInput,
   SandboxDriver,
 } from '../spec/index.ts';
+import type { BudgetLedger } from './budget-ledger.ts';
 import type { CallPolicy } from './call-decision.ts';
 import { attentionError } from './attention-error.ts';
 import { JournalingHost } from './journaling-host.ts';
@@ -26,6 +27,8 @@ export interface ExecutionJournal {
   readonly keyPrefix?: string;
   /** Calls earlier attempts completed, for a revised program to take over (ADR 0034). */
   readonly carry?: CarryOver;
+  /** How the journal names the execution's call ids (an agent's step prefixes them); absent: as they are. */
+  readonly journalId?: (callId: string) => string;
 }
 
 /** The lease a durable run holds: its token goes to tools, and it is proven before a side effect starts. */
@@ -60,6 +63,8 @@ export interface RunJournaledOptions {
   readonly toolSignal?: AbortSignal;
   /** How long tool calls still running when the execution ends may take to journal their outcomes. */
   readonly settleMs?: number;
+  /** The task's tool budgets and what it used (ADR 0044); absent: nothing bounds its calls. */
+  readonly budgets?: BudgetLedger;
 }
 
 export const DEFAULT_SETTLE_MS = 5_000;
@@ -124,6 +129,8 @@ export async function runJournaled(options: RunJournaledOptions): Promise<Execut
     ...(journal.carry ? { carry: journal.carry } : {}),
     ...(policy.revisedCall ? { revisedCall: policy.revisedCall.bind(policy) } : {}),
     ...(options.sizes ? { sizes: options.sizes } : {}),
+    ...(options.budgets ? { budgets: options.budgets } : {}),
+    ...(journal.journalId ? { journalId: journal.journalId } : {}),
     append: journal.append,
     effectOf: (call) => policy.effectOf(call),
     clock: options.clock ?? Date.now,

@@ -4,6 +4,7 @@ import {
   AGENT_MODES,
   checkLibraryPatterns,
   checkNetworkAccess,
+  checkTaskBudgets,
   GUEST_LANGUAGES,
   isGuestLanguage,
   isWorkspaceName,
@@ -132,8 +133,14 @@ export function toTaskInput(input: SubmitInput): TaskInput {
     // The sandbox has no network: `fetch` goes through the host, to the destinations allowed here (issue 21).
     // JavaScript has fetch; Python codecall.fetch, with urllib.request and http.client through it.
     const access = checkNetworkAccess(c.networkAccess);
-    const { networkAccess: _given, ...rest } = c;
-    constraints = access === false ? rest : { ...rest, networkAccess: access };
+    // Budgets of the task's tool calls (ADR 0044), enforced where each live call is decided.
+    const budgets = checkTaskBudgets(c.budgets);
+    const { networkAccess: _given, budgets: _asked, ...rest } = c;
+    constraints = {
+      ...rest,
+      ...(access === false ? {} : { networkAccess: access }),
+      ...(budgets === null ? {} : { budgets }),
+    };
   }
   if (input.files !== undefined) checkFiles(input.files);
   if (input.id !== undefined && !TASK_ID.test(input.id)) {

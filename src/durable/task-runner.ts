@@ -29,6 +29,7 @@ import type { RunnerTools } from './runner-tools.ts';
 import { DEFAULT_MAX_STALLED_ATTEMPTS } from './crash-loop.ts';
 import { INPUT_WAIT_BINDING } from './input-wait.ts';
 import { egressTools } from './egress-tools.ts';
+import { BudgetLedger } from './budget-ledger.ts';
 import { decideApprovals } from './paused-actions.ts';
 import { assertMayDecide } from './approver-check.ts';
 import { armDeadline, DEFAULT_RETRY_BASE_MS, retryDelay } from './retry-and-deadline.ts';
@@ -423,9 +424,12 @@ export class TaskRunner {
         : this.bindings),
       ...(tools === this.options.tools ? [] : EGRESS_BINDINGS),
     ];
+    // The task's budgets (ADR 0044): what it used is folded from its journal, then counted as this run journals.
+    const budgets = BudgetLedger.of(input.constraints?.budgets, tools, journal);
     const runProgram = programRunner({
       driver,
       tools,
+      ...(budgets ? { budgets } : {}),
       request: programRequest(input, bindings),
       ...(run.onLog ? { onLog: run.onLog } : {}),
       startClock,

@@ -1,9 +1,17 @@
 import { decodeValue, toJsonView } from '../codec/index.ts';
 import { CodecallError } from '../errors/index.ts';
-import type { ArtifactInfo, NetworkAccess, TaskError, TaskRecord, ViewJournal } from '../spec/index.ts';
+import { taskBudgetsToWire } from '../spec/index.ts';
+import type {
+  ArtifactInfo,
+  NetworkAccess,
+  TaskBudgets,
+  TaskError,
+  TaskRecord,
+  ViewJournal,
+} from '../spec/index.ts';
 import { viewApprovals, viewAttentionCalls, viewInputs } from './summary-view.ts';
 import { originView, revisionView } from './revision-view.ts';
-import type { NetworkAccessView, RevisedByView, StepView, TaskView } from '../api/index.ts';
+import type { BudgetsView, NetworkAccessView, RevisedByView, StepView, TaskView } from '../api/index.ts';
 
 /** What a view shows of a task's journal: its summary and the rows it names; an agent task's steps besides. */
 export interface ViewParts {
@@ -80,6 +88,7 @@ export function taskView(
     language: record.input.language,
     metadata: record.input.metadata ?? null,
     network_access: networkAccessView(record.input.constraints?.networkAccess),
+    ...budgetsView(record.input.constraints?.budgets, journal),
     attempts: record.attempts,
     tenant: record.tenant,
     session_id: record.sessionId,
@@ -141,6 +150,21 @@ function errorView(error: TaskError): TaskView['error'] {
     ...(line === undefined ? {} : { line }),
     ...(column === undefined ? {} : { column }),
   };
+}
+
+/** A task's budgets in the wire's form with what it used (from its journal's summary; null without it). */
+function budgetsView(
+  budgets: TaskBudgets | undefined,
+  journal: ViewJournal | undefined,
+): { budgets?: BudgetsView } {
+  if (!budgets) return {};
+  const usage = journal?.summary.usage;
+  const tools: Record<string, { calls: number; wall_seconds: number }> = {};
+  for (const [name, t] of Object.entries(usage?.tools ?? {})) {
+    tools[name] = { calls: t.calls, wall_seconds: round(t.wallMs / 1000) };
+  }
+  const used = journal ? { calls: usage?.calls ?? 0, cost: round(usage?.cost ?? 0), tools } : null;
+  return { budgets: { ...taskBudgetsToWire(budgets), used } };
 }
 
 /** A task's network access in the wire's form, or null for none. */

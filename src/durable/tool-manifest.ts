@@ -5,6 +5,8 @@ import type {
   JsonSchema,
   RevisedCallPolicy,
   ToolApproval,
+  ToolBudget,
+  ToolCost,
   ToolEffect,
 } from '../spec/index.ts';
 
@@ -21,6 +23,9 @@ export interface ManifestTools {
         readonly requiresApproval?: ApprovalPolicy;
         readonly approval?: ToolApproval;
         readonly revisedCall?: RevisedCallPolicy;
+        /** Not part of the manifest: a changed budget or cost does not change what the guest relies on. */
+        readonly budget?: ToolBudget;
+        readonly cost?: ToolCost;
       }
     | undefined;
 }

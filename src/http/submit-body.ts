@@ -1,7 +1,7 @@
 import { CodecallError } from '../errors/index.ts';
 import type { CallbackCheck } from '../api/index.ts';
 import type { TaskBody } from './task-schemas.ts';
-import { networkAccessFromWire } from '../spec/index.ts';
+import { networkAccessFromWire, taskBudgetsFromWire } from '../spec/index.ts';
 import { assertJsonValue } from '../codec/index.ts';
 import type { SubmitInput } from '../api/index.ts';
 
@@ -44,6 +44,7 @@ export function toSubmitInput(
     ...(c?.allowed_libraries ? { allowedLibraries: c.allowed_libraries } : {}),
     ...(c?.blocked_commands ? { blockedCommands: c.blocked_commands } : {}),
     ...(c?.network_access === undefined ? {} : { networkAccess: networkAccessFromWire(c.network_access) }),
+    ...(c?.budgets === undefined ? {} : { budgets: taskBudgetsFromWire(c.budgets) }),
     ...(c?.allow_subprocesses === undefined ? {} : { allowSubprocesses: c.allow_subprocesses }),
   };
   if (b.callback_url !== undefined) options.checkCallback(b.callback_url, at('callback_url'));

@@ -1,5 +1,5 @@
 import { TASK_TRANSITIONS } from '../spec/index.ts';
-import type { AgentMode, GuestLanguage } from '../spec/index.ts';
+import type { AgentMode, GuestLanguage, TaskBudgetsWire } from '../spec/index.ts';
 
 export const STATUSES = Object.keys(TASK_TRANSITIONS);
 export const idSchema = { type: 'string', minLength: 1, maxLength: 128 } as const;
@@ -86,6 +86,28 @@ export const taskBodySchema = {
           ],
         },
         allow_subprocesses: { type: 'boolean' },
+        // Budgets of the task's tool calls (ADR 0044); the runtime checks them (checkTaskBudgets).
+        budgets: {
+          type: 'object',
+          additionalProperties: false,
+          properties: {
+            max_calls: { type: 'integer', minimum: 0, description: 'calls of all tools together' },
+            max_cost: { type: 'number', minimum: 0, description: "the sum of the calls' costs" },
+            tools: {
+              type: 'object',
+              maxProperties: 1000,
+              description: 'per tool ("namespace.name"): only tightens the budget the tool declares',
+              additionalProperties: {
+                type: 'object',
+                additionalProperties: false,
+                properties: {
+                  max_calls: { type: 'integer', minimum: 0 },
+                  max_wall_seconds: { type: 'number', minimum: 0 },
+                },
+              },
+            },
+          },
+        },
       },
     },
   },
@@ -125,6 +147,7 @@ export interface TaskBody {
           allow_http?: boolean;
         };
     allow_subprocesses?: boolean;
+    budgets?: TaskBudgetsWire;
   };
 }
 

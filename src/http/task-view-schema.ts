@@ -217,6 +217,41 @@ export const taskViewSchema = {
         allow_http: { type: 'boolean' },
       },
     },
+    budgets: {
+      type: 'object',
+      ...open,
+      description:
+        "The task's tool budgets (tool_constraints.budgets, ADR 0044) and what it used of them (used: null in " +
+        'lists); absent when it sets none',
+      properties: {
+        max_calls: { type: 'integer' },
+        max_cost: { type: 'number' },
+        tools: {
+          type: 'object',
+          additionalProperties: {
+            type: 'object',
+            ...open,
+            properties: { max_calls: { type: 'integer' }, max_wall_seconds: { type: 'number' } },
+          },
+        },
+        used: {
+          ...nullable('object'),
+          ...open,
+          properties: {
+            calls: { type: 'integer' },
+            cost: { type: 'number' },
+            tools: {
+              type: 'object',
+              additionalProperties: {
+                type: 'object',
+                ...open,
+                properties: { calls: { type: 'integer' }, wall_seconds: { type: 'number' } },
+              },
+            },
+          },
+        },
+      },
+    },
     attempts: { type: 'number' },
     created_at: timestamp,
     updated_at: timestamp,

@@ -120,6 +120,12 @@ export function createMetrics(options: MetricsOptions): Metrics {
     labelNames: ['tool'],
     registers,
   });
+  const budgetRefusals = new Counter({
+    name: 'codecall_tool_budget_refusals_total',
+    help: "Tool calls refused before they ran because they would pass one of their task's budgets (ADR 0044), by tool and budget",
+    labelNames: ['tool', 'budget'],
+    registers,
+  });
   const errors = new Counter({
     name: 'codecall_errors_total',
     help: 'Errors by code: failed tasks (source task) and HTTP error responses (source http)',
@@ -192,8 +198,11 @@ export function createMetrics(options: MetricsOptions): Metrics {
     if (e.type === 'journal') {
       tools.onEntries(e.taskId, e.entries);
       for (const entry of e.entries) {
-        if (entry.type === 'tool_intent' && entry.data.carried_from)
-          toolCallsCarried.inc({ tool: entry.data.tool });
+        if (entry.type !== 'tool_intent') continue;
+        if (entry.data.carried_from) toolCallsCarried.inc({ tool: entry.data.tool });
+        // Journaled once, live: a replay reads the journal but journals nothing again.
+        if (entry.data.over_budget)
+          budgetRefusals.inc({ tool: entry.data.tool, budget: entry.data.over_budget });
       }
       // An agent's model replies carry the provider's token counts.
       for (const entry of e.entries) {

@@ -9,7 +9,8 @@ interface Call {
 
 /**
  * Times tool calls from the journal as it is written: `tool_intent` (or the start of an approved or retried
- * call) to `tool_outcome`, by call id. Timers are not tools, nor are calls taken over (not run). A task's calls are forgotten when it ends.
+ * call) to `tool_outcome`, by call id. Timers are not tools, nor are calls taken over or refused by a budget (not
+ * run). A task's calls are forgotten when it ends.
  */
 export class ToolCallTimer {
   private readonly tasks = new Map<string, Map<string, Call>>();
@@ -24,8 +25,9 @@ export class ToolCallTimer {
       const callId = callIdOf(e);
       if (callId === null) continue;
       if (e.type === 'tool_intent') {
-        // A call taken over from an earlier attempt did not run: it has no time (codecall_tool_calls_carried_total).
-        if (e.data.tool === 'timer' || e.data.carried_from) continue;
+        // A call taken over from an earlier attempt did not run: it has no time (codecall_tool_calls_carried_total);
+        // nor did one refused by its budget (codecall_tool_budget_refusals_total).
+        if (e.data.tool === 'timer' || e.data.carried_from || e.data.over_budget) continue;
         this.callsOf(taskId).set(callId, { tool: e.data.tool, startedAt: this.now() });
         continue;
       }

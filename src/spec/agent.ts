@@ -16,6 +16,8 @@ export interface ProgramRun {
   readonly keyPrefix: string;
   /** Calls earlier attempts completed, for this revised program to take over (ADR 0034). */
   readonly carry?: CarryOver;
+  /** How the task's journal names the execution's call ids (`append` maps them so); absent: as the driver does. */
+  readonly journalId?: (callId: string) => string;
 }
 
 /** What the runner gives an agent for one run of an instruction task (it holds the lease meanwhile). */

@@ -28,4 +28,5 @@ export * from './egress.ts';
 export * from './egress-calls.ts';
 export * from './allow-entry.ts';
 export * from './network-access.ts';
+export * from './tool-budgets.ts';
 export * from './network-policy.ts';

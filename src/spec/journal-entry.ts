@@ -3,6 +3,7 @@ import type { JournalControl } from './journal-control.ts';
 import type { ChatMessage, ModelToolCall, ModelUsage, ToolSpec } from './model.ts';
 import type { LogEntry } from './sandbox.ts';
 import type { ToolEffect } from './tool.ts';
+import type { BudgetName } from './budget-types.ts';
 
 /** A completed call of an earlier attempt that a revision did not make again (ADR 0034). */
 export interface NotRepeatedCall {
@@ -69,13 +70,20 @@ export interface JournalEntryData {
     /** Calls of the failed steps before it that changed the world and that this step did not make again. */
     readonly not_repeated?: readonly NotRepeatedCall[];
   };
-  /** `carried_from`: not run, its outcome taken over from an earlier attempt's completed call (ADR 0034). */
+  /**
+   * `carried_from`: not run, its outcome taken over from an earlier attempt's completed call (ADR 0034). `cost`:
+   * the call's cost against the task's `max_cost` when it is not DEFAULT_CALL_COST (fixed here, so a changed cost
+   * function does not change the past); `over_budget`: refused before it ran, by this budget (ADR 0044). Journals
+   * written before budgets have neither.
+   */
   readonly tool_intent: {
     readonly call_id: string;
     readonly tool: string;
     readonly args: string;
     readonly idempotency_key?: string;
     readonly carried_from?: CallOrigin;
+    readonly cost?: number;
+    readonly over_budget?: BudgetName;
   };
   /** A call an earlier task completed, offered to this task, a revision of it (ADR 0034); journaled before it runs. */
   readonly carry_offer: {

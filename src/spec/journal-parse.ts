@@ -1,3 +1,4 @@
+import { BUDGET_NAMES } from './budget-types.ts';
 import type { ControlAction, ControlOf } from './journal-control.ts';
 import type { JournalEntryData, JournalEntryType } from './journal-entry.ts';
 import type { JournalEntryInput } from './journal.ts';
@@ -65,6 +66,10 @@ const ENTRY_FIELDS: { readonly [T in Exclude<JournalEntryType, 'control'>]: Fiel
     args: string,
     idempotency_key: optional(string),
     carried_from: optional(origin),
+    cost: optional(
+      check('a number of 0 or more', (v) => typeof v === 'number' && Number.isFinite(v) && v >= 0),
+    ),
+    over_budget: optional(oneOf(...BUDGET_NAMES)),
   },
   carry_offer: {
     origin,

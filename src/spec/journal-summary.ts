@@ -3,6 +3,16 @@ import { isRecord } from './is-record.ts';
 import { isBigRow, isLightRow, lightRow } from './light-row.ts';
 import type { LightRow } from './light-row.ts';
 import { unknownEntry } from './journal.ts';
+import {
+  copyBudgetUsage,
+  countsAgainstBudgets,
+  emptyBudgetUsage,
+  entryTime,
+  foldBudgetUsage,
+  isBudgetUsage,
+  touchesBudgets,
+} from './tool-budgets.ts';
+import type { BudgetUsage } from './tool-budgets.ts';
 import type { JournalEntry, JournalEntryInputOf } from './journal.ts';
 
 /**
@@ -44,6 +54,11 @@ export interface JournalSummary {
    * does not read those (a head that is a 1 MiB outcome would cost every view its hashing). Absent when none is.
    */
   readonly bigAnchors?: readonly number[];
+  /**
+   * What the task used of its tool budgets (ADR 0044): calls, costs and each tool's time, folded by
+   * `foldBudgetUsage` at each entry's `createdAt`. Absent until the journal holds a call that counts.
+   */
+  readonly usage?: BudgetUsage;
 }
 
 export interface SummaryOffer {
@@ -79,7 +94,7 @@ export interface SummaryAttention {
 }
 
 /** The fold's version: a stored summary of another format is not used (it is rebuilt from the journal). */
-export const SUMMARY_FORMAT = 1;
+export const SUMMARY_FORMAT = 2;
 
 export const EMPTY_JOURNAL_SUMMARY: JournalSummary = Object.freeze({
   format: SUMMARY_FORMAT,
@@ -96,13 +111,15 @@ export const EMPTY_JOURNAL_SUMMARY: JournalSummary = Object.freeze({
 
 /** The summary after one more entry (the next in seq order). Pure; exhaustive over entry types. */
 export function foldJournalSummary(summary: JournalSummary, entry: JournalEntry): JournalSummary {
-  const { bigAnchors: earlier, ...rest } = summary;
+  const { bigAnchors: earlier, usage: before, ...rest } = summary;
   const anchors = bigAnchors(earlier, entry);
+  const usage = budgetUsage(before, entry);
   const s: JournalSummary = {
     ...rest,
     seq: entry.seq,
     checksum: entry.checksum,
     ...(anchors.length > 0 ? { bigAnchors: anchors } : {}),
+    ...(usage ? { usage } : {}),
   };
   switch (entry.type) {
     case 'tool_outcome':
@@ -189,6 +206,16 @@ function foldControl(
   }
 }
 
+/** The budget usage after `entry` (a copy when it changes it); absent until a call counts. */
+function budgetUsage(before: BudgetUsage | undefined, entry: JournalEntry): BudgetUsage | undefined {
+  if (!touchesBudgets(entry)) return before;
+  if (before === undefined && !(entry.type === 'tool_intent' && countsAgainstBudgets(entry.data)))
+    return before;
+  const usage = before ? copyBudgetUsage(before) : emptyBudgetUsage();
+  foldBudgetUsage(usage, entry, entryTime(entry.createdAt));
+  return usage;
+}
+
 /** The big anchors once `entry` is the head: the first two rows stay anchors, an earlier head no longer is. */
 function bigAnchors(earlier: readonly number[] | undefined, entry: JournalEntry): readonly number[] {
   const kept = (earlier ?? []).filter((seq) => seq <= 2 && seq !== entry.seq);
@@ -268,7 +295,8 @@ export function parseJournalSummary(text: string): JournalSummary | null {
         isSeq(o.seq) &&
         (o.light === undefined || isLightRow(o.light)),
     ) &&
-    (v.bigAnchors === undefined || (Array.isArray(v.bigAnchors) && v.bigAnchors.every(isSeq)));
+    (v.bigAnchors === undefined || (Array.isArray(v.bigAnchors) && v.bigAnchors.every(isSeq))) &&
+    (v.usage === undefined || isBudgetUsage(v.usage));
   return ok ? (v as unknown as JournalSummary) : null;
 }
 

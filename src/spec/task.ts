@@ -1,6 +1,7 @@
 import type { NetworkAccess } from './egress.ts';
 import type { ExecutionLimits, GuestLanguage, LogEntry } from './sandbox.ts';
 import type { ListedInput } from './listed-input.ts';
+import type { TaskBudgets } from './budget-types.ts';
 
 export type TaskStatus = 'pending' | 'running' | 'paused' | 'succeeded' | 'failed' | 'cancelled';
 
@@ -57,6 +58,8 @@ export interface TaskConstraints {
   readonly allowSubprocesses?: boolean;
   /** Where the program's `fetch` may go (issue 21); absent or false: nowhere (the sandbox has no network). */
   readonly networkAccess?: NetworkAccess | false;
+  /** Budgets of the task's tool calls (ADR 0044): over all its calls, and per tool (tightening the tool's own). */
+  readonly budgets?: TaskBudgets;
 }
 
 /** A file given with a task: it is in the program's working directory when the program starts. */

@@ -1,6 +1,7 @@
 import type { RevisedCallPolicy } from './call-origin.ts';
 import type { ToolApproval } from './approval-rules.ts';
 import type { JsonSchema } from './json-schema.ts';
+import type { ToolBudget, ToolCost } from './budget-types.ts';
 
 /**
  * What a tool does to the world, which decides what recovery may do with a call whose outcome was lost:
@@ -46,6 +47,10 @@ export interface ToolDefinition {
    * completed call (ADR 0034); absent: `pause` for `keyed` and `unsafe` tools, `run` for the others.
    */
   readonly revisedCall?: RevisedCallPolicy;
+  /** What a call costs against a task's `max_cost` (ADR 0044); absent: DEFAULT_CALL_COST. */
+  readonly cost?: ToolCost;
+  /** The tool's budget in every task; a task's `budgets.tools` may only tighten it (ADR 0044). */
+  readonly budget?: ToolBudget;
   execute(args: unknown, ctx: ToolContext): unknown;
 }
 

@@ -7,9 +7,10 @@ import type {
   ToolContext,
   ToolDefinition,
   RevisedCallPolicy,
+  ToolBudget,
   ToolEffect,
 } from '../spec/index.ts';
-import { TOOL_EFFECTS } from '../spec/index.ts';
+import { checkToolBudget, checkToolCost, TOOL_EFFECTS } from '../spec/index.ts';
 import { checkToolApproval } from './tool-approval.ts';
 
 export const DEFAULT_TOOL_NAMESPACE = 'tools';
@@ -177,6 +178,16 @@ export interface DefineToolOptions<S extends SchemaInput, Result> {
    * attempt's completed call: `pause` for a human (default for `keyed` and `unsafe` tools) or `run`.
    */
   revisedCall?: RevisedCallPolicy;
+  /**
+   * What one call costs against a task's `max_cost` budget (ADR 0044): a number of 0 or more, or a function of the
+   * call's arguments (as the program passed them, before they are validated) that returns one. Default 1.
+   */
+  cost?: number | ((args: ToolArgs<S>) => number);
+  /**
+   * The tool's budget in every task, e.g. `{ maxCalls: 5, maxWallSeconds: 60 }`: a call past it fails with
+   * TOOL_BUDGET_EXCEEDED and never runs. A task's `budgets.tools` may only tighten it (ADR 0044).
+   */
+  budget?: ToolBudget;
   execute(args: ToolArgs<S>, ctx: ToolContext): Result | Promise<Result>;
 }
 
@@ -218,6 +229,8 @@ export function defineTool<S extends SchemaInput = JsonSchema, Result = unknown>
     ...(options.revisedCall === undefined
       ? {}
       : { revisedCall: checkRevisedCall(options.name, options.revisedCall) }),
+    ...(options.cost === undefined ? {} : { cost: checkToolCost(options.name, options.cost) }),
+    ...(options.budget === undefined ? {} : { budget: checkToolBudget(options.name, options.budget) }),
     execute: (args: unknown, ctx: ToolContext) => options.execute(args as ToolArgs<S>, ctx),
   };
   // Not enumerable: a copy (`{ ...tool }`) is a hand-built definition, and equality checks ignore it.

@@ -1,0 +1,208 @@
+import { failure } from '../errors/index.ts';
+import {
+  DEFAULT_CALL_COST,
+  emptyBudgetUsage,
+  entryTime,
+  foldBudgetUsage,
+  tighterBudget,
+  touchesBudgets,
+} from '../spec/index.ts';
+import type {
+  BudgetName,
+  BudgetUsage,
+  GuestToolBinding,
+  HostCall,
+  JournalEntry,
+  JournalEntryInput,
+  SerializedError,
+  TaskBudgets,
+  ToolBudget,
+  ToolCost,
+} from '../spec/index.ts';
+
+/** What the ledger reads of the tools: each one's declared budget and cost (a ToolRegistry fits). */
+export interface BudgetTools {
+  readonly bindings: readonly GuestToolBinding[];
+  get(
+    namespace: string,
+    name: string,
+  ): { readonly budget?: ToolBudget; readonly cost?: ToolCost } | undefined;
+}
+
+/** What becomes of a new call (`BudgetLedger.admit`), decided before its intent is journaled. */
+export type Admission =
+  /** It runs; `cost` goes into its intent (absent: DEFAULT_CALL_COST). */
+  | { readonly kind: 'run'; readonly cost?: number }
+  /** Past `budget`: it fails with TOOL_BUDGET_EXCEEDED, never runs, and its intent says so (not counted). */
+  | { readonly kind: 'refuse'; readonly budget: BudgetName; readonly error: SerializedError }
+  /** Its cost could not be computed (the tool's cost function threw): it fails, never runs, a call costing 0. */
+  | { readonly kind: 'fail'; readonly error: SerializedError };
+
+const RUN: Admission = Object.freeze({ kind: 'run' });
+
+/** Cost sums are of floating point numbers: 0.1 + 0.2 must fit a budget of 0.3. */
+const COST_SLACK = 1e-9;
+
+/** Whether calls of this tool count against budgets (not `input.wait`, not fetch's requests). */
+function isBudgeted(namespace: string): boolean {
+  return namespace !== 'input' && namespace !== 'egress';
+}
+
+function round(n: number): number {
+  return Math.round(n * 1000) / 1000;
+}
+
+/**
+ * A task's budgets and what it used of them, for one run: folded from its journal when the run starts, then from
+ * every entry the run's JournalingHosts journal, as they journal it (an intent counts the moment it is decided, so
+ * the calls of one `Promise.all` are admitted in call order). The only decision it takes is `admit`; what it
+ * counts is `foldBudgetUsage`'s, the same fold a task's view reads (ADR 0044).
+ */
+export class BudgetLedger {
+  readonly usage: BudgetUsage = emptyBudgetUsage();
+  private readonly budgets: TaskBudgets;
+  /** Each tool's budget in this task (the smaller of the declared and the task's), by `namespace.name`. */
+  private readonly perTool = new Map<string, ToolBudget | null>();
+
+  private constructor(
+    budgets: TaskBudgets | undefined,
+    private readonly tools: BudgetTools,
+    journal: readonly JournalEntry[],
+  ) {
+    this.budgets = budgets ?? {};
+    for (const entry of journal) {
+      if (touchesBudgets(entry)) foldBudgetUsage(this.usage, entry, entryTime(entry.createdAt));
+    }
+  }
+
+  /**
+   * The ledger of a task's run, or null when nothing bounds its calls: the task sets no budgets and none of the
+   * tools declares one (its calls then cost nothing to check).
+   */
+  static of(
+    budgets: TaskBudgets | undefined,
+    tools: BudgetTools,
+    journal: readonly JournalEntry[],
+  ): BudgetLedger | null {
+    const bounded =
+      budgets !== undefined ||
+      tools.bindings.some((b) => tools.get(b.namespace, b.name)?.budget !== undefined);
+    return bounded ? new BudgetLedger(budgets, tools, journal) : null;
+  }
+
+  /** Whether a new call may run, given what the task used; it counts once its intent is journaled (`journaled`). */
+  admit(call: HostCall & { kind: 'tool' }): Admission {
+    if (!isBudgeted(call.namespace)) return RUN;
+    const tool = `${call.namespace}.${call.name}`;
+    const usage = this.usage;
+    const own = this.toolBudget(call.namespace, call.name, tool);
+    if (own !== null) {
+      const used = usage.tools[tool];
+      const calls = used?.calls ?? 0;
+      if (own.maxCalls !== undefined && calls + 1 > own.maxCalls) {
+        return refuse('tool_max_calls', tool, own.maxCalls, calls, () => {
+          return `${tool} was not run: the task has made ${calls} of the ${own.maxCalls} calls of this tool its budget allows`;
+        });
+      }
+      const wallMs = used?.wallMs ?? 0;
+      if (own.maxWallSeconds !== undefined && wallMs >= own.maxWallSeconds * 1000) {
+        const seconds = round(wallMs / 1000);
+        return refuse('tool_max_wall_seconds', tool, own.maxWallSeconds, seconds, () => {
+          return `${tool} was not run: the task's calls of this tool took ${seconds} s of the ${own.maxWallSeconds} s its budget allows`;
+        });
+      }
+    }
+    const { maxCalls, maxCost } = this.budgets;
+    if (maxCalls !== undefined && usage.calls + 1 > maxCalls) {
+      return refuse('max_calls', tool, maxCalls, usage.calls, () => {
+        return `${tool} was not run: the task has made ${usage.calls} of the ${maxCalls} tool calls its budget allows`;
+      });
+    }
+    if (maxCost === undefined) return RUN;
+    const cost = this.costOf(call, tool);
+    if (typeof cost !== 'number') return cost;
+    if (usage.cost + cost > maxCost + COST_SLACK) {
+      const used = round(usage.cost);
+      return refuse(
+        'max_cost',
+        tool,
+        maxCost,
+        used,
+        () =>
+          `${tool} was not run: it costs ${cost}, and the task has used ${used} of the ${maxCost} its budget allows`,
+        { cost },
+      );
+    }
+    return cost === DEFAULT_CALL_COST ? RUN : { kind: 'run', cost };
+  }
+
+  /**
+   * Folds entries a JournalingHost journals now, at `at` (epoch ms). `journalId` maps the execution's call ids to
+   * the journal's (an agent's step prefixes them), so a call's outcome meets the intent the journal names.
+   */
+  journaled(entries: readonly JournalEntryInput[], at: number, journalId?: (callId: string) => string): void {
+    for (const entry of entries) {
+      if (!touchesBudgets(entry)) continue;
+      foldBudgetUsage(this.usage, journalId ? withJournalId(entry, journalId) : entry, at);
+    }
+  }
+
+  private toolBudget(namespace: string, name: string, tool: string): ToolBudget | null {
+    let budget = this.perTool.get(tool);
+    if (budget === undefined) {
+      const declared = this.tools.get(namespace, name)?.budget;
+      budget = tighterBudget(declared, this.budgets.tools?.[tool]) ?? null;
+      this.perTool.set(tool, budget);
+    }
+    return budget;
+  }
+
+  /** The call's cost: the tool's number, or its function of the arguments; a failure when that throws. */
+  private costOf(call: HostCall & { kind: 'tool' }, tool: string): number | Admission {
+    const declared = this.tools.get(call.namespace, call.name)?.cost;
+    if (declared === undefined) return DEFAULT_CALL_COST;
+    if (typeof declared === 'number') return declared;
+    let cost: unknown;
+    try {
+      cost = declared(call.args);
+    } catch (e) {
+      const why = e instanceof Error ? e.message : String(e);
+      return {
+        kind: 'fail',
+        error: failure('TOOL_ERROR', `${tool}: its cost could not be computed: ${why}`),
+      };
+    }
+    if (typeof cost !== 'number' || !Number.isFinite(cost) || cost < 0) {
+      return {
+        kind: 'fail',
+        error: failure(
+          'TOOL_ERROR',
+          `${tool}: its cost function returned ${String(cost)}, not a number of 0 or more`,
+        ),
+      };
+    }
+    return cost;
+  }
+}
+
+function refuse(
+  budget: BudgetName,
+  tool: string,
+  limit: number,
+  used: number,
+  message: () => string,
+  more: Record<string, unknown> = {},
+): Admission {
+  return {
+    kind: 'refuse',
+    budget,
+    error: failure('TOOL_BUDGET_EXCEEDED', message(), { budget, tool, limit, used, ...more }),
+  };
+}
+
+/** The entry with its call id as the journal names it. */
+function withJournalId(entry: JournalEntryInput, journalId: (callId: string) => string): JournalEntryInput {
+  const data = entry.data as { readonly call_id?: unknown };
+  if (typeof data.call_id !== 'string') return entry;
+  return { type: entry.type, data: { ...entry.data, call_id: journalId(data.call_id) } } as JournalEntryInput;
+}
