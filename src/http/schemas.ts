@@ -268,6 +268,20 @@ export const toolsResponse = {
               description: 'Whether its calls wait for a human: never, always, or as its arguments decide',
             },
             input_schema: { ...anyValue, description: 'Its arguments as JSON Schema' },
+            cost: {
+              ...anyValue,
+              description:
+                "What a call costs against a task's max_cost: a number, or by_arguments (computed from each " +
+                "call's arguments); absent: 1",
+            },
+            budget: {
+              type: 'object',
+              ...open,
+              description:
+                "The tool's own budget in every task (a task's tool_constraints.budgets may only tighten it); " +
+                'absent when it declares none',
+              properties: { max_calls: { type: 'integer' }, max_wall_seconds: { type: 'number' } },
+            },
           },
         },
       },

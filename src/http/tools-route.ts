@@ -9,6 +9,10 @@ export interface ToolItem {
   readonly effect: ToolDefinition['effect'];
   readonly approval: 'never' | 'always' | 'by_arguments';
   readonly input_schema: ToolDefinition['inputSchema'];
+  /** Its cost against a task's `max_cost` (ADR 0044): a number, or `by_arguments`; absent: 1. */
+  readonly cost?: number | 'by_arguments';
+  /** Its own budget in every task (a task's may only tighten it); absent when it declares none. */
+  readonly budget?: { readonly max_calls?: number; readonly max_wall_seconds?: number };
 }
 
 function toolItem(tool: ToolDefinition): ToolItem {
@@ -20,6 +24,17 @@ function toolItem(tool: ToolDefinition): ToolItem {
     effect: tool.effect,
     approval: policy === true ? 'always' : policy === false ? 'never' : 'by_arguments',
     input_schema: tool.inputSchema,
+    ...(tool.cost === undefined ? {} : { cost: typeof tool.cost === 'number' ? tool.cost : 'by_arguments' }),
+    ...(tool.budget === undefined
+      ? {}
+      : {
+          budget: {
+            ...(tool.budget.maxCalls === undefined ? {} : { max_calls: tool.budget.maxCalls }),
+            ...(tool.budget.maxWallSeconds === undefined
+              ? {}
+              : { max_wall_seconds: tool.budget.maxWallSeconds }),
+          },
+        }),
   };
 }
 
