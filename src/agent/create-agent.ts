@@ -1,6 +1,7 @@
 import { decodeValue } from '../codec/index.ts';
 import { CodecallError, isCodecallError } from '../errors/index.ts';
 import { noModelConfiguredError } from '../model/index.ts';
+import { tighterBudget } from '../spec/index.ts';
 import type {
   AgentRunContext,
   ChatMessage,
@@ -9,6 +10,7 @@ import type {
   LogEntry,
   ModelClient,
   TaskAgent,
+  ToolBudget,
   ToolDefinition,
   TypeScriptLowering,
 } from '../spec/index.ts';
@@ -63,7 +65,11 @@ async function runAgent(options: AgentOptions, ctx: AgentRunContext): Promise<Ex
   if (!model) return end({ error: noModelConfiguredError() });
   const input = ctx.task.input;
   const allowed = input.tools ? new Set(input.tools) : null;
-  const tools = options.tools.filter((t) => !allowed || allowed.has(`${t.namespace}.${t.name}`));
+  const budgets = input.constraints?.budgets?.tools;
+  // Each with its budget in this task (the smaller of its own and the task's), which the prompt says.
+  const tools = options.tools
+    .filter((t) => !allowed || allowed.has(`${t.namespace}.${t.name}`))
+    .map((t) => withBudget(t, budgets?.[`${t.namespace}.${t.name}`]));
   const fns =
     input.mode === 'function_calling' ? functionTools(tools, { strict: options.strictTools === true }) : [];
   const byName = new Map<string, FunctionTool>(fns.map((f) => [f.spec.name, f]));
@@ -93,6 +99,13 @@ async function runAgent(options: AgentOptions, ctx: AgentRunContext): Promise<Ex
     if (outcome.kind === 'ended') return { ...outcome.run, ...totals(journal.entries, tally) };
     if (outcome.result.final) return end({ value: decodeOutput(outcome.result.output) });
   }
+}
+
+/** The tool with its budget in the task: the smaller of its own and the task's (ADR 0044). */
+function withBudget(tool: ToolDefinition, task: ToolBudget | undefined): ToolDefinition {
+  if (task === undefined) return tool;
+  const budget = tighterBudget(tool.budget, task);
+  return budget === undefined ? tool : { ...tool, budget };
 }
 
 function decodeOutput(output: string | null): unknown {

@@ -1,6 +1,7 @@
 import type { JsonSchema, ToolDefinition } from '../spec/index.ts';
 import { isRecord } from '../spec/is-record.ts';
 import { resolvePointer } from './json-pointer.ts';
+import { budgetLines } from './tool-declarations.ts';
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const MAX_DEPTH = 6;
@@ -106,6 +107,8 @@ function stub(tool: ToolDefinition): string {
   }
   if (tool.outputSchema) doc.push('', `Returns: ${output}`);
   if (tool.requiresApproval !== false) doc.push('', 'Requires human approval.');
+  const budget = budgetLines(tool.budget);
+  if (budget.length > 0) doc.push('', ...budget);
   const signature = params.length > 0 ? `*, ${params.join(', ')}` : '';
   return [
     '    @staticmethod',

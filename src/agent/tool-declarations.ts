@@ -1,4 +1,4 @@
-import type { JsonSchema, ToolDefinition } from '../spec/index.ts';
+import type { JsonSchema, ToolBudget, ToolDefinition } from '../spec/index.ts';
 import { isRecord } from '../spec/is-record.ts';
 import { resolvePointer } from './json-pointer.ts';
 
@@ -30,6 +30,25 @@ export function toolDeclarations(tools: readonly ToolDefinition[]): string {
     .join('\n\n');
 }
 
+/**
+ * A tool's budget in the task as the prompt says it (ADR 0044): the caller passes the tool with its budget in the
+ * task (`tighterBudget` of the declared one and the task's).
+ */
+export function budgetLines(budget: ToolBudget | undefined): string[] {
+  if (budget === undefined) return [];
+  const limits = [
+    ...(budget.maxCalls === undefined
+      ? []
+      : [`${budget.maxCalls} ${budget.maxCalls === 1 ? 'call' : 'calls'}`]),
+    ...(budget.maxWallSeconds === undefined ? [] : [`${budget.maxWallSeconds} s of calls`]),
+  ];
+  return limits.length === 0
+    ? []
+    : [
+        `At most ${limits.join(' and ')} in this task; past that a call fails with code TOOL_BUDGET_EXCEEDED.`,
+      ];
+}
+
 /** The TypeScript type of a JSON Schema (exported for tests). */
 export function schemaToType(schema: JsonSchema, indent = ''): string {
   return new Renderer(schema).type(schema, indent).text;
@@ -52,6 +71,7 @@ function toolMember(tool: ToolDefinition): string {
     ...params,
     ...(returns === '' ? [] : [`@returns ${returns}`]),
     ...(approval ? ['Requires human approval.'] : []),
+    ...budgetLines(tool.budget),
   ];
   // The top-level properties are documented by the @param lines, not again inside the type.
   const argsType = input.type(tool.inputSchema, STEP, false).text;

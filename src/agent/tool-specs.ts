@@ -1,6 +1,7 @@
 import type { ToolDefinition, ToolSpec } from '../spec/index.ts';
 import { DEFAULT_TOOL_NAMESPACE } from '../tools/index.ts';
 import { strictSchema } from './strict-schema.ts';
+import { budgetLines } from './tool-declarations.ts';
 
 export { strictSchema } from './strict-schema.ts';
 export { fromStrictArguments } from './strict-arguments.ts';
@@ -41,7 +42,8 @@ export function functionTools(
     const strict = options.strict === true ? strictSchema(tool.inputSchema) : null;
     const spec: ToolSpec = {
       name: names[index] ?? '',
-      description: tool.description,
+      // Its budget in the task, as code mode's declarations say it (ADR 0044).
+      description: [tool.description, ...budgetLines(tool.budget)].filter((t) => t !== '').join(' '),
       parameters: strict ?? tool.inputSchema,
       ...(strict === null ? {} : { strict: true }),
     };

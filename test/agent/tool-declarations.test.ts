@@ -5,7 +5,9 @@ import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { pythonStubs } from '../../src/agent/python-stubs.ts';
 import { schemaToType, toolDeclarations } from '../../src/agent/tool-declarations.ts';
+import { functionTools } from '../../src/agent/tool-specs.ts';
 import type { JsonSchema, ToolDefinition } from '../../src/spec/index.ts';
 import { defineTool } from '../../src/tools/define-tool.ts';
 import { loadToolsModule } from '../../src/tools/load-tools-module.ts';
@@ -341,6 +343,22 @@ declare const net: {
     expect(toolDeclarations([WEATHER, tool({ name: 'ping', namespace: 'net' })])).toBe(
       toolDeclarations([WEATHER, tool({ name: 'ping', namespace: 'net' })]),
     );
+  });
+
+  it("says a tool's budget in the task (ADR 0044), in the declarations, the Python stubs and function specs", () => {
+    const search = tool({
+      name: 'search',
+      description: 'Searches.',
+      budget: { maxCalls: 5, maxWallSeconds: 30 },
+    });
+    const once = tool({ name: 'once', budget: { maxCalls: 1 } });
+    const line =
+      'At most 5 calls and 30 s of calls in this task; past that a call fails with code TOOL_BUDGET_EXCEEDED.';
+    expect(toolDeclarations([search])).toContain(`   * ${line}\n`);
+    expect(toolDeclarations([once])).toContain('/** At most 1 call in this task;');
+    expect(pythonStubs([search])).toContain(`        ${line}\n`);
+    expect(functionTools([search])[0]?.spec.description).toBe(`Searches. ${line}`);
+    expect(toolDeclarations([tool({ name: 'free' })])).not.toContain('At most');
   });
 
   it('takes the arguments of zod schemas and a top-level $ref', () => {
