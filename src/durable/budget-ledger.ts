@@ -61,8 +61,8 @@ function round(n: number): number {
 export class BudgetLedger {
   readonly usage: BudgetUsage = emptyBudgetUsage();
   private readonly budgets: TaskBudgets;
-  /** Each tool's budget in this task (the smaller of the declared and the task's), by `namespace.name`. */
-  private readonly perTool = new Map<string, ToolBudget | null>();
+  /** Each tool's budget in this task (the smaller of the declared and the task's) and cost, by `namespace.name`. */
+  private readonly perTool = new Map<string, ToolTerms>();
 
   private constructor(
     budgets: TaskBudgets | undefined,
@@ -95,9 +95,10 @@ export class BudgetLedger {
     if (!isBudgeted(call.namespace)) return RUN;
     const tool = `${call.namespace}.${call.name}`;
     const usage = this.usage;
-    const own = this.toolBudget(call.namespace, call.name, tool);
+    const terms = this.termsOf(call.namespace, call.name, tool);
+    const own = terms.budget;
     if (own !== null) {
-      const used = usage.tools[tool];
+      const used = usage.tools.get(tool);
       const calls = used?.calls ?? 0;
       if (own.maxCalls !== undefined && calls + 1 > own.maxCalls) {
         return refuse('tool_max_calls', tool, own.maxCalls, calls, () => {
@@ -119,7 +120,7 @@ export class BudgetLedger {
       });
     }
     if (maxCost === undefined) return RUN;
-    const cost = this.costOf(call, tool);
+    const cost = costOf(terms.cost, call, tool);
     if (typeof cost !== 'number') return cost;
     if (usage.cost + cost > maxCost + COST_SLACK) {
       const used = round(usage.cost);
@@ -147,42 +148,51 @@ export class BudgetLedger {
     }
   }
 
-  private toolBudget(namespace: string, name: string, tool: string): ToolBudget | null {
-    let budget = this.perTool.get(tool);
-    if (budget === undefined) {
-      const declared = this.tools.get(namespace, name)?.budget;
-      budget = tighterBudget(declared, this.budgets.tools?.[tool]) ?? null;
-      this.perTool.set(tool, budget);
+  private termsOf(namespace: string, name: string, tool: string): ToolTerms {
+    let terms = this.perTool.get(tool);
+    if (terms === undefined) {
+      const declared = this.tools.get(namespace, name);
+      terms = {
+        budget: tighterBudget(declared?.budget, this.budgets.tools?.[tool]) ?? null,
+        cost: declared?.cost,
+      };
+      this.perTool.set(tool, terms);
     }
-    return budget;
+    return terms;
   }
+}
 
-  /** The call's cost: the tool's number, or its function of the arguments; a failure when that throws. */
-  private costOf(call: HostCall & { kind: 'tool' }, tool: string): number | Admission {
-    const declared = this.tools.get(call.namespace, call.name)?.cost;
-    if (declared === undefined) return DEFAULT_CALL_COST;
-    if (typeof declared === 'number') return declared;
-    let cost: unknown;
-    try {
-      cost = declared(call.args);
-    } catch (e) {
-      const why = e instanceof Error ? e.message : String(e);
-      return {
-        kind: 'fail',
-        error: failure('TOOL_ERROR', `${tool}: its cost could not be computed: ${why}`),
-      };
-    }
-    if (typeof cost !== 'number' || !Number.isFinite(cost) || cost < 0) {
-      return {
-        kind: 'fail',
-        error: failure(
-          'TOOL_ERROR',
-          `${tool}: its cost function returned ${String(cost)}, not a number of 0 or more`,
-        ),
-      };
-    }
-    return cost;
+/** A tool's budget in the task (null: none) and its declared cost. */
+interface ToolTerms {
+  readonly budget: ToolBudget | null;
+  readonly cost: ToolCost | undefined;
+}
+
+/** The call's cost: the tool's number, or its function of the arguments; a failure when that throws. */
+function costOf(
+  declared: ToolCost | undefined,
+  call: HostCall & { kind: 'tool' },
+  tool: string,
+): number | Admission {
+  if (declared === undefined) return DEFAULT_CALL_COST;
+  if (typeof declared === 'number') return declared;
+  let cost: unknown;
+  try {
+    cost = declared(call.args);
+  } catch (e) {
+    const why = e instanceof Error ? e.message : String(e);
+    return { kind: 'fail', error: failure('TOOL_ERROR', `${tool}: its cost could not be computed: ${why}`) };
   }
+  if (typeof cost !== 'number' || !Number.isFinite(cost) || cost < 0) {
+    return {
+      kind: 'fail',
+      error: failure(
+        'TOOL_ERROR',
+        `${tool}: its cost function returned ${String(cost)}, not a number of 0 or more`,
+      ),
+    };
+  }
+  return cost;
 }
 
 function refuse(

@@ -5,6 +5,8 @@ export type { ExecutionJournal, RunJournaledOptions } from './run-journaled.ts';
 export { TaskRunner, DEFAULT_LEASE_MS, DEFAULT_CONTROL_POLL_MS } from './task-runner.ts';
 export type { TaskRunnerOptions } from './task-runner.ts';
 export type { RunnerTools } from './runner-tools.ts';
+export { BudgetLedger } from './budget-ledger.ts';
+export type { Admission, BudgetTools } from './budget-ledger.ts';
 export { nextAttempt, DEFAULT_MAX_STALLED_ATTEMPTS } from './crash-loop.ts';
 export { toolManifestHash } from './tool-manifest.ts';
 export type { ManifestTools } from './tool-manifest.ts';

@@ -4,15 +4,16 @@ import { isBigRow, isLightRow, lightRow } from './light-row.ts';
 import type { LightRow } from './light-row.ts';
 import { unknownEntry } from './journal.ts';
 import {
-  copyBudgetUsage,
+  budgetUsageOf,
   countsAgainstBudgets,
   emptyBudgetUsage,
   entryTime,
   foldBudgetUsage,
-  isBudgetUsage,
+  isStoredBudgetUsage,
+  storedBudgetUsage,
   touchesBudgets,
 } from './tool-budgets.ts';
-import type { BudgetUsage } from './tool-budgets.ts';
+import type { StoredBudgetUsage } from './tool-budgets.ts';
 import type { JournalEntry, JournalEntryInputOf } from './journal.ts';
 
 /**
@@ -58,7 +59,7 @@ export interface JournalSummary {
    * What the task used of its tool budgets (ADR 0044): calls, costs and each tool's time, folded by
    * `foldBudgetUsage` at each entry's `createdAt`. Absent until the journal holds a call that counts.
    */
-  readonly usage?: BudgetUsage;
+  readonly usage?: StoredBudgetUsage;
 }
 
 export interface SummaryOffer {
@@ -207,13 +208,16 @@ function foldControl(
 }
 
 /** The budget usage after `entry` (a copy when it changes it); absent until a call counts. */
-function budgetUsage(before: BudgetUsage | undefined, entry: JournalEntry): BudgetUsage | undefined {
+function budgetUsage(
+  before: StoredBudgetUsage | undefined,
+  entry: JournalEntry,
+): StoredBudgetUsage | undefined {
   if (!touchesBudgets(entry)) return before;
   if (before === undefined && !(entry.type === 'tool_intent' && countsAgainstBudgets(entry.data)))
     return before;
-  const usage = before ? copyBudgetUsage(before) : emptyBudgetUsage();
+  const usage = before ? budgetUsageOf(before) : emptyBudgetUsage();
   foldBudgetUsage(usage, entry, entryTime(entry.createdAt));
-  return usage;
+  return storedBudgetUsage(usage);
 }
 
 /** The big anchors once `entry` is the head: the first two rows stay anchors, an earlier head no longer is. */
@@ -296,7 +300,7 @@ export function parseJournalSummary(text: string): JournalSummary | null {
         (o.light === undefined || isLightRow(o.light)),
     ) &&
     (v.bigAnchors === undefined || (Array.isArray(v.bigAnchors) && v.bigAnchors.every(isSeq))) &&
-    (v.usage === undefined || isBudgetUsage(v.usage));
+    (v.usage === undefined || isStoredBudgetUsage(v.usage));
   return ok ? (v as unknown as JournalSummary) : null;
 }
 

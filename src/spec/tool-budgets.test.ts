@@ -5,6 +5,7 @@ import {
   checkTaskBudgets,
   emptyBudgetUsage,
   foldBudgetUsage,
+  storedBudgetUsage,
   taskBudgetsFromWire,
   taskBudgetsToWire,
   tighterBudget,
@@ -64,7 +65,7 @@ describe('budget usage folded from a journal', () => {
   it('counts calls, costs and each tool time, from each call (last) start to its outcome', () => {
     const usage = emptyBudgetUsage();
     for (const e of journal) foldBudgetUsage(usage, e, Date.parse(e.createdAt));
-    expect(usage).toEqual({
+    expect(storedBudgetUsage(usage)).toEqual({
       calls: 3,
       cost: 3.5,
       tools: { 'tools.a': { calls: 2, wallMs: 5000 }, 'tools.b': { calls: 1, wallMs: 0 } },

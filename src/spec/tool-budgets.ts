@@ -215,26 +215,43 @@ export interface OpenCall {
   at: number | null;
 }
 
-/** What a task used of its budgets, folded from its journal (`foldBudgetUsage`). */
+/** What a task used of its budgets, folded from its journal (`foldBudgetUsage`), changed in place. */
 export interface BudgetUsage {
   calls: number;
   cost: number;
   /** By tool (`namespace.name`). */
-  tools: Record<string, ToolUsage>;
+  readonly tools: Map<string, ToolUsage>;
   /** By the journal's call id. */
-  open: Record<string, OpenCall>;
+  readonly open: Map<string, OpenCall>;
+}
+
+/** A BudgetUsage as JSON holds it (a journal summary's `usage`). */
+export interface StoredBudgetUsage {
+  readonly calls: number;
+  readonly cost: number;
+  readonly tools: Readonly<Record<string, Readonly<ToolUsage>>>;
+  readonly open: Readonly<Record<string, Readonly<OpenCall>>>;
 }
 
 export function emptyBudgetUsage(): BudgetUsage {
-  return { calls: 0, cost: 0, tools: {}, open: {} };
+  return { calls: 0, cost: 0, tools: new Map(), open: new Map() };
 }
 
-/** A copy to fold into, the folded one left as it is. */
-export function copyBudgetUsage(u: BudgetUsage): BudgetUsage {
+/** The usage a stored one holds, to fold into (the stored one is left as it is). */
+export function budgetUsageOf(stored: StoredBudgetUsage): BudgetUsage {
+  const tools = new Map<string, ToolUsage>();
+  for (const [name, t] of Object.entries(stored.tools)) tools.set(name, { calls: t.calls, wallMs: t.wallMs });
+  const open = new Map<string, OpenCall>();
+  for (const [id, c] of Object.entries(stored.open)) open.set(id, { tool: c.tool, at: c.at });
+  return { calls: stored.calls, cost: stored.cost, tools, open };
+}
+
+/** The usage as JSON holds it. */
+export function storedBudgetUsage(u: BudgetUsage): StoredBudgetUsage {
   const tools: Record<string, ToolUsage> = {};
-  for (const [name, t] of Object.entries(u.tools)) tools[name] = { calls: t.calls, wallMs: t.wallMs };
+  for (const [name, t] of u.tools) tools[name] = { calls: t.calls, wallMs: t.wallMs };
   const open: Record<string, OpenCall> = {};
-  for (const [id, c] of Object.entries(u.open)) open[id] = { tool: c.tool, at: c.at };
+  for (const [id, c] of u.open) open[id] = { tool: c.tool, at: c.at };
   return { calls: u.calls, cost: u.cost, tools, open };
 }
 
@@ -289,20 +306,20 @@ export function foldBudgetUsage(u: BudgetUsage, entry: JournalEntryInput, at: nu
   switch (entry.type) {
     case 'tool_intent': {
       const d = entry.data;
-      if (!countsAgainstBudgets(d) || u.open[d.call_id] !== undefined) return;
+      if (!countsAgainstBudgets(d) || u.open.has(d.call_id)) return;
       u.calls += 1;
       u.cost += d.cost ?? DEFAULT_CALL_COST;
-      const tool = u.tools[d.tool];
+      const tool = u.tools.get(d.tool);
       if (tool) tool.calls += 1;
-      else u.tools[d.tool] = { calls: 1, wallMs: 0 };
-      u.open[d.call_id] = { tool: d.tool, at };
+      else u.tools.set(d.tool, { calls: 1, wallMs: 0 });
+      u.open.set(d.call_id, { tool: d.tool, at });
       return;
     }
     case 'tool_outcome': {
-      const open = u.open[entry.data.call_id];
+      const open = u.open.get(entry.data.call_id);
       if (!open) return;
-      delete u.open[entry.data.call_id];
-      const tool = u.tools[open.tool];
+      u.open.delete(entry.data.call_id);
+      const tool = u.tools.get(open.tool);
       if (tool && open.at !== null && at !== null) tool.wallMs += Math.max(0, at - open.at);
       return;
     }
@@ -313,7 +330,7 @@ export function foldBudgetUsage(u: BudgetUsage, entry: JournalEntryInput, at: nu
     case 'control': {
       const c = entry.data;
       if (c.action === 'approved_call_started' || c.action === 'retry_started') {
-        const open = u.open[c.call_id];
+        const open = u.open.get(c.call_id);
         if (open) open.at = at;
       } else if (c.action === 'not_started' || c.action === 'revision_held') waits(u, c.call_id);
       return;
@@ -324,7 +341,7 @@ export function foldBudgetUsage(u: BudgetUsage, entry: JournalEntryInput, at: nu
 }
 
 function waits(u: BudgetUsage, callId: string): void {
-  const open = u.open[callId];
+  const open = u.open.get(callId);
   if (open) open.at = null;
 }
 
@@ -342,8 +359,8 @@ function isAmount(v: unknown): boolean {
   return typeof v === 'number' && Number.isFinite(v) && v >= 0;
 }
 
-/** Whether a stored value (a journal summary's) has the shape of a BudgetUsage. */
-export function isBudgetUsage(v: unknown): v is BudgetUsage {
+/** Whether a stored value (a journal summary's) has the shape of a StoredBudgetUsage. */
+export function isStoredBudgetUsage(v: unknown): v is StoredBudgetUsage {
   return (
     isRecord(v) &&
     isCount(v.calls) &&
