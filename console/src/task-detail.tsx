@@ -2,6 +2,7 @@ import type { JSX } from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import type { Api } from './api.ts';
 import { ApprovalDecision } from './approval-decision.tsx';
+import { Budgets } from './budgets.tsx';
 import { ErrorBox } from './error-box.tsx';
 import { bytes, when } from './format.ts';
 import { Code } from './highlight.tsx';
@@ -158,6 +159,13 @@ export function TaskDetail(props: { api: Api; id: string }): JSX.Element {
       ) : (
         <Code code={task.code ?? ''} language={task.language} testid="code" />
       )}
+
+      {task.budgets ? (
+        <>
+          <h3>Budgets</h3>
+          <Budgets budgets={task.budgets} />
+        </>
+      ) : null}
 
       <h3>Result</h3>
       <TaskResult task={task} />

@@ -109,6 +109,8 @@ export interface TaskView {
   /** Set when tasks revise this one (absent when none does, in lists, and from older servers). */
   readonly revised_by?: RevisedByView;
   readonly language: string;
+  /** The task's tool budgets and what it used of them (absent when it sets none, and from older servers). */
+  readonly budgets?: BudgetsView;
   /** Where the program's fetch may go; null: nowhere (absent from older servers). */
   readonly network_access?: { readonly allow: readonly string[]; readonly allow_http?: boolean } | null;
   readonly tenant: string;
@@ -117,6 +119,20 @@ export interface TaskView {
   readonly attempts: number;
   readonly created_at: string;
   readonly updated_at: string;
+}
+
+/** A task's tool budgets (ADR 0044); `used` is null in lists. */
+export interface BudgetsView {
+  readonly max_calls?: number;
+  readonly max_cost?: number;
+  readonly tools?: Readonly<
+    Record<string, { readonly max_calls?: number; readonly max_wall_seconds?: number }>
+  >;
+  readonly used: {
+    readonly calls: number;
+    readonly cost: number;
+    readonly tools: Readonly<Record<string, { readonly calls: number; readonly wall_seconds: number }>>;
+  } | null;
 }
 
 /** How a task failed (or was stopped); `line`/`column`: where in its program, when the error says. */
