@@ -8,11 +8,21 @@ const REPEAT = 6;
 
 const AUTHORITY_JS = `return {
   require: typeof require, process: typeof process, SharedArrayBuffer: typeof SharedArrayBuffer,
-  Atomics: typeof Atomics, WebAssembly: typeof WebAssembly, fetch: typeof fetch, Buffer: typeof Buffer,
+  Atomics: typeof Atomics, WebAssembly: typeof WebAssembly, Buffer: typeof Buffer,
   module: typeof module, exports: typeof exports, __dirname: typeof __dirname, XMLHttpRequest: typeof XMLHttpRequest,
   WebSocket: typeof WebSocket, std: typeof std, os: typeof os, Deno: typeof Deno, Bun: typeof Bun,
   globalProcess: typeof globalThis.process, globalRequire: typeof globalThis.require,
 };`;
+
+// fetch is the host's (issue 21): without network_access it is refused before anything leaves the machine.
+const FETCH_JS = `try { await fetch('http://127.0.0.1:9/'); return 'fetched'; } catch (e) { return e.code; }`;
+const FETCH_PY = `import codecall
+try:
+    codecall.fetch('http://127.0.0.1:9/')
+    result = 'fetched'
+except codecall.FetchError as e:
+    result = e.code
+result`;
 
 const IMPORT_JS = `const out = {};
 for (const spec of ['fs', 'node:fs', 'child_process', 'std', 'os', '/etc/passwd', 'data:text/javascript,export default 1']) {
@@ -122,6 +132,14 @@ export function registerIsolationCases(options: SuiteOptions): void {
         const value = expectSucceeded(await g.run(src)) as Record<string, string>;
         for (const [name, type] of Object.entries(value))
           expect(`${name}: ${type}`).toBe(`${name}: undefined`);
+      },
+    );
+
+    g.program(
+      'fetch is no ambient authority: without network access it is refused, nothing is sent',
+      { javascript: FETCH_JS, python: FETCH_PY },
+      async (src) => {
+        expect(expectSucceeded(await g.run(src))).toBe('EGRESS_REFUSED');
       },
     );
 
