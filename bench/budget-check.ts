@@ -106,18 +106,25 @@ function checks(ledger: BudgetLedger | null): number {
   for (let i = 0; i < CHECKS; i++) {
     const callId = `call-${i}`;
     const call: HostCall = { kind: 'tool', callId, namespace: 'tools', name: 'ping', args: { i } };
-    const data = { call_id: callId, tool: 'tools.ping', args: '{}' };
+    let cost: number | undefined;
+    if (ledger) {
+      const admission = ledger.admit(call);
+      if (admission.kind !== 'run') throw new Error('refused');
+      cost = admission.cost;
+    }
+    // The intent and the outcome as the host builds them, with or without budgets.
+    const intent: JournalEntryInput = {
+      type: 'tool_intent',
+      data: { call_id: callId, tool: 'tools.ping', args: '{}', ...(cost === undefined ? {} : { cost }) },
+    };
     const outcome: JournalEntryInput = {
       type: 'tool_outcome',
       data: { call_id: callId, ok: true, payload: '1' },
     };
     if (ledger) {
-      const admission = ledger.admit(call);
-      if (admission.kind !== 'run') throw new Error('refused');
-      const cost = admission.cost === undefined ? {} : { cost: admission.cost };
-      ledger.journaled([{ type: 'tool_intent', data: { ...data, ...cost } }], Date.now());
+      ledger.journaled([intent], Date.now());
       ledger.journaled([outcome], Date.now());
-    } else sink += data.tool.length + outcome.type.length + call.callId.length;
+    } else sink += intent.type.length + outcome.type.length + call.callId.length;
   }
   if (sink < 0) throw new Error('unreachable');
   return ((performance.now() - started) * 1e6) / CHECKS;
