@@ -26,6 +26,10 @@ const intent = (tool = 'tools.pay', args = ARGS): JournalEntryInput => ({
   type: 'tool_intent',
   data: { call_id: 'call-1', tool, args },
 });
+const refusedIntent: JournalEntryInput = {
+  type: 'tool_intent',
+  data: { call_id: 'call-1', tool: 'tools.pay', args: ARGS, over_budget: 'tool_max_calls' },
+};
 const outcome: JournalEntryInput = {
   type: 'tool_outcome',
   data: { call_id: 'call-1', ok: true, payload: '1', clock: 5 },
@@ -82,6 +86,8 @@ const CALLS: Record<string, Row> = {
   'lost and unsafe: needs attention':                     { journal: [intent()], effect: 'unsafe', kind: 'needs_attention' },
   'lost and keyed: reruns (the key dedupes)':             { journal: [intent()], effect: 'keyed', kind: 'rerun' },
   'lost and read-only: reruns':                           { journal: [intent()], effect: 'read', kind: 'rerun' },
+  'refused by a budget, outcome lost: refused again':     { journal: [refusedIntent], effect: 'read', kind: 'refused' },
+  'refused by a budget, outcome recorded: replays':       { journal: [refusedIntent, outcome], effect: 'unsafe', kind: 'replay' },
 };
 
 describe('decideCall', () => {

@@ -2,6 +2,7 @@ import { encodeValue } from '../codec/index.ts';
 import { defaultRevisedCallPolicy } from '../spec/index.ts';
 import type {
   ApprovalRules,
+  BudgetName,
   CarryOffer,
   HostCall,
   RevisedCallPolicy,
@@ -46,6 +47,8 @@ export type CallDecision =
   | { readonly kind: 'hold'; readonly intent: Wire; readonly earlier: RevisedFrom }
   /** Its outcome is journaled: deliver it in its recorded place. */
   | { readonly kind: 'replay'; readonly position: number }
+  /** A budget refused it and its outcome was lost (a crash between the two): it fails again, never runs. */
+  | { readonly kind: 'refused'; readonly budget: BudgetName }
   /** The program now calls something else than the journal holds for this call: the execution cannot go on. */
   | { readonly kind: 'diverged'; readonly recorded: Wire; readonly now: Wire }
   /** It waits (or waited) for approval and never started: it goes on to its decision. */
@@ -80,6 +83,8 @@ export function decideCall(
   if (recorded.tool !== now.tool || recorded.args !== now.args) return { kind: 'diverged', recorded, now };
   const position = state.positions.get(call.callId);
   if (position !== undefined) return { kind: 'replay', position };
+  const refused = state.refused.get(call.callId);
+  if (refused !== undefined) return { kind: 'refused', budget: refused };
   // Taken over and interrupted before its value was journaled: it never ran, it is taken over again.
   const origin = state.carriedCalls.get(call.callId);
   const offer = origin && earlier?.byOrigin(origin);

@@ -1,5 +1,6 @@
 import { originKey, unknownEntry } from '../spec/index.ts';
 import type {
+  BudgetName,
   CallOrigin,
   HostOutcome,
   JournalEntryInput,
@@ -39,6 +40,8 @@ export interface CallState {
   readonly carriedCalls: ReadonlyMap<string, CallOrigin>;
   /** A revision's calls held for a human, with the earlier attempt's call each stands beside. */
   readonly held: ReadonlyMap<string, RevisedFrom>;
+  /** Calls a budget refused (their intent says which, `over_budget`): they never run (ADR 0044). */
+  readonly refused: ReadonlyMap<string, BudgetName>;
 }
 
 /** The entries the host writes about a call's progress besides its intent and outcome: they change its state. */
@@ -69,6 +72,7 @@ export class JournalMemory implements CallState {
   readonly #carried = new Set<string>();
   readonly #carriedCalls = new Map<string, CallOrigin>();
   readonly #held = new Map<string, RevisedFrom>();
+  readonly #refused = new Map<string, BudgetName>();
 
   constructor(recorded: readonly JournalEntryInput[]) {
     for (const entry of recorded) this.#fold(entry);
@@ -110,6 +114,9 @@ export class JournalMemory implements CallState {
   get held(): ReadonlyMap<string, RevisedFrom> {
     return this.#held;
   }
+  get refused(): ReadonlyMap<string, BudgetName> {
+    return this.#refused;
+  }
 
   /** Recorded outcomes in delivery order. */
   get outcomes(): readonly { readonly callId: string; readonly outcome: HostOutcome }[] {
@@ -129,6 +136,7 @@ export class JournalMemory implements CallState {
           this.#carried.add(originKey(entry.data.carried_from));
           this.#carriedCalls.set(entry.data.call_id, entry.data.carried_from);
         }
+        if (entry.data.over_budget) this.#refused.set(entry.data.call_id, entry.data.over_budget);
         break;
       case 'tool_outcome':
         this.#positions.set(entry.data.call_id, this.#outcomes.length);

@@ -4,6 +4,7 @@ import { idempotencyKey, longTimeout, parseCallId } from '../spec/index.ts';
 import type { LongTimer } from '../spec/index.ts';
 import type {
   AttentionCallData,
+  BudgetName,
   CarryOver,
   ExecutionHost,
   HostCall,
@@ -198,6 +199,9 @@ export class JournalingHost implements ExecutionHost {
           this.waiting.set(decision.position, resolve);
           this.scheduleDrain();
         });
+      case 'refused':
+        // Its intent was journaled refused, its outcome lost: the refusal is journaled again, nothing runs.
+        return this.track(call, this.finishLive(call, signalNever, this.refusedAgain(call, decision.budget)));
       case 'diverged': {
         const { recorded, now } = decision;
         return this.fatal(
@@ -258,6 +262,18 @@ export class JournalingHost implements ExecutionHost {
       call,
       this.commit([{ type: 'tool_intent', data }]).then(() => this.finishLive(call, signalNever, outcome)),
     );
+  }
+
+  /**
+   * The failure of a call whose refusal was journaled and whose outcome was lost: the budget's own failure when it
+   * still refuses (usage only grows, so it does unless the tools changed), else one naming the journaled budget.
+   */
+  private refusedAgain(call: HostCall, budget: BudgetName): HostOutcome {
+    const admission = this.admit(call);
+    if (admission.kind === 'refuse') return { ok: false, error: admission.error };
+    const tool = call.kind === 'tool' ? `${call.namespace}.${call.name}` : 'a timer';
+    const message = `${tool} was not run: the task's ${budget} budget refused it`;
+    return { ok: false, error: failure('TOOL_BUDGET_EXCEEDED', message, { budget, tool }) };
   }
 
   /** A call waits for a human's decision (lost, or held by a revision): the runner pauses with the others. */

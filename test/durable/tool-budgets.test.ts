@@ -319,6 +319,30 @@ describe('tool budgets', () => {
     expect(view.budgets?.used).toMatchObject({ calls: 3, tools: { 'tools.search': { calls: 3 } } });
   });
 
+  it('a refusal whose outcome a crash lost is refused again: the call never runs, nor waits for a human', async () => {
+    const ran: string[] = [];
+    const task = await fx.store.createTask({
+      kind: 'code',
+      code: tries(2, "tools.search({ q: 'q' + i })"),
+      language: 'javascript',
+      seed: 1,
+      constraints: { budgets: { maxCalls: 1 } },
+    });
+    // The dead worker ran call-1, then journaled call-2's refusal and died before its outcome.
+    await journalAsDeadWorker(fx.store, task.id, [
+      { type: 'tool_intent', data: { call_id: 'call-1', tool: 'tools.search', args: '{"q":"q0"}' } },
+      { type: 'tool_outcome', data: { call_id: 'call-1', ok: true, payload: '"q0"' } },
+      {
+        type: 'tool_intent',
+        data: { call_id: 'call-2', tool: 'tools.search', args: '{"q":"q1"}', over_budget: 'max_calls' },
+      },
+    ]);
+    const runtime = make(toolset(ran));
+    const view = await runtime.wait(task.id, { until: 'terminal' });
+    expect(view.result?.output).toEqual(['q0', refused('max_calls', 'tools.search', 1, 1)]);
+    expect(ran).toEqual([]);
+  });
+
   it('replays a journal with refusals to the same outcome, counting nothing twice (metrics too)', async () => {
     const ran: string[] = [];
     const runtime = make(toolset(ran));
