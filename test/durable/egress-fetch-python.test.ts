@@ -2,10 +2,7 @@
 // only because the operator's egress says allowPrivate), the python driver (bubblewrap), the runtime and a SQLite
 // store. codecall.fetch, urllib.request and http.client all make the same journaled egress calls: a resumed task
 // sees the same bytes without the server being asked again.
-import { createServer } from 'node:http';
-import type { IncomingMessage, Server } from 'node:http';
 import { mkdtemp, rm } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -17,50 +14,36 @@ import type { TaskStore } from '../../src/internal.ts';
 import { createPythonDriver, probePython } from '../../src/sandbox/index.ts';
 import type { PythonDriver } from '../../src/sandbox/index.ts';
 import { createSqliteTaskStore } from '../../src/store/index.ts';
+import { startRecordingServer } from './egress-test-server.ts';
+import type { RecordingServer, Seen } from './egress-test-server.ts';
 
 const probe = await probePython();
 
-interface Seen {
-  readonly method: string;
-  readonly url: string;
-  readonly body: string;
-  readonly headers: IncomingMessage['headers'];
-}
-
-let server: Server;
+let server: RecordingServer;
 let port = 0;
-const seen: Seen[] = [];
-let counter = 0;
+let seen: Seen[] = [];
 
 beforeAll(async () => {
-  server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks).toString();
-      seen.push({ method: req.method ?? '', url: req.url ?? '', body, headers: req.headers });
-      if (req.url === '/count') {
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ n: ++counter }));
-      } else if (req.url === '/echo') {
-        res.writeHead(201, 'Made', {
-          'content-type': 'text/plain; charset=latin-1',
-          'x-seen': req.method ?? '',
-          'set-cookie': ['a=1', 'b=2'],
-        });
-        res.end(Buffer.from(`${req.method} ${body} é`, 'latin1'));
-      } else if (req.url === '/bytes') {
-        res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(Buffer.from([0, 1, 254, 255]));
-      } else if (req.url === '/moved') {
-        res.writeHead(302, { location: '/count' }).end();
-      } else {
-        res.writeHead(404, { 'content-type': 'text/plain' }).end('no such page');
-      }
-    });
+  server = await startRecordingServer((req, raw, res) => {
+    const body = raw.toString();
+    if (req.url === '/echo') {
+      res.writeHead(201, 'Made', {
+        'content-type': 'text/plain; charset=latin-1',
+        'x-seen': req.method ?? '',
+        'set-cookie': ['a=1', 'b=2'],
+      });
+      res.end(Buffer.from(`${req.method} ${body} é`, 'latin1'));
+    } else if (req.url === '/bytes') {
+      res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(Buffer.from([0, 1, 254, 255]));
+    } else if (req.url === '/moved') {
+      res.writeHead(302, { location: '/count' }).end();
+    } else return false;
+    return true;
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  port = (server.address() as AddressInfo).port;
+  port = server.port;
+  seen = server.seen;
 });
-afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+afterAll(() => server.close());
 
 describe.skipIf(!probe.ok)(`fetch from a Python task${probe.ok ? '' : ` (skipped: ${probe.reason})`}`, () => {
   let driver: PythonDriver;
@@ -312,7 +295,7 @@ second = codecall.fetch('${base()}/count').json()
       pause_reason: 'awaiting_input',
     });
     const counted = seen.filter((s) => s.url === '/count').length;
-    const firstN = counter;
+    const firstN = server.count;
     await runtime.provideInput(task.task_id, 'go', 'yes');
     const done = await runtime.wait(task.task_id, { until: 'terminal' });
     expect(done).toMatchObject({

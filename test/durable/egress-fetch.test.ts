@@ -1,9 +1,6 @@
 // The guest's fetch through the host (issue 21), end to end: a real HTTP server on loopback (allowed only because
 // the operator's egress says allowPrivate), the quickjs driver, the runtime and a SQLite store. Requests are
 // journaled: a resumed task sees the same bytes without the server being asked again.
-import { createServer } from 'node:http';
-import type { IncomingMessage, Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createRuntime } from '../../src/durable/index.ts';
 import { createEgress } from '../../src/egress/index.ts';
@@ -11,55 +8,37 @@ import { ToolRegistry } from '../../src/index.ts';
 import type { Runtime } from '../../src/api/index.ts';
 import type { TenantNetworkPolicies } from '../../src/spec/index.ts';
 import { useDurableFixture } from './fixture.ts';
+import { startRecordingServer } from './egress-test-server.ts';
+import type { RecordingServer, Seen } from './egress-test-server.ts';
 
-interface Seen {
-  readonly method: string;
-  readonly url: string;
-  readonly body: string;
-  readonly headers: IncomingMessage['headers'];
-}
-
-let server: Server;
+let server: RecordingServer;
 let port = 0;
-const seen: Seen[] = [];
-let counter = 0;
+let seen: Seen[] = [];
 
 beforeAll(async () => {
-  server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      seen.push({
-        method: req.method ?? '',
-        url: req.url ?? '',
-        body: Buffer.concat(chunks).toString(),
-        headers: req.headers,
-      });
-      if (req.url === '/count') {
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ n: ++counter }));
-      } else if (req.url === '/echo') {
-        res.writeHead(201, 'Made', { 'content-type': 'text/plain', 'x-seen': req.method ?? '' });
-        res.end(`${req.method} ${Buffer.concat(chunks).toString()}`);
-      } else if (req.url === '/slow') {
-        setTimeout(() => res.writeHead(200).end('late'), 3000).unref();
-      } else if (req.url === '/to-metadata') {
-        res.writeHead(302, { location: 'http://169.254.169.254/latest/meta-data/' }).end();
-      } else if (req.url === '/to-elsewhere') {
-        res.writeHead(302, { location: 'https://example.com/' }).end();
-      } else if (req.url?.startsWith('/big/')) {
-        const n = Number(req.url.slice('/big/'.length));
-        res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(Buffer.alloc(n, 7));
-      } else if (req.url === '/bytes') {
-        res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(Buffer.from([0, 1, 254, 255]));
-      } else {
-        res.writeHead(404).end('no such page');
-      }
-    });
+  server = await startRecordingServer((req, raw, res) => {
+    const body = raw.toString();
+    if (req.url === '/echo') {
+      res.writeHead(201, 'Made', { 'content-type': 'text/plain', 'x-seen': req.method ?? '' });
+      res.end(`${req.method} ${body}`);
+    } else if (req.url === '/slow') {
+      setTimeout(() => res.writeHead(200).end('late'), 3000).unref();
+    } else if (req.url === '/to-metadata') {
+      res.writeHead(302, { location: 'http://169.254.169.254/latest/meta-data/' }).end();
+    } else if (req.url === '/to-elsewhere') {
+      res.writeHead(302, { location: 'https://example.com/' }).end();
+    } else if (req.url?.startsWith('/big/')) {
+      const n = Number(req.url.slice('/big/'.length));
+      res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(Buffer.alloc(n, 7));
+    } else if (req.url === '/bytes') {
+      res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(Buffer.from([0, 1, 254, 255]));
+    } else return false;
+    return true;
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  port = (server.address() as AddressInfo).port;
+  port = server.port;
+  seen = server.seen;
 });
-afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+afterAll(() => server.close());
 
 describe('fetch from a JavaScript task', () => {
   const fx = useDurableFixture('egress');
@@ -133,7 +112,7 @@ describe('fetch from a JavaScript task', () => {
       pause_reason: 'awaiting_input',
     });
     const counted = seen.filter((s) => s.url === '/count').length;
-    const firstN = counter;
+    const firstN = server.count;
     await runtime.provideInput(task.task_id, 'go', 'yes');
     const done = await runtime.wait(task.task_id, { until: 'terminal' });
     expect(done).toMatchObject({
