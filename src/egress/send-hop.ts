@@ -6,7 +6,6 @@ import { failed, overLimit } from './egress-errors.ts';
 import { pinnedLookup } from './pinned-lookup.ts';
 import type { Address, Destination } from './vet-destination.ts';
 
-
 export interface HopResponse {
   readonly request: ClientRequest;
   readonly response: IncomingMessage;

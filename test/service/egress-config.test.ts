@@ -22,7 +22,7 @@ describe('egress config', () => {
       '*': { allow: ['x.org'] },
     });
     expect(() => serviceEgress(config, {})).toThrow(/the secret "gh" reads GH_TOKEN, which is not set/);
-    expect(serviceEgress(config, { GH_TOKEN: 'v' }).fetch).toBeTypeOf('function');
+    expect(typeof serviceEgress(config, { GH_TOKEN: 'v' }).fetch).toBe('function');
     expect(serviceNetworkPolicies(loadConfig({ env: {} }))).toBeUndefined();
   });
 

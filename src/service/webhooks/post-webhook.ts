@@ -12,7 +12,6 @@ export interface PostResult {
   readonly location: string | null;
 }
 
-
 /**
  * POSTs one webhook (node:http rather than fetch: fetch cannot be pinned to vetted addresses without undici).
  * Redirects are not followed; the response body is drained and ignored. Rejects on a network error or abort.
