@@ -1,10 +1,7 @@
 import type { CallSizeLimits } from './call-size-limits.ts';
-import { CodecallError, failure } from '../errors/index.ts';
+import { CodecallError } from '../errors/index.ts';
 import {
-  EGRESS_BINDINGS,
   EGRESS_NAMESPACE,
-  narrowAccess,
-  networkPolicyFor,
   OPEN_APPROVAL_RULES,
   idempotencyScope,
   intervalMs,
@@ -28,8 +25,7 @@ import { REPLAY_ENTRIES } from '../spec/index.ts';
 import type { RunnerTools } from './runner-tools.ts';
 import { DEFAULT_MAX_STALLED_ATTEMPTS } from './crash-loop.ts';
 import { INPUT_WAIT_BINDING } from './input-wait.ts';
-import { egressTools } from './egress-tools.ts';
-import { BudgetLedger } from './budget-ledger.ts';
+import { runTools } from './run-tools.ts';
 import { decideApprovals } from './paused-actions.ts';
 import { assertMayDecide } from './approver-check.ts';
 import { armDeadline, DEFAULT_RETRY_BASE_MS, retryDelay } from './retry-and-deadline.ts';
@@ -393,39 +389,17 @@ export class TaskRunner {
     await run.append([...setup, ...prepared.journalBefore]);
     // Whether a pause must look for input deadlines (settleRun reads the journal again only then).
     run.observe(journal);
-    const allowed = input.tools ? new Set(input.tools) : null;
-    const asked = input.constraints?.networkAccess;
-    // The tenant's policy as it is now, not as it was at submit: a tightened one holds for stored tasks too.
-    const access = asked
-      ? narrowAccess(asked, networkPolicyFor(this.options.egressPolicies, task.tenant))
-      : asked;
-    const egress = this.options.egress;
-    if (access && !egress) {
-      const error = failure('INVALID_CONFIG', 'this server makes no network requests for tasks (no egress)');
-      return store.updateTask(run.taskId, { status: 'failed', error }, run.fenced);
-    }
-    const tools =
-      access && egress
-        ? egressTools(this.options.tools, {
-            egress,
-            access,
-            journal,
-            ...(this.options.sizes?.maxToolResultBytes === undefined
-              ? {}
-              : { maxResultBytes: this.options.sizes.maxToolResultBytes }),
-            ...(this.options.egressMaxRequests === undefined
-              ? {}
-              : { maxRequests: this.options.egressMaxRequests }),
-          })
-        : this.options.tools;
-    const bindings = [
-      ...(allowed
-        ? this.bindings.filter((b) => b === INPUT_WAIT_BINDING || allowed.has(`${b.namespace}.${b.name}`))
-        : this.bindings),
-      ...(tools === this.options.tools ? [] : EGRESS_BINDINGS),
-    ];
-    // The task's budgets (ADR 0044): what it used is folded from its journal, then counted as this run journals.
-    const budgets = BudgetLedger.of(input.constraints?.budgets, tools, journal);
+    const made = runTools(task, journal, {
+      tools: this.options.tools,
+      bindings: this.bindings,
+      egress: this.options.egress,
+      egressPolicies: this.options.egressPolicies,
+      egressMaxRequests: this.options.egressMaxRequests,
+      maxResultBytes: this.options.sizes?.maxToolResultBytes,
+    });
+    if ('error' in made)
+      return store.updateTask(run.taskId, { status: 'failed', error: made.error }, run.fenced);
+    const { tools, bindings, budgets } = made;
     const runProgram = programRunner({
       driver,
       tools,
