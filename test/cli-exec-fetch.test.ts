@@ -44,6 +44,12 @@ describe('codecall exec --allow-net', () => {
     expect(lastJson(refused.stdout).result).toEqual(['EGRESS_REFUSED', 'address']);
     const none = await codecall('exec', program, '--json');
     expect(lastJson(none.stdout).result).toEqual(['EGRESS_REFUSED', 'no_network_access']);
+    // Uncaught, the refusal says which flag gives access.
+    const uncaught = join(dir, 'uncaught.js');
+    await writeFile(uncaught, `return (await fetch('http://127.0.0.1:${port}/ping')).status;\n`);
+    const hinted = await codecall('exec', uncaught);
+    expect(hinted.code).toBe(1);
+    expect(hinted.stderr).toMatch(/failed: EGRESS_REFUSED: .*\nhint: .*--allow-net/);
     expect(hits).toBe(before);
   });
 

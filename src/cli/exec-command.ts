@@ -184,6 +184,9 @@ export async function execCommand(
     const where =
       line === undefined ? '' : ` (line ${line}${column === undefined ? '' : `, column ${column}`})`;
     io.stderr(`failed: ${result.error.code}: ${result.error.message}${where}\n`);
+    if (result.error.code === 'EGRESS_REFUSED' && options.allowNet === undefined) {
+      io.stderr('hint: give the hosts fetch may reach with --allow-net (e.g. --allow-net api.example.com)\n');
+    }
   }
   return result.status === 'succeeded' ? 0 : 1;
 }
