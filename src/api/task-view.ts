@@ -2,20 +2,15 @@ import type {
   AgentMode,
   CallOrigin,
   LogEntry,
+  NetworkAccessWire,
   PauseReason,
   TaskBudgetsWire,
   TaskStatus,
 } from '../spec/index.ts';
 
 /** A task's network access as the wire gives it (snake_case). */
-export interface NetworkAccessView {
-  readonly allow: readonly string[];
-  readonly methods?: readonly string[];
-  readonly max_requests?: number;
-  readonly max_bytes?: number;
-  readonly timeout_seconds?: number;
-  readonly allow_http?: boolean;
-}
+export type NetworkAccessView = NetworkAccessWire;
+
 /**
  * A task's tool budgets (`tool_constraints.budgets`, ADR 0044) and what it used of them. Only the task's own: a
  * tool's declared budget is in GET /api/v1/tools.

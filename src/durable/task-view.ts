@@ -1,17 +1,10 @@
 import { decodeValue, toJsonView } from '../codec/index.ts';
 import { CodecallError } from '../errors/index.ts';
-import { taskBudgetsToWire } from '../spec/index.ts';
-import type {
-  ArtifactInfo,
-  NetworkAccess,
-  TaskBudgets,
-  TaskError,
-  TaskRecord,
-  ViewJournal,
-} from '../spec/index.ts';
+import { networkAccessToWire, taskBudgetsToWire } from '../spec/index.ts';
+import type { ArtifactInfo, TaskBudgets, TaskError, TaskRecord, ViewJournal } from '../spec/index.ts';
 import { viewApprovals, viewAttentionCalls, viewInputs } from './summary-view.ts';
 import { originView, revisionView } from './revision-view.ts';
-import type { BudgetsView, NetworkAccessView, RevisedByView, StepView, TaskView } from '../api/index.ts';
+import type { BudgetsView, RevisedByView, StepView, TaskView } from '../api/index.ts';
 
 /** What a view shows of a task's journal: its summary and the rows it names; an agent task's steps besides. */
 export interface ViewParts {
@@ -31,6 +24,7 @@ export function taskView(
   const journal = parts?.journal;
   const seq = journal?.summary.seq ?? 0;
   const res = record.resources;
+  const access = record.input.constraints?.networkAccess;
   const ran = record.executionLog !== null || record.result !== null;
   const agent = record.input.kind === 'instruction' ? record.input : null;
   const steps = agent && parts?.steps ? parts.steps : null;
@@ -87,7 +81,7 @@ export function taskView(
     corrupt: null,
     language: record.input.language,
     metadata: record.input.metadata ?? null,
-    network_access: networkAccessView(record.input.constraints?.networkAccess),
+    network_access: access ? networkAccessToWire(access) : null,
     ...budgetsView(record.input.constraints?.budgets, journal),
     attempts: record.attempts,
     tenant: record.tenant,
@@ -165,17 +159,4 @@ function budgetsView(
   }
   const used = journal ? { calls: usage?.calls ?? 0, cost: round(usage?.cost ?? 0), tools } : null;
   return { budgets: { ...taskBudgetsToWire(budgets), used } };
-}
-
-/** A task's network access in the wire's form, or null for none. */
-function networkAccessView(access: NetworkAccess | false | undefined): NetworkAccessView | null {
-  if (!access) return null;
-  return {
-    allow: access.allow,
-    ...(access.methods ? { methods: access.methods } : {}),
-    ...(access.maxRequests === undefined ? {} : { max_requests: access.maxRequests }),
-    ...(access.maxBytes === undefined ? {} : { max_bytes: access.maxBytes }),
-    ...(access.timeoutSeconds === undefined ? {} : { timeout_seconds: access.timeoutSeconds }),
-    ...(access.allowHttp === undefined ? {} : { allow_http: access.allowHttp }),
-  };
 }

@@ -105,6 +105,38 @@ export function parseNetworkAccess(
   return access;
 }
 
+/** A task's network access as the wire writes it (snake_case): what submissions send and task views show. */
+export interface NetworkAccessWire {
+  readonly allow: readonly string[];
+  readonly methods?: readonly string[];
+  readonly max_requests?: number;
+  readonly max_bytes?: number;
+  readonly timeout_seconds?: number;
+  readonly allow_http?: boolean;
+}
+
+/** The runtime's names of the wire's fields (the others are spelled alike). */
+const RUNTIME_NAMES: Readonly<Record<string, string>> = {
+  max_requests: 'maxRequests',
+  max_bytes: 'maxBytes',
+  timeout_seconds: 'timeoutSeconds',
+  allow_http: 'allowHttp',
+};
+const WIRE_NAMES: Readonly<Record<string, string>> = Object.fromEntries(
+  Object.entries(RUNTIME_NAMES).map(([wire, runtime]) => [runtime, wire]),
+);
+
+/** An object's keys renamed by `names` (those it does not name kept); anything else as it is. */
+function renamed(value: unknown, names: Readonly<Record<string, string>>): unknown {
+  if (!isObject(value)) return value;
+  return Object.fromEntries(Object.entries(value).map(([k, x]) => [names[k] ?? k, x]));
+}
+
+/** A task's network access in the wire's form. */
+export function networkAccessToWire(access: NetworkAccess): NetworkAccessWire {
+  return renamed(access, WIRE_NAMES) as NetworkAccessWire;
+}
+
 /**
  * A task's `network_access` in the runtime's form (camelCase) checked as the wire's is (`parseNetworkAccess`):
  * false or absent is none; `true` is refused (say where). Throws a CodecallError INVALID_ARGUMENT naming the field.
@@ -113,17 +145,7 @@ export function checkNetworkAccess(
   value: unknown,
   field = 'tool_constraints.network_access',
 ): NetworkAccess | false {
-  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
-    const names: Record<string, string> = {
-      maxRequests: 'max_requests',
-      maxBytes: 'max_bytes',
-      timeoutSeconds: 'timeout_seconds',
-      allowHttp: 'allow_http',
-    };
-    const wire = Object.fromEntries(Object.entries(value).map(([k, x]) => [names[k] ?? k, x]));
-    return parseNetworkAccess(wire, field) ?? false;
-  }
-  return parseNetworkAccess(value, field) ?? false;
+  return parseNetworkAccess(renamed(value, WIRE_NAMES), field) ?? false;
 }
 
 /**
@@ -131,14 +153,5 @@ export function checkNetworkAccess(
  * checked where every submission is (`checkNetworkAccess`), which refuses `true` and any other shape.
  */
 export function networkAccessFromWire(value: unknown): NetworkAccess | false {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value as false;
-  const names: Record<string, string> = {
-    max_requests: 'maxRequests',
-    max_bytes: 'maxBytes',
-    timeout_seconds: 'timeoutSeconds',
-    allow_http: 'allowHttp',
-  };
-  return Object.fromEntries(
-    Object.entries(value).map(([k, x]) => [names[k] ?? k, x]),
-  ) as unknown as NetworkAccess;
+  return renamed(value, RUNTIME_NAMES) as NetworkAccess | false;
 }
