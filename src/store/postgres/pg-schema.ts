@@ -130,6 +130,10 @@ CREATE TABLE journal (
 -- one before, and an entry is written only under the task's current fencing token (the writer locked the row).
 -- Checked once per statement over all its rows (a transition table), not row by row: a batch of appends costs one
 -- set-based query. Static statements, planned once per connection.
+-- The checksum an entry must carry: the one the client computes (journal-checksum.ts), over the same text.
+CREATE FUNCTION chain_checksum(prev text, seq integer, type text, data text) RETURNS text
+  LANGUAGE sql IMMUTABLE PARALLEL SAFE
+  RETURN encode(sha256(convert_to(prev || E'\\n' || seq || E'\\n' || type || E'\\n' || data, 'UTF8')), 'hex');
 CREATE FUNCTION check_journal_chain() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
   bad record;
@@ -141,8 +145,7 @@ BEGIN
     LEFT JOIN journal AS p ON p.task_id = n.task_id AND p.seq = n.seq - 1
     WHERE t.fencing_token IS DISTINCT FROM n.fencing_token
       OR (n.seq > 1 AND p.checksum IS NULL)
-      OR n.checksum <> encode(sha256(convert_to(coalesce(p.checksum, '') || E'\\n' || n.seq || E'\\n' || n.type
-        || E'\\n' || n.data, 'UTF8')), 'hex')
+      OR n.checksum <> chain_checksum(coalesce(p.checksum, ''), n.seq, n.type, n.data)
     ORDER BY n.task_id, n.seq
     LIMIT 1;
   IF NOT FOUND THEN
@@ -168,8 +171,7 @@ BEGIN
     FROM added AS n
     LEFT JOIN audit_log AS p ON p.task_id = n.task_id AND p.seq = n.seq - 1
     WHERE (n.seq > 1 AND p.checksum IS NULL)
-      OR n.checksum <> encode(sha256(convert_to(coalesce(p.checksum, '') || E'\\n' || n.seq || E'\\n' || n.type
-        || E'\\n' || n.data, 'UTF8')), 'hex')
+      OR n.checksum <> chain_checksum(coalesce(p.checksum, ''), n.seq, n.type, n.data)
     ORDER BY n.task_id, n.seq
     LIMIT 1;
   IF NOT FOUND THEN
