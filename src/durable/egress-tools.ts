@@ -1,11 +1,5 @@
 import type { JournalEntry, NetworkAccess, Egress } from '../spec/index.ts';
-import {
-  DEFAULT_MAX_REQUESTS,
-  EGRESS_BINDINGS,
-  EGRESS_EFFECTS,
-  EGRESS_NAMESPACE,
-  egressHost,
-} from '../spec/index.ts';
+import { EGRESS_BINDINGS, EGRESS_EFFECTS, EGRESS_NAMESPACE, egressHost } from '../spec/index.ts';
 import type { RunnerTools } from './runner-tools.ts';
 import { DEFAULT_MAX_TOOL_RESULT_BYTES } from './call-size-limits.ts';
 
@@ -28,8 +22,6 @@ const RESPONSE_HEADROOM = 64 * 1024;
  * `network_access`; the requests its journal holds count against its budget, once each.
  */
 export function egressTools(base: RunnerTools, options: EgressToolsOptions): RunnerTools {
-  const ceiling = options.maxRequests ?? DEFAULT_MAX_REQUESTS;
-  const budget = Math.min(options.access.maxRequests ?? ceiling, ceiling);
   const made = new Set<string>();
   for (const e of options.journal) {
     if (e.type === 'tool_intent' && e.data.tool.startsWith(`${EGRESS_NAMESPACE}.`)) made.add(e.data.call_id);
@@ -45,7 +37,7 @@ export function egressTools(base: RunnerTools, options: EgressToolsOptions): Run
       egressHost(hostOptions ? base.host(hostOptions) : base.host(), {
         egress: options.egress,
         access: options.access,
-        budget,
+        maxRequests: options.maxRequests,
         made,
         maxBodyBytes: Math.max(
           1,

@@ -22,8 +22,8 @@ export const DEFAULT_MAX_REQUESTS = 100;
 export interface EgressHostOptions {
   readonly egress: Egress;
   readonly access: NetworkAccess;
-  /** Requests the execution may make (the task's `maxRequests` capped by the operator's). */
-  readonly budget: number;
+  /** The operator's ceiling on requests per task (default DEFAULT_MAX_REQUESTS): the task's `maxRequests` is capped by it. */
+  readonly maxRequests?: number | undefined;
   /** Ids of the calls already made (a durable task's journal): each counts once, a call run again does not. */
   readonly made?: Set<string>;
   /**
@@ -36,6 +36,8 @@ export interface EgressHostOptions {
 /** `inner` with the egress calls served by `egress` under `access`; every other call goes to `inner`. */
 export function egressHost(inner: ExecutionHost, options: EgressHostOptions): ExecutionHost {
   const made = options.made ?? new Set<string>();
+  const ceiling = options.maxRequests ?? DEFAULT_MAX_REQUESTS;
+  const budget = Math.min(options.access.maxRequests ?? ceiling, ceiling);
   const cap = options.maxBodyBytes;
   const access =
     cap === undefined
@@ -45,13 +47,13 @@ export function egressHost(inner: ExecutionHost, options: EgressHostOptions): Ex
     const request = egressRequestOf(call);
     if ('error' in request) return { ok: false, error: request.error };
     if (!made.has(call.callId)) {
-      if (made.size >= options.budget) {
+      if (made.size >= budget) {
         return {
           ok: false,
           error: failure(
             'EGRESS_LIMIT',
-            `fetch: the task has made its ${options.budget} requests (network_access.max_requests)`,
-            { limit: 'max_requests', max: options.budget },
+            `fetch: the task has made its ${budget} requests (network_access.max_requests)`,
+            { limit: 'max_requests', max: budget },
           ),
         };
       }

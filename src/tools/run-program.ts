@@ -10,7 +10,7 @@ import type {
   ToolDefinition,
   WorkspaceFile,
 } from '../spec/index.ts';
-import { DEFAULT_MAX_REQUESTS, EGRESS_BINDINGS, egressHost } from '../spec/index.ts';
+import { EGRESS_BINDINGS, egressHost } from '../spec/index.ts';
 import { ToolRegistry } from './tool-host.ts';
 
 export interface RunProgramOptions {
@@ -52,7 +52,6 @@ export function runProgram(options: RunProgramOptions): Promise<ExecutionResult>
   const registry = registryFor(options.tools);
   const host = registry.host(options.onLog ? { onLog: options.onLog } : {});
   const { network } = options;
-  const ceiling = network?.maxRequests ?? DEFAULT_MAX_REQUESTS;
   return options.driver.execute(
     {
       code: options.code,
@@ -62,7 +61,7 @@ export function runProgram(options: RunProgramOptions): Promise<ExecutionResult>
         ? egressHost(host, {
             egress: network.egress,
             access: network.access,
-            budget: Math.min(network.access.maxRequests ?? ceiling, ceiling),
+            maxRequests: network.maxRequests,
           })
         : host,
       ...(options.filename === undefined ? {} : { filename: options.filename }),
