@@ -38,7 +38,8 @@ export type Admission =
   /** Its cost could not be computed (the tool's cost function threw): it fails, never runs, a call costing 0. */
   | { readonly kind: 'fail'; readonly error: SerializedError };
 
-const RUN: Admission = Object.freeze({ kind: 'run' });
+/** The admission of a call that simply runs (one object for all of them). */
+export const RUN: Admission = Object.freeze({ kind: 'run' });
 
 /** Cost sums are of floating point numbers: 0.1 + 0.2 must fit a budget of 0.3. */
 const COST_SLACK = 1e-9;

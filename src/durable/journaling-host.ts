@@ -21,6 +21,7 @@ import {
   refusedStandIn,
 } from './call-size-limits.ts';
 import type { CallSizeLimits } from './call-size-limits.ts';
+import { RUN } from './budget-ledger.ts';
 import type { Admission, BudgetLedger } from './budget-ledger.ts';
 import { CarryPool } from './carry-pool.ts';
 import { CommitQueue } from './commit-queue.ts';
@@ -78,8 +79,6 @@ export interface JournalingHostOptions extends CallPolicy {
 function never(): Promise<HostOutcome> {
   return new Promise<HostOutcome>(() => undefined);
 }
-
-const RUN: Admission = Object.freeze({ kind: 'run' });
 
 /** For a refusal decided before anything ran: no tool was started that a stop could have interrupted. */
 const signalNever = new AbortController().signal;

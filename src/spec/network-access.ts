@@ -1,6 +1,8 @@
 import { CodecallError } from '../errors/index.ts';
 import type { NetworkAccess } from './egress.ts';
 import { parseAllowEntry } from './allow-entry.ts';
+import { isRecord } from './is-record.ts';
+import { invertedNames, renamedKeys } from './wire-form.ts';
 
 /** Most entries of `allow` (and of `methods`): a task names the few services it talks to, not a crawl list. */
 export const MAX_ACCESS_ENTRIES = 100;
@@ -29,10 +31,6 @@ const MAX_TIMEOUT_SECONDS = 86_400;
 
 const KEYS = ['allow', 'methods', 'max_requests', 'max_bytes', 'timeout_seconds', 'allow_http'] as const;
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /**
  * A task's `tool_constraints.network_access` as the wire gives it (snake_case), checked: null when it allows
  * nothing (`false`, absent). `true` is refused: a task names the hosts it may reach. INVALID_ARGUMENT naming
@@ -48,7 +46,7 @@ export function parseNetworkAccess(
   if (value === undefined || value === null || value === false) return null;
   if (value === true)
     return bad('true is not enough: give the hosts the task may reach, as { "allow": ["api.example.com"] }');
-  if (!isObject(value)) return bad('must be false or an object with an "allow" list');
+  if (!isRecord(value)) return bad('must be false or an object with an "allow" list');
   for (const key of Object.keys(value)) {
     if (!(KEYS as readonly string[]).includes(key)) bad(`unknown key "${key}" (known: ${KEYS.join(', ')})`);
   }
@@ -122,19 +120,11 @@ const RUNTIME_NAMES: Readonly<Record<string, string>> = {
   timeout_seconds: 'timeoutSeconds',
   allow_http: 'allowHttp',
 };
-const WIRE_NAMES: Readonly<Record<string, string>> = Object.fromEntries(
-  Object.entries(RUNTIME_NAMES).map(([wire, runtime]) => [runtime, wire]),
-);
-
-/** An object's keys renamed by `names` (those it does not name kept); anything else as it is. */
-function renamed(value: unknown, names: Readonly<Record<string, string>>): unknown {
-  if (!isObject(value)) return value;
-  return Object.fromEntries(Object.entries(value).map(([k, x]) => [names[k] ?? k, x]));
-}
+const WIRE_NAMES = invertedNames(RUNTIME_NAMES);
 
 /** A task's network access in the wire's form. */
 export function networkAccessToWire(access: NetworkAccess): NetworkAccessWire {
-  return renamed(access, WIRE_NAMES) as NetworkAccessWire;
+  return renamedKeys(access, WIRE_NAMES) as NetworkAccessWire;
 }
 
 /**
@@ -145,7 +135,7 @@ export function checkNetworkAccess(
   value: unknown,
   field = 'tool_constraints.network_access',
 ): NetworkAccess | false {
-  return parseNetworkAccess(renamed(value, WIRE_NAMES), field) ?? false;
+  return parseNetworkAccess(renamedKeys(value, WIRE_NAMES), field) ?? false;
 }
 
 /**
@@ -153,5 +143,5 @@ export function checkNetworkAccess(
  * checked where every submission is (`checkNetworkAccess`), which refuses `true` and any other shape.
  */
 export function networkAccessFromWire(value: unknown): NetworkAccess | false {
-  return renamed(value, RUNTIME_NAMES) as NetworkAccess | false;
+  return renamedKeys(value, RUNTIME_NAMES) as NetworkAccess | false;
 }

@@ -3,6 +3,7 @@ import { parseAllowEntry } from './allow-entry.ts';
 import type { AllowEntry } from './allow-entry.ts';
 import type { NetworkAccess } from './egress.ts';
 import { DEFAULT_METHODS } from './network-access.ts';
+import { smaller } from './wire-form.ts';
 
 /**
  * What the tasks of a tenant may ask of the network (issue 21), by tenant; `*` for the tenants not named. Each is
@@ -87,11 +88,9 @@ export function narrowAccess(access: NetworkAccess, policy: NetworkAccess | unde
   if (policy === undefined) return access;
   const allow = coveredEntries(access.allow, policy.allow);
   const policyMethods = policy.methods ?? DEFAULT_METHODS;
-  const lower = (a: number | undefined, b: number | undefined): number | undefined =>
-    a === undefined ? b : b === undefined ? a : Math.min(a, b);
-  const maxRequests = lower(access.maxRequests, policy.maxRequests);
-  const maxBytes = lower(access.maxBytes, policy.maxBytes);
-  const timeoutSeconds = lower(access.timeoutSeconds, policy.timeoutSeconds);
+  const maxRequests = smaller(access.maxRequests, policy.maxRequests);
+  const maxBytes = smaller(access.maxBytes, policy.maxBytes);
+  const timeoutSeconds = smaller(access.timeoutSeconds, policy.timeoutSeconds);
   return {
     allow,
     methods: (access.methods ?? DEFAULT_METHODS).filter((m) => policyMethods.includes(m)),

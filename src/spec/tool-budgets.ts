@@ -1,5 +1,6 @@
 import { CodecallError } from '../errors/index.ts';
 import { isRecord } from './is-record.ts';
+import { invertedNames, renamedKeys, smaller } from './wire-form.ts';
 import type { TaskBudgets, ToolBudget, ToolCost } from './budget-types.ts';
 import type { JournalEntryData } from './journal-entry.ts';
 import type { JournalEntryInput } from './journal.ts';
@@ -104,11 +105,7 @@ const TO_WIRE: Readonly<Record<string, string>> = {
   maxCost: 'max_cost',
   maxWallSeconds: 'max_wall_seconds',
 };
-const FROM_WIRE: Readonly<Record<string, string>> = {
-  max_calls: 'maxCalls',
-  max_cost: 'maxCost',
-  max_wall_seconds: 'maxWallSeconds',
-};
+const FROM_WIRE = invertedNames(TO_WIRE);
 
 /** Renames the keys of budgets (and of each tool's), leaving anything else as it is for the check to refuse. */
 function renamed(value: unknown, names: Readonly<Record<string, string>>): unknown {
@@ -116,15 +113,10 @@ function renamed(value: unknown, names: Readonly<Record<string, string>>): unkno
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) {
     if (k === 'tools' && isRecord(v)) {
-      out.tools = Object.fromEntries(Object.entries(v).map(([name, b]) => [name, renamedFlat(b, names)]));
+      out.tools = Object.fromEntries(Object.entries(v).map(([name, b]) => [name, renamedKeys(b, names)]));
     } else out[names[k] ?? k] = v;
   }
   return out;
-}
-
-function renamedFlat(value: unknown, names: Readonly<Record<string, string>>): unknown {
-  if (!isRecord(value)) return value;
-  return Object.fromEntries(Object.entries(value).map(([k, v]) => [names[k] ?? k, v]));
 }
 
 /**
@@ -186,10 +178,6 @@ export function checkToolCost(tool: string, value: unknown): ToolCost {
     `tool ${tool}: cost must be a number of 0 or more, or a function of the arguments that returns one`,
     { details: { field: 'cost' } },
   );
-}
-
-function smaller(a: number | undefined, b: number | undefined): number | undefined {
-  return a === undefined ? b : b === undefined ? a : Math.min(a, b);
 }
 
 /** A tool's budget in a task: the smaller of each of the tool's own and the task's; undefined when neither sets one. */
