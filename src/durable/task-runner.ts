@@ -4,7 +4,6 @@ import {
   EGRESS_NAMESPACE,
   OPEN_APPROVAL_RULES,
   idempotencyScope,
-  intervalMs,
   readJournalPaged,
 } from '../spec/index.ts';
 import type {
@@ -34,13 +33,10 @@ import { settleRun } from './settle-run.ts';
 import { prepareRun } from './pre-run-checks.ts';
 import { programRequest, programRunner } from './program-runner.ts';
 import { TaskRun } from './task-run.ts';
+import { ControlWatch } from './control-watch.ts';
 import type { ApprovalDecision, RuntimeEvent } from '../api/index.ts';
 
 export const DEFAULT_LEASE_MS = 15_000;
-/** How often a runner asks the store for pause/cancel requests made by other processes. */
-export const DEFAULT_CONTROL_POLL_MS = 50;
-/** The control poll of a store that tells of requests itself (`TaskStore.watch`): a safety net only. */
-const WATCHED_CONTROL_POLL_MS = 1000;
 
 export interface TaskRunnerOptions {
   readonly store: TaskStore;
@@ -102,8 +98,7 @@ export class TaskRunner {
   private readonly clock: () => number;
   private readonly drivers: readonly SandboxDriver[];
   private readonly bindings: readonly GuestToolBinding[];
-  private controlPoll: NodeJS.Timeout | undefined;
-  private unwatchControl: (() => void) | undefined;
+  private readonly control: ControlWatch;
   private ready: Promise<unknown> | undefined;
 
   constructor(private readonly options: TaskRunnerOptions) {
@@ -124,6 +119,14 @@ export class TaskRunner {
       }
     }
     this.bindings = [...options.tools.bindings, INPUT_WAIT_BINDING];
+    this.control = new ControlWatch({
+      store: options.store,
+      owner: options.owner,
+      pollMs: options.controlPollMs,
+      has: (taskId) => this.runs.has(taskId),
+      running: () => this.runs.size,
+      act: (taskId, action) => (action === 'cancel' ? this.cancel(taskId) : this.pause(taskId)),
+    });
   }
 
   /** Tasks running in this runner now. */
@@ -261,42 +264,6 @@ export class TaskRunner {
     }
   }
 
-  private startControlPoll(): void {
-    if (this.controlPoll) return;
-    const { store } = this.options;
-    // A store that tells of requests as they come (PostgreSQL's LISTEN) is still polled, rarely: a hint can be lost.
-    const watch = store.watch?.bind(store);
-    this.unwatchControl = watch?.((signal) => {
-      if (signal.kind !== 'control' || !this.runs.has(signal.taskId)) return;
-      if (signal.owner !== null && signal.owner !== this.options.owner) return;
-      if (signal.action === 'cancel') this.cancel(signal.taskId);
-      else this.pause(signal.taskId);
-    });
-    const every = this.options.controlPollMs ?? DEFAULT_CONTROL_POLL_MS;
-    this.controlPoll = setInterval(
-      () => {
-        if (this.runs.size === 0) {
-          clearInterval(this.controlPoll);
-          this.controlPoll = undefined;
-          this.unwatchControl?.();
-          this.unwatchControl = undefined;
-          return;
-        }
-        store.listControlRequests(this.options.owner).then(
-          (requests) => {
-            for (const r of requests) {
-              if (r.action === 'cancel') this.cancel(r.taskId);
-              else this.pause(r.taskId);
-            }
-          },
-          () => undefined, // a closed or busy store: the next poll tries again
-        );
-      },
-      intervalMs(watch ? Math.max(every, WATCHED_CONTROL_POLL_MS) : every),
-    );
-    this.controlPoll.unref();
-  }
-
   private async run(
     lease: Lease,
     stop: { signal?: AbortSignal | undefined; actor?: string } = {},
@@ -318,7 +285,7 @@ export class TaskRunner {
     const onStop = (): void => run.interrupt(new CodecallError('PAUSED', 'paused by request'), stop.actor);
     if (stop.signal?.aborted) onStop();
     else stop.signal?.addEventListener('abort', onStop, { once: true });
-    this.startControlPoll();
+    this.control.start();
     this.emit({ type: 'status', taskId: lease.taskId, status: 'running', pauseReason: null });
     run.keepLease();
     try {
