@@ -1,11 +1,6 @@
 import type { CallSizeLimits } from './call-size-limits.ts';
 import { CodecallError } from '../errors/index.ts';
-import {
-  EGRESS_NAMESPACE,
-  OPEN_APPROVAL_RULES,
-  idempotencyScope,
-  readJournalPaged,
-} from '../spec/index.ts';
+import { EGRESS_NAMESPACE, OPEN_APPROVAL_RULES, idempotencyScope, readJournalPaged } from '../spec/index.ts';
 import type {
   Egress,
   TenantNetworkPolicies,
