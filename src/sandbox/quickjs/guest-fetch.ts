@@ -20,7 +20,7 @@ const toLower = Str.prototype.toLowerCase, toUpper = Str.prototype.toUpperCase, 
 const rxTest = RegExp.prototype.test, promiseResolve = P.resolve, promiseReject = P.reject, promiseThen = P.prototype.then;
 const u8Slice = U8.prototype.slice, abSlice = AB.prototype.slice;
 const parseJson = JSON.parse, Sym = Symbol;
-const { utf8Encode, utf8Decode } = lib;
+const { utf8Encode, utf8Decode, nativeBase64, nativeFromBase64 } = lib;
 const URLClass = lib.URL;
 const egressCall = lib.egressCall;
 const TOKEN = /^[!#$%&'*+.^_\x60|~0-9A-Za-z-]+$/;
@@ -33,6 +33,8 @@ const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789
 const CODES = new U8(128).fill(255);
 for (let i = 0; i < 64; i++) CODES[apply(Str.prototype.charCodeAt, ALPHABET, [i])] = i;
 function toBase64(bytes) {
+  const native = nativeBase64(bytes);
+  if (native !== null) return native;
   const parts = [];
   let chunk = '';
   for (let i = 0; i < bytes.length; i += 3) {
@@ -46,6 +48,8 @@ function toBase64(bytes) {
   return apply(arrayJoin, parts, ['']);
 }
 function fromBase64(text) {
+  const native = nativeFromBase64(text);
+  if (native !== null) return native;
   let end = text.length;
   while (end > 0 && text[end - 1] === '=') end--;
   const out = new U8((end * 3) >> 2);

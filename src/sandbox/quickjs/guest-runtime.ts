@@ -2,12 +2,12 @@
  * The runtime evaluated inside every QuickJS VM before guest code. It is a plain string because it must
  * import nothing from the host and must survive any host-side transpiler untouched.
  *
- * Evaluating it yields a function that takes the host callbacks (call, log, done, and intl's three) and the guest's web
+ * Evaluating it yields a function that takes the host callbacks (call, log, done, intl's three and the byte codecs) and the guest's web
  * API factories (guest-web.ts, guest-url.ts, guest-intl.ts, guest-fetch.ts), and returns `{ start, run, deliver }`. The callbacks live only in this
  * closure; nothing host-facing stays on the global. Values cross as tagged JSON (see src/codec/value-codec.ts,
  * which this mirrors).
  */
-export const GUEST_RUNTIME_SOURCE = String.raw`(function (hostCall, hostLog, hostDone, hostIntl, hostIntlCall, hostIntlCompare, extensions) {
+export const GUEST_RUNTIME_SOURCE = String.raw`(function (hostCall, hostLog, hostDone, hostIntl, hostIntlCall, hostIntlCompare, hostBytes, extensions) {
 'use strict';
 const G = globalThis;
 const O = Object;
@@ -357,7 +357,7 @@ function egressCall(name, args) {
   }
   return callTool(egressIndexes[name], 'egress', name, args);
 }
-const lib = { fillRandom, intl: hostIntl, intlCall: hostIntlCall, intlCompare: hostIntlCompare, egressCall };
+const lib = { fillRandom, bytes: hostBytes, intl: hostIntl, intlCall: hostIntlCall, intlCompare: hostIntlCompare, egressCall };
 for (const factory of extensions) {
   const made = factory(lib);
   for (const k of keys(made.globals)) globals[k] = made.globals[k];

@@ -8,6 +8,7 @@ import { GUEST_URL_SOURCE } from './guest-url.ts';
 import { GUEST_WEB_SOURCE } from './guest-web.ts';
 import { GUEST_FETCH_SOURCE } from './guest-fetch.ts';
 import { answerIntl, callIntl, compareIntl } from './intl-host.ts';
+import { answerBytes } from './bytes-host.ts';
 
 /** A compiled quickjs.wasm `WebAssembly.Module` (the TypeScript lib for Node has no WebAssembly types). */
 export type QuickJsModule = object;
@@ -20,6 +21,7 @@ const HOST_CALLBACKS = [
   '__cc_intl',
   '__cc_intl_call',
   '__cc_intl_compare',
+  '__cc_bytes',
 ] as const;
 /** Where the template parks the runtime's entry points; deleted before any guest code runs. */
 const RUNTIME_GLOBAL = '__cc_runtime';
@@ -156,6 +158,22 @@ export class PreparedVm {
     vm.registerHostCallback('__cc_intl_compare', (...args) =>
       vm.newNumber(compareIntl(num(args[0]), str(args[1]), str(args[2]))),
     );
+    // Pure: UTF-8 and base64 natively (bytes-host.ts); null sends the guest down its own codec's path.
+    vm.registerHostCallback('__cc_bytes', (...args) => {
+      const input = args[1];
+      if (input === undefined) return vm.null;
+      let answer: string | Uint8Array | null = null;
+      try {
+        if (vm.typeof(input) === 'string') answer = answerBytes(num(args[0]), { text: input.toString() });
+        else if (input.isArrayBuffer)
+          answer = answerBytes(num(args[0]), { bytes: new Uint8Array(input.toArrayBuffer()) });
+        if (answer === null) return vm.null;
+        return typeof answer === 'string' ? vm.newString(answer) : vm.newUint8Array(answer);
+      } catch {
+        // Out of memory in the VM, say: the guest's own codec meets the limit as any guest code does.
+        return vm.null;
+      }
+    });
     vm.registerHostCallback('__cc_done', (...args) => {
       const ok = args[0] !== undefined && vm.typeof(args[0]) === 'boolean' && args[0].toBoolean();
       this.hooks?.onDone(ok, str(args[1]));

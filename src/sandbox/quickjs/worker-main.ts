@@ -7,6 +7,7 @@ import { abortFailure } from '../early-failure.ts';
 import { PreparedVm, VmTemplate } from './prepared-vm.ts';
 import type { QuickJsModule } from './prepared-vm.ts';
 import type { FromWorker, ToWorker, WorkerInit } from './protocol.ts';
+import { AnswerWait } from './answer-wait.ts';
 import { VmExecution } from './vm-execution.ts';
 import { keepQuickJsExport, stripWasmExports } from './wasm-exports.ts';
 
@@ -23,11 +24,11 @@ if (init.nice > 0 && process.platform === 'linux') {
 }
 const port = init.port;
 const flags = new Int32Array(init.interruptFlags);
-// Tool calls posted to the host and not yet answered; while there are some, the worker polls briefly for the
-// answer instead of going to sleep (see dispatch below).
-let outstanding = 0;
+// Tool calls posted to the host and not yet answered; while one of a quick tool is out, the worker polls briefly
+// for the answer instead of going to sleep (see pollForAnswers below).
+const waits = new AnswerWait(init.spinMicros);
 const post = (msg: FromWorker): void => {
-  if (msg.type === 'call' && msg.tool >= 0) outstanding += 1;
+  if (msg.type === 'call' && msg.tool >= 0) waits.sent(msg.execId, msg.callId, msg.tool, performance.now());
   port.postMessage(msg);
 };
 
@@ -60,9 +61,10 @@ function acquire(memoryBytes: number): Promise<PreparedVm> {
 }
 
 async function start(msg: Extract<ToWorker, { type: 'start' }>): Promise<void> {
-  const exec = new VmExecution(msg.execId, msg.slot, flags, msg.limits, msg.filename, post, () =>
-    executions.delete(msg.execId),
-  );
+  const exec = new VmExecution(msg.execId, msg.slot, flags, msg.limits, msg.filename, post, () => {
+    executions.delete(msg.execId);
+    waits.ended(msg.execId);
+  });
   executions.set(msg.execId, exec);
   let vm: PreparedVm;
   try {
@@ -80,7 +82,7 @@ function dispatch(msg: ToWorker): void {
       void start(msg);
       break;
     case 'deliver':
-      if (outstanding > 0) outstanding -= 1;
+      waits.answered(msg.execId, msg.callId, performance.now());
       executions.get(msg.execId)?.deliver(msg.callId, msg.ok, msg.payload, msg.clockMs);
       break;
     case 'abort':
@@ -91,14 +93,14 @@ function dispatch(msg: ToWorker): void {
 }
 
 /**
- * Waking a sleeping thread costs ~50 us on this kind of VM, which dominated a tool-call round trip. While a tool
- * call is outstanding the worker polls its port for up to `spinMicros`, so a quick tool's answer is picked up at
- * once; a slow tool costs that much CPU once and the worker then sleeps as usual.
+ * Waking a sleeping thread costs ~50 us on this kind of VM, which dominated a tool-call round trip. While a call
+ * of a quick tool is outstanding the worker polls its port for up to `spinMicros`, so the answer is picked up at
+ * once; a tool found slow is not polled for (answer-wait.ts).
  */
 function pollForAnswers(): void {
   if (init.spinMicros <= 0) return;
   let limit = performance.now() + init.spinMicros / 1000;
-  while (outstanding > 0 && performance.now() < limit) {
+  while (waits.worthPolling && performance.now() < limit) {
     const received = receiveMessageOnPort(port);
     if (received) {
       dispatch(received.message as ToWorker);
