@@ -11,6 +11,7 @@ import { requestParts } from './request-parts.ts';
 import type { RequestParts } from './request-parts.ts';
 import { redactSecrets } from './secrets.ts';
 import { readBody, sendHop } from './send-hop.ts';
+import { ConnectionPool } from './connection-pool.ts';
 import { resolveDestination, vetDestination } from './vet-destination.ts';
 
 /**
@@ -39,19 +40,27 @@ export function egressFromSettings(settings: EgressSettings): Egress {
     }
     return entries;
   };
+  const pool = new ConnectionPool();
   return {
-    fetch: (request, access, { signal }) => fetchUnder(settings, entriesOf, request, access, signal),
+    fetch: (request, access, { signal }) =>
+      fetchUnder({ settings, pool }, entriesOf, request, access, signal),
   };
 }
 
+interface EgressParts {
+  readonly settings: EgressSettings;
+  readonly pool: ConnectionPool;
+}
+
 async function fetchUnder(
-  settings: EgressSettings,
+  egress: EgressParts,
   entriesOf: (allow: readonly string[]) => readonly AllowEntry[],
   request: EgressRequest,
   access: NetworkAccess,
   outer: AbortSignal,
 ): Promise<EgressResponse> {
   if (outer.aborted) throw abortReason(outer);
+  const { settings } = egress;
   const parts = requestParts(request, settings.maxRequestBytes);
   const entries = entriesOf(access.allow);
   const timeoutSeconds = Math.min(access.timeoutSeconds ?? settings.timeoutSeconds, settings.timeoutSeconds);
@@ -61,7 +70,7 @@ async function fetchUnder(
   outer.addEventListener('abort', onAbort, { once: true });
   const timer = setTimeout(() => controller.abort(timedOut(timeoutSeconds)), timeoutSeconds * 1000);
   try {
-    return await follow(settings, parts, access, entries, controller.signal);
+    return await follow(egress, parts, access, entries, controller.signal);
   } catch (error) {
     // Whatever a hop threw as the signal fired (a destroyed socket's error), the signal's reason is the answer.
     throw controller.signal.aborted ? (controller.signal.reason as Error) : error;
@@ -72,7 +81,7 @@ async function fetchUnder(
 }
 
 async function follow(
-  settings: EgressSettings,
+  { settings, pool }: EgressParts,
   parts: RequestParts,
   access: NetworkAccess,
   entries: readonly AllowEntry[],
@@ -105,11 +114,12 @@ async function follow(
       body,
       maxHeaderBytes: settings.maxHeaderBytes,
       signal,
+      agent: pool.agentFor(to, addresses),
     });
     const status = hop.response.statusCode ?? 0;
     const location = hop.response.headers.location;
     if (isRedirect(status) && location !== undefined && parts.redirect !== 'manual') {
-      // Each hop has a connection of its own: dropping it drops the redirect's body unread.
+      // The redirect's body is dropped unread, and its connection with it.
       hop.response.destroy();
       hop.request.destroy();
       if (parts.redirect === 'error')

@@ -1,5 +1,5 @@
 import { request as httpRequest } from 'node:http';
-import type { ClientRequest, IncomingMessage } from 'node:http';
+import type { Agent as HttpAgent, ClientRequest, IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
 import { failed, overLimit } from './egress-errors.ts';
@@ -21,12 +21,11 @@ function headerError(host: string, error: unknown, maxHeaderBytes: number): Erro
   return failed(host, error);
 }
 
-/**
- * Sends one hop and resolves at the response's headers (the body is the caller's to read or drop). One connection
- * per hop (no agent): nothing pooled outlives the request, and each hop uses its own vetted address. TLS checks
- * the certificate against the host name, which is also the SNI name, whatever address it connects to.
- */
-export function sendHop(options: {
+/** RFC 9110's idempotent methods: sent again once when a kept-alive connection turns out closed. */
+const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE', 'TRACE']);
+const STALE = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED']);
+
+export interface HopOptions {
   readonly to: Destination;
   readonly addresses: readonly Address[];
   readonly method: string;
@@ -34,7 +33,32 @@ export function sendHop(options: {
   readonly body: Buffer | null;
   readonly maxHeaderBytes: number;
   readonly signal: AbortSignal;
-}): Promise<HopResponse> {
+  /** Kept-alive connections to these very addresses (connection-pool.ts); absent: a connection of its own. */
+  readonly agent?: HttpAgent;
+}
+
+/**
+ * Sends one hop and resolves at the response's headers (the body is the caller's to read or drop), on a connection
+ * to its own vetted addresses. TLS checks the certificate against the host name, which is also the SNI name,
+ * whatever address it connects to. A kept-alive connection the server closed as the request went out (the usual
+ * race) fails before any answer: an idempotent request is sent again on a fresh connection, others fail.
+ */
+export function sendHop(options: HopOptions): Promise<HopResponse> {
+  return sendOn(options).catch((error: unknown) => {
+    if (!(error instanceof StaleConnection)) throw error;
+    if (IDEMPOTENT.has(options.method) && !options.signal.aborted)
+      return sendOn({ ...options, agent: undefined });
+    throw error.cause;
+  });
+}
+
+class StaleConnection extends Error {
+  constructor(override readonly cause: Error) {
+    super('a kept-alive connection was closed');
+  }
+}
+
+function sendOn(options: HopOptions): Promise<HopResponse> {
   const { to, signal } = options;
   const https = to.url.protocol === 'https:';
   return new Promise<HopResponse>((resolve, reject) => {
@@ -48,7 +72,7 @@ export function sendHop(options: {
         method: options.method,
         headers: [...options.headers],
         lookup: pinnedLookup(options.addresses),
-        agent: false,
+        agent: options.agent ?? false,
         maxHeaderSize: options.maxHeaderBytes,
         // Explicit, so no Host header or address can change the name the certificate is checked against.
         ...(https && isIP(to.connectHost) === 0 ? { servername: to.connectHost } : {}),
@@ -65,7 +89,13 @@ export function sendHop(options: {
     signal.addEventListener('abort', onAbort, { once: true });
     request.on('error', (error) => {
       signal.removeEventListener('abort', onAbort);
-      reject(headerError(to.host, error, options.maxHeaderBytes));
+      const code = (error as { code?: unknown }).code;
+      const failure = headerError(to.host, error, options.maxHeaderBytes);
+      reject(
+        request.reusedSocket && typeof code === 'string' && STALE.has(code)
+          ? new StaleConnection(failure)
+          : failure,
+      );
     });
     request.end(options.body ?? undefined);
   });
