@@ -22,6 +22,7 @@ const u8Slice = U8.prototype.slice, abSlice = AB.prototype.slice;
 const parseJson = JSON.parse, Sym = Symbol;
 const { utf8Encode, utf8Decode, nativeBase64, nativeFromBase64 } = lib;
 const URLClass = lib.URL;
+const abortSignal = lib.abortSignal;
 const egressCall = lib.egressCall;
 const TOKEN = /^[!#$%&'*+.^_\x60|~0-9A-Za-z-]+$/;
 const BAD_VALUE = /[\0\r\n]/;
@@ -293,9 +294,24 @@ mixBody(Response);
 
 // ---- fetch ---------------------------------------------------------------------------------------------------
 function fetch(input, init) {
-  let request;
-  try { request = new Request(input, init, typeof input === 'string' && apply(rxTest, PLAIN_URL, [input])); }
+  let request, signal;
+  try {
+    signal = init === undefined || init === null ? undefined : init.signal;
+    if (signal === null) signal = undefined;
+    if (signal !== undefined && !abortSignal.is(signal)) throw new TE("fetch: 'signal' must be an AbortSignal");
+    if (signal !== undefined && signal.aborted) return apply(promiseReject, P, [signal.reason]);
+    request = new Request(input, init, typeof input === 'string' && apply(rxTest, PLAIN_URL, [input]));
+  }
   catch (e) { return apply(promiseReject, P, [e]); }
+  const answer = send(request);
+  if (signal === undefined) return answer;
+  // The request already went to the host, which finishes it (and journals it); the program stops waiting.
+  return new P((resolve, reject) => {
+    abortSignal.follow(signal, reject);
+    apply(promiseThen, answer, [resolve, reject]);
+  });
+}
+function send(request) {
   const r = request[REQ];
   const pairs = [];
   for (const [k, v] of r.headers[LIST]) apply(arrayPush, pairs, [[k, v]]);

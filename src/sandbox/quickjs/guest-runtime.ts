@@ -3,7 +3,7 @@
  * import nothing from the host and must survive any host-side transpiler untouched.
  *
  * Evaluating it yields a function that takes the host callbacks (call, log, done, intl's three and the byte codecs) and the guest's web
- * API factories (guest-web.ts, guest-url.ts, guest-intl.ts, guest-fetch.ts), and returns `{ start, run, deliver }`. The callbacks live only in this
+ * API factories (guest-web.ts, guest-url.ts, guest-intl.ts, guest-events.ts, guest-fetch.ts), and returns `{ start, run, deliver }`. The callbacks live only in this
  * closure; nothing host-facing stays on the global. Values cross as tagged JSON (see src/codec/value-codec.ts,
  * which this mirrors).
  */
@@ -348,7 +348,7 @@ const performanceObject = freeze({ now() { return dateNow() - timeOrigin; }, get
 for (const name of ['SharedArrayBuffer', 'Atomics', 'WeakRef', 'FinalizationRegistry', 'WebAssembly']) delete G[name];
 defineProperty(Math, 'random', { value: random, writable: false, enumerable: false, configurable: false });
 const globals = { console: consoleObject, performance: performanceObject, setTimeout: setTimeoutFn, clearTimeout: clearTimerFn, setInterval: setIntervalFn, clearInterval: clearTimerFn, ToolError, NoSuchToolError, ToolValidationError, ToolRejectedError, InputTimeoutError };
-// The web APIs, Intl and fetch (guest-web.ts, guest-url.ts, guest-intl.ts, guest-fetch.ts): each factory gets the helpers of the ones before it.
+// The web APIs, Intl, events and fetch (guest-web.ts, guest-url.ts, guest-intl.ts, guest-events.ts, guest-fetch.ts): each factory gets the helpers of the ones before it.
 // fetch (guest-fetch.ts) reaches the host through the egress bindings, which only a task with network access has.
 let egressIndexes = null;
 function egressCall(name, args) {
@@ -357,7 +357,10 @@ function egressCall(name, args) {
   }
   return callTool(egressIndexes[name], 'egress', name, args);
 }
-const lib = { fillRandom, bytes: hostBytes, intl: hostIntl, intlCall: hostIntlCall, intlCompare: hostIntlCompare, egressCall };
+// A listener's throw is reported, not thrown (as browsers do), so one bad listener does not end the program.
+const reportError = (e) => consoleObject.error('Uncaught (in a listener)', e);
+const lib = { fillRandom, bytes: hostBytes, intl: hostIntl, intlCall: hostIntlCall, intlCompare: hostIntlCompare, egressCall,
+  setTimeout: setTimeoutFn, now: performanceObject.now, reportError };
 for (const factory of extensions) {
   const made = factory(lib);
   for (const k of keys(made.globals)) globals[k] = made.globals[k];

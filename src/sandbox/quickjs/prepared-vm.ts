@@ -6,6 +6,7 @@ import { GUEST_INTL_SOURCE } from './guest-intl.ts';
 import { GUEST_RUNTIME_SOURCE } from './guest-runtime.ts';
 import { GUEST_URL_SOURCE } from './guest-url.ts';
 import { GUEST_WEB_SOURCE } from './guest-web.ts';
+import { GUEST_EVENTS_SOURCE } from './guest-events.ts';
 import { GUEST_FETCH_SOURCE } from './guest-fetch.ts';
 import { answerIntl, callIntl, compareIntl } from './intl-host.ts';
 import { answerBytes } from './bytes-host.ts';
@@ -39,7 +40,7 @@ async function compileGuest(module: QuickJsModule): Promise<{ runtime: Uint8Arra
     return {
       runtime: vm.compile(GUEST_RUNTIME_SOURCE, '<codecall-runtime>', 0, STRIP),
       web: vm.compile(
-        `[${GUEST_WEB_SOURCE}, ${GUEST_URL_SOURCE}, ${GUEST_INTL_SOURCE}, ${GUEST_FETCH_SOURCE}]`,
+        `[${GUEST_WEB_SOURCE}, ${GUEST_URL_SOURCE}, ${GUEST_INTL_SOURCE}, ${GUEST_EVENTS_SOURCE}, ${GUEST_FETCH_SOURCE}]`,
         '<codecall-web>',
         0,
         STRIP,
