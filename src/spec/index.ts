@@ -10,6 +10,7 @@ export * from './store-health.ts';
 export * from './service-store.ts';
 export * from './model.ts';
 export * from './artifact-store.ts';
+export * from './body-store.ts';
 export * from './agent.ts';
 export * from './principal.ts';
 export * from './library-patterns.ts';
