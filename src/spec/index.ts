@@ -27,6 +27,7 @@ export * from './listed-input.ts';
 export * from './light-row.ts';
 export * from './egress.ts';
 export * from './egress-calls.ts';
+export { isBodyRead } from './egress-body-reads.ts';
 export * from './allow-entry.ts';
 export * from './network-access.ts';
 export * from './tool-budgets.ts';
