@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import { CodecallError } from '../errors/index.ts';
-import type { StoreOptions } from './task-store.ts';
 
 /**
  * Large response bodies out of line (issue 21, ADR 0046): a body over the egress's threshold is streamed from the
@@ -11,6 +10,11 @@ export interface BodyRef {
   /** Hex SHA-256 of the bytes. */
   readonly sha256: string;
   readonly size: number;
+}
+
+/** A store operation's options (task-store.ts's StoreOptions, repeated: egress.ts imports this file). */
+interface StoreOptions {
+  readonly signal?: AbortSignal;
 }
 
 /** Where a store keeps tasks' large bodies, in chunked rows: neither side ever holds a whole body. */
