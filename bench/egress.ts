@@ -1,8 +1,9 @@
 // Network egress (issue 21), in one run, as ratios: a GET round trip against a loopback server from the guest's
 // fetch (through the host: the quickjs sandbox, the egress's checks, a new connection per request) against Node's
 // own fetch (undici, keep-alive) and against node:http without keep-alive (what the egress does per hop); the same
-// from a durable task (each request journaled, SQLite); and the memory of a task whose server streams 50 MB
-// (refused past max_bytes, never buffered whole).
+// from a durable task (each request journaled, SQLite); the memory of a task whose server streams 50 MB
+// (refused past max_bytes, never buffered whole); and (ADR 0046) the memory of a durable task that streams a 50 MB
+// response stored out of line and sums its bytes (BENCH_LARGE_MIB to change the size).
 // Usage: npm run bench:egress (BENCH_QUICK=1 for fewer rounds).
 import { createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -29,12 +30,13 @@ const body = JSON.stringify({
   items: Array.from({ length: 20 }, (_, i) => ({ i, name: `item ${i}` })),
 });
 const server = createServer((req, res) => {
-  if (req.url === '/stream') {
+  if (req.url?.startsWith('/stream')) {
+    const size = Number(new URL(req.url, 'http://x').searchParams.get('mib') ?? 50) * MIB;
     res.writeHead(200, { 'content-type': 'application/octet-stream' });
     const chunk = Buffer.alloc(64 * 1024, 1);
     let sent = 0;
     const pump = (): void => {
-      while (sent < 50 * MIB) {
+      while (sent < size) {
         sent += chunk.length;
         if (!res.write(chunk)) return void res.once('drain', pump);
       }
@@ -127,6 +129,43 @@ async function streamedMemory(): Promise<{ peakMib: number; code: unknown; ms: n
   };
 }
 
+const LARGE_MIB = Number(process.env.BENCH_LARGE_MIB ?? 50);
+const largeRuntime = createRuntime({
+  store,
+  drivers: [driver],
+  tools: new ToolRegistry([]),
+  egress: createEgress({ allowPrivate: true, limits: { maxBytes: 64 * MIB } }),
+  pollMs: 5,
+});
+largeRuntime.start();
+
+/** A durable task streams the whole response (stored out of line) and sums its bytes: the host's peak RSS. */
+async function streamedLarge(): Promise<{ peakMib: number; sum: unknown; ms: number; stored: number }> {
+  global.gc?.();
+  const before = process.memoryUsage().rss;
+  let peak = before;
+  const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 5);
+  const t = performance.now();
+  const task = await largeRuntime.submit({
+    code: `const r = await fetch('http://127.0.0.1:${port}/stream?mib=${LARGE_MIB}');
+      let n = 0, sum = 0;
+      for await (const c of r.body) { for (let i = 0; i < c.length; i += 4096) sum += c[i]; n += c.length; }
+      return { n, sum };`,
+    constraints: { networkAccess: { ...access, maxBytes: 64 * MIB } },
+    limits: { timeoutMs: 600_000 },
+  });
+  const done = await largeRuntime.wait(task.task_id, { until: 'terminal' });
+  clearInterval(timer);
+  if (done.status !== 'succeeded') throw new Error(JSON.stringify(done.error));
+  const journal = await store.readJournal(task.task_id);
+  return {
+    peakMib: (peak - before) / MIB,
+    sum: (done.result as { output?: unknown } | null)?.output,
+    ms: performance.now() - t,
+    stored: journal.reduce((n, e) => n + JSON.stringify(e.data).length, 0),
+  };
+}
+
 console.log(`machine: ${os.cpus().length} cores, busy ${String(await busyShare(1000))} before the run`);
 await nodeFetch();
 await guestFetch();
@@ -151,6 +190,11 @@ const memory = await streamedMemory();
 console.log(
   `a 50 MB response, max_bytes 10 MiB: ${String(memory.code)} after ${memory.ms.toFixed(0)} ms, peak RSS +${memory.peakMib.toFixed(1)} MiB`,
 );
+const large = await streamedLarge();
+console.log(
+  `a durable task streaming a ${LARGE_MIB} MiB response stored out of line: ${JSON.stringify(large.sum)} in ${(large.ms / 1000).toFixed(1)} s, peak RSS +${large.peakMib.toFixed(1)} MiB, journal ${large.stored} bytes`,
+);
+await largeRuntime.close();
 await runtime.close();
 await store.close();
 await driver.close();

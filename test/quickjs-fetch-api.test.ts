@@ -88,8 +88,31 @@ describe('fetch without network access', () => {
     expect(out).toMatchObject({ code: 'EGRESS_REFUSED', reason: 'no_network_access' });
     expect((out as { message: string }).message).toMatch(/network_access/);
   });
-  it('bodies are whole byte strings: body is null (no streams in the guest), the readers work', async () => {
-    expect(await value(`const r = new Response('x'); return [r.body, await r.text()];`)).toEqual([null, 'x']);
+  it('a body reads whole or as a stream (reader, for await); a null body has no stream', async () => {
+    expect(await value(`const r = new Response('x'); return [r.body === null, await r.text()];`)).toEqual([
+      false,
+      'x',
+    ]);
+    expect(
+      await value(`
+        const r = new Response('héllo');
+        const reader = r.body.getReader();
+        let locked; try { r.body.getReader(); locked = 'no'; } catch (e) { locked = e instanceof TypeError; }
+        const first = await reader.read(), second = await reader.read();
+        let used; try { await r.text(); used = 'no'; } catch (e) { used = e instanceof TypeError; }
+        const chunks = [];
+        for await (const c of new Response('abc').body) chunks.push([...c]);
+        return { first: [first.done, first.value.length], second: second.done, locked, used, bodyUsed: r.bodyUsed,
+          chunks, none: new Response(null).body };`),
+    ).toEqual({
+      first: [false, 6],
+      second: true,
+      locked: true,
+      used: true,
+      bodyUsed: true,
+      chunks: [[97, 98, 99]],
+      none: null,
+    });
   });
   it('an invalid request is a TypeError before anything is asked of the host', async () => {
     expect(await value(`try { await fetch('nope'); } catch (e) { return e instanceof TypeError; }`)).toBe(

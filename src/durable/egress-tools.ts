@@ -1,4 +1,4 @@
-import type { JournalEntry, NetworkAccess, Egress } from '../spec/index.ts';
+import type { JournalEntry, NetworkAccess, Egress, TaskBodies } from '../spec/index.ts';
 import { EGRESS_BINDINGS, EGRESS_EFFECTS, EGRESS_NAMESPACE, egressHost } from '../spec/index.ts';
 import type { RunnerTools } from './runner-tools.ts';
 import { DEFAULT_MAX_TOOL_RESULT_BYTES } from './call-size-limits.ts';
@@ -12,6 +12,8 @@ export interface EgressToolsOptions {
   readonly journal: readonly JournalEntry[];
   /** The bound on one call's encoded result (ADR 0027): a response body must fit it, base64, with its headers. */
   readonly maxResultBytes?: number;
+  /** The task's body store: large bodies out of line (ADR 0046); absent, bodies must fit a call's result. */
+  readonly bodies?: TaskBodies | undefined;
 }
 
 /** Room left in a call's result for the response's status, headers and URL besides its body. */
@@ -39,6 +41,7 @@ export function egressTools(base: RunnerTools, options: EgressToolsOptions): Run
         access: options.access,
         maxRequests: options.maxRequests,
         made,
+        ...(options.bodies ? { bodies: options.bodies } : {}),
         maxBodyBytes: Math.max(
           1,
           Math.floor(((options.maxResultBytes ?? DEFAULT_MAX_TOOL_RESULT_BYTES) - RESPONSE_HEADROOM) * 0.75),

@@ -1,6 +1,6 @@
 import { EncodedValue, encodeOutcome } from '../codec/index.ts';
 import { CodecallError, failure, toCodecallError } from '../errors/index.ts';
-import { idempotencyKey, longTimeout, parseCallId } from '../spec/index.ts';
+import { idempotencyKey, isBodyRead, longTimeout, parseCallId } from '../spec/index.ts';
 import type { LongTimer } from '../spec/index.ts';
 import type {
   AttentionCallData,
@@ -151,6 +151,9 @@ export class JournalingHost implements ExecutionHost {
       );
     }
     this.issued.add(call.callId);
+    // A read of a stored body (ADR 0046) names its bytes by digest: the store answers it, live or in a replay,
+    // and it is not journaled (nor counted against budgets: the fetch that stored the body was).
+    if (isBodyRead(call)) return this.options.live.call(call, signal);
     const oversize = this.oversizeArguments(call);
     if (oversize) return oversize;
     // Arguments within the bound are decoded here (a driver may decode on first read): a malformed payload

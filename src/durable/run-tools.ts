@@ -5,6 +5,7 @@ import type {
   GuestToolBinding,
   JournalEntry,
   SerializedError,
+  TaskBodies,
   TaskRecord,
   TenantNetworkPolicies,
 } from '../spec/index.ts';
@@ -22,6 +23,8 @@ export interface RunToolsOptions {
   readonly egressMaxRequests?: number | undefined;
   /** The bound on one call's encoded result (ADR 0027), which a response body must fit in. */
   readonly maxResultBytes?: number | undefined;
+  /** The task's body store (ADR 0046): fetch's large bodies go there, out of the journal. */
+  readonly bodies?: TaskBodies | undefined;
 }
 
 export interface RunTools {
@@ -55,6 +58,7 @@ export function runTools(
           egress: o.egress,
           access,
           journal,
+          bodies: o.bodies,
           ...(o.maxResultBytes === undefined ? {} : { maxResultBytes: o.maxResultBytes }),
           ...(o.egressMaxRequests === undefined ? {} : { maxRequests: o.egressMaxRequests }),
         })

@@ -1,6 +1,13 @@
 import type { CallSizeLimits } from './call-size-limits.ts';
 import { CodecallError } from '../errors/index.ts';
-import { EGRESS_NAMESPACE, OPEN_APPROVAL_RULES, idempotencyScope, readJournalPaged } from '../spec/index.ts';
+import {
+  EGRESS_NAMESPACE,
+  OPEN_APPROVAL_RULES,
+  idempotencyScope,
+  isBodyStore,
+  readJournalPaged,
+  taskBodies,
+} from '../spec/index.ts';
 import type {
   Egress,
   TenantNetworkPolicies,
@@ -358,6 +365,7 @@ export class TaskRunner {
       egressPolicies: this.options.egressPolicies,
       egressMaxRequests: this.options.egressMaxRequests,
       maxResultBytes: this.options.sizes?.maxToolResultBytes,
+      bodies: isBodyStore(store) ? taskBodies(store, task.id) : undefined,
     });
     if ('error' in made)
       return store.updateTask(run.taskId, { status: 'failed', error: made.error }, run.fenced);

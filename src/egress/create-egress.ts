@@ -12,6 +12,8 @@ import type { RequestParts } from './request-parts.ts';
 import { redactSecrets } from './secrets.ts';
 import { readBody, sendHop } from './send-hop.ts';
 import { ConnectionPool } from './connection-pool.ts';
+import { readOrSpill } from './spill-body.ts';
+import type { BodySpill } from './spill-body.ts';
 import { resolveDestination, vetDestination } from './vet-destination.ts';
 
 /**
@@ -42,8 +44,8 @@ export function egressFromSettings(settings: EgressSettings): Egress {
   };
   const pool = new ConnectionPool();
   return {
-    fetch: (request, access, { signal }) =>
-      fetchUnder({ settings, pool }, entriesOf, request, access, signal),
+    fetch: (request, access, { signal, spill }) =>
+      fetchUnder({ settings, pool }, entriesOf, request, access, signal, spill),
   };
 }
 
@@ -58,6 +60,7 @@ async function fetchUnder(
   request: EgressRequest,
   access: NetworkAccess,
   outer: AbortSignal,
+  spill: BodySpill | undefined,
 ): Promise<EgressResponse> {
   if (outer.aborted) throw abortReason(outer);
   const { settings } = egress;
@@ -70,7 +73,7 @@ async function fetchUnder(
   outer.addEventListener('abort', onAbort, { once: true });
   const timer = setTimeout(() => controller.abort(timedOut(timeoutSeconds)), timeoutSeconds * 1000);
   try {
-    return await follow(egress, parts, access, entries, controller.signal);
+    return await follow(egress, parts, access, entries, controller.signal, spill);
   } catch (error) {
     // Whatever a hop threw as the signal fired (a destroyed socket's error), the signal's reason is the answer.
     throw controller.signal.aborted ? (controller.signal.reason as Error) : error;
@@ -86,6 +89,7 @@ async function follow(
   access: NetworkAccess,
   entries: readonly AllowEntry[],
   signal: AbortSignal,
+  spill: BodySpill | undefined,
 ): Promise<EgressResponse> {
   const maxBytes = Math.min(access.maxBytes ?? settings.maxBytes, settings.maxBytes);
   let { url, method, headers, body } = parts;
@@ -154,7 +158,10 @@ async function follow(
       url = next;
       continue;
     }
-    const bytes = await readBody(hop, { host: to.host, maxBytes, signal, head: method === 'HEAD' });
+    const reading = { host: to.host, maxBytes, signal, head: method === 'HEAD' };
+    const read = spill
+      ? await readOrSpill(hop, { ...reading, spill })
+      : { bytes: await readBody(hop, reading) };
     const raw = hop.response.rawHeaders;
     const responseHeaders: (readonly [string, string])[] = [];
     for (let i = 0; i + 1 < raw.length; i += 2)
@@ -165,7 +172,7 @@ async function follow(
       headers: responseHeaders,
       url: redactSecrets(url.href, sent),
       redirected: redirects > 0,
-      body: bytes.toString('base64'),
+      ...('stored' in read ? { body: '', storedBody: read.stored } : { body: read.bytes.toString('base64') }),
       allowedBy: to.allowedBy,
     };
   }

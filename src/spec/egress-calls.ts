@@ -1,4 +1,6 @@
 import { CodecallError, failure } from '../errors/index.ts';
+import type { TaskBodies } from './body-store.ts';
+import { bodyReadOf, serveBodyRead } from './egress-body-reads.ts';
 import type { Egress, EgressRequest, NetworkAccess } from './egress.ts';
 import type { ExecutionHost, HostCall, HostOutcome } from './sandbox.ts';
 import type { ToolEffect } from './tool.ts';
@@ -9,7 +11,12 @@ import type { ToolEffect } from './tool.ts';
  * host calls like a tool's, so a durable run journals them and a replay answers them with the same bytes.
  */
 export const EGRESS_NAMESPACE = 'egress';
-export const EGRESS_EFFECTS: Readonly<Record<string, ToolEffect>> = { read: 'read', fetch: 'unsafe' };
+export const EGRESS_EFFECTS: Readonly<Record<string, ToolEffect>> = {
+  read: 'read',
+  fetch: 'unsafe',
+  // A range of a stored body (ADR 0046): served from the task's body store, never journaled (isBodyRead).
+  body: 'read',
+};
 export const EGRESS_BINDINGS = Object.keys(EGRESS_EFFECTS).map((name) => ({
   namespace: EGRESS_NAMESPACE,
   name,
@@ -31,7 +38,17 @@ export interface EgressHostOptions {
    * one call's result): a task's `maxBytes` and the egress's ceiling are capped by it.
    */
   readonly maxBodyBytes?: number;
+  /**
+   * The task's body store (ADR 0046): a body over `spillAbove` bytes is streamed there and the response names it;
+   * only `network_access.max_bytes` and the egress's ceiling bound it then. Absent: bodies inline, as before.
+   */
+  readonly bodies?: TaskBodies;
+  /** The size over which a body goes to `bodies` (default DEFAULT_SPILL_ABOVE), capped by `maxBodyBytes`. */
+  readonly spillAbove?: number;
 }
+
+/** Bodies over this many bytes are stored out of line when the task has a body store. */
+export const DEFAULT_SPILL_ABOVE = 64 * 1024;
 
 /** `inner` with the egress calls served by `egress` under `access`; every other call goes to `inner`. */
 export function egressHost(inner: ExecutionHost, options: EgressHostOptions): ExecutionHost {
@@ -39,11 +56,18 @@ export function egressHost(inner: ExecutionHost, options: EgressHostOptions): Ex
   const ceiling = options.maxRequests ?? DEFAULT_MAX_REQUESTS;
   const budget = Math.min(options.access.maxRequests ?? ceiling, ceiling);
   const cap = options.maxBodyBytes;
+  const { bodies } = options;
+  // With a body store only the inline part must fit a call's result; without one, the whole body.
   const access =
-    cap === undefined
+    cap === undefined || bodies !== undefined
       ? options.access
       : { ...options.access, maxBytes: Math.min(options.access.maxBytes ?? cap, cap) };
+  const spill = bodies && {
+    above: Math.min(options.spillAbove ?? DEFAULT_SPILL_ABOVE, cap ?? Infinity),
+    put: (chunks: AsyncIterable<Uint8Array>, o: { readonly signal: AbortSignal }) => bodies.put(chunks, o),
+  };
   const serve = async (call: HostCall & { kind: 'tool' }, signal: AbortSignal): Promise<HostOutcome> => {
+    if (call.name === 'body') return serveBodyRead(bodyReadOf(call), bodies, signal);
     const request = egressRequestOf(call);
     if ('error' in request) return { ok: false, error: request.error };
     if (!made.has(call.callId)) {
@@ -60,7 +84,10 @@ export function egressHost(inner: ExecutionHost, options: EgressHostOptions): Ex
       made.add(call.callId);
     }
     try {
-      return { ok: true, value: await options.egress.fetch(request, access, { signal }) };
+      return {
+        ok: true,
+        value: await options.egress.fetch(request, access, { signal, ...(spill ? { spill } : {}) }),
+      };
     } catch (error) {
       if (error instanceof CodecallError)
         return { ok: false, error: failure(error.code, error.message, error.details) };
@@ -81,7 +108,8 @@ export function egressRequestOf(
   call: HostCall & { kind: 'tool' },
 ): EgressRequest | { error: ReturnType<typeof failure> } {
   const invalid = (message: string) => ({ error: failure('TOOL_VALIDATION', `fetch: ${message}`) });
-  if (EGRESS_EFFECTS[call.name] === undefined) return invalid(`no egress call ${call.name}`);
+  if (EGRESS_EFFECTS[call.name] === undefined || call.name === 'body')
+    return invalid(`no egress call ${call.name}`);
   const a = (call.args ?? {}) as Record<string, unknown>;
   if (typeof a.url !== 'string') return invalid('the request has no URL');
   if (typeof a.method !== 'string' || a.method === '') return invalid('the request has no method');

@@ -1,3 +1,5 @@
+import type { BodyRef } from './body-store.ts';
+
 /**
  * Network egress (issue 21): the sandbox has no network interface; a task whose `network_access` allows it gets a
  * host-side `fetch`, and the host makes the request under these rules. The request and its response are a tool
@@ -45,8 +47,10 @@ export interface EgressResponse {
   /** The URL of the last hop. */
   readonly url: string;
   readonly redirected: boolean;
-  /** The body, base64. */
+  /** The body, base64 ('' when it was stored out of line). */
   readonly body: string;
+  /** A body over the spill threshold (ADR 0046): stored in the task's body store, read by ranges (`egress.body`). */
+  readonly storedBody?: BodyRef;
   /** The allow entry that let the last hop through (`api.example.com`, `*.github.com`). */
   readonly allowedBy: string;
 }
@@ -56,6 +60,13 @@ export interface Egress {
   fetch(
     request: EgressRequest,
     access: NetworkAccess,
-    options: { readonly signal: AbortSignal },
+    options: {
+      readonly signal: AbortSignal;
+      /** Bodies over `above` bytes go to `put` as they are read, not into memory (ADR 0046); absent: all inline. */
+      readonly spill?: {
+        readonly above: number;
+        put(chunks: AsyncIterable<Uint8Array>, options: { readonly signal: AbortSignal }): Promise<BodyRef>;
+      };
+    },
   ): Promise<EgressResponse>;
 }

@@ -11,6 +11,7 @@ import type {
   WorkspaceFile,
 } from '../spec/index.ts';
 import { EGRESS_BINDINGS, egressHost } from '../spec/index.ts';
+import { memoryBodies } from './memory-bodies.ts';
 import { ToolRegistry } from './tool-host.ts';
 
 export interface RunProgramOptions {
@@ -62,6 +63,8 @@ export function runProgram(options: RunProgramOptions): Promise<ExecutionResult>
             egress: network.egress,
             access: network.access,
             maxRequests: network.maxRequests,
+            // Large bodies in memory for the run, bounded (ADR 0046): nothing replays a one-off run.
+            bodies: memoryBodies(),
           })
         : host,
       ...(options.filename === undefined ? {} : { filename: options.filename }),

@@ -216,18 +216,18 @@ describe('fetch from a JavaScript task', () => {
     });
   });
 
-  it('a body the journal cannot keep is EGRESS_LIMIT, not a tool result error; one that fits arrives whole', async () => {
+  it('a body over the journal’s bound arrives whole from the body store; one over max_bytes is EGRESS_LIMIT', async () => {
     const runtime = make();
     const task = await runtime.submit({
       code: `
         const get = (n) => fetch('http://127.0.0.1:${port}/big/' + n).then(
           async (r) => (await r.arrayBuffer()).byteLength, (e) => [e.code, e.details.limit]);
-        return [await get(500000), await get(2000000)];`,
-      constraints: access(),
+        return [await get(500000), await get(2000000), await get(3000000)];`,
+      constraints: access({ maxBytes: 2500000 }),
     });
     expect(await runtime.wait(task.task_id, { until: 'terminal' })).toMatchObject({
       status: 'succeeded',
-      result: { output: [500000, ['EGRESS_LIMIT', 'max_bytes']] },
+      result: { output: [500000, 2000000, ['EGRESS_LIMIT', 'max_bytes']] },
     });
   });
 

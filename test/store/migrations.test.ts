@@ -22,6 +22,8 @@ describe('SQLite migrations', () => {
       'audit_key',
       'audit_log',
       'batches',
+      'bodies',
+      'body_chunks',
       'idempotency_keys',
       'journal',
       'journal_summaries',

@@ -72,6 +72,45 @@ def _egress_message(url, method, headers, body, redirect):
             'redirect': redirect}
     return {'t': 'call', 'ns': 'egress', 'name': name, 'args': _encode(args, 'args')}
 
+_BODY_READ = 262144
+
+def _body_range(ref, offset, length):
+    """Bytes of a stored body (ADR 0046) from offset: a host call the journal does not keep."""
+    value = _call_sync({'t': 'call', 'ns': 'egress', 'name': 'body',
+                        'args': _encode({'sha256': ref['sha256'], 'offset': offset, 'length': length}, 'args')})
+    data = binascii.a2b_base64(value['bytes'])
+    if not data and length > 0:
+        raise FetchError('fetch: the stored body ended early', 'EGRESS_FAILED', None)
+    return data
+
+class _Body:
+    """A response body read in order: inline bytes, or a stored body's ranges, never more than asked for."""
+    __slots__ = ('_inline', '_ref', '_pos', 'size')
+    def __init__(self, value):
+        ref = value.get('storedBody')
+        self._ref = ref
+        self._inline = None if ref else binascii.a2b_base64(value['body'])
+        self.size = ref['size'] if ref else len(self._inline)
+        self._pos = 0
+    def read(self, n=-1):
+        left = self.size - self._pos
+        if n is None or n < 0 or n > left:
+            n = left
+        if n <= 0:
+            return b''
+        if self._inline is not None:
+            data = self._inline[self._pos:self._pos + n]
+        else:
+            parts = []
+            got = 0
+            while got < n:
+                part = _body_range(self._ref, self._pos + got, min(_BODY_READ, n - got))
+                parts.append(part)
+                got += len(part)
+            data = b''.join(parts)
+        self._pos += len(data)
+        return data
+
 def _codecall_module():
     """The codecall module, made when the program first imports it."""
     import _collections_abc, codecs
@@ -106,11 +145,26 @@ def _codecall_module():
 
     class Response:
         """What fetch() returns: status, reason, ok, headers, url (the last hop's), redirected, content (bytes),
-        text (decoded by the content-type's charset, UTF-8 without one), json()."""
-        __slots__ = ('status', 'reason', 'headers', 'url', 'redirected', 'content', 'allowed_by')
-        def __init__(self, status, reason, headers, url, redirected, content, allowed_by=None):
+        text (decoded by the content-type's charset, UTF-8 without one), json(); read(n) and iter_bytes(size)
+        stream the body (a large one is read from the host by ranges, never whole unless asked)."""
+        __slots__ = ('status', 'reason', 'headers', 'url', 'redirected', '_body', '_content', 'allowed_by')
+        def __init__(self, status, reason, headers, url, redirected, body, allowed_by=None):
             self.status, self.reason, self.headers, self.url = status, reason, headers, url
-            self.redirected, self.content, self.allowed_by = redirected, content, allowed_by
+            self.redirected, self._body, self._content, self.allowed_by = redirected, body, None, allowed_by
+        @property
+        def content(self):
+            if self._content is None:
+                self._content = self._body.read()
+            return self._content
+        def read(self, n=-1):
+            """Up to n bytes of the body not read yet (all of it without n); b'' at its end."""
+            return self._body.read(n)
+        def iter_bytes(self, chunk_size=_BODY_READ):
+            while True:
+                chunk = self._body.read(chunk_size)
+                if not chunk:
+                    return
+                yield chunk
         @property
         def ok(self):
             return 200 <= self.status <= 299
@@ -135,7 +189,7 @@ def _codecall_module():
 
     def response(value):
         return Response(value['status'], value['statusText'], Headers(value['headers']), value['url'],
-                        value['redirected'] is True, binascii.a2b_base64(value['body']), value.get('allowedBy'))
+                        value['redirected'] is True, _Body(value), value.get('allowedBy'))
 
     def fetch(url, *, method='GET', headers=None, body=None, redirect='follow'):
         """Makes a request through the host (the sandbox has no network). Raises FetchError (its code
@@ -209,27 +263,44 @@ def _patch_http_client():
     import io
     Base = client.HTTPConnection
 
+    class _Wire(io.RawIOBase):
+        """The status line and headers, then the body as the host has it (a stored one read by ranges)."""
+        def __init__(self, head, body):
+            self._head, self._body = head, body
+        def readable(self):
+            return True
+        def readinto(self, buffer):
+            view = memoryview(buffer)
+            if self._head:
+                n = min(len(view), len(self._head))
+                view[:n] = self._head[:n]
+                self._head = self._head[n:]
+                return n
+            data = self._body.read(min(len(view), _BODY_READ))
+            view[:len(data)] = data
+            return len(data)
+
     class _Received:
         """The response as a socket http.client reads: HTTPResponse's own parser makes the response object."""
-        def __init__(self, raw):
-            self.raw = raw
+        def __init__(self, head, body):
+            self.head, self.body = head, body
         def makefile(self, *args, **kwargs):
-            return io.BytesIO(self.raw)
+            return io.BufferedReader(_Wire(self.head, self.body), 65536)
         def close(self):
             pass
 
     def received(value, method):
         head = ['HTTP/1.1 ' + str(value['status']) + ' ' + str(value['statusText'])]
-        body = binascii.a2b_base64(value['body'])
+        body = _Body(value)
         for name, v in value['headers']:
             # The body came whole: its length is the one to read (a HEAD's headers stay as they were).
             if method != 'HEAD' and name in ('content-length', 'transfer-encoding'):
                 continue
             head.append(name + ': ' + v)
         if method != 'HEAD':
-            head.append('content-length: ' + str(len(body)))
-        raw = ('\r\n'.join(head) + '\r\n\r\n').encode('latin-1', 'replace') + body
-        response = client.HTTPResponse(_Received(raw), method=method)
+            head.append('content-length: ' + str(body.size))
+        raw = ('\r\n'.join(head) + '\r\n\r\n').encode('latin-1', 'replace')
+        response = client.HTTPResponse(_Received(raw, body), method=method)
         response.begin()
         response.url = value['url']
         return response

@@ -69,6 +69,8 @@ class _Script:
 
 _replay = [None]
 _released = []
+# Reads of stored bodies (ADR 0046): never journaled, so never in a script; their outcomes are not held back.
+_direct = set()
 
 def _load_script(steps):
     if steps is not None:
@@ -91,7 +93,10 @@ def _issue(msg):
     _counter[0] += 1
     msg['id'] = 'call-' + str(_counter[0])
     script = _replay[0]
-    if script is not None and script.claim(msg):
+    if script is not None and msg.get('ns') == 'egress' and msg.get('name') == 'body':
+        _direct.add(msg['id'])
+        _send(msg)
+    elif script is not None and script.claim(msg):
         # The host counts it (maxToolCalls) and runs nothing.
         _send({'t': 'scripted', 'id': msg['id']})
     else:
@@ -108,8 +113,12 @@ def _next_outcome():
         if _script_through():
             break
         # No scripted outcome can come before the program issues more calls, and it waits: keep what the host
-        # sends (the host ends a replay that diverged).
-        _replay[0].held.append(_recv())
+        # sends (the host ends a replay that diverged), but for a body read's, the program's to have now.
+        msg = _recv()
+        if msg.get('t') == 'outcome' and msg.get('id') in _direct:
+            _direct.discard(msg['id'])
+            return msg
+        _replay[0].held.append(msg)
     if _released:
         return _released.pop(0)
     return _recv()

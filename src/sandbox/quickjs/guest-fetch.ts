@@ -6,8 +6,9 @@
  *
  * Its factory takes the `lib` of the factories before it (guest-web.ts's UTF-8 codec, guest-url.ts's URL) and the
  * runtime's `lib.egressCall(name, args)`, which rejects with a ToolError when the task has no network access.
- * Bodies are whole byte strings (no streams): `body` is null, `text()`, `json()`, `arrayBuffer()` and `bytes()`
- * read them.
+ * Bodies are byte strings, or (ADR 0046) a large response's stored body, read by ranges through
+ * `lib.egressCall('body', ...)`: `text()`, `json()`, `arrayBuffer()` and `bytes()` read one whole, `body` is a
+ * minimal stream (`getReader().read()`, `for await`) that reads it chunk by chunk.
  */
 export const GUEST_FETCH_SOURCE = String.raw`(function (lib) {
 'use strict';
@@ -31,8 +32,6 @@ const STATUS_TEXT_OK = /^[\t\x20-\x7e\x80-\xff]*$/;
 
 // ---- base64 ------------------------------------------------------------------------------------------------
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
-const CODES = new U8(128).fill(255);
-for (let i = 0; i < 64; i++) CODES[apply(Str.prototype.charCodeAt, ALPHABET, [i])] = i;
 function toBase64(bytes) {
   const native = nativeBase64(bytes);
   if (native !== null) return native;
@@ -48,17 +47,30 @@ function toBase64(bytes) {
   apply(arrayPush, parts, [chunk]);
   return apply(arrayJoin, parts, ['']);
 }
+// By character: indexing a primitive string and a null-prototype table is what a program cannot reach (no
+// method call per character: a large body is millions of them).
+const DIGITS = O.create(null);
+for (let i = 0; i < 64; i++) DIGITS[ALPHABET[i]] = i;
 function fromBase64(text) {
-  const native = nativeFromBase64(text);
+  const s = Str(text);
+  const native = nativeFromBase64(s);
   if (native !== null) return native;
-  let end = text.length;
-  while (end > 0 && text[end - 1] === '=') end--;
+  let end = s.length;
+  while (end > 0 && s[end - 1] === '=') end--;
   const out = new U8((end * 3) >> 2);
-  let bits = 0, value = 0, j = 0;
-  for (let i = 0; i < end; i++) {
-    const c = apply(Str.prototype.charCodeAt, text, [i]);
-    const v = c < 128 ? CODES[c] : 255;
-    if (v === 255) throw new TE('the host sent a body that is not base64');
+  const bad = () => { throw new TE('the host sent a body that is not base64'); };
+  let j = 0, i = 0;
+  const whole = end - (end & 3);
+  for (; i < whole; i += 4) {
+    const a = DIGITS[s[i]], b = DIGITS[s[i + 1]], c = DIGITS[s[i + 2]], d = DIGITS[s[i + 3]];
+    if (a === undefined || b === undefined || c === undefined || d === undefined) bad();
+    const n = (a << 18) | (b << 12) | (c << 6) | d;
+    out[j++] = n >> 16; out[j++] = (n >> 8) & 255; out[j++] = n & 255;
+  }
+  let bits = 0, value = 0;
+  for (; i < end; i++) {
+    const v = DIGITS[s[i]];
+    if (v === undefined) bad();
     value = (value << 6) | v; bits += 6;
     if (bits >= 8) { bits -= 8; out[j++] = (value >> bits) & 255; }
   }
@@ -142,8 +154,14 @@ function frozenHeaders(pairs) {
   return h;
 }
 
-// ---- bodies --------------------------------------------------------------------------------------------------
-const BYTES = Sym('bytes'), USED = Sym('used');
+// ---- bodies ------------------------------------------------------------------------------------------------
+// A body is a byte string (U8), null, or a stored body's { sha256, size } (ADR 0046): a large response the host
+// streamed into the task's body store, read here by ranges (egress.body), never whole unless the program asks.
+const BYTES = Sym('bytes'), USED = Sym('used'), STREAM = Sym('stream');
+const READ_BYTES = 262144;
+const u8Set = U8.prototype.set, mathMin = Math.min;
+const then = (p, f, r) => apply(promiseThen, p, r === undefined ? [f] : [f, r]);
+const resolved = (v) => apply(promiseResolve, P, [v]);
 /** Bytes and a default content type from a body init. */
 function bodyOf(init) {
   if (init === undefined || init === null) return { bytes: null, type: null };
@@ -156,19 +174,78 @@ function bodyOf(init) {
   if (init instanceof Request || init instanceof Response) throw new TE('a Request or Response is not a body: read it first');
   return { bytes: utf8Encode(Str(init)), type: 'text/plain;charset=UTF-8' };
 }
+/** Bytes of a stored body from an offset (fewer at its end). */
+function readStored(stored, offset, length) {
+  return then(egressCall('body', { sha256: stored.sha256, offset, length }), (r) => {
+    const b = fromBase64(Str(r.bytes));
+    if (b.length === 0 && length > 0) throw new TE('fetch: the stored body ended early');
+    return b;
+  });
+}
+/** A stored body whole (what text(), json() and arrayBuffer() read): bounded by the guest's memory. */
+function readAllStored(stored) {
+  const out = new U8(stored.size);
+  let at = 0;
+  const step = () => at >= stored.size ? out : then(readStored(stored, at, mathMin(READ_BYTES, stored.size - at)), (b) => {
+    apply(u8Set, out, [b, at]);
+    at += b.length;
+    return step();
+  });
+  return then(resolved(undefined), step);
+}
 function consume(self) {
   if (self[USED]) return apply(promiseReject, P, [new TE('Body has already been used')]);
   self[USED] = true;
   const bytes = self[BYTES];
-  return apply(promiseResolve, P, [bytes === null ? new U8(0) : bytes]);
+  if (bytes === null) return resolved(new U8(0));
+  return bytes instanceof U8 ? resolved(bytes) : readAllStored(bytes);
+}
+/**
+ * The body as a stream (a ReadableStream's reader and async iteration, no more): chunks of at most 256 KiB, read
+ * one at a time, so a program can go through a body far larger than its memory.
+ */
+function bodyStream(self) {
+  const source = self[BYTES];
+  const total = source instanceof U8 ? source.length : source.size;
+  let at = 0, done = false, locked = false, streamed = false, queue = resolved(undefined);
+  const finished = () => ({ done: true, value: undefined });
+  function pull() {
+    if (done || at >= total) { done = true; return finished(); }
+    if (source instanceof U8) { const v = apply(u8Slice, source, [at, total]); at = total; return { done: false, value: v }; }
+    return then(readStored(source, at, mathMin(READ_BYTES, total - at)), (b) => { at += b.length; return { done: false, value: b }; });
+  }
+  const reader = freeze({
+    read() { queue = then(queue, pull); return queue; },
+    releaseLock() { locked = false; },
+    cancel() { done = true; return resolved(undefined); },
+  });
+  function getReader() {
+    if (locked || (self[USED] && !streamed)) throw new TE('ReadableStream: the body is locked or has been read');
+    locked = true; streamed = true; self[USED] = true;
+    return reader;
+  }
+  return freeze({
+    get locked() { return locked; },
+    getReader,
+    cancel() { done = true; self[USED] = true; return resolved(undefined); },
+    [Sym.asyncIterator]() {
+      const r = getReader();
+      return { next: () => r.read(), return: () => { done = true; locked = false; return resolved(finished()); }, [Sym.asyncIterator]() { return this; } };
+    },
+    get [Sym.toStringTag]() { return 'ReadableStream'; },
+  });
 }
 const bodyMethods = {
-  get body() { return null; },
+  get body() {
+    if (this[BYTES] === null) return null;
+    if (this[STREAM] === undefined) defineProperty(this, STREAM, { value: bodyStream(this) });
+    return this[STREAM];
+  },
   get bodyUsed() { return this[USED]; },
-  text() { return apply(promiseThen, consume(this), [(b) => utf8Decode(b)]); },
-  json() { return apply(promiseThen, consume(this), [(b) => parseJson(utf8Decode(b))]); },
-  arrayBuffer() { return apply(promiseThen, consume(this), [(b) => apply(abSlice, b.buffer, [b.byteOffset, b.byteOffset + b.byteLength])]); },
-  bytes() { return apply(promiseThen, consume(this), [(b) => apply(u8Slice, b, [])]); },
+  text() { return then(consume(this), (b) => utf8Decode(b)); },
+  json() { return then(consume(this), (b) => parseJson(utf8Decode(b))); },
+  arrayBuffer() { return then(consume(this), (b) => apply(abSlice, b.buffer, [b.byteOffset, b.byteOffset + b.byteLength])); },
+  bytes() { return then(consume(this), (b) => apply(u8Slice, b, [])); },
 };
 function mixBody(C) {
   for (const k of O.getOwnPropertyNames(bodyMethods)) {
@@ -319,7 +396,9 @@ function send(request) {
   const args = { url: r.url, method: r.method, headers: pairs, body: bytes === null ? null : toBase64(bytes), redirect: r.redirect };
   // Safe methods without a body only read: the host may run them again after a crash; the rest are effects.
   const name = bytes === null && SAFE.indexOf(r.method) >= 0 ? 'read' : 'fetch';
-  return apply(promiseThen, egressCall(name, args), [(res) => makeResponse(fromBase64(Str(res.body)), {
+  return apply(promiseThen, egressCall(name, args), [(res) => makeResponse(res.storedBody !== undefined && res.storedBody !== null
+    ? freeze({ sha256: Str(res.storedBody.sha256), size: +res.storedBody.size })
+    : fromBase64(Str(res.body)), {
     status: res.status, statusText: Str(res.statusText), headers: frozenHeaders(res.headers), url: Str(res.url),
     redirected: res.redirected === true, type: 'basic',
   }), (e) => {

@@ -36,6 +36,8 @@ export interface ExecutionStart {
 export class VmExecution implements VmGuestHooks, ReplaySink {
   private vm: PreparedVm | null = null;
   private replay: WorkerReplay | null = null;
+  /** Calls whose outcomes a replay script does not hold back: reads of stored bodies (ADR 0046), never journaled. */
+  private readonly direct = new Set<number>();
   /** The program as written, the code the VM runs and how the two relate: to place errors in the former. */
   private program: { written: string; code: string; source: ProgramSource | undefined } | null = null;
   /** The tools, for an error naming one as if it were a global. */
@@ -121,7 +123,7 @@ export class VmExecution implements VmGuestHooks, ReplaySink {
 
   /** A host outcome; while a replay script runs it waits for the script's end. */
   deliver(callId: number, ok: boolean, payload: string, clockMs: number): void {
-    if (this.replay?.hold(callId, ok, payload, clockMs)) return;
+    if (!this.direct.delete(callId) && this.replay?.hold(callId, ok, payload, clockMs)) return;
     this.deliverNow(callId, ok, payload, clockMs);
   }
 
@@ -181,6 +183,8 @@ export class VmExecution implements VmGuestHooks, ReplaySink {
     this.sampleMemory();
     const callId = this.nextCallId++;
     if (this.replay?.claim(callId, tool, payload)) return callId; // answered by the script after this turn
+    const binding = tool >= 0 ? this.tools[tool] : undefined;
+    if (this.replay && binding?.namespace === 'egress' && binding.name === 'body') this.direct.add(callId);
     // Arguments over the bound stay in this worker: the host gets their size and digest (tool index -1 is a timer).
     const tooLarge = tool >= 0 ? argumentsOver(payload, this.limits.toolArgumentBytes) : null;
     if (tooLarge) this.post({ type: 'call', execId: this.execId, callId, tool, payload: '', tooLarge });

@@ -1,9 +1,14 @@
 import type pg from 'pg';
 import { CodecallError } from '../../errors/index.ts';
 import { SCHEMA_V1 } from './pg-schema.ts';
+import { SCHEMA_BODIES } from './pg-schema-bodies.ts';
 
 /** Ordered schema steps; step i brings the schema to version i + 1. Never edit a released step, append. */
-export const PG_MIGRATIONS: readonly string[] = [SCHEMA_V1];
+export const PG_MIGRATIONS: readonly string[] = [
+  SCHEMA_V1,
+  // 2: large response bodies out of line, in chunked rows (ADR 0046).
+  SCHEMA_BODIES,
+];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length;
 

@@ -3,6 +3,8 @@ import type {
   ArtifactInfo,
   ArtifactStore,
   AuditEntry,
+  BodyRef,
+  BodyStore,
   BatchRecord,
   ControlRequest,
   CorruptTask,
@@ -28,6 +30,7 @@ import type {
 import { toTaskRecord } from '../rows.ts';
 import { listArtifacts, readArtifact, replaceArtifacts } from './pg-artifacts.ts';
 import { readVerifiedAudit } from './pg-audit.ts';
+import { putBody, readBody } from './pg-bodies.ts';
 import { readChangeRows, readStatusChangeRows } from './pg-changes.ts';
 import type { ClaimOptions } from './pg-claim.ts';
 import { claimReadable } from './pg-claim.ts';
@@ -54,7 +57,7 @@ import { controlRequestsOf, requestControlOf, updateTaskRow } from './pg-update.
 /** Tasks whose journal head a node remembers at most (a lease holder's running tasks are far fewer). */
 const MAX_REMEMBERED_HEADS = 10_000;
 
-export class PostgresTaskStore extends PgServiceStore implements TaskStore, ArtifactStore {
+export class PostgresTaskStore extends PgServiceStore implements TaskStore, ArtifactStore, BodyStore {
   readonly #appends = new AppendQueue((taskId, calls) => this.#commitAppends(taskId, calls));
   /** What this node knows of the tasks it appends to (the fast path's memory, ADR 0042). */
   readonly #heads = new Map<string, AppendState>();
@@ -212,6 +215,26 @@ export class PostgresTaskStore extends PgServiceStore implements TaskStore, Arti
 
   readArtifact(taskId: string, name: string, options: StoreOptions = {}): Promise<Uint8Array | null> {
     return this.#one(options.signal, (sql) => readArtifact(sql, taskId, name));
+  }
+
+  putBody(
+    taskId: string,
+    chunks: AsyncIterable<Uint8Array>,
+    options: StoreOptions & { now?: number } = {},
+  ): Promise<BodyRef> {
+    const steps = {
+      one: <T>(signal: AbortSignal | undefined, fn: (sql: Sql) => Promise<T>) => this.#one(signal, fn),
+      tx: <T>(signal: AbortSignal | undefined, fn: (sql: Sql) => Promise<T>) => this.#tx(signal, fn),
+    };
+    return putBody(steps, taskId, chunks, options);
+  }
+
+  readBody(
+    taskId: string,
+    sha256: string,
+    options: StoreOptions & { offset: number; length: number },
+  ): Promise<Uint8Array | null> {
+    return this.#one(options.signal, (sql) => readBody(sql, taskId, sha256, options.offset, options.length));
   }
 
   readJournal(

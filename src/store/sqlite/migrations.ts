@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { CodecallError } from '../../errors/index.ts';
+import { SQLITE_BODIES_STEP } from './schema-bodies.ts';
 
 /** Ordered schema steps; step i brings the database to version i + 1. Never edit a released step, append. */
 export const MIGRATIONS: readonly string[] = [
@@ -324,6 +325,8 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE api_keys ADD COLUMN mac TEXT;
   ALTER TABLE audit_key ADD COLUMN keys_sig TEXT;
   `,
+  // 19: large response bodies out of line, in chunked rows (ADR 0046).
+  SQLITE_BODIES_STEP,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -5,6 +5,8 @@ import type {
   ApiKeyRecord,
   ArtifactInfo,
   ArtifactStore,
+  BodyRef,
+  BodyStore,
   WorkspaceFile,
   AuditEntry,
   BatchRecord,
@@ -50,6 +52,7 @@ import { claimReadable } from './claim-readable.ts';
 import { assertFenced, findTaskRow, getTaskRow, getTokenRow, updateTaskRow } from './sqlite-update-task.ts';
 import { controlRequestsOf, requestControlOf } from './sqlite-control-requests.ts';
 import { listArtifacts, readArtifact, replaceArtifacts } from './sqlite-artifacts.ts';
+import { putBody, readBody } from './sqlite-bodies.ts';
 import { createBatchRows, createTaskRows } from './sqlite-insert-task.ts';
 import { taskWhere } from './task-where.ts';
 import { listTaskRows } from './sqlite-list-tasks.ts';
@@ -75,7 +78,7 @@ export interface SqliteConnectionOptions {
  * are group-committed (ADR 0009): those of one event-loop turn share one transaction and one fsync. Every other
  * method first commits the appends queued before it, so operations take effect in the order they were called.
  */
-export class SqliteTaskStore implements TaskStore, ServiceStore, ArtifactStore {
+export class SqliteTaskStore implements TaskStore, ServiceStore, ArtifactStore, BodyStore {
   #db: Database.Database;
   #appends: GroupCommit;
   #closed = false;
@@ -234,6 +237,24 @@ export class SqliteTaskStore implements TaskStore, ServiceStore, ArtifactStore {
 
   readArtifact(taskId: string, name: string, options: StoreOptions = {}): Promise<Uint8Array | null> {
     return this.#run(options.signal, () => readArtifact(this.#db, taskId, name));
+  }
+
+  putBody(
+    taskId: string,
+    chunks: AsyncIterable<Uint8Array>,
+    options: StoreOptions & { now?: number } = {},
+  ): Promise<BodyRef> {
+    return putBody((signal, fn) => this.#run(signal, () => fn(this.#db)), taskId, chunks, options);
+  }
+
+  readBody(
+    taskId: string,
+    sha256: string,
+    options: StoreOptions & { offset: number; length: number },
+  ): Promise<Uint8Array | null> {
+    return this.#run(options.signal, () =>
+      readBody(this.#db, taskId, sha256, options.offset, options.length),
+    );
   }
 
   readJournal(
