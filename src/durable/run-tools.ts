@@ -1,6 +1,7 @@
 import { failure } from '../errors/index.ts';
 import { EGRESS_BINDINGS, narrowAccess, networkPolicyFor } from '../spec/index.ts';
 import type {
+  BudgetCeilings,
   Egress,
   GuestToolBinding,
   JournalEntry,
@@ -20,6 +21,8 @@ export interface RunToolsOptions {
   readonly egress?: Egress | undefined;
   readonly egressPolicies?: TenantNetworkPolicies | undefined;
   readonly egressMaxRequests?: number | undefined;
+  /** The operator's ceilings on tool budgets, applied to the task's at every run (ADR 0044). */
+  readonly budgetCeilings?: BudgetCeilings | undefined;
   /** The bound on one call's encoded result (ADR 0027), which a response body must fit in. */
   readonly maxResultBytes?: number | undefined;
 }
@@ -66,5 +69,7 @@ export function runTools(
       : o.bindings),
     ...(tools === o.tools ? [] : EGRESS_BINDINGS),
   ];
-  return { tools, bindings, budgets: BudgetLedger.of(input.constraints?.budgets, tools, journal) };
+  // The ceilings as they are now, as for the network policy: a lowered one holds for stored tasks too.
+  const budgets = BudgetLedger.of(input.constraints?.budgets, tools, journal, o.budgetCeilings);
+  return { tools, bindings, budgets };
 }

@@ -2,6 +2,7 @@ import type { CallSizeLimits } from './call-size-limits.ts';
 import { CodecallError } from '../errors/index.ts';
 import { EGRESS_NAMESPACE, OPEN_APPROVAL_RULES, idempotencyScope, readJournalPaged } from '../spec/index.ts';
 import type {
+  BudgetCeilings,
   Egress,
   TenantNetworkPolicies,
   JournalLimits,
@@ -78,6 +79,8 @@ export interface TaskRunnerOptions {
   readonly egressMaxRequests?: number;
   /** Each tenant's network policy, applied to its tasks' access at every run (`*`: the others). */
   readonly egressPolicies?: TenantNetworkPolicies;
+  /** The operator's ceilings on tool budgets, held to at every run (ADR 0044; the ceiling where a task sets none). */
+  readonly budgetCeilings?: BudgetCeilings;
 }
 
 /**
@@ -357,6 +360,7 @@ export class TaskRunner {
       egress: this.options.egress,
       egressPolicies: this.options.egressPolicies,
       egressMaxRequests: this.options.egressMaxRequests,
+      budgetCeilings: this.options.budgetCeilings,
       maxResultBytes: this.options.sizes?.maxToolResultBytes,
     });
     if ('error' in made)

@@ -19,6 +19,7 @@ import { sandboxWorkerCount } from './config-sandbox.ts';
 import { checkWebhookUrl, createWebhookDispatcher, webhookKey } from './webhooks/index.ts';
 import { openServiceStore } from './open-service-store.ts';
 import type { ServiceDatabase } from './service-database.ts';
+import { serviceBudgetCeilings } from './service-budgets.ts';
 import { serviceEgress, serviceNetworkPolicies } from './service-egress.ts';
 
 /** What one `codecall serve` runs besides its HTTP server: store, sandboxes, runtime, metrics, webhook outbox. */
@@ -124,6 +125,7 @@ export async function createService(
       maxCodeBytes: config.maxCodeBytes,
       maxMetadataBytes: config.maxMetadataBytes,
       maxLiveTasksPerTenant: config.maxLiveTasksPerTenant,
+      ...serviceBudgetCeilings(config),
       ...(networkPolicies === undefined ? {} : { networkPolicies }),
     },
     sizes: {

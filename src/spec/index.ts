@@ -29,4 +29,5 @@ export * from './egress-calls.ts';
 export * from './allow-entry.ts';
 export * from './network-access.ts';
 export * from './tool-budgets.ts';
+export * from './budget-ceilings.ts';
 export * from './network-policy.ts';
