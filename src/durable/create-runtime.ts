@@ -125,6 +125,7 @@ class DurableRuntime implements Runtime {
       ...(options.egress === undefined ? {} : { egress: options.egress }),
       ...(options.egressMaxRequests === undefined ? {} : { egressMaxRequests: options.egressMaxRequests }),
       ...(options.egressPolicies === undefined ? {} : { egressPolicies: options.egressPolicies }),
+      ...(options.egressDefaults === undefined ? {} : { egressDefaults: options.egressDefaults }),
       ...(budgetCeilings === undefined ? {} : { budgetCeilings }),
       approvalTtlSeconds: options.approvals?.ttlSeconds ?? null,
       clock,

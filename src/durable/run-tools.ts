@@ -20,6 +20,8 @@ export interface RunToolsOptions {
   readonly bindings: readonly GuestToolBinding[];
   readonly egress?: Egress | undefined;
   readonly egressPolicies?: TenantNetworkPolicies | undefined;
+  /** Each tenant's access for its tasks that say nothing of network_access (`false` says no). */
+  readonly egressDefaults?: TenantNetworkPolicies | undefined;
   readonly egressMaxRequests?: number | undefined;
   /** The operator's ceilings on tool budgets, applied to the task's at every run (ADR 0044). */
   readonly budgetCeilings?: BudgetCeilings | undefined;
@@ -44,7 +46,9 @@ export function runTools(
   o: RunToolsOptions,
 ): RunTools | { readonly error: SerializedError } {
   const { input } = task;
-  const asked = input.constraints?.networkAccess;
+  // A task that says nothing gets its tenant's default access, as the operator's config is now.
+  const given = input.constraints?.networkAccess;
+  const asked = given === undefined ? networkPolicyFor(o.egressDefaults, task.tenant) : given;
   // The tenant's policy as it is now, not as it was at submit: a tightened one holds for stored tasks too.
   const access = asked ? narrowAccess(asked, networkPolicyFor(o.egressPolicies, task.tenant)) : asked;
   if (access && !o.egress) {
