@@ -24,8 +24,10 @@ import { loadToolsModule } from '../tools/load-tools-module.ts';
 import { integerOption, positiveOption } from './number-options.ts';
 import { withCliRuntime } from './task-runtime.ts';
 import type { CliIo } from './cli-io.ts';
+import { budgetsOf } from './budget-options.ts';
+import type { BudgetOptions } from './budget-options.ts';
 
-export interface ExecCommandOptions {
+export interface ExecCommandOptions extends BudgetOptions {
   tools?: string;
   timeout?: string;
   cpu?: string;
@@ -106,7 +108,15 @@ async function programOf(file: string, options: ExecCommandOptions) {
     ...(allowedLibraries ? { allowedLibraries } : {}),
     ...(options.allowSubprocesses ? { allowSubprocesses: true } : {}),
   };
-  return { code, language, limits, seed, files, constraints, networkAccess };
+  // Budgets are counted from a task's journal (ADR 0044): a program run once has none to count from.
+  const budgets = budgetsOf(options);
+  if (budgets !== null && options.db === undefined) {
+    throw new CodecallError(
+      'INVALID_ARGUMENT',
+      "budget flags (--max-calls, --max-cost, --tool-max-calls, --tool-max-seconds) need --db PATH: budgets are counted from a durable task's journal",
+    );
+  }
+  return { code, language, limits, seed, files, constraints, networkAccess, budgets };
 }
 
 /** `codecall exec FILE`: runs a .js/.ts program in the quickjs sandbox, a .py one in the python sandbox. */
@@ -210,11 +220,15 @@ async function execStored(
     second: () => (taskId === null ? 'stopped at once (second SIGINT)' : stoppedLine(taskId, dbPath)),
   });
   try {
-    const { code, language, limits, seed, files, constraints, networkAccess } = await programOf(
+    const { code, language, limits, seed, files, constraints, networkAccess, budgets } = await programOf(
       file,
       options,
     );
-    const allConstraints = networkAccess === false ? constraints : { ...constraints, networkAccess };
+    const allConstraints = {
+      ...constraints,
+      ...(networkAccess === false ? {} : { networkAccess }),
+      ...(budgets === null ? {} : { budgets }),
+    };
     return await withCliRuntime(
       {
         db: dbPath,

@@ -17,6 +17,7 @@ import { EXIT_USAGE } from './exit-codes.ts';
 import type { KeysCreateOptions, KeysOptions } from './keys-command.ts';
 import { registerTasksCommands } from './tasks-program.ts';
 import { addConfigFlags } from './serve-flags.ts';
+import { addBudgetOptions } from './budget-options.ts';
 import type { RunCommand } from './tasks-program.ts';
 
 export { EXIT_USAGE };
@@ -59,7 +60,7 @@ export async function main(
     .hook('preAction', (_program, command) => {
       json = command.opts<{ json?: unknown }>().json === true;
     });
-  program
+  const execCli = program
     .command('exec')
     .description('run a .js/.ts program in the quickjs sandbox, or a .py one in the python sandbox')
     .argument('<file>', 'the program')
@@ -88,7 +89,9 @@ export async function main(
     .option('--file <path>', 'Python: an input file in the working directory (repeatable)', collect, [])
     .option('--artifacts <dir>', 'Python: save the files the program writes into this directory')
     .option('--json', 'print one JSON object on the last line of stdout')
-    .option('--db <path>', 'run as a durable task stored in this SQLite file (SIGINT pauses it)')
+    .option('--db <path>', 'run as a durable task stored in this SQLite file (SIGINT pauses it)');
+  addBudgetOptions(execCli)
+    .addHelpText('after', '\nThe budget flags (ADR 0044) hold for a durable task: give --db with them.')
     .action(async (file: string, options: ExecCommandOptions) => {
       const { execCommand } = await import('./exec-command.ts');
       exitCode = await execCommand(file, options, io, env);
@@ -109,7 +112,7 @@ export async function main(
       const { doctorCommand } = await import('./doctor-command.ts');
       exitCode = await doctorCommand(options, io, env);
     });
-  program
+  const runCli = program
     .command('run')
     .description('let a model solve a task by writing code (or calling functions) that uses your tools')
     .argument('<instruction>', 'what to do')
@@ -134,11 +137,11 @@ export async function main(
     )
     .option('--max-steps <n>', 'model round trips before giving up (default 20)')
     .option('--db <path>', 'keep the task in this SQLite file (resumable; SIGINT pauses it)')
-    .option('--json', 'print the task view as JSON on the last line of stdout')
-    .action(async (instruction: string, options: RunCommandOptions) => {
-      const { runCommand } = await import('./run-command.ts');
-      exitCode = await runCommand(instruction, options, io, env);
-    });
+    .option('--json', 'print the task view as JSON on the last line of stdout');
+  addBudgetOptions(runCli).action(async (instruction: string, options: RunCommandOptions) => {
+    const { runCommand } = await import('./run-command.ts');
+    exitCode = await runCommand(instruction, options, io, env);
+  });
   const serve = program
     .command('serve')
     .description(

@@ -4,7 +4,9 @@ import { createClient } from '../client/index.ts';
 import type { CodecallClient, ControlAction, SubmitRequest } from '../client/index.ts';
 import { CodecallError, isCodecallError } from '../errors/index.ts';
 import type { TaskStatus } from '../spec/index.ts';
-import { GUEST_LANGUAGES, isGuestLanguage, TASK_TRANSITIONS } from '../spec/index.ts';
+import { GUEST_LANGUAGES, isGuestLanguage, TASK_TRANSITIONS, taskBudgetsToWire } from '../spec/index.ts';
+import { budgetsOf } from './budget-options.ts';
+import type { BudgetOptions } from './budget-options.ts';
 import type { CliIo } from './cli-io.ts';
 import { EXIT_USAGE } from './exit-codes.ts';
 import { integerOption, positiveOption } from './number-options.ts';
@@ -19,7 +21,7 @@ export interface RemoteOptions {
   json?: boolean;
 }
 
-export interface SubmitOptions extends RemoteOptions {
+export interface SubmitOptions extends RemoteOptions, BudgetOptions {
   /** Agent mode: what a model is to do (instead of a program file). */
   instruction?: string;
   mode?: string;
@@ -123,6 +125,11 @@ async function submitRequest(file: string | undefined, options: SubmitOptions): 
     ...(options.cpu === undefined ? {} : { cpu_seconds: positiveOption('--cpu', options.cpu) }),
     ...(options.memory === undefined ? {} : { max_memory_mb: positiveOption('--memory', options.memory) }),
   };
+  const budgets = budgetsOf(options);
+  const constraints = {
+    ...limits,
+    ...(budgets === null ? {} : { budgets: taskBudgetsToWire(budgets) }),
+  };
   const tools = options.tools
     ?.split(',')
     .map((t) => t.trim())
@@ -149,7 +156,7 @@ async function submitRequest(file: string | undefined, options: SubmitOptions): 
     ...(files.length > 0 ? { files } : {}),
     language,
     ...(tools === undefined ? {} : { tools }),
-    ...(Object.keys(limits).length > 0 ? { tool_constraints: limits } : {}),
+    ...(Object.keys(constraints).length > 0 ? { tool_constraints: constraints } : {}),
     ...(options.session === undefined ? {} : { session_id: options.session }),
     ...(options.callbackUrl === undefined ? {} : { callback_url: options.callbackUrl }),
     ...(options.maxRetries === undefined

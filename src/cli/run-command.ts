@@ -9,8 +9,10 @@ import type { CliIo } from './cli-io.ts';
 import { integerOption } from './number-options.ts';
 import { inputFiles } from './program-files.ts';
 import { withCliRuntime } from './task-runtime.ts';
+import { budgetsOf } from './budget-options.ts';
+import type { BudgetOptions } from './budget-options.ts';
 
-export interface RunCommandOptions {
+export interface RunCommandOptions extends BudgetOptions {
   tools?: string;
   provider?: string;
   baseUrl?: string;
@@ -36,6 +38,8 @@ export async function runCommand(
   io: CliIo,
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<number> {
+  // The flags first: a typo is told before the model's configuration is.
+  const budgets = budgetsOf(options);
   const model = modelConfigFrom(env, {
     ...(options.provider === undefined ? {} : { provider: options.provider }),
     ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
@@ -72,6 +76,7 @@ export async function runCommand(
         mode,
         language,
         ...(maxSteps === undefined ? {} : { maxSteps }),
+        ...(budgets === null ? {} : { constraints: { budgets } }),
         // Remembered with the task: `tasks resume ... --db` finds it.
         ...(toolsModule === null ? {} : { metadata: toolsMetadata(toolsModule) }),
         ...(files.length > 0

@@ -5,6 +5,7 @@ import type { CliIo } from './cli-io.ts';
 import type { RemoteOptions, SubmitOptions } from './remote-tasks-command.ts';
 import type { RunOnOptions, TasksOptions } from './tasks-command.ts';
 import { resolveAction } from './resolve-action.ts';
+import { addBudgetOptions } from './budget-options.ts';
 
 // The commands' modules load when one runs (they pull in the store, the runtime or the client).
 const remote = () => import('./remote-tasks-command.ts');
@@ -83,32 +84,34 @@ export function registerTasksCommands(
     .description('inspect and control durable tasks: in a SQLite file (--db) or on a service (--url)');
 
   where(
-    tasks
-      .command('submit')
-      .description('submit a .js/.ts/.py program, or an --instruction for a model, as a task to a service')
-      .argument('[file]', 'the program (or use --instruction)')
-      .option('--instruction <text>', 'what a model is to do (agent mode, instead of a program)')
-      .option('--mode <mode>', 'agent mode: code (default) or function_calling')
-      .option('--max-steps <n>', 'agent mode: model round trips before giving up')
-      .option(
-        '--file <path>',
-        'an input file in the working directory (repeatable)',
-        (v: string, p: string[]) => [...p, v],
-        [],
-      )
-      .option('--language <language>', 'javascript | typescript | python (default: from the file name)')
-      .option('--tools <names>', 'only these tools, comma-separated')
-      .option('--timeout <seconds>', 'wall-clock limit')
-      .option('--cpu <seconds>', 'CPU time limit (waiting for tools is not counted)')
-      .option('--memory <mb>', 'memory limit in MiB')
-      .option('--session <id>', 'the session the task belongs to')
-      .option('--callback-url <url>', 'webhook for its status changes')
-      .option('--max-retries <n>', 'retries after a failed attempt')
-      .option('--priority <n>', 'higher runs first')
-      .option('--metadata <json>', 'a JSON object kept with the task')
-      .option('--idempotency-key <key>', 'a repeat with the same key returns the first task')
-      .option('--wait', 'follow the task to its end (exit 1 unless it succeeds)')
-      .option('--json', 'print the JSON body (with --wait: the final task view)'),
+    addBudgetOptions(
+      tasks
+        .command('submit')
+        .description('submit a .js/.ts/.py program, or an --instruction for a model, as a task to a service')
+        .argument('[file]', 'the program (or use --instruction)')
+        .option('--instruction <text>', 'what a model is to do (agent mode, instead of a program)')
+        .option('--mode <mode>', 'agent mode: code (default) or function_calling')
+        .option('--max-steps <n>', 'agent mode: model round trips before giving up')
+        .option(
+          '--file <path>',
+          'an input file in the working directory (repeatable)',
+          (v: string, p: string[]) => [...p, v],
+          [],
+        )
+        .option('--language <language>', 'javascript | typescript | python (default: from the file name)')
+        .option('--tools <names>', 'only these tools, comma-separated')
+        .option('--timeout <seconds>', 'wall-clock limit')
+        .option('--cpu <seconds>', 'CPU time limit (waiting for tools is not counted)')
+        .option('--memory <mb>', 'memory limit in MiB')
+        .option('--session <id>', 'the session the task belongs to')
+        .option('--callback-url <url>', 'webhook for its status changes')
+        .option('--max-retries <n>', 'retries after a failed attempt')
+        .option('--priority <n>', 'higher runs first')
+        .option('--metadata <json>', 'a JSON object kept with the task')
+        .option('--idempotency-key <key>', 'a repeat with the same key returns the first task')
+        .option('--wait', 'follow the task to its end (exit 1 unless it succeeds)')
+        .option('--json', 'print the JSON body (with --wait: the final task view)'),
+    ),
     'remote',
   ).action((file: string | undefined, options: SubmitOptions, cmd: Command) =>
     run(async () => (await remote()).remoteSubmit(file, { ...options, ...remoteOf(cmd) }, io)),

@@ -1,5 +1,6 @@
 import { failure } from '../errors/index.ts';
 import {
+  ceiledBudgets,
   DEFAULT_CALL_COST,
   emptyBudgetUsage,
   entryTime,
@@ -8,6 +9,7 @@ import {
   touchesBudgets,
 } from '../spec/index.ts';
 import type {
+  BudgetCeilings,
   BudgetName,
   BudgetUsage,
   GuestToolBinding,
@@ -77,14 +79,17 @@ export class BudgetLedger {
   }
 
   /**
-   * The ledger of a task's run, or null when nothing bounds its calls: the task sets no budgets and none of the
-   * tools declares one (its calls then cost nothing to check).
+   * The ledger of a task's run, or null when nothing bounds its calls: the task sets no budgets, the operator no
+   * ceilings, and none of the tools declares one (its calls then cost nothing to check). The task's budgets are
+   * held to the operator's `ceilings` (the ceiling where the task sets none).
    */
   static of(
-    budgets: TaskBudgets | undefined,
+    asked: TaskBudgets | undefined,
     tools: BudgetTools,
     journal: readonly JournalEntry[],
+    ceilings?: BudgetCeilings,
   ): BudgetLedger | null {
+    const budgets = ceiledBudgets(asked, ceilings);
     const bounded =
       budgets !== undefined ||
       tools.bindings.some((b) => tools.get(b.namespace, b.name)?.budget !== undefined);

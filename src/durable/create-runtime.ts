@@ -15,7 +15,7 @@ import { LiveLogs } from './live-logs.ts';
 import { RuntimeControl } from './runtime-control.ts';
 import { Scheduler } from './runtime-scheduler.ts';
 import { RuntimeViews } from './runtime-views.ts';
-import { checkCeilings } from './limit-ceilings.ts';
+import { budgetCeilingsOf, checkCeilings } from './limit-ceilings.ts';
 import { checkLiveTasks } from './live-task-cap.ts';
 import type { LimitCeilings } from './limit-ceilings.ts';
 import { checkedCallbackUrl, toBatchTasks, toTaskAttributes, toTaskInput } from './submit-input.ts';
@@ -103,6 +103,7 @@ class DurableRuntime implements Runtime {
     this.approvalRules = options.approvals ?? OPEN_APPROVAL_RULES;
     const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
     this.views = new RuntimeViews(options.store);
+    const budgetCeilings = budgetCeilingsOf(this.ceilings);
     this.runner = new TaskRunner({
       store: options.store,
       drivers: options.drivers,
@@ -124,6 +125,8 @@ class DurableRuntime implements Runtime {
       ...(options.egress === undefined ? {} : { egress: options.egress }),
       ...(options.egressMaxRequests === undefined ? {} : { egressMaxRequests: options.egressMaxRequests }),
       ...(options.egressPolicies === undefined ? {} : { egressPolicies: options.egressPolicies }),
+      ...(options.egressDefaults === undefined ? {} : { egressDefaults: options.egressDefaults }),
+      ...(budgetCeilings === undefined ? {} : { budgetCeilings }),
       approvalTtlSeconds: options.approvals?.ttlSeconds ?? null,
       clock,
       onEvent: (event) => this.events.emit(event),

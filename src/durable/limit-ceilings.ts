@@ -1,7 +1,7 @@
 import { CodecallError } from '../errors/index.ts';
 import type { SubmitInput } from '../api/index.ts';
-import { checkNetworkAccess, checkTenantNetwork, networkPolicyFor } from '../spec/index.ts';
-import type { TenantNetworkPolicies } from '../spec/index.ts';
+import { checkNetworkAccess, checkTaskBudgets, checkTenantNetwork, networkPolicyFor } from '../spec/index.ts';
+import type { BudgetCeilings, TenantNetworkPolicies, ToolBudget } from '../spec/index.ts';
 
 /**
  * The most a task may ask for (ADR 0023), in the units of the HTTP API: an operator bounds what one tenant's task
@@ -23,6 +23,50 @@ export interface LimitCeilings {
   readonly maxLiveTasksPerTenant?: number;
   /** What each tenant's tasks may ask of the network (`*`: the others); none: the operator's ceilings only. */
   readonly networkPolicies?: TenantNetworkPolicies;
+  /**
+   * Most `tool_constraints.budgets.max_calls` (all tools together, ADR 0044); a task that sets none runs with this
+   * one. Default: no ceiling.
+   */
+  readonly maxTaskToolCalls?: number;
+  /** Most `tool_constraints.budgets.max_cost`; a task that sets none runs with this one. Default: no ceiling. */
+  readonly maxTaskCost?: number;
+  /**
+   * By tool (`namespace.name`): most `max_calls` and `max_wall_seconds` of the tool's entry in a task's
+   * `budgets.tools`; a task that sets none runs with these (and the tool's own declared budget, the smaller wins).
+   */
+  readonly maxToolBudgets?: Readonly<Record<string, ToolBudget>>;
+}
+
+/** The budget ceilings among the ceilings (undefined: none), which a run applies to its task's budgets. */
+export function budgetCeilingsOf(ceilings: LimitCeilings): BudgetCeilings | undefined {
+  const { maxTaskToolCalls, maxTaskCost, maxToolBudgets } = ceilings;
+  const tools =
+    maxToolBudgets !== undefined && Object.keys(maxToolBudgets).length > 0 ? maxToolBudgets : undefined;
+  if (maxTaskToolCalls === undefined && maxTaskCost === undefined && tools === undefined) return undefined;
+  return {
+    ...(maxTaskToolCalls === undefined ? {} : { maxCalls: maxTaskToolCalls }),
+    ...(maxTaskCost === undefined ? {} : { maxCost: maxTaskCost }),
+    ...(tools === undefined ? {} : { tools }),
+  };
+}
+
+/** Refuses budgets that ask for more than a ceiling; a budget not asked for is the ceiling's (a run applies it). */
+function checkBudgetCeilings(value: unknown, ceilings: BudgetCeilings): void {
+  const budgets = checkTaskBudgets(value);
+  if (budgets === null) return;
+  const field = 'tool_constraints.budgets';
+  const over = (v: number | undefined, ceiling: number | undefined): ceiling is number =>
+    v !== undefined && ceiling !== undefined && v > ceiling;
+  if (over(budgets.maxCalls, ceilings.maxCalls)) above(`${field}.max_calls`, ceilings.maxCalls, '');
+  if (over(budgets.maxCost, ceilings.maxCost)) above(`${field}.max_cost`, ceilings.maxCost, '');
+  for (const [name, asked] of Object.entries(budgets.tools ?? {})) {
+    const ceiling = ceilings.tools?.[name];
+    const at = `${field}.tools[${JSON.stringify(name)}]`;
+    if (over(asked.maxCalls, ceiling?.maxCalls)) above(`${at}.max_calls`, ceiling.maxCalls, '');
+    if (over(asked.maxWallSeconds, ceiling?.maxWallSeconds)) {
+      above(`${at}.max_wall_seconds`, ceiling.maxWallSeconds, ' s');
+    }
+  }
 }
 
 /** What a task's program may weigh when no ceiling is given: 1 MiB (the sandbox's own `sourceBytes`). */
@@ -87,6 +131,8 @@ export function checkCeilings(input: SubmitInput, ceilings: LimitCeilings, now: 
   const policy = networkPolicyFor(ceilings.networkPolicies, tenant);
   const access = policy === undefined ? false : checkNetworkAccess(input.constraints?.networkAccess);
   if (policy !== undefined && access !== false) checkTenantNetwork(access, policy, tenant);
+  const budgetCeilings = budgetCeilingsOf(ceilings);
+  if (budgetCeilings !== undefined) checkBudgetCeilings(input.constraints?.budgets, budgetCeilings);
   const l = input.limits;
   const over = (v: number | undefined, ceiling: number | undefined, scale: number): ceiling is number =>
     typeof v === 'number' && ceiling !== undefined && v > ceiling * scale;

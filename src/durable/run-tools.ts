@@ -1,6 +1,7 @@
 import { failure } from '../errors/index.ts';
 import { EGRESS_BINDINGS, narrowAccess, networkPolicyFor } from '../spec/index.ts';
 import type {
+  BudgetCeilings,
   Egress,
   GuestToolBinding,
   JournalEntry,
@@ -20,7 +21,11 @@ export interface RunToolsOptions {
   readonly bindings: readonly GuestToolBinding[];
   readonly egress?: Egress | undefined;
   readonly egressPolicies?: TenantNetworkPolicies | undefined;
+  /** Each tenant's access for its tasks that say nothing of network_access (`false` says no). */
+  readonly egressDefaults?: TenantNetworkPolicies | undefined;
   readonly egressMaxRequests?: number | undefined;
+  /** The operator's ceilings on tool budgets, applied to the task's at every run (ADR 0044). */
+  readonly budgetCeilings?: BudgetCeilings | undefined;
   /** The bound on one call's encoded result (ADR 0027), which a response body must fit in. */
   readonly maxResultBytes?: number | undefined;
   /** The task's body store (ADR 0046): fetch's large bodies go there, out of the journal. */
@@ -44,7 +49,9 @@ export function runTools(
   o: RunToolsOptions,
 ): RunTools | { readonly error: SerializedError } {
   const { input } = task;
-  const asked = input.constraints?.networkAccess;
+  // A task that says nothing gets its tenant's default access, as the operator's config is now.
+  const given = input.constraints?.networkAccess;
+  const asked = given === undefined ? networkPolicyFor(o.egressDefaults, task.tenant) : given;
   // The tenant's policy as it is now, not as it was at submit: a tightened one holds for stored tasks too.
   const access = asked ? narrowAccess(asked, networkPolicyFor(o.egressPolicies, task.tenant)) : asked;
   if (access && !o.egress) {
@@ -70,5 +77,7 @@ export function runTools(
       : o.bindings),
     ...(tools === o.tools ? [] : EGRESS_BINDINGS),
   ];
-  return { tools, bindings, budgets: BudgetLedger.of(input.constraints?.budgets, tools, journal) };
+  // The ceilings as they are now, as for the network policy: a lowered one holds for stored tasks too.
+  const budgets = BudgetLedger.of(input.constraints?.budgets, tools, journal, o.budgetCeilings);
+  return { tools, bindings, budgets };
 }

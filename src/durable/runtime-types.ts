@@ -60,6 +60,11 @@ export interface RuntimeOptions {
   /** Each tenant's network policy, applied again at every run (the submit check is `ceilings.networkPolicies`). */
   readonly egressPolicies?: TenantNetworkPolicies;
   /**
+   * Each tenant's default network access (`*`: the others), for its tasks that say nothing of `network_access` (a
+   * task's `false` opts out); held to the tenant's policy. Default: none, such a task has no network.
+   */
+  readonly egressDefaults?: TenantNetworkPolicies;
+  /**
    * The operator's rules on approvals (ADR 0031): who may decide (tightening each tool's own) and the default
    * expiry of a request. Default: anyone who sees the task, never expiring.
    */

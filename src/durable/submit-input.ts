@@ -138,7 +138,12 @@ export function toTaskInput(input: SubmitInput): TaskInput {
     const { networkAccess: _given, budgets: _asked, ...rest } = c;
     constraints = {
       ...rest,
-      ...(access === false ? {} : { networkAccess: access }),
+      // An explicit false is kept: it opts out of the tenant's default access (egressDefaults).
+      ...(access === false
+        ? c.networkAccess === false
+          ? { networkAccess: false }
+          : {}
+        : { networkAccess: access }),
       ...(budgets === null ? {} : { budgets }),
     };
   }

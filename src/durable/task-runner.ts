@@ -9,6 +9,7 @@ import {
   taskBodies,
 } from '../spec/index.ts';
 import type {
+  BudgetCeilings,
   Egress,
   TenantNetworkPolicies,
   JournalLimits,
@@ -85,6 +86,10 @@ export interface TaskRunnerOptions {
   readonly egressMaxRequests?: number;
   /** Each tenant's network policy, applied to its tasks' access at every run (`*`: the others). */
   readonly egressPolicies?: TenantNetworkPolicies;
+  /** Each tenant's network access for its tasks that say nothing of it (RuntimeOptions.egressDefaults). */
+  readonly egressDefaults?: TenantNetworkPolicies;
+  /** The operator's ceilings on tool budgets, held to at every run (ADR 0044; the ceiling where a task sets none). */
+  readonly budgetCeilings?: BudgetCeilings;
 }
 
 /**
@@ -363,7 +368,9 @@ export class TaskRunner {
       bindings: this.bindings,
       egress: this.options.egress,
       egressPolicies: this.options.egressPolicies,
+      egressDefaults: this.options.egressDefaults,
       egressMaxRequests: this.options.egressMaxRequests,
+      budgetCeilings: this.options.budgetCeilings,
       maxResultBytes: this.options.sizes?.maxToolResultBytes,
       bodies: isBodyStore(store) ? taskBodies(store, task.id) : undefined,
     });

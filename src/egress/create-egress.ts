@@ -66,7 +66,12 @@ async function fetchUnder(
   const { settings } = egress;
   const parts = requestParts(request, settings.maxRequestBytes);
   const entries = entriesOf(access.allow);
-  const timeoutSeconds = Math.min(access.timeoutSeconds ?? settings.timeoutSeconds, settings.timeoutSeconds);
+  // The program's own timeout (when it gives one) only shortens the task's and the operator's.
+  const timeoutSeconds = Math.min(
+    access.timeoutSeconds ?? settings.timeoutSeconds,
+    settings.timeoutSeconds,
+    parts.timeoutSeconds ?? Number.POSITIVE_INFINITY,
+  );
   // One deadline over every hop, and the caller's abort: both end whatever is under way at once.
   const controller = new AbortController();
   const onAbort = (): void => controller.abort(abortReason(outer));

@@ -13,6 +13,8 @@ export interface RequestParts {
   readonly headers: Header[];
   readonly body: Buffer | null;
   readonly redirect: RedirectMode;
+  /** The program's timeout for this request (seconds), absent when it gives none. */
+  readonly timeoutSeconds?: number;
 }
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
@@ -47,5 +49,18 @@ export function requestParts(request: EgressRequest, maxRequestBytes: number): R
     body = Buffer.from(request.body, 'base64');
     if (body.length > maxRequestBytes) throw tooLarge();
   }
-  return { url, method, headers, body, redirect };
+  const timeoutSeconds = request.timeoutSeconds;
+  if (
+    timeoutSeconds !== undefined &&
+    !(typeof timeoutSeconds === 'number' && Number.isFinite(timeoutSeconds) && timeoutSeconds > 0)
+  )
+    throw invalid('timeoutSeconds', 'must be a number of seconds above 0');
+  return {
+    url,
+    method,
+    headers,
+    body,
+    redirect,
+    ...(timeoutSeconds === undefined ? {} : { timeoutSeconds }),
+  };
 }

@@ -91,8 +91,16 @@ export const taskBodySchema = {
           type: 'object',
           additionalProperties: false,
           properties: {
-            max_calls: { type: 'integer', minimum: 0, description: 'calls of all tools together' },
-            max_cost: { type: 'number', minimum: 0, description: "the sum of the calls' costs" },
+            max_calls: {
+              type: 'integer',
+              minimum: 0,
+              description: "calls of all tools together (at most the service's maxTaskToolCalls; absent: it)",
+            },
+            max_cost: {
+              type: 'number',
+              minimum: 0,
+              description: "the sum of the calls' costs (at most the service's maxTaskCost; absent: it)",
+            },
             tools: {
               type: 'object',
               maxProperties: 1000,

@@ -1,5 +1,23 @@
 import { z } from 'zod';
 
+const TOOL_NAME = /^[A-Za-z_$][A-Za-z0-9_$]*\.[A-Za-z_$][A-Za-z0-9_$]*$/;
+
+/** One tool's budget ceiling, in the wire's form of a task's `budgets.tools` entry. */
+const toolBudgetCeiling = z
+  .object({
+    max_calls: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
+    max_wall_seconds: z.number().min(0).max(31_536_000).optional(),
+  })
+  .strict();
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
 /** What one tenant may take (ADR 0023): ceilings on what a task asks for, and a tenant's default share of slots. */
 export const ceilingsConfigShape = {
   /** Largest tool_constraints.timeout_seconds a task may ask for (default 3600). */
@@ -35,6 +53,23 @@ export const ceilingsConfigShape = {
     .min(1024)
     .max(1024 * 1024)
     .default(64 * 1024),
+  /**
+   * Most tool_constraints.budgets.max_calls (all tools together; ADR 0044); a task that sets none runs with this
+   * one. Default: none.
+   */
+  maxTaskToolCalls: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).nullable().default(null),
+  /** Most tool_constraints.budgets.max_cost (the sum of the calls' costs); a task that sets none runs with it. */
+  maxTaskCost: z.number().min(0).max(Number.MAX_SAFE_INTEGER).nullable().default(null),
+  /**
+   * Per tool, the most `max_calls` and `max_wall_seconds` of a task's budgets.tools entry, `{ "web.search":
+   * { "max_calls": 20 } }` (the environment gives it as that JSON); a task that sets none runs with these.
+   */
+  maxToolBudgets: z
+    .preprocess(
+      (v) => (typeof v === 'string' ? parseJson(v) : v),
+      z.record(z.string().regex(TOOL_NAME, 'must be "namespace.name"'), toolBudgetCeiling),
+    )
+    .default({}),
   /**
    * Tasks of one tenant not yet ended (pending, running or paused) at once (default 10000); a submission, batch or
    * revision that would go over is 429 TOO_MANY_TASKS. Bounds what one tenant's queue flood adds to the database.

@@ -39,6 +39,14 @@ export const egressConfigShape = {
   egressTenants: z
     .preprocess((v) => (typeof v === 'string' ? parseJson(v) : v), z.record(z.string().min(1), z.unknown()))
     .default({}),
+  /**
+   * Each tenant's default network access, `{ "acme": { "allow": ["api.acme.com"] }, "*": { ... } }` (as
+   * egressTenants): what its tasks that say nothing of `network_access` get (a task's `false` opts out), within
+   * its policy; applied at each run. Default: none, such a task has no network.
+   */
+  egressDefaults: z
+    .preprocess((v) => (typeof v === 'string' ? parseJson(v) : v), z.record(z.string().min(1), z.unknown()))
+    .default({}),
   egressSecrets: z
     .preprocess((v) => (typeof v === 'string' ? parseJson(v) : v), z.array(secretBinding).max(100))
     .default([]),

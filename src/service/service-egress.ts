@@ -1,6 +1,6 @@
 import { CodecallError } from '../errors/index.ts';
 import { createEgress } from '../egress/index.ts';
-import { parseNetworkAccess } from '../spec/index.ts';
+import { checkTenantNetwork, networkPolicyFor, parseNetworkAccess } from '../spec/index.ts';
 import type { Egress, NetworkAccess, TenantNetworkPolicies } from '../spec/index.ts';
 import type { ServiceConfig } from './config.ts';
 
@@ -38,26 +38,55 @@ export function serviceEgress(
 export function serviceNetworkPolicies(
   config: Pick<ServiceConfig, 'egressTenants'>,
 ): TenantNetworkPolicies | undefined {
-  const entries = Object.entries(config.egressTenants);
-  if (entries.length === 0) return undefined;
-  const policies: Record<string, NetworkAccess> = {};
-  for (const [tenant, value] of entries) {
-    let policy;
+  return byTenant(config.egressTenants, 'egressTenants');
+}
+
+/**
+ * The tenants' default network access from `egressDefaults` (the wire's form each), each within its tenant's
+ * policy (`policies`); INVALID_CONFIG naming a bad one or one its policy does not allow.
+ */
+export function serviceNetworkDefaults(
+  config: Pick<ServiceConfig, 'egressDefaults'>,
+  policies: TenantNetworkPolicies | undefined,
+): TenantNetworkPolicies | undefined {
+  const defaults = byTenant(config.egressDefaults, 'egressDefaults');
+  for (const [tenant, access] of Object.entries(defaults ?? {})) {
+    const policy = networkPolicyFor(policies, tenant);
+    if (policy === undefined) continue;
     try {
-      policy = parseNetworkAccess(value, `egressTenants.${tenant}`);
+      checkTenantNetwork(access, policy, tenant, `egressDefaults.${tenant}`);
     } catch (e) {
       throw new CodecallError('INVALID_CONFIG', `config ${(e as Error).message}`, {
-        details: { field: 'egressTenants', tenant },
+        details: { field: 'egressDefaults', tenant },
       });
     }
-    if (policy === null) {
+  }
+  return defaults;
+}
+
+function byTenant(
+  entries: Readonly<Record<string, unknown>>,
+  key: 'egressTenants' | 'egressDefaults',
+): TenantNetworkPolicies | undefined {
+  if (Object.keys(entries).length === 0) return undefined;
+  const out: Record<string, NetworkAccess> = {};
+  for (const [tenant, value] of Object.entries(entries)) {
+    let access;
+    try {
+      access = parseNetworkAccess(value, `${key}.${tenant}`);
+    } catch (e) {
+      throw new CodecallError('INVALID_CONFIG', `config ${(e as Error).message}`, {
+        details: { field: key, tenant },
+      });
+    }
+    if (access === null) {
       throw new CodecallError(
         'INVALID_CONFIG',
-        `config egressTenants.${tenant}: give the hosts its tasks may reach, as { "allow": [...] }`,
-        { details: { field: 'egressTenants', tenant } },
+        `config ${key}.${tenant}: give the hosts its tasks may reach, as { "allow": [...] }`,
+        { details: { field: key, tenant } },
       );
     }
-    policies[tenant] = policy;
+    out[tenant] = access;
   }
-  return policies;
+  return out;
 }

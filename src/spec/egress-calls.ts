@@ -134,5 +134,16 @@ export function egressRequestOf(
   if (call.name === 'read' && (!SAFE_METHODS.has(method) || body !== null)) {
     return invalid(`${method} with a body is not a read: it goes as egress.fetch`);
   }
-  return { url: a.url, method, headers, body, redirect };
+  const timeout = a.timeoutSeconds;
+  if (timeout !== undefined && !(typeof timeout === 'number' && Number.isFinite(timeout) && timeout > 0)) {
+    return invalid('timeoutSeconds must be a number of seconds above 0');
+  }
+  return {
+    url: a.url,
+    method,
+    headers,
+    body,
+    redirect,
+    ...(timeout === undefined ? {} : { timeoutSeconds: timeout }),
+  };
 }

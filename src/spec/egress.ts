@@ -36,6 +36,11 @@ export interface EgressRequest {
   readonly body: string | null;
   /** `follow` (default, each hop checked again), `manual` (a 3xx is the response) or `error` (a 3xx fails). */
   readonly redirect?: 'follow' | 'manual' | 'error';
+  /**
+   * The program's own timeout for this request, in seconds (Python's `urlopen(url, timeout=...)`), redirects
+   * included; it only shortens the task's `timeout_seconds` and the operator's ceiling. Absent: theirs.
+   */
+  readonly timeoutSeconds?: number;
 }
 
 /** What the guest gets back (the `net.fetch` call's outcome, journaled). */

@@ -31,4 +31,5 @@ export { isBodyRead } from './egress-body-reads.ts';
 export * from './allow-entry.ts';
 export * from './network-access.ts';
 export * from './tool-budgets.ts';
+export * from './budget-ceilings.ts';
 export * from './network-policy.ts';

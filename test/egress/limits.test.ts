@@ -150,6 +150,30 @@ describe('egress limits', () => {
     expect(Date.now() - started).toBeLessThan(3000);
   });
 
+  it("takes the request's own timeoutSeconds when it is the shortest, and refuses a bad one", async () => {
+    const silent = await startServer(() => undefined);
+    const to = access([`127.0.0.1:${silent.port}`], { timeoutSeconds: 30 });
+    const own = await rejection(
+      localEgress().fetch({ ...get(silent.url()), timeoutSeconds: 0.2 }, to, { signal: never() }),
+    );
+    expect(own).toMatchObject({ code: 'EGRESS_TIMEOUT', details: { timeout_seconds: 0.2 } });
+    // Longer than the task's: the task's holds.
+    const capped = await rejection(
+      localEgress().fetch(
+        { ...get(silent.url()), timeoutSeconds: 60 },
+        access([`127.0.0.1:${silent.port}`], { timeoutSeconds: 0.2 }),
+        { signal: never() },
+      ),
+    );
+    expect(capped).toMatchObject({ code: 'EGRESS_TIMEOUT', details: { timeout_seconds: 0.2 } });
+    for (const bad of [0, -1, Number.NaN]) {
+      const refused = await rejection(
+        localEgress().fetch({ ...get(silent.url()), timeoutSeconds: bad }, to, { signal: never() }),
+      );
+      expect(refused).toMatchObject({ code: 'INVALID_ARGUMENT', details: { field: 'timeoutSeconds' } });
+    }
+  });
+
   it("ends the request at once when the signal aborts, with the signal's reason", async () => {
     const slow = await startServer((_req, res) => {
       res.writeHead(200);

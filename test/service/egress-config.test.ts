@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/service/config.ts';
-import { serviceEgress, serviceNetworkPolicies } from '../../src/service/service-egress.ts';
+import {
+  serviceEgress,
+  serviceNetworkDefaults,
+  serviceNetworkPolicies,
+} from '../../src/service/service-egress.ts';
 
 // The egress settings of `codecall serve` (issue 21): from the environment as JSON, checked at start.
 
@@ -34,5 +38,29 @@ describe('egress config', () => {
     expect(() =>
       loadConfig({ env: { CODECALL_EGRESS_SECRETS: '[{"name":"a b","hosts":["x"],"env":"E"}]' } }),
     ).toThrow(/egressSecrets/);
+  });
+
+  it("reads each tenant's default access, and refuses one its policy does not allow", () => {
+    const env = {
+      CODECALL_EGRESS_TENANTS: JSON.stringify({ acme: { allow: ['*.acme.com'] } }),
+      CODECALL_EGRESS_DEFAULTS: JSON.stringify({
+        acme: { allow: ['api.acme.com'] },
+        '*': { allow: ['x.org'] },
+      }),
+    };
+    const config = loadConfig({ env });
+    expect(serviceNetworkDefaults(config, serviceNetworkPolicies(config))).toEqual({
+      acme: { allow: ['api.acme.com'] },
+      '*': { allow: ['x.org'] },
+    });
+    expect(serviceNetworkDefaults(loadConfig({ env: {} }), undefined)).toBeUndefined();
+    const outside = loadConfig({
+      env: { ...env, CODECALL_EGRESS_DEFAULTS: JSON.stringify({ acme: { allow: ['x.org'] } }) },
+    });
+    expect(() => serviceNetworkDefaults(outside, serviceNetworkPolicies(outside))).toThrow(
+      /config egressDefaults.acme.allow: "x.org" is not within \*.acme.com/,
+    );
+    const bad = loadConfig({ env: { CODECALL_EGRESS_DEFAULTS: '{"acme":{"allow":["http://x"]}}' } });
+    expect(() => serviceNetworkDefaults(bad, undefined)).toThrow(/egressDefaults.acme/);
   });
 });

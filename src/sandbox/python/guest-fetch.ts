@@ -6,10 +6,12 @@
  *
  * - `codecall`, a module the program imports (a finder on sys.meta_path makes it when first imported):
  *   `fetch(url, *, method, headers, body, redirect) -> Response`, `fetch_async` (for asyncio.gather), `Response`,
- *   `Headers` and `FetchError` (a ToolError and an OSError, raised for the EGRESS_* codes);
+ *   `Headers`, `FetchError` (a ToolError and an OSError, raised for the EGRESS_* codes) and `FetchTimeoutError`
+ *   (also a TimeoutError, for EGRESS_TIMEOUT); a `timeout=` in seconds goes with the request to the host;
  * - `http.client.HTTPConnection`/`HTTPSConnection` replaced, once the program (or a library) has imported
  *   http.client, by classes that send through the same calls (`redirect: manual`: http.client follows none), so
- *   `urllib.request.urlopen` works unchanged (its HTTPError for a non-2xx, a URLError around the FetchError).
+ *   `urllib.request.urlopen` works unchanged (its HTTPError for a non-2xx, a URLError around the FetchError, its
+ *   `timeout=` honoured: past it, a TimeoutError from getresponse(), which urlopen does not wrap, as in CPython).
  *
  * Nothing here runs at a start but the finder's registration: the cold start pays for none of it. Part of
  * GUEST_RUNNER (guest-runner.ts), after GUEST_IMPORTS (whose `_import` installs the http.client classes).
@@ -54,15 +56,26 @@ def _fetch_body(body):
         return bytes(body)
     raise TypeError('fetch: body must be bytes or str, not ' + type(body).__name__)
 
-def _egress_message(url, method, headers, body, redirect):
+def _fetch_timeout(timeout):
+    """Seconds, or None for no timeout of the program's own (the task's and the operator's still hold)."""
+    if timeout is None:
+        return None
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
+        raise TypeError('fetch: timeout must be a number of seconds, not ' + type(timeout).__name__)
+    if not timeout > 0 or timeout == float('inf'):
+        raise ValueError('fetch: timeout must be a number of seconds above 0')
+    return timeout
+
+def _egress_message(url, method, headers, body, redirect, timeout=None):
     """The host call for a request: egress.read when it only reads (recovery may run it again), else egress.fetch.
-    A FetchError when the task has no network access."""
+    A FetchError when the task has no network access. The timeout (seconds) only shortens the task's."""
     if not isinstance(url, str):
         raise TypeError('fetch: url must be a str, not ' + type(url).__name__)
     if not isinstance(method, str):
         raise TypeError('fetch: method must be a str, not ' + type(method).__name__)
     if redirect not in _REDIRECTS:
         raise ValueError("fetch: redirect must be 'follow', 'manual' or 'error'")
+    timeout = _fetch_timeout(timeout)
     method = method.upper()
     name = 'read' if body is None and method in _SAFE_METHODS else 'fetch'
     if name not in _egress_names:
@@ -70,6 +83,8 @@ def _egress_message(url, method, headers, body, redirect):
     args = {'url': url, 'method': method, 'headers': headers,
             'body': None if body is None else binascii.b2a_base64(body, newline=False).decode('ascii'),
             'redirect': redirect}
+    if timeout is not None:
+        args['timeoutSeconds'] = timeout
     return {'t': 'call', 'ns': 'egress', 'name': name, 'args': _encode(args, 'args')}
 
 _BODY_READ = 262144
@@ -191,21 +206,24 @@ def _codecall_module():
         return Response(value['status'], value['statusText'], Headers(value['headers']), value['url'],
                         value['redirected'] is True, _Body(value), value.get('allowedBy'))
 
-    def fetch(url, *, method='GET', headers=None, body=None, redirect='follow'):
+    def fetch(url, *, method='GET', headers=None, body=None, redirect='follow', timeout=None):
         """Makes a request through the host (the sandbox has no network). Raises FetchError (its code
-        EGRESS_REFUSED, EGRESS_LIMIT, EGRESS_TIMEOUT or EGRESS_FAILED) when it is refused or fails; an HTTP
-        error status is a Response like any other."""
-        return response(_call_sync(_egress_message(url, method, _fetch_headers(headers), _fetch_body(body), redirect)))
+        EGRESS_REFUSED, EGRESS_LIMIT, EGRESS_TIMEOUT or EGRESS_FAILED) when it is refused or fails, a
+        FetchTimeoutError (also a TimeoutError) past timeout seconds (redirects included; at most the task's
+        timeout_seconds); an HTTP error status is a Response like any other."""
+        msg = _egress_message(url, method, _fetch_headers(headers), _fetch_body(body), redirect, timeout)
+        return response(_call_sync(msg))
 
-    async def fetch_async(url, *, method='GET', headers=None, body=None, redirect='follow'):
+    async def fetch_async(url, *, method='GET', headers=None, body=None, redirect='follow', timeout=None):
         """fetch() to await: requests gathered (asyncio.gather) are made at once."""
-        msg = _egress_message(url, method, _fetch_headers(headers), _fetch_body(body), redirect)
+        msg = _egress_message(url, method, _fetch_headers(headers), _fetch_body(body), redirect, timeout)
         return response(await _call_async(msg))
 
     for c in (Headers, Response):
         c.__module__, c.__qualname__ = 'codecall', c.__name__
     module.__dict__.update(fetch=fetch, fetch_async=fetch_async, Response=Response, Headers=Headers,
-                           FetchError=FetchError, __all__=['fetch', 'fetch_async', 'Response', 'Headers', 'FetchError'])
+                           FetchError=FetchError, FetchTimeoutError=FetchTimeoutError,
+                           __all__=['fetch', 'fetch_async', 'Response', 'Headers', 'FetchError', 'FetchTimeoutError'])
     return module
 
 class _CodecallFinder:
@@ -262,6 +280,7 @@ def _patch_http_client():
         return
     import io
     Base = client.HTTPConnection
+    _DEFAULT_TIMEOUT = client.socket._GLOBAL_DEFAULT_TIMEOUT
 
     class _Wire(io.RawIOBase):
         """The status line and headers, then the body as the host has it (a stored one read by ranges)."""
@@ -311,7 +330,8 @@ def _patch_http_client():
         _cc_egress = True
         _cc_scheme = 'http'
         def __init__(self, host, port=None, *args, **kwargs):
-            Base.__init__(self, host, port)
+            # The timeout (positional third, as http.client's) goes with each request to the host.
+            Base.__init__(self, host, port, args[0] if args else kwargs.get('timeout', _DEFAULT_TIMEOUT))
             self._cc_pending = None
             self._cc_response = None
         def set_tunnel(self, host, port=None, headers=None):
@@ -346,14 +366,21 @@ def _patch_http_client():
             for name, value in headers.items():
                 self.putheader(name, value)
             self.endheaders(body)
-            # Made here, as http.client connects here: urllib wraps an OSError from request() in a URLError.
-            self._cc_response = self._cc_send()
+            # Made here, as http.client connects here: urllib wraps an OSError from request() in a URLError. A
+            # timeout is raised by getresponse(), as CPython's is for a server that accepts and does not answer in
+            # time: urlopen lets that TimeoutError (socket.timeout) through unwrapped.
+            try:
+                self._cc_response = self._cc_send()
+            except TimeoutError as late:
+                self._cc_response = late
         def getresponse(self):
             if self._cc_response is None:
                 if self._cc_pending is None:
                     raise client.ResponseNotReady('no request sent')
                 self._cc_response = self._cc_send()
             response, self._cc_response = self._cc_response, None
+            if isinstance(response, BaseException):
+                raise response
             return response
         def _cc_url(self, target):
             if target.startswith(('http://', 'https://')):
@@ -366,7 +393,10 @@ def _patch_http_client():
             self._cc_pending = None
             method = method.upper()
             sent = [h for h in headers if h[0].lower() not in _HOST_HEADERS]
-            msg = _egress_message(self._cc_url(target), method, sent, _http_body(parts), 'manual')
+            timeout = self.timeout
+            if timeout is _DEFAULT_TIMEOUT:
+                timeout = client.socket.getdefaulttimeout()
+            msg = _egress_message(self._cc_url(target), method, sent, _http_body(parts), 'manual', timeout)
             return received(_call_sync(msg), method)
 
     class HTTPSConnection(HTTPConnection):

@@ -132,7 +132,7 @@ def _result(msg):
     err = payload if isinstance(payload, dict) else {}
     code = str(err.get('code', 'TOOL_ERROR'))
     if code.startswith('EGRESS_'):
-        cls = FetchError
+        cls = FetchTimeoutError if code == 'EGRESS_TIMEOUT' else FetchError
     else:
         cls = _ERRORS.get(str(err.get('name'))) or _BY_CODE.get(code, ToolError)
     return False, cls(str(err.get('message', 'the tool failed')), code, err.get('details'))

@@ -192,7 +192,12 @@ class FetchError(ToolError, OSError):
     reason: not_allowed, method, no_network_access...), EGRESS_LIMIT, EGRESS_TIMEOUT or EGRESS_FAILED. An OSError
     too, as network errors are (urllib wraps it in a URLError)."""
 
-FetchError.__module__ = 'codecall'
+class FetchTimeoutError(FetchError, TimeoutError):
+    """A request past its timeout (EGRESS_TIMEOUT): the program's own (urlopen's timeout=), the task's
+    timeout_seconds or the operator's, whichever is shortest. A TimeoutError (socket.timeout) too, as CPython raises
+    for a server that does not answer in time."""
+
+FetchError.__module__ = FetchTimeoutError.__module__ = 'codecall'
 
 _ERRORS = {c.__name__: c for c in (ToolError, NoSuchToolError, ToolValidationError, ToolRejectedError, InputTimeoutError)}
 _BY_CODE = {'NO_SUCH_TOOL': NoSuchToolError, 'TOOL_VALIDATION': ToolValidationError,
