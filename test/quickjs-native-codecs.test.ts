@@ -86,6 +86,20 @@ return [inputs.map(decode), texts];`);
     expect(got).toEqual(Array.from(Buffer.from(body)));
   });
 
+  it('keeps nothing of an answer once the program drops it: 100 MiB decoded and encoded in a 16 MiB VM', async () => {
+    const r = await runProgram({
+      driver,
+      limits: { memoryBytes: 16 * 1024 * 1024 },
+      code: `
+const big = new Uint8Array(1 << 20).fill(65);
+let n = 0;
+for (let i = 0; i < 50; i++) n += new TextDecoder().decode(big).length + new TextEncoder().encode('é'.repeat(1 << 19)).length;
+for (let i = 0; i < 2000; i++) n += (1234.5).toLocaleString('de').length;
+return n;`,
+    });
+    expect(r).toMatchObject({ status: 'succeeded', value: 50 * 2 * (1 << 20) + 2000 * 7 });
+  });
+
   it('the host refuses base64 that is not, so the guest meets its own error', () => {
     expect(answerBytes(BYTES_BASE64_DECODE, { text: 'QUJD' })).toEqual(new Uint8Array([65, 66, 67]));
     expect(answerBytes(BYTES_BASE64_DECODE, { text: 'QU*D' })).toBeNull();

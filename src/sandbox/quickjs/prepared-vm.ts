@@ -142,8 +142,16 @@ export class PreparedVm {
       h !== undefined && vm.typeof(h) === 'string' ? h.toString() : '';
     const num = (h: JSValueHandle | undefined): number =>
       h !== undefined && vm.typeof(h) === 'number' ? h.toNumber() : NaN;
+    // The trampoline takes its own reference to what a callback returns and never frees ours: each fresh handle
+    // is freed at the next callback (by then it was taken), or it would stay in the VM's heap until the VM ends.
+    let returned: JSValueHandle | null = null;
+    const give = (h: JSValueHandle): JSValueHandle => {
+      returned?.dispose();
+      returned = h;
+      return h;
+    };
     vm.registerHostCallback('__cc_call', (...args) =>
-      vm.newNumber(this.hooks?.onCall(num(args[0]), str(args[1])) ?? 0),
+      give(vm.newNumber(this.hooks?.onCall(num(args[0]), str(args[1])) ?? 0)),
     );
     vm.registerHostCallback('__cc_log', (...args) => {
       this.hooks?.onLog(str(args[0]), str(args[1]));
@@ -151,13 +159,13 @@ export class PreparedVm {
     });
     // Pure: answered here by this process's ICU, with fixed defaults (intl-host.ts).
     vm.registerHostCallback('__cc_intl', (...args) =>
-      vm.newString(answerIntl(str(args[0]), str(args[1]), str(args[2]), str(args[3]))),
+      give(vm.newString(answerIntl(str(args[0]), str(args[1]), str(args[2]), str(args[3])))),
     );
     vm.registerHostCallback('__cc_intl_call', (...args) =>
-      vm.newString(callIntl(num(args[0]), str(args[1]), str(args[2]))),
+      give(vm.newString(callIntl(num(args[0]), str(args[1]), str(args[2])))),
     );
     vm.registerHostCallback('__cc_intl_compare', (...args) =>
-      vm.newNumber(compareIntl(num(args[0]), str(args[1]), str(args[2]))),
+      give(vm.newNumber(compareIntl(num(args[0]), str(args[1]), str(args[2])))),
     );
     // Pure: UTF-8 and base64 natively (bytes-host.ts); null sends the guest down its own codec's path.
     vm.registerHostCallback('__cc_bytes', (...args) => {
@@ -169,7 +177,7 @@ export class PreparedVm {
         else if (input.isArrayBuffer)
           answer = answerBytes(num(args[0]), { bytes: new Uint8Array(input.toArrayBuffer()) });
         if (answer === null) return vm.null;
-        return typeof answer === 'string' ? vm.newString(answer) : vm.newUint8Array(answer);
+        return give(typeof answer === 'string' ? vm.newString(answer) : vm.newUint8Array(answer));
       } catch {
         // Out of memory in the VM, say: the guest's own codec meets the limit as any guest code does.
         return vm.null;
