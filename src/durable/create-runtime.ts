@@ -8,7 +8,13 @@ import type {
   TaskRecord,
   TaskStore,
 } from '../spec/index.ts';
-import { OPEN_APPROVAL_RULES, intervalMs, isTerminal } from '../spec/index.ts';
+import {
+  OPEN_APPROVAL_RULES,
+  intervalMs,
+  isTerminal,
+  parseToolQuotas,
+  parseToolRateLimits,
+} from '../spec/index.ts';
 import type { RuntimeOptions } from './runtime-types.ts';
 import { EventHub } from './event-hub.ts';
 import { LiveLogs } from './live-logs.ts';
@@ -125,6 +131,10 @@ class DurableRuntime implements Runtime {
       ...(options.egressMaxRequests === undefined ? {} : { egressMaxRequests: options.egressMaxRequests }),
       ...(options.egressPolicies === undefined ? {} : { egressPolicies: options.egressPolicies }),
       approvalTtlSeconds: options.approvals?.ttlSeconds ?? null,
+      tenantLimits: {
+        rateLimits: parseToolRateLimits(options.toolRateLimits),
+        quotas: parseToolQuotas(options.toolQuotas),
+      },
       clock,
       onEvent: (event) => this.events.emit(event),
     });

@@ -4,13 +4,14 @@ import { idempotencyKey, longTimeout, parseCallId } from '../spec/index.ts';
 import type { LongTimer } from '../spec/index.ts';
 import type {
   AttentionCallData,
-  BudgetName,
   CarryOver,
   ExecutionHost,
   HostCall,
   HostOutcome,
   JournalEntryInput,
   LogEntry,
+  RefusalName,
+  ToolLimitsOfCall,
 } from '../spec/index.ts';
 import { lostCallsError } from './attention-error.ts';
 import {
@@ -24,6 +25,8 @@ import type { CallSizeLimits } from './call-size-limits.ts';
 import { RUN } from './budget-ledger.ts';
 import type { Admission, BudgetLedger } from './budget-ledger.ts';
 import { CarryPool } from './carry-pool.ts';
+import { tenantRefusedAgain } from './tenant-limit-gate.ts';
+import type { TenantLimitGate } from './tenant-limit-gate.ts';
 import { CommitQueue } from './commit-queue.ts';
 import { decideApproval, decideCall, decideInput } from './call-decision.ts';
 import type { CallPolicy } from './call-decision.ts';
@@ -68,6 +71,8 @@ export interface JournalingHostOptions extends CallPolicy {
   proveLease?(): Promise<void>;
   /** The task's tool budgets and what it used (ADR 0044): each new call is admitted (or refused) by it. */
   readonly budgets?: BudgetLedger;
+  /** The tenant's rate limits and quotas (ADR 0045): a new call under one is admitted by the store, in call order. */
+  readonly tenantLimits?: TenantLimitGate;
   /** How the journal names this execution's call ids (an agent's step prefixes them); absent: as they are. */
   readonly journalId?: (callId: string) => string;
 }
@@ -111,6 +116,11 @@ export class JournalingHost implements ExecutionHost {
   private readonly commits: CommitQueue;
   private readonly memory: JournalMemory;
   private readonly earlier: CarryPool | undefined;
+  /**
+   * Settles once the last new call waiting for its tenant's limits (a store round trip) has journaled its intent:
+   * new calls after it wait their turn, so calls are admitted and journaled in call order. Null: none waits.
+   */
+  private admitting: Promise<void> | null = null;
   readonly onLog?: (entry: LogEntry) => void;
 
   constructor(private readonly options: JournalingHostOptions & { onLog?: (entry: LogEntry) => void }) {
@@ -159,6 +169,10 @@ export class JournalingHost implements ExecutionHost {
     const decision = decideCall(call, this.memory, this.options, this.earlier);
     switch (decision.kind) {
       case 'live': {
+        const limits = this.options.tenantLimits?.limitsOf(call) ?? null;
+        if (limits !== null || this.admitting !== null) {
+          return this.track(call, this.admitInTurn(call, signal, decision.intent, limits));
+        }
         // Admitted (and counted, as its intent is journaled) now, in call order: a Promise.all's calls too.
         const admission = this.admit(call);
         if (admission.kind !== 'run') return this.refuse(call, decision.intent, admission);
@@ -245,6 +259,51 @@ export class JournalingHost implements ExecutionHost {
   }
 
   /**
+   * A new call under its tenant's limits (or behind one that is): it waits for the calls before it to journal
+   * their intents, then the task's budgets and the tenant's limits (the store) admit it. A refusal is journaled
+   * as the budgets' are; the token it took is journaled with its intent, so no replay takes it again. A store
+   * that fails ends the execution (as a failed commit does); a pause meanwhile journals nothing.
+   */
+  private admitInTurn(
+    call: HostCall,
+    signal: AbortSignal,
+    intent: Wire,
+    limits: ToolLimitsOfCall | null,
+  ): Promise<HostOutcome> {
+    const before = this.admitting ?? Promise.resolve();
+    let release = (): void => undefined;
+    const turn = new Promise<void>((resolve) => (release = resolve));
+    this.admitting = turn;
+    const admitted = async (): Promise<HostOutcome> => {
+      await before;
+      try {
+        let admission = this.admit(call);
+        const gate = this.options.tenantLimits;
+        if (admission.kind === 'run' && limits !== null && gate && call.kind === 'tool') {
+          const cost = admission.cost;
+          try {
+            admission = await gate.admit(call, limits, signal);
+          } catch (e) {
+            if (signal.aborted) return { ok: false, error: failure('INTERRUPTED', 'not started') };
+            this.options.onFatal(toCodecallError(e, 'STORE_ERROR'));
+            return never();
+          }
+          // Nothing was admitted meanwhile (the calls after this one wait), so the budgets' answer stands.
+          if (admission.kind === 'run' && cost !== undefined) admission = { kind: 'run', cost };
+        }
+        // Both journal the intent before they first wait, so the next call is admitted against it.
+        return admission.kind === 'run'
+          ? this.live(call, signal, intent, admission.cost)
+          : this.refusal(call, intent, admission);
+      } finally {
+        release();
+        if (this.admitting === turn) this.admitting = null;
+      }
+    };
+    return admitted();
+  }
+
+  /**
    * A new call its budgets refuse (or whose cost could not be computed) fails and never runs. The journal holds its
    * intent, marked `over_budget` (not counted; a cost that failed counts the call at cost 0), and the failure as
    * its outcome, as for arguments over their bound: a replay delivers the same failure in the same place.
@@ -254,12 +313,19 @@ export class JournalingHost implements ExecutionHost {
     intent: Wire,
     admission: Exclude<Admission, { kind: 'run' }>,
   ): Promise<HostOutcome> {
+    return this.track(call, this.refusal(call, intent, admission));
+  }
+
+  private refusal(
+    call: HostCall,
+    intent: Wire,
+    admission: Exclude<Admission, { kind: 'run' }>,
+  ): Promise<HostOutcome> {
     const marked = admission.kind === 'refuse' ? { over_budget: admission.budget } : { cost: 0 };
     const data = { call_id: call.callId, tool: intent.tool, args: intent.args, ...marked };
     const outcome: HostOutcome = { ok: false, error: admission.error };
-    return this.track(
-      call,
-      this.commit([{ type: 'tool_intent', data }]).then(() => this.finishLive(call, signalNever, outcome)),
+    return this.commit([{ type: 'tool_intent', data }]).then(() =>
+      this.finishLive(call, signalNever, outcome),
     );
   }
 
@@ -267,7 +333,11 @@ export class JournalingHost implements ExecutionHost {
    * The failure of a call whose refusal was journaled and whose outcome was lost: the budget's own failure when it
    * still refuses (usage only grows, so it does unless the tools changed), else one naming the journaled budget.
    */
-  private refusedAgain(call: HostCall, budget: BudgetName): HostOutcome {
+  private refusedAgain(call: HostCall, budget: RefusalName): HostOutcome {
+    if (budget === 'tenant_rate' || budget === 'tenant_quota') {
+      const tool = call.kind === 'tool' ? `${call.namespace}.${call.name}` : 'a timer';
+      return { ok: false, error: tenantRefusedAgain(tool, budget) };
+    }
     const admission = this.admit(call);
     if (admission.kind === 'refuse') return { ok: false, error: admission.error };
     const tool = call.kind === 'tool' ? `${call.namespace}.${call.name}` : 'a timer';

@@ -1,6 +1,13 @@
 import type { CallSizeLimits } from './call-size-limits.ts';
 import { CodecallError } from '../errors/index.ts';
-import { EGRESS_NAMESPACE, OPEN_APPROVAL_RULES, idempotencyScope, readJournalPaged } from '../spec/index.ts';
+import {
+  EGRESS_NAMESPACE,
+  OPEN_APPROVAL_RULES,
+  hasToolLimits,
+  idempotencyScope,
+  isUsageStore,
+  readJournalPaged,
+} from '../spec/index.ts';
 import type {
   Egress,
   TenantNetworkPolicies,
@@ -13,6 +20,7 @@ import type {
   TaskAgent,
   TaskRecord,
   TaskStore,
+  TenantToolLimits,
   ToolEffect,
 } from '../spec/index.ts';
 import { REPLAY_ENTRIES } from '../spec/index.ts';
@@ -20,6 +28,7 @@ import type { RunnerTools } from './runner-tools.ts';
 import { DEFAULT_MAX_STALLED_ATTEMPTS } from './crash-loop.ts';
 import { INPUT_WAIT_BINDING } from './input-wait.ts';
 import { runTools } from './run-tools.ts';
+import { TenantLimitGate } from './tenant-limit-gate.ts';
 import { decideApprovals } from './paused-actions.ts';
 import { assertMayDecide } from './approver-check.ts';
 import { armDeadline, DEFAULT_RETRY_BASE_MS, retryDelay } from './retry-and-deadline.ts';
@@ -78,6 +87,8 @@ export interface TaskRunnerOptions {
   readonly egressMaxRequests?: number;
   /** Each tenant's network policy, applied to its tasks' access at every run (`*`: the others). */
   readonly egressPolicies?: TenantNetworkPolicies;
+  /** Each tenant's rate limits and quotas on tool calls (ADR 0045), checked; the store must keep usage. */
+  readonly tenantLimits?: TenantToolLimits;
 }
 
 /**
@@ -114,6 +125,12 @@ export class TaskRunner {
       }
     }
     this.bindings = [...options.tools.bindings, INPUT_WAIT_BINDING];
+    if (hasToolLimits(options.tenantLimits) && !isUsageStore(options.store)) {
+      throw new CodecallError(
+        'INVALID_CONFIG',
+        'tool rate limits and quotas need a store that keeps usage (takeUsage): the SQLite or PostgreSQL store',
+      );
+    }
     this.control = new ControlWatch({
       store: options.store,
       owner: options.owner,
@@ -362,10 +379,12 @@ export class TaskRunner {
     if ('error' in made)
       return store.updateTask(run.taskId, { status: 'failed', error: made.error }, run.fenced);
     const { tools, bindings, budgets } = made;
+    const tenantLimits = this.tenantLimitsOf(task);
     const runProgram = programRunner({
       driver,
       tools,
       ...(budgets ? { budgets } : {}),
+      ...(tenantLimits ? { tenantLimits } : {}),
       request: programRequest(input, bindings),
       ...(run.onLog ? { onLog: run.onLog } : {}),
       startClock,
@@ -408,6 +427,13 @@ export class TaskRunner {
       retryDelayMs: (retries) => retryDelay(retries, this.options.retryBaseMs ?? DEFAULT_RETRY_BASE_MS),
       clock: this.clock,
     });
+  }
+
+  /** The gate of the task's tenant's limits on tool calls, or null when none is configured (ADR 0045). */
+  private tenantLimitsOf(task: TaskRecord): TenantLimitGate | null {
+    const { tenantLimits: limits, store } = this.options;
+    if (!hasToolLimits(limits) || !isUsageStore(store)) return null;
+    return new TenantLimitGate({ store, tenant: task.tenant, limits, clock: this.clock });
   }
 
   /** The effect of a tool named `namespace.name`, when this runner serves it. */

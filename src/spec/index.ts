@@ -30,3 +30,5 @@ export * from './allow-entry.ts';
 export * from './network-access.ts';
 export * from './tool-budgets.ts';
 export * from './network-policy.ts';
+export * from './usage-store.ts';
+export * from './tenant-limits.ts';

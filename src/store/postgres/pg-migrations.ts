@@ -1,9 +1,10 @@
 import type pg from 'pg';
 import { CodecallError } from '../../errors/index.ts';
 import { SCHEMA_V1 } from './pg-schema.ts';
+import { SCHEMA_V2_TOOL_USAGE } from './pg-schema-v2.ts';
 
 /** Ordered schema steps; step i brings the schema to version i + 1. Never edit a released step, append. */
-export const PG_MIGRATIONS: readonly string[] = [SCHEMA_V1];
+export const PG_MIGRATIONS: readonly string[] = [SCHEMA_V1, SCHEMA_V2_TOOL_USAGE];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length;
 

@@ -324,6 +324,24 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE api_keys ADD COLUMN mac TEXT;
   ALTER TABLE audit_key ADD COLUMN keys_sig TEXT;
   `,
+  // 19: per-tenant rate limits and quotas on tool calls (ADR 0045): each tenant's token bucket of a tool, and its
+  // count of calls of the tool in the current quota period.
+  `
+  CREATE TABLE tool_rate_buckets (
+    tenant TEXT NOT NULL,
+    tool TEXT NOT NULL,
+    tokens REAL NOT NULL,
+    updated_at INTEGER NOT NULL,
+    PRIMARY KEY (tenant, tool)
+  ) STRICT, WITHOUT ROWID;
+  CREATE TABLE tool_quota_counts (
+    tenant TEXT NOT NULL,
+    tool TEXT NOT NULL,
+    period_start INTEGER NOT NULL,
+    used INTEGER NOT NULL,
+    PRIMARY KEY (tenant, tool)
+  ) STRICT, WITHOUT ROWID;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
