@@ -20,6 +20,7 @@ import { checkWebhookUrl, createWebhookDispatcher, webhookKey } from './webhooks
 import { openServiceStore } from './open-service-store.ts';
 import type { ServiceDatabase } from './service-database.ts';
 import { serviceEgress, serviceNetworkPolicies } from './service-egress.ts';
+import { serviceToolLimits } from './config-tool-limits.ts';
 
 /** What one `codecall serve` runs besides its HTTP server: store, sandboxes, runtime, metrics, webhook outbox. */
 export interface ServiceCore {
@@ -67,6 +68,7 @@ export async function createService(
   if (config.webhookSecret !== null) webhookKey(config.webhookSecret);
   const egress = serviceEgress(config, options.env ?? {});
   const networkPolicies = serviceNetworkPolicies(config);
+  const toolLimits = serviceToolLimits(config);
   const tools = [...(options.tools ?? []), ...(config.tools ? await loadToolsModule(config.tools) : [])];
   if (!isPostgresUrl(config.db)) await mkdir(dirname(config.db), { recursive: true });
   const { store, observeHealth } = await openServiceStore(config.db, log, {
@@ -95,6 +97,7 @@ export async function createService(
     egress,
     egressMaxRequests: config.egressMaxRequests,
     ...(networkPolicies === undefined ? {} : { egressPolicies: networkPolicies }),
+    ...toolLimits,
     observer: metrics.runtimeObserver,
     drivers,
     tools: registry,
