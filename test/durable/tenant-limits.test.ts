@@ -9,7 +9,7 @@ import { createSqliteTaskStore } from '../../src/store/index.ts';
 import { defineTool, ToolRegistry } from '../../src/index.ts';
 import type { Runtime, RuntimeOptions } from '../../src/index.ts';
 import type { JournalEntry, TaskStore, ToolDefinition } from '../../src/internal.ts';
-import { useDurableFixture } from './fixture.ts';
+import { journalAsDeadWorker, useDurableFixture } from './fixture.ts';
 
 const intents = (journal: readonly JournalEntry[]) =>
   journal.flatMap((e) => (e.type === 'tool_intent' ? [e.data] : []));
@@ -203,5 +203,37 @@ describe('tenant rate limits and quotas', () => {
     // Three tokens: a and b before the pause (not taken again by the replay), c after; d is refused.
     expect(view.result?.output).toEqual(['a', 'b', 'c', 'TOOL_RATE_LIMITED']);
     expect(ran).toEqual(['a', 'b', 'c']);
+  });
+
+  it('recovers a crashed task without taking again: a lost call reruns on its token, a lost refusal stays one', async () => {
+    const ran: string[] = [];
+    const code = `const out = [];
+      for (const q of ['a', 'b', 'c', 'd']) {
+        try { out.push(await tools.search({ q })); } catch (e) { out.push([e.code, e.details.retry_after_seconds]); }
+      }
+      return out;`;
+    const task = await fx.store.createTask(
+      { kind: 'code', code, language: 'javascript', seed: 1 },
+      { attributes: { tenant: 'hooli' } },
+    );
+    // The dead worker ran call-1, journaled call-2's refusal (lost its outcome), then call-3 (lost, a read).
+    const intent = (n: number, q: string, more = {}) => ({
+      type: 'tool_intent' as const,
+      data: { call_id: `call-${n}`, tool: 'tools.search', args: JSON.stringify({ q }), ...more },
+    });
+    await journalAsDeadWorker(fx.store, task.id, [
+      intent(1, 'a'),
+      { type: 'tool_outcome', data: { call_id: 'call-1', ok: true, payload: '"a"' } },
+      intent(2, 'b', { over_budget: 'tenant_rate' }),
+      intent(3, 'c'),
+    ]);
+    // One token in the bucket: the rerun of call-3 must not take it (its intent holds the one it took), so d gets it.
+    const runtime = make(ran, {
+      toolRateLimits: [{ tenant: 'hooli', tool: '*', rate: 1, per: 'hour', burst: 1 }],
+    });
+    const view = await runtime.wait(task.id, { until: 'terminal' });
+    expect(view.status, JSON.stringify(view.error)).toBe('succeeded');
+    expect(view.result?.output).toEqual(['a', ['TOOL_RATE_LIMITED', 0], 'c', 'd']);
+    expect(ran.sort()).toEqual(['c', 'd']);
   });
 });
