@@ -11,6 +11,7 @@ import type {
   JournalEntryInput,
   LogEntry,
   RefusalName,
+  RevisedFrom,
   ToolLimitsOfCall,
 } from '../spec/index.ts';
 import { lostCallsError } from './attention-error.ts';
@@ -84,6 +85,9 @@ export interface JournalingHostOptions extends CallPolicy {
 function never(): Promise<HostOutcome> {
   return new Promise<HostOutcome>(() => undefined);
 }
+
+/** A new call whose admission a pause interrupted: nothing was journaled, a resume decides it again. */
+const interrupted: HostOutcome = { ok: false, error: failure('INTERRUPTED', 'not started') };
 
 /** For a refusal decided before anything ran: no tool was started that a stop could have interrupted. */
 const signalNever = new AbortController().signal;
@@ -192,20 +196,9 @@ export class JournalingHost implements ExecutionHost {
       }
       case 'hold': {
         const { intent, earlier } = decision;
-        const admission = this.admit(call);
-        if (admission.kind !== 'run') return this.refuse(call, intent, admission);
-        const cost = admission.cost === undefined ? {} : { cost: admission.cost };
-        const held = this.mark([
-          {
-            type: 'tool_intent',
-            data: { call_id: call.callId, tool: intent.tool, args: intent.args, ...cost },
-          },
-          { type: 'control', data: { action: 'revision_held', call_id: call.callId, earlier } },
-        ]);
-        return this.track(
-          call,
-          held.then(() => this.needsAttention(call, { call_id: call.callId, ...intent, earlier })),
-        );
+        const hold = (): Promise<HostOutcome> => this.hold(call, intent, earlier);
+        // Behind a call waiting for its tenant's limits, it waits its turn to be admitted.
+        return this.track(call, this.admitting === null ? hold() : this.inTurn(() => Promise.resolve(hold)));
       }
       case 'replay':
         return new Promise((resolve) => {
@@ -270,37 +263,63 @@ export class JournalingHost implements ExecutionHost {
     intent: Wire,
     limits: ToolLimitsOfCall | null,
   ): Promise<HostOutcome> {
+    return this.inTurn(async () => {
+      let admission = this.admit(call);
+      const gate = this.options.tenantLimits;
+      if (admission.kind === 'run' && limits !== null && gate && call.kind === 'tool') {
+        const cost = admission.cost;
+        try {
+          admission = await gate.admit(call, limits, signal);
+        } catch (e) {
+          if (signal.aborted) return () => Promise.resolve(interrupted);
+          this.options.onFatal(toCodecallError(e, 'STORE_ERROR'));
+          return never;
+        }
+        // Nothing was admitted meanwhile (the calls after this one wait), so the budgets' answer stands.
+        if (admission.kind === 'run' && cost !== undefined) admission = { kind: 'run', cost };
+      }
+      const admitted = admission;
+      return admitted.kind === 'run'
+        ? () => this.live(call, signal, intent, admitted.cost)
+        : () => this.refusal(call, intent, admitted);
+    });
+  }
+
+  /**
+   * Runs `decide` once the calls admitted before have journaled their intents, then what it decided, whose intent
+   * (if any) is journaled before it first waits: only then may the next new call be admitted.
+   */
+  private inTurn(decide: () => Promise<() => Promise<HostOutcome>>): Promise<HostOutcome> {
     const before = this.admitting ?? Promise.resolve();
     let release = (): void => undefined;
     const turn = new Promise<void>((resolve) => (release = resolve));
     this.admitting = turn;
-    const admitted = async (): Promise<HostOutcome> => {
+    const run = async (): Promise<HostOutcome> => {
       await before;
       try {
-        let admission = this.admit(call);
-        const gate = this.options.tenantLimits;
-        if (admission.kind === 'run' && limits !== null && gate && call.kind === 'tool') {
-          const cost = admission.cost;
-          try {
-            admission = await gate.admit(call, limits, signal);
-          } catch (e) {
-            if (signal.aborted) return { ok: false, error: failure('INTERRUPTED', 'not started') };
-            this.options.onFatal(toCodecallError(e, 'STORE_ERROR'));
-            return never();
-          }
-          // Nothing was admitted meanwhile (the calls after this one wait), so the budgets' answer stands.
-          if (admission.kind === 'run' && cost !== undefined) admission = { kind: 'run', cost };
-        }
-        // Both journal the intent before they first wait, so the next call is admitted against it.
-        return admission.kind === 'run'
-          ? this.live(call, signal, intent, admission.cost)
-          : this.refusal(call, intent, admission);
+        const next = await decide();
+        return next();
       } finally {
         release();
         if (this.admitting === turn) this.admitting = null;
       }
     };
-    return admitted();
+    return run();
+  }
+
+  /** A new call held for a human (ADR 0034), once its budgets admit it; refused like any new call otherwise. */
+  private hold(call: HostCall, intent: Wire, earlier: RevisedFrom): Promise<HostOutcome> {
+    const admission = this.admit(call);
+    if (admission.kind !== 'run') return this.refusal(call, intent, admission);
+    const cost = admission.cost === undefined ? {} : { cost: admission.cost };
+    const held = this.mark([
+      {
+        type: 'tool_intent',
+        data: { call_id: call.callId, tool: intent.tool, args: intent.args, ...cost },
+      },
+      { type: 'control', data: { action: 'revision_held', call_id: call.callId, earlier } },
+    ]);
+    return held.then(() => this.needsAttention(call, { call_id: call.callId, ...intent, earlier }));
   }
 
   /**
