@@ -2,7 +2,6 @@ import { z } from 'zod';
 import { CodecallError } from '../errors/index.ts';
 import { parseToolQuotas, parseToolRateLimits } from '../spec/index.ts';
 import type { ToolQuota, ToolRateLimit } from '../spec/index.ts';
-import type { ServiceConfig } from './config.ts';
 
 /** A list given as JSON text (the environment's and a flag's form) or as a list (a config file's). */
 const jsonList = z
@@ -32,7 +31,10 @@ function parseJson(text: string): unknown {
 }
 
 /** The configured rules, checked: INVALID_CONFIG naming the bad rule's field (`toolQuotas[1].period`). */
-export function serviceToolLimits(config: Pick<ServiceConfig, 'toolRateLimits' | 'toolQuotas'>): {
+export function serviceToolLimits(config: {
+  readonly toolRateLimits: readonly unknown[];
+  readonly toolQuotas: readonly unknown[];
+}): {
   toolRateLimits: ToolRateLimit[];
   toolQuotas: ToolQuota[];
 } {
