@@ -6,6 +6,7 @@ import {
   hasToolLimits,
   idempotencyScope,
   isUsageStore,
+  limitsOfCall,
   readJournalPaged,
 } from '../spec/index.ts';
 import type {
@@ -22,6 +23,7 @@ import type {
   TaskStore,
   TenantToolLimits,
   ToolEffect,
+  ToolLimitsOfCall,
 } from '../spec/index.ts';
 import { REPLAY_ENTRIES } from '../spec/index.ts';
 import type { RunnerTools } from './runner-tools.ts';
@@ -416,6 +418,9 @@ export class TaskRunner {
             ...(run.onLog ? { onLog: run.onLog } : {}),
             signal: run.signal,
             clock: this.clock,
+            ...(tenantLimits && this.options.tenantLimits
+              ? { limitsOf: limitsOfTenant(this.options.tenantLimits, task.tenant) }
+              : {}),
           })
     ).finally(disarm);
     return settleRun({
@@ -450,4 +455,9 @@ export class TaskRunner {
       if (onEvent) this.emit({ type: 'log', taskId, level: entry.level, message: entry.message });
     };
   }
+}
+
+/** The rules a tenant's calls of each tool are under, for an agent's prompt (ADR 0045). */
+function limitsOfTenant(limits: TenantToolLimits, tenant: string): (tool: string) => ToolLimitsOfCall | null {
+  return (tool) => limitsOfCall(limits, tenant, tool);
 }
