@@ -25,6 +25,7 @@ import {
 import type { CallSizeLimits } from './call-size-limits.ts';
 import { RUN } from './budget-ledger.ts';
 import type { Admission, BudgetLedger } from './budget-ledger.ts';
+import { AdmissionTurns } from './admission-turns.ts';
 import { CarryPool } from './carry-pool.ts';
 import { tenantRefusedAgain } from './tenant-limit-gate.ts';
 import type { TenantLimitGate } from './tenant-limit-gate.ts';
@@ -120,11 +121,8 @@ export class JournalingHost implements ExecutionHost {
   private readonly commits: CommitQueue;
   private readonly memory: JournalMemory;
   private readonly earlier: CarryPool | undefined;
-  /**
-   * Settles once the last new call waiting for its tenant's limits (a store round trip) has journaled its intent:
-   * new calls after it wait their turn, so calls are admitted and journaled in call order. Null: none waits.
-   */
-  private admitting: Promise<void> | null = null;
+  /** New calls' turns while one waits for its tenant's limits (a store round trip): admitted in call order. */
+  private readonly turns = new AdmissionTurns();
   readonly onLog?: (entry: LogEntry) => void;
 
   constructor(private readonly options: JournalingHostOptions & { onLog?: (entry: LogEntry) => void }) {
@@ -174,7 +172,7 @@ export class JournalingHost implements ExecutionHost {
     switch (decision.kind) {
       case 'live': {
         const limits = this.options.tenantLimits?.limitsOf(call) ?? null;
-        if (limits !== null || this.admitting !== null) {
+        if (limits !== null || this.turns.busy) {
           return this.track(call, this.admitInTurn(call, signal, decision.intent, limits));
         }
         // Admitted (and counted, as its intent is journaled) now, in call order: a Promise.all's calls too.
@@ -198,7 +196,7 @@ export class JournalingHost implements ExecutionHost {
         const { intent, earlier } = decision;
         const hold = (): Promise<HostOutcome> => this.hold(call, intent, earlier);
         // Behind a call waiting for its tenant's limits, it waits its turn to be admitted.
-        return this.track(call, this.admitting === null ? hold() : this.inTurn(() => Promise.resolve(hold)));
+        return this.track(call, this.turns.busy ? this.turns.take(() => Promise.resolve(hold)) : hold());
       }
       case 'replay':
         return new Promise((resolve) => {
@@ -263,7 +261,7 @@ export class JournalingHost implements ExecutionHost {
     intent: Wire,
     limits: ToolLimitsOfCall | null,
   ): Promise<HostOutcome> {
-    return this.inTurn(async () => {
+    return this.turns.take(async () => {
       let admission = this.admit(call);
       const gate = this.options.tenantLimits;
       if (admission.kind === 'run' && limits !== null && gate && call.kind === 'tool') {
@@ -283,28 +281,6 @@ export class JournalingHost implements ExecutionHost {
         ? () => this.live(call, signal, intent, admitted.cost)
         : () => this.refusal(call, intent, admitted);
     });
-  }
-
-  /**
-   * Runs `decide` once the calls admitted before have journaled their intents, then what it decided, whose intent
-   * (if any) is journaled before it first waits: only then may the next new call be admitted.
-   */
-  private inTurn(decide: () => Promise<() => Promise<HostOutcome>>): Promise<HostOutcome> {
-    const before = this.admitting ?? Promise.resolve();
-    let release = (): void => undefined;
-    const turn = new Promise<void>((resolve) => (release = resolve));
-    this.admitting = turn;
-    const run = async (): Promise<HostOutcome> => {
-      await before;
-      try {
-        const next = await decide();
-        return next();
-      } finally {
-        release();
-        if (this.admitting === turn) this.admitting = null;
-      }
-    };
-    return run();
   }
 
   /** A new call held for a human (ADR 0034), once its budgets admit it; refused like any new call otherwise. */
