@@ -63,6 +63,14 @@ const action = (name: string): string => {
   return words.charAt(0).toUpperCase() + words.slice(1);
 };
 
+/** Why a call was refused before it ran (its intent's `over_budget`): a task's budget or its tenant's limit. */
+const refusedBy = (name: string): string =>
+  name === 'tenant_rate'
+    ? "the tenant's rate limit"
+    : name === 'tenant_quota'
+      ? "the tenant's quota"
+      : `the task's ${name.replace(/_/g, ' ')} budget`;
+
 const offered = (n: number): string =>
   `Offered ${plural(n, 'call')} completed by earlier attempts (taken over when asked again)`;
 
@@ -126,7 +134,9 @@ export function timeline(events: readonly TaskEvent[]): TimelineItem[] {
         out.push({
           ...base,
           kind: 'tool',
-          title: `${(fetched ? egressTitle(args) : null) ?? tool} (${id})`,
+          title: `${(fetched ? egressTitle(args) : null) ?? tool} (${id})${
+            typeof d.over_budget === 'string' ? `, not run: refused by ${refusedBy(d.over_budget)}` : ''
+          }`,
           call: {
             tool,
             arguments: fetched ? egressRequestView(args) : args,

@@ -23,6 +23,7 @@ import { runFunctionCallStep } from './function-call-step.ts';
 import { RUN_CODE_SPEC, systemPrompt } from './prompts.ts';
 import { RunJournal } from './step-run.ts';
 import { functionTools } from './tool-specs.ts';
+import { withTenantLimits } from './tenant-limit-lines.ts';
 import type { FunctionTool } from './tool-specs.ts';
 
 export interface AgentOptions {
@@ -66,10 +67,12 @@ async function runAgent(options: AgentOptions, ctx: AgentRunContext): Promise<Ex
   const input = ctx.task.input;
   const allowed = input.tools ? new Set(input.tools) : null;
   const budgets = input.constraints?.budgets?.tools;
-  // Each with its budget in this task (the smaller of its own and the task's), which the prompt says.
+  // Each with its budget in this task (the smaller of its own and the task's) and its tenant's limits (ADR 0045),
+  // which the prompt says.
   const tools = options.tools
     .filter((t) => !allowed || allowed.has(`${t.namespace}.${t.name}`))
-    .map((t) => withBudget(t, budgets?.[`${t.namespace}.${t.name}`]));
+    .map((t) => withBudget(t, budgets?.[`${t.namespace}.${t.name}`]))
+    .map((t) => withTenantLimits(t, ctx.limitsOf));
   const fns =
     input.mode === 'function_calling' ? functionTools(tools, { strict: options.strictTools === true }) : [];
   const byName = new Map<string, FunctionTool>(fns.map((f) => [f.spec.name, f]));

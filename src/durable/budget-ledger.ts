@@ -16,6 +16,7 @@ import type {
   HostCall,
   JournalEntry,
   JournalEntryInput,
+  RefusalName,
   SerializedError,
   TaskBudgets,
   ToolBudget,
@@ -35,8 +36,11 @@ export interface BudgetTools {
 export type Admission =
   /** It runs; `cost` goes into its intent (absent: DEFAULT_CALL_COST). */
   | { readonly kind: 'run'; readonly cost?: number }
-  /** Past `budget`: it fails with TOOL_BUDGET_EXCEEDED, never runs, and its intent says so (not counted). */
-  | { readonly kind: 'refuse'; readonly budget: BudgetName; readonly error: SerializedError }
+  /**
+   * Past `budget` (a task's, or its tenant's limit, ADR 0045): it fails with `error`, never runs, and its intent
+   * says so (not counted).
+   */
+  | { readonly kind: 'refuse'; readonly budget: RefusalName; readonly error: SerializedError }
   /** Its cost could not be computed (the tool's cost function threw): it fails, never runs, a call costing 0. */
   | { readonly kind: 'fail'; readonly error: SerializedError };
 

@@ -2,7 +2,7 @@ import { encodeValue } from '../codec/index.ts';
 import { defaultRevisedCallPolicy } from '../spec/index.ts';
 import type {
   ApprovalRules,
-  BudgetName,
+  RefusalName,
   CarryOffer,
   HostCall,
   RevisedCallPolicy,
@@ -48,7 +48,7 @@ export type CallDecision =
   /** Its outcome is journaled: deliver it in its recorded place. */
   | { readonly kind: 'replay'; readonly position: number }
   /** A budget refused it and its outcome was lost (a crash between the two): it fails again, never runs. */
-  | { readonly kind: 'refused'; readonly budget: BudgetName }
+  | { readonly kind: 'refused'; readonly budget: RefusalName }
   /** The program now calls something else than the journal holds for this call: the execution cannot go on. */
   | { readonly kind: 'diverged'; readonly recorded: Wire; readonly now: Wire }
   /** It waits (or waited) for approval and never started: it goes on to its decision. */

@@ -8,7 +8,13 @@ import type {
   TaskRecord,
   TaskStore,
 } from '../spec/index.ts';
-import { OPEN_APPROVAL_RULES, intervalMs, isTerminal } from '../spec/index.ts';
+import {
+  OPEN_APPROVAL_RULES,
+  intervalMs,
+  isTerminal,
+  parseToolQuotas,
+  parseToolRateLimits,
+} from '../spec/index.ts';
 import type { RuntimeOptions } from './runtime-types.ts';
 import { EventHub } from './event-hub.ts';
 import { LiveLogs } from './live-logs.ts';
@@ -128,6 +134,10 @@ class DurableRuntime implements Runtime {
       ...(options.egressDefaults === undefined ? {} : { egressDefaults: options.egressDefaults }),
       ...(budgetCeilings === undefined ? {} : { budgetCeilings }),
       approvalTtlSeconds: options.approvals?.ttlSeconds ?? null,
+      tenantLimits: {
+        rateLimits: parseToolRateLimits(options.toolRateLimits),
+        quotas: parseToolQuotas(options.toolQuotas),
+      },
       clock,
       onEvent: (event) => this.events.emit(event),
     });

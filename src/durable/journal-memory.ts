@@ -1,6 +1,6 @@
 import { originKey, unknownEntry } from '../spec/index.ts';
 import type {
-  BudgetName,
+  RefusalName,
   CallOrigin,
   HostOutcome,
   JournalEntryInput,
@@ -41,7 +41,7 @@ export interface CallState {
   /** A revision's calls held for a human, with the earlier attempt's call each stands beside. */
   readonly held: ReadonlyMap<string, RevisedFrom>;
   /** Calls a budget refused (their intent says which, `over_budget`): they never run (ADR 0044). */
-  readonly refused: ReadonlyMap<string, BudgetName>;
+  readonly refused: ReadonlyMap<string, RefusalName>;
 }
 
 /** The entries the host writes about a call's progress besides its intent and outcome: they change its state. */
@@ -72,7 +72,7 @@ export class JournalMemory implements CallState {
   readonly #carried = new Set<string>();
   readonly #carriedCalls = new Map<string, CallOrigin>();
   readonly #held = new Map<string, RevisedFrom>();
-  readonly #refused = new Map<string, BudgetName>();
+  readonly #refused = new Map<string, RefusalName>();
 
   constructor(recorded: readonly JournalEntryInput[]) {
     for (const entry of recorded) this.#fold(entry);
@@ -114,7 +114,7 @@ export class JournalMemory implements CallState {
   get held(): ReadonlyMap<string, RevisedFrom> {
     return this.#held;
   }
-  get refused(): ReadonlyMap<string, BudgetName> {
+  get refused(): ReadonlyMap<string, RefusalName> {
     return this.#refused;
   }
 

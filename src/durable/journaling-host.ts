@@ -4,13 +4,15 @@ import { idempotencyKey, isBodyRead, longTimeout, parseCallId } from '../spec/in
 import type { LongTimer } from '../spec/index.ts';
 import type {
   AttentionCallData,
-  BudgetName,
   CarryOver,
   ExecutionHost,
   HostCall,
   HostOutcome,
   JournalEntryInput,
   LogEntry,
+  RefusalName,
+  RevisedFrom,
+  ToolLimitsOfCall,
 } from '../spec/index.ts';
 import { lostCallsError } from './attention-error.ts';
 import {
@@ -23,7 +25,10 @@ import {
 import type { CallSizeLimits } from './call-size-limits.ts';
 import { RUN } from './budget-ledger.ts';
 import type { Admission, BudgetLedger } from './budget-ledger.ts';
+import { AdmissionTurns } from './admission-turns.ts';
 import { CarryPool } from './carry-pool.ts';
+import { tenantRefusedAgain } from './tenant-limit-gate.ts';
+import type { TenantLimitGate } from './tenant-limit-gate.ts';
 import { CommitQueue } from './commit-queue.ts';
 import { decideApproval, decideCall, decideInput } from './call-decision.ts';
 import type { CallPolicy } from './call-decision.ts';
@@ -68,6 +73,8 @@ export interface JournalingHostOptions extends CallPolicy {
   proveLease?(): Promise<void>;
   /** The task's tool budgets and what it used (ADR 0044): each new call is admitted (or refused) by it. */
   readonly budgets?: BudgetLedger;
+  /** The tenant's rate limits and quotas (ADR 0045): a new call under one is admitted by the store, in call order. */
+  readonly tenantLimits?: TenantLimitGate;
   /** How the journal names this execution's call ids (an agent's step prefixes them); absent: as they are. */
   readonly journalId?: (callId: string) => string;
 }
@@ -79,6 +86,9 @@ export interface JournalingHostOptions extends CallPolicy {
 function never(): Promise<HostOutcome> {
   return new Promise<HostOutcome>(() => undefined);
 }
+
+/** A new call whose admission a pause interrupted: nothing was journaled, a resume decides it again. */
+const interrupted: HostOutcome = { ok: false, error: failure('INTERRUPTED', 'not started') };
 
 /** For a refusal decided before anything ran: no tool was started that a stop could have interrupted. */
 const signalNever = new AbortController().signal;
@@ -111,6 +121,8 @@ export class JournalingHost implements ExecutionHost {
   private readonly commits: CommitQueue;
   private readonly memory: JournalMemory;
   private readonly earlier: CarryPool | undefined;
+  /** New calls' turns while one waits for its tenant's limits (a store round trip): admitted in call order. */
+  private readonly turns = new AdmissionTurns();
   readonly onLog?: (entry: LogEntry) => void;
 
   constructor(private readonly options: JournalingHostOptions & { onLog?: (entry: LogEntry) => void }) {
@@ -162,6 +174,10 @@ export class JournalingHost implements ExecutionHost {
     const decision = decideCall(call, this.memory, this.options, this.earlier);
     switch (decision.kind) {
       case 'live': {
+        const limits = this.options.tenantLimits?.limitsOf(call) ?? null;
+        if (limits !== null || this.turns.busy) {
+          return this.track(call, this.admitInTurn(call, signal, decision.intent, limits));
+        }
         // Admitted (and counted, as its intent is journaled) now, in call order: a Promise.all's calls too.
         const admission = this.admit(call);
         if (admission.kind !== 'run') return this.refuse(call, decision.intent, admission);
@@ -181,20 +197,9 @@ export class JournalingHost implements ExecutionHost {
       }
       case 'hold': {
         const { intent, earlier } = decision;
-        const admission = this.admit(call);
-        if (admission.kind !== 'run') return this.refuse(call, intent, admission);
-        const cost = admission.cost === undefined ? {} : { cost: admission.cost };
-        const held = this.mark([
-          {
-            type: 'tool_intent',
-            data: { call_id: call.callId, tool: intent.tool, args: intent.args, ...cost },
-          },
-          { type: 'control', data: { action: 'revision_held', call_id: call.callId, earlier } },
-        ]);
-        return this.track(
-          call,
-          held.then(() => this.needsAttention(call, { call_id: call.callId, ...intent, earlier })),
-        );
+        const hold = (): Promise<HostOutcome> => this.hold(call, intent, earlier);
+        // Behind a call waiting for its tenant's limits, it waits its turn to be admitted.
+        return this.track(call, this.turns.busy ? this.turns.take(() => Promise.resolve(hold)) : hold());
       }
       case 'replay':
         return new Promise((resolve) => {
@@ -248,6 +253,55 @@ export class JournalingHost implements ExecutionHost {
   }
 
   /**
+   * A new call under its tenant's limits (or behind one that is): it waits for the calls before it to journal
+   * their intents, then the task's budgets and the tenant's limits (the store) admit it. A refusal is journaled
+   * as the budgets' are; the token it took is journaled with its intent, so no replay takes it again. A store
+   * that fails ends the execution (as a failed commit does); a pause meanwhile journals nothing.
+   */
+  private admitInTurn(
+    call: HostCall,
+    signal: AbortSignal,
+    intent: Wire,
+    limits: ToolLimitsOfCall | null,
+  ): Promise<HostOutcome> {
+    return this.turns.take(async () => {
+      let admission = this.admit(call);
+      const gate = this.options.tenantLimits;
+      if (admission.kind === 'run' && limits !== null && gate && call.kind === 'tool') {
+        const cost = admission.cost;
+        try {
+          admission = await gate.admit(call, limits, signal);
+        } catch (e) {
+          if (signal.aborted) return () => Promise.resolve(interrupted);
+          this.options.onFatal(toCodecallError(e, 'STORE_ERROR'));
+          return never;
+        }
+        // Nothing was admitted meanwhile (the calls after this one wait), so the budgets' answer stands.
+        if (admission.kind === 'run' && cost !== undefined) admission = { kind: 'run', cost };
+      }
+      const admitted = admission;
+      return admitted.kind === 'run'
+        ? () => this.live(call, signal, intent, admitted.cost)
+        : () => this.refusal(call, intent, admitted);
+    });
+  }
+
+  /** A new call held for a human (ADR 0034), once its budgets admit it; refused like any new call otherwise. */
+  private hold(call: HostCall, intent: Wire, earlier: RevisedFrom): Promise<HostOutcome> {
+    const admission = this.admit(call);
+    if (admission.kind !== 'run') return this.refusal(call, intent, admission);
+    const cost = admission.cost === undefined ? {} : { cost: admission.cost };
+    const held = this.mark([
+      {
+        type: 'tool_intent',
+        data: { call_id: call.callId, tool: intent.tool, args: intent.args, ...cost },
+      },
+      { type: 'control', data: { action: 'revision_held', call_id: call.callId, earlier } },
+    ]);
+    return held.then(() => this.needsAttention(call, { call_id: call.callId, ...intent, earlier }));
+  }
+
+  /**
    * A new call its budgets refuse (or whose cost could not be computed) fails and never runs. The journal holds its
    * intent, marked `over_budget` (not counted; a cost that failed counts the call at cost 0), and the failure as
    * its outcome, as for arguments over their bound: a replay delivers the same failure in the same place.
@@ -257,12 +311,19 @@ export class JournalingHost implements ExecutionHost {
     intent: Wire,
     admission: Exclude<Admission, { kind: 'run' }>,
   ): Promise<HostOutcome> {
+    return this.track(call, this.refusal(call, intent, admission));
+  }
+
+  private refusal(
+    call: HostCall,
+    intent: Wire,
+    admission: Exclude<Admission, { kind: 'run' }>,
+  ): Promise<HostOutcome> {
     const marked = admission.kind === 'refuse' ? { over_budget: admission.budget } : { cost: 0 };
     const data = { call_id: call.callId, tool: intent.tool, args: intent.args, ...marked };
     const outcome: HostOutcome = { ok: false, error: admission.error };
-    return this.track(
-      call,
-      this.commit([{ type: 'tool_intent', data }]).then(() => this.finishLive(call, signalNever, outcome)),
+    return this.commit([{ type: 'tool_intent', data }]).then(() =>
+      this.finishLive(call, signalNever, outcome),
     );
   }
 
@@ -270,7 +331,11 @@ export class JournalingHost implements ExecutionHost {
    * The failure of a call whose refusal was journaled and whose outcome was lost: the budget's own failure when it
    * still refuses (usage only grows, so it does unless the tools changed), else one naming the journaled budget.
    */
-  private refusedAgain(call: HostCall, budget: BudgetName): HostOutcome {
+  private refusedAgain(call: HostCall, budget: RefusalName): HostOutcome {
+    if (budget === 'tenant_rate' || budget === 'tenant_quota') {
+      const tool = call.kind === 'tool' ? `${call.namespace}.${call.name}` : 'a timer';
+      return { ok: false, error: tenantRefusedAgain(tool, budget) };
+    }
     const admission = this.admit(call);
     if (admission.kind === 'refuse') return { ok: false, error: admission.error };
     const tool = call.kind === 'tool' ? `${call.namespace}.${call.name}` : 'a timer';

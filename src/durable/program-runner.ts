@@ -15,6 +15,7 @@ import type { RunLease } from './run-journaled.ts';
 import type { RunnerTools } from './runner-tools.ts';
 import type { CallSizeLimits } from './call-size-limits.ts';
 import type { BudgetLedger } from './budget-ledger.ts';
+import type { TenantLimitGate } from './tenant-limit-gate.ts';
 
 /** What every execution of a task's programs is given besides the program itself. */
 export type ProgramRequest = Omit<ExecutionRequest, 'host' | 'clock' | 'code' | 'language'>;
@@ -38,6 +39,8 @@ export interface ProgramRunnerOptions {
   readonly approvalTtlSeconds?: number | null;
   /** The task's tool budgets and what it used, shared by its executions (an agent's steps) (ADR 0044). */
   readonly budgets?: BudgetLedger;
+  /** The tenant's rate limits and quotas on tool calls, for all its executions (ADR 0045). */
+  readonly tenantLimits?: TenantLimitGate;
 }
 
 function earlierTtl(a: number | null, b: number | null): number | null {
@@ -110,5 +113,6 @@ export function programRunner(o: ProgramRunnerOptions): (run: ProgramRun) => Pro
       ...(o.lease ? { lease: o.lease } : {}),
       ...(o.sizes ? { sizes: o.sizes } : {}),
       ...(o.budgets ? { budgets: o.budgets } : {}),
+      ...(o.tenantLimits ? { tenantLimits: o.tenantLimits } : {}),
     });
 }

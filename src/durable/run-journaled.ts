@@ -11,6 +11,7 @@ import type {
   SandboxDriver,
 } from '../spec/index.ts';
 import type { BudgetLedger } from './budget-ledger.ts';
+import type { TenantLimitGate } from './tenant-limit-gate.ts';
 import type { CallPolicy } from './call-decision.ts';
 import { attentionError } from './attention-error.ts';
 import { JournalingHost } from './journaling-host.ts';
@@ -65,6 +66,8 @@ export interface RunJournaledOptions {
   readonly settleMs?: number;
   /** The task's tool budgets and what it used (ADR 0044); absent: nothing bounds its calls. */
   readonly budgets?: BudgetLedger;
+  /** The tenant's rate limits and quotas on tool calls (ADR 0045); absent: none applies. */
+  readonly tenantLimits?: TenantLimitGate;
 }
 
 export const DEFAULT_SETTLE_MS = 5_000;
@@ -130,6 +133,7 @@ export async function runJournaled(options: RunJournaledOptions): Promise<Execut
     ...(policy.revisedCall ? { revisedCall: policy.revisedCall.bind(policy) } : {}),
     ...(options.sizes ? { sizes: options.sizes } : {}),
     ...(options.budgets ? { budgets: options.budgets } : {}),
+    ...(options.tenantLimits ? { tenantLimits: options.tenantLimits } : {}),
     ...(journal.journalId ? { journalId: journal.journalId } : {}),
     append: journal.append,
     effectOf: (call) => policy.effectOf(call),

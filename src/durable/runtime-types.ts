@@ -7,6 +7,8 @@ import type {
   TaskAgent,
   TaskStore,
   TenantNetworkPolicies,
+  ToolQuota,
+  ToolRateLimit,
 } from '../spec/index.ts';
 import type { RunnerTools } from './runner-tools.ts';
 import type { RuntimeObserver } from '../api/index.ts';
@@ -69,4 +71,12 @@ export interface RuntimeOptions {
    * expiry of a request. Default: anyone who sees the task, never expiring.
    */
   readonly approvals?: ApprovalRules;
+  /**
+   * Each tenant's rate limits on tool calls (ADR 0045), e.g. `{ tenant: 'acme', tool: 'web.search', rate: 10,
+   * per: 'second', burst: 20 }` (`*`: the tenants or tools no other rule names). Kept in the store: they hold
+   * across restarts and over every runtime on it. A call past one fails with TOOL_RATE_LIMITED.
+   */
+  readonly toolRateLimits?: readonly ToolRateLimit[];
+  /** Each tenant's quotas on tool calls per UTC hour, day or month (ADR 0045); past one: TOOL_QUOTA_EXCEEDED. */
+  readonly toolQuotas?: readonly ToolQuota[];
 }

@@ -3,8 +3,11 @@ import { CodecallError } from '../errors/index.ts';
 import {
   EGRESS_NAMESPACE,
   OPEN_APPROVAL_RULES,
+  hasToolLimits,
   idempotencyScope,
   isBodyStore,
+  isUsageStore,
+  limitsOfCall,
   readJournalPaged,
   taskBodies,
 } from '../spec/index.ts';
@@ -21,13 +24,16 @@ import type {
   TaskAgent,
   TaskRecord,
   TaskStore,
+  TenantToolLimits,
   ToolEffect,
+  ToolLimitsOfCall,
 } from '../spec/index.ts';
 import { REPLAY_ENTRIES } from '../spec/index.ts';
 import type { RunnerTools } from './runner-tools.ts';
 import { DEFAULT_MAX_STALLED_ATTEMPTS } from './crash-loop.ts';
 import { INPUT_WAIT_BINDING } from './input-wait.ts';
 import { runTools } from './run-tools.ts';
+import { TenantLimitGate } from './tenant-limit-gate.ts';
 import { decideApprovals } from './paused-actions.ts';
 import { assertMayDecide } from './approver-check.ts';
 import { armDeadline, DEFAULT_RETRY_BASE_MS, retryDelay } from './retry-and-deadline.ts';
@@ -90,6 +96,8 @@ export interface TaskRunnerOptions {
   readonly egressDefaults?: TenantNetworkPolicies;
   /** The operator's ceilings on tool budgets, held to at every run (ADR 0044; the ceiling where a task sets none). */
   readonly budgetCeilings?: BudgetCeilings;
+  /** Each tenant's rate limits and quotas on tool calls (ADR 0045), checked; the store must keep usage. */
+  readonly tenantLimits?: TenantToolLimits;
 }
 
 /**
@@ -126,6 +134,12 @@ export class TaskRunner {
       }
     }
     this.bindings = [...options.tools.bindings, INPUT_WAIT_BINDING];
+    if (hasToolLimits(options.tenantLimits) && !isUsageStore(options.store)) {
+      throw new CodecallError(
+        'INVALID_CONFIG',
+        'tool rate limits and quotas need a store that keeps usage (takeUsage): the SQLite or PostgreSQL store',
+      );
+    }
     this.control = new ControlWatch({
       store: options.store,
       owner: options.owner,
@@ -377,10 +391,12 @@ export class TaskRunner {
     if ('error' in made)
       return store.updateTask(run.taskId, { status: 'failed', error: made.error }, run.fenced);
     const { tools, bindings, budgets } = made;
+    const tenantLimits = this.tenantLimitsOf(task);
     const runProgram = programRunner({
       driver,
       tools,
       ...(budgets ? { budgets } : {}),
+      ...(tenantLimits ? { tenantLimits } : {}),
       request: programRequest(input, bindings),
       ...(run.onLog ? { onLog: run.onLog } : {}),
       startClock,
@@ -412,6 +428,9 @@ export class TaskRunner {
             ...(run.onLog ? { onLog: run.onLog } : {}),
             signal: run.signal,
             clock: this.clock,
+            ...(tenantLimits && this.options.tenantLimits
+              ? { limitsOf: limitsOfTenant(this.options.tenantLimits, task.tenant) }
+              : {}),
           })
     ).finally(disarm);
     return settleRun({
@@ -423,6 +442,13 @@ export class TaskRunner {
       retryDelayMs: (retries) => retryDelay(retries, this.options.retryBaseMs ?? DEFAULT_RETRY_BASE_MS),
       clock: this.clock,
     });
+  }
+
+  /** The gate of the task's tenant's limits on tool calls, or null when none is configured (ADR 0045). */
+  private tenantLimitsOf(task: TaskRecord): TenantLimitGate | null {
+    const { tenantLimits: limits, store } = this.options;
+    if (!hasToolLimits(limits) || !isUsageStore(store)) return null;
+    return new TenantLimitGate({ store, tenant: task.tenant, limits, clock: this.clock });
   }
 
   /** The effect of a tool named `namespace.name`, when this runner serves it. */
@@ -439,4 +465,9 @@ export class TaskRunner {
       if (onEvent) this.emit({ type: 'log', taskId, level: entry.level, message: entry.message });
     };
   }
+}
+
+/** The rules a tenant's calls of each tool are under, for an agent's prompt (ADR 0045). */
+function limitsOfTenant(limits: TenantToolLimits, tenant: string): (tool: string) => ToolLimitsOfCall | null {
+  return (tool) => limitsOfCall(limits, tenant, tool);
 }

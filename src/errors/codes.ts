@@ -80,6 +80,10 @@ export const ERROR_CODES = {
   TOOL_RESULT_TOO_LARGE: row(413, 'tool', { name: 'ToolError', ...GUEST }),
   // A call past one of its task's budgets (ADR 0044): refused before it runs, journaled as refused, caught as a ToolError.
   TOOL_BUDGET_EXCEEDED: row(429, 'tool', { name: 'ToolError', ...GUEST }),
+  // A call past its tenant's rate limit or quota (ADR 0045): refused before it runs, journaled as refused;
+  // `details.retry_after_seconds` says when to try again.
+  TOOL_RATE_LIMITED: row(429, 'tool', { name: 'ToolError', ...GUEST }),
+  TOOL_QUOTA_EXCEEDED: row(429, 'tool', { name: 'ToolError', ...GUEST }),
   // A key or tenant holds as many event streams open as it may (Retry-After tells when to try again).
   TOO_MANY_STREAMS: row(429, 'limit'),
   // A tenant past its share of the server's event loop while others are active (ADR 0039); Retry-After says when.

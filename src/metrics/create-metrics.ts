@@ -126,6 +126,12 @@ export function createMetrics(options: MetricsOptions): Metrics {
     labelNames: ['tool', 'budget'],
     registers,
   });
+  const limitRefusals = new Counter({
+    name: 'codecall_tool_limit_refusals_total',
+    help: "Tool calls refused before they ran because their tenant's rate limit or quota was used up (ADR 0045), by tool and limit",
+    labelNames: ['tool', 'limit'],
+    registers,
+  });
   const errors = new Counter({
     name: 'codecall_errors_total',
     help: 'Errors by code: failed tasks (source task) and HTTP error responses (source http)',
@@ -201,8 +207,10 @@ export function createMetrics(options: MetricsOptions): Metrics {
         if (entry.type !== 'tool_intent') continue;
         if (entry.data.carried_from) toolCallsCarried.inc({ tool: entry.data.tool });
         // Journaled once, live: a replay reads the journal but journals nothing again.
-        if (entry.data.over_budget)
-          budgetRefusals.inc({ tool: entry.data.tool, budget: entry.data.over_budget });
+        const refused = entry.data.over_budget;
+        if (refused === 'tenant_rate' || refused === 'tenant_quota') {
+          limitRefusals.inc({ tool: entry.data.tool, limit: refused === 'tenant_rate' ? 'rate' : 'quota' });
+        } else if (refused) budgetRefusals.inc({ tool: entry.data.tool, budget: refused });
       }
       // An agent's model replies carry the provider's token counts.
       for (const entry of e.entries) {

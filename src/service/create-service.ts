@@ -21,6 +21,7 @@ import { openServiceStore } from './open-service-store.ts';
 import type { ServiceDatabase } from './service-database.ts';
 import { serviceBudgetCeilings } from './service-budgets.ts';
 import { serviceEgress, serviceNetworkDefaults, serviceNetworkPolicies } from './service-egress.ts';
+import { serviceToolLimits } from './config-tool-limits.ts';
 
 /** What one `codecall serve` runs besides its HTTP server: store, sandboxes, runtime, metrics, webhook outbox. */
 export interface ServiceCore {
@@ -69,6 +70,7 @@ export async function createService(
   const egress = serviceEgress(config, options.env ?? {});
   const networkPolicies = serviceNetworkPolicies(config);
   const networkDefaults = serviceNetworkDefaults(config, networkPolicies);
+  const toolLimits = serviceToolLimits(config);
   const tools = [...(options.tools ?? []), ...(config.tools ? await loadToolsModule(config.tools) : [])];
   if (!isPostgresUrl(config.db)) await mkdir(dirname(config.db), { recursive: true });
   const { store, observeHealth } = await openServiceStore(config.db, log, {
@@ -98,6 +100,7 @@ export async function createService(
     egressMaxRequests: config.egressMaxRequests,
     ...(networkPolicies === undefined ? {} : { egressPolicies: networkPolicies }),
     ...(networkDefaults === undefined ? {} : { egressDefaults: networkDefaults }),
+    ...toolLimits,
     observer: metrics.runtimeObserver,
     drivers,
     tools: registry,

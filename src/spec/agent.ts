@@ -1,6 +1,7 @@
 import type { CarryOver } from './carry-over.ts';
 import type { JournalEntry, JournalEntryInput } from './journal.ts';
 import type { ExecutionResult, GuestLanguage, LogEntry } from './sandbox.ts';
+import type { ToolLimitsOfCall } from './tenant-limits.ts';
 import type { InstructionTaskInput, TaskRecord } from './task.ts';
 
 /** One journaled execution of a program inside an agent's task (one step). */
@@ -34,6 +35,11 @@ export interface AgentRunContext {
   /** Aborted by pause, cancel, shutdown and the deadline; its reason's `code` says which. */
   readonly signal: AbortSignal;
   readonly clock: () => number;
+  /**
+   * The operator's rate limit and quota on this task's tenant's calls of a tool (`namespace.name`; ADR 0045), for
+   * the prompt to say; absent or null: none. The runtime enforces them whatever the prompt says.
+   */
+  readonly limitsOf?: (tool: string) => ToolLimitsOfCall | null;
 }
 
 /**

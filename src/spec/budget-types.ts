@@ -32,3 +32,11 @@ export const BUDGET_NAMES: readonly BudgetName[] = [
   'tool_max_calls',
   'tool_max_wall_seconds',
 ];
+
+/** Which of the operator's per-tenant limits refused a call (ADR 0045): its rate limit or its quota. */
+export type TenantLimitName = 'tenant_rate' | 'tenant_quota';
+
+/** What a journaled intent's `over_budget` may name: a task's budget (ADR 0044) or a tenant's limit (ADR 0045). */
+export type RefusalName = BudgetName | TenantLimitName;
+
+export const REFUSAL_NAMES: readonly RefusalName[] = [...BUDGET_NAMES, 'tenant_rate', 'tenant_quota'];

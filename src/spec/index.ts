@@ -33,3 +33,5 @@ export * from './network-access.ts';
 export * from './tool-budgets.ts';
 export * from './budget-ceilings.ts';
 export * from './network-policy.ts';
+export * from './usage-store.ts';
+export * from './tenant-limits.ts';

@@ -3,7 +3,7 @@ import type { JournalControl } from './journal-control.ts';
 import type { ChatMessage, ModelToolCall, ModelUsage, ToolSpec } from './model.ts';
 import type { LogEntry } from './sandbox.ts';
 import type { ToolEffect } from './tool.ts';
-import type { BudgetName } from './budget-types.ts';
+import type { RefusalName } from './budget-types.ts';
 
 /** A completed call of an earlier attempt that a revision did not make again (ADR 0034). */
 export interface NotRepeatedCall {
@@ -73,7 +73,7 @@ export interface JournalEntryData {
   /**
    * `carried_from`: not run, its outcome taken over from an earlier attempt's completed call (ADR 0034). `cost`:
    * the call's cost against the task's `max_cost` when it is not DEFAULT_CALL_COST (fixed here, so a changed cost
-   * function does not change the past); `over_budget`: refused before it ran, by this budget (ADR 0044). Journals
+   * function does not change the past); `over_budget`: refused before it ran, by this budget (ADR 0044) or tenant limit (ADR 0045). Journals
    * written before budgets have neither.
    */
   readonly tool_intent: {
@@ -83,7 +83,7 @@ export interface JournalEntryData {
     readonly idempotency_key?: string;
     readonly carried_from?: CallOrigin;
     readonly cost?: number;
-    readonly over_budget?: BudgetName;
+    readonly over_budget?: RefusalName;
   };
   /** A call an earlier task completed, offered to this task, a revision of it (ADR 0034); journaled before it runs. */
   readonly carry_offer: {

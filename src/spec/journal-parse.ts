@@ -1,4 +1,4 @@
-import { BUDGET_NAMES } from './budget-types.ts';
+import { REFUSAL_NAMES } from './budget-types.ts';
 import type { ControlAction, ControlOf } from './journal-control.ts';
 import type { JournalEntryData, JournalEntryType } from './journal-entry.ts';
 import type { JournalEntryInput } from './journal.ts';
@@ -69,7 +69,7 @@ const ENTRY_FIELDS: { readonly [T in Exclude<JournalEntryType, 'control'>]: Fiel
     cost: optional(
       check('a number of 0 or more', (v) => typeof v === 'number' && Number.isFinite(v) && v >= 0),
     ),
-    over_budget: optional(oneOf(...BUDGET_NAMES)),
+    over_budget: optional(oneOf(...REFUSAL_NAMES)),
   },
   carry_offer: {
     origin,

@@ -5,8 +5,15 @@ import type { TaskBudgets, ToolBudget, ToolCost } from './budget-types.ts';
 import type { JournalEntryData } from './journal-entry.ts';
 import type { JournalEntryInput } from './journal.ts';
 
-export type { BudgetName, TaskBudgets, ToolBudget, ToolCost } from './budget-types.ts';
-export { BUDGET_NAMES } from './budget-types.ts';
+export type {
+  BudgetName,
+  RefusalName,
+  TaskBudgets,
+  TenantLimitName,
+  ToolBudget,
+  ToolCost,
+} from './budget-types.ts';
+export { BUDGET_NAMES, REFUSAL_NAMES } from './budget-types.ts';
 
 /**
  * Per-task tool budgets (issue 21, ADR 0044). A tool declares its own (`defineTool({ budget })`, for every task);

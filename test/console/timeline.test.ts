@@ -186,4 +186,22 @@ describe('fetch in the console timeline', () => {
     });
     expect(calls[1]?.call).toMatchObject({ ok: false, outcome: { code: 'EGRESS_REFUSED' } });
   });
+
+  it('says why a call was refused before it ran: a tenant limit or a task budget, with its code', () => {
+    const refused = (n: number, over: string, code: string) => [
+      entry('tool_intent', { call_id: `call-${n}`, tool: 'tools.search', args: '{}', over_budget: over }, n),
+      entry('tool_outcome', { call_id: `call-${n}`, ok: false, payload: JSON.stringify({ code }) }, n),
+    ];
+    const calls = timeline([
+      ...refused(1, 'tenant_rate', 'TOOL_RATE_LIMITED'),
+      ...refused(2, 'tenant_quota', 'TOOL_QUOTA_EXCEEDED'),
+      ...refused(3, 'tool_max_calls', 'TOOL_BUDGET_EXCEEDED'),
+    ]).filter((i) => i.kind === 'tool');
+    expect(calls.map((i) => i.title)).toEqual([
+      "tools.search (call-1), not run: refused by the tenant's rate limit",
+      "tools.search (call-2), not run: refused by the tenant's quota",
+      "tools.search (call-3), not run: refused by the task's tool max calls budget",
+    ]);
+    expect(calls[0]?.call).toMatchObject({ ok: false, outcome: { code: 'TOOL_RATE_LIMITED' } });
+  });
 });

@@ -32,6 +32,8 @@ describe('SQLite migrations', () => {
       'task_revisions',
       'tasks',
       'tenant_turns',
+      'tool_quota_counts',
+      'tool_rate_buckets',
       'webhook_outbox',
     ]);
     db.close();

@@ -118,4 +118,15 @@ export const COPIED_TABLES: readonly CopiedTable[] = [
     columns: ['task_id', 'revision_of', 'tenant', 'created_at'],
     orderBy: ['task_id'],
   },
+  // Tenants' rate limits and quotas (ADR 0045): a month's count survives the move.
+  {
+    name: 'tool_rate_buckets',
+    columns: ['tenant', 'tool', 'tokens', 'updated_at'],
+    orderBy: ['tenant', 'tool'],
+  },
+  {
+    name: 'tool_quota_counts',
+    columns: ['tenant', 'tool', 'period_start', 'used'],
+    orderBy: ['tenant', 'tool'],
+  },
 ];

@@ -2,12 +2,15 @@ import type pg from 'pg';
 import { CodecallError } from '../../errors/index.ts';
 import { SCHEMA_V1 } from './pg-schema.ts';
 import { SCHEMA_BODIES } from './pg-schema-bodies.ts';
+import { SCHEMA_TOOL_USAGE } from './pg-schema-tool-usage.ts';
 
 /** Ordered schema steps; step i brings the schema to version i + 1. Never edit a released step, append. */
 export const PG_MIGRATIONS: readonly string[] = [
   SCHEMA_V1,
   // 2: large response bodies out of line, in chunked rows (ADR 0046).
   SCHEMA_BODIES,
+  // 3: per-tenant rate limits and quotas on tool calls (ADR 0045).
+  SCHEMA_TOOL_USAGE,
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length;

@@ -25,6 +25,9 @@ import type {
   TaskPatch,
   TaskRecord,
   TaskStore,
+  UsageRequest,
+  UsageStore,
+  UsageTaken,
   WorkspaceFile,
 } from '../../spec/index.ts';
 import { toTaskRecord } from '../rows.ts';
@@ -47,6 +50,7 @@ import type { Sql } from './pg-sql.ts';
 import { PgServiceStore } from './pg-service-store.ts';
 import { createBatchRows, createTaskRows, findTaskRow, getTaskRow, readBatch } from './pg-tasks.ts';
 import { controlRequestsOf, requestControlOf, updateTaskRow } from './pg-update.ts';
+import { takeUsageRows } from './pg-usage.ts';
 
 /**
  * TaskStore and ArtifactStore (and, inherited, ServiceStore) on PostgreSQL (ADR 0042), for several nodes on one
@@ -57,7 +61,7 @@ import { controlRequestsOf, requestControlOf, updateTaskRow } from './pg-update.
 /** Tasks whose journal head a node remembers at most (a lease holder's running tasks are far fewer). */
 const MAX_REMEMBERED_HEADS = 10_000;
 
-export class PostgresTaskStore extends PgServiceStore implements TaskStore, ArtifactStore, BodyStore {
+export class PostgresTaskStore extends PgServiceStore implements TaskStore, ArtifactStore, BodyStore, UsageStore {
   readonly #appends = new AppendQueue((taskId, calls) => this.#commitAppends(taskId, calls));
   /** What this node knows of the tasks it appends to (the fast path's memory, ADR 0042). */
   readonly #heads = new Map<string, AppendState>();
@@ -322,6 +326,11 @@ export class PostgresTaskStore extends PgServiceStore implements TaskStore, Arti
     options: StoreOptions & { now?: number } = {},
   ): Promise<string[]> {
     return this.#tx(options.signal, (sql) => expireLeasesOf(sql, isGone, options.now ?? Date.now()));
+  }
+
+  /** A tenant's rate limit and quota on a tool (ADR 0045): upserts in one transaction, all or nothing. */
+  takeUsage(request: UsageRequest, options: StoreOptions = {}): Promise<UsageTaken> {
+    return this.#tx(options.signal, (sql) => takeUsageRows(sql, request));
   }
 
   protected override beforeClose(): void {

@@ -327,6 +327,24 @@ export const MIGRATIONS: readonly string[] = [
   `,
   // 19: large response bodies out of line, in chunked rows (ADR 0046).
   SQLITE_BODIES_STEP,
+  // 20: per-tenant rate limits and quotas on tool calls (ADR 0045): each tenant's token bucket of a tool, and its
+  // count of calls of the tool in the current quota period.
+  `
+  CREATE TABLE tool_rate_buckets (
+    tenant TEXT NOT NULL,
+    tool TEXT NOT NULL,
+    tokens REAL NOT NULL,
+    updated_at INTEGER NOT NULL,
+    PRIMARY KEY (tenant, tool)
+  ) STRICT, WITHOUT ROWID;
+  CREATE TABLE tool_quota_counts (
+    tenant TEXT NOT NULL,
+    tool TEXT NOT NULL,
+    period_start INTEGER NOT NULL,
+    used INTEGER NOT NULL,
+    PRIMARY KEY (tenant, tool)
+  ) STRICT, WITHOUT ROWID;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -34,6 +34,9 @@ import type {
   TaskPatch,
   TaskRecord,
   TaskStore,
+  UsageRequest,
+  UsageStore,
+  UsageTaken,
 } from '../../spec/index.ts';
 import { toTaskRecord } from '../rows.ts';
 import { GroupCommit } from './group-commit.ts';
@@ -59,6 +62,7 @@ import { listTaskRows } from './sqlite-list-tasks.ts';
 import { readChangeRows, readStatusChangeRows } from './sqlite-changes.ts';
 import { readRevisions } from './sqlite-revisions.ts';
 import * as service from './sqlite-service.ts';
+import { takeUsageRows } from './sqlite-usage.ts';
 
 /** How the store's connection came to be, so that it can check its health and open a new one. */
 export interface SqliteConnectionOptions {
@@ -78,7 +82,7 @@ export interface SqliteConnectionOptions {
  * are group-committed (ADR 0009): those of one event-loop turn share one transaction and one fsync. Every other
  * method first commits the appends queued before it, so operations take effect in the order they were called.
  */
-export class SqliteTaskStore implements TaskStore, ServiceStore, ArtifactStore, BodyStore {
+export class SqliteTaskStore implements TaskStore, ServiceStore, ArtifactStore, BodyStore, UsageStore {
   #db: Database.Database;
   #appends: GroupCommit;
   #closed = false;
@@ -132,6 +136,11 @@ export class SqliteTaskStore implements TaskStore, ServiceStore, ArtifactStore, 
         .transaction(() => createBatchRows(this.#db, tasks, options, options.now ?? Date.now()))
         .immediate(),
     );
+  }
+
+  /** A tenant's rate limit and quota on a tool (ADR 0045): one IMMEDIATE transaction, all or nothing. */
+  takeUsage(request: UsageRequest, options: StoreOptions = {}): Promise<UsageTaken> {
+    return this.#run(options.signal, () => takeUsageRows(this.#db, request));
   }
 
   getBatch(id: string, options: StoreOptions = {}): Promise<BatchRecord | null> {
