@@ -61,7 +61,10 @@ import { takeUsageRows } from './pg-usage.ts';
 /** Tasks whose journal head a node remembers at most (a lease holder's running tasks are far fewer). */
 const MAX_REMEMBERED_HEADS = 10_000;
 
-export class PostgresTaskStore extends PgServiceStore implements TaskStore, ArtifactStore, BodyStore, UsageStore {
+export class PostgresTaskStore
+  extends PgServiceStore
+  implements TaskStore, ArtifactStore, BodyStore, UsageStore
+{
   readonly #appends = new AppendQueue((taskId, calls) => this.#commitAppends(taskId, calls));
   /** What this node knows of the tasks it appends to (the fast path's memory, ADR 0042). */
   readonly #heads = new Map<string, AppendState>();
