@@ -10,7 +10,6 @@ import type {
   HostOutcome,
   JournalEntryInput,
   LogEntry,
-  RefusalName,
   RevisedFrom,
   ToolLimitsOfCall,
 } from '../spec/index.ts';
@@ -23,11 +22,10 @@ import {
   refusedStandIn,
 } from './call-size-limits.ts';
 import type { CallSizeLimits } from './call-size-limits.ts';
-import { RUN } from './budget-ledger.ts';
 import type { Admission, BudgetLedger } from './budget-ledger.ts';
+import { CallAdmission } from './call-admission.ts';
 import { AdmissionTurns } from './admission-turns.ts';
 import { CarryPool } from './carry-pool.ts';
-import { tenantRefusedAgain } from './tenant-limit-gate.ts';
 import type { TenantLimitGate } from './tenant-limit-gate.ts';
 import { CommitQueue } from './commit-queue.ts';
 import { decideApproval, decideCall, decideInput } from './call-decision.ts';
@@ -123,6 +121,7 @@ export class JournalingHost implements ExecutionHost {
   private readonly earlier: CarryPool | undefined;
   /** New calls' turns while one waits for its tenant's limits (a store round trip): admitted in call order. */
   private readonly turns = new AdmissionTurns();
+  private readonly admission: CallAdmission;
   readonly onLog?: (entry: LogEntry) => void;
 
   constructor(private readonly options: JournalingHostOptions & { onLog?: (entry: LogEntry) => void }) {
@@ -135,6 +134,10 @@ export class JournalingHost implements ExecutionHost {
     // streamed again (the execution's own log still holds them all).
     if (onLog) this.onLog = (entry) => (this.replayDone ? onLog(entry) : undefined);
     this.memory = new JournalMemory(options.recorded);
+    this.admission = new CallAdmission({
+      ...(options.budgets ? { budgets: options.budgets } : {}),
+      ...(options.tenantLimits ? { tenantLimits: options.tenantLimits } : {}),
+    });
     this.earlier =
       options.carry && options.carry.offers.length > 0 ? new CarryPool(options.carry) : undefined;
   }
@@ -179,7 +182,7 @@ export class JournalingHost implements ExecutionHost {
           return this.track(call, this.admitInTurn(call, signal, decision.intent, limits));
         }
         // Admitted (and counted, as its intent is journaled) now, in call order: a Promise.all's calls too.
-        const admission = this.admit(call);
+        const admission = this.admission.admit(call);
         if (admission.kind !== 'run') return this.refuse(call, decision.intent, admission);
         return this.track(call, this.live(call, signal, decision.intent, admission.cost));
       }
@@ -208,7 +211,10 @@ export class JournalingHost implements ExecutionHost {
         });
       case 'refused':
         // Its intent was journaled refused, its outcome lost: the refusal is journaled again, nothing runs.
-        return this.track(call, this.finishLive(call, signalNever, this.refusedAgain(call, decision.budget)));
+        return this.track(
+          call,
+          this.finishLive(call, signalNever, this.admission.refusedAgain(call, decision.budget)),
+        );
       case 'diverged': {
         const { recorded, now } = decision;
         return this.fatal(
@@ -246,12 +252,6 @@ export class JournalingHost implements ExecutionHost {
     }
   }
 
-  /** What the task's budgets say of a new call: it runs, unless it would pass one (ADR 0044). */
-  private admit(call: HostCall): Admission {
-    const budgets = this.options.budgets;
-    return budgets && call.kind === 'tool' ? budgets.admit(call) : RUN;
-  }
-
   /**
    * A new call under its tenant's limits (or behind one that is): it waits for the calls before it to journal
    * their intents, then the task's budgets and the tenant's limits (the store) admit it. A refusal is journaled
@@ -265,19 +265,13 @@ export class JournalingHost implements ExecutionHost {
     limits: ToolLimitsOfCall | null,
   ): Promise<HostOutcome> {
     return this.turns.take(async () => {
-      let admission = this.admit(call);
-      const gate = this.options.tenantLimits;
-      if (admission.kind === 'run' && limits !== null && gate && call.kind === 'tool') {
-        const cost = admission.cost;
-        try {
-          admission = await gate.admit(call, limits, signal);
-        } catch (e) {
-          if (signal.aborted) return () => Promise.resolve(interrupted);
-          this.options.onFatal(toCodecallError(e, 'STORE_ERROR'));
-          return never;
-        }
-        // Nothing was admitted meanwhile (the calls after this one wait), so the budgets' answer stands.
-        if (admission.kind === 'run' && cost !== undefined) admission = { kind: 'run', cost };
+      let admission: Admission;
+      try {
+        admission = await this.admission.admitUnderLimits(call, limits, signal);
+      } catch (e) {
+        if (signal.aborted) return () => Promise.resolve(interrupted);
+        this.options.onFatal(toCodecallError(e, 'STORE_ERROR'));
+        return never;
       }
       const admitted = admission;
       return admitted.kind === 'run'
@@ -288,7 +282,7 @@ export class JournalingHost implements ExecutionHost {
 
   /** A new call held for a human (ADR 0034), once its budgets admit it; refused like any new call otherwise. */
   private hold(call: HostCall, intent: Wire, earlier: RevisedFrom): Promise<HostOutcome> {
-    const admission = this.admit(call);
+    const admission = this.admission.admit(call);
     if (admission.kind !== 'run') return this.refusal(call, intent, admission);
     const cost = admission.cost === undefined ? {} : { cost: admission.cost };
     const held = this.mark([
@@ -325,22 +319,6 @@ export class JournalingHost implements ExecutionHost {
     return this.commit([{ type: 'tool_intent', data }]).then(() =>
       this.finishLive(call, signalNever, outcome),
     );
-  }
-
-  /**
-   * The failure of a call whose refusal was journaled and whose outcome was lost: the budget's own failure when it
-   * still refuses (usage only grows, so it does unless the tools changed), else one naming the journaled budget.
-   */
-  private refusedAgain(call: HostCall, budget: RefusalName): HostOutcome {
-    if (budget === 'tenant_rate' || budget === 'tenant_quota') {
-      const tool = call.kind === 'tool' ? `${call.namespace}.${call.name}` : 'a timer';
-      return { ok: false, error: tenantRefusedAgain(tool, budget) };
-    }
-    const admission = this.admit(call);
-    if (admission.kind === 'refuse') return { ok: false, error: admission.error };
-    const tool = call.kind === 'tool' ? `${call.namespace}.${call.name}` : 'a timer';
-    const message = `${tool} was not run: the task's ${budget} budget refused it`;
-    return { ok: false, error: failure('TOOL_BUDGET_EXCEEDED', message, { budget, tool }) };
   }
 
   /** A call waits for a human's decision (lost, or held by a revision): the runner pauses with the others. */
