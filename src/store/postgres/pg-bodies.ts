@@ -1,8 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import { CodecallError } from '../../errors/index.ts';
-import { BODY_CHUNK_BYTES, bodyRows, checkBodyRange } from '../../spec/index.ts';
+import { BODY_CHUNK_BYTES, checkBodyRange } from '../../spec/index.ts';
 import type { BodyRef, StoreOptions } from '../../spec/index.ts';
 import { rowSpan, sliceRows } from '../body-range.ts';
+import { uploadBody } from '../body-upload.ts';
 import { all, one } from './pg-sql.ts';
 import type { Sql } from './pg-sql.ts';
 
@@ -27,37 +27,30 @@ export async function putBody(
     one(sql, 'SELECT 1 AS one FROM tasks WHERE id = $1', [taskId]),
   );
   if (found === undefined) throw new CodecallError('NOT_FOUND', `No task ${taskId}`, { details: { taskId } });
-  const upload = randomUUID();
-  const { rows, done } = bodyRows(chunks, BODY_CHUNK_BYTES, signal);
-  try {
-    let n = 0;
-    for await (const row of rows) {
-      const at = n++;
+  const now = options.now ?? Date.now();
+  return uploadBody(chunks, signal, {
+    insertRow: async (upload, n, row) => {
       await steps.one(signal, (sql) =>
         sql.query('INSERT INTO body_chunks (task_id, upload, n, data) VALUES ($1, $2, $3, $4)', [
           taskId,
           upload,
-          at,
+          n,
           row,
         ]),
       );
-    }
-    const ref = done();
-    const now = options.now ?? Date.now();
-    await steps.tx(signal, async (sql) => {
-      const added = await sql.query(
-        `INSERT INTO bodies (task_id, sha256, size, chunk_bytes, upload, created_at) VALUES ($1, $2, $3, $4, $5, $6)
-         ON CONFLICT (task_id, sha256) DO NOTHING`,
-        [taskId, ref.sha256, ref.size, BODY_CHUNK_BYTES, upload, now],
-      );
-      // The task had these bytes already: they are kept once.
-      if (added.rowCount === 0) await dropUpload(sql, taskId, upload);
-    });
-    return ref;
-  } catch (error) {
-    await steps.one(undefined, (sql) => dropUpload(sql, taskId, upload)).catch(() => undefined);
-    throw error;
-  }
+    },
+    name: (upload, ref) =>
+      steps.tx(signal, async (sql) => {
+        const added = await sql.query(
+          `INSERT INTO bodies (task_id, sha256, size, chunk_bytes, upload, created_at) VALUES ($1, $2, $3, $4, $5, $6)
+           ON CONFLICT (task_id, sha256) DO NOTHING`,
+          [taskId, ref.sha256, ref.size, BODY_CHUNK_BYTES, upload, now],
+        );
+        // The task had these bytes already: they are kept once.
+        if (added.rowCount === 0) await dropUpload(sql, taskId, upload);
+      }),
+    drop: (upload) => steps.one(undefined, (sql) => dropUpload(sql, taskId, upload)),
+  });
 }
 
 async function dropUpload(sql: Sql, taskId: string, upload: string): Promise<void> {

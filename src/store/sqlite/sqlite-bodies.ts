@@ -1,9 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { CodecallError } from '../../errors/index.ts';
-import { BODY_CHUNK_BYTES, bodyRows, checkBodyRange } from '../../spec/index.ts';
+import { BODY_CHUNK_BYTES, checkBodyRange } from '../../spec/index.ts';
 import type { BodyRef, StoreOptions } from '../../spec/index.ts';
 import { rowSpan, sliceRows } from '../body-range.ts';
+import { uploadBody } from '../body-upload.ts';
 import { prepared } from './statement-cache.ts';
 
 /** Runs one step on the store's current connection (its refusals, its errors mapped). */
@@ -24,38 +24,30 @@ export async function putBody(
     prepared(db, 'SELECT 1 AS one FROM tasks WHERE id = ?').get(taskId),
   );
   if (found === undefined) throw new CodecallError('NOT_FOUND', `No task ${taskId}`, { details: { taskId } });
-  const upload = randomUUID();
-  const { rows, done } = bodyRows(chunks, BODY_CHUNK_BYTES, signal);
-  try {
-    let n = 0;
-    for await (const row of rows) {
-      const at = n++;
-      await step(signal, (db) =>
+  const now = options.now ?? Date.now();
+  return uploadBody(chunks, signal, {
+    insertRow: (upload, n, row) =>
+      step(signal, (db) => {
         prepared(db, 'INSERT INTO body_chunks (task_id, upload, n, data) VALUES (?, ?, ?, ?)').run(
           taskId,
           upload,
-          at,
+          n,
           row,
-        ),
-      );
-    }
-    const ref = done();
-    const now = options.now ?? Date.now();
-    await step(signal, (db) =>
-      db.transaction(() => {
-        const added = prepared(
-          db,
-          'INSERT OR IGNORE INTO bodies (task_id, sha256, size, chunk_bytes, upload, created_at) VALUES (?, ?, ?, ?, ?, ?)',
-        ).run(taskId, ref.sha256, ref.size, BODY_CHUNK_BYTES, upload, now);
-        // The task had these bytes already: they are kept once.
-        if (added.changes === 0) dropUpload(db, taskId, upload);
-      })(),
-    );
-    return ref;
-  } catch (error) {
-    await step(undefined, (db) => dropUpload(db, taskId, upload)).catch(() => undefined);
-    throw error;
-  }
+        );
+      }),
+    name: (upload, ref) =>
+      step(signal, (db) =>
+        db.transaction(() => {
+          const added = prepared(
+            db,
+            'INSERT OR IGNORE INTO bodies (task_id, sha256, size, chunk_bytes, upload, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+          ).run(taskId, ref.sha256, ref.size, BODY_CHUNK_BYTES, upload, now);
+          // The task had these bytes already: they are kept once.
+          if (added.changes === 0) dropUpload(db, taskId, upload);
+        })(),
+      ),
+    drop: (upload) => step(undefined, (db) => dropUpload(db, taskId, upload)),
+  });
 }
 
 function dropUpload(db: Database.Database, taskId: string, upload: string): void {
