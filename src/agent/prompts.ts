@@ -63,7 +63,7 @@ a, b = await asyncio.gather(tools.a_async(x=1), tools.b_async(y=2))`;
 
 /** The python image's libraries (IMAGE_PACKAGES, by the names programs import), as the prompt lists them. */
 export const PYTHON_LIBRARIES =
-  'numpy, pandas, matplotlib, scipy, scikit-learn (sklearn), openpyxl and tabulate';
+  'numpy, pandas, matplotlib, scipy, scikit-learn (sklearn), openpyxl, tabulate and requests';
 
 function pythonCodeModePrompt(tools: readonly ToolDefinition[], network: NetworkAccess | false): string {
   const stubs = tools.length > 0 ? pythonStubs(tools) : '# (no tools for this task)';
@@ -90,7 +90,7 @@ Rules:
 ${
   network === false
     ? '- There is no network.'
-    : `- \`codecall.fetch(url, method=, headers=, body=)\` (\`import codecall\`; it returns a response with \`status\`, \`text\` and \`json()\`), \`urllib.request\` and \`http.client\` reach only ${hostsOf(network)}; a refused request raises an error whose \`code\` is EGRESS_REFUSED.`
+    : `- \`codecall.fetch(url, method=, headers=, body=)\` (\`import codecall\`; it returns a response with \`status\`, \`text\` and \`json()\`), \`requests\`, \`urllib.request\` and \`http.client\` reach only ${hostsOf(network)}; a refused request raises an error whose \`code\` is EGRESS_REFUSED.`
 } Files you were given are in the working directory; files you write there are returned.
 - Besides the standard library you can import ${PYTHON_LIBRARIES}; matplotlib draws to files (\`savefig('chart.png')\` in the working directory returns the chart).
 - When you know the answer, call \`final_answer(value)\` in code, or reply in plain text without a code block: that text is the answer.`;

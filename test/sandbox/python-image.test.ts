@@ -1,4 +1,4 @@
-// The python image (numpy, pandas, matplotlib, scipy, scikit-learn, openpyxl, tabulate): its versions in the
+// The python image (numpy, pandas, matplotlib, scipy, scikit-learn, openpyxl, tabulate, requests): its versions in the
 // engine a checkpoint is bound to, and matplotlib drawing a chart the program gets back as an artifact.
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -25,6 +25,8 @@ const FAKE: Extract<PythonProbe, { ok: true }> = {
     'scikit-learn': '1.2.1',
     openpyxl: '3.0.9',
     tabulate: '0.8.9',
+    requests: '2.28.1',
+    urllib3: '1.26.12',
   },
 };
 
@@ -43,11 +45,11 @@ describe('the python image in the engine identity', () => {
 
   it('names every installed package and its version after the interpreter and bubblewrap', () => {
     expect(pythonEngine(FAKE)).toBe(
-      'cpython-3.11.2+bwrap-0.8.0+numpy-1.24.2+pandas-1.5.3+matplotlib-3.6.3+scipy-1.10.1+scikit-learn-1.2.1+openpyxl-3.0.9+tabulate-0.8.9',
+      'cpython-3.11.2+bwrap-0.8.0+numpy-1.24.2+pandas-1.5.3+matplotlib-3.6.3+scipy-1.10.1+scikit-learn-1.2.1+openpyxl-3.0.9+tabulate-0.8.9+requests-2.28.1+urllib3-1.26.12',
     );
     // A package missing is left out (not a failure of the driver).
     expect(pythonEngine({ ...FAKE, packages: { ...FAKE.packages, tabulate: null } })).toBe(
-      'cpython-3.11.2+bwrap-0.8.0+numpy-1.24.2+pandas-1.5.3+matplotlib-3.6.3+scipy-1.10.1+scikit-learn-1.2.1+openpyxl-3.0.9',
+      'cpython-3.11.2+bwrap-0.8.0+numpy-1.24.2+pandas-1.5.3+matplotlib-3.6.3+scipy-1.10.1+scikit-learn-1.2.1+openpyxl-3.0.9+requests-2.28.1+urllib3-1.26.12',
     );
   });
 

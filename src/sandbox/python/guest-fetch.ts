@@ -269,6 +269,9 @@ def _http_body(parts):
     body = b''.join(out)
     return body if body else None
 
+# What _patch_http_client makes of an egress answer: an http.client.HTTPResponse (requests' adapter uses it too).
+_http_received = [None]
+
 def _patch_http_client():
     """Replaces http.client's connections with ones over fetch, once http.client is loaded (and not while it
     loads: its own classes are defined then)."""
@@ -304,7 +307,7 @@ def _patch_http_client():
         def __init__(self, head, body):
             self.head, self.body = head, body
         def makefile(self, *args, **kwargs):
-            return io.BufferedReader(_Wire(self.head, self.body), 65536)
+            return io.BufferedReader(_Wire(self.head, self.body), _BODY_READ)
         def close(self):
             pass
 
@@ -408,6 +411,7 @@ def _patch_http_client():
     for c in (HTTPConnection, HTTPSConnection):
         c.__module__ = 'http.client'
     client.HTTPConnection, client.HTTPSConnection = HTTPConnection, HTTPSConnection
+    _http_received[0] = received
 
 _http_client_patch[0] = _patch_http_client
 

@@ -126,6 +126,9 @@ _mp_refused = [False]
 _subprocess_guarded = [False]
 # Puts http.client's connections over fetch once it is loaded (guest-fetch.ts); None once done.
 _http_client_patch = [None]
+# Puts urllib3's connections and requests' HTTPAdapter over fetch once they are loaded (guest-requests.ts); None once
+# requests is done.
+_libraries_patch = [None]
 
 def _import(name, globals=None, locals=None, fromlist=(), level=0):
     if level == 0 and _allowed[0] is not None and isinstance(name, str):
@@ -151,6 +154,8 @@ def _import(name, globals=None, locals=None, fromlist=(), level=0):
         _guard_subprocess()
     if _http_client_patch[0] is not None and 'http.client' in sys.modules:
         _http_client_patch[0]()
+    if _libraries_patch[0] is not None and 'urllib3' in sys.modules:
+        _libraries_patch[0]()
     if 'multiprocessing' in sys.modules:
         _real_clock_for_multiprocessing()
         _guard_multiprocessing()

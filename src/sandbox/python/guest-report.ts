@@ -53,6 +53,12 @@ def _failure(exc, code=None):
     except BaseException:
         code = 'GUEST_ERROR'
     message = _text(exc)
+    try:
+        # requests' errors over fetch (guest-requests.ts) name their code in str(): the report has it apart.
+        if type(exc).__dict__.get('_cc_code_in_message') is True:
+            message = _text(exc.message)
+    except BaseException:
+        pass
     if issubclass(type(exc), SystemExit):
         message = 'the program called exit(' + _text(repr(exc.code)) + ')'
     err = {'code': code, 'name': _name(exc), 'message': message}

@@ -5,6 +5,7 @@ import { GUEST_DETERMINISM } from './guest-determinism.ts';
 import { GUEST_REAPER } from './guest-reaper.ts';
 import { GUEST_IMPORTS } from './guest-imports.ts';
 import { GUEST_FETCH } from './guest-fetch.ts';
+import { GUEST_REQUESTS } from './guest-requests.ts';
 import { GUEST_COMPILE } from './guest-compile.ts';
 import { GUEST_REPORT } from './guest-report.ts';
 import { GUEST_MAIN } from './guest-main.ts';
@@ -26,6 +27,7 @@ export const GUEST_RUNNER = [
   GUEST_CLOCK,
   GUEST_IMPORTS,
   GUEST_FETCH,
+  GUEST_REQUESTS,
   GUEST_REAPER,
   GUEST_DETERMINISM,
   GUEST_COMPILE,

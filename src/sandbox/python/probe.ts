@@ -30,8 +30,8 @@ function run(
 
 /**
  * The libraries the python image offers programs (distribution names), Debian bookworm's python3-numpy,
- * python3-pandas, python3-matplotlib, python3-scipy, python3-sklearn, python3-openpyxl and python3-tabulate
- * (.ci/run installs them). Their versions are part of the engine (pythonEngine): a checkpoint taken with other
+ * python3-pandas, python3-matplotlib, python3-scipy, python3-sklearn, python3-openpyxl, python3-tabulate and
+ * python3-requests (with its python3-urllib3, whose connections guest-requests.ts replaces) (.ci/run installs them). Their versions are part of the engine (pythonEngine): a checkpoint taken with other
  * versions is not resumed on these.
  */
 export const IMAGE_PACKAGES = [
@@ -42,6 +42,8 @@ export const IMAGE_PACKAGES = [
   'scikit-learn',
   'openpyxl',
   'tabulate',
+  'requests',
+  'urllib3',
 ] as const;
 
 /** The probe's one-liner: the interpreter's version and the image's, read from metadata (nothing imported). */

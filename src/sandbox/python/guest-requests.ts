@@ -1,0 +1,126 @@
+/**
+ * `requests` and `urllib3` through the host (issue 21, ADR 0048): the sandbox has no network, so both would fail at
+ * their first socket. Once a library has loaded them (`_import`'s hook, as for http.client in guest-fetch.ts):
+ *
+ * - `requests.adapters.HTTPAdapter.send` is replaced by one that makes the request as one egress call (the same
+ *   `egress.read`/`egress.fetch` as `codecall.fetch`, `redirect: manual`: requests follows redirects itself, each hop
+ *   a request of its own, so `r.history`, `allow_redirects=False`, a redirect's cookies and requests' own stripping
+ *   of `Authorization` hold as they do outside). The answer is a real `urllib3.response.HTTPResponse` over the
+ *   http.client response guest-fetch.ts makes (its `received`), given to the adapter's own `build_response`:
+ *   content decoding, cookies, `r.raw`, `iter_content` (a stored body read from the host by ranges) are the
+ *   library's. Every HTTPAdapter goes through it: the default ones, one a program mounts, a subclass's `super().send`.
+ *   A refusal or failure is a `requests.exceptions.ConnectionError`, a timeout a `requests.exceptions.ReadTimeout`,
+ *   each also a `codecall.FetchError` (its code and details; uncaught, the task fails with the code).
+ * - `urllib3.connection.HTTPConnection` already derives from http.client's (replaced by then): its `connect()` is made
+ *   a no-op (the host connects), `HTTPSConnection` sends as https (and is "verified": the host checks certificates),
+ *   and `request_chunked` sends the body whole, so `urllib3.PoolManager().request(...)` works too, with urllib3's
+ *   own retries and redirects.
+ *
+ * Part of GUEST_RUNNER (guest-runner.ts), after GUEST_FETCH.
+ */
+export const GUEST_REQUESTS = String.raw`# ---- requests and urllib3 over fetch --------------------------------------------------------------------------
+_urllib3_patched = [False]
+
+def _initializing(module):
+    return getattr(getattr(module, '__spec__', None), '_initializing', False)
+
+def _patch_urllib3(connection):
+    """urllib3's connections (subclasses of http.client's, already over fetch) without their sockets."""
+    Plain, Tls = connection.HTTPConnection, getattr(connection, 'HTTPSConnection', None)
+    if not getattr(Plain, '_cc_egress', False):
+        return
+    def connect(self):
+        # No socket: the host connects for each request.
+        pass
+    def connect_tls(self):
+        # The host's TLS: it checks each destination's certificate and name.
+        self.is_verified = True
+    def request_chunked(self, method, url, body=None, headers=None):
+        # Chunks frame a body on a socket: the host sends it whole.
+        Plain.request(self, method, url, body=body, headers=headers)
+    Plain.connect, Plain.request_chunked = connect, request_chunked
+    if getattr(Tls, '_cc_egress', False):
+        Tls.connect, Tls._cc_scheme = connect_tls, 'https'
+
+def _requests_timeout(timeout):
+    """The seconds a requests timeout gives the whole exchange (the host has one deadline): a number as it is, a
+    (connect, read) pair or a urllib3 Timeout as their sum (its total when it has one); None when a part is None."""
+    if timeout is None or isinstance(timeout, (int, float)):
+        return timeout
+    if isinstance(timeout, tuple):
+        try:
+            connect, read = timeout
+        except ValueError:
+            raise ValueError('Invalid timeout ' + repr(timeout) + '. Pass a (connect, read) timeout tuple, or a '
+                             'single float to set both timeouts to the same value.') from None
+    else:
+        total = getattr(timeout, 'total', None)
+        if total is not None:
+            return total
+        connect, read = getattr(timeout, '_connect', None), getattr(timeout, '_read', None)
+    parts = (connect, read)
+    if not all(isinstance(p, (int, float)) and not isinstance(p, bool) for p in parts):
+        return None
+    return connect + read
+
+def _patch_requests(adapters):
+    """HTTPAdapter.send over fetch (the adapters module and what it imported are loaded)."""
+    HTTPAdapter = adapters.HTTPAdapter
+    if getattr(HTTPAdapter.send, '_cc_egress', False):
+        return
+    exceptions = sys.modules['requests.exceptions']
+    Urllib3Response = sys.modules['urllib3.response'].HTTPResponse
+
+    class ConnectionError(exceptions.ConnectionError, FetchError):
+        """A request the host refused (EGRESS_REFUSED: not allowed, a method, no network access...), could not make
+        (EGRESS_FAILED) or cut (EGRESS_LIMIT): requests' ConnectionError and a codecall.FetchError."""
+
+    class ReadTimeout(exceptions.ReadTimeout, FetchTimeoutError):
+        """A request past its timeout (EGRESS_TIMEOUT): requests' ReadTimeout (a Timeout) and a
+        codecall.FetchTimeoutError (the host's one deadline does not tell connecting from reading)."""
+
+    for c in (ConnectionError, ReadTimeout):
+        c.__module__, c.__qualname__ = 'requests.exceptions', c.__name__
+        # str() is 'CODE: message' (what a program prints); message alone is the FetchError's (and the report's).
+        c._cc_code_in_message = True
+
+    def failed(error, request):
+        cls = ReadTimeout if isinstance(error, FetchTimeoutError) else ConnectionError
+        out = cls(str(error.code) + ': ' + str(error.message), error.code, error.details, request=request)
+        out.message = error.message
+        return out
+
+    def send(self, request, stream=False, timeout=None, verify=True, cert=None, proxies=None):
+        """Sends the PreparedRequest through the host (the sandbox has no network; the task's network_access decides
+        where it may go) and returns a Response. No redirect is followed here (requests follows them); TLS,
+        certificates (verify, cert) and proxies are the host's."""
+        method = request.method.decode('latin-1') if isinstance(request.method, bytes) else str(request.method)
+        method = method.upper()
+        headers = [h for h in _fetch_headers(request.headers) if h[0].lower() not in _HOST_HEADERS]
+        body = None if request.body is None else _http_body([request.body])
+        try:
+            msg = _egress_message(request.url, method, headers, body, 'manual', _requests_timeout(timeout))
+            value = _call_sync(msg)
+        except FetchError as e:
+            raise failed(e, request) from e
+        raw = Urllib3Response.from_httplib(_http_received[0](value, method), preload_content=False,
+                                           decode_content=False, request_method=method, request_url=request.url)
+        return self.build_response(request, raw)
+
+    send._cc_egress = True
+    HTTPAdapter.send = send
+
+def _patch_libraries():
+    """urllib3 once its connections are loaded, requests once its adapters are."""
+    connection = sys.modules.get('urllib3.connection')
+    if connection is not None and not _urllib3_patched[0] and not _initializing(connection):
+        _urllib3_patched[0] = True
+        _patch_urllib3(connection)
+    adapters = sys.modules.get('requests.adapters')
+    if adapters is not None and not _initializing(adapters):
+        _libraries_patch[0] = None
+        _patch_requests(adapters)
+
+_libraries_patch[0] = _patch_libraries
+
+`;
