@@ -15,6 +15,7 @@ import { metricsConfigShape } from './config-metrics.ts';
 import { sandboxConfigShape } from './config-sandbox.ts';
 import { postgresConfigShape } from './config-postgres.ts';
 import { egressConfigShape } from './config-egress.ts';
+import { mcpConfigShape } from './config-mcp.ts';
 
 /**
  * The port `codecall serve` listens on unless told otherwise. Not 8080: that is llama.cpp's llama-server's own
@@ -75,6 +76,7 @@ export const serviceConfigSchema = z
     ...sandboxConfigShape,
     ...postgresConfigShape,
     ...egressConfigShape,
+    ...mcpConfigShape,
   })
   .strict();
 
