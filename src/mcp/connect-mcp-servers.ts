@@ -1,8 +1,5 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { CodecallError, isCodecallError } from '../errors/index.ts';
 import type { JsonSchema, ToolContext, ToolDefinition } from '../spec/index.ts';
@@ -10,6 +7,28 @@ import { DEFAULT_TOOL_NAMESPACE, SchemaValidator } from '../tools/index.ts';
 import { checkMcpServers, DEFAULT_MCP_TIMEOUT_SECONDS } from './mcp-config.ts';
 import type { McpServerConfig, McpToolOverride } from './mcp-config.ts';
 import { effectFromAnnotations, mcpResultValue, memberNames } from './mcp-results.ts';
+
+/**
+ * The SDK, loaded on first use: importing it takes about half a second (its protocol schemas), which neither
+ * `import 'codecall'` nor a command without MCP servers should pay.
+ */
+async function loadSdk() {
+  const [client, stdio, http, types] = await Promise.all([
+    import('@modelcontextprotocol/sdk/client/index.js'),
+    import('@modelcontextprotocol/sdk/client/stdio.js'),
+    import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
+    import('@modelcontextprotocol/sdk/types.js'),
+  ]);
+  return {
+    Client: client.Client,
+    StdioClientTransport: stdio.StdioClientTransport,
+    StreamableHTTPClientTransport: http.StreamableHTTPClientTransport,
+    McpError: types.McpError,
+    ErrorCode: types.ErrorCode,
+  };
+}
+
+type Sdk = Awaited<ReturnType<typeof loadSdk>>;
 
 /** What codecall tells MCP servers it is. */
 const CLIENT_INFO = { name: 'codecall', version: '0.1.0' };
@@ -58,7 +77,8 @@ interface Connected {
  */
 export async function connectMcpServers(options: ConnectMcpOptions): Promise<McpServers> {
   const servers = checkMcpServers(options.servers);
-  const settled = await Promise.allSettled(servers.map((s) => connectOne(s, options.signal)));
+  const sdk = await loadSdk();
+  const settled = await Promise.allSettled(servers.map((s) => connectOne(sdk, s, options.signal)));
   const connected = settled.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
   const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   const close = async () => {
@@ -75,13 +95,13 @@ export async function connectMcpServers(options: ConnectMcpOptions): Promise<Mcp
   };
 }
 
-function transportOf(server: McpServerConfig): Transport {
+function transportOf(sdk: Sdk, server: McpServerConfig): Transport {
   if (server.url !== undefined) {
-    return new StreamableHTTPClientTransport(new URL(server.url), {
+    return new sdk.StreamableHTTPClientTransport(new URL(server.url), {
       ...(server.headers ? { requestInit: { headers: { ...server.headers } } } : {}),
     });
   }
-  return new StdioClientTransport({
+  return new sdk.StdioClientTransport({
     command: server.command ?? '',
     args: [...(server.args ?? [])],
     // Added to the SDK's few inherited variables (HOME, PATH, ...), never the whole environment.
@@ -101,10 +121,14 @@ function withDefaultEnvironment(env: Readonly<Record<string, string>>): Record<s
   return { ...inherited, ...env };
 }
 
-async function connectOne(server: McpServerConfig, signal: AbortSignal | undefined): Promise<Connected> {
+async function connectOne(
+  sdk: Sdk,
+  server: McpServerConfig,
+  signal: AbortSignal | undefined,
+): Promise<Connected> {
   const timeout = (server.timeoutSeconds ?? DEFAULT_MCP_TIMEOUT_SECONDS) * 1000;
-  const client = new Client(CLIENT_INFO, { capabilities: {} });
-  const transport = transportOf(server);
+  const client = new sdk.Client(CLIENT_INFO, { capabilities: {} });
+  const transport = transportOf(sdk, server);
   // The client tells the transport the version it agreed on; the stdio transport does not keep it.
   let protocolVersion: string | undefined;
   const setVersion = transport.setProtocolVersion?.bind(transport);
@@ -129,6 +153,7 @@ async function connectOne(server: McpServerConfig, signal: AbortSignal | undefin
     const members = memberNames(listed.map((t) => t.name));
     const tools = listed.map((tool, i) =>
       toolDefinition(
+        sdk,
         server,
         client,
         tool,
@@ -165,6 +190,7 @@ function overrideOf(server: McpServerConfig, mcpName: string, member: string): M
 }
 
 function toolDefinition(
+  sdk: Sdk,
   server: McpServerConfig,
   client: Client,
   tool: Tool,
@@ -199,7 +225,7 @@ function toolDefinition(
           { signal: ctx.signal, timeout },
         );
       } catch (cause) {
-        throw callFailure(cause, ctx.signal, where);
+        throw callFailure(sdk, cause, ctx.signal, where);
       }
       return mcpResultValue(result, where);
     },
@@ -207,11 +233,16 @@ function toolDefinition(
 }
 
 /** A call that did not get a result: the abort's own reason, a lost connection, or the server's refusal. */
-function callFailure(cause: unknown, signal: AbortSignal, where: { server: string; tool: string }): unknown {
+function callFailure(
+  sdk: Sdk,
+  cause: unknown,
+  signal: AbortSignal,
+  where: { server: string; tool: string },
+): unknown {
   if (signal.aborted) return signal.reason;
   if (isCodecallError(cause)) return cause;
   const message = cause instanceof Error ? cause.message : String(cause);
-  if (cause instanceof McpError && cause.code !== (ErrorCode.ConnectionClosed as number)) {
+  if (cause instanceof sdk.McpError && cause.code !== (sdk.ErrorCode.ConnectionClosed as number)) {
     return new CodecallError('MCP_TOOL_ERROR', message, {
       details: { ...where, mcp_code: cause.code },
       cause,
