@@ -4,7 +4,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { systemPrompt } from '../../src/agent/index.ts';
+import { functionTools, systemPrompt } from '../../src/agent/index.ts';
 import { createRuntime } from '../../src/durable/index.ts';
 import { connectMcpServers } from '../../src/mcp/index.ts';
 import type { McpServerConfig, McpServers } from '../../src/mcp/index.ts';
@@ -198,6 +198,15 @@ describe('MCP servers as tool providers', () => {
       '    search(args: { q: string; limit?: number }): Promise<{ hits: string[]; total: number }>;',
     );
     expect(ts).toContain('    create_issue(args: { title: string }): Promise<unknown>;');
+    // Function-calling mode names them <server>_<tool>; its program calls tools['<server>.<tool>'].
+    expect(functionTools(mcp.tools).map((f) => f.spec.name)).toEqual([
+      'gh_search',
+      'gh_create_issue',
+      'gh_labels_set',
+      'gh_screenshot',
+      'gh_fail',
+      'gh_echo',
+    ]);
     const py = systemPrompt('code', mcp.tools, 'python');
     expect(py).toContain('class tools:\n    class gh:\n        @staticmethod\n');
     expect(py).toContain('        def search(*, q: str, limit: int | None = None) -> dict:');
