@@ -27,6 +27,14 @@ function stdioServer(name: string, callLog: string, more: Partial<McpServerConfi
   };
 }
 
+async function until(check: () => Promise<boolean>, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 async function calls(log: string): Promise<string[]> {
   const text = await readFile(log, 'utf8').catch(() => '');
   return text.split('\n').filter((l) => l !== '');
@@ -249,6 +257,34 @@ describe('MCP servers as tool providers', () => {
     } finally {
       await runtime.close();
       await store.close();
+    }
+  });
+});
+
+describe('cancelling a call', () => {
+  it('an aborted program cancels its MCP call on the server (notifications/cancelled)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'codecall-mcp-cancel-'));
+    const log = join(dir, 'calls.log');
+    const mcp = await connectMcpServers({
+      servers: [stdioServer('gh', log, { env: { MCP_CALL_LOG: log, MCP_EXTRA_TOOLS: '1' } })],
+    });
+    const driver = createQuickJsDriver({ workers: 1, warmVmsPerWorker: 1 });
+    try {
+      const controller = new AbortController();
+      const running = runProgram({
+        driver,
+        code: `return await tools.gh.slow();`,
+        tools: mcp.tools,
+        signal: controller.signal,
+      });
+      await until(async () => (await calls(log)).includes('slow {}'));
+      controller.abort(new Error('stop'));
+      expect((await running).status).toBe('failed');
+      await until(async () => (await calls(log)).includes('cancelled {"tool":"slow"}'));
+    } finally {
+      await mcp.close();
+      await driver.close();
+      await rm(dir, { recursive: true, force: true });
     }
   });
 });

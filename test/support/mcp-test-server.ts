@@ -70,6 +70,14 @@ export const TEST_TOOLS: Tool[] = [
   },
 ];
 
+/** With MCP_EXTRA_TOOLS=1: a tool that waits until it is cancelled (it logs `cancelled slow` then). */
+const SLOW: Tool = {
+  name: 'slow',
+  description: 'Waits for a minute, or until the call is cancelled.',
+  inputSchema: { type: 'object', properties: {} },
+  annotations: { readOnlyHint: true },
+};
+
 const PAGE = 4;
 let issues = 0;
 
@@ -78,9 +86,22 @@ function logCall(name: string, args: unknown): void {
   if (file) appendFileSync(file, `${name} ${JSON.stringify(args ?? {})}\n`);
 }
 
-function call(name: string, args: Record<string, unknown>): CallToolResult {
+function call(
+  name: string,
+  args: Record<string, unknown>,
+  signal: AbortSignal,
+): Promise<CallToolResult> | CallToolResult {
   logCall(name, args);
   switch (name) {
+    case 'slow':
+      return new Promise((resolve) => {
+        const timer = setTimeout(() => resolve({ content: [{ type: 'text', text: 'slept' }] }), 60_000);
+        signal.addEventListener('abort', () => {
+          clearTimeout(timer);
+          logCall('cancelled', { tool: 'slow' });
+          resolve({ content: [] });
+        });
+      });
     case 'search': {
       const q = String(args.q);
       const hits = ['apple', 'apricot', 'banana'].filter((x) => x.includes(q));
@@ -104,7 +125,9 @@ function call(name: string, args: Record<string, unknown>): CallToolResult {
     case 'fail':
       return {
         isError: true,
-        content: [{ type: 'text', text: `it failed: ${typeof args.why === 'string' ? args.why : 'no reason'}` }],
+        content: [
+          { type: 'text', text: `it failed: ${typeof args.why === 'string' ? args.why : 'no reason'}` },
+        ],
       };
     case 'echo':
       return {
@@ -124,13 +147,14 @@ export function makeTestServer(): Server {
     { capabilities: { tools: {} } },
   );
   server.setRequestHandler(ListToolsRequestSchema, (request) => {
+    const all = process.env.MCP_EXTRA_TOOLS === '1' ? [...TEST_TOOLS, SLOW] : TEST_TOOLS;
     const start = Number(request.params?.cursor ?? 0);
-    const tools = TEST_TOOLS.slice(start, start + PAGE);
-    const next = start + PAGE < TEST_TOOLS.length ? String(start + PAGE) : undefined;
+    const tools = all.slice(start, start + PAGE);
+    const next = start + PAGE < all.length ? String(start + PAGE) : undefined;
     return { tools, ...(next === undefined ? {} : { nextCursor: next }) };
   });
-  server.setRequestHandler(CallToolRequestSchema, (request) =>
-    call(request.params.name, request.params.arguments ?? {}),
+  server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
+    call(request.params.name, request.params.arguments ?? {}, extra.signal),
   );
   return server;
 }
