@@ -67,7 +67,7 @@ export interface McpServers {
 
 interface Connected {
   readonly info: McpServerInfo;
-  readonly client: Client;
+  readonly link: Link;
 }
 
 /**
@@ -82,7 +82,7 @@ export async function connectMcpServers(options: ConnectMcpOptions): Promise<Mcp
   const connected = settled.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
   const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   const close = async () => {
-    await Promise.allSettled(connected.map((c) => c.client.close()));
+    await Promise.allSettled(connected.map((c) => c.link.close()));
   };
   if (failed) {
     await close();
@@ -121,12 +121,13 @@ function withDefaultEnvironment(env: Readonly<Record<string, string>>): Record<s
   return { ...inherited, ...env };
 }
 
-async function connectOne(
+/** A connected client and the protocol version it agreed on. */
+async function openClient(
   sdk: Sdk,
   server: McpServerConfig,
+  timeout: number,
   signal: AbortSignal | undefined,
-): Promise<Connected> {
-  const timeout = (server.timeoutSeconds ?? DEFAULT_MCP_TIMEOUT_SECONDS) * 1000;
+): Promise<{ client: Client; protocolVersion: string | undefined }> {
   const client = new sdk.Client(CLIENT_INFO, { capabilities: {} });
   const transport = transportOf(sdk, server);
   // The client tells the transport the version it agreed on; the stdio transport does not keep it.
@@ -139,6 +140,105 @@ async function connectOne(
   try {
     signal?.throwIfAborted();
     await client.connect(transport, { timeout, ...(signal ? { signal } : {}) });
+    return { client, protocolVersion };
+  } catch (cause) {
+    await client.close().catch(() => undefined);
+    if (signal?.aborted) throw signal.reason;
+    throw new CodecallError(
+      'MCP_UNAVAILABLE',
+      `MCP server ${server.name} (${server.url ?? server.command}): ${(cause as Error).message}`,
+      { details: { server: server.name }, cause },
+    );
+  }
+}
+
+/** The first wait before connecting again to a server whose connection failed, doubled up to the longest. */
+const RECONNECT_FIRST_MS = 1_000;
+const RECONNECT_MAX_MS = 30_000;
+
+/**
+ * A server's connection. When it ends (a stdio server exits, an HTTP server goes away), the next call connects
+ * again; after a failed attempt, calls fail at once (MCP_UNAVAILABLE) until a wait of 1 s, doubling up to 30 s,
+ * has passed. A call in flight when the connection ends fails with MCP_UNAVAILABLE: whether it ran is unknown.
+ */
+class Link {
+  private client: Client | null = null;
+  private connecting: Promise<Client> | null = null;
+  private failures = 0;
+  private retryAt = 0;
+  private closed = false;
+
+  constructor(
+    private readonly sdk: Sdk,
+    private readonly server: McpServerConfig,
+    private readonly timeout: number,
+    first: Client,
+  ) {
+    this.adopt(first);
+  }
+
+  private adopt(client: Client): void {
+    this.client = client;
+    client.onclose = () => {
+      if (this.client === client) this.client = null;
+    };
+  }
+
+  async get(): Promise<Client> {
+    if (this.closed) {
+      throw new CodecallError('MCP_UNAVAILABLE', `MCP server ${this.server.name} is closed`, {
+        details: { server: this.server.name },
+      });
+    }
+    if (this.client !== null) return this.client;
+    const wait = this.retryAt - Date.now();
+    if (wait > 0 && this.connecting === null) {
+      throw new CodecallError(
+        'MCP_UNAVAILABLE',
+        `MCP server ${this.server.name} is not connected (next attempt in ${Math.ceil(wait / 1000)} s)`,
+        { details: { server: this.server.name } },
+      );
+    }
+    this.connecting ??= openClient(this.sdk, this.server, this.timeout, undefined)
+      .then(
+        ({ client }) => {
+          this.failures = 0;
+          if (this.closed) {
+            void client.close();
+            throw new CodecallError('MCP_UNAVAILABLE', `MCP server ${this.server.name} is closed`);
+          }
+          this.adopt(client);
+          return client;
+        },
+        (e: unknown) => {
+          this.failures += 1;
+          this.retryAt =
+            Date.now() + Math.min(RECONNECT_MAX_MS, RECONNECT_FIRST_MS * 2 ** (this.failures - 1));
+          throw e;
+        },
+      )
+      .finally(() => {
+        this.connecting = null;
+      });
+    return this.connecting;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const client = this.client;
+    this.client = null;
+    await client?.close();
+  }
+}
+
+async function connectOne(
+  sdk: Sdk,
+  server: McpServerConfig,
+  signal: AbortSignal | undefined,
+): Promise<Connected> {
+  const timeout = (server.timeoutSeconds ?? DEFAULT_MCP_TIMEOUT_SECONDS) * 1000;
+  const { client, protocolVersion } = await openClient(sdk, server, timeout, signal);
+  try {
     const listed: Tool[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < MAX_PAGES; page++) {
@@ -150,12 +250,13 @@ async function connectOne(
       cursor = result.nextCursor;
       if (cursor === undefined || cursor === '') break;
     }
+    const link = new Link(sdk, server, timeout, client);
     const members = memberNames(listed.map((t) => t.name));
     const tools = listed.map((tool, i) =>
       toolDefinition(
         sdk,
         server,
-        client,
+        link,
         tool,
         members[i] as string,
         timeout,
@@ -163,7 +264,7 @@ async function connectOne(
       ),
     );
     return {
-      client,
+      link,
       info: {
         name: server.name,
         transport: server.url === undefined ? 'stdio' : 'http',
@@ -178,7 +279,7 @@ async function connectOne(
     if (signal?.aborted) throw signal.reason;
     throw new CodecallError(
       'MCP_UNAVAILABLE',
-      `MCP server ${server.name} (${server.url ?? server.command}): ${(cause as Error).message}`,
+      `MCP server ${server.name} (${server.url ?? server.command}): listing its tools: ${(cause as Error).message}`,
       { details: { server: server.name }, cause },
     );
   }
@@ -192,7 +293,7 @@ function overrideOf(server: McpServerConfig, mcpName: string, member: string): M
 function toolDefinition(
   sdk: Sdk,
   server: McpServerConfig,
-  client: Client,
+  link: Link,
   tool: Tool,
   member: string,
   timeout: number,
@@ -219,6 +320,7 @@ function toolDefinition(
     async execute(args: unknown, ctx: ToolContext): Promise<unknown> {
       let result: Awaited<ReturnType<Client['callTool']>>;
       try {
+        const client = await link.get();
         result = await client.callTool(
           { name: tool.name, arguments: (args ?? {}) as Record<string, unknown> },
           undefined,

@@ -261,6 +261,37 @@ describe('MCP servers as tool providers', () => {
   });
 });
 
+describe('a server that goes away', () => {
+  it('fails the call in flight with MCP_UNAVAILABLE and the next call connects again', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'codecall-mcp-exit-'));
+    const log = join(dir, 'calls.log');
+    const mcp = await connectMcpServers({
+      servers: [stdioServer('gh', log, { env: { MCP_CALL_LOG: log, MCP_EXTRA_TOOLS: '1' } })],
+    });
+    const driver = createQuickJsDriver({ workers: 1, warmVmsPerWorker: 1 });
+    try {
+      const r = await runProgram({
+        driver,
+        code: `
+          let lost;
+          try { await tools.gh.exit(); } catch (e) { lost = e.code; }
+          return { lost, after: await tools.gh.search({ q: 'ban' }) };
+        `,
+        tools: mcp.tools,
+      });
+      expect(r).toMatchObject({
+        status: 'succeeded',
+        value: { lost: 'MCP_UNAVAILABLE', after: { hits: ['banana'], total: 1 } },
+      });
+      expect(await calls(log)).toEqual(['exit {}', 'search {"q":"ban"}']);
+    } finally {
+      await mcp.close();
+      await driver.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('cancelling a call', () => {
   it('an aborted program cancels its MCP call on the server (notifications/cancelled)', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'codecall-mcp-cancel-'));

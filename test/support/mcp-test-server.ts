@@ -78,6 +78,13 @@ const SLOW: Tool = {
   annotations: { readOnlyHint: true },
 };
 
+/** With MCP_EXTRA_TOOLS=1: a tool whose call ends the server's process (it never answers). */
+const EXIT: Tool = {
+  name: 'exit',
+  description: 'Ends the server.',
+  inputSchema: { type: 'object', properties: {} },
+};
+
 const PAGE = 4;
 let issues = 0;
 
@@ -93,6 +100,8 @@ function call(
 ): Promise<CallToolResult> | CallToolResult {
   logCall(name, args);
   switch (name) {
+    case 'exit':
+      process.exit(3);
     case 'slow':
       return new Promise((resolve) => {
         const timer = setTimeout(() => resolve({ content: [{ type: 'text', text: 'slept' }] }), 60_000);
@@ -147,7 +156,7 @@ export function makeTestServer(): Server {
     { capabilities: { tools: {} } },
   );
   server.setRequestHandler(ListToolsRequestSchema, (request) => {
-    const all = process.env.MCP_EXTRA_TOOLS === '1' ? [...TEST_TOOLS, SLOW] : TEST_TOOLS;
+    const all = process.env.MCP_EXTRA_TOOLS === '1' ? [...TEST_TOOLS, SLOW, EXIT] : TEST_TOOLS;
     const start = Number(request.params?.cursor ?? 0);
     const tools = all.slice(start, start + PAGE);
     const next = start + PAGE < all.length ? String(start + PAGE) : undefined;
