@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, codecall, lastJson } from './cli-fixture.ts';
+import { reply, startScriptedModelServer } from './model/scripted-model-server.ts';
 
 const SERVER = `gh=${process.execPath} --import tsx test/support/mcp-test-server.ts`;
 
@@ -38,6 +39,39 @@ describe('codecall with MCP servers (the built CLI)', () => {
     expect(ts.stdout).toContain('declare const tools: {\n  gh: {\n');
     const py = await codecall({}, 'tools', 'list', '--mcp', SERVER, '--declarations', '--language', 'python');
     expect(py.stdout).toContain('class tools:\n    class gh:\n');
+  });
+
+  it("run --mcp: the model's prompt declares them and its code calls them", async () => {
+    const model = await startScriptedModelServer();
+    try {
+      model.push(
+        reply({
+          content: '```js\nconst r = await tools.gh.search({ q: "ap" });\nfinal_answer(r.total)\n```',
+        }),
+      );
+      const r = await codecall(
+        { OPENAI_API_KEY: '', OPENAI_BASE_URL: '', MISTRAL_API_KEY: '' },
+        'run',
+        'How many?',
+        '--mcp',
+        SERVER,
+        '--provider',
+        'openai',
+        '--base-url',
+        model.baseUrl,
+        '--model',
+        'scripted',
+        '--api-key',
+        'k',
+        '--json',
+      );
+      expect(r.code).toBe(0);
+      expect(lastJson(r.stdout)).toMatchObject({ status: 'succeeded', result: { output: 2 } });
+      const messages = model.requests[0]?.body.messages as { role: string; content: string }[];
+      expect(messages[0]?.content).toContain('declare const tools: {\n  gh: {\n');
+    } finally {
+      await model.close();
+    }
   });
 
   it('exec --mcp runs a program that calls them', async () => {
