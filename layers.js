@@ -16,6 +16,7 @@ const SERVICE = [
   'metrics',
   'agent',
   'egress',
+  'mcp',
 ];
 
 /** @type {Readonly<Record<string, readonly string[]>>} */
@@ -42,6 +43,8 @@ export const LAYERS = Object.freeze({
   agent: ['errors', 'spec', 'codec', 'model', 'tools'],
   // The host side of a task's network access: requests under its allowlist, to public addresses only.
   egress: ['errors', 'spec', 'codec'],
+  // MCP servers as tool providers: their tools as ToolDefinitions over the official SDK (ADR 0047).
+  mcp: ['errors', 'spec', 'tools'],
   // A remote caller of the HTTP API: the wire types only, never the server's runtime.
   client: ['errors', 'spec', 'api'],
   // The composition root of the service's core (no HTTP).

@@ -29,6 +29,15 @@ export type * from './api/index.ts';
 // Tools and running a program once.
 export { defineTool, DEFAULT_TOOL_NAMESPACE, ToolRegistry, runProgram } from './tools/index.ts';
 export type { DefineToolOptions, RunProgramOptions, ToolArgs } from './tools/index.ts';
+// MCP servers as tool providers (ADR 0047): their tools as ToolDefinitions, `tools.<server>.<tool>`.
+export { connectMcpServers } from './mcp/index.ts';
+export type {
+  ConnectMcpOptions,
+  McpServerConfig,
+  McpServerInfo,
+  McpServers,
+  McpToolOverride,
+} from './mcp/index.ts';
 
 // Sandboxes.
 export {

@@ -4,6 +4,8 @@ export { readAgentSteps } from './agent-journal.ts';
 export type { AgentStep, StepResult, CallResult, StepError } from './agent-journal.ts';
 export { composeProgram, lineInCurrent } from './compose-program.ts';
 export { systemPrompt, RUN_CODE_TOOL } from './prompts.ts';
+export { toolDeclarations } from './tool-declarations.ts';
+export { pythonStubs } from './python-stubs.ts';
 export { functionTools, fromStrictArguments, strictSchema } from './tool-specs.ts';
 export type { FunctionTool, FunctionToolsOptions } from './tool-specs.ts';
 export { parseToolArguments } from './parse-tool-arguments.ts';

@@ -80,7 +80,7 @@ function docstring(lines: readonly string[], indent: string): string {
   ].join('\n');
 }
 
-function stub(tool: ToolDefinition): string {
+function stub(tool: ToolDefinition, name = tool.name): string {
   const root = tool.inputSchema;
   const args = deref(root, root, new Set()).s;
   const props = isRecord(args) && isRecord(args.properties) ? Object.entries(args.properties) : [];
@@ -96,7 +96,7 @@ function stub(tool: ToolDefinition): string {
     });
   const output = tool.outputSchema ? pythonType(tool.outputSchema, tool.outputSchema) : 'Any';
   const returns = /^[\w[\], |]+$/.test(output) && !output.includes('{') ? output : 'dict';
-  const doc = [tool.description.trim() || tool.name];
+  const doc = [tool.description.trim() || name];
   const documented = ordered.filter(
     ([, v]) => isRecord(v) && (typeof v.description === 'string' || pythonType(root, v).includes('{')),
   );
@@ -112,9 +112,34 @@ function stub(tool: ToolDefinition): string {
   const signature = params.length > 0 ? `*, ${params.join(', ')}` : '';
   return [
     '    @staticmethod',
-    `    def ${tool.name}(${signature}) -> ${returns}:`,
+    `    def ${name}(${signature}) -> ${returns}:`,
     docstring(doc, '        '),
   ].join('\n');
+}
+
+/**
+ * A namespace's members: its tools, then each group of tools named `<group>.<tool>` (an MCP server's) as a nested
+ * class, in order of first appearance.
+ */
+function members(list: readonly ToolDefinition[]): string[] {
+  const plain: string[] = [];
+  const groups = new Map<string, string[]>();
+  for (const tool of list) {
+    const dot = tool.name.indexOf('.');
+    if (dot <= 0) {
+      plain.push(stub(tool));
+      continue;
+    }
+    const group = tool.name.slice(0, dot);
+    groups.set(group, [...(groups.get(group) ?? []), stub(tool, tool.name.slice(dot + 1))]);
+  }
+  const nested = [...groups].map(([group, stubs]) =>
+    [
+      `    class ${group}:`,
+      ...stubs.flatMap((s, i) => (i === 0 ? [s] : ['', s])).map((s) => s.replace(/^(?=.)/gm, '    ')),
+    ].join('\n'),
+  );
+  return [...plain, ...nested];
 }
 
 /**
@@ -125,7 +150,7 @@ export function pythonStubs(tools: readonly ToolDefinition[]): string {
   const namespaces = new Map<string, ToolDefinition[]>();
   for (const tool of tools) namespaces.set(tool.namespace, [...(namespaces.get(tool.namespace) ?? []), tool]);
   const classes = [...namespaces].map(([namespace, list]) =>
-    [`class ${namespace}:`, ...list.map(stub).flatMap((s, i) => (i === 0 ? [s] : ['', s]))].join('\n'),
+    [`class ${namespace}:`, ...members(list).flatMap((s, i) => (i === 0 ? [s] : ['', s]))].join('\n'),
   );
   return [
     'from typing import Any, Literal',

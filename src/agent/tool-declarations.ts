@@ -26,8 +26,32 @@ export function toolDeclarations(tools: readonly ToolDefinition[]): string {
     namespaces.set(tool.namespace, list);
   }
   return [...namespaces]
-    .map(([namespace, list]) => `declare const ${namespace}: {\n${list.map(toolMember).join('\n\n')}\n};`)
+    .map(([namespace, list]) => `declare const ${namespace}: {\n${members(list)}\n};`)
     .join('\n\n');
+}
+
+/**
+ * A namespace's members: its tools, then each group of tools named `<group>.<tool>` (an MCP server's) as an object
+ * member `<group>: { ... }`, in order of first appearance.
+ */
+function members(list: readonly ToolDefinition[]): string {
+  const plain: string[] = [];
+  const groups = new Map<string, string[]>();
+  for (const tool of list) {
+    const dot = tool.name.indexOf('.');
+    if (dot <= 0) {
+      plain.push(toolMember(tool, tool.name, STEP));
+      continue;
+    }
+    const group = tool.name.slice(0, dot);
+    const rendered = groups.get(group) ?? [];
+    rendered.push(toolMember(tool, tool.name.slice(dot + 1), STEP + STEP));
+    groups.set(group, rendered);
+  }
+  const grouped = [...groups].map(
+    ([group, rendered]) => `${STEP}${propertyKey(group)}: {\n${rendered.join('\n\n')}\n${STEP}};`,
+  );
+  return [...plain, ...grouped].join('\n\n');
 }
 
 /**
@@ -54,7 +78,7 @@ export function schemaToType(schema: JsonSchema, indent = ''): string {
   return new Renderer(schema).type(schema, indent).text;
 }
 
-function toolMember(tool: ToolDefinition): string {
+function toolMember(tool: ToolDefinition, member: string, indent: string): string {
   const input = new Renderer(tool.inputSchema);
   const args = input.deref(tool.inputSchema);
   const properties = isRecord(args.properties) ? Object.entries(args.properties) : [];
@@ -74,11 +98,11 @@ function toolMember(tool: ToolDefinition): string {
     ...budgetLines(tool.budget),
   ];
   // The top-level properties are documented by the @param lines, not again inside the type.
-  const argsType = input.type(tool.inputSchema, STEP, false).text;
+  const argsType = input.type(tool.inputSchema, indent, false).text;
   const optional = isObjectOnly(args) && requiredNames(args).size === 0 ? '?' : '';
-  const result = output === undefined ? 'unknown' : output.type(tool.outputSchema, STEP).text;
-  const signature = `${propertyKey(tool.name)}(args${optional}: ${argsType}): Promise<${result}>;`;
-  return [...jsdoc(doc, STEP), STEP + signature].join('\n');
+  const result = output === undefined ? 'unknown' : output.type(tool.outputSchema, indent).text;
+  const signature = `${propertyKey(member)}(args${optional}: ${argsType}): Promise<${result}>;`;
+  return [...jsdoc(doc, indent), indent + signature].join('\n');
 }
 
 /** Renders the schemas of one document: `$ref`s resolve against its root; a reference met again inside itself is `unknown`. */

@@ -23,6 +23,8 @@ import { toJsonView } from '../codec/index.ts';
 import { loadToolsModule } from '../tools/load-tools-module.ts';
 import { integerOption, positiveOption } from './number-options.ts';
 import { withCliRuntime } from './task-runtime.ts';
+import { connectMcpServers } from '../mcp/index.ts';
+import { hasMcp, mcpMetadata, mcpServersOf } from './mcp-options.ts';
 import type { CliIo } from './cli-io.ts';
 import { budgetsOf } from './budget-options.ts';
 import type { BudgetOptions } from './budget-options.ts';
@@ -50,6 +52,10 @@ export interface ExecCommandOptions extends BudgetOptions {
   allowHttp?: boolean;
   /** fetch may reach loopback, private and link-local addresses (local services; the operator's choice). */
   allowPrivateNet?: boolean;
+  /** MCP servers, `NAME=COMMAND [ARGS...]` or `NAME=URL` each (ADR 0047). */
+  mcp?: string[];
+  /** A JSON file of MCP servers. */
+  mcpConfig?: string;
 }
 
 async function saveArtifacts(dir: string, artifacts: readonly WorkspaceFile[]): Promise<void> {
@@ -129,7 +135,15 @@ export async function execCommand(
   if (options.db !== undefined) return execStored(file, options, options.db, io, env);
   const { code, language, limits, seed, files, constraints, networkAccess } = await programOf(file, options);
   const tools: ToolDefinition[] = options.tools ? await loadToolsModule(options.tools) : [];
-  const driver = language === 'python' ? await pythonDriver() : createQuickJsDriver({ warmVmsPerWorker: 1 });
+  const mcp = hasMcp(options) ? await connectMcpServers({ servers: await mcpServersOf(options) }) : null;
+  if (mcp) tools.push(...mcp.tools);
+  let driver: SandboxDriver;
+  try {
+    driver = language === 'python' ? await pythonDriver() : createQuickJsDriver({ warmVmsPerWorker: 1 });
+  } catch (e) {
+    await mcp?.close();
+    throw e;
+  }
   const controller = new AbortController();
   const release = onFirstSigint(() =>
     controller.abort(new CodecallError('INTERRUPTED', 'interrupted by SIGINT')),
@@ -161,6 +175,7 @@ export async function execCommand(
   } finally {
     release();
     await driver.close();
+    await mcp?.close();
   }
   const artifacts = result.artifacts ?? [];
   if (options.artifacts !== undefined) await saveArtifacts(options.artifacts, artifacts);
@@ -237,6 +252,7 @@ async function execStored(
         tools: options.tools,
         env,
         ...(options.allowPrivateNet ? { allowPrivateNet: true } : {}),
+        mcp: options,
       },
       async ({ runtime, toolsModule }) => {
         if (interrupt.signal.aborted) {
@@ -253,7 +269,14 @@ async function execStored(
             ? { files: files.map((f) => ({ name: f.name, data: Buffer.from(f.data).toString('base64') })) }
             : {}),
           // The tools module is remembered with the task: `tasks resume|approve ... --db` find it.
-          ...(toolsModule === null ? {} : { metadata: toolsMetadata(toolsModule) }),
+          ...(toolsModule === null && !hasMcp(options)
+            ? {}
+            : {
+                metadata: {
+                  ...(toolsModule === null ? {} : toolsMetadata(toolsModule)),
+                  ...mcpMetadata(options),
+                },
+              }),
         });
         taskId = task.task_id;
         io.stderr(`task ${taskId} stored in ${dbPath}; it runs here (Ctrl-C pauses it)\n`);

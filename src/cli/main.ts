@@ -10,6 +10,7 @@ import { terminalIo } from './terminal-text.ts';
 import type { ExecCommandOptions } from './exec-command.ts';
 import type { DoctorOptions } from './doctor-command.ts';
 import type { RunCommandOptions } from './run-command.ts';
+import type { ToolsListOptions } from './tools-command.ts';
 import { DEFAULT_DB } from './serve-command.ts';
 import { DEFAULT_PORT } from '../service/config.ts';
 import type { ServeOptions } from './serve-command.ts';
@@ -65,6 +66,13 @@ export async function main(
     .description('run a .js/.ts program in the quickjs sandbox, or a .py one in the python sandbox')
     .argument('<file>', 'the program')
     .option('--tools <module>', 'a .js/.ts module whose default export is a list or record of tools')
+    .option(
+      '--mcp <server>',
+      'an MCP server whose tools are tools.NAME.*: NAME=COMMAND [ARGS...] (stdio) or NAME=URL (Streamable HTTP); repeatable',
+      collect,
+      [],
+    )
+    .option('--mcp-config <file>', 'a JSON file of MCP servers (an array, or { "mcpServers": [...] })')
     .option('--timeout <seconds>', 'wall-clock limit')
     .option(
       '--cpu <seconds>',
@@ -117,6 +125,13 @@ export async function main(
     .description('let a model solve a task by writing code (or calling functions) that uses your tools')
     .argument('<instruction>', 'what to do')
     .option('--tools <module>', 'a .js/.ts module whose default export is a list or record of tools')
+    .option(
+      '--mcp <server>',
+      'an MCP server whose tools are tools.NAME.*: NAME=COMMAND [ARGS...] (stdio) or NAME=URL (Streamable HTTP); repeatable',
+      collect,
+      [],
+    )
+    .option('--mcp-config <file>', 'a JSON file of MCP servers (an array, or { "mcpServers": [...] })')
     .option('--provider <name>', 'openai, mistral, vllm, ollama or llamacpp (else from the environment)')
     .option('--base-url <url>', 'an OpenAI-compatible server (else OPENAI_BASE_URL or the provider default)')
     .option('--model <name>', 'the model (else the provider default)')
@@ -142,6 +157,30 @@ export async function main(
     const { runCommand } = await import('./run-command.ts');
     exitCode = await runCommand(instruction, options, io, env);
   });
+  program
+    .command('tools')
+    .description('the tools programs get (a tools module, MCP servers)')
+    .command('list')
+    .description(
+      'list the tools of a tools module and of MCP servers: name, effect, description (or as the prompt declares them)',
+    )
+    .option('--tools <module>', 'a .js/.ts module whose default export is a list or record of tools')
+    .option(
+      '--mcp <server>',
+      'an MCP server whose tools are tools.NAME.*: NAME=COMMAND [ARGS...] (stdio) or NAME=URL (Streamable HTTP); repeatable',
+      collect,
+      [],
+    )
+    .option('--mcp-config <file>', 'a JSON file of MCP servers (an array, or { "mcpServers": [...] })')
+    .option(
+      '--declarations',
+      "print the agent prompt's declarations of the tools (TypeScript, or Python stubs)",
+    )
+    .option('--language <language>', 'with --declarations: typescript (default) or python')
+    .option('--json', 'print one JSON object')
+    .action((options: ToolsListOptions) =>
+      run(async () => (await import('./tools-command.ts')).toolsList(options, io)),
+    );
   const serve = program
     .command('serve')
     .description(

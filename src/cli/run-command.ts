@@ -11,6 +11,7 @@ import { inputFiles } from './program-files.ts';
 import { withCliRuntime } from './task-runtime.ts';
 import { budgetsOf } from './budget-options.ts';
 import type { BudgetOptions } from './budget-options.ts';
+import { hasMcp, mcpMetadata } from './mcp-options.ts';
 
 export interface RunCommandOptions extends BudgetOptions {
   tools?: string;
@@ -25,6 +26,10 @@ export interface RunCommandOptions extends BudgetOptions {
   maxSteps?: string;
   db?: string;
   json?: boolean;
+  /** MCP servers, `NAME=COMMAND [ARGS...]` or `NAME=URL` each (ADR 0047). */
+  mcp?: string[];
+  /** A JSON file of MCP servers. */
+  mcpConfig?: string;
 }
 
 /**
@@ -69,7 +74,7 @@ export async function runCommand(
       : integerOption('--max-steps', options.maxSteps, { min: 1, max: 100 });
   const dbPath = options.db ?? ':memory:';
   return withCliRuntime(
-    { db: dbPath, mustExist: false, runs: true, tools: options.tools, model, env },
+    { db: dbPath, mustExist: false, runs: true, tools: options.tools, model, env, mcp: options },
     async ({ runtime, toolsModule }) => {
       const task = await runtime.submit({
         instruction,
@@ -78,7 +83,14 @@ export async function runCommand(
         ...(maxSteps === undefined ? {} : { maxSteps }),
         ...(budgets === null ? {} : { constraints: { budgets } }),
         // Remembered with the task: `tasks resume ... --db` finds it.
-        ...(toolsModule === null ? {} : { metadata: toolsMetadata(toolsModule) }),
+        ...(toolsModule === null && !hasMcp(options)
+          ? {}
+          : {
+              metadata: {
+                ...(toolsModule === null ? {} : toolsMetadata(toolsModule)),
+                ...mcpMetadata(options),
+              },
+            }),
         ...(files.length > 0
           ? { files: files.map((f) => ({ name: f.name, data: Buffer.from(f.data).toString('base64') })) }
           : {}),

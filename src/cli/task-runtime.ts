@@ -11,6 +11,10 @@ import { ToolRegistry } from '../tools/index.ts';
 import { loadToolsModule } from '../tools/load-tools-module.ts';
 import { openTaskDb } from './task-db.ts';
 import { rememberedTools } from './remembered-tools.ts';
+import { connectMcpServers } from '../mcp/index.ts';
+import type { McpServers } from '../mcp/index.ts';
+import { hasMcp, mcpServersOf, rememberedMcp } from './mcp-options.ts';
+import type { McpFlags } from './mcp-options.ts';
 import type { Runtime } from '../api/index.ts';
 
 export interface CliRuntime {
@@ -18,6 +22,8 @@ export interface CliRuntime {
   readonly store: TaskStore;
   /** The tools module this runtime serves (absolute): `--tools`, else the one remembered with the task; or null. */
   readonly toolsModule: string | null;
+  /** The MCP servers this runtime serves: the flags given, else (with `toolsOf`) the ones remembered with the task. */
+  readonly mcp: McpFlags;
   close(): Promise<void>;
 }
 
@@ -68,6 +74,8 @@ export async function openCliRuntime(options: {
   env?: Readonly<Record<string, string | undefined>>;
   /** Programs' fetch may reach loopback and private addresses (`--allow-private-net`). */
   allowPrivateNet?: boolean;
+  /** MCP servers whose tools serve beside the module's (`--mcp`, `--mcp-config`; ADR 0047). */
+  mcp?: McpFlags;
 }): Promise<CliRuntime> {
   const leaseMs = leaseMsFrom(options.env);
   // An explicit module is loaded before the database is opened: a bad one is a usage error that creates nothing.
@@ -82,6 +90,22 @@ export async function openCliRuntime(options: {
   } catch (e) {
     await store.close();
     throw e;
+  }
+  let mcpFlags: McpFlags = options.mcp ?? {};
+  let mcp: McpServers | null = null;
+  if (options.runs) {
+    try {
+      if (!hasMcp(mcpFlags) && options.toolsOf !== undefined) {
+        mcpFlags = rememberedMcp((await store.getTask(options.toolsOf))?.input.metadata) ?? {};
+      }
+      if (hasMcp(mcpFlags)) {
+        mcp = await connectMcpServers({ servers: await mcpServersOf(mcpFlags) });
+        tools = [...tools, ...mcp.tools];
+      }
+    } catch (e) {
+      await store.close();
+      throw e;
+    }
   }
   // A CLI runs a task or two: one warm VM or interpreter each.
   const drivers: SandboxDriver[] = options.runs
@@ -106,9 +130,11 @@ export async function openCliRuntime(options: {
     runtime,
     store,
     toolsModule,
+    mcp: mcpFlags,
     async close() {
       await runtime.close();
       await Promise.all(drivers.map((d) => d.close()));
+      await mcp?.close();
       await store.close();
     },
   };

@@ -78,6 +78,10 @@ export const ERROR_CODES = {
   // One call's encoded arguments or result over its bound (ADR 0027): the guest catches them as a ToolError.
   TOOL_ARGUMENTS_TOO_LARGE: row(413, 'tool', { name: 'ToolError', ...GUEST }),
   TOOL_RESULT_TOO_LARGE: row(413, 'tool', { name: 'ToolError', ...GUEST }),
+  // An MCP server's tool answered isError, or the server refused the call (ADR 0047).
+  MCP_TOOL_ERROR: row(502, 'tool', { name: 'ToolError', ...GUEST }),
+  // An MCP server could not be started or reached, or its connection ended (ADR 0047).
+  MCP_UNAVAILABLE: row(503, 'tool', { name: 'ToolError', ...GUEST }),
   // A call past one of its task's budgets (ADR 0044): refused before it runs, journaled as refused, caught as a ToolError.
   TOOL_BUDGET_EXCEEDED: row(429, 'tool', { name: 'ToolError', ...GUEST }),
   // A call past its tenant's rate limit or quota (ADR 0045): refused before it runs, journaled as refused;

@@ -16,6 +16,7 @@ import { sandboxConfigShape } from './config-sandbox.ts';
 import { postgresConfigShape } from './config-postgres.ts';
 import { egressConfigShape } from './config-egress.ts';
 import { toolLimitsConfigShape } from './config-tool-limits.ts';
+import { mcpConfigShape } from './config-mcp.ts';
 
 /**
  * The port `codecall serve` listens on unless told otherwise. Not 8080: that is llama.cpp's llama-server's own
@@ -77,6 +78,7 @@ export const serviceConfigSchema = z
     ...postgresConfigShape,
     ...egressConfigShape,
     ...toolLimitsConfigShape,
+    ...mcpConfigShape,
   })
   .strict();
 

@@ -13,6 +13,7 @@ import { availableDrivers, typeScriptLowering } from '../sandbox/index.ts';
 import type { Authenticate, ToolDefinition } from '../spec/index.ts';
 import { isPostgresUrl } from '../store/postgres/pg-url.ts';
 import { loadToolsModule } from '../tools/load-tools-module.ts';
+import { connectMcpServers } from '../mcp/index.ts';
 import { ToolRegistry } from '../tools/index.ts';
 import type { ServiceConfig } from './config.ts';
 import { sandboxWorkerCount } from './config-sandbox.ts';
@@ -64,6 +65,38 @@ export async function createService(
   config: ServiceConfig,
   options: CreateServiceOptions,
 ): Promise<ServiceCore> {
+  if (config.mcpServers.length === 0) return composeService(config, options);
+  // The MCP servers' tools serve beside the others while the service lives (ADR 0047).
+  const mcp = await connectMcpServers({ servers: config.mcpServers });
+  for (const s of mcp.servers) {
+    options.log(
+      `MCP server ${s.name} (${s.serverName ?? '?'} ${s.serverVersion ?? ''}, protocol ${s.protocolVersion ?? '?'}): ${s.tools.length} tools as tools.${s.name}.*`,
+    );
+  }
+  try {
+    const core = await composeService(config, {
+      ...options,
+      tools: [...(options.tools ?? []), ...mcp.tools],
+    });
+    let closing: Promise<void> | undefined;
+    return {
+      ...core,
+      close: () =>
+        (closing ??= (async () => {
+          try {
+            await core.close();
+          } finally {
+            await mcp.close();
+          }
+        })()),
+    };
+  } catch (e) {
+    await mcp.close();
+    throw e;
+  }
+}
+
+async function composeService(config: ServiceConfig, options: CreateServiceOptions): Promise<ServiceCore> {
   const { log } = options;
   // A bad secret stops the start, before anything is opened.
   if (config.webhookSecret !== null) webhookKey(config.webhookSecret);

@@ -33,6 +33,16 @@ export class ToolRegistry {
       if (tool.outputSchema) validator.compile(tool.outputSchema);
       this.byKey.set(key, tool);
     }
+    // `tools.github.create_issue` makes `tools.github` a group of tools (an MCP server's): no tool may have its name.
+    for (const tool of this.byKey.values()) {
+      const dot = tool.name.indexOf('.');
+      if (dot > 0 && this.byKey.has(`${tool.namespace}.${tool.name.slice(0, dot)}`)) {
+        throw new CodecallError(
+          'INVALID_ARGUMENT',
+          `tool ${tool.namespace}.${tool.name.slice(0, dot)} has the name of a group of tools (${tool.namespace}.${tool.name})`,
+        );
+      }
+    }
     this.bindings = [...this.byKey.values()].map((t) => ({ namespace: t.namespace, name: t.name }));
   }
 

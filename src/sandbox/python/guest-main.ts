@@ -84,6 +84,15 @@ def _main():
     for b in tools:
         names.setdefault(b['namespace'], []).append(b['name'])
     namespaces = {ns: _namespace(ns, listed) for ns, listed in names.items()}
+    # A name with a dot (an MCP server's tool, 'github.create_issue') is a member of a group object:
+    # tools.github.create_issue(...); getattr(tools, 'github.create_issue') reaches it too.
+    groups = {}
+    for b in tools:
+        group, dot, member = b['name'].partition('.')
+        if dot and group and not group.startswith('__'):
+            groups.setdefault((b['namespace'], group), []).append(member)
+    for (ns, group), members in groups.items():
+        object.__setattr__(namespaces[ns], group, _namespace(ns + '.' + group, members))
     for b in tools:
         call, call_async = _make_tool(b['namespace'], b['name'], b.get('params'))
         if b['name'].startswith('__'):
@@ -91,6 +100,10 @@ def _main():
             continue
         object.__setattr__(namespaces[b['namespace']], b['name'], call)
         object.__setattr__(namespaces[b['namespace']], b['name'] + '_async', call_async)
+        group, dot, member = b['name'].partition('.')
+        if (b['namespace'], group) in groups and not member.startswith('__'):
+            object.__setattr__(getattr(namespaces[b['namespace']], group), member, call)
+            object.__setattr__(getattr(namespaces[b['namespace']], group), member + '_async', call_async)
     def final_answer(*args, **kwargs):
         # final_answer(x), or final_answer(answer=x) as smolagents programs call it (value=x too).
         given = list(args) + [kwargs.pop(k) for k in ('answer', 'value') if k in kwargs]

@@ -28,6 +28,7 @@ const isNaNFn = N.isNaN;
 const mapGet = M.prototype.get, mapSet = M.prototype.set, mapDelete = M.prototype.delete, mapHas = M.prototype.has;
 const setAdd = S.prototype.add, setHas = S.prototype.has, setDelete = S.prototype.delete;
 const arrayPush = Array.prototype.push, arrayJoin = Array.prototype.join, arrayMap = Array.prototype.map;
+const stringIndexOf = Str.prototype.indexOf, stringSlice = Str.prototype.slice;
 const fromEntries = O.fromEntries;
 const imul = Math.imul;
 const isView = ArrayBuffer.isView;
@@ -232,8 +233,28 @@ function callTool(index, ns, name, args) {
 }
 function makeNamespace(ns, names, indexes, params) {
   const target = create(null);
+  // A name with a dot (an MCP server's tool, \`github.create_issue\`) is a member of a group object,
+  // \`tools.github.create_issue\`; its whole name stays reachable too (\`tools['github.create_issue']\`).
+  const groups = create(null);
+  for (let i = 0; i < names.length; i++) {
+    const dot = apply(stringIndexOf, names[i], ['.']);
+    if (dot <= 0) continue;
+    const group = apply(stringSlice, names[i], [0, dot]);
+    if (!hasOwn(groups, group)) groups[group] = { names: [], indexes: [], params: [], whole: [] };
+    apply(arrayPush, groups[group].names, [apply(stringSlice, names[i], [dot + 1])]);
+    apply(arrayPush, groups[group].indexes, [indexes[i]]);
+    apply(arrayPush, groups[group].params, [params[i]]);
+    apply(arrayPush, groups[group].whole, [names[i]]);
+  }
+  for (const group of keys(groups)) {
+    const g = groups[group];
+    const members = makeNamespace(ns + '.' + group, g.names, g.indexes, g.params);
+    defineProperty(target, group, { value: members, enumerable: true });
+    for (let i = 0; i < g.names.length; i++) defineProperty(target, g.whole[i], { value: members[g.names[i]], enumerable: false });
+  }
   for (let i = 0; i < names.length; i++) {
     const name = names[i], index = indexes[i], positional = params[i];
+    if (apply(stringIndexOf, name, ['.']) > 0) continue;
     // Positional parameters (e.g. input.wait(name, options)) are packed into one argument object.
     const fn = positional === null
       ? { [name]: function (args) { return callTool(index, ns, name, args); } }[name]

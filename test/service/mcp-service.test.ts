@@ -1,0 +1,58 @@
+// The service config's mcpServers (ADR 0047): from the environment as JSON, checked; createService serves the
+// servers' tools beside the module's and closes them with itself. A real MCP server (test/support).
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createService } from '../../src/service/index.ts';
+import { loadConfig } from '../../src/service/config.ts';
+
+const SERVER = new URL('../support/mcp-test-server.ts', import.meta.url).pathname;
+
+describe('mcpServers in the service config', () => {
+  it('reads them from CODECALL_MCP_SERVERS and refuses a bad one naming the key', () => {
+    const servers = [{ name: 'gh', command: 'node', args: ['server.js'], tools: { x: { effect: 'read' } } }];
+    const config = loadConfig({ env: { CODECALL_MCP_SERVERS: JSON.stringify(servers) } });
+    expect(config.mcpServers).toEqual(servers);
+    expect(() =>
+      loadConfig({ env: { CODECALL_MCP_SERVERS: JSON.stringify([{ name: 'a-b', command: 'x' }]) } }),
+    ).toThrow(/mcpServers \(from CODECALL_MCP_SERVERS\)/);
+    expect(() =>
+      loadConfig({
+        env: { CODECALL_MCP_SERVERS: JSON.stringify([{ name: 'ab', command: 'x', url: 'http://h' }]) },
+      }),
+    ).toThrow(/either a command/);
+  });
+
+  it('createService serves their tools and closes the servers with itself', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'codecall-mcp-service-'));
+    const lines: string[] = [];
+    const config = loadConfig({
+      env: {},
+      flags: {
+        db: join(dir, 'tasks.db'),
+        insecureNoAuth: true,
+        python: false,
+        mcpServers: JSON.stringify([
+          { name: 'gh', command: process.execPath, args: ['--import', 'tsx', SERVER] },
+        ]),
+      },
+    });
+    const core = await createService(config, { log: (l) => lines.push(l) });
+    try {
+      expect(core.tools.map((t) => `${t.namespace}.${t.name}`)).toContain('tools.gh.search');
+      expect(lines.join('\n')).toContain(
+        'MCP server gh (codecall-test-server 1.2.3, protocol 2025-11-25): 6 tools',
+      );
+      await core.start();
+      const t = await core.runtime.submit({ code: `return await tools.gh.search({ q: 'ap' });` });
+      expect(await core.runtime.wait(t.task_id, { until: 'terminal' })).toMatchObject({
+        status: 'succeeded',
+        result: { output: { hits: ['apple', 'apricot'], total: 2 } },
+      });
+    } finally {
+      await core.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
