@@ -76,9 +76,10 @@ export const modelHabitCases: readonly PeerCase[] = [
     code: 'RESULT_INVALID',
     message: 'Decimal',
   }),
-  e('python', 'requests (no network library)', 'import requests\nrequests.get("https://example.com")', {
-    name: 'ModuleNotFoundError',
-    message: 'requests',
+  // requests is in the image and goes through the host (ADR 0048); without network_access it is refused, saying how.
+  e('python', 'requests without network access', 'import requests\nrequests.get("https://example.com")', {
+    code: 'EGRESS_REFUSED',
+    message: 'network_access',
   }),
   e(
     'python',
