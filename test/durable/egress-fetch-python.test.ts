@@ -2,18 +2,10 @@
 // only because the operator's egress says allowPrivate), the python driver (bubblewrap), the runtime and a SQLite
 // store. codecall.fetch, urllib.request and http.client all make the same journaled egress calls: a resumed task
 // sees the same bytes without the server being asked again.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createRuntime } from '../../src/durable/index.ts';
-import { createEgress } from '../../src/egress/index.ts';
-import { ToolRegistry } from '../../src/index.ts';
-import type { Runtime, TaskView } from '../../src/api/index.ts';
-import type { TaskStore } from '../../src/internal.ts';
-import { createPythonDriver, probePython } from '../../src/sandbox/index.ts';
-import type { PythonDriver } from '../../src/sandbox/index.ts';
-import { createSqliteTaskStore } from '../../src/store/index.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TaskView } from '../../src/api/index.ts';
+import { probePython } from '../../src/sandbox/index.ts';
+import { usePythonEgress } from './python-egress-fixture.ts';
 import { startRecordingServer } from './egress-test-server.ts';
 import type { RecordingServer, Seen } from './egress-test-server.ts';
 
@@ -46,38 +38,8 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 describe.skipIf(!probe.ok)(`fetch from a Python task${probe.ok ? '' : ` (skipped: ${probe.reason})`}`, () => {
-  let driver: PythonDriver;
-  let store: TaskStore;
-  let dir: string;
-  beforeAll(async () => {
-    driver = createPythonDriver({ warm: 1, ...(probe.ok ? { probe } : {}) });
-    dir = await mkdtemp(join(tmpdir(), 'codecall-egress-python-'));
-    store = await createSqliteTaskStore({ path: join(dir, 'tasks.db') });
-  });
-  afterAll(async () => {
-    await store.close();
-    await driver.close();
-    await rm(dir, { recursive: true, force: true });
-  });
-  const runtimes: Runtime[] = [];
-  afterEach(async () => {
-    await Promise.all(runtimes.splice(0).map((r) => r.close()));
-  });
-  const make = (): Runtime => {
-    const r = createRuntime({
-      store,
-      drivers: [driver],
-      tools: new ToolRegistry([]),
-      pollMs: 20,
-      egress: createEgress({ allowPrivate: true }),
-    });
-    r.start();
-    runtimes.push(r);
-    return r;
-  };
-  const access = (extra: Record<string, unknown> = {}) => ({
-    networkAccess: { allow: [`127.0.0.1:${port}`], allowHttp: true, ...extra },
-  });
+  const fx = usePythonEgress({ probe, port: () => port, dirPrefix: 'codecall-egress-python-' });
+  const { make, access } = fx;
   const base = () => `http://127.0.0.1:${port}`;
   const run = async (code: string, constraints: object = access()) => {
     const runtime = make();
@@ -87,7 +49,7 @@ describe.skipIf(!probe.ok)(`fetch from a Python task${probe.ok ? '' : ` (skipped
   /** A python task's value (its result has the output, the logs and what it used). */
   const output = (view: TaskView): unknown => (view.result as { output?: unknown } | null)?.output;
   const tools = async (taskId: string) =>
-    (await store.readJournal(taskId)).flatMap((e) => (e.type === 'tool_intent' ? [e.data.tool] : []));
+    (await fx.store().readJournal(taskId)).flatMap((e) => (e.type === 'tool_intent' ? [e.data.tool] : []));
 
   it('codecall.fetch gets and posts with headers and a body, reads bytes, text and json', async () => {
     const before = seen.length;

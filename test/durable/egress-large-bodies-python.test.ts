@@ -2,18 +2,10 @@
 // response.read(n) stream a body the host stored, by ranges; a resumed task reads the same bytes from the store and
 // the server is not asked again. The python driver (bubblewrap), the runtime and a SQLite store.
 import { createHash } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createRuntime } from '../../src/durable/index.ts';
-import { createEgress } from '../../src/egress/index.ts';
-import { ToolRegistry } from '../../src/index.ts';
-import type { Runtime, TaskView } from '../../src/api/index.ts';
-import type { TaskStore } from '../../src/internal.ts';
-import { createPythonDriver, probePython } from '../../src/sandbox/index.ts';
-import type { PythonDriver } from '../../src/sandbox/index.ts';
-import { createSqliteTaskStore } from '../../src/store/index.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TaskView } from '../../src/api/index.ts';
+import { probePython } from '../../src/sandbox/index.ts';
+import { usePythonEgress } from './python-egress-fixture.ts';
 import { startRecordingServer } from './egress-test-server.ts';
 import type { RecordingServer } from './egress-test-server.ts';
 
@@ -42,36 +34,8 @@ afterAll(() => server.close());
 describe.skipIf(!probe.ok)(
   `large bodies in a Python task${probe.ok ? '' : ` (skipped: ${probe.reason})`}`,
   () => {
-    let driver: PythonDriver;
-    let store: TaskStore;
-    let dir: string;
-    beforeAll(async () => {
-      driver = createPythonDriver({ warm: 1, ...(probe.ok ? { probe } : {}) });
-      dir = await mkdtemp(join(tmpdir(), 'codecall-bodies-python-'));
-      store = await createSqliteTaskStore({ path: join(dir, 'tasks.db') });
-    });
-    afterAll(async () => {
-      await store.close();
-      await driver.close();
-      await rm(dir, { recursive: true, force: true });
-    });
-    const runtimes: Runtime[] = [];
-    afterEach(async () => {
-      await Promise.all(runtimes.splice(0).map((r) => r.close()));
-    });
-    const make = (): Runtime => {
-      const r = createRuntime({
-        store,
-        drivers: [driver],
-        tools: new ToolRegistry([]),
-        pollMs: 20,
-        egress: createEgress({ allowPrivate: true }),
-      });
-      r.start();
-      runtimes.push(r);
-      return r;
-    };
-    const access = () => ({ networkAccess: { allow: [`127.0.0.1:${port}`], allowHttp: true } });
+    const fx = usePythonEgress({ probe, port: () => port, dirPrefix: 'codecall-bodies-python-' });
+    const { make, access } = fx;
     const output = (view: TaskView): unknown => (view.result as { output?: unknown } | null)?.output;
 
     it('codecall.fetch and urllib stream a stored body; its SHA-256 is the server’s', async () => {

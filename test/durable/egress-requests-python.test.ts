@@ -4,18 +4,10 @@
 // are requests' own classes carrying the codecall code; a stored large body streams by ranges; a resumed task sees
 // the same bytes without the server being asked again. Skipped (saying why) where python3-requests is missing.
 import { createHash } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createRuntime } from '../../src/durable/index.ts';
-import { createEgress } from '../../src/egress/index.ts';
-import { ToolRegistry } from '../../src/index.ts';
-import type { Runtime, TaskView } from '../../src/api/index.ts';
-import type { TaskStore } from '../../src/internal.ts';
-import { createPythonDriver, probePython } from '../../src/sandbox/index.ts';
-import type { PythonDriver } from '../../src/sandbox/index.ts';
-import { createSqliteTaskStore } from '../../src/store/index.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TaskView } from '../../src/api/index.ts';
+import { probePython } from '../../src/sandbox/index.ts';
+import { usePythonEgress } from './python-egress-fixture.ts';
 import { startRecordingServer } from './egress-test-server.ts';
 import type { RecordingServer, Seen } from './egress-test-server.ts';
 
@@ -75,41 +67,13 @@ afterAll(async () => {
 describe.skipIf(!!skipReason)(
   `requests in a Python task${skipReason ? ` (skipped: ${skipReason})` : ''}`,
   () => {
-    let driver: PythonDriver;
-    let store: TaskStore;
-    let dir: string;
-    beforeAll(async () => {
-      driver = createPythonDriver({ warm: 1, ...(probe.ok ? { probe } : {}) });
-      dir = await mkdtemp(join(tmpdir(), 'codecall-egress-requests-'));
-      store = await createSqliteTaskStore({ path: join(dir, 'tasks.db') });
+    const fx = usePythonEgress({
+      probe,
+      port: () => port,
+      dirPrefix: 'codecall-egress-requests-',
+      egress: () => ({ secrets: [{ name: 'TOKEN', value: SECRET, hosts: [`127.0.0.1:${port}`] }] }),
     });
-    afterAll(async () => {
-      await store.close();
-      await driver.close();
-      await rm(dir, { recursive: true, force: true });
-    });
-    const runtimes: Runtime[] = [];
-    afterEach(async () => {
-      await Promise.all(runtimes.splice(0).map((r) => r.close()));
-    });
-    const make = (): Runtime => {
-      const r = createRuntime({
-        store,
-        drivers: [driver],
-        tools: new ToolRegistry([]),
-        pollMs: 20,
-        egress: createEgress({
-          allowPrivate: true,
-          secrets: [{ name: 'TOKEN', value: SECRET, hosts: [`127.0.0.1:${port}`] }],
-        }),
-      });
-      r.start();
-      runtimes.push(r);
-      return r;
-    };
-    const access = (extra: Record<string, unknown> = {}) => ({
-      networkAccess: { allow: [`127.0.0.1:${port}`], allowHttp: true, ...extra },
-    });
+    const { make, access } = fx;
     const base = () => `http://127.0.0.1:${port}`;
     const run = async (code: string, constraints: object = access()) => {
       const runtime = make();
@@ -118,7 +82,7 @@ describe.skipIf(!!skipReason)(
     };
     const output = (view: TaskView): unknown => (view.result as { output?: unknown } | null)?.output;
     const intents = async (taskId: string) =>
-      (await store.readJournal(taskId)).flatMap((e) =>
+      (await fx.store().readJournal(taskId)).flatMap((e) =>
         e.type === 'tool_intent'
           ? [{ tool: e.data.tool, args: JSON.parse(e.data.args) as Record<string, unknown> }]
           : [],
