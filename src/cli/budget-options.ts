@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { collect } from './repeatable.ts';
 import { CodecallError, isCodecallError } from '../errors/index.ts';
 import { checkTaskBudgets } from '../spec/index.ts';
 import type { TaskBudgets, ToolBudget } from '../spec/index.ts';
@@ -12,8 +13,6 @@ export interface BudgetOptions {
   /** `TOOL=S`, repeatable. */
   toolMaxSeconds?: string[];
 }
-
-const repeat = (value: string, previous: string[]): string[] => [...previous, value];
 
 /** Adds the budget flags to a command that submits a task (they map to `tool_constraints.budgets`). */
 export function addBudgetOptions(command: Command): Command {
@@ -29,13 +28,13 @@ export function addBudgetOptions(command: Command): Command {
     .option(
       '--tool-max-calls <tool=n>',
       'budget: calls of one tool, named as the program calls it (tools.search=5; repeatable)',
-      repeat,
+      collect,
       [],
     )
     .option(
       '--tool-max-seconds <tool=s>',
       "budget: seconds one tool's completed calls may take together (tools.search=60; repeatable)",
-      repeat,
+      collect,
       [],
     );
 }

@@ -19,16 +19,14 @@ import type { KeysCreateOptions, KeysOptions } from './keys-command.ts';
 import { registerTasksCommands } from './tasks-program.ts';
 import { addConfigFlags } from './serve-flags.ts';
 import { addBudgetOptions } from './budget-options.ts';
+import { addMcpOptions } from './mcp-flags.ts';
+import { collect } from './repeatable.ts';
 import type { RunCommand } from './tasks-program.ts';
 
 export { EXIT_USAGE };
 
 // Each command's module is imported when it runs: `codecall serve` must not wait for what `exec` loads.
 const keysModule = () => import('./keys-command.ts');
-
-function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
-}
 
 /** The version in package.json (src/cli and dist/cli are both two levels below it). */
 function packageVersion(): string {
@@ -61,18 +59,13 @@ export async function main(
     .hook('preAction', (_program, command) => {
       json = command.opts<{ json?: unknown }>().json === true;
     });
-  const execCli = program
-    .command('exec')
-    .description('run a .js/.ts program in the quickjs sandbox, or a .py one in the python sandbox')
-    .argument('<file>', 'the program')
-    .option('--tools <module>', 'a .js/.ts module whose default export is a list or record of tools')
-    .option(
-      '--mcp <server>',
-      'an MCP server whose tools are tools.NAME.*: NAME=COMMAND [ARGS...] (stdio) or NAME=URL (Streamable HTTP); repeatable',
-      collect,
-      [],
-    )
-    .option('--mcp-config <file>', 'a JSON file of MCP servers (an array, or { "mcpServers": [...] })')
+  const execCli = addMcpOptions(
+    program
+      .command('exec')
+      .description('run a .js/.ts program in the quickjs sandbox, or a .py one in the python sandbox')
+      .argument('<file>', 'the program')
+      .option('--tools <module>', 'a .js/.ts module whose default export is a list or record of tools'),
+  )
     .option('--timeout <seconds>', 'wall-clock limit')
     .option(
       '--cpu <seconds>',
@@ -120,18 +113,13 @@ export async function main(
       const { doctorCommand } = await import('./doctor-command.ts');
       exitCode = await doctorCommand(options, io, env);
     });
-  const runCli = program
-    .command('run')
-    .description('let a model solve a task by writing code (or calling functions) that uses your tools')
-    .argument('<instruction>', 'what to do')
-    .option('--tools <module>', 'a .js/.ts module whose default export is a list or record of tools')
-    .option(
-      '--mcp <server>',
-      'an MCP server whose tools are tools.NAME.*: NAME=COMMAND [ARGS...] (stdio) or NAME=URL (Streamable HTTP); repeatable',
-      collect,
-      [],
-    )
-    .option('--mcp-config <file>', 'a JSON file of MCP servers (an array, or { "mcpServers": [...] })')
+  const runCli = addMcpOptions(
+    program
+      .command('run')
+      .description('let a model solve a task by writing code (or calling functions) that uses your tools')
+      .argument('<instruction>', 'what to do')
+      .option('--tools <module>', 'a .js/.ts module whose default export is a list or record of tools'),
+  )
     .option('--provider <name>', 'openai, mistral, vllm, ollama or llamacpp (else from the environment)')
     .option('--base-url <url>', 'an OpenAI-compatible server (else OPENAI_BASE_URL or the provider default)')
     .option('--model <name>', 'the model (else the provider default)')
@@ -157,21 +145,16 @@ export async function main(
     const { runCommand } = await import('./run-command.ts');
     exitCode = await runCommand(instruction, options, io, env);
   });
-  program
-    .command('tools')
-    .description('the tools programs get (a tools module, MCP servers)')
-    .command('list')
-    .description(
-      'list the tools of a tools module and of MCP servers: name, effect, description (or as the prompt declares them)',
-    )
-    .option('--tools <module>', 'a .js/.ts module whose default export is a list or record of tools')
-    .option(
-      '--mcp <server>',
-      'an MCP server whose tools are tools.NAME.*: NAME=COMMAND [ARGS...] (stdio) or NAME=URL (Streamable HTTP); repeatable',
-      collect,
-      [],
-    )
-    .option('--mcp-config <file>', 'a JSON file of MCP servers (an array, or { "mcpServers": [...] })')
+  addMcpOptions(
+    program
+      .command('tools')
+      .description('the tools programs get (a tools module, MCP servers)')
+      .command('list')
+      .description(
+        'list the tools of a tools module and of MCP servers: name, effect, description (or as the prompt declares them)',
+      )
+      .option('--tools <module>', 'a .js/.ts module whose default export is a list or record of tools'),
+  )
     .option(
       '--declarations',
       "print the agent prompt's declarations of the tools (TypeScript, or Python stubs)",

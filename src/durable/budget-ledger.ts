@@ -5,6 +5,7 @@ import {
   emptyBudgetUsage,
   entryTime,
   foldBudgetUsage,
+  isTaskToolNamespace,
   tighterBudget,
   touchesBudgets,
 } from '../spec/index.ts';
@@ -49,11 +50,6 @@ export const RUN: Admission = Object.freeze({ kind: 'run' });
 
 /** Cost sums are of floating point numbers: 0.1 + 0.2 must fit a budget of 0.3. */
 const COST_SLACK = 1e-9;
-
-/** Whether calls of this tool count against budgets (not `input.wait`, not fetch's requests). */
-function isBudgeted(namespace: string): boolean {
-  return namespace !== 'input' && namespace !== 'egress';
-}
 
 function round(n: number): number {
   return Math.round(n * 1000) / 1000;
@@ -102,7 +98,7 @@ export class BudgetLedger {
 
   /** Whether a new call may run, given what the task used; it counts once its intent is journaled (`journaled`). */
   admit(call: HostCall & { kind: 'tool' }): Admission {
-    if (!isBudgeted(call.namespace)) return RUN;
+    if (!isTaskToolNamespace(call.namespace)) return RUN;
     const tool = `${call.namespace}.${call.name}`;
     const usage = this.usage;
     const terms = this.termsOf(call.namespace, call.name, tool);

@@ -1,5 +1,11 @@
 import { failure } from '../errors/index.ts';
-import { bucketOf, limitsOfCall, quotaTermsOf, retryAfterSeconds } from '../spec/index.ts';
+import {
+  bucketOf,
+  isTaskToolNamespace,
+  limitsOfCall,
+  quotaTermsOf,
+  retryAfterSeconds,
+} from '../spec/index.ts';
 import type {
   HostCall,
   SerializedError,
@@ -34,7 +40,7 @@ export class TenantLimitGate {
 
   /** The rules a call is under; null when none (timers, input.wait and fetch's requests are never limited). */
   limitsOf(call: HostCall): ToolLimitsOfCall | null {
-    if (call.kind !== 'tool' || call.namespace === 'input' || call.namespace === 'egress') return null;
+    if (call.kind !== 'tool' || !isTaskToolNamespace(call.namespace)) return null;
     const tool = `${call.namespace}.${call.name}`;
     let rules = this.rules.get(tool);
     if (rules === undefined) {

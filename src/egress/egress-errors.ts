@@ -80,3 +80,13 @@ export function abortReason(signal: AbortSignal): Error {
     ? reason
     : new CodecallError('ABORTED', 'the request was aborted', { cause: reason });
 }
+
+/** A response body past `max_bytes` (the declared length, or what arrived). */
+export function bodyTooLarge(host: string, maxBytes: number): CodecallError {
+  return overLimit('max_bytes', maxBytes, `the response body of ${host} is over ${maxBytes} bytes`);
+}
+
+/** The server closed the connection before the whole body arrived. */
+export function closedMidBody(host: string): CodecallError {
+  return failed(host, Object.assign(new Error('the connection closed mid-body'), { code: 'ECONNRESET' }));
+}

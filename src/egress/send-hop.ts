@@ -2,7 +2,7 @@ import { request as httpRequest } from 'node:http';
 import type { Agent as HttpAgent, ClientRequest, IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
-import { failed, overLimit } from './egress-errors.ts';
+import { bodyTooLarge, closedMidBody, failed, overLimit } from './egress-errors.ts';
 import { pinnedLookup } from './pinned-lookup.ts';
 import type { Address, Destination } from './vet-destination.ts';
 
@@ -116,8 +116,6 @@ export function readBody(
 ): Promise<Buffer> {
   const { request, response } = hop;
   const { maxBytes, signal } = options;
-  const tooLarge = (): Error =>
-    overLimit('max_bytes', maxBytes, `the response body of ${options.host} is over ${maxBytes} bytes`);
   return new Promise<Buffer>((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -138,24 +136,18 @@ export function readBody(
     const declared = Number(response.headers['content-length']);
     const bodiless = options.head || response.statusCode === 204 || response.statusCode === 304;
     if (!bodiless && Number.isFinite(declared) && declared > maxBytes) {
-      finish(tooLarge());
+      finish(bodyTooLarge(options.host, maxBytes));
       return;
     }
     response.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size > maxBytes) finish(tooLarge());
+      if (size > maxBytes) finish(bodyTooLarge(options.host, maxBytes));
       else chunks.push(chunk);
     });
     response.on('end', () => finish(null));
     response.on('error', (error) => finish(failed(options.host, error)));
     response.on('close', () => {
-      if (!response.complete)
-        finish(
-          failed(
-            options.host,
-            Object.assign(new Error('the connection closed mid-body'), { code: 'ECONNRESET' }),
-          ),
-        );
+      if (!response.complete) finish(closedMidBody(options.host));
     });
     if (signal.aborted) onAbort();
     else signal.addEventListener('abort', onAbort, { once: true });

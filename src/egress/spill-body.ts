@@ -1,5 +1,5 @@
 import type { BodyRef } from '../spec/index.ts';
-import { failed, overLimit } from './egress-errors.ts';
+import { bodyTooLarge, closedMidBody, failed } from './egress-errors.ts';
 import { readBody } from './send-hop.ts';
 import type { HopResponse } from './send-hop.ts';
 
@@ -31,8 +31,6 @@ export async function readOrSpill(
   // Small, absent or refused at once: the in-memory reader's rules.
   if (bodiless || (Number.isFinite(declared) && (declared <= spill.above || declared > maxBytes)))
     return { bytes: await readBody(hop, options) };
-  const tooLarge = (): Error =>
-    overLimit('max_bytes', maxBytes, `the response body of ${host} is over ${maxBytes} bytes`);
   const onAbort = (): void => {
     response.destroy(signal.reason as Error);
   };
@@ -47,15 +45,11 @@ export async function readOrSpill(
       throw signal.aborted ? (signal.reason as Error) : failed(host, error);
     }
     if (step.done) {
-      if (!response.complete)
-        throw failed(
-          host,
-          Object.assign(new Error('the connection closed mid-body'), { code: 'ECONNRESET' }),
-        );
+      if (!response.complete) throw closedMidBody(host);
       return null;
     }
     size += step.value.length;
-    if (size > maxBytes) throw tooLarge();
+    if (size > maxBytes) throw bodyTooLarge(host, maxBytes);
     return step.value;
   };
   try {

@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { CodecallError } from '../errors/index.ts';
 import { TOOL_EFFECTS } from '../spec/index.ts';
 import type { ToolEffect } from '../spec/index.ts';
+// A server's name is a member of the tools namespace: the names a tool may not take, it may not either.
+import { RESERVED_TOOL_NAMES } from '../tools/index.ts';
 
 /** What the operator says of one of a server's tools, over what its annotations say (ADR 0047). */
 export interface McpToolOverride {
@@ -38,18 +40,6 @@ export const DEFAULT_MCP_TIMEOUT_SECONDS = 60;
 
 const SERVER_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-/** Names a server may not take: the tools namespace's own and the ones that would confuse property lookup. */
-const RESERVED_SERVER_NAMES = new Set([
-  '__proto__',
-  'constructor',
-  'prototype',
-  'toString',
-  'valueOf',
-  'hasOwnProperty',
-  'then',
-  'toJSON',
-]);
-
 const toolOverride = z
   .object({
     effect: z.enum(TOOL_EFFECTS as [ToolEffect, ...ToolEffect[]]).optional(),
@@ -64,7 +54,7 @@ export const mcpServerSchema = z
       .string()
       .regex(SERVER_NAME, 'must be an identifier (letters, digits, _; not starting with a digit)')
       .max(64)
-      .refine((n) => !RESERVED_SERVER_NAMES.has(n), 'is a reserved name'),
+      .refine((n) => !RESERVED_TOOL_NAMES.has(n), 'is a reserved name'),
     command: z.string().min(1).optional(),
     args: z.array(z.string()).optional(),
     env: z.record(z.string(), z.string()).optional(),

@@ -1,5 +1,6 @@
 import { CodecallError } from '../errors/index.ts';
 import type { ToolEffect } from '../spec/index.ts';
+import { RESERVED_TOOL_NAMES } from '../tools/index.ts';
 
 /** The annotations of an MCP tool that decide its effect (hints: the operator's override wins). */
 export interface McpAnnotations {
@@ -29,19 +30,9 @@ const NOT_IDENTIFIER_PART = /[^A-Za-z0-9_]/g;
 export function mcpMemberName(toolName: string): string {
   let name = toolName.replace(NOT_IDENTIFIER_PART, '_');
   if (name === '' || /^[0-9]/.test(name)) name = `_${name}`;
-  if (RESERVED_MEMBERS.has(name) || name.startsWith('__')) name = `${name}_`;
+  if (RESERVED_TOOL_NAMES.has(name) || name.startsWith('__')) name = `${name}_`;
   return name;
 }
-
-const RESERVED_MEMBERS = new Set([
-  'constructor',
-  'prototype',
-  'toString',
-  'valueOf',
-  'hasOwnProperty',
-  'then',
-  'toJSON',
-]);
 
 /**
  * Member names for a server's tools, in listing order: each its `mcpMemberName`, and a name taken already (two

@@ -254,6 +254,14 @@ export function storedBudgetUsage(u: BudgetUsage): StoredBudgetUsage {
 export const OVERSIZE_STAND_IN_PREFIX = '{"codecall_too_large":';
 
 /**
+ * Whether calls in a namespace are calls of the task's tools, which budgets (ADR 0044) and a tenant's limits
+ * (ADR 0045) count: not `input.wait`, not fetch's egress calls (`network_access.max_requests` bounds those).
+ */
+export function isTaskToolNamespace(namespace: string): boolean {
+  return namespace !== 'input' && namespace !== 'egress';
+}
+
+/**
  * Whether an intent counts against budgets: a tool call that was not refused before it ran (by a budget, or for
  * the size of its arguments) nor taken over from an earlier attempt (ADR 0034). Timers, `input.wait` and fetch's
  * requests (`network_access.max_requests` bounds those) are not tool calls of the task's tools.
@@ -264,8 +272,7 @@ export function countsAgainstBudgets(intent: JournalEntryData['tool_intent']): b
     intent.over_budget === undefined &&
     intent.carried_from === undefined &&
     tool !== 'timer' &&
-    !tool.startsWith('input.') &&
-    !tool.startsWith('egress.') &&
+    isTaskToolNamespace(tool.slice(0, tool.indexOf('.'))) &&
     !intent.args.startsWith(OVERSIZE_STAND_IN_PREFIX)
   );
 }

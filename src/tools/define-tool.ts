@@ -30,7 +30,7 @@ export function isBrandedTool(value: unknown): value is ToolDefinition {
 }
 
 /** Tool names that would confuse property lookup on the namespace object (or make it look like a promise). */
-const RESERVED_TOOL_NAMES = new Set([
+export const RESERVED_TOOL_NAMES: ReadonlySet<string> = new Set([
   '__proto__',
   'constructor',
   'prototype',

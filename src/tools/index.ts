@@ -1,4 +1,4 @@
-export { defineTool, DEFAULT_TOOL_NAMESPACE } from './define-tool.ts';
+export { defineTool, DEFAULT_TOOL_NAMESPACE, RESERVED_TOOL_NAMES } from './define-tool.ts';
 export type { DefineToolOptions, ToolArgs } from './define-tool.ts';
 export { ToolRegistry } from './tool-host.ts';
 export type { ToolHostOptions } from './tool-host.ts';

@@ -60,6 +60,19 @@ describe('egress across a SIGKILL', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
+  /** A worker SIGKILLed once two requests are held, then another that runs every task to its end. */
+  async function killAndRecover(db: string, killed: string, recovering: string): Promise<void> {
+    const first = startCrashWorker('crash-worker-egress.ts', [db, killed]);
+    await first.ready;
+    for (let i = 0; i < 400 && held.length < 2; i++) await sleep(25);
+    expect(held.length, first.stderr()).toBe(2);
+    first.child.kill('SIGKILL');
+    await first.exited;
+    for (const res of held.splice(0)) res.destroy();
+    const second = startCrashWorker('crash-worker-egress.ts', [db, recovering]);
+    expect(await second.exited, second.stderr()).toBe(0);
+  }
+
   it('replays what completed, runs a read again, and pauses on a POST in doubt', async () => {
     const db = join(dir, 'tasks.db');
     const store = await createSqliteTaskStore({ path: db });
@@ -85,17 +98,8 @@ describe('egress across a SIGKILL', () => {
         const posted = await (await fetch('${base}/slow-p', { method: 'POST', body: 'pay' })).json();
         return { first, posted };`,
     });
-    const first = startCrashWorker('crash-worker-egress.ts', [db, 'worker-1']);
-    await first.ready;
-    // Both tasks have a request in flight: the worker dies under them.
-    for (let i = 0; i < 400 && held.length < 2; i++) await sleep(25);
-    expect(held.length, first.stderr()).toBe(2);
-    first.child.kill('SIGKILL');
-    await first.exited;
-    for (const res of held.splice(0)) res.destroy();
-
-    const second = startCrashWorker('crash-worker-egress.ts', [db, 'worker-2']);
-    expect(await second.exited, second.stderr()).toBe(0);
+    // Both tasks have a request in flight: the worker dies under them; another recovers them.
+    await killAndRecover(db, 'worker-1', 'worker-2');
 
     const r = await store.getTask(reader.id);
     expect(r).toMatchObject({ status: 'succeeded' });
@@ -137,16 +141,7 @@ describe('egress across a SIGKILL', () => {
       constraints: access,
       code: `return await (${SUM_BODY})(await fetch('${base}/big-cut'));`,
     });
-    const first = startCrashWorker('crash-worker-egress.ts', [db, 'worker-b1']);
-    await first.ready;
-    for (let i = 0; i < 400 && held.length < 2; i++) await sleep(25);
-    expect(held.length, first.stderr()).toBe(2);
-    first.child.kill('SIGKILL');
-    await first.exited;
-    for (const res of held.splice(0)) res.destroy();
-
-    const second = startCrashWorker('crash-worker-egress.ts', [db, 'worker-b2']);
-    expect(await second.exited, second.stderr()).toBe(0);
+    await killAndRecover(db, 'worker-b1', 'worker-b2');
     const s = await store.getTask(stored.id);
     expect(s, JSON.stringify(s?.error)).toMatchObject({ status: 'succeeded' });
     expect(JSON.parse(String(s?.result))).toEqual({
