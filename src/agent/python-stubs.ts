@@ -80,6 +80,11 @@ function docstring(lines: readonly string[], indent: string): string {
   ].join('\n');
 }
 
+/** How Python spells a tool's name: `lookup-user` is `lookup_user` (the runtime makes the same alias). */
+export function pythonName(name: string): string {
+  return name.replace(/[^A-Za-z0-9_]/g, '_');
+}
+
 function stub(tool: ToolDefinition, name = tool.name): string {
   const root = tool.inputSchema;
   const args = deref(root, root, new Set()).s;
@@ -97,6 +102,7 @@ function stub(tool: ToolDefinition, name = tool.name): string {
   const output = tool.outputSchema ? pythonType(tool.outputSchema, tool.outputSchema) : 'Any';
   const returns = /^[\w[\], |]+$/.test(output) && !output.includes('{') ? output : 'dict';
   const doc = [tool.description.trim() || name];
+  if (pythonName(name) !== name) doc.push('', `The tool's name is ${JSON.stringify(name)}.`);
   const documented = ordered.filter(
     ([, v]) => isRecord(v) && (typeof v.description === 'string' || pythonType(root, v).includes('{')),
   );
@@ -112,7 +118,7 @@ function stub(tool: ToolDefinition, name = tool.name): string {
   const signature = params.length > 0 ? `*, ${params.join(', ')}` : '';
   return [
     '    @staticmethod',
-    `    def ${name}(${signature}) -> ${returns}:`,
+    `    def ${pythonName(name)}(${signature}) -> ${returns}:`,
     docstring(doc, '        '),
   ].join('\n');
 }

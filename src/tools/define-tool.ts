@@ -151,6 +151,11 @@ const RESERVED_NAMESPACES = new Set([
   'enum',
 ]);
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+/**
+ * A tool's name: an identifier, or one with `-` in it as other systems' tools are named (`lookup-user`), reached as
+ * `tools['lookup-user']` (Python: `tools.lookup_user`). Not `.`: it groups an MCP server's tools (ADR 0047).
+ */
+const TOOL_NAME = /^[A-Za-z_$][A-Za-z0-9_$-]{0,127}$/;
 
 type SchemaInput = JsonSchema | z.ZodType;
 
@@ -196,10 +201,11 @@ export function defineTool<S extends SchemaInput = JsonSchema, Result = unknown>
   options: DefineToolOptions<S, Result>,
 ): ToolDefinition {
   const namespace = options.namespace ?? DEFAULT_TOOL_NAMESPACE;
-  checkIdentifier('name', options.name, RESERVED_TOOL_NAMES);
-  checkIdentifier(
+  checkName('name', options.name, TOOL_NAME, RESERVED_TOOL_NAMES);
+  checkName(
     'namespace',
     namespace,
+    IDENTIFIER,
     namespace === DEFAULT_TOOL_NAMESPACE ? new Set() : RESERVED_NAMESPACES,
   );
   const effect = options.effect ?? 'unsafe';
@@ -245,11 +251,15 @@ function checkRevisedCall(name: string, value: unknown): RevisedCallPolicy {
   });
 }
 
-function checkIdentifier(what: string, value: unknown, reserved: ReadonlySet<string>): void {
-  if (typeof value !== 'string' || !IDENTIFIER.test(value) || reserved.has(value)) {
+function checkName(what: string, value: unknown, form: RegExp, reserved: ReadonlySet<string>): void {
+  if (typeof value !== 'string' || !form.test(value) || reserved.has(value)) {
+    const shape =
+      form === IDENTIFIER
+        ? 'a JavaScript identifier'
+        : "a JavaScript identifier, '-' allowed after its first character, at most 128 characters,";
     throw new CodecallError(
       'INVALID_ARGUMENT',
-      `tool ${what} ${JSON.stringify(value)} must be a JavaScript identifier and not a reserved name`,
+      `tool ${what} ${JSON.stringify(value)} must be ${shape} and not a reserved name`,
       { details: { field: what } },
     );
   }

@@ -35,8 +35,21 @@ describe('defineTool', () => {
     expect(t.inputSchema).toEqual({ type: 'object' });
   });
 
-  it.each(['__proto__', 'constructor', 'then', 'not-an-identifier', ''])('refuses the name %j', (name) => {
-    expect(() => defineTool({ name, description: '', execute: () => 1 })).toThrow(CodecallError);
+  it.each(['__proto__', 'constructor', 'then', '-lead', '1st', 'a.b', 'a b', 'x'.repeat(129), ''])(
+    'refuses the name %j',
+    (name) => {
+      expect(() => defineTool({ name, description: '', execute: () => 1 })).toThrow(CodecallError);
+    },
+  );
+
+  it.each(['lookup-user', 'get_$-x', 'x'.repeat(128)])('takes the name %j', (name) => {
+    expect(defineTool({ name, description: '', execute: () => 1 }).name).toBe(name);
+  });
+
+  it("refuses '-' in a namespace (a namespace is a global)", () => {
+    expect(() => defineTool({ name: 'x', namespace: 'my-tools', description: '', execute: () => 1 })).toThrow(
+      /namespace "my-tools" must be a JavaScript identifier and not/,
+    );
   });
 
   it('converts zod schemas to JSON Schema', () => {

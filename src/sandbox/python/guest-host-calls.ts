@@ -192,6 +192,11 @@ def _make_tool(ns, name, params):
     call.__name__, call_async.__name__ = name, name + '_async'
     return call, call_async
 
+def _python_name(name):
+    if '.' in name:
+        return name
+    return ''.join(c if c.isascii() and (c.isalnum() or c == '_') else '_' for c in name)
+
 def _namespace(ns, names):
     """The object a namespace's tools hang on: any other name is a NoSuchToolError listing what there is (as the
     JavaScript driver does). It keeps nothing else the program could mistake for a tool."""

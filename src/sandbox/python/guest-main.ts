@@ -100,6 +100,11 @@ def _main():
             continue
         object.__setattr__(namespaces[b['namespace']], b['name'], call)
         object.__setattr__(namespaces[b['namespace']], b['name'] + '_async', call_async)
+        # A name Python cannot spell ('lookup-user') is also tools.lookup_user, unless a tool has that name.
+        alias = _python_name(b['name'])
+        if alias != b['name'] and alias not in names[b['namespace']]:
+            object.__setattr__(namespaces[b['namespace']], alias, call)
+            object.__setattr__(namespaces[b['namespace']], alias + '_async', call_async)
         group, dot, member = b['name'].partition('.')
         if (b['namespace'], group) in groups and not member.startswith('__'):
             object.__setattr__(getattr(namespaces[b['namespace']], group), member, call)

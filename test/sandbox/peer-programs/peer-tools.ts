@@ -22,6 +22,7 @@ export const peerTools: ToolDefinition[] = [
   tool('getSecret', () => ({ key: 'api-key-123' })),
   tool('github_list_issues', () => [{ id: 1, title: 'bug' }]),
   tool('date', () => new Date(0)),
+  tool('lookup-user', ({ id }) => ({ id })),
   tool('catalog', () => ({
     concepts: [
       { name: 'first', recommendedNextAction: 'open' },
