@@ -1,8 +1,8 @@
 import type { JsonSchema, ToolBudget, ToolDefinition } from '../spec/index.ts';
 import { isRecord } from '../spec/is-record.ts';
+import { IDENTIFIER } from '../spec/tool-names.ts';
 import { resolvePointer } from './json-pointer.ts';
 
-const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 const STEP = '  ';
 /** Object types longer than this, or with documented properties, take one line per property. */
 const MAX_INLINE = 80;

@@ -94,6 +94,21 @@ describe('the rules a call is under', () => {
 });
 
 describe('checking the rules', () => {
+  it("names a tool as programs call it: an MCP server's member and a name with '-' too", () => {
+    const named = ['tools.github.create_issue', 'tools.lookup-user'].map((tool) => ({
+      tenant: 'a',
+      tool,
+      rate: 1,
+      per: 'second' as const,
+    }));
+    expect(parseToolRateLimits(named)).toHaveLength(2);
+    for (const tool of ['tools.a.b.c', 'tools.-x', 'tools.a b', 'tools.']) {
+      expect(fieldOf(() => parseToolRateLimits([{ tenant: 'a', tool, rate: 1, per: 'second' }]))).toBe(
+        'toolRateLimits[0].tool',
+      );
+    }
+  });
+
   it('names the field of a bad rule', () => {
     expect(fieldOf(() => parseToolRateLimits({}))).toBe('toolRateLimits');
     expect(

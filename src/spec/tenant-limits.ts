@@ -1,5 +1,6 @@
 import { CodecallError } from '../errors/index.ts';
 import { isRecord } from './is-record.ts';
+import { QUALIFIED_TOOL_NAME } from './tool-names.ts';
 import type { BucketTerms, QuotaTerms } from './usage-store.ts';
 
 /**
@@ -49,8 +50,6 @@ export interface ToolLimitsOfCall {
 /** The most rules of each kind (a list the operator writes by hand). */
 export const MAX_LIMIT_RULES = 10_000;
 
-const TOOL_NAME = /^[A-Za-z_$][A-Za-z0-9_$]*\.[A-Za-z_$][A-Za-z0-9_$]*$/;
-
 function invalid(field: string, message: string): never {
   throw new CodecallError('INVALID_ARGUMENT', `${field} ${message}`, { details: { field } });
 }
@@ -69,7 +68,7 @@ function tenantOf(field: string, v: unknown): string {
 
 function toolOf(field: string, v: unknown): string {
   if (v === '*') return v;
-  if (typeof v !== 'string' || !TOOL_NAME.test(v))
+  if (typeof v !== 'string' || !QUALIFIED_TOOL_NAME.test(v))
     invalid(`${field}.tool`, 'must be "namespace.name", as programs call the tool, or "*"');
   if (v.startsWith('egress.') || v.startsWith('input.'))
     invalid(`${field}.tool`, "is not a tool of the task's: fetch and input.wait are not limited here");

@@ -104,6 +104,14 @@ describe('task budgets', () => {
     );
   });
 
+  it("names a tool as programs call it: an MCP server's member and a name with '-' too", () => {
+    const tools = { 'tools.github.create_issue': { maxCalls: 1 }, 'tools.lookup-user': { maxCalls: 2 } };
+    expect(checkTaskBudgets({ tools })).toEqual({ tools });
+    expect(() => checkTaskBudgets({ tools: { 'tools.a.b.c': { maxCalls: 1 } } })).toThrow(
+      'must be named "namespace.name"',
+    );
+  });
+
   it("tightens a tool's declared budget with the task's: the smaller of each", () => {
     expect(tighterBudget({ maxCalls: 5 }, { maxCalls: 10, maxWallSeconds: 3 })).toEqual({
       maxCalls: 5,

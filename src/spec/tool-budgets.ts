@@ -1,5 +1,6 @@
 import { CodecallError } from '../errors/index.ts';
 import { isRecord } from './is-record.ts';
+import { QUALIFIED_TOOL_NAME } from './tool-names.ts';
 import { invertedNames, renamedKeys, smaller } from './wire-form.ts';
 import type { TaskBudgets, ToolBudget, ToolCost } from './budget-types.ts';
 import type { JournalEntryData } from './journal-entry.ts';
@@ -28,7 +29,6 @@ export const DEFAULT_CALL_COST = 1;
 /** The most tools one task's budgets may name. */
 export const MAX_BUDGET_TOOLS = 1000;
 
-const TOOL_KEY = /^[A-Za-z_$][A-Za-z0-9_$]*\.[A-Za-z_$][A-Za-z0-9_$]*$/;
 const BUDGET_KEYS = ['max_calls', 'max_cost', 'tools'] as const;
 const TOOL_BUDGET_KEYS = ['max_calls', 'max_wall_seconds'] as const;
 
@@ -88,7 +88,7 @@ export function parseTaskBudgets(value: unknown, field = 'tool_constraints.budge
     const tools: Record<string, ToolBudget> = {};
     for (const [name, raw] of entries) {
       const here = `${at}[${JSON.stringify(name)}]`;
-      if (!TOOL_KEY.test(name))
+      if (!QUALIFIED_TOOL_NAME.test(name))
         invalid(here, 'must be named "namespace.name", as the program calls the tool');
       if (name.startsWith('egress.'))
         invalid(here, "is fetch's: network_access.max_requests bounds its requests");

@@ -11,6 +11,7 @@ import type {
   ToolEffect,
 } from '../spec/index.ts';
 import { checkToolBudget, checkToolCost, TOOL_EFFECTS } from '../spec/index.ts';
+import { IDENTIFIER, TOOL_NAME } from '../spec/tool-names.ts';
 import { checkToolApproval } from './tool-approval.ts';
 
 export const DEFAULT_TOOL_NAMESPACE = 'tools';
@@ -150,12 +151,6 @@ const RESERVED_NAMESPACES = new Set([
   'instanceof',
   'enum',
 ]);
-const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
-/**
- * A tool's name: an identifier, or one with `-` in it as other systems' tools are named (`lookup-user`), reached as
- * `tools['lookup-user']` (Python: `tools.lookup_user`). Not `.`: it groups an MCP server's tools (ADR 0047).
- */
-const TOOL_NAME = /^[A-Za-z_$][A-Za-z0-9_$-]{0,127}$/;
 
 type SchemaInput = JsonSchema | z.ZodType;
 
