@@ -319,15 +319,23 @@ function toolDefinition(
     requiresApproval: override.requiresApproval ?? false,
     async execute(args: unknown, ctx: ToolContext): Promise<unknown> {
       let result: Awaited<ReturnType<Client['callTool']>>;
+      // The SDK never takes its abort listener off the signal it is given: a signal of the call's own, linked
+      // to the caller's for the call's time, keeps a long task's signal from gathering one per call.
+      const call = new AbortController();
+      const forward = (): void => call.abort(ctx.signal.reason);
+      if (ctx.signal.aborted) forward();
+      else ctx.signal.addEventListener('abort', forward, { once: true });
       try {
         const client = await link.get();
         result = await client.callTool(
           { name: tool.name, arguments: (args ?? {}) as Record<string, unknown> },
           undefined,
-          { signal: ctx.signal, timeout },
+          { signal: call.signal, timeout },
         );
       } catch (cause) {
         throw callFailure(sdk, cause, ctx.signal, where);
+      } finally {
+        ctx.signal.removeEventListener('abort', forward);
       }
       return mcpResultValue(result, where);
     },

@@ -1,5 +1,6 @@
 // MCP servers as tool providers (issue 22, ADR 0047): a real MCP server (test/support/mcp-test-server.ts, written
 // with the SDK) over stdio and Streamable HTTP; its tools run in real sandboxes and through the durable runtime.
+import { getEventListeners } from 'node:events';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -197,6 +198,16 @@ describe('MCP servers as tool providers', () => {
     } finally {
       await python.close();
     }
+  });
+
+  it("leaves no listener on the caller's signal after a call (the SDK never removes its own)", async () => {
+    const echo = mcp.tools.find((t) => t.name === 'gh.search');
+    if (!echo) throw new Error('no gh.search');
+    const run = new AbortController();
+    for (let i = 0; i < 30; i++) {
+      await echo.execute({ q: 'ap' }, { signal: run.signal } as Parameters<typeof echo.execute>[1]);
+    }
+    expect(getEventListeners(run.signal, 'abort')).toHaveLength(0);
   });
 
   it("the agent's prompt declares them, typed from their schemas, in TypeScript and Python", () => {
