@@ -8,8 +8,6 @@
 // then seat map, booking, hotel, loyalty points and the itinerary, each needing the one before. A function-calling
 // model that batches every independent call (its best case) needs 8 round trips (7 levels and the answer); a code
 // model writes one program and ends it with final_answer: 1 round trip.
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import {
   createAgent,
@@ -21,6 +19,8 @@ import {
   ToolRegistry,
 } from '../dist/internal.js';
 import type { AgentMode, ToolDefinition } from '../dist/internal.js';
+import { isCodeMode, startScriptedModel } from './scripted-model.ts';
+import type { ScriptedAnswer, ScriptedMessage, ScriptedRequest } from './scripted-model.ts';
 import { median } from './stats.ts';
 
 const QUICK = process.env.BENCH_QUICK === '1';
@@ -121,16 +121,10 @@ const usd = Math.round((cheapest.eur + stay.eur) * fx.rate);
 await tools.send_itinerary({ booking, hotel: stay.hotel, usd, points });
 final_answer({ city: warmest.city, booking, hotel: stay.hotel, usd, points });`;
 
-type Msg = {
-  role: string;
-  content?: string | null;
-  tool_call_id?: string;
-  tool_calls?: { id: string; function: { name: string } }[];
-};
 type Call = { name: string; args: Record<string, unknown> };
 
 /** The function-calling policy: the next level's calls, from the tool results so far (by tool name). */
-function nextCalls(messages: Msg[]): Call[] | string {
+function nextCalls(messages: ScriptedMessage[]): Call[] | string {
   const results = new Map<string, unknown[]>();
   const names = new Map<string, string>();
   for (const m of messages) {
@@ -169,57 +163,11 @@ function nextCalls(messages: Msg[]): Call[] | string {
   return JSON.stringify({ city: warmest.city, booking, hotel: stay.hotel, usd, points });
 }
 
-const tokens = (text: string) => Math.ceil(text.length / 4);
-
-/** A chat-completions server that answers after MODEL_MS with the policy of the request's mode. */
-async function startModel() {
-  let calls = 0;
-  const server = http.createServer((req, res) => {
-    let text = '';
-    req.on('data', (d: Buffer) => (text += d.toString()));
-    req.on('end', () => {
-      const body = JSON.parse(text) as { messages: Msg[]; tools?: { function: { name: string } }[] };
-      const fc = !(body.tools ?? []).some((t) => t.function.name === 'run_code');
-      let message: Record<string, unknown>;
-      if (fc) {
-        const next = nextCalls(body.messages);
-        message =
-          typeof next === 'string'
-            ? { role: 'assistant', content: next }
-            : {
-                role: 'assistant',
-                content: null,
-                tool_calls: next.map((c) => ({
-                  id: `call_${calls++}`,
-                  type: 'function',
-                  function: { name: c.name, arguments: JSON.stringify(c.args) },
-                })),
-              };
-      } else {
-        const first = !body.messages.some((m) => m.role === 'assistant');
-        message = { role: 'assistant', content: first ? `\`\`\`javascript\n${PROGRAM}\n\`\`\`` : 'Done.' };
-      }
-      const usage = {
-        prompt_tokens: tokens(text),
-        completion_tokens: tokens(JSON.stringify([message.content, message.tool_calls ?? null])),
-      };
-      setTimeout(() => {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(
-          JSON.stringify({
-            id: 'bench',
-            object: 'chat.completion',
-            created: 0,
-            model: 'bench-policy',
-            choices: [{ index: 0, message, finish_reason: message.tool_calls ? 'tool_calls' : 'stop' }],
-            usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
-          }),
-        );
-      }, MODEL_MS);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1` };
+/** The model: the function-calling policy, or code mode's one program (then "Done."). */
+function answer(body: ScriptedRequest): ScriptedAnswer {
+  if (!isCodeMode(body)) return nextCalls(body.messages);
+  const first = !body.messages.some((m) => m.role === 'assistant');
+  return first ? `\`\`\`javascript\n${PROGRAM}\n\`\`\`` : 'Done.';
 }
 
 interface Run {
@@ -232,7 +180,7 @@ interface Run {
 }
 
 async function main(): Promise<void> {
-  const model = await startModel();
+  const model = await startScriptedModel({ latencyMs: MODEL_MS, answer });
   const store = await createSqliteTaskStore({ path: ':memory:' });
   const driver = createQuickJsDriver({ workers: 1, warmVmsPerWorker: 1 });
   const registry = new ToolRegistry(tools);
@@ -273,7 +221,7 @@ async function main(): Promise<void> {
   await runtime.close();
   await driver.close();
   await store.close();
-  model.server.close();
+  model.close();
 
   const summary = (runs: Run[]) => ({
     roundTrips: median(runs.map((r) => r.roundTrips)),
