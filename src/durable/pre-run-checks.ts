@@ -8,7 +8,7 @@ import type {
   TaskRecord,
   TaskStore,
 } from '../spec/index.ts';
-import { readJournalPaged } from '../spec/index.ts';
+import { isBodyStore, readJournalPaged } from '../spec/index.ts';
 import { nextAttempt } from './crash-loop.ts';
 import { checkTaskInput, codeHashOf } from './journal-state.ts';
 import { checkManifest } from './manifest-check.ts';
@@ -145,6 +145,10 @@ export async function prepareRun(task: TaskRecord, env: PreRunEnv): Promise<Prep
   } catch (e) {
     if (isCodecallError(e) && e.code === 'CHECKPOINT_CORRUPT') return fail(e);
     throw e;
+  }
+  // An earlier attempt may have died mid-body: its upload's rows go (no other runner writes the task's bodies now).
+  if (isBodyStore(env.store) && journal.some((e) => e.type === 'control' && e.data.action === 'attempt')) {
+    await env.store.sweepUploads(task.id);
   }
   const fc = task.input.kind === 'instruction' && task.input.mode === 'function_calling';
   const language = fc ? 'javascript' : task.input.language;

@@ -29,6 +29,13 @@ export interface BodyStore {
     chunks: AsyncIterable<Uint8Array>,
     options?: StoreOptions & { now?: number },
   ): Promise<BodyRef>;
+  /**
+   * Deletes the rows of the task's uploads that no body names: what a runner that crashed or stalled mid-body
+   * left. Called when a run of the task starts after an earlier attempt, when no other runner may be writing its
+   * bodies; a stalled ex-runner that goes on writing finds its upload cut, and naming it fails (VERSION_CONFLICT)
+   * rather than naming a body with rows missing. Resolves to the number of rows deleted.
+   */
+  sweepUploads(taskId: string, options?: StoreOptions): Promise<number>;
   /** Up to `length` bytes from `offset` (fewer at its end), or null when the task has no body of that digest. */
   readBody(
     taskId: string,

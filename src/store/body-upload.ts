@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { CodecallError } from '../errors/index.ts';
 import { BODY_CHUNK_BYTES, bodyRows } from '../spec/index.ts';
 import type { BodyRef } from '../spec/index.ts';
 
@@ -32,4 +33,19 @@ export async function uploadBody(
     await steps.drop(upload).catch(() => undefined);
     throw error;
   }
+}
+
+/**
+ * Checked when an upload is named, in the naming transaction: its rows must all be there. A sweep
+ * (`sweepUploads`) may have cut the upload of a runner that stalled past its lease; naming it would make a body
+ * with rows missing.
+ */
+export function checkUploadRows(ref: BodyRef, found: { count: number; last: number }): void {
+  const rows = Math.ceil(ref.size / BODY_CHUNK_BYTES);
+  if (found.count === rows && found.last === rows - 1) return;
+  throw new CodecallError(
+    'VERSION_CONFLICT',
+    `the body's upload lost rows while it was written (${found.count} of ${rows}): a run of the task that started since swept it`,
+    { details: { sha256: ref.sha256, rows, found: found.count } },
+  );
 }

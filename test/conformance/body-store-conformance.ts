@@ -20,6 +20,14 @@ function pattern(size: number, seed = 1): Uint8Array {
   return out;
 }
 
+async function until(check: () => Promise<boolean>): Promise<void> {
+  const end = Date.now() + 10_000;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
 /** `data` in chunks of odd sizes, as a socket would give it. */
 async function* chunksOf(data: Uint8Array, size = 65_521): AsyncGenerator<Uint8Array> {
   for (let i = 0; i < data.length; i += size) {
@@ -85,6 +93,38 @@ export function describeBodyStoreConformance(
       const empty = await store.putBody(a.id, chunksOf(new Uint8Array(0)));
       expect(empty).toEqual({ sha256: sha256(new Uint8Array(0)), size: 0 });
       expect(await store.readBody(a.id, empty.sha256, { offset: 0, length: 10 })).toEqual(new Uint8Array(0));
+    });
+
+    it("sweeps what a runner left mid-body; a stalled runner's upload cut by the sweep is not named", async () => {
+      const task = await store.createTask(codeInput(), { now: T0 });
+      const data = pattern(3 * BODY_CHUNK_BYTES + 11, 5);
+      const kept = await store.putBody(task.id, chunksOf(data.subarray(0, BODY_CHUNK_BYTES + 1)));
+      const keptRows = await bodyRowCount(store);
+      expect(keptRows).toBe(2);
+      // A runner that stalls mid-body: two rows written, the rest held back until the test lets it go on.
+      let release = (): void => undefined;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      let written = (): void => undefined;
+      const halfway = new Promise<void>((resolve) => (written = resolve));
+      async function* stalled(): AsyncGenerator<Uint8Array> {
+        yield data.subarray(0, 2 * BODY_CHUNK_BYTES + 1);
+        written();
+        await gate;
+        yield data.subarray(2 * BODY_CHUNK_BYTES + 1);
+      }
+      const put = store.putBody(task.id, stalled());
+      await halfway;
+      await until(async () => (await bodyRowCount(store)) === keptRows + 2);
+      // A new run of the task sweeps: the stalled upload's rows go, the named body stays whole.
+      expect(await store.sweepUploads(task.id)).toBe(2);
+      expect(await bodyRowCount(store)).toBe(keptRows);
+      release();
+      await expectCode(put, 'VERSION_CONFLICT');
+      expect(await store.readBody(task.id, sha256(data), { offset: 0, length: 1 })).toBeNull();
+      expect(await bodyRowCount(store)).toBe(keptRows);
+      const whole = await store.readBody(task.id, kept.sha256, { offset: 0, length: BODY_CHUNK_BYTES + 1 });
+      expect(sha256(whole ?? new Uint8Array())).toBe(kept.sha256);
+      expect(await store.sweepUploads(task.id)).toBe(0);
     });
 
     it('keeps nothing of a put that failed or was aborted, and refuses a task it does not have', async () => {

@@ -1,7 +1,8 @@
 // A worker SIGKILLed while its tasks' requests are in flight (issue 21): on recovery a completed request is
 // answered from the journal (the server is not asked again), a GET in flight is made again (egress.read, a read),
 // and a POST in flight is not: its task pauses needs_attention, as for an unsafe tool's call in doubt. A body stored
-// out of line (ADR 0046) is read again from the store; one the crash cut mid-body is fetched again, whole.
+// out of line (ADR 0046) is read again from the store; one the crash cut mid-body is fetched again, whole, and the
+// rows the crash left of it are swept.
 import { createServer } from 'node:http';
 import type { Server, ServerResponse } from 'node:http';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -9,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSqliteTaskStore } from '../../src/store/index.ts';
 import { startCrashWorker } from './crash-fixture.ts';
@@ -156,5 +158,20 @@ describe('egress across a SIGKILL', () => {
     expect(hits.get('GET /big')).toBe(2);
     expect(hits.get('GET /big-cut')).toBe(2);
     await store.close();
+    const raw = new Database(db, { readonly: true });
+    try {
+      const rows = (sql: string) => (raw.prepare(sql).get(cut.id) as { n: number }).n;
+      // The run after the crash swept the cut upload's rows: only the named body's are left.
+      expect(
+        rows(
+          'SELECT count(*) AS n FROM body_chunks c WHERE task_id = ? AND NOT EXISTS (SELECT 1 FROM bodies b WHERE b.task_id = c.task_id AND b.upload = c.upload)',
+        ),
+      ).toBe(0);
+      expect(rows('SELECT count(*) AS n FROM body_chunks WHERE task_id = ?')).toBe(
+        Math.ceil(BIG.length / (256 * 1024)),
+      );
+    } finally {
+      raw.close();
+    }
   });
 });

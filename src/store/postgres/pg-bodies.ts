@@ -2,7 +2,7 @@ import { CodecallError } from '../../errors/index.ts';
 import { BODY_CHUNK_BYTES, checkBodyRange } from '../../spec/index.ts';
 import type { BodyRef, StoreOptions } from '../../spec/index.ts';
 import { rowSpan, sliceRows } from '../body-range.ts';
-import { uploadBody } from '../body-upload.ts';
+import { checkUploadRows, uploadBody } from '../body-upload.ts';
 import { all, one } from './pg-sql.ts';
 import type { Sql } from './pg-sql.ts';
 
@@ -41,6 +41,12 @@ export async function putBody(
     },
     name: (upload, ref) =>
       steps.tx(signal, async (sql) => {
+        const found = await one<{ count: string; last: number }>(
+          sql,
+          'SELECT count(*) AS count, coalesce(max(n), -1) AS last FROM body_chunks WHERE task_id = $1 AND upload = $2',
+          [taskId, upload],
+        );
+        checkUploadRows(ref, { count: Number(found?.count ?? 0), last: Number(found?.last ?? -1) });
         const added = await sql.query(
           `INSERT INTO bodies (task_id, sha256, size, chunk_bytes, upload, created_at) VALUES ($1, $2, $3, $4, $5, $6)
            ON CONFLICT (task_id, sha256) DO NOTHING`,
@@ -51,6 +57,15 @@ export async function putBody(
       }),
     drop: (upload) => steps.one(undefined, (sql) => dropUpload(sql, taskId, upload)),
   });
+}
+
+/** BodyStore.sweepUploads: the rows of the task's uploads no body names. */
+export async function sweepUploads(sql: Sql, taskId: string): Promise<number> {
+  const swept = await sql.query(
+    'DELETE FROM body_chunks WHERE task_id = $1 AND upload NOT IN (SELECT upload FROM bodies WHERE task_id = $1)',
+    [taskId],
+  );
+  return swept.rowCount ?? 0;
 }
 
 async function dropUpload(sql: Sql, taskId: string, upload: string): Promise<void> {

@@ -33,7 +33,7 @@ import type {
 import { toTaskRecord } from '../rows.ts';
 import { listArtifacts, readArtifact, replaceArtifacts } from './pg-artifacts.ts';
 import { readVerifiedAudit } from './pg-audit.ts';
-import { putBody, readBody } from './pg-bodies.ts';
+import { putBody, readBody, sweepUploads } from './pg-bodies.ts';
 import { readChangeRows, readStatusChangeRows } from './pg-changes.ts';
 import type { ClaimOptions } from './pg-claim.ts';
 import { claimReadable } from './pg-claim.ts';
@@ -234,6 +234,10 @@ export class PostgresTaskStore
       tx: <T>(signal: AbortSignal | undefined, fn: (sql: Sql) => Promise<T>) => this.#tx(signal, fn),
     };
     return putBody(steps, taskId, chunks, options);
+  }
+
+  sweepUploads(taskId: string, options: StoreOptions = {}): Promise<number> {
+    return this.#one(options.signal, (sql) => sweepUploads(sql, taskId));
   }
 
   readBody(

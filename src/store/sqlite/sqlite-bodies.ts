@@ -3,7 +3,7 @@ import { CodecallError } from '../../errors/index.ts';
 import { BODY_CHUNK_BYTES, checkBodyRange } from '../../spec/index.ts';
 import type { BodyRef, StoreOptions } from '../../spec/index.ts';
 import { rowSpan, sliceRows } from '../body-range.ts';
-import { uploadBody } from '../body-upload.ts';
+import { checkUploadRows, uploadBody } from '../body-upload.ts';
 import { prepared } from './statement-cache.ts';
 
 /** Runs one step on the store's current connection (its refusals, its errors mapped). */
@@ -38,6 +38,11 @@ export async function putBody(
     name: (upload, ref) =>
       step(signal, (db) =>
         db.transaction(() => {
+          const found = prepared(
+            db,
+            'SELECT count(*) AS count, coalesce(max(n), -1) AS last FROM body_chunks WHERE task_id = ? AND upload = ?',
+          ).get(taskId, upload) as { count: number; last: number };
+          checkUploadRows(ref, found);
           const added = prepared(
             db,
             'INSERT OR IGNORE INTO bodies (task_id, sha256, size, chunk_bytes, upload, created_at) VALUES (?, ?, ?, ?, ?, ?)',
@@ -48,6 +53,14 @@ export async function putBody(
       ),
     drop: (upload) => step(undefined, (db) => dropUpload(db, taskId, upload)),
   });
+}
+
+/** BodyStore.sweepUploads: the rows of the task's uploads no body names. */
+export function sweepUploads(db: Database.Database, taskId: string): number {
+  return prepared(
+    db,
+    'DELETE FROM body_chunks WHERE task_id = ? AND upload NOT IN (SELECT upload FROM bodies WHERE task_id = ?)',
+  ).run(taskId, taskId).changes;
 }
 
 function dropUpload(db: Database.Database, taskId: string, upload: string): void {

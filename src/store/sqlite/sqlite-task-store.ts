@@ -55,7 +55,7 @@ import { claimReadable } from './claim-readable.ts';
 import { assertFenced, findTaskRow, getTaskRow, getTokenRow, updateTaskRow } from './sqlite-update-task.ts';
 import { controlRequestsOf, requestControlOf } from './sqlite-control-requests.ts';
 import { listArtifacts, readArtifact, replaceArtifacts } from './sqlite-artifacts.ts';
-import { putBody, readBody } from './sqlite-bodies.ts';
+import { putBody, readBody, sweepUploads } from './sqlite-bodies.ts';
 import { createBatchRows, createTaskRows } from './sqlite-insert-task.ts';
 import { taskWhere } from './task-where.ts';
 import { listTaskRows } from './sqlite-list-tasks.ts';
@@ -254,6 +254,10 @@ export class SqliteTaskStore implements TaskStore, ServiceStore, ArtifactStore, 
     options: StoreOptions & { now?: number } = {},
   ): Promise<BodyRef> {
     return putBody((signal, fn) => this.#run(signal, () => fn(this.#db)), taskId, chunks, options);
+  }
+
+  sweepUploads(taskId: string, options: StoreOptions = {}): Promise<number> {
+    return this.#run(options.signal, () => sweepUploads(this.#db, taskId));
   }
 
   readBody(
