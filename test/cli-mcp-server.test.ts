@@ -207,6 +207,50 @@ export default [
     }
   }, 60_000);
 
+  it("a task's journal and files are resources; the result links the files", async () => {
+    const { resourceTemplates } = await session.client.listResourceTemplates();
+    expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual([
+      'codecall://tasks/{task_id}/journal',
+      'codecall://tasks/{task_id}/artifacts/{name}',
+    ]);
+    const r = await session.call('execute', {
+      code: "open('report.csv', 'w').write('city,t\\nParis,14\\n')\nopen('raw.bin', 'wb').write(bytes([0, 1, 2]))\n'written'",
+      language: 'python',
+    });
+    if (r.isError) {
+      // No Python here: the journal of a JavaScript task stands for both.
+      expect(structured(r)).toMatchObject({ error: { code: 'SANDBOX_UNAVAILABLE' } });
+      console.log('skipped the artifact half: no Python sandbox here');
+    } else {
+      const id = structured(r).task_id as string;
+      const links = r.content.filter((c) => c.type === 'resource_link');
+      expect(links).toEqual([
+        expect.objectContaining({ uri: `codecall://tasks/${id}/artifacts/raw.bin`, size: 3 }),
+        expect.objectContaining({ uri: `codecall://tasks/${id}/artifacts/report.csv`, mimeType: 'text/csv' }),
+      ]);
+      const csv = await session.client.readResource({ uri: `codecall://tasks/${id}/artifacts/report.csv` });
+      expect(csv.contents[0]).toMatchObject({ text: 'city,t\nParis,14\n' });
+      const bin = await session.client.readResource({ uri: `codecall://tasks/${id}/artifacts/raw.bin` });
+      expect(bin.contents[0]).toMatchObject({ blob: 'AAEC', mimeType: 'application/octet-stream' });
+    }
+    const js = await session.call('execute', { code: 'await tools.convert_temperature({ celsius: 100 })' });
+    const id = structured(js).task_id as string;
+    const journal = await session.client.readResource({ uri: `codecall://tasks/${id}/journal` });
+    const first = journal.contents[0];
+    const body = JSON.parse(first && 'text' in first ? first.text : '') as {
+      entries: { type: string }[];
+      more: boolean;
+    };
+    expect(body.more).toBe(false);
+    expect(body.entries.map((e) => e.type)).toEqual(expect.arrayContaining(['tool_intent', 'tool_outcome']));
+    await expect(session.client.readResource({ uri: 'codecall://tasks/task_nope/journal' })).rejects.toThrow(
+      /no task task_nope/,
+    );
+    await expect(session.client.readResource({ uri: 'https://example.com/' })).rejects.toThrow(
+      /not a codecall task resource/,
+    );
+  });
+
   it('--upstream is a gateway: the client sees the pair, programs call the upstream server', async () => {
     const gateway = await codecallMcp('--upstream', UPSTREAM);
     try {

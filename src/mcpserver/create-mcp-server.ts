@@ -7,6 +7,7 @@ import { SchemaValidator } from '../tools/index.ts';
 import { errorResult, taskResult as resultOfTask } from './task-results.ts';
 import type { TaskBackend } from './task-backend.ts';
 import { ToolCatalog } from './tool-catalog.ts';
+import { RESOURCE_TEMPLATES, readTaskResource } from './task-resources.ts';
 import { CODE_MODE_TOOLS, DECIDE_WAIT_SECONDS, EXECUTE_WAIT_SECONDS, TASK_TOOLS } from './server-tools.ts';
 
 /** The SDK's server side, loaded on first use (importing it costs about half a second; ADR 0047). */
@@ -31,6 +32,9 @@ export interface CodecallMcpServerOptions {
   readonly metadata?: Readonly<Record<string, unknown>>;
   readonly version?: string;
 }
+
+/** MCP's JSON-RPC error code for a resource that is not there. */
+const RESOURCE_NOT_FOUND = -32002;
 
 /** What codecall tells MCP clients it is, and how to use it. */
 const SERVER_NAME = 'codecall';
@@ -63,8 +67,26 @@ export async function createCodecallMcpServer(options: CodecallMcpServerOptions)
   const byName = new Map(specs.map((s) => [s.name, s]));
   const server = new SdkServer(
     { name: SERVER_NAME, version: options.version ?? '0.1.0' },
-    { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS },
+    {
+      capabilities: { tools: { listChanged: false }, resources: { listChanged: false } },
+      instructions: INSTRUCTIONS,
+    },
   );
+  // Tasks' journals and files as resources: no list (tasks come and go), two templates, read by URI.
+  server.setRequestHandler(types.ListResourcesRequestSchema, () => ({ resources: [] }));
+  server.setRequestHandler(types.ListResourceTemplatesRequestSchema, () => ({
+    resourceTemplates: RESOURCE_TEMPLATES.map((t) => ({ ...t })),
+  }));
+  server.setRequestHandler(types.ReadResourceRequestSchema, async (request) => {
+    try {
+      return await readTaskResource(options.tasks, request.params.uri);
+    } catch (e) {
+      if (!isCodecallError(e)) throw e;
+      // -32002 is MCP's "resource not found"; the stable code rides in the error's data.
+      const code = e.code === 'NOT_FOUND' ? RESOURCE_NOT_FOUND : types.ErrorCode.InvalidParams;
+      throw new types.McpError(code, e.message, { code: e.code, details: e.details });
+    }
+  });
   server.setRequestHandler(types.ListToolsRequestSchema, () => ({
     tools: specs.map((s) => ({
       name: s.name,

@@ -1,7 +1,7 @@
 import type { ApprovalInbox, Runtime, SubmitInput, TaskView } from '../api/index.ts';
 import { CodecallError } from '../errors/index.ts';
 import { isArtifactStore, readTaskForView } from '../spec/index.ts';
-import type { Principal, TaskStore } from '../spec/index.ts';
+import type { JournalEntry, Principal, TaskStore } from '../spec/index.ts';
 
 /**
  * What the MCP server drives tasks through, for one caller: the same in `codecall mcp` (a runtime in this process
@@ -24,6 +24,8 @@ export interface TaskBackend {
   cancel(taskId: string, reason: string | undefined): Promise<TaskView>;
   /** An artifact's bytes (a file the program left), or null. */
   artifact(taskId: string, name: string): Promise<Uint8Array | null>;
+  /** The first entries of the task's journal, up to `maxBytes` of entry data (at least one); `more` if cut. */
+  journal(taskId: string, maxBytes: number): Promise<{ entries: readonly JournalEntry[]; more: boolean }>;
 }
 
 export interface RuntimeTaskBackendOptions {
@@ -33,6 +35,9 @@ export interface RuntimeTaskBackendOptions {
   /** Who calls: tasks are created in its tenant; an admin sees every tenant's. */
   readonly principal: Principal;
 }
+
+/** Entries one journal resource gives at most (the page is cut by bytes too). */
+const JOURNAL_ENTRIES = 1000;
 
 function notFound(taskId: string): CodecallError {
   return new CodecallError('NOT_FOUND', `no task ${taskId}`, { details: { task_id: taskId } });
@@ -93,6 +98,10 @@ export function runtimeTaskBackend(options: RuntimeTaskBackendOptions): TaskBack
     async artifact(taskId, name) {
       await visible(taskId);
       return isArtifactStore(store) ? store.readArtifact(taskId, name) : null;
+    },
+    async journal(taskId, maxBytes) {
+      await visible(taskId);
+      return store.readJournalPage(taskId, { maxBytes, limit: JOURNAL_ENTRIES });
     },
   };
 }

@@ -1,5 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { TaskView } from '../api/index.ts';
+import { artifactType } from './task-resources.ts';
 
 /** The URI of a task's artifact as a resource (ADR 0049). */
 export function artifactUri(taskId: string, name: string): string {
@@ -133,7 +134,17 @@ function summary(view: TaskView, options: ResultOptions): string {
  */
 export function taskResult(view: TaskView, options: ResultOptions): CallToolResult {
   return {
-    content: [{ type: 'text', text: summary(view, options) }],
+    content: [
+      { type: 'text', text: summary(view, options) },
+      // Each file the program left, as a link the client reads (resources/read) when it wants it.
+      ...view.artifacts.map((a) => ({
+        type: 'resource_link' as const,
+        uri: artifactUri(view.task_id, a.name),
+        name: a.name,
+        mimeType: artifactType(a.name).mimeType,
+        size: a.size,
+      })),
+    ],
     structuredContent: taskContent(view, options),
     ...(view.status === 'failed' || view.status === 'cancelled' ? { isError: true } : {}),
   };
