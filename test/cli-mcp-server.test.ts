@@ -79,6 +79,7 @@ export default [
       'list_pending_approvals',
       'approve',
       'reject',
+      'provide_input',
       'cancel',
     ]);
     expect(tools.find((t) => t.name === 'search_tools')?.annotations?.readOnlyHint).toBe(true);
@@ -194,6 +195,20 @@ export default [
       expect(structured(waiting)).toMatchObject({ status: 'paused' });
       const rejected = await second.call('reject', { task_id: id, reason: 'too much' });
       expect(structured(rejected)).toMatchObject({ status: 'succeeded', result: 'TOOL_REJECTED' });
+      // A program waiting for input: the answer names provide_input, which runs it on.
+      const asking = await second.call('execute', {
+        code: 'const v = await input.wait("answer");\nreturn v * 2;',
+      });
+      expect(structured(asking)).toMatchObject({ status: 'paused', pause_reason: 'awaiting_input' });
+      const aid = structured(asking).task_id as string;
+      expect(structured(asking).next).toContainEqual(
+        expect.objectContaining({
+          tool: 'provide_input',
+          arguments: { task_id: aid, name: 'answer', value: 'JSON' },
+        }),
+      );
+      const answered = await second.call('provide_input', { task_id: aid, name: 'answer', value: 21 });
+      expect(structured(answered)).toMatchObject({ status: 'succeeded', result: 42 });
       const cancelled = await second.call('submit_task', {
         code: 'await tools.refund({ id: "A100", amount: 900 })',
       });

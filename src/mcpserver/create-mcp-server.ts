@@ -192,6 +192,11 @@ function toolCalls(
         structuredContent: { ...inbox },
       };
     },
+    provide_input: async (args, signal) => {
+      const taskId = args.task_id as string;
+      await tasks.provideInput(taskId, args.name as string, args.value);
+      return taskResult(await settled(taskId, waitOf(args, DECIDE_WAIT_SECONDS), signal));
+    },
     approve: decide('approve'),
     reject: decide('reject'),
     cancel: async (args) =>

@@ -136,6 +136,23 @@ export const TASK_TOOLS: readonly ServerToolSpec[] = [
   decisionTool('approve', 'Approve a tool call a task waits on', 'approves'),
   decisionTool('reject', 'Reject a tool call a task waits on', 'rejects'),
   {
+    name: 'provide_input',
+    title: 'Give a task the input it waits for',
+    description:
+      'Gives the value a paused task waits for (its program called input.wait(name)) and lets it run on; answers ' +
+      `with the task once it pauses again or ends (wait_seconds, default ${DECIDE_WAIT_SECONDS}).`,
+    inputSchema: object(
+      {
+        task_id: taskId,
+        name: { type: 'string', minLength: 1, maxLength: 128, description: 'The input the task waits for.' },
+        value: { description: 'The value (any JSON) the program gets from input.wait.' },
+        wait_seconds: waitSeconds('the task to pause again or end', DECIDE_WAIT_SECONDS),
+      },
+      ['task_id', 'name', 'value'],
+    ),
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  },
+  {
     name: 'cancel',
     title: 'Cancel a task',
     description: 'Cancels a task that has not ended; a call running now is told to stop.',

@@ -22,6 +22,8 @@ export interface TaskBackend {
     reason: string | undefined,
   ): Promise<TaskView>;
   cancel(taskId: string, reason: string | undefined): Promise<TaskView>;
+  /** Gives the value a task waits for (`input.wait(name)`), as `POST /api/v1/tasks/{id}/input` does. */
+  provideInput(taskId: string, name: string, value: unknown): Promise<TaskView>;
   /** An artifact's bytes (a file the program left), or null. */
   artifact(taskId: string, name: string): Promise<Uint8Array | null>;
   /** The first entries of the task's journal, up to `maxBytes` of entry data (at least one); `more` if cut. */
@@ -94,6 +96,10 @@ export function runtimeTaskBackend(options: RuntimeTaskBackendOptions): TaskBack
     async cancel(taskId, reason) {
       await visible(taskId);
       return runtime.cancel(taskId, { actor, ...(reason === undefined ? {} : { reason }) });
+    },
+    async provideInput(taskId, name, value) {
+      await visible(taskId);
+      return runtime.provideInput(taskId, name, value, { actor });
     },
     async artifact(taskId, name) {
       await visible(taskId);

@@ -54,7 +54,17 @@ export function nextCalls(view: TaskView, options: ResultOptions): NextCall[] {
       },
     ]);
   }
-  // Other pauses (input, attention, a request) are taken on by the HTTP API or the CLI; cancel works here.
+  if (view.pause_reason === 'awaiting_input' && view.pending_inputs.length > 0) {
+    return [
+      ...view.pending_inputs.map((i) => ({
+        tool: 'provide_input',
+        arguments: { task_id, name: i.name, value: 'JSON' },
+        what: `give "${i.name}" (any JSON value) and run it on`,
+      })),
+      { tool: 'cancel', arguments: { task_id }, what: 'stop it' },
+    ];
+  }
+  // Other pauses (attention, a request) are taken on by the HTTP API or the CLI; cancel works here.
   return [{ tool: 'cancel', arguments: { task_id }, what: 'stop it' }];
 }
 
