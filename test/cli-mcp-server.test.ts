@@ -127,6 +127,18 @@ export default [
     expect(structured(after)).toMatchObject({ status: 'succeeded', result: 2 });
   });
 
+  it('a long wait sends progress to a client with a progress token, which keeps its timeout from running out', async () => {
+    const beats: string[] = [];
+    const r = (await session.client.callTool(
+      { name: 'execute', arguments: { code: 'await new Promise((r) => setTimeout(r, 7000));\n"slept"' } },
+      undefined,
+      { timeout: 4000, resetTimeoutOnProgress: true, onprogress: (p) => beats.push(p.message ?? '') },
+    )) as CallToolResult;
+    expect(structured(r)).toMatchObject({ status: 'succeeded', result: 'slept' });
+    expect(beats.length).toBeGreaterThanOrEqual(2);
+    expect(beats[0]).toMatch(/^task task_\w+: waiting \d+ s$/);
+  }, 30_000);
+
   it('malformed arguments are a clear INVALID_ARGUMENT naming the field; an unknown tool is a protocol error', async () => {
     const missing = await session.call('execute', { cod: 'x' });
     expect(missing.isError).toBe(true);

@@ -125,6 +125,22 @@ describe('codecall serve: the MCP endpoint at /mcp', () => {
     }
   }, 60_000);
 
+  it('answers as an event stream: a long wait sends progress first', async () => {
+    const acme = await connect(served.base, keys.acme ?? '');
+    try {
+      const beats: number[] = [];
+      const r = (await acme.client.callTool(
+        { name: 'execute', arguments: { code: 'await new Promise((r) => setTimeout(r, 4000));\n1' } },
+        undefined,
+        { onprogress: (p) => beats.push(p.progress) },
+      )) as CallToolResult;
+      expect(structured(r)).toMatchObject({ status: 'succeeded', result: 1 });
+      expect(beats[0]).toBe(1);
+    } finally {
+      await acme.client.close();
+    }
+  }, 60_000);
+
   it('a hostile program ends at its limit and the endpoint goes on serving', async () => {
     const acme = await connect(served.base, keys.acme ?? '');
     try {

@@ -13,8 +13,8 @@ export interface McpRouteOptions {
 }
 
 /**
- * The MCP endpoint (ADR 0049): Streamable HTTP at /mcp, stateless. Each POST is one JSON-RPC exchange answered as
- * JSON by a server made for the caller (the key's tenant and actor), so `execute` and `submit_task` are that
+ * The MCP endpoint (ADR 0049): Streamable HTTP at /mcp, stateless. Each POST is one JSON-RPC exchange answered
+ * (as an event stream) by a server made for the caller (the key's tenant and actor), so `execute` and `submit_task` are that
  * tenant's tasks on the service's queue. The API's keys, origin checks and request share hold as for /api/v1
  * (the auth hook guards /mcp). No session means no server-initiated stream: GET and DELETE are 405.
  */
@@ -29,10 +29,8 @@ export function registerMcpRoute(app: FastifyInstance, options: McpRouteOptions)
       tools,
       tasks: runtimeTaskBackend({ runtime, store, principal: request.principal }),
     });
-    const transport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: undefined,
-      enableJsonResponse: true,
-    });
+    // Answered as an event stream: a long wait sends progress notifications before the result.
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     // The transport answers on the raw response; fastify's reply is done with.
     reply.hijack();
     reply.raw.once('close', () => {

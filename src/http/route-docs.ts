@@ -158,7 +158,7 @@ const DOCS: Readonly<Record<string, RouteDoc>> = {
   },
   'POST /mcp': {
     summary:
-      'The MCP endpoint (Streamable HTTP, stateless, JSON answers): search_tools and execute (code mode) and the ' +
+      'The MCP endpoint (Streamable HTTP, stateless): search_tools and execute (code mode) and the ' +
       "task surface, as the key's tenant (ADR 0049)",
     tags: ['mcp'],
   },

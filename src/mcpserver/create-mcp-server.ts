@@ -116,7 +116,19 @@ export async function createCodecallMcpServer(options: CodecallMcpServerOptions)
     try {
       const handler = calls[spec.name];
       if (!handler) throw new Error(`no handler for ${spec.name}`);
-      return await handler(args, extra.signal);
+      // A client that gave a progress token hears from a long wait (and may keep its request timeout from running out).
+      const token = request.params._meta?.progressToken;
+      const progress =
+        token === undefined
+          ? undefined
+          : (n: number, message: string) =>
+              void extra
+                .sendNotification({
+                  method: 'notifications/progress',
+                  params: { progressToken: token, progress: n, message },
+                })
+                .catch(() => undefined);
+      return await handler(args, { signal: extra.signal, ...(progress ? { progress } : {}) });
     } catch (e) {
       if (isCodecallError(e)) return errorResult(e.code, e.message, e.details);
       return errorResult('INTERNAL', `${name}: ${(e as Error).message}`);
@@ -128,7 +140,16 @@ export async function createCodecallMcpServer(options: CodecallMcpServerOptions)
 /** Arguments as the schema checked them. */
 type Args = Readonly<Record<string, unknown>>;
 
-type Handler = (args: Args, signal: AbortSignal) => Promise<CallToolResult>;
+/** One call's context: its abort (the client's cancel, the connection's end) and, given a token, its progress. */
+interface Call {
+  readonly signal: AbortSignal;
+  readonly progress?: (n: number, message: string) => void;
+}
+
+type Handler = (args: Args, call: Call) => Promise<CallToolResult>;
+
+/** How often a waiting call tells a client with a progress token that it still waits. */
+export const PROGRESS_EVERY_MS = 3_000;
 
 function toolCalls(
   options: CodecallMcpServerOptions,
@@ -138,15 +159,27 @@ function toolCalls(
   const { tasks } = options;
   const taskResult = (view: TaskView) => resultOfTask(view, { taskTools });
   /** The task once it settles, waiting at most `seconds` (and not past the request's own end). */
-  const settled = async (taskId: string, seconds: number, signal: AbortSignal) => {
+  const settled = async (taskId: string, seconds: number, call: Call) => {
     if (seconds <= 0) return tasks.get(taskId);
-    return tasks.settle(taskId, AbortSignal.any([signal, AbortSignal.timeout(seconds * 1000)]));
+    const started = Date.now();
+    let beats = 0;
+    const timer =
+      call.progress &&
+      setInterval(() => {
+        beats += 1;
+        call.progress?.(beats, `task ${taskId}: waiting ${Math.round((Date.now() - started) / 1000)} s`);
+      }, PROGRESS_EVERY_MS);
+    try {
+      return await tasks.settle(taskId, AbortSignal.any([call.signal, AbortSignal.timeout(seconds * 1000)]));
+    } finally {
+      clearInterval(timer);
+    }
   };
-  const submit = async (args: Args, defaultWait: number, signal: AbortSignal) => {
+  const submit = async (args: Args, defaultWait: number, call: Call) => {
     const view = await tasks.submit(submitInput(args, options));
-    return taskResult(await settled(view.task_id, waitOf(args, defaultWait), signal));
+    return taskResult(await settled(view.task_id, waitOf(args, defaultWait), call));
   };
-  const decide = (decision: 'approve' | 'reject') => async (args: Args, signal: AbortSignal) => {
+  const decide = (decision: 'approve' | 'reject') => async (args: Args, call: Call) => {
     const taskId = args.task_id as string;
     const ids = typeof args.approval_id === 'string' ? [args.approval_id] : undefined;
     const view = await tasks.decide(taskId, decision, ids, args.reason as string | undefined);
@@ -154,7 +187,7 @@ function toolCalls(
     return taskResult(
       view.status === 'paused' && view.pending_approvals.length > 0
         ? view
-        : await settled(taskId, waitOf(args, DECIDE_WAIT_SECONDS), signal),
+        : await settled(taskId, waitOf(args, DECIDE_WAIT_SECONDS), call),
     );
   };
   return {
@@ -175,10 +208,9 @@ function toolCalls(
         },
       });
     },
-    execute: (args, signal) => submit(args, EXECUTE_WAIT_SECONDS, signal),
-    submit_task: (args, signal) => submit(args, 0, signal),
-    get_task: async (args, signal) =>
-      taskResult(await settled(args.task_id as string, waitOf(args, 0), signal)),
+    execute: (args, call) => submit(args, EXECUTE_WAIT_SECONDS, call),
+    submit_task: (args, call) => submit(args, 0, call),
+    get_task: async (args, call) => taskResult(await settled(args.task_id as string, waitOf(args, 0), call)),
     list_pending_approvals: async (args) => {
       const inbox = await tasks.approvals({
         ...(typeof args.limit === 'number' ? { limit: args.limit } : {}),
@@ -192,10 +224,10 @@ function toolCalls(
         structuredContent: { ...inbox },
       };
     },
-    provide_input: async (args, signal) => {
+    provide_input: async (args, call) => {
       const taskId = args.task_id as string;
       await tasks.provideInput(taskId, args.name as string, args.value);
-      return taskResult(await settled(taskId, waitOf(args, DECIDE_WAIT_SECONDS), signal));
+      return taskResult(await settled(taskId, waitOf(args, DECIDE_WAIT_SECONDS), call));
     },
     approve: decide('approve'),
     reject: decide('reject'),

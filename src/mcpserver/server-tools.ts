@@ -63,8 +63,11 @@ const object = (
   additionalProperties: false,
 });
 
-/** How long execute waits for its task by default; submit_task does not wait unless asked. */
-export const EXECUTE_WAIT_SECONDS = 120;
+/**
+ * How long execute waits for its task by default: under the 60 s an SDK client waits for an answer by default (a
+ * client that sends a progress token hears every few seconds and may wait longer); submit_task does not wait.
+ */
+export const EXECUTE_WAIT_SECONDS = 50;
 /** How long approve/reject wait by default for the task to run on to its next pause or end. */
 export const DECIDE_WAIT_SECONDS = 30;
 
