@@ -7,7 +7,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bin, cliTestDir, root } from './cli-fixture.ts';
+import { bin, cliTestDir, codecall, root } from './cli-fixture.ts';
 
 const UPSTREAM = `gh=${process.execPath} --import tsx test/support/mcp-test-server.ts`;
 
@@ -169,6 +169,7 @@ export default [
     const db = join(dir, 'tasks.db');
     const first = await codecallMcp('--tools', 'examples/refund-tools.ts', '--db', db);
     let taskId: string;
+    let forCli: { id: string; approval: string };
     try {
       const paused = await first.call('execute', {
         code: 'const r = await tools.refund({ id: "A101", amount: 240 });\nreturn r.refund_id;',
@@ -186,9 +187,31 @@ export default [
       expect(structured(inbox).approvals).toEqual([
         expect.objectContaining({ task_id: taskId, approval_id: approvalId, tool: 'tools.refund' }),
       ]);
+      const another = structured(
+        await first.call('execute', { code: 'await tools.refund({ id: "A100", amount: 300 })' }),
+      );
+      forCli = {
+        id: another.task_id as string,
+        approval: (another.pending_approvals as { id: string }[])[0]?.id ?? '',
+      };
     } finally {
       await first.close();
     }
+    // The task remembers its tools module, as exec --db does: the CLI approves and runs it on without --tools.
+    const cli = await codecall(
+      {},
+      'tasks',
+      'approve',
+      forCli.id,
+      forCli.approval,
+      '--db',
+      db,
+      '--resume',
+      '--json',
+    );
+    expect(cli.stderr).not.toContain('changed');
+    expect(cli.code).toBe(0);
+    expect(cli.stdout).toContain('"status":"succeeded"');
     // Another process on the same file takes it on.
     const second = await codecallMcp('--tools', 'examples/refund-tools.ts', '--db', db);
     try {

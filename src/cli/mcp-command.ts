@@ -4,6 +4,8 @@ import type { CliIo } from './cli-io.ts';
 import { positiveOption } from './number-options.ts';
 import { onFirstSigint } from './sigint.ts';
 import { openCliRuntime } from './task-runtime.ts';
+import { toolsMetadata } from './remembered-tools.ts';
+import { mcpMetadata } from './mcp-options.ts';
 
 export interface McpCommandOptions {
   tools?: string;
@@ -40,16 +42,17 @@ export async function mcpCommand(
     limits.memoryBytes = positiveOption('--memory', options.memory) * 1024 * 1024;
   }
   const upstream = options.upstream ?? [];
+  const mcp = {
+    mcp: [...(options.mcp ?? []), ...upstream],
+    ...(options.mcpConfig === undefined ? {} : { mcpConfig: options.mcpConfig }),
+  };
   const cli = await openCliRuntime({
     db: options.db ?? ':memory:',
     mustExist: false,
     runs: true,
     tools: options.tools,
     env,
-    mcp: {
-      mcp: [...(options.mcp ?? []), ...upstream],
-      ...(options.mcpConfig === undefined ? {} : { mcpConfig: options.mcpConfig }),
-    },
+    mcp,
   });
   try {
     // A gateway (`--upstream`) shows its client the code-mode pair alone; with --db, tasks are worth driving.
@@ -59,6 +62,8 @@ export async function mcpCommand(
       tasks: runtimeTaskBackend({ runtime: cli.runtime, store: cli.store, principal: LOCAL_USER }),
       taskTools,
       ...(Object.keys(limits).length > 0 ? { limits } : {}),
+      // As exec --db does: `codecall tasks resume|approve ... --db` find the tools module and servers again.
+      metadata: { ...toolsMetadata(options.tools), ...mcpMetadata(mcp) },
     });
     const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
     const transport = new StdioServerTransport();

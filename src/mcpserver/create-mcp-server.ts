@@ -250,6 +250,6 @@ function submitInput(args: Args, options: CodecallMcpServerOptions): SubmitInput
     code: args.code as string,
     language: (args.language as GuestLanguage | undefined) ?? 'javascript',
     ...(Object.keys(limits).length > 0 ? { limits } : {}),
-    ...(options.metadata ? { metadata: options.metadata } : {}),
+    ...(options.metadata && Object.keys(options.metadata).length > 0 ? { metadata: options.metadata } : {}),
   };
 }
