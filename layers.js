@@ -45,13 +45,15 @@ export const LAYERS = Object.freeze({
   egress: ['errors', 'spec', 'codec'],
   // MCP servers as tool providers: their tools as ToolDefinitions over the official SDK (ADR 0047).
   mcp: ['errors', 'spec', 'tools'],
+  // codecall as an MCP server (ADR 0049): the code-mode pair and the task surface over a Runtime.
+  mcpserver: ['errors', 'spec', 'codec', 'api', 'tools', 'agent'],
   // A remote caller of the HTTP API: the wire types only, never the server's runtime.
   client: ['errors', 'spec', 'api'],
   // The composition root of the service's core (no HTTP).
   service: SERVICE,
   // Leaves: the HTTP API (its serve.ts puts it over the service) and the command line.
-  http: ['errors', 'spec', 'codec', 'api', 'auth', 'metrics', 'service'],
-  cli: [...SERVICE, 'client', 'service', 'http'],
+  http: ['errors', 'spec', 'codec', 'api', 'auth', 'metrics', 'service', 'mcpserver'],
+  cli: [...SERVICE, 'client', 'service', 'http', 'mcpserver'],
 });
 
 /** Files that run inside the sandbox: they import nothing from src/. */

@@ -31,6 +31,9 @@ export { defineTool, DEFAULT_TOOL_NAMESPACE, ToolRegistry, runProgram } from './
 export type { DefineToolOptions, RunProgramOptions, ToolArgs } from './tools/index.ts';
 // MCP servers as tool providers (ADR 0047): their tools as ToolDefinitions, `tools.<server>.<tool>`.
 export { connectMcpServers } from './mcp/index.ts';
+// codecall as an MCP server (ADR 0049): search_tools/execute and the task surface over a runtime, as one caller.
+export { createCodecallMcpServer, runtimeTaskBackend } from './mcpserver/index.ts';
+export type { CodecallMcpServerOptions, RuntimeTaskBackendOptions, TaskBackend } from './mcpserver/index.ts';
 export type {
   ConnectMcpOptions,
   McpServerConfig,

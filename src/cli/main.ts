@@ -11,6 +11,7 @@ import type { ExecCommandOptions } from './exec-command.ts';
 import type { DoctorOptions } from './doctor-command.ts';
 import type { RunCommandOptions } from './run-command.ts';
 import type { ToolsListOptions } from './tools-command.ts';
+import type { McpCommandOptions } from './mcp-command.ts';
 import { DEFAULT_DB } from './serve-command.ts';
 import { DEFAULT_PORT } from '../service/config.ts';
 import type { ServeOptions } from './serve-command.ts';
@@ -164,6 +165,28 @@ export async function main(
     .action((options: ToolsListOptions) =>
       run(async () => (await import('./tools-command.ts')).toolsList(options, io)),
     );
+  addMcpOptions(
+    program
+      .command('mcp')
+      .description(
+        'serve codecall as an MCP server on stdio: search_tools and execute (code mode) over your tools, and durable tasks',
+      )
+      .option('--tools <module>', 'a .js/.ts module whose default export is a list or record of tools'),
+  )
+    .option(
+      '--upstream <server>',
+      'gateway: an upstream MCP server reached only from programs (tools.NAME.*): NAME=COMMAND [ARGS...] or NAME=URL; repeatable',
+      collect,
+      [],
+    )
+    .option('--db <path>', 'keep the tasks in this SQLite file (default: in memory, for this session)')
+    .option('--timeout <seconds>', "programs' wall-clock limit unless a call says otherwise")
+    .option('--cpu <seconds>', "programs' CPU time limit unless a call says otherwise")
+    .option('--memory <mb>', "programs' memory limit in MiB unless a call says otherwise")
+    .action(async (options: McpCommandOptions) => {
+      const { mcpCommand } = await import('./mcp-command.ts');
+      exitCode = await mcpCommand(options, io, env);
+    });
   const serve = program
     .command('serve')
     .description(

@@ -6,7 +6,7 @@ import { CodecallError } from '../errors/index.ts';
 import { createEgress } from '../egress/index.ts';
 import type { ModelConfig } from '../model/index.ts';
 import { availableDrivers, typeScriptLowering } from '../sandbox/index.ts';
-import type { SandboxDriver, TaskRecord, TaskStore } from '../spec/index.ts';
+import type { SandboxDriver, TaskRecord, TaskStore, ToolDefinition } from '../spec/index.ts';
 import { ToolRegistry } from '../tools/index.ts';
 import { loadToolsModule } from '../tools/load-tools-module.ts';
 import { openTaskDb } from './task-db.ts';
@@ -24,6 +24,8 @@ export interface CliRuntime {
   readonly toolsModule: string | null;
   /** The MCP servers this runtime serves: the flags given, else (with `toolsOf`) the ones remembered with the task. */
   readonly mcp: McpFlags;
+  /** The tools its programs may call (the module's, then the MCP servers'); none unless it `runs`. */
+  readonly tools: readonly ToolDefinition[];
   close(): Promise<void>;
 }
 
@@ -131,6 +133,7 @@ export async function openCliRuntime(options: {
     store,
     toolsModule,
     mcp: mcpFlags,
+    tools: registry.definitions,
     async close() {
       await runtime.close();
       await Promise.all(drivers.map((d) => d.close()));

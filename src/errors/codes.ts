@@ -55,6 +55,8 @@ export const ERROR_CODES = {
   BAD_REQUEST: row(400, 'input'),
   PAYLOAD_TOO_LARGE: row(413, 'input'),
   UNSUPPORTED_MEDIA_TYPE: row(415, 'input'),
+  // GET or DELETE /mcp: the MCP endpoint is stateless (ADR 0049).
+  METHOD_NOT_ALLOWED: row(405, 'input'),
   INVALID_ARGUMENT: row(400, 'input'),
   // A JSON body nested deeper than the server reads (refused before it is parsed).
   JSON_TOO_DEEP: row(400, 'input'),

@@ -156,6 +156,12 @@ const DOCS: Readonly<Record<string, RouteDoc>> = {
       },
     },
   },
+  'POST /mcp': {
+    summary:
+      'The MCP endpoint (Streamable HTTP, stateless): search_tools and execute (code mode) and the ' +
+      "task surface, as the key's tenant (ADR 0049)",
+    tags: ['mcp'],
+  },
   'POST /api/v1/tasks/:id/input': {
     summary: 'Provide the input a task waits for',
     tags: ['tasks'],
