@@ -21,7 +21,7 @@ const toLower = Str.prototype.toLowerCase, toUpper = Str.prototype.toUpperCase, 
 const rxTest = RegExp.prototype.test, promiseResolve = P.resolve, promiseReject = P.reject, promiseThen = P.prototype.then;
 const u8Slice = U8.prototype.slice, abSlice = AB.prototype.slice;
 const parseJson = JSON.parse, Sym = Symbol;
-const { utf8Encode, utf8Decode, nativeBase64, nativeFromBase64 } = lib;
+const { utf8Encode, utf8Decode, nativeBase64, nativeFromBase64, nativeBase64Text } = lib;
 const URLClass = lib.URL;
 const abortSignal = lib.abortSignal;
 const egressCall = lib.egressCall;
@@ -155,13 +155,33 @@ function frozenHeaders(pairs) {
 }
 
 // ---- bodies ------------------------------------------------------------------------------------------------
-// A body is a byte string (U8), null, or a stored body's { sha256, size } (ADR 0046): a large response the host
-// streamed into the task's body store, read here by ranges (egress.body), never whole unless the program asks.
+// A body is a byte string (U8), null, a stored body's { sha256, size } (ADR 0046): a large response the host
+// streamed into the task's body store, read here by ranges (egress.body), never whole unless the program asks; or
+// (a response from the host) its base64 text, decoded on first use: text() and json() go from it to text in one
+// native call, and a program that reads only the status decodes nothing.
 const BYTES = Sym('bytes'), USED = Sym('used'), STREAM = Sym('stream');
 const READ_BYTES = 262144;
 const u8Set = U8.prototype.set, mathMin = Math.min;
 const then = (p, f, r) => apply(promiseThen, p, r === undefined ? [f] : [f, r]);
 const resolved = (v) => apply(promiseResolve, P, [v]);
+const rejected = (e) => apply(promiseReject, P, [e]);
+/** The bytes of a body given as base64, decoded once (in place). */
+function inlineBytes(self) {
+  const b = self[BYTES];
+  if (typeof b !== 'string') return b;
+  const bytes = fromBase64(b);
+  self[BYTES] = bytes;
+  return bytes;
+}
+/** The text of a body given as base64 (marked used), straight from it; undefined for any other body. */
+function inlineText(self) {
+  const b = self[BYTES];
+  if (typeof b !== 'string') return undefined;
+  if (self[USED]) throw new TE('Body has already been used');
+  self[USED] = true;
+  const native = nativeBase64Text(b);
+  return native !== null ? native : utf8Decode(fromBase64(b));
+}
 /** Bytes and a default content type from a body init. */
 function bodyOf(init) {
   if (init === undefined || init === null) return { bytes: null, type: null };
@@ -194,9 +214,10 @@ function readAllStored(stored) {
   return then(resolved(undefined), step);
 }
 function consume(self) {
-  if (self[USED]) return apply(promiseReject, P, [new TE('Body has already been used')]);
+  if (self[USED]) return rejected(new TE('Body has already been used'));
   self[USED] = true;
-  const bytes = self[BYTES];
+  let bytes;
+  try { bytes = inlineBytes(self); } catch (e) { return rejected(e); }
   if (bytes === null) return resolved(new U8(0));
   return bytes instanceof U8 ? resolved(bytes) : readAllStored(bytes);
 }
@@ -205,7 +226,7 @@ function consume(self) {
  * one at a time, so a program can go through a body far larger than its memory.
  */
 function bodyStream(self) {
-  const source = self[BYTES];
+  const source = inlineBytes(self);
   const total = source instanceof U8 ? source.length : source.size;
   let at = 0, done = false, locked = false, streamed = false, queue = resolved(undefined);
   const finished = () => ({ done: true, value: undefined });
@@ -242,8 +263,14 @@ const bodyMethods = {
     return this[STREAM];
   },
   get bodyUsed() { return this[USED]; },
-  text() { return then(consume(this), (b) => utf8Decode(b)); },
-  json() { return then(consume(this), (b) => parseJson(utf8Decode(b))); },
+  text() {
+    if (typeof this[BYTES] === 'string') { try { return resolved(inlineText(this)); } catch (e) { return rejected(e); } }
+    return then(consume(this), (b) => utf8Decode(b));
+  },
+  json() {
+    if (typeof this[BYTES] === 'string') { try { return resolved(parseJson(inlineText(this))); } catch (e) { return rejected(e); } }
+    return then(consume(this), (b) => parseJson(utf8Decode(b)));
+  },
   arrayBuffer() { return then(consume(this), (b) => apply(abSlice, b.buffer, [b.byteOffset, b.byteOffset + b.byteLength])); },
   bytes() { return then(consume(this), (b) => apply(u8Slice, b, [])); },
 };
@@ -357,7 +384,15 @@ class Response {
   get status() { return this[RES].status; }
   get ok() { const s = this[RES].status; return s >= 200 && s <= 299; }
   get statusText() { return this[RES].statusText; }
-  get headers() { return this[RES].headers; }
+  get headers() {
+    // A response from the host keeps its header pairs as they came; the Headers object is made on first use (in a
+    // cell its clones share, as they share the Headers of one made here).
+    const s = this[RES];
+    if (s.headers !== null) return s.headers;
+    const cell = s.lazy;
+    if (cell.headers === null) cell.headers = frozenHeaders(cell.pairs);
+    return cell.headers;
+  }
   get url() { return this[RES].url; }
   get redirected() { return this[RES].redirected; }
   get type() { return this[RES].type; }
@@ -372,15 +407,19 @@ mixBody(Response);
 // ---- fetch ---------------------------------------------------------------------------------------------------
 function fetch(input, init) {
   let request, signal;
+  const o = init === undefined || init === null ? undefined : init;
   try {
-    signal = init === undefined || init === null ? undefined : init.signal;
+    signal = o === undefined ? undefined : o.signal;
     if (signal === null) signal = undefined;
     if (signal !== undefined && !abortSignal.is(signal)) throw new TE("fetch: 'signal' must be an AbortSignal");
     if (signal !== undefined && signal.aborted) return apply(promiseReject, P, [signal.reason]);
-    request = new Request(input, init, typeof input === 'string' && apply(rxTest, PLAIN_URL, [input]));
+    const plain = typeof input === 'string' && apply(rxTest, PLAIN_URL, [input]);
+    // fetch(url) alone: the request the host gets, without a Request and its Headers made only to be read back.
+    if (plain && o === undefined) request = null;
+    else request = new Request(input, init, plain);
   }
   catch (e) { return apply(promiseReject, P, [e]); }
-  const answer = send(request);
+  const answer = request === null ? sendArgs('read', { url: input, method: 'GET', headers: [], body: null, redirect: 'follow' }) : send(request);
   if (signal === undefined) return answer;
   // The request already went to the host, which finishes it (and journals it); the program stops waiting.
   return new P((resolve, reject) => {
@@ -396,12 +435,20 @@ function send(request) {
   const args = { url: r.url, method: r.method, headers: pairs, body: bytes === null ? null : toBase64(bytes), redirect: r.redirect };
   // Safe methods without a body only read: the host may run them again after a crash; the rest are effects.
   const name = bytes === null && SAFE.indexOf(r.method) >= 0 ? 'read' : 'fetch';
-  return apply(promiseThen, egressCall(name, args), [(res) => makeResponse(res.storedBody !== undefined && res.storedBody !== null
-    ? freeze({ sha256: Str(res.storedBody.sha256), size: +res.storedBody.size })
-    : fromBase64(Str(res.body)), {
-    status: res.status, statusText: Str(res.statusText), headers: frozenHeaders(res.headers), url: Str(res.url),
+  return sendArgs(name, args);
+}
+/** The host's response as a Response: its headers and body are decoded when the program first reads them. */
+function hostResponse(res) {
+  const stored = res.storedBody;
+  return makeResponse(stored !== undefined && stored !== null
+    ? freeze({ sha256: Str(stored.sha256), size: +stored.size })
+    : Str(res.body), {
+    status: res.status, statusText: Str(res.statusText), headers: null, lazy: { headers: null, pairs: res.headers }, url: Str(res.url),
     redirected: res.redirected === true, type: 'basic',
-  }), (e) => {
+  });
+}
+function sendArgs(name, args) {
+  return apply(promiseThen, egressCall(name, args), [hostResponse, (e) => {
     // A request the host cannot parse is the caller's TypeError, as a guest-side check would have made it.
     if (e !== null && typeof e === 'object' && e.code === 'INVALID_ARGUMENT') throw new TE('fetch: ' + Str(e.message));
     throw e;
