@@ -140,7 +140,14 @@ export class VmExecution implements VmGuestHooks, ReplaySink {
     this.guest(() => {
       const id = q.newNumber(callId);
       const body = q.newString(payload);
-      q.callFunction(vm.deliver, q.undefined, id, ok ? q.true : q.false, body, tagged ? q.true : q.false).dispose();
+      q.callFunction(
+        vm.deliver,
+        q.undefined,
+        id,
+        ok ? q.true : q.false,
+        body,
+        tagged ? q.true : q.false,
+      ).dispose();
       id.dispose();
       body.dispose();
     });
