@@ -1,13 +1,15 @@
 // A response from the host as the guest reads it (issue 21): its headers and body are decoded on first use (the
 // body kept as the host's base64 until then, text() and json() straight from it), so every way of reading one must
 // give what Node's own fetch gives for the same response from a real server on loopback: text of every size and
-// of invalid UTF-8 or a BOM, JSON, bytes, a stream, clones and a body read twice.
+// of invalid UTF-8 or a BOM, JSON, bytes, a stream, clones and a body read twice; and fetch(url), which skips the
+// Request, must send the host the very arguments (as text) that journals written before hold.
 import { createServer } from 'node:http';
 import type { AddressInfo, Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEgress, createQuickJsDriver, runProgram } from '../src/internal.ts';
 import type { QuickJsDriver } from '../src/internal.ts';
 import { answerBytes, BYTES_BASE64_TEXT } from '../src/sandbox/quickjs/bytes-host.ts';
+import { EGRESS_BINDINGS } from '../src/spec/index.ts';
 
 const bodies: Record<string, Buffer> = {
   json: Buffer.from(
@@ -117,5 +119,34 @@ describe('a response from the host in the guest', () => {
     expect(answerBytes(BYTES_BASE64_TEXT, { text: 'QU*D' })).toBeNull();
     expect(answerBytes(BYTES_BASE64_TEXT, { text: 'QUJDR' })).toBeNull();
     expect(answerBytes(BYTES_BASE64_TEXT, { bytes: new Uint8Array(4) })).toBeNull();
+  });
+
+  it('fetch(url) sends the host the arguments a Request would, as the journals already hold them', async () => {
+    const sent: string[] = [];
+    const url = 'https://api.example.com/a?b=1';
+    const r = await driver.execute({
+      code: `for (const f of [() => fetch(URL_), () => fetch(URL_, {}), () => fetch(new Request(URL_)), () => fetch(URL_, { method: 'get' })]) await f();
+        return (await fetch(URL_)).status;`.replaceAll('URL_', JSON.stringify(url)),
+      language: 'javascript',
+      tools: EGRESS_BINDINGS,
+      host: {
+        call: (call) => {
+          if (call.kind === 'tool') sent.push(`${call.name} ${call.argsJson ?? ''}`);
+          const value = {
+            status: 204,
+            statusText: '',
+            headers: [],
+            url,
+            redirected: false,
+            body: '',
+            allowedBy: 'x',
+          };
+          return Promise.resolve({ ok: true, value });
+        },
+      },
+    });
+    expect(r).toMatchObject({ status: 'succeeded', value: 204 });
+    const wire = `read {"url":${JSON.stringify(url)},"method":"GET","headers":[],"body":null,"redirect":"follow"}`;
+    expect(sent).toEqual([wire, wire, wire, wire, wire]);
   });
 });

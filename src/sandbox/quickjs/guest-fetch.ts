@@ -20,7 +20,7 @@ const arrayPush = Array.prototype.push, arrayJoin = Array.prototype.join, arrayS
 const toLower = Str.prototype.toLowerCase, toUpper = Str.prototype.toUpperCase, strTrim = Str.prototype.trim;
 const rxTest = RegExp.prototype.test, promiseResolve = P.resolve, promiseReject = P.reject, promiseThen = P.prototype.then;
 const u8Slice = U8.prototype.slice, abSlice = AB.prototype.slice;
-const parseJson = JSON.parse, Sym = Symbol;
+const parseJson = JSON.parse, stringify = JSON.stringify, Sym = Symbol;
 const { utf8Encode, utf8Decode, nativeBase64, nativeFromBase64, nativeBase64Text } = lib;
 const URLClass = lib.URL;
 const abortSignal = lib.abortSignal;
@@ -419,7 +419,7 @@ function fetch(input, init) {
     else request = new Request(input, init, plain);
   }
   catch (e) { return apply(promiseReject, P, [e]); }
-  const answer = request === null ? sendArgs('read', { url: input, method: 'GET', headers: [], body: null, redirect: 'follow' }) : send(request);
+  const answer = request === null ? sendArgs('read', undefined, plainGet(input)) : send(request);
   if (signal === undefined) return answer;
   // The request already went to the host, which finishes it (and journals it); the program stops waiting.
   return new P((resolve, reject) => {
@@ -447,8 +447,15 @@ function hostResponse(res) {
     redirected: res.redirected === true, type: 'basic',
   });
 }
-function sendArgs(name, args) {
-  return apply(promiseThen, egressCall(name, args), [hostResponse, (e) => {
+/**
+ * The arguments of a GET of url as the value codec writes them, key for key (the journal and a replay compare
+ * them as text): the interpreter's JSON.stringify of the object took ~6 µs, one string's ~1 µs.
+ */
+function plainGet(url) {
+  return '{"url":' + stringify(url) + ',"method":"GET","headers":[],"body":null,"redirect":"follow"}';
+}
+function sendArgs(name, args, json) {
+  return apply(promiseThen, egressCall(name, args, json), [hostResponse, (e) => {
     // A request the host cannot parse is the caller's TypeError, as a guest-side check would have made it.
     if (e !== null && typeof e === 'object' && e.code === 'INVALID_ARGUMENT') throw new TE('fetch: ' + Str(e.message));
     throw e;

@@ -221,12 +221,14 @@ function logger(level) {
 const consoleObject = freeze({ log: logger('log'), info: logger('info'), warn: logger('warn'), error: logger('error'), debug: logger('debug') });
 
 // ---- tools --------------------------------------------------------------------------------------------
-function callTool(index, ns, name, args) {
+function callTool(index, ns, name, args, json) {
   const site = new E();
   return new P((resolve, reject) => {
-    let payload;
-    try { payload = encode(args === undefined ? {} : args, 'args'); }
-    catch (e) { reject(new ToolValidationError('invalid arguments for ' + ns + '.' + name + ': ' + e.message, 'TOOL_VALIDATION')); return; }
+    let payload = json;
+    if (payload === undefined) {
+      try { payload = encode(args === undefined ? {} : args, 'args'); }
+      catch (e) { reject(new ToolValidationError('invalid arguments for ' + ns + '.' + name + ': ' + e.message, 'TOOL_VALIDATION')); return; }
+    }
     const id = hostCall(index, payload);
     apply(mapSet, pending, [id, { resolve, reject, site }]);
   });
@@ -372,11 +374,12 @@ const globals = { console: consoleObject, performance: performanceObject, setTim
 // The web APIs, Intl, events and fetch (guest-web.ts, guest-url.ts, guest-intl.ts, guest-events.ts, guest-fetch.ts): each factory gets the helpers of the ones before it.
 // fetch (guest-fetch.ts) reaches the host through the egress bindings, which only a task with network access has.
 let egressIndexes = null;
-function egressCall(name, args) {
+// json: the arguments already in the wire form (guest-fetch.ts's fetch(url), whose arguments are all plain JSON).
+function egressCall(name, args, json) {
   if (egressIndexes === null || !hasOwn(egressIndexes, name)) {
     return apply(promiseReject, P, [new ToolError('fetch: this task has no network access (ask for it with tool_constraints.network_access: { allow: [host names] })', 'EGRESS_REFUSED', { reason: 'no_network_access' })]);
   }
-  return callTool(egressIndexes[name], 'egress', name, args);
+  return callTool(egressIndexes[name], 'egress', name, args, json);
 }
 // A listener's throw is reported, not thrown (as browsers do), so one bad listener does not end the program.
 const reportError = (e) => consoleObject.error('Uncaught (in a listener)', e);
