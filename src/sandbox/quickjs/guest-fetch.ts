@@ -4,9 +4,9 @@
  * rest), which the host checks against the task's `network_access`, makes, and journals: a replay answers it from
  * the journal with the same bytes. A plain string like guest-runtime.ts, evaluated once into the template VM.
  *
- * Its factory takes the `lib` of the factories before it (guest-web.ts's UTF-8 codec, guest-url.ts's URL) and the
- * runtime's `lib.egressCall(name, args)`, which rejects with a ToolError when the task has no network access.
- * Bodies are byte strings, or (ADR 0046) a large response's stored body, read by ranges through
+ * Its factory takes the `lib` of the factories before it (guest-web.ts's UTF-8 codec, guest-url.ts's URL,
+ * guest-base64.ts's base64) and the runtime's `lib.egressCall(name, args)`, which rejects with a ToolError when the
+ * task has no network access. Bodies are byte strings, a response's base64 until first read, or (ADR 0046) a large response's stored body, read by ranges through
  * `lib.egressCall('body', ...)`: `text()`, `json()`, `arrayBuffer()` and `bytes()` read one whole, `body` is a
  * minimal stream (`getReader().read()`, `for await`) that reads it chunk by chunk.
  */
@@ -21,7 +21,7 @@ const toLower = Str.prototype.toLowerCase, toUpper = Str.prototype.toUpperCase, 
 const rxTest = RegExp.prototype.test, promiseResolve = P.resolve, promiseReject = P.reject, promiseThen = P.prototype.then;
 const u8Slice = U8.prototype.slice, abSlice = AB.prototype.slice;
 const parseJson = JSON.parse, stringify = JSON.stringify, Sym = Symbol;
-const { utf8Encode, utf8Decode, nativeBase64, nativeFromBase64, nativeBase64Text } = lib;
+const { utf8Encode, utf8Decode, nativeBase64Text, toBase64, fromBase64 } = lib;
 const URLClass = lib.URL;
 const abortSignal = lib.abortSignal;
 const egressCall = lib.egressCall;
@@ -29,53 +29,6 @@ const TOKEN = /^[!#$%&'*+.^_\x60|~0-9A-Za-z-]+$/;
 const BAD_VALUE = /[\0\r\n]/;
 const SAFE = ['GET', 'HEAD', 'OPTIONS'];
 const STATUS_TEXT_OK = /^[\t\x20-\x7e\x80-\xff]*$/;
-
-// ---- base64 ------------------------------------------------------------------------------------------------
-const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
-function toBase64(bytes) {
-  const native = nativeBase64(bytes);
-  if (native !== null) return native;
-  const parts = [];
-  let chunk = '';
-  for (let i = 0; i < bytes.length; i += 3) {
-    const a = bytes[i], b = i + 1 < bytes.length ? bytes[i + 1] : 0, c = i + 2 < bytes.length ? bytes[i + 2] : 0;
-    const n = (a << 16) | (b << 8) | c;
-    chunk += ALPHABET[(n >> 18) & 63] + ALPHABET[(n >> 12) & 63] +
-      (i + 1 < bytes.length ? ALPHABET[(n >> 6) & 63] : '=') + (i + 2 < bytes.length ? ALPHABET[n & 63] : '=');
-    if (chunk.length >= 4096) { apply(arrayPush, parts, [chunk]); chunk = ''; }
-  }
-  apply(arrayPush, parts, [chunk]);
-  return apply(arrayJoin, parts, ['']);
-}
-// By character: indexing a primitive string and a null-prototype table is what a program cannot reach (no
-// method call per character: a large body is millions of them).
-const DIGITS = O.create(null);
-for (let i = 0; i < 64; i++) DIGITS[ALPHABET[i]] = i;
-function fromBase64(text) {
-  const s = Str(text);
-  const native = nativeFromBase64(s);
-  if (native !== null) return native;
-  let end = s.length;
-  while (end > 0 && s[end - 1] === '=') end--;
-  const out = new U8((end * 3) >> 2);
-  const bad = () => { throw new TE('the host sent a body that is not base64'); };
-  let j = 0, i = 0;
-  const whole = end - (end & 3);
-  for (; i < whole; i += 4) {
-    const a = DIGITS[s[i]], b = DIGITS[s[i + 1]], c = DIGITS[s[i + 2]], d = DIGITS[s[i + 3]];
-    if (a === undefined || b === undefined || c === undefined || d === undefined) bad();
-    const n = (a << 18) | (b << 12) | (c << 6) | d;
-    out[j++] = n >> 16; out[j++] = (n >> 8) & 255; out[j++] = n & 255;
-  }
-  let bits = 0, value = 0;
-  for (; i < end; i++) {
-    const v = DIGITS[s[i]];
-    if (v === undefined) bad();
-    value = (value << 6) | v; bits += 6;
-    if (bits >= 8) { bits -= 8; out[j++] = (value >> bits) & 255; }
-  }
-  return out;
-}
 
 // ---- Headers -----------------------------------------------------------------------------------------------
 const LIST = Sym('list'), GUARD = Sym('guard');

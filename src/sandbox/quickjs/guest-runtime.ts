@@ -3,7 +3,7 @@
  * import nothing from the host and must survive any host-side transpiler untouched.
  *
  * Evaluating it yields a function that takes the host callbacks (call, log, done, intl's three and the byte codecs) and the guest's web
- * API factories (guest-web.ts, guest-url.ts, guest-intl.ts, guest-events.ts, guest-fetch.ts), and returns `{ start, run, deliver }`. The callbacks live only in this
+ * API factories (guest-web.ts, guest-url.ts, guest-intl.ts, guest-events.ts, guest-base64.ts, guest-fetch.ts), and returns `{ start, run, deliver }`. The callbacks live only in this
  * closure; nothing host-facing stays on the global. Values cross as tagged JSON (see src/codec/value-codec.ts,
  * which this mirrors).
  */
@@ -371,7 +371,7 @@ const performanceObject = freeze({ now() { return dateNow() - timeOrigin; }, get
 for (const name of ['SharedArrayBuffer', 'Atomics', 'WeakRef', 'FinalizationRegistry', 'WebAssembly']) delete G[name];
 defineProperty(Math, 'random', { value: random, writable: false, enumerable: false, configurable: false });
 const globals = { console: consoleObject, performance: performanceObject, setTimeout: setTimeoutFn, clearTimeout: clearTimerFn, setInterval: setIntervalFn, clearInterval: clearTimerFn, ToolError, NoSuchToolError, ToolValidationError, ToolRejectedError, InputTimeoutError };
-// The web APIs, Intl, events and fetch (guest-web.ts, guest-url.ts, guest-intl.ts, guest-events.ts, guest-fetch.ts): each factory gets the helpers of the ones before it.
+// The web APIs, Intl, events and fetch (guest-web.ts, guest-url.ts, guest-intl.ts, guest-events.ts, guest-base64.ts, guest-fetch.ts): each factory gets the helpers of the ones before it.
 // fetch (guest-fetch.ts) reaches the host through the egress bindings, which only a task with network access has.
 let egressIndexes = null;
 // json: the arguments already in the wire form (guest-fetch.ts's fetch(url), whose arguments are all plain JSON).
