@@ -6,9 +6,10 @@
  *
  * Its factory takes the `lib` of the factories before it (guest-web.ts's UTF-8 codec, guest-url.ts's URL,
  * guest-base64.ts's base64) and the runtime's `lib.egressCall(name, args)`, which rejects with a ToolError when the
- * task has no network access. Bodies are byte strings, a response's base64 until first read, or (ADR 0046) a large response's stored body, read by ranges through
- * `lib.egressCall('body', ...)`: `text()`, `json()`, `arrayBuffer()` and `bytes()` read one whole, `body` is a
- * minimal stream (`getReader().read()`, `for await`) that reads it chunk by chunk.
+ * task has no network access. Bodies are byte strings, a response's base64 until first read, or (ADR 0046) a large
+ * response's stored body, read by ranges through `lib.egressCall('body', ...)`: `text()`, `json()`,
+ * `arrayBuffer()` and `bytes()` read one whole, `body` is a minimal stream (`getReader().read()`, `for await`) that
+ * reads it chunk by chunk.
  */
 export const GUEST_FETCH_SOURCE = String.raw`(function (lib) {
 'use strict';
