@@ -174,8 +174,8 @@ await guestFetch();
 const samples: Record<string, number[]> = { node: [], plain: [], guest: [], durable: [] };
 for (let r = 0; r < ROUNDS; r++) {
   samples.node?.push(await nodeFetch());
-  samples.plain?.push(await nodeHttpNoKeepAlive());
   samples.guest?.push(await guestFetch());
+  samples.plain?.push(await nodeHttpNoKeepAlive());
   samples.durable?.push(await durableFetch());
 }
 const ms = (k: string): number => median(samples[k] ?? []);
@@ -188,6 +188,12 @@ row("Node's fetch (undici, keep-alive)", 'node');
 row('node:http, a new connection per request', 'plain');
 row('guest fetch, runProgram (quickjs -> host -> egress)', 'guest');
 row('guest fetch, durable task (each request journaled)', 'durable');
+// On a shared machine the load moves between rounds: the ratio within each round (Node's fetch and the guest's a
+// second apart) is steadier than the ratio of the medians.
+const ratios = (samples.guest ?? []).map((g, i) => g / (samples.node?.[i] ?? NaN)).sort((a, b) => a - b);
+console.log(
+  `guest fetch / Node fetch within each round: median ${median(ratios).toFixed(2)}x, range ${ratios[0]?.toFixed(2)}-${ratios.at(-1)?.toFixed(2)}x`,
+);
 const memory = await streamedMemory();
 console.log(
   `a 50 MB response, max_bytes 10 MiB: ${String(memory.code)} after ${memory.ms.toFixed(0)} ms, peak RSS +${memory.peakMib.toFixed(1)} MiB`,

@@ -10,11 +10,17 @@ export const BYTES_UTF8_DECODE_FATAL = 1;
 export const BYTES_UTF8_ENCODE = 2;
 export const BYTES_BASE64_DECODE = 3;
 export const BYTES_BASE64_ENCODE = 4;
+/** base64 text straight to its UTF-8 text (lenient, BOM kept): a response's text() without bytes in the VM. */
+export const BYTES_BASE64_TEXT = 5;
 
 const lenient = new TextDecoder('utf-8', { ignoreBOM: true });
 const fatal = new TextDecoder('utf-8', { ignoreBOM: true, fatal: true });
 const encoder = new TextEncoder();
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+function isBase64(text: string): boolean {
+  return text.length % 4 !== 1 && BASE64.test(text);
+}
 
 /**
  * The answer to one request: a string or bytes, or null when the input is invalid for the operation (the guest
@@ -40,9 +46,9 @@ export function answerBytes(
       return text === undefined ? null : encoder.encode(text);
     case BYTES_BASE64_DECODE:
       // Buffer skips what is not base64; the guest's codec refuses it, so do we.
-      return text === undefined || text.length % 4 === 1 || !BASE64.test(text)
-        ? null
-        : new Uint8Array(Buffer.from(text, 'base64'));
+      return text === undefined || !isBase64(text) ? null : new Uint8Array(Buffer.from(text, 'base64'));
+    case BYTES_BASE64_TEXT:
+      return text === undefined || !isBase64(text) ? null : lenient.decode(Buffer.from(text, 'base64'));
     case BYTES_BASE64_ENCODE:
       return bytes === undefined
         ? null

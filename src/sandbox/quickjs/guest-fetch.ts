@@ -4,11 +4,12 @@
  * rest), which the host checks against the task's `network_access`, makes, and journals: a replay answers it from
  * the journal with the same bytes. A plain string like guest-runtime.ts, evaluated once into the template VM.
  *
- * Its factory takes the `lib` of the factories before it (guest-web.ts's UTF-8 codec, guest-url.ts's URL) and the
- * runtime's `lib.egressCall(name, args)`, which rejects with a ToolError when the task has no network access.
- * Bodies are byte strings, or (ADR 0046) a large response's stored body, read by ranges through
- * `lib.egressCall('body', ...)`: `text()`, `json()`, `arrayBuffer()` and `bytes()` read one whole, `body` is a
- * minimal stream (`getReader().read()`, `for await`) that reads it chunk by chunk.
+ * Its factory takes the `lib` of the factories before it (guest-web.ts's UTF-8 codec, guest-url.ts's URL,
+ * guest-base64.ts's base64) and the runtime's `lib.egressCall(name, args)`, which rejects with a ToolError when the
+ * task has no network access. Bodies are byte strings, a response's base64 until first read, or (ADR 0046) a large
+ * response's stored body, read by ranges through `lib.egressCall('body', ...)`: `text()`, `json()`,
+ * `arrayBuffer()` and `bytes()` read one whole, `body` is a minimal stream (`getReader().read()`, `for await`) that
+ * reads it chunk by chunk.
  */
 export const GUEST_FETCH_SOURCE = String.raw`(function (lib) {
 'use strict';
@@ -20,8 +21,8 @@ const arrayPush = Array.prototype.push, arrayJoin = Array.prototype.join, arrayS
 const toLower = Str.prototype.toLowerCase, toUpper = Str.prototype.toUpperCase, strTrim = Str.prototype.trim;
 const rxTest = RegExp.prototype.test, promiseResolve = P.resolve, promiseReject = P.reject, promiseThen = P.prototype.then;
 const u8Slice = U8.prototype.slice, abSlice = AB.prototype.slice;
-const parseJson = JSON.parse, Sym = Symbol;
-const { utf8Encode, utf8Decode, nativeBase64, nativeFromBase64 } = lib;
+const parseJson = JSON.parse, stringify = JSON.stringify, Sym = Symbol;
+const { utf8Encode, utf8Decode, nativeBase64Text, toBase64, fromBase64 } = lib;
 const URLClass = lib.URL;
 const abortSignal = lib.abortSignal;
 const egressCall = lib.egressCall;
@@ -29,53 +30,6 @@ const TOKEN = /^[!#$%&'*+.^_\x60|~0-9A-Za-z-]+$/;
 const BAD_VALUE = /[\0\r\n]/;
 const SAFE = ['GET', 'HEAD', 'OPTIONS'];
 const STATUS_TEXT_OK = /^[\t\x20-\x7e\x80-\xff]*$/;
-
-// ---- base64 ------------------------------------------------------------------------------------------------
-const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
-function toBase64(bytes) {
-  const native = nativeBase64(bytes);
-  if (native !== null) return native;
-  const parts = [];
-  let chunk = '';
-  for (let i = 0; i < bytes.length; i += 3) {
-    const a = bytes[i], b = i + 1 < bytes.length ? bytes[i + 1] : 0, c = i + 2 < bytes.length ? bytes[i + 2] : 0;
-    const n = (a << 16) | (b << 8) | c;
-    chunk += ALPHABET[(n >> 18) & 63] + ALPHABET[(n >> 12) & 63] +
-      (i + 1 < bytes.length ? ALPHABET[(n >> 6) & 63] : '=') + (i + 2 < bytes.length ? ALPHABET[n & 63] : '=');
-    if (chunk.length >= 4096) { apply(arrayPush, parts, [chunk]); chunk = ''; }
-  }
-  apply(arrayPush, parts, [chunk]);
-  return apply(arrayJoin, parts, ['']);
-}
-// By character: indexing a primitive string and a null-prototype table is what a program cannot reach (no
-// method call per character: a large body is millions of them).
-const DIGITS = O.create(null);
-for (let i = 0; i < 64; i++) DIGITS[ALPHABET[i]] = i;
-function fromBase64(text) {
-  const s = Str(text);
-  const native = nativeFromBase64(s);
-  if (native !== null) return native;
-  let end = s.length;
-  while (end > 0 && s[end - 1] === '=') end--;
-  const out = new U8((end * 3) >> 2);
-  const bad = () => { throw new TE('the host sent a body that is not base64'); };
-  let j = 0, i = 0;
-  const whole = end - (end & 3);
-  for (; i < whole; i += 4) {
-    const a = DIGITS[s[i]], b = DIGITS[s[i + 1]], c = DIGITS[s[i + 2]], d = DIGITS[s[i + 3]];
-    if (a === undefined || b === undefined || c === undefined || d === undefined) bad();
-    const n = (a << 18) | (b << 12) | (c << 6) | d;
-    out[j++] = n >> 16; out[j++] = (n >> 8) & 255; out[j++] = n & 255;
-  }
-  let bits = 0, value = 0;
-  for (; i < end; i++) {
-    const v = DIGITS[s[i]];
-    if (v === undefined) bad();
-    value = (value << 6) | v; bits += 6;
-    if (bits >= 8) { bits -= 8; out[j++] = (value >> bits) & 255; }
-  }
-  return out;
-}
 
 // ---- Headers -----------------------------------------------------------------------------------------------
 const LIST = Sym('list'), GUARD = Sym('guard');
@@ -155,13 +109,33 @@ function frozenHeaders(pairs) {
 }
 
 // ---- bodies ------------------------------------------------------------------------------------------------
-// A body is a byte string (U8), null, or a stored body's { sha256, size } (ADR 0046): a large response the host
-// streamed into the task's body store, read here by ranges (egress.body), never whole unless the program asks.
+// A body is a byte string (U8), null, a stored body's { sha256, size } (ADR 0046): a large response the host
+// streamed into the task's body store, read here by ranges (egress.body), never whole unless the program asks; or
+// (a response from the host) its base64 text, decoded on first use: text() and json() go from it to text in one
+// native call, and a program that reads only the status decodes nothing.
 const BYTES = Sym('bytes'), USED = Sym('used'), STREAM = Sym('stream');
 const READ_BYTES = 262144;
 const u8Set = U8.prototype.set, mathMin = Math.min;
 const then = (p, f, r) => apply(promiseThen, p, r === undefined ? [f] : [f, r]);
 const resolved = (v) => apply(promiseResolve, P, [v]);
+const rejected = (e) => apply(promiseReject, P, [e]);
+/** The bytes of a body given as base64, decoded once (in place). */
+function inlineBytes(self) {
+  const b = self[BYTES];
+  if (typeof b !== 'string') return b;
+  const bytes = fromBase64(b);
+  self[BYTES] = bytes;
+  return bytes;
+}
+/** The text of a body given as base64 (marked used), straight from it; undefined for any other body. */
+function inlineText(self) {
+  const b = self[BYTES];
+  if (typeof b !== 'string') return undefined;
+  if (self[USED]) throw new TE('Body has already been used');
+  self[USED] = true;
+  const native = nativeBase64Text(b);
+  return native !== null ? native : utf8Decode(fromBase64(b));
+}
 /** Bytes and a default content type from a body init. */
 function bodyOf(init) {
   if (init === undefined || init === null) return { bytes: null, type: null };
@@ -194,9 +168,10 @@ function readAllStored(stored) {
   return then(resolved(undefined), step);
 }
 function consume(self) {
-  if (self[USED]) return apply(promiseReject, P, [new TE('Body has already been used')]);
+  if (self[USED]) return rejected(new TE('Body has already been used'));
   self[USED] = true;
-  const bytes = self[BYTES];
+  let bytes;
+  try { bytes = inlineBytes(self); } catch (e) { return rejected(e); }
   if (bytes === null) return resolved(new U8(0));
   return bytes instanceof U8 ? resolved(bytes) : readAllStored(bytes);
 }
@@ -205,7 +180,7 @@ function consume(self) {
  * one at a time, so a program can go through a body far larger than its memory.
  */
 function bodyStream(self) {
-  const source = self[BYTES];
+  const source = inlineBytes(self);
   const total = source instanceof U8 ? source.length : source.size;
   let at = 0, done = false, locked = false, streamed = false, queue = resolved(undefined);
   const finished = () => ({ done: true, value: undefined });
@@ -242,8 +217,14 @@ const bodyMethods = {
     return this[STREAM];
   },
   get bodyUsed() { return this[USED]; },
-  text() { return then(consume(this), (b) => utf8Decode(b)); },
-  json() { return then(consume(this), (b) => parseJson(utf8Decode(b))); },
+  text() {
+    if (typeof this[BYTES] === 'string') { try { return resolved(inlineText(this)); } catch (e) { return rejected(e); } }
+    return then(consume(this), (b) => utf8Decode(b));
+  },
+  json() {
+    if (typeof this[BYTES] === 'string') { try { return resolved(parseJson(inlineText(this))); } catch (e) { return rejected(e); } }
+    return then(consume(this), (b) => parseJson(utf8Decode(b)));
+  },
   arrayBuffer() { return then(consume(this), (b) => apply(abSlice, b.buffer, [b.byteOffset, b.byteOffset + b.byteLength])); },
   bytes() { return then(consume(this), (b) => apply(u8Slice, b, [])); },
 };
@@ -357,7 +338,15 @@ class Response {
   get status() { return this[RES].status; }
   get ok() { const s = this[RES].status; return s >= 200 && s <= 299; }
   get statusText() { return this[RES].statusText; }
-  get headers() { return this[RES].headers; }
+  get headers() {
+    // A response from the host keeps its header pairs as they came; the Headers object is made on first use (in a
+    // cell its clones share, as they share the Headers of one made here).
+    const s = this[RES];
+    if (s.headers !== null) return s.headers;
+    const cell = s.lazy;
+    if (cell.headers === null) cell.headers = frozenHeaders(cell.pairs);
+    return cell.headers;
+  }
   get url() { return this[RES].url; }
   get redirected() { return this[RES].redirected; }
   get type() { return this[RES].type; }
@@ -372,15 +361,19 @@ mixBody(Response);
 // ---- fetch ---------------------------------------------------------------------------------------------------
 function fetch(input, init) {
   let request, signal;
+  const o = init === undefined || init === null ? undefined : init;
   try {
-    signal = init === undefined || init === null ? undefined : init.signal;
+    signal = o === undefined ? undefined : o.signal;
     if (signal === null) signal = undefined;
     if (signal !== undefined && !abortSignal.is(signal)) throw new TE("fetch: 'signal' must be an AbortSignal");
     if (signal !== undefined && signal.aborted) return apply(promiseReject, P, [signal.reason]);
-    request = new Request(input, init, typeof input === 'string' && apply(rxTest, PLAIN_URL, [input]));
+    const plain = typeof input === 'string' && apply(rxTest, PLAIN_URL, [input]);
+    // fetch(url) alone: the request the host gets, without a Request and its Headers made only to be read back.
+    if (plain && o === undefined) request = null;
+    else request = new Request(input, init, plain);
   }
   catch (e) { return apply(promiseReject, P, [e]); }
-  const answer = send(request);
+  const answer = request === null ? sendArgs('read', undefined, plainGet(input)) : send(request);
   if (signal === undefined) return answer;
   // The request already went to the host, which finishes it (and journals it); the program stops waiting.
   return new P((resolve, reject) => {
@@ -396,12 +389,27 @@ function send(request) {
   const args = { url: r.url, method: r.method, headers: pairs, body: bytes === null ? null : toBase64(bytes), redirect: r.redirect };
   // Safe methods without a body only read: the host may run them again after a crash; the rest are effects.
   const name = bytes === null && SAFE.indexOf(r.method) >= 0 ? 'read' : 'fetch';
-  return apply(promiseThen, egressCall(name, args), [(res) => makeResponse(res.storedBody !== undefined && res.storedBody !== null
-    ? freeze({ sha256: Str(res.storedBody.sha256), size: +res.storedBody.size })
-    : fromBase64(Str(res.body)), {
-    status: res.status, statusText: Str(res.statusText), headers: frozenHeaders(res.headers), url: Str(res.url),
+  return sendArgs(name, args);
+}
+/** The host's response as a Response: its headers and body are decoded when the program first reads them. */
+function hostResponse(res) {
+  const stored = res.storedBody;
+  return makeResponse(stored !== undefined && stored !== null
+    ? freeze({ sha256: Str(stored.sha256), size: +stored.size })
+    : Str(res.body), {
+    status: res.status, statusText: Str(res.statusText), headers: null, lazy: { headers: null, pairs: res.headers }, url: Str(res.url),
     redirected: res.redirected === true, type: 'basic',
-  }), (e) => {
+  });
+}
+/**
+ * The arguments of a GET of url as the value codec writes them, key for key (the journal and a replay compare
+ * them as text): the interpreter's JSON.stringify of the object took ~6 µs, one string's ~1 µs.
+ */
+function plainGet(url) {
+  return '{"url":' + stringify(url) + ',"method":"GET","headers":[],"body":null,"redirect":"follow"}';
+}
+function sendArgs(name, args, json) {
+  return apply(promiseThen, egressCall(name, args, json), [hostResponse, (e) => {
     // A request the host cannot parse is the caller's TypeError, as a guest-side check would have made it.
     if (e !== null && typeof e === 'object' && e.code === 'INVALID_ARGUMENT') throw new TE('fetch: ' + Str(e.message));
     throw e;

@@ -77,6 +77,10 @@ function nativeBase64(bytes) {
 function nativeFromBase64(text) {
   return text.length < NATIVE_MIN || text.length > NATIVE_MAX ? null : hostBytes(3, text);
 }
+/** The UTF-8 text (lenient, BOM kept) of base64 text by the host in one call, or null. */
+function nativeBase64Text(text) {
+  return text.length < NATIVE_MIN || text.length > NATIVE_MAX ? null : hostBytes(5, text);
+}
 
 // ---- UTF-8 --------------------------------------------------------------------------------------------
 /** The UTF-8 bytes of a string; a lone surrogate is U+FFFD (the USVString conversion). */
@@ -432,6 +436,6 @@ defineProperty(cryptoObject, Symbol.toStringTag, { value: 'Crypto', configurable
 
 return {
   globals: { TextEncoder, TextDecoder, structuredClone, crypto: cryptoObject },
-  lib: { utf8Encode, utf8Decode, usv, nativeBase64, nativeFromBase64 },
+  lib: { utf8Encode, utf8Decode, usv, nativeBase64, nativeFromBase64, nativeBase64Text },
 };
 })`;

@@ -19,6 +19,14 @@ type CallMessage = Extract<FromWorker, { type: 'call' }>;
  */
 export class HostExecution implements GuestTransport<CallMessage> {
   private readonly pump: CallPump<CallMessage>;
+  /** When the last outcome was delivered (performance.now()), until the guest's next message; else -1. */
+  private deliveredAt = -1;
+  /**
+   * Whether the guest's last message after a delivery came within the poll window. A guest that computes longer on
+   * an answer (a fetch's response parsed) would only have the main thread spin on a core the guest needs, and
+   * contend for the port the guest posts to; every gap is timed, so a guest that turns quick is polled for again.
+   */
+  private answersQuickly = true;
 
   constructor(
     readonly execId: number,
@@ -30,8 +38,13 @@ export class HostExecution implements GuestTransport<CallMessage> {
     private readonly hooks: {
       /** The worker did not answer past the deadline. */
       onStuck(worker: SandboxWorker): void;
-      /** Called after each delivery (the driver may poll for the guest's next message). */
+      /**
+       * Called after a delivery when the guest's next message came within `quickAnswerMs` of the one before (the
+       * driver may poll for it rather than sleep).
+       */
       afterDeliver(worker: SandboxWorker): void;
+      /** How soon after a delivery the guest's next message must come for the next delivery to be polled after. */
+      readonly quickAnswerMs: number;
     },
   ) {
     this.pump = new CallPump({
@@ -54,6 +67,10 @@ export class HostExecution implements GuestTransport<CallMessage> {
   }
 
   onMessage(msg: Exclude<FromWorker, { type: 'ready' }>): void {
+    if (this.deliveredAt >= 0) {
+      this.answersQuickly = performance.now() - this.deliveredAt <= this.hooks.quickAnswerMs;
+      this.deliveredAt = -1;
+    }
     switch (msg.type) {
       case 'call':
         if (msg.tool === -1) this.pump.timer(msg);
@@ -116,7 +133,8 @@ export class HostExecution implements GuestTransport<CallMessage> {
 
   deliver(msg: CallMessage, ok: boolean, payload: string, clockMs: number): void {
     this.worker.send({ type: 'deliver', execId: this.execId, callId: msg.callId, ok, payload, clockMs });
-    this.hooks.afterDeliver(this.worker);
+    this.deliveredAt = performance.now();
+    if (this.answersQuickly) this.hooks.afterDeliver(this.worker);
   }
 
   interrupt(error: GuestFailure): void {

@@ -7,6 +7,7 @@ import { GUEST_RUNTIME_SOURCE } from './guest-runtime.ts';
 import { GUEST_URL_SOURCE } from './guest-url.ts';
 import { GUEST_WEB_SOURCE } from './guest-web.ts';
 import { GUEST_EVENTS_SOURCE } from './guest-events.ts';
+import { GUEST_BASE64_SOURCE } from './guest-base64.ts';
 import { GUEST_FETCH_SOURCE } from './guest-fetch.ts';
 import { answerIntl, callIntl, compareIntl } from './intl-host.ts';
 import { answerBytes } from './bytes-host.ts';
@@ -40,7 +41,7 @@ async function compileGuest(module: QuickJsModule): Promise<{ runtime: Uint8Arra
     return {
       runtime: vm.compile(GUEST_RUNTIME_SOURCE, '<codecall-runtime>', 0, STRIP),
       web: vm.compile(
-        `[${GUEST_WEB_SOURCE}, ${GUEST_URL_SOURCE}, ${GUEST_INTL_SOURCE}, ${GUEST_EVENTS_SOURCE}, ${GUEST_FETCH_SOURCE}]`,
+        `[${GUEST_WEB_SOURCE}, ${GUEST_URL_SOURCE}, ${GUEST_INTL_SOURCE}, ${GUEST_EVENTS_SOURCE}, ${GUEST_BASE64_SOURCE}, ${GUEST_FETCH_SOURCE}]`,
         '<codecall-web>',
         0,
         STRIP,

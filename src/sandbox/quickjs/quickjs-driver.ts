@@ -201,6 +201,7 @@ export class QuickJsDriver implements SandboxDriver {
             if (this.mainSpinMicros > 0 && this.executions.size <= this.workers.length)
               w.pollOnce(this.mainSpinMicros);
           },
+          quickAnswerMs: this.mainSpinMicros / 2000,
         },
       );
       this.executions.set(execId, exec);
