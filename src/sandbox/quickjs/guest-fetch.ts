@@ -20,7 +20,7 @@ const isArray = Array.isArray, isView = AB.isView;
 const arrayPush = Array.prototype.push, arrayJoin = Array.prototype.join, arraySlice = Array.prototype.slice;
 const toLower = Str.prototype.toLowerCase, toUpper = Str.prototype.toUpperCase, strTrim = Str.prototype.trim;
 const rxTest = RegExp.prototype.test, promiseResolve = P.resolve, promiseReject = P.reject, promiseThen = P.prototype.then;
-const u8Slice = U8.prototype.slice, abSlice = AB.prototype.slice;
+const u8Slice = U8.prototype.slice, abSlice = AB.prototype.slice, strSlice = Str.prototype.slice;
 const parseJson = JSON.parse, stringify = JSON.stringify, Sym = Symbol;
 const { utf8Encode, utf8Decode, nativeBase64Text, toBase64, fromBase64 } = lib;
 const URLClass = lib.URL;
@@ -119,6 +119,8 @@ const u8Set = U8.prototype.set, mathMin = Math.min;
 const then = (p, f, r) => apply(promiseThen, p, r === undefined ? [f] : [f, r]);
 const resolved = (v) => apply(promiseResolve, P, [v]);
 const rejected = (e) => apply(promiseReject, P, [e]);
+/** A body's text as the Fetch standard decodes it: UTF-8, a leading byte order mark dropped. */
+const bodyText = (t) => (t.length > 0 && t.charCodeAt(0) === 0xfeff ? apply(strSlice, t, [1]) : t);
 /** The bytes of a body given as base64, decoded once (in place). */
 function inlineBytes(self) {
   const b = self[BYTES];
@@ -134,7 +136,7 @@ function inlineText(self) {
   if (self[USED]) throw new TE('Body has already been used');
   self[USED] = true;
   const native = nativeBase64Text(b);
-  return native !== null ? native : utf8Decode(fromBase64(b));
+  return bodyText(native !== null ? native : utf8Decode(fromBase64(b)));
 }
 /** Bytes and a default content type from a body init. */
 function bodyOf(init) {
@@ -219,11 +221,11 @@ const bodyMethods = {
   get bodyUsed() { return this[USED]; },
   text() {
     if (typeof this[BYTES] === 'string') { try { return resolved(inlineText(this)); } catch (e) { return rejected(e); } }
-    return then(consume(this), (b) => utf8Decode(b));
+    return then(consume(this), (b) => bodyText(utf8Decode(b)));
   },
   json() {
     if (typeof this[BYTES] === 'string') { try { return resolved(parseJson(inlineText(this))); } catch (e) { return rejected(e); } }
-    return then(consume(this), (b) => parseJson(utf8Decode(b)));
+    return then(consume(this), (b) => parseJson(bodyText(utf8Decode(b))));
   },
   arrayBuffer() { return then(consume(this), (b) => apply(abSlice, b.buffer, [b.byteOffset, b.byteOffset + b.byteLength])); },
   bytes() { return then(consume(this), (b) => apply(u8Slice, b, [])); },
