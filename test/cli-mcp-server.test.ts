@@ -151,7 +151,7 @@ export default [
     expect(text(limit)).toMatch(/^INVALID_ARGUMENT: search_tools: limit: /);
     const noTask = await session.call('get_task', { task_id: 'task_nope' });
     expect(structured(noTask)).toMatchObject({ error: { code: 'NOT_FOUND' } });
-    await expect(session.call('no_such_tool', {})).rejects.toThrow(/no tool no_such_tool/);
+    await expect(session.call('no_such_tool', {})).rejects.toThrow(/no tool "no_such_tool"/);
   });
 
   it("a tool's console output goes to stderr, never into the protocol", async () => {
