@@ -6,7 +6,8 @@
 // - a task of 20 calls: 20 tools/call round trips to the upstream server (what function calling does, model time
 //   left out) against one `execute` whose program makes the 20 calls; round trips and wall time.
 // - per call: 200 sequential calls, directly, against inside one `execute` ((its wall - an empty program's) / 200),
-//   with tasks in memory (no --db) and in an SQLite file (--db: every call journaled with fsync).
+//   with tasks in memory (no --db) and in an SQLite file (--db: every call journaled with fsync), and of the same
+//   tool in-process (bench/mcp-echo-tools.ts: no MCP hop), which tells codecall's part from the hop's.
 //
 // Usage: npm run bench:mcp (BENCH_QUICK=1 for fewer rounds). Needs dist/ (the script builds it).
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -29,6 +30,14 @@ async function connect(command: string, args: string[]): Promise<Client> {
   return client;
 }
 const direct = (n: number) => connect(process.execPath, upstreamArgs(n));
+/** `codecall mcp` over the in-process twin of `echo` (no MCP hop): `tools.echo`. */
+const inProcess = () =>
+  connect(process.execPath, [
+    join(root, 'bin/codecall.js'),
+    'mcp',
+    '--tools',
+    join(root, 'bench/mcp-echo-tools.ts'),
+  ]);
 const gateway = (n: number, db?: string) =>
   connect(process.execPath, [
     join(root, 'bin/codecall.js'),
@@ -49,7 +58,8 @@ async function execute(client: Client, code: string): Promise<number> {
   if (status !== 'succeeded') throw new Error(`execute: ${JSON.stringify(r.content)}`);
   return wall;
 }
-const callsProgram = (k: number) => `for (let i = 0; i < ${k}; i++) await tools.b.echo({ i });\nreturn ${k};`;
+const callsProgram = (k: number, tool = 'tools.b.echo') =>
+  `for (let i = 0; i < ${k}; i++) await ${tool}({ i });\nreturn ${k};`;
 
 async function directCalls(client: Client, k: number): Promise<number> {
   const t0 = performance.now();
@@ -90,19 +100,24 @@ const dir = await mkdtemp(join(tmpdir(), 'codecall-bench-mcp-'));
 const up = await direct(10);
 const mem = await gateway(10);
 const file = await gateway(10, join(dir, 'tasks.db'));
+const local = await inProcess();
 try {
   // Warm both paths (the sandbox's first VM, the SDK's first calls).
   await directCalls(up, 20);
   await execute(mem, callsProgram(20));
   await execute(file, callsProgram(20));
+  await execute(local, callsProgram(20, 'tools.echo'));
   const twenty = { direct: [] as number[], mem: [] as number[], file: [] as number[] };
-  const per = { direct: [] as number[], mem: [] as number[], file: [] as number[] };
+  const per = { direct: [] as number[], local: [] as number[], mem: [] as number[], file: [] as number[] };
   const K = 200;
   for (let r = 0; r < ROUNDS; r++) {
     twenty.direct.push(await directCalls(up, 20));
     twenty.mem.push(await execute(mem, callsProgram(20)));
     twenty.file.push(await execute(file, callsProgram(20)));
     per.direct.push((await directCalls(up, K)) / K);
+    per.local.push(
+      ((await execute(local, callsProgram(K, 'tools.echo'))) - (await execute(local, 'return 0'))) / K,
+    );
     per.mem.push(((await execute(mem, callsProgram(K))) - (await execute(mem, 'return 0'))) / K);
     per.file.push(((await execute(file, callsProgram(K))) - (await execute(file, 'return 0'))) / K);
   }
@@ -114,12 +129,16 @@ try {
   console.log(`codecall execute, --db file\t1\t${ms(twenty.file)}`);
   console.log(`\nper call, ${K} sequential (median of ${ROUNDS}), us`);
   console.log(`direct\t${us(per.direct)}`);
+  console.log(
+    `codecall, in-process tool, in memory\t${us(per.local)}\t${(median(per.local) / median(per.direct)).toFixed(2)}x`,
+  );
   console.log(`codecall, in memory\t${us(per.mem)}\t${(median(per.mem) / median(per.direct)).toFixed(2)}x`);
   console.log(`codecall, --db file\t${us(per.file)}\t${(median(per.file) / median(per.direct)).toFixed(2)}x`);
 } finally {
   await up.close();
   await mem.close();
   await file.close();
+  await local.close();
   await rm(dir, { recursive: true, force: true });
 }
 console.log(`\nbusy after: ${((await busyShare(1000)) ?? 0).toFixed(2)}`);

@@ -8,6 +8,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bin, cliTestDir, codecall, root } from './cli-fixture.ts';
+import { startMcpHttpServer } from './support/mcp-test-server.ts';
 
 const UPSTREAM = `gh=${process.execPath} --import tsx test/support/mcp-test-server.ts`;
 
@@ -151,7 +152,7 @@ export default [
     expect(text(limit)).toMatch(/^INVALID_ARGUMENT: search_tools: limit: /);
     const noTask = await session.call('get_task', { task_id: 'task_nope' });
     expect(structured(noTask)).toMatchObject({ error: { code: 'NOT_FOUND' } });
-    await expect(session.call('no_such_tool', {})).rejects.toThrow(/no tool no_such_tool/);
+    await expect(session.call('no_such_tool', {})).rejects.toThrow(/no tool "no_such_tool"/);
   });
 
   it("a tool's console output goes to stderr, never into the protocol", async () => {
@@ -317,6 +318,20 @@ export default [
       expect(structured(failed)).toMatchObject({ status: 'failed', error: { code: 'MCP_TOOL_ERROR' } });
     } finally {
       await gateway.close();
+    }
+  }, 60_000);
+
+  it('a gateway to a Streamable HTTP upstream with --db serves the task surface too', async () => {
+    const upstream = await startMcpHttpServer();
+    const gateway = await codecallMcp('--upstream', `web=${upstream.url}`, '--db', join(dir, 'gateway.db'));
+    try {
+      const { tools } = await gateway.client.listTools();
+      expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['execute', 'approve', 'get_task']));
+      const r = await gateway.call('execute', { code: '(await tools.web.search({ q: "ban" })).hits' });
+      expect(structured(r)).toMatchObject({ status: 'succeeded', result: ['banana'] });
+    } finally {
+      await gateway.close();
+      await upstream.close();
     }
   }, 60_000);
 });

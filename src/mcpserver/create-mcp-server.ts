@@ -103,7 +103,7 @@ export async function createCodecallMcpServer(options: CodecallMcpServerOptions)
     if (!spec) {
       throw new types.McpError(
         types.ErrorCode.InvalidParams,
-        `no tool ${name}: ${[...byName.keys()].join(', ')}`,
+        `no tool ${JSON.stringify(name.slice(0, 100))}: ${[...byName.keys()].join(', ')}`,
       );
     }
     const args = request.params.arguments ?? {};

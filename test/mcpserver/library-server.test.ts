@@ -93,6 +93,23 @@ describe('createCodecallMcpServer (the library)', () => {
     expect(done.s).toMatchObject({ status: 'succeeded', result: 'sent 5' });
   });
 
+  it('a wait that runs out answers with the task as it is and the call that waits on; the task goes on', async () => {
+    const acme = await as(member('acme'));
+    const early = await acme('execute', {
+      code: 'await new Promise((r) => setTimeout(r, 1500));\n"late"',
+      wait_seconds: 0.2,
+    });
+    expect(early.isError).toBeFalsy();
+    expect(['pending', 'running']).toContain(early.s.status);
+    const id = early.s.task_id as string;
+    expect(early.s.next).toEqual([
+      expect.objectContaining({ tool: 'get_task', arguments: { task_id: id, wait_seconds: 30 } }),
+      expect.objectContaining({ tool: 'cancel', arguments: { task_id: id } }),
+    ]);
+    const done = await acme('get_task', { task_id: id, wait_seconds: 30 });
+    expect(done.s).toMatchObject({ status: 'succeeded', result: 'late', next: [] });
+  }, 30_000);
+
   it('runs a program with the limits it was given, and answers a program that throws with its code', async () => {
     const acme = await as(member('acme'));
     const slow = await acme('execute', { code: 'for (;;) {}' });
