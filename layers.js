@@ -45,13 +45,15 @@ export const LAYERS = Object.freeze({
   egress: ['errors', 'spec', 'codec'],
   // MCP servers as tool providers: their tools as ToolDefinitions over the official SDK (ADR 0047).
   mcp: ['errors', 'spec', 'tools'],
+  // Constrained decoding (ADR 0051): JSON Schema to grammars, the byte matcher, GBNF/Lark/regex exports.
+  grammar: ['errors', 'spec'],
   // A remote caller of the HTTP API: the wire types only, never the server's runtime.
   client: ['errors', 'spec', 'api'],
   // The composition root of the service's core (no HTTP).
   service: SERVICE,
   // Leaves: the HTTP API (its serve.ts puts it over the service) and the command line.
   http: ['errors', 'spec', 'codec', 'api', 'auth', 'metrics', 'service'],
-  cli: [...SERVICE, 'client', 'service', 'http'],
+  cli: [...SERVICE, 'client', 'service', 'http', 'grammar'],
 });
 
 /** Files that run inside the sandbox: they import nothing from src/. */
