@@ -7,3 +7,7 @@ export { compileProgram } from './program.ts';
 export type { Program, ProgramOptions } from './program.ts';
 export { GrammarMatcher } from './matcher.ts';
 export type { MatcherOptions, MatchStatus } from './matcher.ts';
+export { grammarToGbnf } from './export-gbnf.ts';
+export { grammarToLark } from './export-lark.ts';
+export { grammarToRegex } from './export-regex.ts';
+export type { RegexExportOptions } from './export-regex.ts';
