@@ -78,6 +78,11 @@ export class GrammarMatcher {
     return accepting ? 'accepting' : 'open';
   }
 
+  /** How many parse stacks are alive (1 for an unambiguous point; a measure of the grammar's ambiguity). */
+  get stacks(): number {
+    return this.top.nodes.length;
+  }
+
   isAccepting(): boolean {
     return this.top.accepting;
   }
@@ -171,8 +176,10 @@ export class GrammarMatcher {
         }
         if (bytes[s]!.length > 0) nodes.push(s === node.state ? node : this.interner.node(s, node.parent));
         const sCalls = calls[s]!;
-        for (let i = 0; i < sCalls.length; i += 2)
-          push(sCalls[i]!, this.interner.node(sCalls[i + 1]!, node.parent));
+        for (let i = 0; i < sCalls.length; i += 2) {
+          const ret = sCalls[i + 1]!;
+          push(sCalls[i]!, ret < 0 ? node.parent : this.interner.node(ret, node.parent));
+        }
         if (final[s] === 1) {
           if (node.parent === null) accepting = true;
           else push(node.parent.state, node.parent.parent);

@@ -13,7 +13,7 @@ export interface Program {
   readonly bytes: readonly Int32Array[];
   /** Per state: the states its ε-closure within the rule reaches (itself included). */
   readonly closure: readonly Int32Array[];
-  /** Per state: calls as flat [rule start, return state, ...]. */
+  /** Per state: calls as flat [rule start, return state (-1: a tail call), ...]. */
   readonly calls: readonly Int32Array[];
   /** Per state: the end of its rule (a return). */
   readonly final: Uint8Array;
@@ -207,18 +207,29 @@ export function compileProgram(grammar: Grammar, options: ProgramOptions = {}): 
   for (const state of builder.finals) final[state] = 1;
   const rootStart = builder.ruleStart.get(grammar.root);
   if (rootStart === undefined) throw new CodecallError('INVALID_ARGUMENT', `no root rule ${grammar.root}`);
+  // Only the states that do something: byte edges, calls, or a return.
+  const closure = builder.eps.map((_, state) =>
+    Int32Array.from(
+      epsClosure(builder.eps, state).filter(
+        (s) => builder.bytes[s]!.length > 0 || builder.calls[s]!.length > 0 || final[s] === 1,
+      ),
+    ),
+  );
+  // A call whose return state can only end its rule is a tail call (return state -1): the callee returns straight
+  // to the caller's caller, so a chain of rules calling the next (an object's optional properties) stays flat.
+  const calls = builder.calls.map((edges) => {
+    const out = Int32Array.from(edges);
+    for (let i = 0; i < out.length; i += 2) {
+      const after = closure[out[i + 1]!]!;
+      if (after.length === 1 && final[after[0]!] === 1) out[i + 1] = -1;
+    }
+    return out;
+  });
   return {
     stateCount: count,
     bytes: builder.bytes.map((edges) => Int32Array.from(edges)),
-    // Only the states that do something: byte edges, calls, or a return.
-    closure: builder.eps.map((_, state) =>
-      Int32Array.from(
-        epsClosure(builder.eps, state).filter(
-          (s) => builder.bytes[s]!.length > 0 || builder.calls[s]!.length > 0 || final[s] === 1,
-        ),
-      ),
-    ),
-    calls: builder.calls.map((edges) => Int32Array.from(edges)),
+    closure,
+    calls,
     final,
     rootStart,
   };
