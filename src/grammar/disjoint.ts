@@ -55,8 +55,17 @@ function pairwiseDisjoint(sets: Set<string>[]): boolean {
   return true;
 }
 
+/** The values a branch allows when it is an enum or a const. */
+function literals(schema: unknown): Set<string> | undefined {
+  if (!isObject(schema)) return undefined;
+  if (Object.hasOwn(schema, 'const')) return new Set([JSON.stringify(schema.const)]);
+  return Array.isArray(schema.enum) ? new Set(schema.enum.map((v) => JSON.stringify(v))) : undefined;
+}
+
 export function oneOfDisjoint(ctx: CompileContext, branches: unknown[], rest: Obj): boolean {
   const schemas = branches.map((b) => resolved(ctx, b));
+  const values = schemas.map(literals);
+  if (values.every((v) => v !== undefined) && pairwiseDisjoint(values)) return true;
   const restTypes = typeSet(rest);
   const types = schemas.map((s) => typeSet(s) ?? restTypes);
   if (types.every((t) => t !== undefined) && pairwiseDisjoint(types)) return true;

@@ -43,7 +43,24 @@ const REG_NAME = `(${UNRESERVED}|${PCT}|${SUB_DELIMS})*`;
 const AUTHORITY = `(${USERINFO}@)?(${IP_LITERAL}|${IPV4}|${REG_NAME})(:[0-9]*)?`;
 const SEGMENT = `${PCHAR}*`;
 const HIER = `(//${AUTHORITY}(/${SEGMENT})*|/(${PCHAR}+(/${SEGMENT})*)?|${PCHAR}+(/${SEGMENT})*|)`;
-const URI = `[a-zA-Z][a-zA-Z0-9+.-]*:${HIER}(\\?(${PCHAR}|[/?])*)?(#(${PCHAR}|[/?])*)?`;
+const QUERY_FRAGMENT = `(\\?(${PCHAR}|[/?])*)?(#(${PCHAR}|[/?])*)?`;
+const URI = `[a-zA-Z][a-zA-Z0-9+.-]*:${HIER}${QUERY_FRAGMENT}`;
+const NO_COLON = `(${UNRESERVED}|${PCT}|${SUB_DELIMS}|@)`;
+const RELATIVE = `(//${AUTHORITY}(/${SEGMENT})*|/(${PCHAR}+(/${SEGMENT})*)?|${NO_COLON}+(/${SEGMENT})*|)${QUERY_FRAGMENT}`;
+// RFC 3987: an IRI is a URI that may also hold non-ASCII characters where unreserved ones go.
+// (ucschar: planes 1 to 14 without their last two code points; private-use characters, allowed in a query, are not
+// taken: stricter, never looser.)
+const UCS_PLANES = Array.from(
+  { length: 14 },
+  (_, i) => `\\u{${(i + 1).toString(16)}0000}-\\u{${(i + 1).toString(16)}fffd}`,
+).join('');
+const iri = (re: string): string =>
+  re.split(UNRESERVED).join(`[a-zA-Z0-9._~\\u00a0-\\ud7ff\\uf900-\\ufdcf\\ufdf0-\\uffef${UCS_PLANES}-]`);
+// RFC 3339 appendix A.
+const DUR_TIME = 'T([0-9]+H([0-9]+M([0-9]+S)?)?|[0-9]+M([0-9]+S)?|[0-9]+S)';
+const DUR_DATE = `([0-9]+D|[0-9]+M([0-9]+D)?|[0-9]+Y([0-9]+M([0-9]+D)?)?)(${DUR_TIME})?`;
+const DURATION = `P(${DUR_DATE}|${DUR_TIME}|[0-9]+W)`;
+const B64 = '[A-Za-z0-9+/]';
 const UUID = '[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}';
 
 export const FORMAT_PATTERNS: Readonly<Record<string, string>> = {
@@ -55,6 +72,13 @@ export const FORMAT_PATTERNS: Readonly<Record<string, string>> = {
   email: EMAIL,
   uri: URI,
   uuid: UUID,
+  'uri-reference': `(${URI}|${RELATIVE})`,
+  iri: iri(URI),
+  'iri-reference': iri(`(${URI}|${RELATIVE})`),
+  duration: DURATION,
+  'json-pointer': '(/([^~/]|~[01])*)*',
+  // OpenAPI's base64 string.
+  byte: `(${B64}{4})*(${B64}{2}==|${B64}{3}=)?`,
 };
 
 /** The anchored regex of a format, or undefined for a format the engine does not know. */

@@ -15,12 +15,31 @@ const data = sharedDataDir();
 const suite = data === undefined ? undefined : join(data, 'json-schema-test-suite/tests/draft2020-12');
 if (suite === undefined) console.log('skipped: no ../shared/data (set CODECALL_SHARED_DATA)');
 
-const FORMATS = ['date', 'time', 'date-time', 'uuid', 'email', 'uri', 'ipv4', 'ipv6'];
+const FORMATS = [
+  'date',
+  'time',
+  'date-time',
+  'uuid',
+  'email',
+  'uri',
+  'ipv4',
+  'ipv6',
+  'uri-reference',
+  'iri',
+  'iri-reference',
+  'duration',
+  'json-pointer',
+];
 /**
  * Valid values the format grammars refuse on purpose (stricter, never looser; ADR 0051): a leap second at another
- * offset than zero, and e-mail's quoted local parts and address literals.
+ * offset than zero, and e-mail's quoted local parts and address literals, an IRI's private-use characters.
  */
-const STRICTER = [/leap second/, /quoted string/, /address-literal after the @ is valid/];
+const STRICTER = [
+  /leap second/,
+  /quoted string/,
+  /address-literal after the @ is valid/,
+  /private-use char in query/,
+];
 
 function run(dir: string, files: string[]) {
   const result = emptyResult();
@@ -52,6 +71,6 @@ describe.skipIf(suite === undefined)('JSON-Schema-Test-Suite draft 2020-12', () 
       (m) => !(m.includes('valid but rejected') && STRICTER.some((re) => re.test(m))),
     );
     expect(unexpected).toEqual([]);
-    expect(result.mismatches.length).toBeLessThanOrEqual(10);
+    expect(result.mismatches.length).toBeLessThanOrEqual(11);
   });
 });
