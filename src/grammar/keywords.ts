@@ -27,6 +27,12 @@ export const ANNOTATIONS = new Set([
   'markdownDescription',
 ]);
 
+/**
+ * Internal: property names an object must not have (what `not: { required: [name] }` becomes); never in a user's
+ * schema with a meaning of its own, as `$` names are reserved for the specification.
+ */
+export const FORBIDDEN = '$codecall:forbidden';
+
 /** Keywords the grammar enforces (some only in part: the compiler reports the rest). */
 export const ENFORCED = new Set([
   'type',
@@ -53,11 +59,12 @@ export const ENFORCED = new Set([
   'maximum',
   'exclusiveMinimum',
   'exclusiveMaximum',
+  'not',
+  FORBIDDEN,
 ]);
 
 /** Keywords with a meaning for validity that the grammar does not enforce: always reported. */
 export const UNSUPPORTED = new Set([
-  'not',
   'if',
   'then',
   'else',

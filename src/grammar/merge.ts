@@ -58,8 +58,9 @@ export function mergeSchemas(a: Schema, b: Schema): MergeResult {
       case 'type':
         out.type = intersectTypes(types(av) ?? [], types(bv) ?? []);
         break;
+      case '$codecall:forbidden':
       case 'required':
-        out.required = [...new Set([...(av as string[]), ...(bv as string[])])];
+        out[key] = [...new Set([...(av as string[]), ...(bv as string[])])];
         break;
       case 'properties':
       case 'patternProperties': {

@@ -7,7 +7,7 @@ import { CodecallError } from '../errors/index.ts';
 import type { CompileContext } from './compile-context.ts';
 import { alt, lit, NOTHING, seq } from './ir.ts';
 import type { Expr } from './ir.ts';
-import { ENFORCED, TYPES, UNSUPPORTED } from './keywords.ts';
+import { ENFORCED, FORBIDDEN, TYPES, UNSUPPORTED } from './keywords.ts';
 import type { JsonType } from './keywords.ts';
 import { mergeSchemas } from './merge.ts';
 import { resolveRef } from './refs.ts';
@@ -95,6 +95,7 @@ function compileObjectSchema(ctx: CompileContext, schema: SchemaObject, path: st
     if (UNSUPPORTED.has(key) && !isNoOp(key, value, schema))
       ctx.report(key, path, 'not enforced by the grammar');
   }
+  if (Object.hasOwn(schema, 'not')) return compileSchema(ctx, withoutNot(ctx, schema, path), path);
   if (typeof schema.$ref === 'string') {
     const target = resolveRef(ctx.root, schema.$ref);
     if (target === undefined) {
@@ -228,4 +229,43 @@ function compileEnum(ctx: CompileContext, schema: SchemaObject, path: string): E
     }
   }
   return alt(...values.map((v) => valueLiteral(ctx, v)));
+}
+
+/**
+ * `not` as the schema it leaves: `not: {}` allows nothing, `not: false` is no constraint, `not: { type }` takes types
+ * away, `not: { required: [a, b] }` is "a or b is missing" (an object; any other value has every property it
+ * requires, so it fails `not`). Any other `not` is reported and left out.
+ */
+function withoutNot(ctx: CompileContext, schema: SchemaObject, path: string): unknown {
+  const rest = without(schema, 'not');
+  const negated = resolveTop(ctx, schema.not, path);
+  if (negated === false) return rest;
+  if (negated === true) return false;
+  if (!isObject(negated)) {
+    ctx.report('not', path, 'not a schema');
+    return rest;
+  }
+  const keys = constraintKeys(negated);
+  if (keys.length === 0) return false;
+  if (keys.length === 1 && keys[0] === 'type') {
+    const out = typeList(negated.type) ?? [];
+    const current = typeList(rest.type) ?? [...TYPES];
+    if (out.includes('integer') && !out.includes('number') && current.includes('number')) {
+      ctx.report('not', path, 'a number that is not an integer');
+      return rest;
+    }
+    const left = current.filter((t) => !out.includes(t) && !(t === 'integer' && out.includes('number')));
+    return { ...rest, type: left };
+  }
+  if (keys.length === 1 && keys[0] === 'required' && Array.isArray(negated.required)) {
+    const names = negated.required as string[];
+    if (names.length === 0) return false;
+    return mergeAll(
+      ctx,
+      [rest, { anyOf: names.map((name) => ({ type: 'object', [FORBIDDEN]: [name] })) }],
+      path,
+    );
+  }
+  ctx.report('not', path, 'only not {}, not { type } and not { required } are enforced');
+  return rest;
 }

@@ -9,6 +9,7 @@ import { alt, chars, EMPTY, lit, NOTHING, opt, ref, rep, seq } from './ir.ts';
 import type { Expr } from './ir.ts';
 import { encodeChars } from './json-string.ts';
 import { parseRegex, RegexUnsupported } from './regex.ts';
+import { FORBIDDEN } from './keywords.ts';
 import { pointerJoin } from './report.ts';
 
 type Schema = Record<string, unknown>;
@@ -109,7 +110,12 @@ export function compileObject(ctx: CompileContext, schema: Schema, path: string)
   const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
   const additional = schema.additionalProperties ?? true;
   const patterns = isObject(schema.patternProperties) ? Object.entries(schema.patternProperties) : [];
-  const names = Object.keys(props);
+  const forbidden = new Set(Array.isArray(schema[FORBIDDEN]) ? (schema[FORBIDDEN] as string[]) : []);
+  if ([...required].some((name) => forbidden.has(name))) return NOTHING;
+  for (const name of forbidden) {
+    if (patterns.some(([p]) => safeTest(p, name))) ctx.report('not', path, `a pattern key may be ${name}`);
+  }
+  const names = Object.keys(props).filter((name) => !forbidden.has(name));
   // A required name not declared is an additional (or pattern) property that must be there.
   for (const name of required) if (!Object.hasOwn(props, name)) names.push(name);
   const valueFor = (name: string): { schema: unknown; at: string } => {
@@ -160,7 +166,7 @@ export function compileObject(ctx: CompileContext, schema: Schema, path: string)
     }
     const value = ctx.compile(additional, pointerJoin(path, 'additionalProperties'));
     if (value !== NOTHING) {
-      const key = seq(lit('"'), keyExcept(ctx, names), lit('"'));
+      const key = seq(lit('"'), keyExcept(ctx, [...names, ...forbidden]), lit('"'));
       extraItems.push(member(ctx, key, value));
     }
   }

@@ -84,7 +84,7 @@ describe('GrammarMatcher', () => {
   });
 
   it('reports what it cannot enforce, or refuses it in strict mode', () => {
-    const schema = { type: 'array', uniqueItems: true, items: { not: { type: 'null' } } };
+    const schema = { type: 'array', uniqueItems: true, items: { not: { minimum: 1 } } };
     expect(schemaToGrammar(schema).issues.map((i) => [i.keyword, i.path])).toEqual([
       ['uniqueItems', '#'],
       ['not', '#/items'],
@@ -92,5 +92,29 @@ describe('GrammarMatcher', () => {
     expect(() => schemaToGrammar(schema, { unsupported: 'error' })).toThrow(
       expect.objectContaining({ code: 'GRAMMAR_UNSUPPORTED' }),
     );
+  });
+});
+
+describe('not', () => {
+  it('enforces not {}, not { type } and not { required }, and reports any other', () => {
+    const check = (schema: unknown, text: string) =>
+      matches(compileProgram(schemaToGrammar(schema).grammar), text);
+    expect(check({ not: {} }, 'null')).toBe(false);
+    expect(check({ not: { type: ['string', 'null'] } }, '1')).toBe(true);
+    expect(check({ not: { type: ['string', 'null'] } }, '"a"')).toBe(false);
+    const eitherOr = {
+      type: 'object',
+      properties: { a: { type: 'integer' }, b: { type: 'integer' } },
+      not: { required: ['a', 'b'] },
+    };
+    expect(schemaToGrammar(eitherOr).issues).toEqual([]);
+    expect(check(eitherOr, '{"a":1}')).toBe(true);
+    expect(check(eitherOr, '{"b":1}')).toBe(true);
+    expect(check(eitherOr, '{"a":1,"b":2}')).toBe(false);
+    // The extras cannot bring back a forbidden name.
+    expect(check({ not: { required: ['x'] } }, '{"y":1,"x":2}')).toBe(false);
+    expect(check({ not: { required: ['x'] } }, '{"y":1}')).toBe(true);
+    expect(check({ not: { required: ['x'] } }, '3')).toBe(false);
+    expect(schemaToGrammar({ not: { minimum: 3 } }).issues.map((i) => i.keyword)).toEqual(['not']);
   });
 });
