@@ -41,11 +41,11 @@ const STRICTER = [
   /private-use char in query/,
 ];
 
-function run(dir: string, files: string[]) {
+function run(dir: string, files: string[], flexible = false) {
   const result = emptyResult();
   for (const file of files) {
     const groups = JSON.parse(readFileSync(join(dir, file), 'utf8')) as SuiteGroup[];
-    for (const group of groups) checkGroup(file, group, result);
+    for (const group of groups) checkGroup(file, group, result, flexible);
   }
   return result;
 }
@@ -59,6 +59,17 @@ describe.skipIf(suite === undefined)('JSON-Schema-Test-Suite draft 2020-12', () 
     // A floor, so the supported share cannot silently drop.
     expect(result.compiled / result.total).toBeGreaterThan(0.38);
   });
+
+  it(
+    'gives the same answers with flexible whitespace, instances pretty-printed',
+    { timeout: 120_000 },
+    () => {
+      const files = readdirSync(suite!).filter((f) => f.endsWith('.json') && f !== 'format.json');
+      const result = run(suite!, files, true);
+      expect(result.mismatches).toEqual([]);
+      expect(result.compiled).toBeGreaterThan(140);
+    },
+  );
 
   it('enforces the formats it knows as the optional format tests assert them', () => {
     const dir = join(suite!, 'optional/format');

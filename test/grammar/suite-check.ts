@@ -22,11 +22,17 @@ export function emptyResult(): SuiteResult {
   return { total: 0, compiled: 0, instances: 0, mismatches: [], unsupported: new Map() };
 }
 
-export function checkGroup(where: string, group: SuiteGroup, result: SuiteResult): void {
+/**
+ * `flexible`: the schema compiled with flexible whitespace, each instance fed pretty-printed (JSON.stringify with an
+ * indent) as well as compact.
+ */
+export function checkGroup(where: string, group: SuiteGroup, result: SuiteResult, flexible = false): void {
   result.total++;
   let program;
   try {
-    const { grammar, issues } = schemaToGrammar(group.schema);
+    const { grammar, issues } = schemaToGrammar(group.schema, {
+      whitespace: flexible ? 'flexible' : 'compact',
+    });
     if (issues.length > 0) {
       for (const keyword of new Set(issues.map((i) => i.keyword))) {
         result.unsupported.set(keyword, (result.unsupported.get(keyword) ?? 0) + 1);
@@ -46,6 +52,10 @@ export function checkGroup(where: string, group: SuiteGroup, result: SuiteResult
     let accepted: boolean;
     try {
       accepted = candidates.some((candidate) => matches(program, JSON.stringify(candidate)));
+      if (flexible) {
+        const pretty = candidates.some((candidate) => matches(program, JSON.stringify(candidate, null, 2)));
+        if (pretty !== accepted) throw new Error(`${where}: pretty-printed and compact disagree`);
+      }
     } catch (error) {
       if (!isCodecallError(error)) throw error;
       result.mismatches.push(`${where} / ${group.description} / ${test.description}: ${error.code}`);
