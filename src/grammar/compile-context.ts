@@ -26,6 +26,7 @@ export class CompileContext {
   readonly regexRules = new Map<string, string>();
   readonly keyRules = new Map<string, string>();
   private readonly used = new Set<string>();
+  private readonly nextSuffix = new Map<string, number>();
   depth = 0;
   /** Compiles a subschema (schema-compile.ts sets it: the type compilers call back without an import cycle). */
   compile: (schema: unknown, path: string) => Expr = () => {
@@ -49,9 +50,13 @@ export class CompileContext {
         .replace(/[^a-z0-9]+/g, '_')
         .replace(/^_+|_+$/g, '')
         .slice(0, 40) || 'rule';
-    let name = /^[a-z]/.test(base) ? base : `r_${base}`;
-    for (let i = 2; this.used.has(name) || name === 'ws' || name === 'root' || name === 'start'; i++)
-      name = `${base}_${i}`;
+    const stem = /^[a-z]/.test(base) ? base : `r_${base}`;
+    let name = stem;
+    // A counter per stem: probing _2, _3, ... from the start each time is quadratic in a schema of a thousand keys.
+    let i = this.nextSuffix.get(stem) ?? 2;
+    while (this.used.has(name) || name === 'ws' || name === 'root' || name === 'start')
+      name = `${stem}_${i++}`;
+    this.nextSuffix.set(stem, i);
     this.used.add(name);
     return name;
   }

@@ -89,12 +89,11 @@ export class GrammarMatcher {
 
   /** Consumes one byte if the grammar allows it; returns false (and changes nothing) otherwise. */
   consume(byte: number): boolean {
-    const { bytes } = this.program;
+    const { byteStart, byteEdges } = this.program;
     const starts: [number, Node | null][] = [];
     for (const node of this.top.nodes) {
-      const edges = bytes[node.state]!;
-      for (let i = 0; i < edges.length; i += 3) {
-        if (byte >= edges[i]! && byte <= edges[i + 1]!) starts.push([edges[i + 2]!, node.parent]);
+      for (let i = byteStart[node.state]!, end = byteStart[node.state + 1]!; i < end; i += 3) {
+        if (byte >= byteEdges[i]! && byte <= byteEdges[i + 1]!) starts.push([byteEdges[i + 2]!, node.parent]);
       }
     }
     if (starts.length === 0) return false;
@@ -127,11 +126,10 @@ export class GrammarMatcher {
   /** The bytes that can come next, as a 256-bit set (bit b of word b >> 5). */
   allowedBytes(): Uint32Array {
     const set = new Uint32Array(8);
-    const { bytes } = this.program;
+    const { byteStart, byteEdges } = this.program;
     for (const node of this.top.nodes) {
-      const edges = bytes[node.state]!;
-      for (let i = 0; i < edges.length; i += 3) {
-        for (let b = edges[i]!; b <= edges[i + 1]!; b++) set[b >> 5]! |= 1 << (b & 31);
+      for (let i = byteStart[node.state]!, end = byteStart[node.state + 1]!; i < end; i += 3) {
+        for (let b = byteEdges[i]!; b <= byteEdges[i + 1]!; b++) set[b >> 5]! |= 1 << (b & 31);
       }
     }
     return set;
@@ -139,7 +137,7 @@ export class GrammarMatcher {
 
   /** The ε-closure across calls and returns of the given (state, parent) pairs. */
   private close(starts: [number, Node | null][]): Frontier {
-    const { closure, calls, final, bytes } = this.program;
+    const { closureStart, closureStates, callStart, callEdges, final, byteStart } = this.program;
     const seen = new Set<number>();
     const nodes: Node[] = [];
     let accepting = false;
@@ -168,17 +166,18 @@ export class GrammarMatcher {
     while (work.length > 0) {
       const node = work.pop()!;
       // Each node is a state at the head of its ε-closure; expand the closure with the same parent.
-      for (const s of closure[node.state]!) {
+      for (let c = closureStart[node.state]!, cEnd = closureStart[node.state + 1]!; c < cEnd; c++) {
+        const s = closureStates[c]!;
         if (s !== node.state) {
           const inner = this.interner.node(s, node.parent);
           if (seen.has(inner.id)) continue;
           seen.add(inner.id);
         }
-        if (bytes[s]!.length > 0) nodes.push(s === node.state ? node : this.interner.node(s, node.parent));
-        const sCalls = calls[s]!;
-        for (let i = 0; i < sCalls.length; i += 2) {
-          const ret = sCalls[i + 1]!;
-          push(sCalls[i]!, ret < 0 ? node.parent : this.interner.node(ret, node.parent));
+        if (byteStart[s + 1]! > byteStart[s]!)
+          nodes.push(s === node.state ? node : this.interner.node(s, node.parent));
+        for (let i = callStart[s]!, iEnd = callStart[s + 1]!; i < iEnd; i += 2) {
+          const ret = callEdges[i + 1]!;
+          push(callEdges[i]!, ret < 0 ? node.parent : this.interner.node(ret, node.parent));
         }
         if (final[s] === 1) {
           if (node.parent === null) accepting = true;

@@ -7,14 +7,21 @@ import { CodecallError } from '../errors/index.ts';
 import { utf8Sequences } from './utf8.ts';
 import type { Expr, Grammar } from './ir.ts';
 
+/**
+ * Per-state lists in one flat array each (compressed rows: state s's items are at [start[s], start[s + 1])), so a
+ * program of 200,000 states is a handful of typed arrays, not 600,000 small ones.
+ */
 export interface Program {
   readonly stateCount: number;
-  /** Per state: byte edges as flat [lo, hi, to, ...]. */
-  readonly bytes: readonly Int32Array[];
-  /** Per state: the states its ε-closure within the rule reaches (itself included). */
-  readonly closure: readonly Int32Array[];
-  /** Per state: calls as flat [rule start, return state (-1: a tail call), ...]. */
-  readonly calls: readonly Int32Array[];
+  /** Byte edges as [lo, hi, to] triples. */
+  readonly byteStart: Int32Array;
+  readonly byteEdges: Int32Array;
+  /** The states each state's ε-closure within its rule reaches that do something (byte edges, calls, a return). */
+  readonly closureStart: Int32Array;
+  readonly closureStates: Int32Array;
+  /** Calls as [rule start, return state (-1: a tail call)] pairs. */
+  readonly callStart: Int32Array;
+  readonly callEdges: Int32Array;
   /** Per state: the end of its rule (a return). */
   readonly final: Uint8Array;
   readonly rootStart: number;
@@ -30,9 +37,11 @@ const DEFAULT_MAX_STATES = 1_000_000;
 const HOIST_STATES = 8;
 
 class Builder {
-  readonly bytes: number[][] = [];
-  readonly eps: number[][] = [];
-  readonly calls: number[][] = [];
+  count = 0;
+  /** Edge lists: bytes as (from, lo, hi, to), empty moves as (from, to), calls as (from, rule start, return). */
+  readonly byteList: number[] = [];
+  readonly epsList: number[] = [];
+  readonly callList: number[] = [];
   readonly finals = new Set<number>();
   readonly ruleStart = new Map<string, number>();
   readonly pendingCalls: { from: number; rule: string; to: number }[] = [];
@@ -44,15 +53,20 @@ class Builder {
   ) {}
 
   state(): number {
-    if (this.bytes.length >= this.maxStates) {
+    if (this.count >= this.maxStates) {
       throw new CodecallError('GRAMMAR_TOO_LARGE', `the grammar needs more than ${this.maxStates} states`, {
         details: { max_states: this.maxStates },
       });
     }
-    this.bytes.push([]);
-    this.eps.push([]);
-    this.calls.push([]);
-    return this.bytes.length - 1;
+    return this.count++;
+  }
+
+  private byte(from: number, lo: number, hi: number, to: number): void {
+    this.byteList.push(from, lo, hi, to);
+  }
+
+  private eps(from: number, to: number): void {
+    this.epsList.push(from, to);
   }
 
   rule(name: string, body: Expr): void {
@@ -71,10 +85,10 @@ class Builder {
         let at = from;
         bytes.forEach((byte, i) => {
           const next = i === bytes.length - 1 ? to : this.state();
-          this.bytes[at]!.push(byte, byte, next);
+          this.byte(at, byte, byte, next);
           at = next;
         });
-        if (bytes.length === 0) this.eps[from]!.push(to);
+        if (bytes.length === 0) this.eps(from, to);
         break;
       }
       case 'chars':
@@ -82,7 +96,7 @@ class Builder {
           let at = from;
           seq.forEach(([lo, hi], i) => {
             const next = i === seq.length - 1 ? to : this.state();
-            this.bytes[at]!.push(lo, hi, next);
+            this.byte(at, lo, hi, next);
             at = next;
           });
         }
@@ -94,15 +108,15 @@ class Builder {
           this.expr(item, at, next);
           at = next;
         });
-        if (expr.items.length === 0) this.eps[from]!.push(to);
+        if (expr.items.length === 0) this.eps(from, to);
         break;
       }
       case 'alt':
         for (const item of expr.items) {
           const start = this.state();
           const end = this.state();
-          this.eps[from]!.push(start);
-          this.eps[end]!.push(to);
+          this.eps(from, start);
+          this.eps(end, to);
           this.expr(item, start, end);
         }
         break;
@@ -130,19 +144,19 @@ class Builder {
       // other exits (an optional group's skip, say) in the middle of an iteration.
       const head = this.state();
       const loop = this.state();
-      this.eps[at]!.push(head);
+      this.eps(at, head);
       this.expr(item, head, loop);
-      this.eps[loop]!.push(head);
-      this.eps[head]!.push(to);
+      this.eps(loop, head);
+      this.eps(head, to);
       return;
     }
     for (let i = expr.min; i < expr.max; i++) {
-      this.eps[at]!.push(to);
+      this.eps(at, to);
       const next = i === expr.max - 1 ? to : this.state();
       this.expr(item, at, next);
       at = next;
     }
-    if (expr.min === expr.max) this.eps[at]!.push(to);
+    if (expr.min === expr.max) this.eps(at, to);
   }
 
   private hoist(item: Expr): string {
@@ -161,7 +175,7 @@ class Builder {
       if (start === undefined) {
         throw new CodecallError('INVALID_ARGUMENT', `the grammar refers to an undefined rule ${rule}`);
       }
-      this.calls[from]!.push(start, to);
+      this.callList.push(from, start, to);
     }
     void this.grammar;
   }
@@ -183,53 +197,77 @@ function size(expr: Expr): number {
   }
 }
 
-function epsClosure(eps: number[][], state: number): number[] {
-  if (eps[state]!.length === 0) return [state];
-  const seen = new Set<number>([state]);
-  const stack = [state];
-  while (stack.length > 0) {
-    for (const next of eps[stack.pop()!]!) {
-      if (!seen.has(next)) {
-        seen.add(next);
-        stack.push(next);
-      }
-    }
+/** Edge lists (stride numbers per edge, the first being the source state) as compressed rows without the source. */
+function rows(list: number[], stride: number, count: number): { start: Int32Array; items: Int32Array } {
+  const start = new Int32Array(count + 1);
+  for (let i = 0; i < list.length; i += stride) start[list[i]! + 1]! += stride - 1;
+  for (let s = 0; s < count; s++) start[s + 1]! += start[s]!;
+  const items = new Int32Array(start[count]!);
+  const fill = start.slice(0, count);
+  for (let i = 0; i < list.length; i += stride) {
+    const at = fill[list[i]!]!;
+    for (let k = 1; k < stride; k++) items[at + k - 1] = list[i + k]!;
+    fill[list[i]!] = at + stride - 1;
   }
-  return [...seen];
+  return { start, items };
 }
 
 export function compileProgram(grammar: Grammar, options: ProgramOptions = {}): Program {
   const builder = new Builder(grammar, options.maxStates ?? DEFAULT_MAX_STATES);
   for (const [name, body] of grammar.rules) builder.rule(name, body);
   builder.link();
-  const count = builder.bytes.length;
+  const count = builder.count;
   const final = new Uint8Array(count);
   for (const state of builder.finals) final[state] = 1;
   const rootStart = builder.ruleStart.get(grammar.root);
   if (rootStart === undefined) throw new CodecallError('INVALID_ARGUMENT', `no root rule ${grammar.root}`);
-  // Only the states that do something: byte edges, calls, or a return.
-  const closure = builder.eps.map((_, state) =>
-    Int32Array.from(
-      epsClosure(builder.eps, state).filter(
-        (s) => builder.bytes[s]!.length > 0 || builder.calls[s]!.length > 0 || final[s] === 1,
-      ),
-    ),
-  );
+  const bytes = rows(builder.byteList, 4, count);
+  const calls = rows(builder.callList, 3, count);
+  const eps = rows(builder.epsList, 2, count);
+  const acts = (st: number): boolean =>
+    bytes.start[st + 1]! > bytes.start[st]! || calls.start[st + 1]! > calls.start[st]! || final[st] === 1;
+  // Each state's ε-closure within its rule, keeping only the states that do something.
+  const closureStart = new Int32Array(count + 1);
+  const closureList: number[] = [];
+  const seen = new Int32Array(count).fill(-1);
+  const stack: number[] = [];
+  for (let state = 0; state < count; state++) {
+    closureStart[state] = closureList.length;
+    seen[state] = state;
+    stack.push(state);
+    while (stack.length > 0) {
+      const at = stack.pop()!;
+      if (acts(at)) closureList.push(at);
+      for (let i = eps.start[at]!; i < eps.start[at + 1]!; i++) {
+        const next = eps.items[i]!;
+        if (seen[next] !== state) {
+          seen[next] = state;
+          stack.push(next);
+        }
+      }
+    }
+  }
+  closureStart[count] = closureList.length;
+  const closureStates = Int32Array.from(closureList);
   // A call whose return state can only end its rule is a tail call (return state -1): the callee returns straight
   // to the caller's caller, so a chain of rules calling the next (an object's optional properties) stays flat.
-  const calls = builder.calls.map((edges) => {
-    const out = Int32Array.from(edges);
-    for (let i = 0; i < out.length; i += 2) {
-      const after = closure[out[i + 1]!]!;
-      if (after.length === 1 && final[after[0]!] === 1) out[i + 1] = -1;
+  for (let i = 1; i < calls.items.length; i += 2) {
+    const ret = calls.items[i]!;
+    if (
+      closureStart[ret + 1]! - closureStart[ret]! === 1 &&
+      final[closureStates[closureStart[ret]!]!] === 1
+    ) {
+      calls.items[i] = -1;
     }
-    return out;
-  });
+  }
   return {
     stateCount: count,
-    bytes: builder.bytes.map((edges) => Int32Array.from(edges)),
-    closure,
-    calls,
+    byteStart: bytes.start,
+    byteEdges: bytes.items,
+    closureStart,
+    closureStates,
+    callStart: calls.start,
+    callEdges: calls.items,
     final,
     rootStart,
   };

@@ -22,9 +22,9 @@ function keyExcept(ctx: CompileContext, names: string[]): Expr {
   const memo = JSON.stringify(names);
   const known = ctx.keyRules.get(memo);
   if (known !== undefined) return ref(known);
-  // With plain names (printable ASCII, no quote, backslash or slash) no escape can spell a name's character:
+  // With plain names (printable ASCII but quote and backslash) no escape but \/ can spell a name's character:
   // every trie node's "any other character" is its few ASCII ranges plus one shared rule for the rest.
-  const plain = names.every((name) => /^[\x20-\x7e]*$/.test(name) && !/["\\/]/.test(name));
+  const plain = names.every((name) => /^[\x20-\x7e]*$/.test(name) && !/["\\]/.test(name));
   const rest = plain
     ? ctx.share(
         alt(
@@ -34,7 +34,6 @@ function keyExcept(ctx: CompileContext, names: string[]): Expr {
               charRanges([
                 [0, 0x1f],
                 [0x22, 0x22],
-                [0x2f, 0x2f],
                 [0x5c, 0x5c],
               ]),
             ),
@@ -51,7 +50,8 @@ function keyExcept(ctx: CompileContext, names: string[]): Expr {
       if (ranges.length > 0 && ranges[ranges.length - 1] === cp - 1) ranges[ranges.length - 1] = cp;
       else ranges.push(cp, cp);
     }
-    return alt(chars(ranges), rest);
+    // "/" written as \/ is the same character: "other" only where "/" is not a name's next character.
+    return firsts.includes(0x2f) ? alt(chars(ranges), rest) : alt(chars(ranges), lit('\\/'), rest);
   };
   const build = (words: string[][]): Expr => {
     const byFirst = new Map<number, string[][]>();

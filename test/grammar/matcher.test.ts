@@ -118,3 +118,14 @@ describe('not', () => {
     expect(schemaToGrammar({ not: { minimum: 3 } }).issues.map((i) => i.keyword)).toEqual(['not']);
   });
 });
+
+describe('additional keys', () => {
+  it('cannot spell a declared name another way, escapes included', () => {
+    const schema = { type: 'object', properties: { 'a/b': { type: 'integer' }, a: { type: 'integer' } } };
+    const program = compileProgram(schemaToGrammar(schema).grammar);
+    expect(matches(program, '{"a/b":1,"c":"x"}')).toBe(true);
+    expect(matches(program, '{"a/b":1,"a\\/b":"x"}')).toBe(false);
+    expect(matches(program, '{"a":1,"\\u0061":"x"}')).toBe(false);
+    expect(matches(program, '{"a\\/c":"x","ab":[]}')).toBe(true);
+  });
+});
