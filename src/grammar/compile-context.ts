@@ -10,6 +10,8 @@ import { chars } from './ir.ts';
 import { ANY_JSON_CHAR } from './json-string.ts';
 import { ANY_NUMBER } from './numbers.ts';
 import type { GrammarIssue } from './report.ts';
+import { SchemaIndex } from './refs.ts';
+import type { RefTarget } from './refs.ts';
 
 export type WhitespacePolicy = 'compact' | 'flexible';
 
@@ -33,10 +35,23 @@ export class CompileContext {
     throw new Error('CompileContext.compile is not set');
   };
 
+  readonly index: SchemaIndex;
+  /** The base URI of the schema being compiled, innermost last. */
+  readonly bases: string[];
+
   constructor(
     readonly root: unknown,
     readonly whitespace: WhitespacePolicy,
-  ) {}
+    documents: Readonly<Record<string, unknown>> = {},
+  ) {
+    this.index = new SchemaIndex(root, documents);
+    this.bases = [this.index.rootBase];
+  }
+
+  /** A $ref read against the schema being compiled. */
+  resolve(ref: string): RefTarget | undefined {
+    return this.index.resolve(ref, this.bases[this.bases.length - 1]);
+  }
 
   report(keyword: string, path: string, reason: string): void {
     this.issues.push({ keyword, path, reason });

@@ -15,6 +15,11 @@ export interface SchemaGrammarOptions {
    * GRAMMAR_UNSUPPORTED with the list in `details.issues`.
    */
   unsupported?: 'report' | 'error';
+  /**
+   * Other schema documents by URI, for `$ref`s that leave this one ("https://example.com/defs.json#/$defs/a");
+   * nothing is fetched, and a ref to a document not given is reported.
+   */
+  documents?: Readonly<Record<string, unknown>>;
 }
 
 export interface SchemaGrammar {
@@ -24,7 +29,7 @@ export interface SchemaGrammar {
 }
 
 export function schemaToGrammar(schema: unknown, options: SchemaGrammarOptions = {}): SchemaGrammar {
-  const ctx = new CompileContext(schema, options.whitespace ?? 'compact');
+  const ctx = new CompileContext(schema, options.whitespace ?? 'compact', options.documents);
   ctx.compile = (sub, path) => compileSchema(ctx, sub, path);
   const value = compileSchema(ctx, schema, '#');
   const rules = new Map([['root', seq(ctx.ws, value, ctx.ws)], ...ctx.rules]);

@@ -3,14 +3,13 @@
  * overlap, or every branch requires one property whose const/enum values differ from every other branch's.
  */
 import type { CompileContext } from './compile-context.ts';
-import { resolveRef } from './refs.ts';
 
 type Obj = Record<string, unknown>;
 const isObject = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function resolved(ctx: CompileContext, schema: unknown): unknown {
   for (let i = 0; i < 20 && isObject(schema) && typeof schema.$ref === 'string'; i++) {
-    schema = resolveRef(ctx.root, schema.$ref)?.schema;
+    schema = ctx.resolve(schema.$ref)?.schema;
   }
   return schema;
 }

@@ -3,6 +3,8 @@
  * required united, bounds tightened, properties merged per name). What cannot be combined (two different patterns,
  * two formats) is returned as a conflict for the compiler to report; the merged schema keeps the first.
  */
+import { ANNOTATIONS } from './keywords.ts';
+
 type Schema = Record<string, unknown> | boolean;
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -107,10 +109,7 @@ export function mergeSchemas(a: Schema, b: Schema): MergeResult {
         if (canonical(av) !== canonical(bv)) out.enum = [];
         break;
       default:
-        if (
-          canonical(av) !== canonical(bv) &&
-          !['title', 'description', '$comment', 'default', 'examples', '$id', '$schema'].includes(key)
-        ) {
+        if (canonical(av) !== canonical(bv) && !ANNOTATIONS.has(key)) {
           conflicts.push(key);
         }
     }

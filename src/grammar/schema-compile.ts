@@ -10,7 +10,6 @@ import type { Expr } from './ir.ts';
 import { ENFORCED, FORBIDDEN, TYPES, UNSUPPORTED } from './keywords.ts';
 import type { JsonType } from './keywords.ts';
 import { mergeSchemas } from './merge.ts';
-import { resolveRef } from './refs.ts';
 import { pointerJoin } from './report.ts';
 import { compileArray } from './schema-array.ts';
 import { compileObject } from './schema-object.ts';
@@ -55,9 +54,13 @@ export function compileSchema(ctx: CompileContext, schema: unknown, path: string
     });
   }
   ctx.enter(path);
+  // A schema of the document is read against its own base (its $id or its resource's); a merged one, its parent's.
+  const base = ctx.index.baseOf(schema);
+  if (base !== undefined) ctx.bases.push(base);
   try {
     return compileObjectSchema(ctx, schema, path);
   } finally {
+    if (base !== undefined) ctx.bases.pop();
     ctx.leave();
   }
 }
@@ -65,7 +68,7 @@ export function compileSchema(ctx: CompileContext, schema: unknown, path: string
 function resolveTop(ctx: CompileContext, schema: unknown, path: string): unknown {
   // A member that is only a $ref is looked up (for merging); one with siblings is merged as it is.
   for (let i = 0; i < 50 && isObject(schema) && typeof schema.$ref === 'string'; i++) {
-    const target = resolveRef(ctx.root, schema.$ref);
+    const target = ctx.resolve(schema.$ref);
     if (target === undefined) return schema;
     const rest = without(schema, '$ref');
     schema =
@@ -97,7 +100,7 @@ function compileObjectSchema(ctx: CompileContext, schema: SchemaObject, path: st
   }
   if (Object.hasOwn(schema, 'not')) return compileSchema(ctx, withoutNot(ctx, schema, path), path);
   if (typeof schema.$ref === 'string') {
-    const target = resolveRef(ctx.root, schema.$ref);
+    const target = ctx.resolve(schema.$ref);
     if (target === undefined) {
       ctx.report('$ref', path, `cannot resolve ${schema.$ref}`);
       return compileSchema(ctx, without(schema, '$ref'), path);

@@ -41,11 +41,24 @@ const STRICTER = [
   /private-use char in query/,
 ];
 
+/** The suite's remote documents, by the URI its tests use for them (the schema compiler fetches nothing). */
+function remotes(): Record<string, unknown> {
+  const root = join(data!, 'json-schema-test-suite/remotes');
+  const out: Record<string, unknown> = {};
+  for (const file of readdirSync(root, { recursive: true, encoding: 'utf8' }).filter((f) =>
+    f.endsWith('.json'),
+  )) {
+    out[`http://localhost:1234/${file}`] = JSON.parse(readFileSync(join(root, file), 'utf8')) as unknown;
+  }
+  return out;
+}
+
 function run(dir: string, files: string[], flexible = false) {
   const result = emptyResult();
+  const documents = remotes();
   for (const file of files) {
     const groups = JSON.parse(readFileSync(join(dir, file), 'utf8')) as SuiteGroup[];
-    for (const group of groups) checkGroup(file, group, result, flexible);
+    for (const group of groups) checkGroup(file, group, result, flexible, documents);
   }
   return result;
 }
@@ -57,7 +70,7 @@ describe.skipIf(suite === undefined)('JSON-Schema-Test-Suite draft 2020-12', () 
     console.log(summary('draft2020-12', result));
     expect(result.mismatches).toEqual([]);
     // A floor, so the supported share cannot silently drop.
-    expect(result.compiled / result.total).toBeGreaterThan(0.38);
+    expect(result.compiled / result.total).toBeGreaterThan(0.43);
   });
 
   it(

@@ -26,12 +26,19 @@ export function emptyResult(): SuiteResult {
  * `flexible`: the schema compiled with flexible whitespace, each instance fed pretty-printed (JSON.stringify with an
  * indent) as well as compact.
  */
-export function checkGroup(where: string, group: SuiteGroup, result: SuiteResult, flexible = false): void {
+export function checkGroup(
+  where: string,
+  group: SuiteGroup,
+  result: SuiteResult,
+  flexible = false,
+  documents: Readonly<Record<string, unknown>> = {},
+): void {
   result.total++;
   let program;
   try {
     const { grammar, issues } = schemaToGrammar(group.schema, {
       whitespace: flexible ? 'flexible' : 'compact',
+      documents,
     });
     if (issues.length > 0) {
       for (const keyword of new Set(issues.map((i) => i.keyword))) {
