@@ -11,7 +11,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-const canonical = (value: unknown): string =>
+export const canonical = (value: unknown): string =>
   JSON.stringify(value, (_k, v: unknown) =>
     isObject(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1))) : v,
   );
@@ -20,6 +20,8 @@ function both(a: unknown, b: unknown): unknown {
   if (a === undefined || a === true) return b;
   if (b === undefined || b === true) return a;
   if (a === false || b === false) return false;
+  // Two equal schemas are one (a generated schema often repeats a property's schema in its pattern's).
+  if (canonical(a) === canonical(b)) return a;
   return { allOf: [a, b] };
 }
 
@@ -46,6 +48,7 @@ export interface MergeResult {
 
 export function mergeSchemas(a: Schema, b: Schema): MergeResult {
   if (a === false || b === false) return { schema: false, conflicts: [] };
+  if (canonical(a) === canonical(b)) return { schema: a, conflicts: [] };
   if (a === true) return { schema: b, conflicts: [] };
   if (b === true) return { schema: a, conflicts: [] };
   const out: Record<string, unknown> = { ...a };

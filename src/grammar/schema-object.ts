@@ -10,6 +10,7 @@ import type { Expr } from './ir.ts';
 import { encodeChars } from './json-string.ts';
 import { parseRegex, RegexUnsupported } from './regex.ts';
 import { FORBIDDEN } from './keywords.ts';
+import { canonical } from './merge.ts';
 import { pointerJoin } from './report.ts';
 
 type Schema = Record<string, unknown>;
@@ -105,11 +106,15 @@ function members(ctx: CompileContext, declared: Declared[], extra: Expr | undefi
   return first;
 }
 
+/** A pattern every key matches (additionalProperties never applies beside it). */
+const UNIVERSAL = new Set(['', '.*', '^.*', '.*$']);
+
 export function compileObject(ctx: CompileContext, schema: Schema, path: string): Expr {
   const props = isObject(schema.properties) ? schema.properties : {};
   const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
   const additional = schema.additionalProperties ?? true;
   const patterns = isObject(schema.patternProperties) ? Object.entries(schema.patternProperties) : [];
+  const universal = patterns.some(([p]) => UNIVERSAL.has(p));
   const forbidden = new Set(Array.isArray(schema[FORBIDDEN]) ? (schema[FORBIDDEN] as string[]) : []);
   if ([...required].some((name) => forbidden.has(name))) return NOTHING;
   for (const name of forbidden) {
@@ -118,57 +123,58 @@ export function compileObject(ctx: CompileContext, schema: Schema, path: string)
   const names = Object.keys(props).filter((name) => !forbidden.has(name));
   // A required name not declared is an additional (or pattern) property that must be there.
   for (const name of required) if (!Object.hasOwn(props, name)) names.push(name);
-  const valueFor = (name: string): { schema: unknown; at: string } => {
-    if (Object.hasOwn(props, name)) return { schema: props[name], at: pointerJoin(path, 'properties', name) };
-    const matching = patterns.filter(([p]) => safeTest(p, name));
-    if (matching.length > 0)
-      return { schema: matching[0]![1], at: pointerJoin(path, 'patternProperties', matching[0]![0]) };
-    return { schema: additional, at: pointerJoin(path, 'additionalProperties') };
-  };
-  const declared: Declared[] = names.map((name) => {
-    const { schema: sub, at } = valueFor(name);
-    for (const [p, patternSchema] of patterns) {
-      if (
-        Object.hasOwn(props, name) &&
-        safeTest(p, name) &&
-        patternSchema !== true &&
-        (isObject(patternSchema) ? Object.keys(patternSchema).length > 0 : true)
-      ) {
-        ctx.report('patternProperties', at, `declared property ${name} also matches ${p}`);
-      }
+  // A named property's value meets its own schema and that of every pattern its name matches; additionalProperties
+  // only where there is neither.
+  const valueFor = (name: string): Expr => {
+    const own = Object.hasOwn(props, name) ? [props[name]] : [];
+    const matching = patterns.filter(([p]) => safeTest(p, name)).map(([, sub]) => sub);
+    const all = [...new Map([...own, ...matching].map((sub) => [canonical(sub), sub])).values()];
+    const at = pointerJoin(path, own.length > 0 ? 'properties' : 'additionalProperties', name);
+    if (all.length === 0) return ctx.compile(additional, at);
+    if (all.length === 1) return ctx.compile(all[0], at);
+    // Merging through a $ref could unfold a recursive schema forever: such a pair is reported instead.
+    if (all.some((sub) => isObject(sub) && typeof sub.$ref === 'string')) {
+      ctx.report('patternProperties', at, `${name} also matches a pattern whose schema is not merged`);
+      return ctx.compile(all[0], at);
     }
-    const item = ctx.share(member(ctx, lit(JSON.stringify(name)), ctx.compile(sub, at)), name);
-    return { item, required: required.has(name) };
-  });
+    return ctx.compile({ allOf: all }, at);
+  };
+  const declared: Declared[] = names.map((name) => ({
+    item: ctx.share(member(ctx, lit(JSON.stringify(name)), valueFor(name)), name),
+    required: required.has(name),
+  }));
   const extraItems: Expr[] = [];
-  if (patterns.length > 1)
+  if (patterns.length > 1) {
     ctx.report('patternProperties', path, 'a key matching two patterns gets either schema');
+  }
+  const exceptNamed = (): Expr => seq(lit('"'), keyExcept(ctx, [...names, ...forbidden]), lit('"'));
   for (const [p, patternSchema] of patterns) {
     const at = pointerJoin(path, 'patternProperties', p);
-    let keyChars: Expr;
-    try {
-      keyChars = encodeChars(parseRegex(p), ctx.stringChar);
-    } catch (error) {
-      if (!(error instanceof RegexUnsupported)) throw error;
-      ctx.report('patternProperties', at, `regex not supported: ${error.message}`);
-      continue;
+    let key: Expr;
+    if (UNIVERSAL.has(p)) key = exceptNamed();
+    else {
+      try {
+        key = seq(lit('"'), encodeChars(parseRegex(p), ctx.stringChar), lit('"'));
+      } catch (error) {
+        if (!(error instanceof RegexUnsupported)) throw error;
+        ctx.report('patternProperties', at, `regex not supported: ${error.message}`);
+        continue;
+      }
+      if ([...names, ...forbidden].some((name) => safeTest(p, name))) {
+        ctx.report('patternProperties', at, 'the pattern matches a declared name');
+      }
     }
-    if (names.some((name) => safeTest(p, name)))
-      ctx.report('patternProperties', at, 'the pattern matches a declared name');
     const value = ctx.compile(patternSchema, at);
-    if (value !== NOTHING) extraItems.push(member(ctx, seq(lit('"'), keyChars, lit('"')), value));
+    if (value !== NOTHING) extraItems.push(member(ctx, key, value));
   }
-  if (additional !== false) {
+  if (additional !== false && !universal) {
     if (patterns.length > 0 && additional !== true) {
       ctx.report('additionalProperties', path, 'a key matching a pattern may take the additional schema');
     } else if (patterns.length > 0) {
       ctx.report('patternProperties', path, 'a key matching a pattern may take any value');
     }
     const value = ctx.compile(additional, pointerJoin(path, 'additionalProperties'));
-    if (value !== NOTHING) {
-      const key = seq(lit('"'), keyExcept(ctx, [...names, ...forbidden]), lit('"'));
-      extraItems.push(member(ctx, key, value));
-    }
+    if (value !== NOTHING) extraItems.push(member(ctx, exceptNamed(), value));
   }
   const extra = extraItems.length === 0 ? undefined : ctx.share(alt(...extraItems), 'extra');
   const body = members(ctx, declared, extra, ctx.name(path.split('/').pop() ?? 'object'));

@@ -128,4 +128,16 @@ describe('additional keys', () => {
     expect(matches(program, '{"a":1,"\\u0061":"x"}')).toBe(false);
     expect(matches(program, '{"a\\/c":"x","ab":[]}')).toBe(true);
   });
+
+  it("take a universal pattern's schema, which the declared properties meet too", () => {
+    const schema = {
+      properties: { a: { type: 'integer' } },
+      patternProperties: { '.*': { type: 'integer', minimum: 0 } },
+    };
+    expect(schemaToGrammar(schema).issues).toEqual([]);
+    const program = compileProgram(schemaToGrammar(schema).grammar);
+    expect(matches(program, '{"a":1,"b":2}')).toBe(true);
+    expect(matches(program, '{"b":"x"}')).toBe(false);
+    expect(matches(program, '{"a":-1}')).toBe(false);
+  });
 });
