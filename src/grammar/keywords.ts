@@ -60,6 +60,9 @@ export const ENFORCED = new Set([
   'exclusiveMinimum',
   'exclusiveMaximum',
   'not',
+  'dependentRequired',
+  'dependentSchemas',
+  'dependencies',
   FORBIDDEN,
 ]);
 
@@ -68,9 +71,6 @@ export const UNSUPPORTED = new Set([
   'if',
   'then',
   'else',
-  'dependentRequired',
-  'dependentSchemas',
-  'dependencies',
   'minProperties',
   'maxProperties',
   'uniqueItems',

@@ -15,6 +15,7 @@ import { compileArray } from './schema-array.ts';
 import { compileObject } from './schema-object.ts';
 import { compileInteger, compileNumber, compileString } from './schema-types.ts';
 import { oneOfDisjoint } from './disjoint.ts';
+import { dependenciesAsClauses, DEPENDENCY_KEYWORDS } from './dependencies.ts';
 
 export type SchemaObject = Record<string, unknown>;
 
@@ -98,6 +99,14 @@ function compileObjectSchema(ctx: CompileContext, schema: SchemaObject, path: st
     if (UNSUPPORTED.has(key) && !isNoOp(key, value, schema))
       ctx.report(key, path, 'not enforced by the grammar');
   }
+  if (DEPENDENCY_KEYWORDS.some((key) => Object.hasOwn(schema, key))) {
+    const clauses = dependenciesAsClauses(schema);
+    if (clauses !== undefined) return compileSchema(ctx, clauses, path);
+    for (const key of DEPENDENCY_KEYWORDS) {
+      if (Object.hasOwn(schema, key)) ctx.report(key, path, 'more dependencies than the grammar unfolds');
+    }
+    return compileSchema(ctx, without(schema, ...DEPENDENCY_KEYWORDS), path);
+  }
   if (Object.hasOwn(schema, 'not')) return compileSchema(ctx, withoutNot(ctx, schema, path), path);
   if (typeof schema.$ref === 'string') {
     const target = ctx.resolve(schema.$ref);
@@ -117,14 +126,8 @@ function compileObjectSchema(ctx: CompileContext, schema: SchemaObject, path: st
     }
     return { k: 'ref', name };
   }
-  if (Array.isArray(schema.allOf)) {
-    const merged = mergeAll(
-      ctx,
-      [without(schema, 'allOf'), ...(schema.allOf as unknown[])],
-      pointerJoin(path, 'allOf'),
-    );
-    return compileSchema(ctx, merged, path);
-  }
+  // Alternatives first: each branch then merges the allOf members, one anyOf at a time (the other way round, an
+  // allOf member's anyOf and the schema's own would trade places forever).
   for (const key of ['anyOf', 'oneOf'] as const) {
     const branches = schema[key];
     if (!Array.isArray(branches)) continue;
@@ -141,6 +144,14 @@ function compileObjectSchema(ctx: CompileContext, schema: SchemaObject, path: st
           : compileSchema(ctx, branch, at);
       }),
     );
+  }
+  if (Array.isArray(schema.allOf)) {
+    const merged = mergeAll(
+      ctx,
+      [without(schema, 'allOf'), ...(schema.allOf as unknown[])],
+      pointerJoin(path, 'allOf'),
+    );
+    return compileSchema(ctx, merged, path);
   }
   if (schema.enum !== undefined || Object.hasOwn(schema, 'const')) return compileEnum(ctx, schema, path);
   const declared = typeList(schema.type);

@@ -5,6 +5,7 @@
  * declare different orders, each branch's order is a candidate (a valid instance must match in one of them; an
  * invalid one in none, since reordering keys never changes validity).
  */
+import { dependenciesAsClauses } from '../../src/grammar/dependencies.ts';
 import { mergeSchemas } from '../../src/grammar/merge.ts';
 import { resolveRef } from '../../src/grammar/refs.ts';
 
@@ -14,6 +15,9 @@ const MAX_CANDIDATES = 16;
 
 function flatten(root: unknown, schema: unknown, depth = 0): unknown[] {
   if (depth > 20 || !isObject(schema)) return [schema];
+  // Dependencies become anyOf clauses in the grammar (dependencies.ts): their orders too.
+  const clauses = dependenciesAsClauses(schema);
+  if (clauses !== undefined) return flatten(root, clauses, depth + 1);
   if (typeof schema.$ref === 'string') {
     const target = resolveRef(root, schema.$ref);
     const rest = { ...schema };
@@ -22,11 +26,17 @@ function flatten(root: unknown, schema: unknown, depth = 0): unknown[] {
     return flatten(root, mergeSchemas(target.schema as never, rest).schema, depth + 1);
   }
   if (Array.isArray(schema.allOf)) {
-    let merged: unknown = { ...schema, allOf: undefined };
-    delete (merged as Obj).allOf;
-    for (const member of schema.allOf)
-      merged = mergeSchemas(merged as never, (flatten(root, member, depth + 1)[0] ?? true) as never).schema;
-    return flatten(root, merged, depth + 1);
+    const rest: Obj = { ...schema };
+    delete rest.allOf;
+    // Every combination of the members' alternatives (at most MAX_CANDIDATES).
+    let merged: unknown[] = [rest];
+    for (const member of schema.allOf as unknown[]) {
+      const options = flatten(root, member, depth + 1);
+      merged = merged
+        .flatMap((m) => options.map((o) => mergeSchemas(m as never, o as never).schema))
+        .slice(0, MAX_CANDIDATES);
+    }
+    return merged.flatMap((m) => flatten(root, m, depth + 1)).slice(0, MAX_CANDIDATES);
   }
   for (const key of ['anyOf', 'oneOf']) {
     const branches = schema[key];
