@@ -27,7 +27,8 @@ export class CompileContext {
   readonly refRules = new Map<string, string>();
   readonly regexRules = new Map<string, string>();
   readonly keyRules = new Map<string, string>();
-  private readonly used = new Set<string>();
+  // The fixed rules' names are taken from the start: a property called "value" must not become the any-value rule.
+  private readonly used = new Set<string>(['ws', 'root', 'start', 'char', 'value']);
   private readonly nextSuffix = new Map<string, number>();
   depth = 0;
   /** Compiles a subschema (schema-compile.ts sets it: the type compilers call back without an import cycle). */

@@ -31,7 +31,8 @@ const IPV6 =
 // RFC 5321's dot-atom local part and a hostname domain (quoted local parts and address literals are not taken).
 const ATEXT = "[a-zA-Z0-9!#$%&'*+/=?^_`{|}~-]";
 const LABEL = '[a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?';
-const EMAIL = `${ATEXT}+(\\.${ATEXT}+)*@${LABEL}(\\.${LABEL})*`;
+// A domain of two labels at least (RFC 5321 takes one; a dotless address is refused: stricter, never looser).
+const EMAIL = `${ATEXT}+(\\.${ATEXT}+)*@${LABEL}(\\.${LABEL})+`;
 // RFC 3986's grammar: scheme ":" hier-part ["?" query] ["#" fragment].
 const PCT = '%[0-9a-fA-F]{2}';
 const UNRESERVED = '[a-zA-Z0-9._~-]';
