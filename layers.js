@@ -47,13 +47,15 @@ export const LAYERS = Object.freeze({
   mcp: ['errors', 'spec', 'tools'],
   // codecall as an MCP server (ADR 0049): the code-mode pair and the task surface over a Runtime.
   mcpserver: ['errors', 'spec', 'codec', 'api', 'tools', 'agent'],
+  // Constrained decoding (ADR 0051): JSON Schema to grammars, the byte matcher, GBNF/Lark/regex exports.
+  grammar: ['errors', 'spec'],
   // A remote caller of the HTTP API: the wire types only, never the server's runtime.
   client: ['errors', 'spec', 'api'],
   // The composition root of the service's core (no HTTP).
   service: SERVICE,
   // Leaves: the HTTP API (its serve.ts puts it over the service) and the command line.
   http: ['errors', 'spec', 'codec', 'api', 'auth', 'metrics', 'service', 'mcpserver'],
-  cli: [...SERVICE, 'client', 'service', 'http', 'mcpserver'],
+  cli: [...SERVICE, 'client', 'service', 'http', 'mcpserver', 'grammar'],
 });
 
 /** Files that run inside the sandbox: they import nothing from src/. */

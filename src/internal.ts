@@ -11,6 +11,7 @@ export * from './durable/index.ts';
 export * from './egress/index.ts';
 export * from './mcp/index.ts';
 export * from './mcpserver/index.ts';
+export * from './grammar/index.ts';
 export * from './model/index.ts';
 export * from './http/index.ts';
 export * from './metrics/index.ts';

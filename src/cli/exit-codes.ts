@@ -7,3 +7,6 @@ export const EXIT_USAGE = 2;
  * this: it is stored and resumable, and the command exits 0.
  */
 export const EXIT_INTERRUPTED = 130;
+
+/** `codecall grammar --strict`: the schema has keywords the grammar cannot enforce (listed on stderr). */
+export const EXIT_UNENFORCED = 1;

@@ -317,6 +317,18 @@ export async function main(
     .action((options: { from: string; to: string; schema?: string; json?: boolean }) =>
       run(async () => (await import('./migrate-command.ts')).migrateCommand(options, io)),
     );
+  program
+    .command('grammar')
+    .description(
+      'print the grammar of a JSON Schema (constrained decoding): GBNF, Lark (llguidance) or a regex',
+    )
+    .argument('<schema>', "a JSON Schema file ('-' reads stdin)")
+    .option('--format <format>', 'gbnf, lark or regex (regex only for a schema without recursion)', 'gbnf')
+    .option('--whitespace <policy>', 'compact (no whitespace between tokens) or flexible', 'compact')
+    .option('--strict', 'fail (exit 1) when a keyword cannot be enforced, instead of listing it on stderr')
+    .action((schema: string, options: { format?: string; whitespace?: string; strict?: boolean }) =>
+      run(async () => (await import('./grammar-command.ts')).grammarCommand(schema, options, io)),
+    );
   const audit = program.command('audit').description('check the integrity of a task database');
   audit
     .command('verify')

@@ -171,6 +171,13 @@ export const ERROR_CODES = {
   MODEL_NOT_CONFIGURED: row(503, 'model'),
   // An agent used its max_steps model round trips without an answer.
   MAX_STEPS_EXCEEDED: row(422, 'limit'),
+  // Constrained decoding (ADR 0051): a schema the grammar compiler cannot read, a keyword it cannot enforce (in
+  // strict mode), a grammar past its size or ambiguity bounds, a grammar asked as a regex that is not regular.
+  GRAMMAR_INVALID_SCHEMA: row(400, 'input'),
+  GRAMMAR_UNSUPPORTED: row(422, 'input'),
+  GRAMMAR_TOO_LARGE: row(413, 'limit'),
+  GRAMMAR_TOO_COMPLEX: row(422, 'limit'),
+  GRAMMAR_NOT_REGULAR: row(422, 'input'),
   INTERNAL: row(500, 'infrastructure', { endsRun: true }),
 } satisfies Record<string, ErrorRow>;
 

@@ -1,0 +1,83 @@
+// Grammar engine benchmark (issue 23, slice 1: bytes; token masks come in slice 2). On the MaskBench sample
+// (../shared/data/maskbench-sample): compile time per schema (JSON Schema to grammar, grammar to automata),
+// program size, and per byte of every valid instance (keys in declared order): the time to consume it and the time
+// to list the allowed next bytes, plus how many parse stacks are alive (the grammar's ambiguity, ADR 0051).
+// Single thread. Usage: npm run bench:grammar
+import { readdirSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+import { compileProgram, GrammarMatcher, schemaToGrammar } from '../dist/internal.js';
+import { declaredOrderCandidates } from '../test/grammar/declared-order.ts';
+import { sharedDataDir } from '../test/grammar/shared-data.ts';
+import { mean, percentile } from './stats.ts';
+
+const data = sharedDataDir();
+if (data === undefined) {
+  console.log('skipped: no ../shared/data (set CODECALL_SHARED_DATA)');
+  process.exit(0);
+}
+const dir = join(data, 'maskbench-sample');
+const compileMs: number[] = [];
+const states: number[] = [];
+const consumeUs: number[] = [];
+const allowedUs: number[] = [];
+const stacks: number[] = [];
+let refused = 0;
+let reported = 0;
+const files = readdirSync(dir).filter((f) => f.endsWith('.json'));
+for (const file of files) {
+  const sample = JSON.parse(readFileSync(join(dir, file), 'utf8')) as {
+    schema: unknown;
+    tests: { data: unknown; valid: boolean }[];
+  };
+  const t0 = performance.now();
+  let program;
+  try {
+    const { grammar, issues } = schemaToGrammar(sample.schema);
+    if (issues.length > 0) reported++;
+    program = compileProgram(grammar);
+  } catch {
+    refused++;
+    continue;
+  }
+  compileMs.push(performance.now() - t0);
+  states.push(program.stateCount);
+  for (const test of sample.tests.filter((t) => t.valid)) {
+    const text = JSON.stringify(declaredOrderCandidates(sample.schema, sample.schema, test.data)[0]);
+    const bytes = Buffer.from(text);
+    const matcher = new GrammarMatcher(program);
+    for (const byte of bytes) {
+      let t = process.hrtime.bigint();
+      matcher.allowedBytes();
+      allowedUs.push(Number(process.hrtime.bigint() - t) / 1000);
+      t = process.hrtime.bigint();
+      const ok = matcher.consume(byte);
+      consumeUs.push(Number(process.hrtime.bigint() - t) / 1000);
+      stacks.push(matcher.stacks);
+      if (!ok) break;
+    }
+  }
+}
+const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
+const row = (name: string, xs: number[], unit: string, digits = 1) => {
+  const s = sorted(xs);
+  const f = (v: number) => v.toFixed(digits);
+  console.log(
+    `${name.padEnd(22)} mean ${f(mean(s))} p50 ${f(percentile(s, 50))} p99 ${f(percentile(s, 99))} p99.9 ${f(percentile(s, 99.9))} max ${f(s[s.length - 1] ?? NaN)} ${unit}`,
+  );
+};
+console.log(
+  `machine: ${os.cpus()[0]?.model ?? '?'} x${os.cpus().length}, load ${os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')}`,
+);
+console.log(
+  `schemas: ${files.length}, compiled ${compileMs.length}, with a report ${reported}, refused ${refused}`,
+);
+row('compile per schema', compileMs, 'ms', 2);
+row('program states', states, 'states', 0);
+row('consume per byte', consumeUs, 'µs', 2);
+row('allowed bytes per step', allowedUs, 'µs', 2);
+row('stacks alive per byte', stacks, 'stacks', 0);
+console.log(`bytes: ${consumeUs.length}`);
