@@ -113,6 +113,8 @@ function pausedText(view: TaskView, options: { dbPath: string; tools?: string | 
   }
   for (const i of view.pending_inputs) {
     lines.push(`waiting for input "${i.name}"${i.deadline ? ` until ${i.deadline}` : ''}`);
+    // A tool's request mid-call (an MCP elicitation): what it asks, and the shape of the answer.
+    if (i.message !== undefined) lines.push(`  ${i.message}`, `  answer as: ${JSON.stringify(i.schema)}`);
   }
   for (const c of view.attention_calls) {
     const call = `${c.tool}(${JSON.stringify(c.arguments)})`;

@@ -47,6 +47,9 @@ export function taskView(
           call_id: p.callId,
           name: p.name,
           deadline: p.deadline === null ? null : new Date(p.deadline).toISOString(),
+          ...(p.forCall === undefined
+            ? {}
+            : { for_call: p.forCall, message: p.message ?? '', schema: p.schema ?? null }),
         }))
       : [],
     attention: attention[0] ?? null,
