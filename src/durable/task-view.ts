@@ -38,7 +38,8 @@ export function taskView(
       record.status === 'paused' &&
       (record.pauseReason === 'user_request' ||
         record.pauseReason === 'shutdown' ||
-        (record.pauseReason === 'needs_attention' && record.error?.code === 'INCOMPATIBLE_CHECKPOINT')),
+        (record.pauseReason === 'needs_attention' &&
+          (record.error?.code === 'INCOMPATIBLE_CHECKPOINT' || record.error?.code === 'TOOL_UNAVAILABLE'))),
     pending_approvals: journal
       ? viewApprovals(journal).map((a) => ({ id: a.id, tool: a.tool, arguments: toJsonView(a.arguments) }))
       : [],

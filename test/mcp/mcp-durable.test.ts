@@ -265,13 +265,15 @@ describe('a server that is down', () => {
       expect(attention).toMatchObject({
         status: 'paused',
         pause_reason: 'needs_attention',
+        resumable: true,
+        attention_calls: [],
         error: { code: 'TOOL_UNAVAILABLE' },
       });
       expect(await calls(log)).toEqual([]);
       // The server comes back: a retry runs the call that was never sent.
       await rm(down);
       await new Promise((r) => setTimeout(r, 2_100));
-      await runtime.resolveAttention(t.task_id, { action: 'retry' });
+      await runtime.resume(t.task_id);
       expect(await runtime.run(t.task_id)).toMatchObject({
         status: 'succeeded',
         result: { output: { hits: ['apple', 'apricot'], total: 2 } },
@@ -286,6 +288,29 @@ describe('a server that is down', () => {
         tools: mcp.tools,
       });
       expect(r).toMatchObject({ status: 'succeeded', value: ['MCP_UNAVAILABLE', 'not_sent'] });
+    } finally {
+      await close();
+      await mcp.close();
+    }
+  });
+
+  it('a call cut off by the server going away is in doubt: its effect decides (unsafe: a human)', async () => {
+    const log = join(dir, 'cut.log');
+    const mcp = await connectMcpServers({ servers: [stdioServer('gh', { MCP_CALL_LOG: log })] });
+    const { runtime, close } = await durable(mcp.tools, 'cut.db');
+    try {
+      // `exit` ends the server while it runs the call; it says nothing of its effect: unsafe.
+      const t = await runtime.submit({ code: `return await tools.gh.exit();`, maxRetries: 1 });
+      expect(await runtime.run(t.task_id)).toMatchObject({
+        status: 'pending',
+        error: { code: 'TOOL_UNAVAILABLE' },
+      });
+      expect(await runtime.run(t.task_id)).toMatchObject({
+        status: 'paused',
+        pause_reason: 'needs_attention',
+        attention_calls: [{ call_id: 'call-1', tool: 'tools.gh.exit' }],
+      });
+      expect(await calls(log)).toEqual(['exit {}']);
     } finally {
       await close();
       await mcp.close();
