@@ -182,10 +182,15 @@ export function nextSteps(
               `${cli('resolve', id, 'fail', db)}   # the task fails`,
             ],
           }
-        : {
-            intro: 'its tools or engine changed since it was journaled; accept them, or fail it',
-            commands: [`${resume} --force`, cli('resolve', id, 'fail', db)],
-          };
+        : view.error?.code === 'TOOL_UNAVAILABLE'
+          ? {
+              intro: `a tool's service could not be reached (${view.error.message}); once it is back, resume, or fail it`,
+              commands: [resume, cli('resolve', id, 'fail', db)],
+            }
+          : {
+              intro: 'its tools or engine changed since it was journaled; accept them, or fail it',
+              commands: [`${resume} --force`, cli('resolve', id, 'fail', db)],
+            };
     default:
       return { intro: 'resume with', commands: [resume] };
   }
