@@ -294,6 +294,38 @@ describe('a server that is down', () => {
     }
   });
 
+  it('over Streamable HTTP: a refused connection was never sent; the task runs on when the server is back', async () => {
+    let server = await startMcpHttpServer();
+    const port = Number(new URL(server.url).port);
+    const mcp = await connectMcpServers({ servers: [{ name: 'web', url: server.url }] });
+    const { runtime, close } = await durable(mcp.tools, 'http-down.db');
+    try {
+      await server.close();
+      const r = await runProgram({
+        driver,
+        code: `try { await tools.web.search({ q: 'x' }); } catch (e) { return [e.code, e.details.unreachable]; }`,
+        tools: mcp.tools,
+      });
+      expect(r).toMatchObject({ status: 'succeeded', value: ['MCP_UNAVAILABLE', 'not_sent'] });
+      const t = await runtime.submit({ code: `return await tools.web.search({ q: 'an' });` });
+      expect(await runtime.run(t.task_id)).toMatchObject({
+        status: 'paused',
+        pause_reason: 'needs_attention',
+        error: { code: 'TOOL_UNAVAILABLE' },
+      });
+      server = await startMcpHttpServer({ port });
+      await runtime.resume(t.task_id);
+      expect(await runtime.run(t.task_id)).toMatchObject({
+        status: 'succeeded',
+        result: { output: { hits: ['banana'], total: 1 } },
+      });
+    } finally {
+      await close();
+      await mcp.close();
+      await server.close();
+    }
+  });
+
   it('a call cut off by the server going away is in doubt: its effect decides (unsafe: a human)', async () => {
     const log = join(dir, 'cut.log');
     const mcp = await connectMcpServers({ servers: [stdioServer('gh', { MCP_CALL_LOG: log })] });

@@ -269,7 +269,7 @@ export function makeTestServer(options: { extraTools?: boolean } = {}): Server {
 }
 
 /** A stateless Streamable HTTP server on a loopback port; `headers` are the requests' headers, last first. */
-export async function startMcpHttpServer(options: { extraTools?: boolean } = {}): Promise<{
+export async function startMcpHttpServer(options: { extraTools?: boolean; port?: number } = {}): Promise<{
   url: string;
   headers: Record<string, string | string[] | undefined>[];
   close(): Promise<void>;
@@ -292,7 +292,7 @@ export async function startMcpHttpServer(options: { extraTools?: boolean } = {})
         .then(() => transport.handleRequest(req, res, text === '' ? undefined : JSON.parse(text)));
     });
   });
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => http.listen(options.port ?? 0, '127.0.0.1', resolve));
   const { port } = http.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}/mcp`,
