@@ -74,6 +74,55 @@ describe('codecall with MCP servers (the built CLI)', () => {
     }
   });
 
+  it('run --db: an agent step whose tool elicits pauses awaiting_input; tasks input --resume runs the step on', async () => {
+    const model = await startScriptedModelServer();
+    try {
+      model.push(reply({ content: "```js\nfinal_answer(await tools.gh.confirm({ target: 'prod' }))\n```" }));
+      const env = { OPENAI_API_KEY: 'k', OPENAI_BASE_URL: model.baseUrl, MISTRAL_API_KEY: '' };
+      const config = join(dir, 'agent-mcp.json');
+      await writeFile(
+        config,
+        JSON.stringify([
+          {
+            name: 'gh',
+            command: process.execPath,
+            args: ['--import', 'tsx', 'test/support/mcp-test-server.ts'],
+            env: { MCP_EXTRA_TOOLS: '1' },
+          },
+        ]),
+      );
+      const db = join(dir, 'agent.db');
+      const paused = await codecall(env, 'run', 'Deploy prod', '--mcp-config', config, '--db', db, '--json');
+      const view = lastJson(paused.stdout) as { task_id: string };
+      expect(view, paused.stdout + paused.stderr).toMatchObject({
+        status: 'paused',
+        pause_reason: 'awaiting_input',
+        pending_inputs: [{ name: 'tools.gh.confirm', message: 'Deploy prod?', for_call: 's1.call-1' }],
+      });
+      const answered = await codecall(
+        env,
+        'tasks',
+        'input',
+        view.task_id,
+        'tools.gh.confirm',
+        '{"ok":true}',
+        '--db',
+        db,
+        '--resume',
+        '--json',
+      );
+      expect(answered.code, answered.stdout + answered.stderr).toBe(0);
+      expect(lastJson(answered.stdout)).toMatchObject({
+        status: 'succeeded',
+        result: { output: 'deployed prod (accept)' },
+      });
+      // The step's code ran on with the answer: the model was asked once.
+      expect(model.requests).toHaveLength(1);
+    } finally {
+      await model.close();
+    }
+  });
+
   it('exec --mcp runs a program that calls them', async () => {
     const file = join(dir, 'prog.js');
     await writeFile(
