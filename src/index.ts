@@ -33,6 +33,7 @@ export type { DefineToolOptions, RunProgramOptions, ToolArgs } from './tools/ind
 export { connectMcpServers } from './mcp/index.ts';
 export type {
   ConnectMcpOptions,
+  McpEnvironment,
   McpServerConfig,
   McpServerInfo,
   McpServers,

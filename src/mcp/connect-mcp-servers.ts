@@ -13,6 +13,9 @@ import { effectFromAnnotations, mcpResultValue, memberNames } from './mcp-result
 import { mcpRedactor, resolveMcpSecrets } from './mcp-secrets.ts';
 import type { McpEnvironment } from './mcp-secrets.ts';
 
+/** The least time between two listings of a server's tools after it said they changed. */
+const RELIST_GAP_MS = 1_000;
+
 /** A server's tools list longer than this many pages is cut there (a server that pages forever). */
 const MAX_PAGES = 100;
 
@@ -187,7 +190,9 @@ class McpServer implements McpConnectionEvents {
       return;
     }
     this.relisting = (async () => {
-      do {
+      for (let round = 0; round === 0 || this.relistAgain; round++) {
+        // A server that keeps saying so is listed at most once a second.
+        if (round > 0) await new Promise((resolve) => setTimeout(resolve, RELIST_GAP_MS));
         this.relistAgain = false;
         const client = this.link.current;
         if (client === null) return;
@@ -202,7 +207,7 @@ class McpServer implements McpConnectionEvents {
         } catch {
           // A listener's failure is its own.
         }
-      } while (this.relistAgain);
+      }
     })().finally(() => {
       this.relisting = null;
     });
