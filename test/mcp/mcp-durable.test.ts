@@ -16,6 +16,7 @@ import { createSqliteTaskStore } from '../../src/store/index.ts';
 import type { SqliteTaskStore } from '../../src/store/index.ts';
 import { runProgram, ToolRegistry } from '../../src/tools/index.ts';
 import { CONFIRM_SCHEMA, startMcpHttpServer } from '../support/mcp-test-server.ts';
+import { createTestPostgresStore, postgresSkipReason, postgresUrl } from '../support/postgres-store.ts';
 
 const SERVER = new URL('../support/mcp-test-server.ts', import.meta.url).pathname;
 
@@ -222,6 +223,28 @@ describe('elicitation', () => {
       await close();
     }
   });
+
+  if (postgresUrl() === null) it.skip(postgresSkipReason(), () => undefined);
+  else
+    it('on PostgreSQL: the request and the answer are journaled there, the call made again gets it', async () => {
+      const store = await createTestPostgresStore();
+      const runtime = createRuntime({ store, drivers: [driver], tools: new ToolRegistry(mcp.tools) });
+      try {
+        const t = await runtime.submit({ code: `return await tools.gh.confirm({ target: 'pg' });` });
+        expect(await runtime.run(t.task_id)).toMatchObject({
+          pause_reason: 'awaiting_input',
+          pending_inputs: [{ name: 'tools.gh.confirm', message: 'Deploy pg?', schema: CONFIRM_SCHEMA }],
+        });
+        await runtime.provideInput(t.task_id, 'tools.gh.confirm', { ok: true });
+        expect(await runtime.run(t.task_id)).toMatchObject({
+          status: 'succeeded',
+          result: { output: 'deployed pg (accept)' },
+        });
+      } finally {
+        await runtime.close();
+        await store.close();
+      }
+    });
 
   it('a one-off run declines, saying why', async () => {
     const r = await runProgram({
