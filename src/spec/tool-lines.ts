@@ -1,7 +1,7 @@
 import type { ExecutionResult, LogEntry } from './sandbox.ts';
 
 /** The most lines tools log (`ToolContext.log`) that a run's result keeps. */
-export const MAX_TOOL_LOG_LINES = 10_000;
+export const MAX_TOOL_LOG_LINES = 1_000;
 
 /**
  * A run's result with the lines its tools logged after the program's own: the driver collects only the program's,

@@ -21,8 +21,8 @@ export interface ToolHostOptions {
 }
 
 /** A tool's log line is cut at this many characters, and a call writes at most this many (a chatty server). */
-const TOOL_LOG_LINE_CHARS = 2_000;
-const TOOL_LOG_LINES_PER_CALL = 1_000;
+const TOOL_LOG_LINE_CHARS = 1_000;
+const TOOL_LOG_LINES_PER_CALL = 200;
 
 /** `ctx.log` of one call: lines prefixed with the tool's name, bounded in length and number. */
 function toolLog(

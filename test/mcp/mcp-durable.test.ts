@@ -121,6 +121,23 @@ describe('progress', () => {
     }
   });
 
+  it('a chatty server: a call logs at most 200 lines, then says so', async () => {
+    const mcp = await connectMcpServers({ servers: [stdioServer('gh', {})] });
+    try {
+      const r = await runProgram({
+        driver,
+        code: `return await tools.gh.progress({ steps: 260, gapMs: 1 });`,
+        tools: mcp.tools,
+      });
+      expect(r).toMatchObject({ status: 'succeeded', value: 'done' });
+      const lines = r.logs.map((l) => l.message).filter((m) => m.startsWith('[tools.gh.progress]'));
+      expect(lines).toHaveLength(201);
+      expect(lines.at(-1)).toBe('[tools.gh.progress] further lines of this call are not shown (200 written)');
+    } finally {
+      await mcp.close();
+    }
+  });
+
   it('over Streamable HTTP too', async () => {
     const server = await startMcpHttpServer({ extraTools: true });
     const mcp = await connectMcpServers({ servers: [{ name: 'web', url: server.url, timeoutSeconds: 1 }] });
