@@ -36,6 +36,7 @@ export { createCodecallMcpServer, runtimeTaskBackend } from './mcpserver/index.t
 export type { CodecallMcpServerOptions, RuntimeTaskBackendOptions, TaskBackend } from './mcpserver/index.ts';
 export type {
   ConnectMcpOptions,
+  McpEnvironment,
   McpServerConfig,
   McpServerInfo,
   McpServers,

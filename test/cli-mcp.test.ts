@@ -74,6 +74,55 @@ describe('codecall with MCP servers (the built CLI)', () => {
     }
   });
 
+  it('run --db: an agent step whose tool elicits pauses awaiting_input; tasks input --resume runs the step on', async () => {
+    const model = await startScriptedModelServer();
+    try {
+      model.push(reply({ content: "```js\nfinal_answer(await tools.gh.confirm({ target: 'prod' }))\n```" }));
+      const env = { OPENAI_API_KEY: 'k', OPENAI_BASE_URL: model.baseUrl, MISTRAL_API_KEY: '' };
+      const config = join(dir, 'agent-mcp.json');
+      await writeFile(
+        config,
+        JSON.stringify([
+          {
+            name: 'gh',
+            command: process.execPath,
+            args: ['--import', 'tsx', 'test/support/mcp-test-server.ts'],
+            env: { MCP_EXTRA_TOOLS: '1' },
+          },
+        ]),
+      );
+      const db = join(dir, 'agent.db');
+      const paused = await codecall(env, 'run', 'Deploy prod', '--mcp-config', config, '--db', db, '--json');
+      const view = lastJson(paused.stdout) as { task_id: string };
+      expect(view, paused.stdout + paused.stderr).toMatchObject({
+        status: 'paused',
+        pause_reason: 'awaiting_input',
+        pending_inputs: [{ name: 'tools.gh.confirm', message: 'Deploy prod?', for_call: 's1.call-1' }],
+      });
+      const answered = await codecall(
+        env,
+        'tasks',
+        'input',
+        view.task_id,
+        'tools.gh.confirm',
+        '{"ok":true}',
+        '--db',
+        db,
+        '--resume',
+        '--json',
+      );
+      expect(answered.code, answered.stdout + answered.stderr).toBe(0);
+      expect(lastJson(answered.stdout)).toMatchObject({
+        status: 'succeeded',
+        result: { output: 'deployed prod (accept)' },
+      });
+      // The step's code ran on with the answer: the model was asked once.
+      expect(model.requests).toHaveLength(1);
+    } finally {
+      await model.close();
+    }
+  });
+
   it('exec --mcp runs a program that calls them', async () => {
     const file = join(dir, 'prog.js');
     await writeFile(
@@ -140,5 +189,68 @@ describe('codecall with MCP servers (the built CLI)', () => {
     // search ran once (the resumed run replayed it), create-issue once, in the resumed run's server.
     const calls = (await readFile(log, 'utf8')).trim().split('\n');
     expect(calls).toEqual(['search {"q":"ban"}', 'create-issue {"title":"banana"}']);
+  });
+
+  it('exec --db: an elicitation pauses awaiting_input with its message; tasks input --resume answers it; {{env:...}} secrets never show', async () => {
+    const log = join(dir, 'elicit.log');
+    const secret = 'ghp-cli-secret-8642';
+    const config = join(dir, 'elicit.json');
+    await writeFile(
+      config,
+      JSON.stringify([
+        {
+          name: 'gh',
+          command: process.execPath,
+          args: ['--import', 'tsx', 'test/support/mcp-test-server.ts'],
+          env: {
+            MCP_CALL_LOG: '{{env:CALL_LOG}}',
+            MCP_EXTRA_TOOLS: '1',
+            GH_TOKEN: 'Bearer {{env:GH_TOKEN}}',
+          },
+        },
+      ]),
+    );
+    const env = { CALL_LOG: log, GH_TOKEN: secret };
+    const file = join(dir, 'elicit.js');
+    await writeFile(file, `return await tools.gh.confirm({ target: 'prod' });`);
+    const db = join(dir, 'elicit.db');
+    const paused = await codecall(env, 'exec', file, '--db', db, '--mcp-config', config, '--json');
+    const view = lastJson(paused.stdout) as { task_id: string };
+    expect(view).toMatchObject({
+      status: 'paused',
+      pause_reason: 'awaiting_input',
+      pending_inputs: [{ name: 'tools.gh.confirm', message: 'Deploy prod?', for_call: 'call-1' }],
+    });
+    expect(paused.stderr).toContain(
+      'waiting for input "tools.gh.confirm"\n  Deploy prod?\n  answer as: {"type":"object"',
+    );
+    const answered = await codecall(
+      env,
+      'tasks',
+      'input',
+      view.task_id,
+      'tools.gh.confirm',
+      '{"ok":true}',
+      '--db',
+      db,
+      '--resume',
+      '--json',
+    );
+    expect(answered.code).toBe(0);
+    expect(lastJson(answered.stdout)).toMatchObject({
+      status: 'succeeded',
+      result: { output: 'deployed prod (accept)' },
+    });
+    const shown = await codecall(env, 'tasks', 'show', view.task_id, '--db', db, '--json');
+    const listed = await codecall(env, 'tools', 'list', '--mcp-config', config, '--json');
+    expect(listed.code).toBe(0);
+    for (const r of [paused, answered, shown, listed]) expect(r.stdout + r.stderr).not.toContain(secret);
+    // A variable that is not set stops the command before any server starts.
+    const missing = await codecall({ CALL_LOG: log, GH_TOKEN: '' }, 'tools', 'list', '--mcp-config', config);
+    expect(missing.code).not.toBe(0);
+    expect(missing.stderr).toContain('INVALID_CONFIG');
+    expect(missing.stderr).toContain(
+      'env.GH_TOKEN needs the environment variable GH_TOKEN, which is not set',
+    );
   });
 });

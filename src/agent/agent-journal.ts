@@ -97,7 +97,8 @@ export function readAgentSteps(journal: readonly JournalEntryInput[]): AgentStep
   return [...steps.entries()].sort(([a], [b]) => a - b).map(([step, s]) => ({ step, ...s }));
 }
 
-const ID_FIELDS = ['call_id', 'approval_id'] as const;
+// `for_call`: a tool's request for input mid-call names its call (ADR 0047).
+const ID_FIELDS = ['call_id', 'approval_id', 'for_call'] as const;
 
 /** Entries the driver's execution writes, with their call ids made the task's. */
 export function toJournalIds(step: number, entries: readonly JournalEntryInput[]): JournalEntryInput[] {

@@ -78,7 +78,18 @@ export interface TaskView {
   /** Whether `resume` is the way on (a pause by request or shutdown, or changed tools to accept with force). */
   readonly resumable: boolean;
   readonly pending_approvals: readonly { id: string; tool: string; arguments: unknown }[];
-  readonly pending_inputs: readonly { call_id: string; name: string; deadline: string | null }[];
+  /**
+   * Input the task waits for: a program's `input.wait`, or a tool's request mid-call (an MCP elicitation), which
+   * also has `for_call` (the tool call), `message` and `schema` (the answer's JSON Schema) (ADR 0047).
+   */
+  readonly pending_inputs: readonly {
+    call_id: string;
+    name: string;
+    deadline: string | null;
+    for_call?: string;
+    message?: string;
+    schema?: unknown;
+  }[];
   /** The first call a `needs_attention` task waits on a decision for (retry, skip, fail); see attention_calls. */
   readonly attention: AttentionCallView | null;
   /** Every call in doubt the task waits on, decided in one round (empty unless `needs_attention`). */

@@ -113,6 +113,8 @@ function pausedText(view: TaskView, options: { dbPath: string; tools?: string | 
   }
   for (const i of view.pending_inputs) {
     lines.push(`waiting for input "${i.name}"${i.deadline ? ` until ${i.deadline}` : ''}`);
+    // A tool's request mid-call (an MCP elicitation): what it asks, and the shape of the answer.
+    if (i.message !== undefined) lines.push(`  ${i.message}`, `  answer as: ${JSON.stringify(i.schema)}`);
   }
   for (const c of view.attention_calls) {
     const call = `${c.tool}(${JSON.stringify(c.arguments)})`;
@@ -180,10 +182,15 @@ export function nextSteps(
               `${cli('resolve', id, 'fail', db)}   # the task fails`,
             ],
           }
-        : {
-            intro: 'its tools or engine changed since it was journaled; accept them, or fail it',
-            commands: [`${resume} --force`, cli('resolve', id, 'fail', db)],
-          };
+        : view.error?.code === 'TOOL_UNAVAILABLE'
+          ? {
+              intro: `a tool's service could not be reached (${view.error.message}); once it is back, resume, or fail it`,
+              commands: [resume, cli('resolve', id, 'fail', db)],
+            }
+          : {
+              intro: 'its tools or engine changed since it was journaled; accept them, or fail it',
+              commands: [`${resume} --force`, cli('resolve', id, 'fail', db)],
+            };
     default:
       return { intro: 'resume with', commands: [resume] };
   }

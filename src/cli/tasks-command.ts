@@ -196,11 +196,20 @@ async function actOnPaused(
   id: string,
   options: RunOnOptions,
   io: CliIo,
+  env: Readonly<Record<string, string | undefined>>,
   act: (runtime: Runtime) => Promise<TaskView>,
 ): Promise<number> {
   const runs = options.resume === true;
   return withCliRuntime(
-    { db: options.db, mustExist: true, runs, tools: options.tools, toolsOf: id },
+    {
+      db: options.db,
+      mustExist: true,
+      runs,
+      tools: options.tools,
+      toolsOf: id,
+      // With --resume an instruction task goes on with the model the environment names, as `tasks resume` does.
+      ...(runs ? { model: modelConfigFrom(env), env } : {}),
+    },
     async ({ runtime, toolsModule }) => {
       const view = await act(runtime);
       const here = { dbPath: options.db, json: options.json === true, tools: toolsModule };
@@ -224,9 +233,10 @@ export function tasksDecide(
   decision: 'approve' | 'reject',
   options: RunOnOptions,
   io: CliIo,
+  env: Readonly<Record<string, string | undefined>> = process.env,
 ): Promise<number> {
   const reason = options.reason === undefined ? {} : { reason: options.reason };
-  return actOnPaused(id, options, io, (runtime) =>
+  return actOnPaused(id, options, io, env, (runtime) =>
     runtime.decide(id, [{ approvalId, decision, ...reason }], { actor: actorOf(options) }),
   );
 }
@@ -238,9 +248,10 @@ export function tasksInput(
   json: string,
   options: RunOnOptions,
   io: CliIo,
+  env: Readonly<Record<string, string | undefined>> = process.env,
 ): Promise<number> {
   const value = parseJson(json, 'the input value');
-  return actOnPaused(id, options, io, (runtime) =>
+  return actOnPaused(id, options, io, env, (runtime) =>
     runtime.provideInput(id, name, value, { actor: actorOf(options) }),
   );
 }
@@ -251,10 +262,11 @@ export function tasksResolve(
   action: string,
   options: RunOnOptions & { result?: string; call?: string },
   io: CliIo,
+  env: Readonly<Record<string, string | undefined>> = process.env,
 ): Promise<number> {
   const checked = resolveAction(action, options);
   const result = options.result === undefined ? {} : { result: parseJson(options.result, '--result') };
-  return actOnPaused(id, options, io, (runtime) =>
+  return actOnPaused(id, options, io, env, (runtime) =>
     runtime.resolveAttention(
       id,
       { action: checked, ...result, ...(options.call === undefined ? {} : { callId: options.call }) },

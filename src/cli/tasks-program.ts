@@ -259,7 +259,7 @@ export function registerTasksCommands(
         const t = targetOf(cmd, RUN_ON_LOCAL);
         if ('remote' in t)
           return (await remote()).remoteDecide(id, approvalId, decision, { ...options, ...t.remote }, io);
-        return (await local()).tasksDecide(id, approvalId, decision, { ...options, ...t.local }, io);
+        return (await local()).tasksDecide(id, approvalId, decision, { ...options, ...t.local }, io, env);
       }),
     );
   }
@@ -274,7 +274,7 @@ export function registerTasksCommands(
     run(async () => {
       const t = targetOf(cmd, [...RUN_ON_LOCAL, 'reason']);
       if ('remote' in t) return (await remote()).remoteInput(id, name, json, t.remote, io);
-      return (await local()).tasksInput(id, name, json, { ...options, ...t.local }, io);
+      return (await local()).tasksInput(id, name, json, { ...options, ...t.local }, io, env);
     }),
   );
   runOn(
@@ -301,7 +301,7 @@ export function registerTasksCommands(
           const checked = resolveAction(action, options);
           return (await remote()).remoteResolve(id, checked, { ...options, ...t.remote }, io);
         }
-        return (await local()).tasksResolve(id, action, { ...options, ...t.local }, io);
+        return (await local()).tasksResolve(id, action, { ...options, ...t.local }, io, env);
       }),
   );
 

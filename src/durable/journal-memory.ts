@@ -27,6 +27,11 @@ export interface CallState {
   /** Input waits asked for, and the answers (a value's tagged JSON, or null for a timeout) by call id. */
   readonly inputRequested: ReadonlySet<string>;
   readonly inputs: ReadonlyMap<string, string | null>;
+  /**
+   * Tools' requests for input mid-call (`ToolContext.requestInput`), by the tool call's id, in the order asked:
+   * each request's id (its input's call id) and what it asked (`elicitationKey`).
+   */
+  readonly elicited: ReadonlyMap<string, readonly { readonly id: string; readonly key: string }[]>;
   /** A human's decision on a lost unsafe call; spent once the retried call starts. */
   readonly attention: ReadonlyMap<
     string,
@@ -42,6 +47,11 @@ export interface CallState {
   readonly held: ReadonlyMap<string, RevisedFrom>;
   /** Calls a budget refused (their intent says which, `over_budget`): they never run (ADR 0044). */
   readonly refused: ReadonlyMap<string, RefusalName>;
+}
+
+/** What a tool's request for input asked, to tell the same request when a call made again asks it again. */
+export function elicitationKey(name: string, message: string, schemaJson: string): string {
+  return JSON.stringify([name, message, schemaJson]);
 }
 
 /** The entries the host writes about a call's progress besides its intent and outcome: they change its state. */
@@ -67,6 +77,7 @@ export class JournalMemory implements CallState {
   >();
   readonly #inputRequested = new Set<string>();
   readonly #inputs = new Map<string, string | null>();
+  readonly #elicited = new Map<string, { id: string; key: string }[]>();
   readonly #attention = new Map<string, { action: 'retry' | 'skip'; payload: string | null }>();
   readonly #notStarted = new Set<string>();
   readonly #carried = new Set<string>();
@@ -98,6 +109,9 @@ export class JournalMemory implements CallState {
   }
   get inputs(): ReadonlyMap<string, string | null> {
     return this.#inputs;
+  }
+  get elicited(): CallState['elicited'] {
+    return this.#elicited;
   }
   get attention(): CallState['attention'] {
     return this.#attention;
@@ -154,6 +168,12 @@ export class JournalMemory implements CallState {
         break;
       case 'input_request':
         this.#inputRequested.add(entry.data.call_id);
+        if (entry.data.for_call !== undefined) {
+          const d = entry.data;
+          const asked = this.#elicited.get(d.for_call as string) ?? [];
+          asked.push({ id: d.call_id, key: elicitationKey(d.name, d.message ?? '', d.schema ?? 'null') });
+          this.#elicited.set(d.for_call as string, asked);
+        }
         break;
       case 'input_provided':
         this.#inputs.set(entry.data.call_id, entry.data.value);

@@ -10,6 +10,26 @@ export interface PendingInput {
   readonly name: string;
   /** Epoch ms after which the wait fails with INPUT_TIMEOUT; null waits forever. */
   readonly deadline: number | null;
+  /** A tool's request mid-call (an MCP elicitation): the call, what it says, the answer's JSON Schema. */
+  readonly forCall?: string;
+  readonly message?: string;
+  readonly schema?: unknown;
+}
+
+/** What a journaled input request shows besides its name: a tool's request's call, message and schema. */
+export function inputRequestParts(data: {
+  readonly for_call?: string;
+  readonly message?: string;
+  readonly schema?: string;
+}): Pick<PendingInput, 'forCall' | 'message' | 'schema'> {
+  if (data.for_call === undefined) return {};
+  let schema: unknown = null;
+  try {
+    schema = JSON.parse(data.schema ?? 'null');
+  } catch {
+    // Journaled by codecall as JSON; a damaged one shows as null.
+  }
+  return { forCall: data.for_call, message: data.message ?? '', schema };
 }
 
 /** The lost unsafe call a paused `needs_attention` task waits on a human for. */
@@ -29,7 +49,12 @@ export function pendingInputs(journal: readonly JournalEntry[]): PendingInput[] 
   const pending: PendingInput[] = [];
   for (const e of journal) {
     if (e.type !== 'input_request' || answered.has(e.data.call_id)) continue;
-    pending.push({ callId: e.data.call_id, name: e.data.name, deadline: e.data.deadline });
+    pending.push({
+      callId: e.data.call_id,
+      name: e.data.name,
+      deadline: e.data.deadline,
+      ...inputRequestParts(e.data),
+    });
   }
   return pending;
 }

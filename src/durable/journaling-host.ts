@@ -11,6 +11,7 @@ import type {
   JournalEntryInput,
   LogEntry,
   RevisedFrom,
+  SerializedError,
   ToolLimitsOfCall,
 } from '../spec/index.ts';
 import { lostCallsError } from './attention-error.ts';
@@ -33,6 +34,8 @@ import type { CallPolicy } from './call-decision.ts';
 import { JournalMemory } from './journal-memory.ts';
 import type { CallMark } from './journal-memory.ts';
 import { inputTimeoutError, isInputWait } from './input-wait.ts';
+import { requestToolInput } from './tool-input-requests.ts';
+import type { CallInputs } from './tool-input-requests.ts';
 import { describeCall, forTools, toOutcome, wireForm } from './journal-wire.ts';
 import type { Wire } from './journal-wire.ts';
 
@@ -59,6 +62,12 @@ export interface JournalingHostOptions extends CallPolicy {
   onInputRequired?(): void;
   /** A lost unsafe call came again and waits: the runner pauses with the others of this turn (`inDoubt`). */
   onAttentionRequired?(): void;
+  /**
+   * A tool's service could not be reached (its error says `details.unreachable`): its outcome is not journaled
+   * (one never sent is marked `not_started`) and the runner ends the execution to try again later. Absent: the
+   * failure is the call's outcome.
+   */
+  onUnreachable?(error: SerializedError): void;
   /** Prefix of the idempotency keys given to tool calls (`idempotencyScope`); the call id completes the key. */
   readonly keyPrefix?: string;
   /** The execution cannot go on (divergence, an unsafe call in doubt): the runner aborts it with this error. */
@@ -496,7 +505,44 @@ export class JournalingHost implements ExecutionHost {
       }
     }
     const keyed = forTools(call, key, this.options.fencingToken);
-    return this.finishLive(call, signal, await this.options.live.call(keyed, this.toolSignal(signal)));
+    const inputs: CallInputs = { waiting: false, used: new Set() };
+    const onInputRequired = this.options.onInputRequired?.bind(this.options);
+    const served: HostCall =
+      keyed.kind === 'tool' && onInputRequired
+        ? {
+            ...keyed,
+            requestInput: (request) =>
+              requestToolInput(keyed, request, inputs, {
+                memory: this.memory,
+                mark: (entries) => this.mark(entries),
+                onInputRequired,
+              }),
+          }
+        : keyed;
+    const outcome = await this.options.live.call(served, this.toolSignal(signal));
+    if (inputs.waiting) {
+      // It stopped to wait for a human's answer: no outcome; made again with the answer at hand (ADR 0047).
+      this.park(call.callId);
+      return never();
+    }
+    if (await this.unreachable(call, outcome)) return never();
+    return this.finishLive(call, signal, outcome);
+  }
+
+  /**
+   * A call whose tool's service could not be reached: not journaled; one whose request never left is marked
+   * `not_started` (a resume runs it whatever its effect), one cut off mid-call is lost (its effect decides).
+   */
+  private async unreachable(call: HostCall, outcome: HostOutcome): Promise<boolean> {
+    if (outcome.ok || !this.options.onUnreachable || call.kind !== 'tool') return false;
+    const how = outcome.error.details?.unreachable;
+    if (how !== 'not_sent' && how !== 'in_doubt') return false;
+    if (how === 'not_sent') {
+      await this.mark([{ type: 'control', data: { action: 'not_started', call_id: call.callId } }]);
+    }
+    this.park(call.callId);
+    this.options.onUnreachable(outcome.error);
+    return true;
   }
 
   private toolSignal(signal: AbortSignal): AbortSignal {

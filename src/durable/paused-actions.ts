@@ -208,6 +208,12 @@ export function resolveAttention(
     };
   }
   const pending = attentionCalls(journal);
+  if (pending.length === 0 && unavailable(task)) {
+    if (decision.action === 'skip') {
+      throw new CodecallError('INVALID_ARGUMENT', `task ${task.id} has no call to skip; retry or fail`);
+    }
+    return resumeUnavailable(actor);
+  }
   if (pending.length === 0) {
     // Changed tools or engine: `retry` accepts them, `skip` has no call to skip.
     if (decision.action === 'skip') {
@@ -256,8 +262,22 @@ export function resolveAttention(
   return { patch: chosen.length === pending.length ? toPending : {}, append };
 }
 
-/** `resume` of a task paused by request or shutdown; other pauses wait on a decision, not a resume. */
+/** A task that waits because a tool's service was down (TOOL_UNAVAILABLE, ADR 0047): no call is in doubt. */
+function unavailable(task: TaskRecord): boolean {
+  return task.pauseReason === 'needs_attention' && task.error?.code === 'TOOL_UNAVAILABLE';
+}
+
+/** Runs a task that waited for a tool's service again (a retry or a resume: the same, nothing to decide). */
+function resumeUnavailable(actor: string): PausedAction {
+  return { patch: toPending, append: [{ type: 'control', data: { action: 'resume', actor } }] };
+}
+
+/**
+ * `resume` of a task paused by request or shutdown, or waiting for a tool's service; other pauses wait on a
+ * decision, not a resume.
+ */
 export function resumePaused(task: TaskRecord, actor: string, force = false): PausedAction {
+  if (task.status === 'paused' && unavailable(task)) return resumeUnavailable(actor);
   if (force && task.status === 'paused' && task.pauseReason === 'needs_attention') {
     return {
       patch: toPending,

@@ -9,7 +9,7 @@ import type {
   TaskConstraints,
   TaskInput,
 } from '../spec/index.ts';
-import { defaultRevisedCallPolicy, rulesOfTool } from '../spec/index.ts';
+import { defaultRevisedCallPolicy, MAX_TOOL_LOG_LINES, rulesOfTool, withToolLines } from '../spec/index.ts';
 import { runJournaled } from './run-journaled.ts';
 import type { RunLease } from './run-journaled.ts';
 import type { RunnerTools } from './runner-tools.ts';
@@ -74,11 +74,20 @@ export function programRequest(input: TaskInput, bindings: readonly GuestToolBin
 /** Journaled executions of one task's programs: its tools, effects, approvals, limits, clock and signal. */
 export function programRunner(o: ProgramRunnerOptions): (run: ProgramRun) => Promise<ExecutionResult> {
   const { tools } = o;
-  return (run) =>
-    runJournaled({
+  return async (run) => {
+    // What tools log (`ctx.log`, e.g. an MCP call's progress) streams live and is kept after the program's lines.
+    const toolLines: LogEntry[] = [];
+    const live = tools.host({
+      ...(o.onLog ? { onLog: o.onLog } : {}),
+      onToolLog: (entry) => {
+        if (toolLines.length < MAX_TOOL_LOG_LINES) toolLines.push(entry);
+        o.onLog?.(entry);
+      },
+    });
+    const result = await runJournaled({
       driver: o.driver,
       request: { ...o.request, code: run.code, language: run.language },
-      live: o.onLog ? tools.host({ onLog: o.onLog }) : tools.host(),
+      live,
       policy: {
         effectOf: (call) =>
           call.kind === 'timer' ? 'read' : (tools.get(call.namespace, call.name)?.effect ?? 'unsafe'),
@@ -115,4 +124,6 @@ export function programRunner(o: ProgramRunnerOptions): (run: ProgramRun) => Pro
       ...(o.budgets ? { budgets: o.budgets } : {}),
       ...(o.tenantLimits ? { tenantLimits: o.tenantLimits } : {}),
     });
+    return withToolLines(result, toolLines);
+  };
 }

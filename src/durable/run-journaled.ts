@@ -82,6 +82,7 @@ const LETS_CALLS_FINISH: ReadonlySet<string> = new Set([
   'APPROVAL_REQUIRED',
   'AWAITING_INPUT',
   'NEEDS_ATTENTION',
+  'TOOL_UNAVAILABLE',
 ]);
 
 function letsCallsFinish(reason: unknown): boolean {
@@ -158,6 +159,13 @@ export async function runJournaled(options: RunJournaledOptions): Promise<Execut
     },
     onInputRequired: () => {
       approvalTimer ??= setTimeout(pauseForHumans, APPROVAL_COLLECT_MS);
+    },
+    // A tool's service is down: the run ends (the calls running finish), the task tries again later.
+    onUnreachable: (error) => {
+      const details = { ...(error.details ?? {}), code: error.code };
+      const ended = new CodecallError('TOOL_UNAVAILABLE', error.message, { details });
+      fatal ??= ended;
+      controller.abort(ended);
     },
     // Every lost unsafe call of the same turn (one Promise.all) is raised in the same pause.
     onAttentionRequired: () => {

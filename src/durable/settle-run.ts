@@ -93,6 +93,15 @@ async function settle(options: SettleOptions): Promise<TaskRecord> {
   }
   const { code, message } = result.error;
   const details = result.error.details ?? {};
+  if (code === 'TOOL_UNAVAILABLE' && task.retries >= task.maxRetries) {
+    // A tool's service is down (ADR 0047) and the retries are spent: the task waits for a human (resolve it with
+    // retry once the service is back) rather than failing.
+    return store.updateTask(
+      lease.taskId,
+      { ...kept, status: 'paused', pauseReason: 'needs_attention', error: { code, message } },
+      { ...fenced, append: control({ action: 'needs_attention' }) },
+    );
+  }
   switch (code) {
     case 'PAUSED':
     case 'SHUTDOWN':

@@ -1,4 +1,5 @@
 import type { AttentionCallData, ViewJournal } from '../spec/index.ts';
+import { inputRequestParts } from './journal-state.ts';
 import type { AttentionCall, PendingInput } from './journal-state.ts';
 import { approvalOf } from './pending-approvals.ts';
 import type { PendingApproval } from './pending-approvals.ts';
@@ -18,7 +19,11 @@ export function viewApprovals(journal: ViewJournal): PendingApproval[] {
 
 /** Input waits without an answer, oldest first. */
 export function viewInputs(journal: ViewJournal): PendingInput[] {
-  return journal.summary.inputs.map((i) => ({ callId: i.callId, name: i.name, deadline: i.deadline }));
+  return journal.summary.inputs.map((i) => {
+    const row = journal.rows.get(i.seq);
+    const parts = row?.type === 'input_request' ? inputRequestParts(row.data) : {};
+    return { callId: i.callId, name: i.name, deadline: i.deadline, ...parts };
+  });
 }
 
 /** The calls of the last needs_attention pause still without a decision, in the order raised. */

@@ -38,7 +38,8 @@ export function taskView(
       record.status === 'paused' &&
       (record.pauseReason === 'user_request' ||
         record.pauseReason === 'shutdown' ||
-        (record.pauseReason === 'needs_attention' && record.error?.code === 'INCOMPATIBLE_CHECKPOINT')),
+        (record.pauseReason === 'needs_attention' &&
+          (record.error?.code === 'INCOMPATIBLE_CHECKPOINT' || record.error?.code === 'TOOL_UNAVAILABLE'))),
     pending_approvals: journal
       ? viewApprovals(journal).map((a) => ({ id: a.id, tool: a.tool, arguments: toJsonView(a.arguments) }))
       : [],
@@ -47,6 +48,9 @@ export function taskView(
           call_id: p.callId,
           name: p.name,
           deadline: p.deadline === null ? null : new Date(p.deadline).toISOString(),
+          ...(p.forCall === undefined
+            ? {}
+            : { for_call: p.forCall, message: p.message ?? '', schema: p.schema ?? null }),
         }))
       : [],
     attention: attention[0] ?? null,

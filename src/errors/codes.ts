@@ -119,6 +119,9 @@ export const ERROR_CODES = {
   SANDBOX_UNAVAILABLE: row(503, 'infrastructure', { retryable: true, endsRun: true }),
   SERVICE_UNREACHABLE: row(503, 'infrastructure'),
   POOL_CLOSED: row(503, 'infrastructure', { retryable: true, endsRun: true }),
+  // A tool's service (an MCP server) could not be reached during a durable run: the run ends without journaling
+  // the call, the task runs again after a backoff, and once its retries are spent it pauses needs_attention.
+  TOOL_UNAVAILABLE: row(503, 'infrastructure', { retryable: true, endsRun: true }),
   FENCED: row(409, 'infrastructure', { endsRun: true }),
   VERSION_CONFLICT: row(409, 'infrastructure'),
   ILLEGAL_TRANSITION: row(409, 'input'),

@@ -55,7 +55,14 @@ export const taskViewSchema = {
       items: {
         type: 'object',
         ...open,
-        properties: { call_id: { type: 'string' }, name: { type: 'string' }, deadline: nullable('string') },
+        properties: {
+          call_id: { type: 'string' },
+          name: { type: 'string' },
+          deadline: nullable('string'),
+          for_call: { type: 'string', description: "a tool's request mid-call (MCP elicitation): its call" },
+          message: { type: 'string' },
+          schema: { description: 'the JSON Schema the answer should match' },
+        },
       },
     },
     attention: { ...nullable('object'), ...open, properties: attentionCall },

@@ -1,37 +1,20 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Progress, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { CodecallError, isCodecallError } from '../errors/index.ts';
-import type { JsonSchema, ToolContext, ToolDefinition } from '../spec/index.ts';
+import type { JsonSchema, ToolContext, ToolDefinition, ToolUnreachable } from '../spec/index.ts';
 import { DEFAULT_TOOL_NAMESPACE, SchemaValidator } from '../tools/index.ts';
 import { checkMcpServers, DEFAULT_MCP_TIMEOUT_SECONDS } from './mcp-config.ts';
 import type { McpServerConfig, McpToolOverride } from './mcp-config.ts';
+import { Link, loadSdk, openClient } from './mcp-connection.ts';
+import type { McpConnectionEvents, McpTarget, Sdk } from './mcp-connection.ts';
+import { answerElicitation } from './mcp-elicitation.ts';
+import type { ElicitingCall } from './mcp-elicitation.ts';
 import { effectFromAnnotations, mcpResultValue, memberNames } from './mcp-results.ts';
+import { mcpRedactor, resolveMcpSecrets } from './mcp-secrets.ts';
+import type { McpEnvironment } from './mcp-secrets.ts';
 
-/**
- * The SDK, loaded on first use: importing it takes about half a second (its protocol schemas), which neither
- * `import 'codecall'` nor a command without MCP servers should pay.
- */
-async function loadSdk() {
-  const [client, stdio, http, types] = await Promise.all([
-    import('@modelcontextprotocol/sdk/client/index.js'),
-    import('@modelcontextprotocol/sdk/client/stdio.js'),
-    import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
-    import('@modelcontextprotocol/sdk/types.js'),
-  ]);
-  return {
-    Client: client.Client,
-    StdioClientTransport: stdio.StdioClientTransport,
-    StreamableHTTPClientTransport: http.StreamableHTTPClientTransport,
-    McpError: types.McpError,
-    ErrorCode: types.ErrorCode,
-  };
-}
-
-type Sdk = Awaited<ReturnType<typeof loadSdk>>;
-
-/** What codecall tells MCP servers it is. */
-const CLIENT_INFO = { name: 'codecall', version: '0.1.0' };
+/** The least time between two listings of a server's tools after it said they changed. */
+const RELIST_GAP_MS = 1_000;
 
 /** A server's tools list longer than this many pages is cut there (a server that pages forever). */
 const MAX_PAGES = 100;
@@ -40,6 +23,16 @@ export interface ConnectMcpOptions {
   readonly servers: readonly McpServerConfig[];
   /** Aborts connecting (and listing); the servers connected by then are closed. */
   readonly signal?: AbortSignal;
+  /**
+   * Where `{{env:NAME}}` in servers' `headers` and `env` values is read (default `process.env`); a variable that
+   * is not set is INVALID_CONFIG before any server is started.
+   */
+  readonly environment?: McpEnvironment;
+  /**
+   * A server said its tools changed (`notifications/tools/list_changed`) and they were listed again: `tools`
+   * (and the server's `tools`) now hold the new list, for the tasks created from here (ADR 0047).
+   */
+  readonly onToolsChanged?: (server: string) => void;
 }
 
 /** One connected server as `McpServers` describes it. */
@@ -52,237 +45,247 @@ export interface McpServerInfo {
   /** What the server says it is (`serverInfo`). */
   readonly serverName: string | undefined;
   readonly serverVersion: string | undefined;
-  /** Its tools, as ToolDefinitions `tools.<name>.<tool>`. */
+  /** Its tools, as ToolDefinitions `tools.<name>.<tool>` (the latest list, when the server says it changed). */
   readonly tools: readonly ToolDefinition[];
 }
 
 /** Connected MCP servers: their tools, to serve beside `defineTool` ones, until `close()`. */
 export interface McpServers {
-  /** Every server's tools, namespace `tools`, named `<server>.<tool>`, in configuration then listing order. */
+  /**
+   * Every server's tools, namespace `tools`, named `<server>.<tool>`, in configuration then listing order: the
+   * latest lists (read again when a server says they changed); a registry made from them keeps its own.
+   */
   readonly tools: readonly ToolDefinition[];
   readonly servers: readonly McpServerInfo[];
   /** Closes every connection (a stdio server's process ends). */
   close(): Promise<void>;
 }
 
-interface Connected {
-  readonly info: McpServerInfo;
-  readonly link: Link;
-}
-
 /**
  * Connects to the servers (all at once), lists their tools (every page) and returns them as ToolDefinitions
  * whose `execute` calls the server (ADR 0047). One server that cannot be reached fails the whole (MCP_UNAVAILABLE
- * naming it), after closing the others.
+ * naming it), after closing the others; a secret that is not set fails it first (INVALID_CONFIG).
  */
 export async function connectMcpServers(options: ConnectMcpOptions): Promise<McpServers> {
-  const servers = checkMcpServers(options.servers);
+  const environment = options.environment ?? process.env;
+  // Every secret is found before anything starts; the resolved configs live only in the connections.
+  const targets = checkMcpServers(options.servers).map((s): McpTarget => ({
+    config: resolveMcpSecrets(s, environment),
+    redact: mcpRedactor(s, environment),
+  }));
   const sdk = await loadSdk();
-  const settled = await Promise.allSettled(servers.map((s) => connectOne(sdk, s, options.signal)));
+  const settled = await Promise.allSettled(
+    targets.map((t) => McpServer.connect(sdk, t, options.signal, options.onToolsChanged)),
+  );
   const connected = settled.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
   const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   const close = async () => {
-    await Promise.allSettled(connected.map((c) => c.link.close()));
+    await Promise.allSettled(connected.map((c) => c.close()));
   };
   if (failed) {
     await close();
     throw failed.reason;
   }
   return {
-    tools: connected.flatMap((c) => c.info.tools),
-    servers: connected.map((c) => c.info),
+    get tools() {
+      return connected.flatMap((c) => c.tools);
+    },
+    servers: connected.map((c) => c.view()),
     close,
   };
 }
 
-function transportOf(sdk: Sdk, server: McpServerConfig): Transport {
-  if (server.url !== undefined) {
-    return new sdk.StreamableHTTPClientTransport(new URL(server.url), {
-      ...(server.headers ? { requestInit: { headers: { ...server.headers } } } : {}),
-    });
-  }
-  return new sdk.StdioClientTransport({
-    command: server.command ?? '',
-    args: [...(server.args ?? [])],
-    // Added to the SDK's few inherited variables (HOME, PATH, ...), never the whole environment.
-    ...(server.env ? { env: withDefaultEnvironment(server.env) } : {}),
-    ...(server.cwd === undefined ? {} : { cwd: server.cwd }),
-    stderr: 'inherit',
-  });
-}
+/** One server: its connection, its current tools, and its calls in flight (an elicitation asks one of them). */
+class McpServer implements McpConnectionEvents {
+  readonly name: string;
+  readonly transport: 'stdio' | 'http';
+  protocolVersion: string | undefined;
+  serverName: string | undefined;
+  serverVersion: string | undefined;
+  tools: readonly ToolDefinition[] = [];
+  private link!: Link;
+  private readonly inFlight = new Set<ElicitingCall>();
+  private relisting: Promise<void> | null = null;
+  private relistAgain = false;
 
-/** The SDK replaces its default environment when given one: the defaults are kept, the server's added. */
-function withDefaultEnvironment(env: Readonly<Record<string, string>>): Record<string, string> {
-  const inherited: Record<string, string> = {};
-  for (const key of ['HOME', 'LOGNAME', 'PATH', 'SHELL', 'TERM', 'USER']) {
-    const value = process.env[key];
-    if (value !== undefined && !value.startsWith('()')) inherited[key] = value;
-  }
-  return { ...inherited, ...env };
-}
-
-/** A connected client and the protocol version it agreed on. */
-async function openClient(
-  sdk: Sdk,
-  server: McpServerConfig,
-  timeout: number,
-  signal: AbortSignal | undefined,
-): Promise<{ client: Client; protocolVersion: string | undefined }> {
-  const client = new sdk.Client(CLIENT_INFO, { capabilities: {} });
-  const transport = transportOf(sdk, server);
-  // The client tells the transport the version it agreed on; the stdio transport does not keep it.
-  let protocolVersion: string | undefined;
-  const setVersion = transport.setProtocolVersion?.bind(transport);
-  transport.setProtocolVersion = (version: string) => {
-    protocolVersion = version;
-    setVersion?.(version);
-  };
-  try {
-    signal?.throwIfAborted();
-    await client.connect(transport, { timeout, ...(signal ? { signal } : {}) });
-    return { client, protocolVersion };
-  } catch (cause) {
-    await client.close().catch(() => undefined);
-    if (signal?.aborted) throw signal.reason;
-    throw new CodecallError(
-      'MCP_UNAVAILABLE',
-      `MCP server ${server.name} (${server.url ?? server.command}): ${(cause as Error).message}`,
-      { details: { server: server.name }, cause },
-    );
-  }
-}
-
-/** The first wait before connecting again to a server whose connection failed, doubled up to the longest. */
-const RECONNECT_FIRST_MS = 1_000;
-const RECONNECT_MAX_MS = 30_000;
-
-/**
- * A server's connection. When it ends (a stdio server exits, an HTTP server goes away), the next call connects
- * again; after a failed attempt, calls fail at once (MCP_UNAVAILABLE) until a wait of 1 s, doubling up to 30 s,
- * has passed. A call in flight when the connection ends fails with MCP_UNAVAILABLE: whether it ran is unknown.
- */
-class Link {
-  private client: Client | null = null;
-  private connecting: Promise<Client> | null = null;
-  private failures = 0;
-  private retryAt = 0;
-  private closed = false;
-
-  constructor(
+  private constructor(
     private readonly sdk: Sdk,
-    private readonly server: McpServerConfig,
+    private readonly target: McpTarget,
     private readonly timeout: number,
-    first: Client,
+    private readonly onChanged: ((server: string) => void) | undefined,
   ) {
-    this.adopt(first);
+    this.name = target.config.name;
+    this.transport = target.config.url === undefined ? 'stdio' : 'http';
   }
 
-  private adopt(client: Client): void {
-    this.client = client;
-    client.onclose = () => {
-      if (this.client === client) this.client = null;
+  static async connect(
+    sdk: Sdk,
+    target: McpTarget,
+    signal: AbortSignal | undefined,
+    onChanged: ((server: string) => void) | undefined,
+  ): Promise<McpServer> {
+    const timeout = (target.config.timeoutSeconds ?? DEFAULT_MCP_TIMEOUT_SECONDS) * 1000;
+    const server = new McpServer(sdk, target, timeout, onChanged);
+    const { client, protocolVersion } = await openClient(sdk, target, server, timeout, signal);
+    try {
+      server.tools = await server.listed(client, signal);
+    } catch (cause) {
+      await client.close().catch(() => undefined);
+      if (signal?.aborted) throw signal.reason;
+      throw new CodecallError(
+        'MCP_UNAVAILABLE',
+        target.redact(
+          `MCP server ${server.name} (${target.config.url ?? target.config.command}): listing its tools: ${(cause as Error).message}`,
+        ),
+        { details: { server: server.name } },
+      );
+    }
+    server.link = new Link(sdk, target, server, timeout, client);
+    server.protocolVersion = protocolVersion;
+    server.serverName = client.getServerVersion()?.name;
+    server.serverVersion = client.getServerVersion()?.version;
+    return server;
+  }
+
+  close(): Promise<void> {
+    return this.link.close();
+  }
+
+  /** What callers see of it: its description, and its tools as they are now. */
+  view(): McpServerInfo {
+    const current = (): readonly ToolDefinition[] => this.tools;
+    return {
+      name: this.name,
+      transport: this.transport,
+      protocolVersion: this.protocolVersion,
+      serverName: this.serverName,
+      serverVersion: this.serverVersion,
+      get tools() {
+        return current();
+      },
     };
   }
 
-  async get(): Promise<Client> {
-    if (this.closed) {
-      throw new CodecallError('MCP_UNAVAILABLE', `MCP server ${this.server.name} is closed`, {
-        details: { server: this.server.name },
-      });
-    }
-    if (this.client !== null) return this.client;
-    const wait = this.retryAt - Date.now();
-    if (wait > 0 && this.connecting === null) {
-      throw new CodecallError(
-        'MCP_UNAVAILABLE',
-        `MCP server ${this.server.name} is not connected (next attempt in ${Math.ceil(wait / 1000)} s)`,
-        { details: { server: this.server.name } },
-      );
-    }
-    this.connecting ??= openClient(this.sdk, this.server, this.timeout, undefined)
-      .then(
-        ({ client }) => {
-          this.failures = 0;
-          if (this.closed) {
-            void client.close();
-            throw new CodecallError('MCP_UNAVAILABLE', `MCP server ${this.server.name} is closed`);
-          }
-          this.adopt(client);
-          return client;
-        },
-        (e: unknown) => {
-          this.failures += 1;
-          this.retryAt =
-            Date.now() + Math.min(RECONNECT_MAX_MS, RECONNECT_FIRST_MS * 2 ** (this.failures - 1));
-          throw e;
-        },
-      )
-      .finally(() => {
-        this.connecting = null;
-      });
-    return this.connecting;
-  }
-
-  async close(): Promise<void> {
-    this.closed = true;
-    const client = this.client;
-    this.client = null;
-    await client?.close();
-  }
-}
-
-async function connectOne(
-  sdk: Sdk,
-  server: McpServerConfig,
-  signal: AbortSignal | undefined,
-): Promise<Connected> {
-  const timeout = (server.timeoutSeconds ?? DEFAULT_MCP_TIMEOUT_SECONDS) * 1000;
-  const { client, protocolVersion } = await openClient(sdk, server, timeout, signal);
-  try {
+  /** Every page of the server's tools, as ToolDefinitions. */
+  private async listed(client: Client, signal?: AbortSignal): Promise<ToolDefinition[]> {
     const listed: Tool[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < MAX_PAGES; page++) {
       const result = await client.listTools(cursor === undefined ? {} : { cursor }, {
-        timeout,
+        timeout: this.timeout,
         ...(signal ? { signal } : {}),
       });
       listed.push(...result.tools);
       cursor = result.nextCursor;
       if (cursor === undefined || cursor === '') break;
     }
-    const link = new Link(sdk, server, timeout, client);
     const members = memberNames(listed.map((t) => t.name));
-    const tools = listed.map((tool, i) =>
-      toolDefinition(
-        sdk,
-        server,
-        link,
-        tool,
-        members[i] as string,
-        timeout,
-        overrideOf(server, tool.name, members[i] as string),
-      ),
-    );
-    return {
-      link,
-      info: {
-        name: server.name,
-        transport: server.url === undefined ? 'stdio' : 'http',
-        protocolVersion,
-        serverName: client.getServerVersion()?.name,
-        serverVersion: client.getServerVersion()?.version,
-        tools,
-      },
-    };
-  } catch (cause) {
-    await client.close().catch(() => undefined);
-    if (signal?.aborted) throw signal.reason;
-    throw new CodecallError(
-      'MCP_UNAVAILABLE',
-      `MCP server ${server.name} (${server.url ?? server.command}): listing its tools: ${(cause as Error).message}`,
-      { details: { server: server.name }, cause },
-    );
+    return listed.map((tool, i) => this.toolDefinition(tool, members[i] as string));
   }
+
+  onToolsChanged(): void {
+    // Notifications that come while the tools are listed make one more listing, not one each.
+    if (this.relisting) {
+      this.relistAgain = true;
+      return;
+    }
+    this.relisting = (async () => {
+      for (let round = 0; round === 0 || this.relistAgain; round++) {
+        // A server that keeps saying so is listed at most once a second.
+        if (round > 0) await new Promise((resolve) => setTimeout(resolve, RELIST_GAP_MS));
+        this.relistAgain = false;
+        const client = this.link.current;
+        if (client === null) return;
+        try {
+          this.tools = await this.listed(client);
+        } catch {
+          // The old list stays; the next notification (or a restart) lists again.
+          return;
+        }
+        try {
+          this.onChanged?.(this.name);
+        } catch {
+          // A listener's failure is its own.
+        }
+      }
+    })().finally(() => {
+      this.relisting = null;
+    });
+  }
+
+  onElicit(request: Parameters<McpConnectionEvents['onElicit']>[0]) {
+    return answerElicitation(request, [...this.inFlight]);
+  }
+
+  private toolDefinition(tool: Tool, member: string): ToolDefinition {
+    const server = this.target.config;
+    const override = overrideOf(server, tool.name, member);
+    const where = { server: server.name, tool: tool.name };
+    const inputSchema = usableSchema(tool.inputSchema) ?? { type: 'object' };
+    const outputSchema = tool.outputSchema === undefined ? undefined : usableSchema(tool.outputSchema);
+    const description = [
+      tool.title ?? tool.annotations?.title,
+      tool.description,
+      member === tool.name ? undefined : `(MCP tool "${tool.name}" of server ${server.name})`,
+    ]
+      .filter((part): part is string => typeof part === 'string' && part.trim() !== '')
+      .join('\n');
+    const name = `${server.name}.${member}`;
+    return Object.freeze({
+      namespace: DEFAULT_TOOL_NAMESPACE,
+      name,
+      description,
+      inputSchema,
+      ...(outputSchema === undefined ? {} : { outputSchema }),
+      effect: override.effect ?? effectFromAnnotations(tool.annotations),
+      requiresApproval: override.requiresApproval ?? false,
+      execute: (args: unknown, ctx: ToolContext) =>
+        this.call(tool.name, `${DEFAULT_TOOL_NAMESPACE}.${name}`, args, ctx, where),
+    });
+  }
+
+  private async call(
+    mcpName: string,
+    fullName: string,
+    args: unknown,
+    ctx: ToolContext,
+    where: { server: string; tool: string },
+  ): Promise<unknown> {
+    const stop = new AbortController();
+    const entry: ElicitingCall = { ctx, tool: fullName, stop: (reason) => stop.abort(reason) };
+    let client: Client;
+    try {
+      client = await this.link.get();
+    } catch (cause) {
+      throw callFailure(this.sdk, cause, ctx.signal, where, this.target.redact);
+    }
+    this.inFlight.add(entry);
+    try {
+      const result = await client.callTool(
+        { name: mcpName, arguments: (args ?? {}) as Record<string, unknown> },
+        undefined,
+        {
+          signal: AbortSignal.any([ctx.signal, stop.signal]),
+          timeout: this.timeout,
+          // A server that reports progress keeps its call alive: the timeout runs from the last report.
+          resetTimeoutOnProgress: true,
+          onprogress: (progress) => ctx.log?.(progressLine(progress)),
+        },
+      );
+      return mcpResultValue(result, where);
+    } catch (cause) {
+      if (stop.signal.aborted && !ctx.signal.aborted) throw stop.signal.reason;
+      throw callFailure(this.sdk, cause, ctx.signal, where, this.target.redact);
+    } finally {
+      this.inFlight.delete(entry);
+    }
+  }
+}
+
+/** `progress 3/10: copying` (what the server sent: its counts and message). */
+function progressLine(p: Progress): string {
+  const count = p.total === undefined ? `${p.progress}` : `${p.progress}/${p.total}`;
+  return `progress ${count}${typeof p.message === 'string' && p.message !== '' ? `: ${p.message}` : ''}`;
 }
 
 /** The operator's word on a tool, by its MCP name or the name programs call it by. */
@@ -290,77 +293,40 @@ function overrideOf(server: McpServerConfig, mcpName: string, member: string): M
   return server.tools?.[mcpName] ?? server.tools?.[member] ?? {};
 }
 
-function toolDefinition(
-  sdk: Sdk,
-  server: McpServerConfig,
-  link: Link,
-  tool: Tool,
-  member: string,
-  timeout: number,
-  override: McpToolOverride,
-): ToolDefinition {
-  const where = { server: server.name, tool: tool.name };
-  const inputSchema = usableSchema(tool.inputSchema) ?? { type: 'object' };
-  const outputSchema = tool.outputSchema === undefined ? undefined : usableSchema(tool.outputSchema);
-  const description = [
-    tool.title ?? tool.annotations?.title,
-    tool.description,
-    member === tool.name ? undefined : `(MCP tool "${tool.name}" of server ${server.name})`,
-  ]
-    .filter((part): part is string => typeof part === 'string' && part.trim() !== '')
-    .join('\n');
-  return Object.freeze({
-    namespace: DEFAULT_TOOL_NAMESPACE,
-    name: `${server.name}.${member}`,
-    description,
-    inputSchema,
-    ...(outputSchema === undefined ? {} : { outputSchema }),
-    effect: override.effect ?? effectFromAnnotations(tool.annotations),
-    requiresApproval: override.requiresApproval ?? false,
-    async execute(args: unknown, ctx: ToolContext): Promise<unknown> {
-      let result: Awaited<ReturnType<Client['callTool']>>;
-      // The SDK never takes its abort listener off the signal it is given: a signal of the call's own, linked
-      // to the caller's for the call's time, keeps a long task's signal from gathering one per call.
-      const call = new AbortController();
-      const forward = (): void => call.abort(ctx.signal.reason);
-      if (ctx.signal.aborted) forward();
-      else ctx.signal.addEventListener('abort', forward, { once: true });
-      try {
-        const client = await link.get();
-        result = await client.callTool(
-          { name: tool.name, arguments: (args ?? {}) as Record<string, unknown> },
-          undefined,
-          { signal: call.signal, timeout },
-        );
-      } catch (cause) {
-        throw callFailure(sdk, cause, ctx.signal, where);
-      } finally {
-        ctx.signal.removeEventListener('abort', forward);
-      }
-      return mcpResultValue(result, where);
-    },
-  });
+/** Whether a failed request reached the server: refused connections never did. */
+function unreachableOf(cause: unknown): ToolUnreachable {
+  for (let e: unknown = cause, depth = 0; e instanceof Error && depth < 5; depth++) {
+    if ((e as { code?: unknown }).code === 'ECONNREFUSED') return 'not_sent';
+    e = e.cause;
+  }
+  return 'in_doubt';
 }
 
-/** A call that did not get a result: the abort's own reason, a lost connection, or the server's refusal. */
+/**
+ * A call that did not get a result: the abort's own reason, the server's refusal, or an unreachable server
+ * (`details.unreachable`: `not_sent` when no request left, `in_doubt` when the connection ended during the call).
+ */
 function callFailure(
   sdk: Sdk,
   cause: unknown,
   signal: AbortSignal,
   where: { server: string; tool: string },
+  redact: (text: string) => string,
 ): unknown {
   if (signal.aborted) return signal.reason;
-  if (isCodecallError(cause)) return cause;
-  const message = cause instanceof Error ? cause.message : String(cause);
+  if (isCodecallError(cause)) {
+    return cause.code === 'MCP_UNAVAILABLE'
+      ? new CodecallError(cause.code, cause.message, { details: { ...cause.details, ...where }, cause })
+      : cause;
+  }
+  const message = redact(cause instanceof Error ? cause.message : String(cause));
   if (cause instanceof sdk.McpError && cause.code !== (sdk.ErrorCode.ConnectionClosed as number)) {
     return new CodecallError('MCP_TOOL_ERROR', message, {
       details: { ...where, mcp_code: cause.code },
-      cause,
     });
   }
   return new CodecallError('MCP_UNAVAILABLE', `MCP server ${where.server}: ${message}`, {
-    details: where,
-    cause,
+    details: { ...where, unreachable: unreachableOf(cause) },
   });
 }
 

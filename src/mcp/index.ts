@@ -10,3 +10,5 @@ export {
 export type { McpServerConfig, McpToolOverride } from './mcp-config.ts';
 export { effectFromAnnotations, mcpMemberName, mcpResultValue, memberNames } from './mcp-results.ts';
 export type { McpAnnotations } from './mcp-results.ts';
+export { mcpSecretNames, resolveMcpSecrets } from './mcp-secrets.ts';
+export type { McpEnvironment } from './mcp-secrets.ts';

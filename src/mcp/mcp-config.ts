@@ -32,7 +32,10 @@ export interface McpServerConfig {
   readonly headers?: Readonly<Record<string, string>>;
   /** Per tool, by its MCP name (or the name programs call it by). */
   readonly tools?: Readonly<Record<string, McpToolOverride>>;
-  /** Seconds one request to the server may take (listing, a call); default 60. */
+  /**
+   * Seconds one request to the server may take (listing, a call; a call's progress report starts it again);
+   * default 60. Connecting (the server's start and `initialize`) is given at least 60.
+   */
   readonly timeoutSeconds?: number;
 }
 

@@ -67,7 +67,14 @@ export async function createService(
 ): Promise<ServiceCore> {
   if (config.mcpServers.length === 0) return composeService(config, options);
   // The MCP servers' tools serve beside the others while the service lives (ADR 0047).
-  const mcp = await connectMcpServers({ servers: config.mcpServers });
+  const mcp = await connectMcpServers({
+    servers: config.mcpServers,
+    // The service's registry (and so every task's tool manifest) is fixed at start: a new list waits for a restart.
+    onToolsChanged: (server) =>
+      options.log(
+        `MCP server ${server} changed its tools (now ${mcp.servers.find((s) => s.name === server)?.tools.length ?? '?'}); this service serves the ones it started with until it restarts`,
+      ),
+  });
   for (const s of mcp.servers) {
     options.log(
       `MCP server ${s.name} (${s.serverName ?? '?'} ${s.serverVersion ?? ''}, protocol ${s.protocolVersion ?? '?'}): ${s.tools.length} tools as tools.${s.name}.*`,

@@ -35,3 +35,4 @@ export * from './budget-ceilings.ts';
 export * from './network-policy.ts';
 export * from './usage-store.ts';
 export * from './tenant-limits.ts';
+export * from './tool-lines.ts';

@@ -128,6 +128,13 @@ export interface JournalEntryData {
     readonly name: string;
     readonly timeout_seconds: number | null;
     readonly deadline: number | null;
+    /**
+     * A tool's request mid-call (`ToolContext.requestInput`, an MCP elicitation): the tool call it belongs to
+     * (`call_id` is then `<call>~<n>`), what it says, and the answer's JSON Schema as JSON text.
+     */
+    readonly for_call?: string;
+    readonly message?: string;
+    readonly schema?: string;
   };
   /** `value` is the answer's tagged JSON. */
   readonly input_provided: {

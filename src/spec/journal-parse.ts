@@ -96,7 +96,15 @@ const ENTRY_FIELDS: { readonly [T in Exclude<JournalEntryType, 'control'>]: Fiel
     reason: optional(string),
     expired: optional(boolean),
   },
-  input_request: { call_id: string, name: string, timeout_seconds: orNull(number), deadline: orNull(number) },
+  input_request: {
+    call_id: string,
+    name: string,
+    timeout_seconds: orNull(number),
+    deadline: orNull(number),
+    for_call: optional(string),
+    message: optional(string),
+    schema: optional(string),
+  },
   input_provided: { call_id: string, name: string, value: string, actor: string },
   input_timeout: { call_id: string, name: string },
   attention_decision: {

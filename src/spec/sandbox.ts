@@ -1,4 +1,4 @@
-import type { GuestToolBinding } from './tool.ts';
+import type { GuestToolBinding, ToolInputRequest } from './tool.ts';
 
 export const SANDBOX_DRIVER_API_VERSION = 1;
 
@@ -71,6 +71,8 @@ export type HostCall =
       readonly idempotencyKey?: string;
       /** The fencing token of the lease the call runs under; set by the durable layer (see ToolContext). */
       readonly fencingToken?: number;
+      /** `ToolContext.requestInput` of this call; set by the durable layer. */
+      readonly requestInput?: (request: ToolInputRequest) => Promise<unknown>;
     }
   | { readonly kind: 'timer'; readonly callId: string; readonly delayMs: number };
 

@@ -26,7 +26,39 @@ export interface ToolContext {
    * system that remembers the highest token it saw per idempotency key can refuse a stale worker's late write.
    */
   readonly fencingToken?: number;
+  /**
+   * Writes a line to the task's log: its live stream (`GET .../stream`, `codecall run`'s output) and the log the
+   * run leaves in the task record, e.g. a long call's progress. Lines a tool logs are not replayed.
+   */
+  readonly log?: (message: string) => void;
+  /**
+   * Durable runs only (absent in a one-off run): asks a human for input in the middle of the call (an MCP
+   * server's elicitation, ADR 0047). When the task's journal holds an answer to the same request (same name,
+   * message and schema) of this call, resolves with it (a timeout, INPUT_TIMEOUT). Else the request is journaled,
+   * the task pauses `awaiting_input`, and this rejects (AWAITING_INPUT): the tool stops its work; its outcome is
+   * not journaled, and the call runs again with the answer at hand as its effect allows (an `unsafe` one after a
+   * human's retry).
+   */
+  readonly requestInput?: (request: ToolInputRequest) => Promise<unknown>;
 }
+
+/** A tool's question to a human mid-call (`ToolContext.requestInput`). */
+export interface ToolInputRequest {
+  /** What `codecall tasks input ID NAME JSON` (and the API) answers it by, e.g. the tool's name. */
+  readonly name: string;
+  /** Shown to the human. */
+  readonly message: string;
+  /** The shape the answer should have. */
+  readonly schema?: JsonSchema;
+}
+
+/**
+ * How a tool says that its service could not be reached (`details.unreachable` of the error it throws): `not_sent`
+ * (the request never left: a durable task waits and runs it again) or `in_doubt` (the connection ended while the
+ * call ran: a durable task waits, and the call's effect decides whether it runs again). A one-off run's program
+ * sees the error.
+ */
+export type ToolUnreachable = 'not_sent' | 'in_doubt';
 
 export type ApprovalPolicy = boolean | ((args: unknown) => boolean);
 

@@ -10,7 +10,7 @@ import type {
   ToolDefinition,
   WorkspaceFile,
 } from '../spec/index.ts';
-import { EGRESS_BINDINGS, egressHost } from '../spec/index.ts';
+import { EGRESS_BINDINGS, egressHost, MAX_TOOL_LOG_LINES, withToolLines } from '../spec/index.ts';
 import { memoryBodies } from './memory-bodies.ts';
 import { ToolRegistry } from './tool-host.ts';
 
@@ -49,11 +49,19 @@ function registryFor(tools: readonly ToolDefinition[] | ToolRegistry | undefined
 }
 
 /** Runs one program in a sandbox with the given tools served on the host. */
-export function runProgram(options: RunProgramOptions): Promise<ExecutionResult> {
+export async function runProgram(options: RunProgramOptions): Promise<ExecutionResult> {
   const registry = registryFor(options.tools);
-  const host = registry.host(options.onLog ? { onLog: options.onLog } : {});
+  // What tools log (`ctx.log`) goes live to onLog and, after the program's own lines, into the result's logs.
+  const toolLines: LogEntry[] = [];
+  const host = registry.host({
+    ...(options.onLog ? { onLog: options.onLog } : {}),
+    onToolLog: (entry) => {
+      if (toolLines.length < MAX_TOOL_LOG_LINES) toolLines.push(entry);
+      options.onLog?.(entry);
+    },
+  });
   const { network } = options;
-  return options.driver.execute(
+  const result = await options.driver.execute(
     {
       code: options.code,
       language: options.language ?? 'javascript',
@@ -76,4 +84,5 @@ export function runProgram(options: RunProgramOptions): Promise<ExecutionResult>
     },
     options.signal ? { signal: options.signal } : {},
   );
+  return withToolLines(result, toolLines);
 }

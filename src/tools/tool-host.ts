@@ -15,7 +15,35 @@ import { serializeToolError } from './tool-error.ts';
 
 export interface ToolHostOptions {
   onLog?: (entry: LogEntry) => void;
+  /** Where the lines tools write (`ctx.log`) go; default `onLog`. */
+  onToolLog?: (entry: LogEntry) => void;
   validator?: SchemaValidator;
+}
+
+/** A tool's log line is cut at this many characters, and a call writes at most this many (a chatty server). */
+const TOOL_LOG_LINE_CHARS = 1_000;
+const TOOL_LOG_LINES_PER_CALL = 200;
+
+/** `ctx.log` of one call: lines prefixed with the tool's name, bounded in length and number. */
+function toolLog(
+  sink: ((entry: LogEntry) => void) | undefined,
+  tool: string,
+): ((message: string) => void) | undefined {
+  if (!sink) return undefined;
+  let lines = 0;
+  return (message) => {
+    lines += 1;
+    if (lines > TOOL_LOG_LINES_PER_CALL + 1) return;
+    const text =
+      lines > TOOL_LOG_LINES_PER_CALL
+        ? `further lines of this call are not shown (${TOOL_LOG_LINES_PER_CALL} written)`
+        : String(message).slice(0, TOOL_LOG_LINE_CHARS);
+    try {
+      sink({ level: 'info', message: `[${tool}] ${text}` });
+    } catch {
+      // A sink's failure is its own; the call goes on.
+    }
+  };
 }
 
 /** A set of tools checked for duplicates, ready to serve executions. */
@@ -66,12 +94,16 @@ export class ToolRegistry {
   /** The host side of one execution: validates, runs the tool, and reports errors as data. */
   host(options: ToolHostOptions = {}): ExecutionHost {
     return {
-      call: (call, signal) => this.serve(call, signal),
+      call: (call, signal) => this.serve(call, signal, options.onToolLog ?? options.onLog),
       ...(options.onLog ? { onLog: options.onLog } : {}),
     };
   }
 
-  private async serve(call: HostCall, signal: AbortSignal): Promise<HostOutcome> {
+  private async serve(
+    call: HostCall,
+    signal: AbortSignal,
+    logSink?: (entry: LogEntry) => void,
+  ): Promise<HostOutcome> {
     if (call.kind === 'timer') {
       await longSleep(call.delayMs, signal);
       return { ok: true, value: undefined };
@@ -99,6 +131,7 @@ export class ToolRegistry {
       const message = `invalid arguments for ${call.namespace}.${call.name}: ${where} ${violation.message}`;
       return { ok: false, error: failure('TOOL_VALIDATION', message, { field: violation.field }) };
     }
+    const log = toolLog(logSink, `${call.namespace}.${call.name}`);
     let value: unknown;
     try {
       value = await tool.execute(args, {
@@ -106,6 +139,8 @@ export class ToolRegistry {
         callId: call.callId,
         ...(call.idempotencyKey === undefined ? {} : { idempotencyKey: call.idempotencyKey }),
         ...(call.fencingToken === undefined ? {} : { fencingToken: call.fencingToken }),
+        ...(log ? { log } : {}),
+        ...(call.requestInput ? { requestInput: call.requestInput } : {}),
       });
       if (isAsyncIterable(value)) value = await finalOutput(value, signal);
     } catch (thrown) {
