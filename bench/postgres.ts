@@ -2,11 +2,14 @@
 // run, or BENCH_POSTGRES_URL is used. Store level: journal appends/s of one task stream (one append at a time, and
 // 16 in flight), claim latency, resume of 1,000 journaled calls; across nodes: control latency (a pause asked on
 // one node until the run on another has paused); service level (BENCH_SERVICE!=0): tasks accepted/s and
-// completed/s with 1, 2 and 3 `codecall serve` nodes on PostgreSQL against 1 on SQLite.
+// completed/s with 1, 2 and 3 `codecall serve` nodes on PostgreSQL against 1 on SQLite. Beside the appends, what
+// bounds them: the same appends over a Unix socket, and the floor of any client-server commit (a bare one-row INSERT
+// committed on its own with node-pg, TCP and socket) against SQLite's append.
 // Usage: npm run bench:postgres (BENCH_QUICK=1 for fewer rounds).
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   createPostgresTaskStore,
@@ -30,7 +33,14 @@ let schemas = 0;
 
 const sqlite = (): Promise<TaskStore> =>
   createSqliteTaskStore({ path: join(dir, `s${++schemas}.db`), auditKey: null });
-const postgres = (schema = `b${++schemas}`): Promise<TaskStore> => createPostgresTaskStore({ url, schema });
+const postgres = (schema = `b${++schemas}`, at = url): Promise<TaskStore> =>
+  createPostgresTaskStore({ url: at, schema });
+// The cluster's socket directory is its data directory (the bench's own cluster), or BENCH_POSTGRES_SOCKET_URL.
+const socketUrl =
+  process.env.BENCH_POSTGRES_SOCKET_URL ??
+  (cluster === null
+    ? null
+    : `postgres://postgres@localhost/postgres?host=${encodeURIComponent(cluster.dataDir)}&port=${new URL(url).port}`);
 
 interface Row {
   readonly metric: string;
@@ -73,6 +83,25 @@ async function appendsPerSecond(store: TaskStore, inFlight: number, ms: number):
   return (done * 1000) / (performance.now() - started);
 }
 
+/** The floor of a client-server commit: bare one-row INSERTs/s, each committed on its own, one at a time. */
+async function bareCommitsPerSecond(at: string, ms: number): Promise<number> {
+  const client = new pg.Client({ connectionString: at });
+  await client.connect();
+  try {
+    const table = `bench_floor_${++schemas}`;
+    await client.query(`CREATE TABLE ${table} (id bigserial PRIMARY KEY, v text NOT NULL)`);
+    let done = 0;
+    const started = performance.now();
+    while (performance.now() - started < ms) {
+      await client.query({ name: table, text: `INSERT INTO ${table} (v) VALUES ($1)`, values: [`${done}`] });
+      done++;
+    }
+    return (done * 1000) / (performance.now() - started);
+  } finally {
+    await client.end();
+  }
+}
+
 /** p50 and p99 of claimTask (with the service's caps) over `n` pending tasks. */
 async function claimLatency(store: TaskStore, n: number): Promise<{ p50: number; p99: number }> {
   for (let i = 0; i < n; i++) {
@@ -107,6 +136,19 @@ try {
     const s = await appendsPerSecond(await sqlite(), inFlight, ms);
     const p = await appendsPerSecond(await postgres(), inFlight, ms);
     report(`journal appends/s, one task, ${inFlight} in flight`, s, p, 'higher');
+    if (inFlight !== 1) continue;
+    if (socketUrl !== null) {
+      const viaSocket = await appendsPerSecond(await postgres(undefined, socketUrl), 1, ms);
+      report('  the same, PostgreSQL over a Unix socket', s, viaSocket, 'higher');
+    }
+    report('  floor: bare INSERT + commit (node-pg, TCP)', s, await bareCommitsPerSecond(url, ms), 'higher');
+    if (socketUrl !== null)
+      report(
+        '  floor: bare INSERT + commit (Unix socket)',
+        s,
+        await bareCommitsPerSecond(socketUrl, ms),
+        'higher',
+      );
   }
   const claims = QUICK ? 100 : 400;
   const cs = await claimLatency(await sqlite(), claims);

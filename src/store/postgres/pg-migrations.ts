@@ -3,6 +3,7 @@ import { CodecallError } from '../../errors/index.ts';
 import { SCHEMA_V1 } from './pg-schema.ts';
 import { SCHEMA_BODIES } from './pg-schema-bodies.ts';
 import { SCHEMA_TOOL_USAGE } from './pg-schema-tool-usage.ts';
+import { SCHEMA_APPEND } from './pg-schema-append.ts';
 
 /** Ordered schema steps; step i brings the schema to version i + 1. Never edit a released step, append. */
 export const PG_MIGRATIONS: readonly string[] = [
@@ -11,6 +12,8 @@ export const PG_MIGRATIONS: readonly string[] = [
   SCHEMA_BODIES,
   // 3: per-tenant rate limits and quotas on tool calls (ADR 0045).
   SCHEMA_TOOL_USAGE,
+  // 4: the journal's chain check inlined and unsorted, same promises (ADR 0050).
+  SCHEMA_APPEND,
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length;
