@@ -2,14 +2,14 @@ import type { Vocabulary } from './vocabulary.ts';
 
 /**
  * What a token mask asks of the grammar's matcher: advance over one byte if the grammar allows it, and undo. The
- * trie walk pushes each token's bytes once per shared prefix, so a mask costs about the bytes of the tokens that
+ * trie walk consumes each token's bytes once per shared prefix, so a mask costs about the bytes of the tokens that
  * can follow, not the whole vocabulary's.
  */
 export interface ByteRecognizer {
   /** Advances over `byte` when the grammar allows it here; returns false and changes nothing otherwise. */
-  tryPush(byte: number): boolean;
-  /** Undoes the last `tryPush` that returned true. */
-  pop(): void;
+  consume(byte: number): boolean;
+  /** Undoes the last `count` bytes consumed. */
+  rollback(count: number): void;
   /** Whether what was pushed so far is a whole value (then an end-of-sequence token is allowed). */
   isAccepting(): boolean;
 }
@@ -103,8 +103,11 @@ export class TokenTrie {
     let i = 1;
     while (i < n) {
       const depth = this.#depth[i] as number;
-      for (; pushed >= depth; pushed--) recognizer.pop();
-      if (recognizer.tryPush(this.#byte[i] as number)) {
+      if (pushed >= depth) {
+        recognizer.rollback(pushed - depth + 1);
+        pushed = depth - 1;
+      }
+      if (recognizer.consume(this.#byte[i] as number)) {
         pushed = depth;
         for (let t = this.#tokenStart[i] as number, end = this.#tokenStart[i + 1] as number; t < end; t++) {
           const id = this.#tokens[t] as number;
@@ -115,7 +118,7 @@ export class TokenTrie {
         i += this.#subtree[i] as number;
       }
     }
-    for (; pushed > 0; pushed--) recognizer.pop();
+    if (pushed > 0) recognizer.rollback(pushed);
     if (recognizer.isAccepting()) {
       for (const id of this.vocabulary.eos) into[id >>> 5] = (into[id >>> 5] as number) | (1 << (id & 31));
     }

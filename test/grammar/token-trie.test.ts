@@ -17,15 +17,15 @@ class DfaRecognizer implements ByteRecognizer {
   get state(): number {
     return this.states[this.states.length - 1] as number;
   }
-  tryPush(byte: number): boolean {
+  consume(byte: number): boolean {
     const next = this.dfa.next(this.state, byte);
     if (next < 0) return false;
     this.states.push(next);
     return true;
   }
-  pop(): void {
-    if (this.states.length === 1) throw new Error('pop past the start');
-    this.states.pop();
+  rollback(count: number): void {
+    if (count >= this.states.length) throw new Error('rollback past the start');
+    this.states.length -= count;
   }
   isAccepting(): boolean {
     return this.dfa.accept.has(this.state);
@@ -60,10 +60,10 @@ function bruteForce(trie: TokenTrie, prefix: readonly number[], dfa: Dfa): Set<n
     const bytes = trie.vocabulary.bytes(id);
     if (bytes === null || bytes.length === 0) continue;
     const r = new DfaRecognizer(dfa);
-    if ([...prefix, ...bytes].every((b) => r.tryPush(b))) allowed.add(id);
+    if ([...prefix, ...bytes].every((b) => r.consume(b))) allowed.add(id);
   }
   const r = new DfaRecognizer(dfa);
-  if (prefix.every((b) => r.tryPush(b)) && r.isAccepting())
+  if (prefix.every((b) => r.consume(b)) && r.isAccepting())
     for (const id of trie.vocabulary.eos) allowed.add(id);
   return allowed;
 }
@@ -87,7 +87,7 @@ describe('token masks over a byte trie', () => {
   ])('%s: exactly the tokens the recognizer takes', (_name, dfa, prefix) => {
     const r = new DfaRecognizer(dfa);
     const bytes = [...Buffer.from(prefix)];
-    for (const b of bytes) expect(r.tryPush(b)).toBe(true);
+    for (const b of bytes) expect(r.consume(b)).toBe(true);
     const depth = r.states.length;
     const mask = trie.mask(r);
     // The walk leaves the recognizer where it was.
@@ -106,7 +106,7 @@ describe('token masks over a byte trie', () => {
     expect(small.nodes).toBe(9);
     const r = new DfaRecognizer(INTEGER);
     expect([...maskSet(small.mask(r), vocabulary.size)].sort((a, b) => a - b)).toEqual([2, 3, 4, 5, 6, 7]);
-    r.tryPush(0x31);
+    r.consume(0x31);
     // After "1": more digits, or the end (</s>).
     expect([...maskSet(small.mask(r), vocabulary.size)].sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5]);
   });

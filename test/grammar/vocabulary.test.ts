@@ -8,10 +8,10 @@ import mistral from 'mistral-tokenizer-js';
 import { describe, expect, it } from 'vitest';
 import { vocabularyFromPieces, vocabularyFromTokenizerJson } from '../../src/grammar/vocabulary.ts';
 import type { Vocabulary } from '../../src/grammar/vocabulary.ts';
+import { sharedDataDir } from './shared-data.ts';
 
-// Data others wrote, beside the project (never copied into it): ../shared/data from the project's root.
-const SUITE = new URL('../../../shared/data/json-schema-test-suite/tests/draft2020-12/', import.meta.url)
-  .pathname;
+const shared = sharedDataDir();
+const SUITE = shared === undefined ? undefined : join(shared, 'json-schema-test-suite/tests/draft2020-12');
 
 /** Texts a constrained decoder meets: JSON instances of the JSON-Schema-Test-Suite, and some hard ones. */
 function texts(): string[] {
@@ -21,8 +21,8 @@ function texts(): string[] {
     'ünïcödé, 中文, العربية, 🧪🧬, \\u0000 "quoted"',
     '<|end|> and <s> are plain text here',
   ];
-  if (!existsSync(SUITE)) {
-    console.warn(`vocabulary tests: ${SUITE} is missing, only the project's own texts are used`);
+  if (SUITE === undefined || !existsSync(SUITE)) {
+    console.warn("vocabulary tests: ../shared/data is missing, only the project's own texts are used");
     return out;
   }
   for (const file of readdirSync(SUITE).filter((f) => f.endsWith('.json'))) {
