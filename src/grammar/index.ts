@@ -11,3 +11,7 @@ export { grammarToGbnf } from './export-gbnf.ts';
 export { grammarToLark } from './export-lark.ts';
 export { grammarToRegex } from './export-regex.ts';
 export type { RegexExportOptions } from './export-regex.ts';
+export { vocabularyFromPieces, vocabularyFromTokenizerJson } from './vocabulary.ts';
+export type { TokenEncoding, Vocabulary } from './vocabulary.ts';
+export { maskAllows, TokenTrie } from './token-trie.ts';
+export type { ByteRecognizer } from './token-trie.ts';
