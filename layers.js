@@ -45,13 +45,16 @@ export const LAYERS = Object.freeze({
   egress: ['errors', 'spec', 'codec'],
   // MCP servers as tool providers: their tools as ToolDefinitions over the official SDK (ADR 0047).
   mcp: ['errors', 'spec', 'tools'],
+  // Toolformer (issue 24): tool-use training data from plain text, scored by a model's log-probabilities and
+  // run through codecall's own tool path; a library the CLI composes.
+  toolformer: ['errors', 'spec', 'codec', 'tools', 'model', 'durable'],
   // A remote caller of the HTTP API: the wire types only, never the server's runtime.
   client: ['errors', 'spec', 'api'],
   // The composition root of the service's core (no HTTP).
   service: SERVICE,
   // Leaves: the HTTP API (its serve.ts puts it over the service) and the command line.
   http: ['errors', 'spec', 'codec', 'api', 'auth', 'metrics', 'service'],
-  cli: [...SERVICE, 'client', 'service', 'http'],
+  cli: [...SERVICE, 'client', 'service', 'http', 'toolformer'],
 });
 
 /** Files that run inside the sandbox: they import nothing from src/. */
