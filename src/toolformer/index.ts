@@ -2,3 +2,15 @@ export { lossWeights, TOOLFORMER_WEIGHT_DECAY, weightedLoss } from './weights.ts
 export type { LossWeightOptions } from './weights.ts';
 export { DEFAULT_TOOLFORMER_TAU, judgeSample } from './filter.ts';
 export type { SampleJudgement, SampleLosses } from './filter.ts';
+export {
+  escapeInline,
+  findInlineCall,
+  inlineFormLine,
+  MAX_INLINE_CALL_CHARS,
+  parseInlineCall,
+  prefixWithCall,
+  renderInlineCall,
+} from './inline-form.ts';
+export type { InlineCall, ParsedInlineCall } from './inline-form.ts';
+export { chatFormLine, chatFormRecord } from './chat-form.ts';
+export type { ChatFormOptions, ChatFormRecord, ChatFormTool, ToolformerSample } from './chat-form.ts';
