@@ -14,3 +14,6 @@ export {
 export type { InlineCall, ParsedInlineCall } from './inline-form.ts';
 export { chatFormLine, chatFormRecord } from './chat-form.ts';
 export type { ChatFormOptions, ChatFormRecord, ChatFormTool, ToolformerSample } from './chat-form.ts';
+export { continuationLogprobs, continuationLoss } from './continuation-loss.ts';
+export { scoreSample, scoringTexts } from './score-sample.ts';
+export type { CandidateSample, ScoredSample, ScoreOptions } from './score-sample.ts';
