@@ -17,3 +17,7 @@ export type { ChatFormOptions, ChatFormRecord, ChatFormTool, ToolformerSample } 
 export { continuationLogprobs, continuationLoss } from './continuation-loss.ts';
 export { scoreSample, scoringTexts } from './score-sample.ts';
 export type { CandidateSample, ScoredSample, ScoreOptions } from './score-sample.ts';
+export { callPositions, DEFAULT_SAMPLING_POSITIONS, DEFAULT_SAMPLING_THRESHOLD } from './sample-positions.ts';
+export type { CallPosition, PositionOptions } from './sample-positions.ts';
+export { DEFAULT_MAX_RESULT_CHARS, executeInlineCall, inlineArguments, resultText } from './execute-call.ts';
+export type { ExecutedCall, ExecuteCallOptions } from './execute-call.ts';
