@@ -21,3 +21,6 @@ export { callPositions, DEFAULT_SAMPLING_POSITIONS, DEFAULT_SAMPLING_THRESHOLD }
 export type { CallPosition, PositionOptions } from './sample-positions.ts';
 export { DEFAULT_MAX_RESULT_CHARS, executeInlineCall, inlineArguments, resultText } from './execute-call.ts';
 export type { ExecutedCall, ExecuteCallOptions } from './execute-call.ts';
+export { DEFAULT_MAX_LINE_BYTES, lines } from './jsonl-lines.ts';
+export { scoreCorpus } from './score-corpus.ts';
+export type { CorpusStats, ScoreCorpusOptions } from './score-corpus.ts';
