@@ -60,9 +60,15 @@ export async function scoreSample(
   options: ScoreOptions = {},
 ): Promise<ScoredSample> {
   const texts = scoringTexts(sample);
-  // One failure stops the other two requests: their answers would not be used.
+  // One failure stops the other two requests: their answers would not be used. The caller's signal is followed
+  // by a listener removed at the end, not AbortSignal.any: a corpus's one signal would gather a dependent per
+  // sample (Node 20 drops them only as their weak references are collected).
   const stop = new AbortController();
-  const signal = options.signal === undefined ? stop.signal : AbortSignal.any([options.signal, stop.signal]);
+  const signal = stop.signal;
+  const outer = options.signal;
+  const follow = (): void => stop.abort(outer?.reason);
+  if (outer?.aborted === true) follow();
+  else outer?.addEventListener('abort', follow, { once: true });
   const lossOf = async ({ text, start }: { text: string; start: number }): Promise<number> => {
     try {
       return continuationLoss(await client.promptLogprobs(text, { signal }), start, text.length, options);
@@ -71,11 +77,16 @@ export async function scoreSample(
       throw error;
     }
   };
-  const [noCall, same, call] = await Promise.all([
-    lossOf(texts.noCall),
-    lossOf(texts.same),
-    lossOf(texts.call),
-  ]);
-  const losses = { noCall, same, call };
+  let losses: SampleLosses;
+  try {
+    const [noCall, same, call] = await Promise.all([
+      lossOf(texts.noCall),
+      lossOf(texts.same),
+      lossOf(texts.call),
+    ]);
+    losses = { noCall, same, call };
+  } finally {
+    outer?.removeEventListener('abort', follow);
+  }
   return { losses, ...judgeSample(losses, options.tau ?? DEFAULT_TOOLFORMER_TAU) };
 }

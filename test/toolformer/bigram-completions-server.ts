@@ -12,6 +12,8 @@ export interface BigramServerOptions {
   readonly refuseEcho?: boolean;
   /** Wait this long before each answer. */
   readonly delayMs?: number;
+  /** Keep each request's body in `requests` (default true; a benchmark's millions would fill memory). */
+  readonly record?: boolean;
   /** Rewrites each reply body before it is sent (to make malformed ones). */
   readonly mangle?: (body: Record<string, unknown>) => unknown;
 }
@@ -77,7 +79,7 @@ export async function startBigramServer(
       } catch {
         return send(res, 400, { error: { message: 'not JSON' } });
       }
-      requests.push(body);
+      if (options.record !== false) requests.push(body);
       if (req.method !== 'POST' || req.url !== '/v1/completions') {
         return send(res, 404, { error: { message: `no route ${req.method} ${req.url}` } });
       }
