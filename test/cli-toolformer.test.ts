@@ -77,6 +77,35 @@ describe('codecall toolformer score', () => {
     expect(server.requests.every((r) => r.echo === true && r.max_tokens === 1)).toBe(true);
   });
 
+  it('says which file it cannot read or write', async () => {
+    const missing = await codecall(
+      {},
+      'toolformer',
+      'score',
+      join(dir, 'missing.jsonl'),
+      '--model',
+      'm',
+      '--out',
+      join(dir, 'o.jsonl'),
+    );
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('error INVALID_ARGUMENT: cannot read');
+    const candidates = join(dir, 'c.jsonl');
+    await writeFile(candidates, `${JSON.stringify(useful)}\n`);
+    const unwritable = await codecall(
+      {},
+      'toolformer',
+      'score',
+      candidates,
+      '--model',
+      'm',
+      '--out',
+      join(dir, 'no/such/dir.jsonl'),
+    );
+    expect(unwritable.code).toBe(2);
+    expect(unwritable.stderr).toContain('error INVALID_ARGUMENT: cannot write');
+  });
+
   it('stops with the error when the server refuses the requests', async () => {
     const refusing = await startBigramServer(model, { refuseEcho: true });
     try {

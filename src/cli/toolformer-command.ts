@@ -1,4 +1,5 @@
-import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
+import type { WriteStream } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { once } from 'node:events';
 import { CodecallError } from '../errors/index.ts';
 import { createPromptLogprobsClient, modelConfigFrom } from '../model/index.ts';
@@ -61,8 +62,20 @@ export async function toolformerScore(
     provider: config.provider,
     ...(config.apiKey === undefined ? {} : { apiKey: config.apiKey }),
   });
-  const inline = createWriteStream(options.out);
-  const chat = options.chatOut === undefined ? undefined : createWriteStream(options.chatOut);
+  const input = await openFile(file, 'r');
+  const inline = (await openFile(options.out, 'w')).createWriteStream();
+  const chat =
+    options.chatOut === undefined ? undefined : (await openFile(options.chatOut, 'w')).createWriteStream();
+  // A write error (a full disk) is kept and thrown at the next write, instead of crashing the process.
+  const failed = new Map<WriteStream, Error>();
+  for (const stream of [inline, chat]) stream?.on('error', (error) => failed.set(stream, error));
+  const write = async (stream: WriteStream, text: string): Promise<void> => {
+    const error = failed.get(stream);
+    if (error !== undefined)
+      throw new CodecallError('INTERNAL', `cannot write the kept samples: ${error.message}`);
+    // With backpressure: a slow disk slows the run instead of buffering every kept sample.
+    if (!stream.write(text)) await once(stream, 'drain');
+  };
   const started = now();
   let lastProgress = started;
   const progress = (stats: Readonly<CorpusStats>): string => {
@@ -76,7 +89,7 @@ export async function toolformerScore(
   let stats: CorpusStats;
   try {
     stats = await scoreCorpus({
-      lines: lines(createReadStream(file)),
+      lines: lines(input.createReadStream()),
       client,
       tau,
       concurrency,
@@ -104,13 +117,17 @@ export async function toolformerScore(
   return 0;
 }
 
-/** Writes with backpressure: a slow disk slows the run instead of buffering every kept sample. */
-async function write(stream: WriteStream, text: string): Promise<void> {
-  if (!stream.write(text)) await once(stream, 'drain');
+async function openFile(path: string, flags: 'r' | 'w'): Promise<Awaited<ReturnType<typeof open>>> {
+  try {
+    return await open(path, flags);
+  } catch (error) {
+    const what = flags === 'r' ? 'read' : 'write';
+    throw new CodecallError('INVALID_ARGUMENT', `cannot ${what} ${path}: ${(error as Error).message}`);
+  }
 }
 
 async function close(stream: WriteStream): Promise<void> {
-  if (stream.closed) return;
+  if (stream.closed || stream.destroyed) return;
   stream.end();
-  await once(stream, 'close');
+  await once(stream, 'close').catch(() => undefined);
 }
