@@ -1,20 +1,17 @@
 // Toolformer scoring (issue 24, ADR 0052): samples scored per second through `scoreCorpus` against a completions
-// server on loopback (the tests' bigram model) that answers each request after 50 ms, at concurrency 1, 8 and 32.
+// server on loopback (the tests' bigram model, in a child process) that answers each request after 50 ms, at concurrency 1, 8 and 32.
 // Each sample is three requests side by side, so the ideal is concurrency x 20 samples/s; the target is 0.8 of it.
 // Then the process's memory over a long stream of candidates (BENCH_LINES, default 100 000) at concurrency 32 and
 // no delay: it should stay flat, as the corpus is read a line at a time.
 //
 // Runs the built package (dist/) with --expose-gc. Usage: npm run bench:toolformer (BENCH_QUICK=1 or BENCH_LINES=n).
-import { readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
 import { createPromptLogprobsClient, scoreCorpus } from '../dist/internal.js';
-import { estimateBigram } from '../test/toolformer/bigram-model.ts';
-import { startBigramServer } from '../test/toolformer/bigram-completions-server.ts';
 import { busyShare, interference, machineTicks, processTicks } from './machine.ts';
 
 const quick = process.env.BENCH_QUICK === '1';
-const model = estimateBigram(
-  readFileSync(new URL('../test/toolformer/fixtures/bigram-corpus.txt', import.meta.url), 'utf8'),
-);
 const sample = JSON.stringify({
   prefix: 'Out of 1400 participants, 400 (or',
   continuation: ' 29%) passed the test.',
@@ -27,10 +24,30 @@ async function* candidates(n: number): AsyncGenerator<{ line: string; number: nu
   for (let i = 1; i <= n; i++) yield await Promise.resolve({ line: sample, number: i });
 }
 
+/** The server in a child process (bench/toolformer-server.ts), so its CPU is not the scorer's. */
+async function startServer(delayMs: number): Promise<{ baseUrl: string; close: () => Promise<void> }> {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', new URL('./toolformer-server.ts', import.meta.url).pathname],
+    {
+      env: { ...process.env, DELAY_MS: String(delayMs) },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  const [baseUrl] = (await once(createInterface({ input: child.stdout }), 'line')) as [string];
+  return {
+    baseUrl,
+    close: async () => {
+      child.kill('SIGTERM');
+      if (child.exitCode === null) await once(child, 'exit');
+    },
+  };
+}
+
 const mib = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 console.log(`machine busy before the run: ${(await busyShare(1000))?.toFixed(2) ?? 'n/a'} of its cores`);
 
-const slow = await startBigramServer(model, { delayMs: 50, record: false });
+const slow = await startServer(50);
 try {
   const client = createPromptLogprobsClient({ baseUrl: slow.baseUrl, model: 'bigram' });
   console.log('| concurrency | samples | seconds | samples/s | ideal | ratio | other CPU |');
@@ -59,7 +76,7 @@ try {
 }
 
 const lines = Number(process.env.BENCH_LINES ?? (quick ? 10_000 : 100_000));
-const fast = await startBigramServer(model, { record: false });
+const fast = await startServer(0);
 try {
   const client = createPromptLogprobsClient({ baseUrl: fast.baseUrl, model: 'bigram' });
   const rss: string[] = [];

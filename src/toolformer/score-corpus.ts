@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { CodecallError } from '../errors/index.ts';
 import type { PromptLogprobsClient } from '../model/index.ts';
 import { isRecord } from '../spec/is-record.ts';
@@ -50,6 +51,8 @@ export async function scoreCorpus(options: ScoreCorpusOptions): Promise<CorpusSt
   const iterator = options.lines[Symbol.asyncIterator]();
   const stop = new AbortController();
   const signal = options.signal === undefined ? stop.signal : AbortSignal.any([options.signal, stop.signal]);
+  // Each sample in flight listens to it (one listener each, removed when it ends): not a leak.
+  setMaxListeners(concurrency + 10, signal);
   let fatal: Error | undefined;
 
   async function worker(): Promise<void> {
