@@ -49,13 +49,16 @@ export const LAYERS = Object.freeze({
   mcpserver: ['errors', 'spec', 'codec', 'api', 'tools', 'agent'],
   // Constrained decoding (ADR 0051): JSON Schema to grammars, the byte matcher, GBNF/Lark/regex exports.
   grammar: ['errors', 'spec'],
+  // Toolformer (issue 24): tool-use training data from plain text, scored by a model's log-probabilities and
+  // run through codecall's own tool path; a library the CLI composes.
+  toolformer: ['errors', 'spec', 'codec', 'tools', 'model', 'durable'],
   // A remote caller of the HTTP API: the wire types only, never the server's runtime.
   client: ['errors', 'spec', 'api'],
   // The composition root of the service's core (no HTTP).
   service: SERVICE,
   // Leaves: the HTTP API (its serve.ts puts it over the service) and the command line.
   http: ['errors', 'spec', 'codec', 'api', 'auth', 'metrics', 'service', 'mcpserver'],
-  cli: [...SERVICE, 'client', 'service', 'http', 'mcpserver', 'grammar'],
+  cli: [...SERVICE, 'client', 'service', 'http', 'mcpserver', 'grammar', 'toolformer'],
 });
 
 /** Files that run inside the sandbox: they import nothing from src/. */

@@ -16,3 +16,4 @@ export * from './model/index.ts';
 export * from './http/index.ts';
 export * from './metrics/index.ts';
 export * from './agent/index.ts';
+export * from './toolformer/index.ts';

@@ -172,6 +172,9 @@ export const ERROR_CODES = {
   MODEL_REQUEST_INVALID: row(502, 'model'),
   // The service has no model, so it cannot run instruction tasks (code tasks still work).
   MODEL_NOT_CONFIGURED: row(503, 'model'),
+  // Toolformer scoring (issue 24): the text to score splits inside one of the model's tokens, so no run of its
+  // tokens is exactly the continuation; the sample is dropped with this reason (ADR 0052).
+  TOOLFORMER_TOKEN_BOUNDARY: row(422, 'input'),
   // An agent used its max_steps model round trips without an answer.
   MAX_STEPS_EXCEEDED: row(422, 'limit'),
   // Constrained decoding (ADR 0051): a schema the grammar compiler cannot read, a keyword it cannot enforce (in

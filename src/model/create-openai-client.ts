@@ -1,38 +1,15 @@
-import { CodecallError } from '../errors/index.ts';
 import type { ModelClient, ModelCallOptions, ModelReply, ModelRequest } from '../spec/index.ts';
-import { longTimeoutSignal } from '../spec/index.ts';
-import { parseChatCompletionsReply, providerErrorMessage } from './chat-completions-reply.ts';
+import { parseChatCompletionsReply } from './chat-completions-reply.ts';
 import { chatCompletionsBody } from './chat-completions-request.ts';
+import { createJsonPost, invalidConfig, type ProviderHttpOptions } from './json-post.ts';
 import { PROVIDER_PRESETS, isModelProvider, type ModelProvider } from './provider-presets.ts';
-import {
-  DEFAULT_MAX_RETRY_DELAY_MS,
-  DEFAULT_RETRY_BASE_MS,
-  backoffDelayMs,
-  parseRetryAfterMs,
-  sleep,
-} from './retry-delay.ts';
 
-export const DEFAULT_MODEL_TIMEOUT_MS = 60_000;
-export const DEFAULT_MODEL_MAX_RETRIES = 3;
+export { DEFAULT_MODEL_MAX_RETRIES, DEFAULT_MODEL_TIMEOUT_MS } from './json-post.ts';
 
-export interface OpenAiClientOptions {
-  /** Up to and including the API version, e.g. `https://api.mistral.ai/v1`. */
-  readonly baseUrl: string;
-  readonly apiKey?: string;
+export interface OpenAiClientOptions extends ProviderHttpOptions {
   readonly model: string;
   readonly provider?: ModelProvider;
-  /** One deadline for the whole call, retries and their waits included. */
-  readonly timeoutMs?: number;
-  /** Retries after the first attempt, on 429, 5xx and network errors only. */
-  readonly maxRetries?: number;
-  /** First backoff step when the server gives no `Retry-After`. */
-  readonly retryBaseMs?: number;
-  /** Cap on any one wait, `Retry-After` included. */
-  readonly maxRetryDelayMs?: number;
-  readonly fetch?: typeof fetch;
 }
-
-type Attempt = { reply: ModelReply } | { retry: CodecallError; retryAfterMs?: number };
 
 /** A ModelClient for any server speaking OpenAI's chat-completions protocol. */
 export function createOpenAiClient(options: OpenAiClientOptions): ModelClient {
@@ -40,150 +17,16 @@ export function createOpenAiClient(options: OpenAiClientOptions): ModelClient {
   if (!isModelProvider(provider)) throw invalidConfig(`unknown model provider "${String(provider)}"`);
   if (options.baseUrl.trim() === '') throw invalidConfig('the model base URL is empty');
   if (options.model.trim() === '') throw invalidConfig('the model name is empty');
-  const timeoutMs = options.timeoutMs ?? DEFAULT_MODEL_TIMEOUT_MS;
-  const maxRetries = options.maxRetries ?? DEFAULT_MODEL_MAX_RETRIES;
-  if (!(timeoutMs > 0)) throw invalidConfig('timeoutMs must be positive');
-  if (!Number.isInteger(maxRetries) || maxRetries < 0)
-    throw invalidConfig('maxRetries must be an integer >= 0');
-  const cfg = {
-    url: `${options.baseUrl.replace(/\/+$/, '')}/chat/completions`,
-    model: options.model,
-    preset: PROVIDER_PRESETS[provider],
-    headers: headersFor(options.apiKey),
-    timeoutMs,
-    maxRetries,
-    retryBaseMs: options.retryBaseMs ?? DEFAULT_RETRY_BASE_MS,
-    maxRetryDelayMs: options.maxRetryDelayMs ?? DEFAULT_MAX_RETRY_DELAY_MS,
-    fetch: options.fetch ?? globalThis.fetch,
-  };
+  const model = options.model;
+  const preset = PROVIDER_PRESETS[provider];
+  const post = createJsonPost(options, '/chat/completions');
+  const parse = (text: string): ModelReply => parseChatCompletionsReply(text, model);
 
-  async function attemptOnce(
-    body: string,
-    signal: AbortSignal,
-    stopped: () => CodecallError,
-  ): Promise<Attempt> {
-    let response: Response;
-    let text: string;
-    try {
-      response = await cfg.fetch(cfg.url, { method: 'POST', headers: cfg.headers, body, signal });
-      text = await response.text();
-    } catch (error) {
-      if (signal.aborted) throw stopped();
-      return { retry: unavailable(`cannot reach the model server at ${cfg.url}: ${describe(error)}`, error) };
-    }
-    if (response.ok) return { reply: parseChatCompletionsReply(text, cfg.model) };
-    const status = response.status;
-    const message = providerErrorMessage(text);
-    const details = { status, url: cfg.url, message };
-    if (status === 401 || status === 403) {
-      throw new CodecallError(
-        'MODEL_AUTH',
-        `the model server refused the credentials (${status}): ${message}`,
-        {
-          details,
-        },
-      );
-    }
-    if (status === 429 || status >= 500) {
-      const retryAfterMs = parseRetryAfterMs(response.headers.get('retry-after'), cfg.maxRetryDelayMs);
-      const retry = new CodecallError(
-        'MODEL_UNAVAILABLE',
-        `the model server answered ${status}: ${message}`,
-        {
-          details,
-        },
-      );
-      return retryAfterMs === undefined ? { retry } : { retry, retryAfterMs };
-    }
-    if (status === 404) {
-      // Most often the base URL misses its API version (`.../v1`), or points at another server altogether.
-      throw new CodecallError(
-        'MODEL_REQUEST_INVALID',
-        `the model server answered 404 (not found) to POST ${cfg.url}${message === '' ? '' : `: ${message}`}; ` +
-          notFoundHint(options.baseUrl),
-        { details },
-      );
-    }
-    throw new CodecallError(
-      'MODEL_REQUEST_INVALID',
-      `the model server rejected the request (${status}): ${message}`,
-      {
-        details,
-      },
-    );
-  }
-
+  // Async, so that a request the body builder refuses is a rejection like any other failure.
   async function complete(request: ModelRequest, callOptions: ModelCallOptions = {}): Promise<ModelReply> {
-    const caller = callOptions.signal;
-    if (caller?.aborted) throw aborted(caller.reason);
-    const signal = withDeadline(caller, cfg.timeoutMs);
-    const stopped = (): CodecallError =>
-      caller?.aborted
-        ? aborted(caller.reason)
-        : unavailable(`the model did not answer within ${cfg.timeoutMs} ms`, undefined, {
-            timeoutMs: cfg.timeoutMs,
-          });
-    const body = JSON.stringify(chatCompletionsBody(request, request.model ?? cfg.model, cfg.preset));
-    for (let attempt = 0; ; attempt++) {
-      const outcome = await attemptOnce(body, signal, stopped);
-      if ('reply' in outcome) return outcome.reply;
-      if (attempt >= cfg.maxRetries) {
-        Object.assign(outcome.retry.details, { attempts: attempt + 1 });
-        throw outcome.retry;
-      }
-      const delay = outcome.retryAfterMs ?? backoffDelayMs(attempt, cfg.retryBaseMs, cfg.maxRetryDelayMs);
-      try {
-        await sleep(delay, signal);
-      } catch {
-        throw stopped();
-      }
-    }
+    const body = JSON.stringify(chatCompletionsBody(request, request.model ?? model, preset));
+    return await post(body, parse, callOptions.signal);
   }
 
   return { complete };
-}
-
-/** What a 404 from the chat-completions URL most likely means. */
-function notFoundHint(baseUrl: string): string {
-  const base = baseUrl.replace(/\/+$/, '');
-  let path = '';
-  try {
-    path = new URL(base).pathname;
-  } catch {
-    // Not a URL: fetch would have failed before any answer.
-  }
-  return /\/v\d+$/.test(path)
-    ? `check the base URL ${base} (the server's own, with its /v1) and the model name: some servers answer 404 for a model they do not serve`
-    : `the base URL usually ends in /v1: try ${base}/v1 (e.g. http://127.0.0.1:8080/v1 for llama.cpp's llama-server)`;
-}
-
-function withDeadline(caller: AbortSignal | undefined, timeoutMs: number): AbortSignal {
-  const deadline = longTimeoutSignal(timeoutMs);
-  return caller === undefined ? deadline : AbortSignal.any([caller, deadline]);
-}
-
-function headersFor(apiKey: string | undefined): Record<string, string> {
-  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
-  if (apiKey !== undefined && apiKey !== '') headers.authorization = `Bearer ${apiKey}`;
-  return headers;
-}
-
-function describe(error: unknown): string {
-  const cause =
-    error instanceof Error ? (error.cause as { code?: unknown; message?: unknown } | undefined) : undefined;
-  if (typeof cause?.code === 'string') return cause.code;
-  if (typeof cause?.message === 'string') return cause.message;
-  return error instanceof Error ? error.message : String(error);
-}
-
-function unavailable(message: string, cause?: unknown, details: Record<string, unknown> = {}): CodecallError {
-  return new CodecallError('MODEL_UNAVAILABLE', message, { cause, details });
-}
-
-function aborted(reason: unknown): CodecallError {
-  return new CodecallError('ABORTED', 'the model request was aborted', { cause: reason });
-}
-
-function invalidConfig(message: string): CodecallError {
-  return new CodecallError('INVALID_CONFIG', message);
 }

@@ -9,3 +9,13 @@ export type { ModelConfig, ModelEnv, ModelFlags } from './model-config.ts';
 export { isModelProvider, MODEL_PROVIDERS, PROVIDER_PRESETS } from './provider-presets.ts';
 export type { ModelProvider, ProviderPreset } from './provider-presets.ts';
 export { toMistralToolCallId } from './mistral-tool-call-id.ts';
+export { createJsonPost } from './json-post.ts';
+export type { JsonPost, ProviderHttpOptions } from './json-post.ts';
+export { parsePromptLogprobs } from './completions-logprobs.ts';
+export type { PromptLogprobs } from './completions-logprobs.ts';
+export { createPromptLogprobsClient } from './create-prompt-logprobs-client.ts';
+export type {
+  PromptLogprobsCallOptions,
+  PromptLogprobsClient,
+  PromptLogprobsClientOptions,
+} from './create-prompt-logprobs-client.ts';

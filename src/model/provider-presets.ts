@@ -18,6 +18,14 @@ export interface ProviderPreset {
    * as an extra input (400 `extra_forbidden`), and Ollama and llama.cpp do not honour it, so they never get it.
    */
   readonly strictTools: boolean;
+  /**
+   * How the server gives a prompt's own log-probabilities on `/completions` (`echo: true` with `logprobs`), the
+   * legacy shape `{ tokens, token_logprobs, text_offset, top_logprobs }`; absent when it has no such thing.
+   * `maxTokens` is what to ask for beside the echo: OpenAI's protocol takes 0, vLLM refuses 0 (its sampling
+   * parameters want at least 1) and llama-cpp-python reads 0 as "until the context is full", so they get 1 and
+   * the one generated token is cut off by its offset.
+   */
+  readonly promptLogprobs?: { readonly maxTokens: 0 | 1; readonly note?: string };
 }
 
 export const PROVIDER_PRESETS: Readonly<Record<ModelProvider, ProviderPreset>> = {
@@ -29,6 +37,7 @@ export const PROVIDER_PRESETS: Readonly<Record<ModelProvider, ProviderPreset>> =
     requiredToolChoice: 'required',
     toolCallIds: 'any',
     strictTools: true,
+    promptLogprobs: { maxTokens: 0 },
   },
   mistral: {
     provider: 'mistral',
@@ -46,6 +55,7 @@ export const PROVIDER_PRESETS: Readonly<Record<ModelProvider, ProviderPreset>> =
     requiredToolChoice: 'required',
     toolCallIds: 'any',
     strictTools: false,
+    promptLogprobs: { maxTokens: 1 },
   },
   ollama: {
     provider: 'ollama',
@@ -62,6 +72,12 @@ export const PROVIDER_PRESETS: Readonly<Record<ModelProvider, ProviderPreset>> =
     requiredToolChoice: 'required',
     toolCallIds: 'any',
     strictTools: false,
+    promptLogprobs: {
+      maxTokens: 1,
+      note:
+        'llama.cpp\'s own llama-server refuses echo ("Only no echo is supported"; its pull request 15189 adds it): ' +
+        "serve the model with llama-cpp-python's server, or a llama-server build with that change",
+    },
   },
 };
 
