@@ -2,6 +2,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Progress, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { CodecallError, isCodecallError } from '../errors/index.ts';
 import type { JsonSchema, ToolContext, ToolDefinition, ToolUnreachable } from '../spec/index.ts';
+import { followSignal } from '../spec/follow-signal.ts';
 import { DEFAULT_TOOL_NAMESPACE, SchemaValidator } from '../tools/index.ts';
 import { checkMcpServers, DEFAULT_MCP_TIMEOUT_SECONDS } from './mcp-config.ts';
 import type { McpServerConfig, McpToolOverride } from './mcp-config.ts';
@@ -251,12 +252,15 @@ class McpServer implements McpConnectionEvents {
     ctx: ToolContext,
     where: { server: string; tool: string },
   ): Promise<unknown> {
-    const stop = new AbortController();
+    // Its own signal, following the task's for the call's time: the SDK never takes its listener off the signal
+    // it is given, and a task's one signal would gather one per call.
+    const { controller: stop, release } = followSignal(ctx.signal);
     const entry: ElicitingCall = { ctx, tool: fullName, stop: (reason) => stop.abort(reason) };
     let client: Client;
     try {
       client = await this.link.get();
     } catch (cause) {
+      release();
       throw callFailure(this.sdk, cause, ctx.signal, where, this.target.redact);
     }
     this.inFlight.add(entry);
@@ -265,7 +269,7 @@ class McpServer implements McpConnectionEvents {
         { name: mcpName, arguments: (args ?? {}) as Record<string, unknown> },
         undefined,
         {
-          signal: AbortSignal.any([ctx.signal, stop.signal]),
+          signal: stop.signal,
           timeout: this.timeout,
           // A server that reports progress keeps its call alive: the timeout runs from the last report.
           resetTimeoutOnProgress: true,
@@ -277,6 +281,7 @@ class McpServer implements McpConnectionEvents {
       if (stop.signal.aborted && !ctx.signal.aborted) throw stop.signal.reason;
       throw callFailure(this.sdk, cause, ctx.signal, where, this.target.redact);
     } finally {
+      release();
       this.inFlight.delete(entry);
     }
   }

@@ -1,5 +1,6 @@
 import { CodecallError } from '../errors/index.ts';
 import type { PromptLogprobsClient } from '../model/index.ts';
+import { followSignal } from '../spec/follow-signal.ts';
 import { continuationLoss } from './continuation-loss.ts';
 import { DEFAULT_TOOLFORMER_TAU, judgeSample, type SampleLosses } from './filter.ts';
 import { prefixWithCall } from './inline-form.ts';
@@ -60,15 +61,10 @@ export async function scoreSample(
   options: ScoreOptions = {},
 ): Promise<ScoredSample> {
   const texts = scoringTexts(sample);
-  // One failure stops the other two requests: their answers would not be used. The caller's signal is followed
-  // by a listener removed at the end, not AbortSignal.any: a corpus's one signal would gather a dependent per
-  // sample (Node 20 drops them only as their weak references are collected).
-  const stop = new AbortController();
+  // One failure stops the other two requests: their answers would not be used (spec/follow-signal.ts says why
+  // the caller's signal is followed this way).
+  const { controller: stop, release } = followSignal(options.signal);
   const signal = stop.signal;
-  const outer = options.signal;
-  const follow = (): void => stop.abort(outer?.reason);
-  if (outer?.aborted === true) follow();
-  else outer?.addEventListener('abort', follow, { once: true });
   const lossOf = async ({ text, start }: { text: string; start: number }): Promise<number> => {
     try {
       return continuationLoss(await client.promptLogprobs(text, { signal }), start, text.length, options);
@@ -86,7 +82,7 @@ export async function scoreSample(
     ]);
     losses = { noCall, same, call };
   } finally {
-    outer?.removeEventListener('abort', follow);
+    release();
   }
   return { losses, ...judgeSample(losses, options.tau ?? DEFAULT_TOOLFORMER_TAU) };
 }
