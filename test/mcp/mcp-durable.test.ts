@@ -16,6 +16,7 @@ import { createSqliteTaskStore } from '../../src/store/index.ts';
 import type { SqliteTaskStore } from '../../src/store/index.ts';
 import { runProgram, ToolRegistry } from '../../src/tools/index.ts';
 import { CONFIRM_SCHEMA, startMcpHttpServer } from '../support/mcp-test-server.ts';
+import { calls, until } from '../support/mcp-call-log.ts';
 import { createTestPostgresStore, postgresSkipReason, postgresUrl } from '../support/postgres-store.ts';
 
 const SERVER = new URL('../support/mcp-test-server.ts', import.meta.url).pathname;
@@ -28,19 +29,6 @@ function stdioServer(name: string, env: Record<string, string>, more: Partial<Mc
     env: { MCP_EXTRA_TOOLS: '1', ...env },
     ...more,
   } satisfies McpServerConfig;
-}
-
-async function until(check: () => Promise<boolean> | boolean, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
-async function calls(log: string): Promise<string[]> {
-  const text = await readFile(log, 'utf8').catch(() => '');
-  return text.split('\n').filter((l) => l !== '');
 }
 
 let dir: string;

@@ -1,7 +1,7 @@
 // MCP servers as tool providers (issue 22, ADR 0047): a real MCP server (test/support/mcp-test-server.ts, written
 // with the SDK) over stdio and Streamable HTTP; its tools run in real sandboxes and through the durable runtime.
 import { getEventListeners } from 'node:events';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,6 +14,7 @@ import type { QuickJsDriver } from '../../src/sandbox/index.ts';
 import { createSqliteTaskStore } from '../../src/store/index.ts';
 import { defineTool, runProgram, ToolRegistry } from '../../src/tools/index.ts';
 import { PIXEL_PNG, startMcpHttpServer } from '../support/mcp-test-server.ts';
+import { calls, until } from '../support/mcp-call-log.ts';
 
 const SERVER = new URL('../support/mcp-test-server.ts', import.meta.url).pathname;
 const probe = await probePython();
@@ -26,19 +27,6 @@ function stdioServer(name: string, callLog: string, more: Partial<McpServerConfi
     env: { MCP_CALL_LOG: callLog },
     ...more,
   };
-}
-
-async function until(check: () => Promise<boolean>, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
-async function calls(log: string): Promise<string[]> {
-  const text = await readFile(log, 'utf8').catch(() => '');
-  return text.split('\n').filter((l) => l !== '');
 }
 
 describe('MCP servers as tool providers', () => {
