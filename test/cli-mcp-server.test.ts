@@ -155,6 +155,14 @@ export default [
     await expect(session.call('no_such_tool', {})).rejects.toThrow(/no tool "no_such_tool"/);
   });
 
+  it('a PostgreSQL --db is refused naming codecall mcp and what to use instead, never the password', async () => {
+    const r = await codecall({}, 'mcp', '--db', 'postgres://user:s3cret@127.0.0.1:1/db');
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain('codecall mcp --db: not supported on PostgreSQL');
+    expect(r.stderr).toContain('POST /mcp');
+    expect(r.stderr).not.toContain('s3cret');
+  });
+
   it("a tool's console output goes to stderr, never into the protocol", async () => {
     const noisy = await codecallMcp('--tools', join(dir, 'noisy-tools.ts'));
     try {

@@ -53,6 +53,10 @@ export async function mcpCommand(
     tools: options.tools,
     env,
     mcp,
+    postgres: {
+      feature: 'codecall mcp --db',
+      instead: 'run `codecall serve --db URL` and point the MCP client at its `POST /mcp` endpoint',
+    },
   });
   try {
     // A gateway (`--upstream`) shows its client the code-mode pair alone; with --db, tasks are worth driving.

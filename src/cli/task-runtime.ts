@@ -10,6 +10,7 @@ import type { SandboxDriver, TaskRecord, TaskStore, ToolDefinition } from '../sp
 import { ToolRegistry } from '../tools/index.ts';
 import { loadToolsModule } from '../tools/load-tools-module.ts';
 import { openTaskDb } from './task-db.ts';
+import type { PostgresRefusal } from './task-db.ts';
 import { rememberedTools } from './remembered-tools.ts';
 import { connectMcpServers } from '../mcp/index.ts';
 import type { McpServers } from '../mcp/index.ts';
@@ -78,12 +79,16 @@ export async function openCliRuntime(options: {
   allowPrivateNet?: boolean;
   /** MCP servers whose tools serve beside the module's (`--mcp`, `--mcp-config`; ADR 0047). */
   mcp?: McpFlags;
+  /** What a PostgreSQL --db is told (the command's own name; default: tasks, exec and run). */
+  postgres?: PostgresRefusal;
 }): Promise<CliRuntime> {
   const leaseMs = leaseMsFrom(options.env);
   // An explicit module is loaded before the database is opened: a bad one is a usage error that creates nothing.
   let tools = options.runs && options.tools !== undefined ? await loadToolsModule(options.tools) : [];
   let toolsModule = options.runs && options.tools !== undefined ? resolve(options.tools) : null;
-  const store = await openTaskDb(options.db, options.mustExist);
+  const store = await openTaskDb(options.db, options.mustExist, {
+    ...(options.postgres === undefined ? {} : { postgres: options.postgres }),
+  });
   try {
     if (options.runs && toolsModule === null && options.toolsOf !== undefined) {
       toolsModule = rememberedFor(await store.getTask(options.toolsOf));
