@@ -6,7 +6,7 @@ import { followSignal } from '../spec/follow-signal.ts';
 import { DEFAULT_TOOL_NAMESPACE, SchemaValidator } from '../tools/index.ts';
 import { checkMcpServers, DEFAULT_MCP_TIMEOUT_SECONDS } from './mcp-config.ts';
 import type { McpServerConfig, McpToolOverride } from './mcp-config.ts';
-import { Link, loadSdk, openClient } from './mcp-connection.ts';
+import { Link, loadSdk, openClient, unavailable } from './mcp-connection.ts';
 import type { McpConnectionEvents, McpTarget, Sdk } from './mcp-connection.ts';
 import { answerElicitation } from './mcp-elicitation.ts';
 import type { ElicitingCall } from './mcp-elicitation.ts';
@@ -131,15 +131,7 @@ class McpServer implements McpConnectionEvents {
     try {
       server.tools = await server.listed(client, signal);
     } catch (cause) {
-      await client.close().catch(() => undefined);
-      if (signal?.aborted) throw signal.reason;
-      throw new CodecallError(
-        'MCP_UNAVAILABLE',
-        target.redact(
-          `MCP server ${server.name} (${target.config.url ?? target.config.command}): listing its tools: ${(cause as Error).message}`,
-        ),
-        { details: { server: server.name } },
-      );
+      return unavailable(client, target, 'listing its tools: ', cause, signal);
     }
     server.link = new Link(sdk, target, server, timeout, client);
     server.protocolVersion = protocolVersion;

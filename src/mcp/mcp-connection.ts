@@ -104,16 +104,29 @@ export async function openClient(
     await client.connect(transport, { timeout: startTimeout, ...(signal ? { signal } : {}) });
     return { client, protocolVersion };
   } catch (cause) {
-    await client.close().catch(() => undefined);
-    if (signal?.aborted) throw signal.reason;
-    throw new CodecallError(
-      'MCP_UNAVAILABLE',
-      target.redact(
-        `MCP server ${server.name} (${server.url ?? server.command}): ${(cause as Error).message}`,
-      ),
-      { details: { server: server.name } },
-    );
+    return unavailable(client, target, '', cause, signal);
   }
+}
+
+/**
+ * A connection that failed while it was being set up (`doing`: what it was at, e.g. "listing its tools: "): the
+ * client is closed, and the failure is the abort's reason or MCP_UNAVAILABLE naming the server, secrets redacted.
+ */
+export async function unavailable(
+  client: Client,
+  target: McpTarget,
+  doing: string,
+  cause: unknown,
+  signal: AbortSignal | undefined,
+): Promise<never> {
+  await client.close().catch(() => undefined);
+  if (signal?.aborted) throw signal.reason;
+  const { name, url, command } = target.config;
+  throw new CodecallError(
+    'MCP_UNAVAILABLE',
+    target.redact(`MCP server ${name} (${url ?? command}): ${doing}${(cause as Error).message}`),
+    { details: { server: name } },
+  );
 }
 
 /** The first wait before connecting again to a server whose connection failed, doubled up to the longest. */
