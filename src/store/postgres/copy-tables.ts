@@ -12,6 +12,10 @@ export interface CopiedTable {
   readonly pgOrderBy?: readonly string[];
   /** Columns of PostgreSQL's own to give on insert: name -> SQL expression over the inserted row's columns. */
   readonly extra?: Readonly<Record<string, string>>;
+  /** SQLite keeps these columns in another table: its name, and the column each one is read from there. */
+  readonly from?: { readonly table: string; readonly columns: Readonly<Record<string, string>> };
+  /** The rows exist already (a trigger made them): each is updated where this column matches, not inserted. */
+  readonly updateKey?: string;
 }
 
 export const COPIED_TABLES: readonly CopiedTable[] = [
@@ -43,12 +47,22 @@ export const COPIED_TABLES: readonly CopiedTable[] = [
       'retries',
       'run_after',
       'deadline_at',
-      'journal_bytes',
-      'journal_entries',
       'listed_input',
       'input',
     ],
     orderBy: ['created_at', 'id'],
+  },
+  {
+    // PostgreSQL keeps the journal's totals beside the task's change stamp (schema step 5), in a row the task's
+    // insert made.
+    name: 'task_changes',
+    columns: ['task_id', 'journal_bytes', 'journal_entries'],
+    orderBy: ['task_id'],
+    from: {
+      table: 'tasks',
+      columns: { task_id: 'id', journal_bytes: 'journal_bytes', journal_entries: 'journal_entries' },
+    },
+    updateKey: 'task_id',
   },
   {
     name: 'journal',

@@ -157,12 +157,24 @@ async function copyTable(
   options: MigrateOptions,
 ): Promise<{ rows: number; sha256: string }> {
   const { columns } = table;
-  const total = (source.prepare(`SELECT count(*) AS n FROM ${table.name}`).get() as { n: number }).n;
+  const from = table.from?.table ?? table.name;
+  const total = (source.prepare(`SELECT count(*) AS n FROM ${from}`).get() as { n: number }).n;
   const arrays = columns.map((c, i) => `$${i + 1}::${typeOf(types, table.name, c)}[]`);
   const extra = Object.entries(table.extra ?? {});
-  const insert = `INSERT INTO ${table.name} (${[...columns, ...extra.map(([c]) => c)].join(', ')})
-    SELECT ${[...columns.map((c) => `v.${c}`), ...extra.map(([, e]) => e)].join(', ')}
-    FROM unnest(${arrays.join(', ')}) AS v(${columns.join(', ')})`;
+  const rowsIn = `unnest(${arrays.join(', ')}) AS v(${columns.join(', ')})`;
+  const key = table.updateKey;
+  const insert =
+    key === undefined
+      ? `INSERT INTO ${table.name} (${[...columns, ...extra.map(([c]) => c)].join(', ')})
+    SELECT ${[...columns.map((c) => `v.${c}`), ...extra.map(([, e]) => e)].join(', ')} FROM ${rowsIn}`
+      : `UPDATE ${table.name} AS t SET ${columns
+          .filter((c) => c !== key)
+          .map((c) => `${c} = v.${c}`)
+          .join(', ')} FROM ${rowsIn} WHERE t.${key} = v.${key}`;
+  const selected = columns.map((c) => {
+    const read = table.from?.columns[c] ?? c;
+    return read === c ? c : `${read} AS ${c}`;
+  });
   const hash = createHash('sha256');
   let batch: Row[] = [];
   let copied = 0;
@@ -177,7 +189,7 @@ async function copyTable(
     options.onProgress?.({ table: table.name, copied, total });
   };
   const rows = source
-    .prepare(`SELECT ${columns.join(', ')} FROM ${table.name} ORDER BY ${table.orderBy.join(', ')}`)
+    .prepare(`SELECT ${selected.join(', ')} FROM ${from} ORDER BY ${table.orderBy.join(', ')}`)
     .iterate() as IterableIterator<Row>;
   for (const row of rows) {
     hash.update(rowText(row, columns)).update('\n');

@@ -108,9 +108,10 @@ const rowsOf = (taskId: string, plan: Plan): unknown[] => [
 ];
 
 /** The task's row locked, with its journal's head and its summary row: all an append reads, in one statement. */
-const STATE = `SELECT t.fencing_token, t.journal_bytes, t.journal_entries, h.seq AS head_seq, h.checksum AS head_checksum,
+const STATE = `SELECT t.fencing_token, c.journal_bytes, c.journal_entries, h.seq AS head_seq, h.checksum AS head_checksum,
     s.seq AS summary_seq, s.checksum AS summary_checksum, s.summary
   FROM tasks AS t
+  JOIN task_changes AS c ON c.task_id = t.id
   LEFT JOIN LATERAL (SELECT seq, checksum FROM journal WHERE task_id = t.id ORDER BY seq DESC LIMIT 1) AS h ON true
   LEFT JOIN journal_summaries AS s ON s.task_id = t.id
   WHERE t.id = $1 FOR UPDATE OF t`;
@@ -168,7 +169,9 @@ type SummaryOp = 'guarded' | 'upsert' | 'delete' | 'none';
 
 /**
  * Totals, entries and summary in one statement, the totals moved only under the expected token and entry count
- * (the entries insert only with them). The summary: `guarded` moves it only from the remembered one (the fast
+ * (the entries insert only with them). The totals live beside the task's change stamp (schema step 5), which they
+ * move together; the share lock on the task's row makes a claim's new token wait for the append, or the append
+ * see it. The summary: `guarded` moves it only from the remembered one (the fast
  * path), `upsert` writes it (the slow path, which read it under the row lock), `delete` drops a stale one.
  */
 async function writePlan(
@@ -201,9 +204,12 @@ async function writePlan(
   if (op === 'guarded') values.push(state.seq, state.checksum);
   const result = await oneNamed<{ t: number; s: number }>(
     sql,
-    `WITH t AS (
-       UPDATE tasks SET journal_bytes = $7, journal_entries = $8
-       WHERE id = $1 AND fencing_token = $9 AND journal_entries = $10 RETURNING 1
+    `WITH k AS (
+       SELECT 1 FROM tasks WHERE id = $1 AND fencing_token = $9 FOR SHARE
+     ), t AS (
+       UPDATE task_changes SET journal_bytes = $7, journal_entries = $8,
+         change_xid = pg_current_xact_id()::text::bigint, change_seq = nextval('change_seq_counter')
+       WHERE task_id = $1 AND journal_entries = $10 AND EXISTS (SELECT 1 FROM k) RETURNING 1
      ), j AS (
        INSERT INTO journal (task_id, seq, type, checksum, created_at, fencing_token, data)
        SELECT $1, s, ty, c, w, $9, d FROM unnest($2::int[], $3::text[], $4::text[], $5::bigint[], $6::text[])

@@ -7,7 +7,7 @@ import type { Sql } from './pg-sql.ts';
 
 const DEFAULT_LIMIT = 1000;
 const COLUMNS =
-  't.id, t.tenant, t.status, t.pause_reason, t.updated_at, t.journal_entries, t.status_seq, c.change_xid';
+  't.id, t.tenant, t.status, t.pause_reason, t.updated_at, c.journal_entries, t.status_seq, c.change_xid';
 const MAX_LIMIT = 1000;
 
 interface ChangeRow {

@@ -4,6 +4,7 @@ import { SCHEMA_V1 } from './pg-schema.ts';
 import { SCHEMA_BODIES } from './pg-schema-bodies.ts';
 import { SCHEMA_TOOL_USAGE } from './pg-schema-tool-usage.ts';
 import { SCHEMA_APPEND } from './pg-schema-append.ts';
+import { SCHEMA_TOTALS } from './pg-schema-totals.ts';
 
 /** Ordered schema steps; step i brings the schema to version i + 1. Never edit a released step, append. */
 export const PG_MIGRATIONS: readonly string[] = [
@@ -14,6 +15,8 @@ export const PG_MIGRATIONS: readonly string[] = [
   SCHEMA_TOOL_USAGE,
   // 4: the journal's chain check inlined and unsorted, same promises (ADR 0050).
   SCHEMA_APPEND,
+  // 5: the journal's totals beside the change stamp in task_changes, off the wide tasks row (ADR 0050).
+  SCHEMA_TOTALS,
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length;

@@ -71,8 +71,8 @@ async function insertTask(
   const inserted = await oneNamed<TaskRow>(
     sql,
     `INSERT INTO tasks (id, status, input, listed_input, attempts, version, fencing_token, created_at, updated_at,
-       tenant, session_id, batch_id, priority, callback_url, max_retries, deadline_at, journal_bytes, journal_entries)
-     VALUES ($1, 'pending', $2, $3, 0, 1, 0, $4, $4, $5, $6, $7, $8, $9, $10, $11, $12, 1)
+       tenant, session_id, batch_id, priority, callback_url, max_retries, deadline_at)
+     VALUES ($1, 'pending', $2, $3, 0, 1, 0, $4, $4, $5, $6, $7, $8, $9, $10, $11)
      ON CONFLICT (id) DO NOTHING RETURNING *`,
     [
       id,
@@ -86,7 +86,6 @@ async function insertTask(
       a.callbackUrl ?? null,
       a.maxRetries ?? 0,
       a.deadlineAt ?? null,
-      Buffer.byteLength(text),
     ],
   );
   if (inserted === undefined) {
@@ -103,6 +102,8 @@ async function insertTask(
        VALUES ($1, 1, 'task_input', $2, $3, 0, $4)
      ), s AS (
        INSERT INTO journal_summaries (task_id, seq, checksum, summary) VALUES ($1, 1, $2, $5)
+     ), c AS (
+       UPDATE task_changes SET journal_bytes = $10, journal_entries = 1 WHERE task_id = $1
      ), r AS (
        INSERT INTO task_revisions (task_id, revision_of, tenant, created_at)
        SELECT $1, $8, $9, $3 WHERE $8::text IS NOT NULL
@@ -118,6 +119,7 @@ async function insertTask(
         journalChecksumOfText('', 1, 'created', audit),
         revisionOf,
         tenant,
+        Buffer.byteLength(text),
       ],
     ),
   );
