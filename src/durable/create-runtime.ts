@@ -133,6 +133,9 @@ class DurableRuntime implements Runtime {
       ...(options.egressPolicies === undefined ? {} : { egressPolicies: options.egressPolicies }),
       ...(options.egressDefaults === undefined ? {} : { egressDefaults: options.egressDefaults }),
       ...(budgetCeilings === undefined ? {} : { budgetCeilings }),
+      ...(this.ceilings.tenantBudgetCeilings === undefined
+        ? {}
+        : { tenantBudgetCeilings: this.ceilings.tenantBudgetCeilings }),
       approvalTtlSeconds: options.approvals?.ttlSeconds ?? null,
       tenantLimits: {
         rateLimits: parseToolRateLimits(options.toolRateLimits),

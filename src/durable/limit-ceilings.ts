@@ -1,7 +1,18 @@
 import { CodecallError } from '../errors/index.ts';
 import type { SubmitInput } from '../api/index.ts';
-import { checkNetworkAccess, checkTaskBudgets, checkTenantNetwork, networkPolicyFor } from '../spec/index.ts';
-import type { BudgetCeilings, TenantNetworkPolicies, ToolBudget } from '../spec/index.ts';
+import {
+  budgetCeilingsFor,
+  checkNetworkAccess,
+  checkTaskBudgets,
+  checkTenantNetwork,
+  networkPolicyFor,
+} from '../spec/index.ts';
+import type {
+  BudgetCeilings,
+  TenantBudgetCeilings,
+  TenantNetworkPolicies,
+  ToolBudget,
+} from '../spec/index.ts';
 
 /**
  * The most a task may ask for (ADR 0023), in the units of the HTTP API: an operator bounds what one tenant's task
@@ -35,9 +46,11 @@ export interface LimitCeilings {
    * `budgets.tools`; a task that sets none runs with these (and the tool's own declared budget, the smaller wins).
    */
   readonly maxToolBudgets?: Readonly<Record<string, ToolBudget>>;
+  /** Each tenant's own budget ceilings (`*`: the others), field by field over the three above. */
+  readonly tenantBudgetCeilings?: TenantBudgetCeilings;
 }
 
-/** The budget ceilings among the ceilings (undefined: none), which a run applies to its task's budgets. */
+/** The global budget ceilings among the ceilings (undefined: none); a run applies its tenant's (budgetCeilingsFor). */
 export function budgetCeilingsOf(ceilings: LimitCeilings): BudgetCeilings | undefined {
   const { maxTaskToolCalls, maxTaskCost, maxToolBudgets } = ceilings;
   const tools =
@@ -131,7 +144,7 @@ export function checkCeilings(input: SubmitInput, ceilings: LimitCeilings, now: 
   const policy = networkPolicyFor(ceilings.networkPolicies, tenant);
   const access = policy === undefined ? false : checkNetworkAccess(input.constraints?.networkAccess);
   if (policy !== undefined && access !== false) checkTenantNetwork(access, policy, tenant);
-  const budgetCeilings = budgetCeilingsOf(ceilings);
+  const budgetCeilings = budgetCeilingsFor(budgetCeilingsOf(ceilings), ceilings.tenantBudgetCeilings, tenant);
   if (budgetCeilings !== undefined) checkBudgetCeilings(input.constraints?.budgets, budgetCeilings);
   const l = input.limits;
   const over = (v: number | undefined, ceiling: number | undefined, scale: number): ceiling is number =>

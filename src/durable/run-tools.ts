@@ -1,5 +1,5 @@
 import { failure } from '../errors/index.ts';
-import { EGRESS_BINDINGS, narrowAccess, networkPolicyFor } from '../spec/index.ts';
+import { budgetCeilingsFor, EGRESS_BINDINGS, narrowAccess, networkPolicyFor } from '../spec/index.ts';
 import type {
   BudgetCeilings,
   Egress,
@@ -8,6 +8,7 @@ import type {
   SerializedError,
   TaskBodies,
   TaskRecord,
+  TenantBudgetCeilings,
   TenantNetworkPolicies,
 } from '../spec/index.ts';
 import { BudgetLedger } from './budget-ledger.ts';
@@ -26,6 +27,8 @@ export interface RunToolsOptions {
   readonly egressMaxRequests?: number | undefined;
   /** The operator's ceilings on tool budgets, applied to the task's at every run (ADR 0044). */
   readonly budgetCeilings?: BudgetCeilings | undefined;
+  /** Each tenant's own ceilings over those (`*`: the others). */
+  readonly tenantBudgetCeilings?: TenantBudgetCeilings | undefined;
   /** The bound on one call's encoded result (ADR 0027), which a response body must fit in. */
   readonly maxResultBytes?: number | undefined;
   /** The task's body store (ADR 0046): fetch's large bodies go there, out of the journal. */
@@ -78,6 +81,7 @@ export function runTools(
     ...(tools === o.tools ? [] : EGRESS_BINDINGS),
   ];
   // The ceilings as they are now, as for the network policy: a lowered one holds for stored tasks too.
-  const budgets = BudgetLedger.of(input.constraints?.budgets, tools, journal, o.budgetCeilings);
+  const ceilings = budgetCeilingsFor(o.budgetCeilings, o.tenantBudgetCeilings, task.tenant);
+  const budgets = BudgetLedger.of(input.constraints?.budgets, tools, journal, ceilings);
   return { tools, bindings, budgets };
 }

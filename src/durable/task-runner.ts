@@ -13,6 +13,7 @@ import {
 } from '../spec/index.ts';
 import type {
   BudgetCeilings,
+  TenantBudgetCeilings,
   Egress,
   TenantNetworkPolicies,
   JournalLimits,
@@ -96,6 +97,8 @@ export interface TaskRunnerOptions {
   readonly egressDefaults?: TenantNetworkPolicies;
   /** The operator's ceilings on tool budgets, held to at every run (ADR 0044; the ceiling where a task sets none). */
   readonly budgetCeilings?: BudgetCeilings;
+  /** Each tenant's own budget ceilings over those (`*`: the others), held to at every run like them. */
+  readonly tenantBudgetCeilings?: TenantBudgetCeilings;
   /** Each tenant's rate limits and quotas on tool calls (ADR 0045), checked; the store must keep usage. */
   readonly tenantLimits?: TenantToolLimits;
 }
@@ -385,6 +388,7 @@ export class TaskRunner {
       egressDefaults: this.options.egressDefaults,
       egressMaxRequests: this.options.egressMaxRequests,
       budgetCeilings: this.options.budgetCeilings,
+      tenantBudgetCeilings: this.options.tenantBudgetCeilings,
       maxResultBytes: this.options.sizes?.maxToolResultBytes,
       bodies: isBodyStore(store) ? taskBodies(store, task.id) : undefined,
     });

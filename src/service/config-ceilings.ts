@@ -71,6 +71,19 @@ export const ceilingsConfigShape = {
     )
     .default({}),
   /**
+   * Each tenant's own budget ceilings, `{ "acme": { "max_calls": 500, "tools": { "web.search": { "max_calls": 50 } } },
+   * "*": { "max_calls": 50 } }` (a task's `budgets` form; `*`: the tenants not named). Field by field they replace
+   * maxTaskToolCalls, maxTaskCost and a tool's maxToolBudgets entry for that tenant. Default: none.
+   */
+  tenantBudgetCeilings: z
+    .preprocess(
+      (v) => (typeof v === 'string' ? parseJson(v) : v),
+      z.record(z.string().min(1).max(256), z.unknown()).refine((r) => Object.keys(r).length <= 10_000, {
+        message: 'at most 10000 tenants',
+      }),
+    )
+    .default({}),
+  /**
    * Tasks of one tenant not yet ended (pending, running or paused) at once (default 10000); a submission, batch or
    * revision that would go over is 429 TOO_MANY_TASKS. Bounds what one tenant's queue flood adds to the database.
    */

@@ -33,3 +33,35 @@ export function ceiledBudgets(
   if (Object.keys(tools).length > 0) out.tools = tools;
   return Object.keys(out).length > 0 ? out : undefined;
 }
+
+/** Each tenant's own budget ceilings (`*`: the tenants not named), over the operator's global ones. */
+export type TenantBudgetCeilings = Readonly<Record<string, BudgetCeilings>>;
+
+/**
+ * The ceilings of `tenant`'s tasks: its own entry (else the `*` one), field by field over the global ceilings, so
+ * an operator can give one tenant more or less than the rest (a tool's entry replaces the global one of that tool).
+ * Undefined when neither sets any.
+ */
+export function budgetCeilingsFor(
+  global: BudgetCeilings | undefined,
+  tenants: TenantBudgetCeilings | undefined,
+  tenant: string,
+): BudgetCeilings | undefined {
+  const own =
+    tenants === undefined
+      ? undefined
+      : Object.hasOwn(tenants, tenant)
+        ? tenants[tenant]
+        : Object.hasOwn(tenants, '*')
+          ? tenants['*']
+          : undefined;
+  if (own === undefined) return global;
+  const maxCalls = own.maxCalls ?? global?.maxCalls;
+  const maxCost = own.maxCost ?? global?.maxCost;
+  const tools = { ...global?.tools, ...own.tools };
+  const out: { maxCalls?: number; maxCost?: number; tools?: Record<string, ToolBudget> } = {};
+  if (maxCalls !== undefined) out.maxCalls = maxCalls;
+  if (maxCost !== undefined) out.maxCost = maxCost;
+  if (Object.keys(tools).length > 0) out.tools = tools;
+  return Object.keys(out).length > 0 ? out : undefined;
+}
