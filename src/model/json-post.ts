@@ -1,5 +1,6 @@
 import { CodecallError } from '../errors/index.ts';
 import { longTimeout } from '../spec/index.ts';
+import { followSignal } from '../spec/follow-signal.ts';
 import { providerErrorMessage } from './chat-completions-reply.ts';
 import {
   DEFAULT_MAX_RETRY_DELAY_MS,
@@ -122,13 +123,15 @@ export function createJsonPost(
     if (caller?.aborted) throw aborted(caller.reason);
     // The deadline's timer is cleared when the call ends: left to fire, every finished call would hold its timer,
     // signal and closure for the whole timeout (a minute of calls, at hundreds a second when scoring a corpus).
-    const deadline = new AbortController();
+    // The request's own signal follows the caller's until the call ends: AbortSignal.any would hang one dependent per
+    // request on a long-lived caller signal (a task's, a corpus's).
+    const { controller: deadline, release } = followSignal(caller);
     const timer = longTimeout(
       () => deadline.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')),
       cfg.timeoutMs,
       { unref: true },
     );
-    const signal = caller === undefined ? deadline.signal : AbortSignal.any([caller, deadline.signal]);
+    const signal = deadline.signal;
     const stopped = (): CodecallError =>
       caller?.aborted
         ? aborted(caller.reason)
@@ -152,6 +155,7 @@ export function createJsonPost(
       }
     } finally {
       timer.clear();
+      release();
     }
   };
 }

@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CodecallError } from '../../src/errors/index.ts';
@@ -354,6 +355,23 @@ describe('OpenAI-compatible client', () => {
       expect((await failure(pending)).code).toBe('ABORTED');
       expect(server.requests).toHaveLength(1);
     });
+  });
+
+  it("leaves no listener on a long-lived caller's signal once each request ends, and still follows it", async () => {
+    // AbortSignal.any([caller, deadline]) hung one dependent per request on the caller's signal (a task's).
+    const run = new AbortController();
+    const model = client();
+    for (let i = 0; i < 3; i++) {
+      server.push(reply({ content: `r${i}` }));
+      await model.complete(ask, { signal: run.signal });
+    }
+    expect(getEventListeners(run.signal, 'abort')).toHaveLength(0);
+    const pending = model.complete(ask, { signal: run.signal });
+    await server.requestArrived(4);
+    expect(getEventListeners(run.signal, 'abort')).toHaveLength(1);
+    run.abort(new Error('stop'));
+    await expect(pending).rejects.toMatchObject({ code: 'ABORTED' });
+    expect(getEventListeners(run.signal, 'abort')).toHaveLength(0);
   });
 
   describe('long waits (issue 17 item 11)', () => {

@@ -1,6 +1,7 @@
 import { CodecallError, isCodecallError } from '../../errors/index.ts';
 import type { WebhookAttempt, WebhookMessage } from '../../spec/index.ts';
-import { longTimeoutSignal } from '../../spec/index.ts';
+import { longTimeout } from '../../spec/index.ts';
+import { followSignal } from '../../spec/follow-signal.ts';
 import { postWebhook } from './post-webhook.ts';
 import { signWebhook } from './sign-webhook.ts';
 import { resolveWebhookTarget } from './webhook-target.ts';
@@ -28,7 +29,15 @@ export async function attemptWebhook(options: {
   readonly lookup?: LookupAll;
 }): Promise<AttemptResult> {
   const { message, closing } = options;
-  const signal = AbortSignal.any([closing, longTimeoutSignal(options.timeoutMs)]);
+  // The attempt's own signal, released when it ends: `closing` lives as long as the service, and AbortSignal.any
+  // would hang a dependent (and a timer, until it fired) on it per attempt.
+  const { controller, release } = followSignal(closing);
+  const timer = longTimeout(
+    () => controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')),
+    options.timeoutMs,
+    { unref: true },
+  );
+  const { signal } = controller;
   try {
     const target = await resolveWebhookTarget(message.url, {
       allowPrivate: options.allowPrivate,
@@ -62,6 +71,9 @@ export async function attemptWebhook(options: {
     }
     if (signal.aborted) return { kind: 'retry', error: `timed out after ${options.timeoutMs} ms` };
     return { kind: 'retry', error: describe(error) };
+  } finally {
+    timer.clear();
+    release();
   }
 }
 
