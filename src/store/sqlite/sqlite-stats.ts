@@ -1,0 +1,50 @@
+import type Database from 'better-sqlite3';
+import type { StatsQuery, StoreStats } from '../../spec/index.ts';
+import {
+  activeCounts,
+  foldChanged,
+  foldToolCalls,
+  STATS_JOURNAL_TYPES,
+  STATS_MAX_TASKS,
+} from '../stats-rows.ts';
+import type { ActiveRow, ChangedRow, StatsJournalRow } from '../stats-rows.ts';
+import { prepared } from './statement-cache.ts';
+
+const TYPES = STATS_JOURNAL_TYPES.map((t) => `'${t}'`).join(', ');
+
+/**
+ * TaskStore.readStats in one read transaction (one snapshot). The counts search tasks_fair (or, for one tenant,
+ * tasks_by_tenant_status) and read rows only for paused tasks' reasons; the walk reads the newest status changes
+ * through tasks_by_status_change (tasks_by_tenant_status_change), never the `input` column; journals are read by
+ * their key, `data` only of the four entry types that time a call.
+ */
+export function readStatsRows(db: Database.Database, query: StatsQuery): StoreStats {
+  const { since, tenant } = query;
+  return db.transaction((): StoreStats => {
+    const byTenant = tenant === undefined ? '' : ' AND tenant = ?';
+    const args = tenant === undefined ? [] : [tenant];
+    const counts = prepared(
+      db,
+      `SELECT tenant, status, NULL AS pause_reason, count(*) AS n FROM tasks
+       WHERE status IN ('pending', 'running')${byTenant} GROUP BY tenant, status
+       UNION ALL
+       SELECT tenant, status, pause_reason, count(*) AS n FROM tasks
+       WHERE status = 'paused'${byTenant} GROUP BY tenant, pause_reason`,
+    ).all(...args, ...args) as ActiveRow[];
+    const changed = prepared(
+      db,
+      `SELECT id, tenant, status, CASE WHEN status = 'failed' THEN error END AS error, created_at, updated_at,
+         journal_bytes
+       FROM tasks${tenant === undefined ? '' : ' WHERE tenant = ?'} ORDER BY status_seq DESC LIMIT ?`,
+    ).all(...args, STATS_MAX_TASKS) as ChangedRow[];
+    const { ended, journals, capped } = foldChanged(changed, since);
+    const read = prepared(
+      db,
+      `SELECT task_id, seq, type, created_at, data FROM journal
+       WHERE task_id = ? AND type IN (${TYPES}) ORDER BY seq`,
+    );
+    const rows: StatsJournalRow[] = [];
+    for (const id of journals) rows.push(...(read.all(id) as StatsJournalRow[]));
+    return { active: activeCounts(counts), ended, toolCalls: foldToolCalls(rows, since), capped };
+  })();
+}
