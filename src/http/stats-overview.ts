@@ -139,9 +139,9 @@ export function statsOverview(
     tenants: tenantRows.slice(0, MAX_TABLE_ROWS),
     more_tenants: Math.max(0, tenantRows.length - MAX_TABLE_ROWS),
     pause_reasons: [...reasons].map(([reason, count]) => ({ reason, count })).sort(byCount),
-    error_codes: counted(
-      ended.filter((t) => t.status === 'failed').map((t) => t.errorCode ?? 'UNKNOWN'),
-    ).map(({ key, count }) => ({ code: key, count })),
+    error_codes: counted(ended.filter((t) => t.status === 'failed').map((t) => t.errorCode ?? 'UNKNOWN')).map(
+      ({ key, count }) => ({ code: key, count }),
+    ),
     task_latency_ms: quantiles(ended.map((t) => t.endedAt - t.createdAt)),
     tool_latency_ms: { ...quantiles(calls.map((c) => c.ms)), failed: calls.filter((c) => !c.ok).length },
     tools: toolTable(calls),

@@ -38,7 +38,10 @@ export const statsResponse = {
     }),
     more_tenants: int,
     pause_reasons: list('Paused tasks by reason', { reason: { type: 'string' }, count: int }),
-    error_codes: list('Tasks that failed in the window, by error code', { code: { type: 'string' }, count: int }),
+    error_codes: list('Tasks that failed in the window, by error code', {
+      code: { type: 'string' },
+      count: int,
+    }),
     task_latency_ms: obj('From creation to end, of the tasks that ended in the window', quantiles),
     tool_latency_ms: obj('From intent to outcome, of the tool calls that ran live in the window', {
       ...quantiles,

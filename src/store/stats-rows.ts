@@ -1,10 +1,4 @@
-import type {
-  ActiveCount,
-  EndedTask,
-  PauseReason,
-  StoreStats,
-  ToolCallSample,
-} from '../spec/index.ts';
+import type { ActiveCount, EndedTask, PauseReason, StoreStats, ToolCallSample } from '../spec/index.ts';
 
 // TaskStore.readStats (ADR 0054) as both stores read it: the rows their SQL gives, folded the same way here. The
 // bounds keep one read's cost fixed however big the database: the newest status changes (by status_seq, an index
@@ -134,6 +128,8 @@ export function foldToolCalls(rows: readonly StatsJournalRow[], since: number): 
       }
     } else if (r.type === 'approval_request' || r.type === 'input_request') {
       waited.add(call);
+      // A tool's own request for input mid-call (`<call>~<n>`) names the call it belongs to.
+      if (typeof d.for_call === 'string') waited.add(`${r.task_id}\u0000${d.for_call}`);
     } else if (r.type === 'tool_outcome') {
       const start = started.get(call);
       started.delete(call);
