@@ -94,7 +94,7 @@ export function registerStatsCases(store: () => TaskStore): void {
       await running(s, 'st-b', N - 2);
 
       const all = await s.readStats({ since: SINCE });
-      const sortActive = (a: readonly { tenant: string; status: string }[]) =>
+      const sortActive = <T extends { tenant: string; status: string }>(a: readonly T[]): T[] =>
         [...a].sort((x, y) => `${x.tenant}${x.status}`.localeCompare(`${y.tenant}${y.status}`));
       expect(sortActive(all.active)).toEqual([
         { tenant: 'st-a', status: 'paused', pauseReason: 'approval_required', count: 1 },

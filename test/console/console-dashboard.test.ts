@@ -25,7 +25,9 @@ describe.skipIf(NO_BROWSER !== null)(
     const barTotal = (page: Page) =>
       page
         .getByTestId('throughput-bar')
-        .evaluateAll((bars) => bars.reduce((n, b) => n + Number(b.getAttribute('data-total')), 0));
+        .evaluateAll((bars: { getAttribute(name: string): string | null }[]) =>
+          bars.reduce((n, b) => n + Number(b.getAttribute('data-total')), 0),
+        );
 
     it('shows throughput, queue, pauses, errors, latency and the approvals waiting, and refreshes', async () => {
       const key = await fx.key('dash-co');
