@@ -1,11 +1,23 @@
 import type { ActiveCount, EndedTask, PauseReason, StoreStats, ToolCallSample } from '../spec/index.ts';
 
 // TaskStore.readStats (ADR 0054) as both stores read it: the rows their SQL gives, folded the same way here. The
-// bounds keep one read's cost fixed however big the database: the newest status changes (by status_seq, an index
-// both stores keep), then the journals of the tasks among them, newest first, until a byte budget is spent.
+// bounds keep one read's cost fixed however big the database: the tasks that ended in the window, newest first
+// (tasks_by_end / tasks_by_tenant_end), and the running ones, then the journals of those tasks until a byte budget
+// is spent.
 
-/** Status changes walked back from the newest. */
+/** Ended tasks read, newest end first, at most. */
 export const STATS_MAX_TASKS = 5000;
+/** Running tasks whose journals are read too (bounded anyway by the run slots of every node). */
+export const STATS_MAX_RUNNING = 200;
+/** The condition of the partial indexes below: a query must say it in these words for SQLite to use them. */
+export const ENDED = "status IN ('succeeded', 'failed', 'cancelled')";
+const ENDED_INDEXES = `
+CREATE INDEX tasks_by_end ON tasks (updated_at) WHERE ${ENDED};
+CREATE INDEX tasks_by_tenant_end ON tasks (tenant, updated_at) WHERE ${ENDED};
+`;
+/** SQLite migration 21 and PostgreSQL schema step 6: ended tasks by end time (ADR 0054). */
+export const SQLITE_ENDED_STEP = ENDED_INDEXES;
+export const PG_ENDED_STEP = ENDED_INDEXES;
 /** Tasks whose journals are read for tool calls, at most. */
 export const STATS_MAX_JOURNALS = 500;
 /** Journal bytes (`journal_bytes`, kept with each append) read for tool calls, at most. */
@@ -20,7 +32,7 @@ export interface ActiveRow {
   readonly n: number;
 }
 
-/** A row of the status change walk, newest first; `error` only of failed tasks. */
+/** An ended (newest end first) or running task; `error` only of failed tasks. */
 export interface ChangedRow {
   readonly id: string;
   readonly tenant: string;
@@ -40,7 +52,7 @@ export interface StatsJournalRow {
 }
 
 const ACTIVE = new Set(['pending', 'running', 'paused']);
-const ENDED = new Set(['succeeded', 'failed', 'cancelled']);
+const ENDED_STATUSES = new Set(['succeeded', 'failed', 'cancelled']);
 
 export function activeCounts(rows: readonly ActiveRow[]): ActiveCount[] {
   return rows
@@ -64,29 +76,26 @@ function errorCode(error: string | null): string | null {
 }
 
 /**
- * The tasks that ended in the window, and which tasks' journals to read (those changed in the window, newest
- * first, within the bounds). `rows` are the newest status changes, at most STATS_MAX_TASKS.
+ * The tasks that ended in the window (`ended`: newest first, at most STATS_MAX_TASKS, all at or after `since`), and
+ * which tasks' journals to read: the running ones, then the ended ones, within the bounds.
  */
 export function foldChanged(
-  rows: readonly ChangedRow[],
-  since: number,
+  ended: readonly ChangedRow[],
+  running: readonly ChangedRow[],
 ): { ended: EndedTask[]; journals: string[]; capped: StoreStats['capped'] } {
-  const ended: EndedTask[] = [];
+  const out: EndedTask[] = ended
+    .filter((r) => ENDED_STATUSES.has(r.status))
+    .map((r) => ({
+      tenant: r.tenant,
+      status: r.status as EndedTask['status'],
+      errorCode: r.status === 'failed' ? errorCode(r.error) : null,
+      createdAt: Number(r.created_at),
+      endedAt: Number(r.updated_at),
+    }));
   const journals: string[] = [];
   let bytes = 0;
   let skipped = false;
-  for (const r of rows) {
-    // Status change order is commit order; times are each writer's clock, so one just outside is skipped, not a stop.
-    if (r.updated_at < since) continue;
-    if (ENDED.has(r.status)) {
-      ended.push({
-        tenant: r.tenant,
-        status: r.status as EndedTask['status'],
-        errorCode: r.status === 'failed' ? errorCode(r.error) : null,
-        createdAt: r.created_at,
-        endedAt: r.updated_at,
-      });
-    }
+  for (const r of [...running, ...ended]) {
     const size = Number(r.journal_bytes);
     if (journals.length < STATS_MAX_JOURNALS && bytes + size <= STATS_JOURNAL_BYTES) {
       journals.push(r.id);
@@ -95,9 +104,8 @@ export function foldChanged(
       skipped = true;
     }
   }
-  const last = rows.at(-1);
-  const cappedEnded = rows.length >= STATS_MAX_TASKS && last !== undefined && last.updated_at >= since;
-  return { ended, journals, capped: { ended: cappedEnded, toolCalls: cappedEnded || skipped } };
+  const cappedEnded = ended.length >= STATS_MAX_TASKS;
+  return { ended: out, journals, capped: { ended: cappedEnded, toolCalls: cappedEnded || skipped } };
 }
 
 function parsed(data: string): Record<string, unknown> | null {

@@ -76,15 +76,17 @@ describe('stats overview', () => {
       journal_bytes: bytes,
     });
     const half = STATS_JOURNAL_BYTES / 2;
-    const cut = foldChanged([row(1, half), row(2, half), row(3, 1), row(4, 0, NOW - 2 * HOUR)], NOW - HOUR);
-    expect(cut.journals).toEqual(['t1', 't2']);
-    expect(cut.ended).toHaveLength(3);
+    const running = { ...row(9, 1), status: 'running' };
+    const cut = foldChanged([row(1, half), row(2, half), row(3, 1)], [running]);
+    // The running task's journal first, then the ended ones newest first, each that still fits the budget.
+    expect(cut.journals).toEqual(['t9', 't1', 't3']);
+    expect(cut.ended.map((t) => t.status)).toEqual(['succeeded', 'succeeded', 'succeeded']);
     expect(cut.capped).toEqual({ ended: false, toolCalls: true });
-    // A full walk whose oldest row is still in the window: there may be more.
+    // As many ended tasks as the read takes: there may be more.
     const full = Array.from({ length: STATS_MAX_TASKS }, (_, i) => row(i, 0));
-    expect(foldChanged(full, NOW - HOUR).capped.ended).toBe(true);
+    expect(foldChanged(full, []).capped).toEqual({ ended: true, toolCalls: true });
     // A garbled error is an ended task without a code.
-    const garbled = foldChanged([{ ...row(1, 0), status: 'failed', error: '{not json' }], NOW - HOUR);
+    const garbled = foldChanged([{ ...row(1, 0), status: 'failed', error: '{not json' }], []);
     expect(garbled.ended[0]?.errorCode).toBeNull();
   });
 

@@ -4,6 +4,7 @@ import { SCHEMA_V1 } from './pg-schema.ts';
 import { SCHEMA_BODIES } from './pg-schema-bodies.ts';
 import { SCHEMA_TOOL_USAGE } from './pg-schema-tool-usage.ts';
 import { SCHEMA_APPEND } from './pg-schema-append.ts';
+import { PG_ENDED_STEP as SCHEMA_ENDED } from '../stats-rows.ts';
 
 /** Ordered schema steps; step i brings the schema to version i + 1. Never edit a released step, append. */
 export const PG_MIGRATIONS: readonly string[] = [
@@ -14,6 +15,9 @@ export const PG_MIGRATIONS: readonly string[] = [
   SCHEMA_TOOL_USAGE,
   // 4: the journal's chain check inlined and unsorted, same promises (ADR 0050).
   SCHEMA_APPEND,
+  // 6 (5 is another branch's; the two are renumbered when merged): ended tasks by end time for the operator's
+  // view (ADR 0054), as SQLite's step 21.
+  SCHEMA_ENDED,
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length;

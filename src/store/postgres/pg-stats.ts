@@ -3,7 +3,9 @@ import {
   activeCounts,
   foldChanged,
   foldToolCalls,
+  ENDED,
   STATS_JOURNAL_TYPES,
+  STATS_MAX_RUNNING,
   STATS_MAX_TASKS,
 } from '../stats-rows.ts';
 import type { ActiveRow, ChangedRow, StatsJournalRow } from '../stats-rows.ts';
@@ -11,9 +13,8 @@ import { all } from './pg-sql.ts';
 import type { Sql } from './pg-sql.ts';
 
 /**
- * TaskStore.readStats over every node's tasks: the same three reads as SQLite's (sqlite-stats.ts) on the same
- * indexes (tasks_fair / tasks_by_tenant_status, tasks_by_status_change / tasks_by_tenant_status_change, the
- * journal's key), the journals of the chosen tasks in one statement.
+ * TaskStore.readStats over every node's tasks: the same reads as SQLite's (sqlite-stats.ts) on the same
+ * indexes (tasks_fair / tasks_by_tenant_status, tasks_by_end / tasks_by_tenant_end of step 6, the journal's key), the journals of the chosen tasks in one statement.
  */
 export async function readStatsRows(sql: Sql, query: StatsQuery): Promise<StoreStats> {
   const { since, tenant } = query;
@@ -28,14 +29,21 @@ export async function readStatsRows(sql: Sql, query: StatsQuery): Promise<StoreS
      WHERE status = 'paused'${byTenant} GROUP BY tenant, pause_reason`,
     args,
   );
-  const changed = await all<ChangedRow>(
+  const columns = `id, tenant, status, CASE WHEN status = 'failed' THEN error END AS error, created_at,
+     updated_at, journal_bytes`;
+  const n = args.length;
+  const ended = await all<ChangedRow>(
     sql,
-    `SELECT id, tenant, status, CASE WHEN status = 'failed' THEN error END AS error, created_at, updated_at,
-       journal_bytes
-     FROM tasks${tenant === undefined ? '' : ' WHERE tenant = $2'} ORDER BY status_seq DESC LIMIT $1`,
-    [STATS_MAX_TASKS, ...args],
+    `SELECT ${columns} FROM tasks WHERE ${ENDED}${byTenant} AND updated_at >= $${n + 1}
+     ORDER BY updated_at DESC LIMIT $${n + 2}`,
+    [...args, since, STATS_MAX_TASKS],
   );
-  const { ended, journals, capped } = foldChanged(changed, since);
+  const running = await all<ChangedRow>(
+    sql,
+    `SELECT ${columns} FROM tasks WHERE status = 'running'${byTenant} LIMIT $${n + 1}`,
+    [...args, STATS_MAX_RUNNING],
+  );
+  const { ended: endedTasks, journals, capped } = foldChanged(ended, running);
   const rows =
     journals.length === 0
       ? []
@@ -45,5 +53,5 @@ export async function readStatsRows(sql: Sql, query: StatsQuery): Promise<StoreS
            WHERE task_id = ANY($1::text[]) AND type = ANY($2::text[]) ORDER BY task_id, seq`,
           [journals, STATS_JOURNAL_TYPES],
         );
-  return { active: activeCounts(counts), ended, toolCalls: foldToolCalls(rows, since), capped };
+  return { active: activeCounts(counts), ended: endedTasks, toolCalls: foldToolCalls(rows, since), capped };
 }

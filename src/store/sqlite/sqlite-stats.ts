@@ -4,7 +4,9 @@ import {
   activeCounts,
   foldChanged,
   foldToolCalls,
+  ENDED,
   STATS_JOURNAL_TYPES,
+  STATS_MAX_RUNNING,
   STATS_MAX_TASKS,
 } from '../stats-rows.ts';
 import type { ActiveRow, ChangedRow, StatsJournalRow } from '../stats-rows.ts';
@@ -14,9 +16,9 @@ const TYPES = STATS_JOURNAL_TYPES.map((t) => `'${t}'`).join(', ');
 
 /**
  * TaskStore.readStats in one read transaction (one snapshot). The counts search tasks_fair (or, for one tenant,
- * tasks_by_tenant_status) and read rows only for paused tasks' reasons; the walk reads the newest status changes
- * through tasks_by_status_change (tasks_by_tenant_status_change), never the `input` column; journals are read by
- * their key, `data` only of the four entry types that time a call.
+ * tasks_by_tenant_status) and read rows only for paused tasks' reasons; the ended tasks come newest end first from
+ * tasks_by_end (tasks_by_tenant_end, migration 21), never the `input` column; journals are read by their key,
+ * `data` only of the four entry types that time a call.
  */
 export function readStatsRows(db: Database.Database, query: StatsQuery): StoreStats {
   const { since, tenant } = query;
@@ -31,13 +33,20 @@ export function readStatsRows(db: Database.Database, query: StatsQuery): StoreSt
        SELECT tenant, status, pause_reason, count(*) AS n FROM tasks
        WHERE status = 'paused'${byTenant} GROUP BY tenant, pause_reason`,
     ).all(...args, ...args) as ActiveRow[];
-    const changed = prepared(
+    const columns = `id, tenant, status, CASE WHEN status = 'failed' THEN error END AS error, created_at,
+       updated_at, journal_bytes`;
+    const ended = prepared(
       db,
-      `SELECT id, tenant, status, CASE WHEN status = 'failed' THEN error END AS error, created_at, updated_at,
-         journal_bytes
-       FROM tasks${tenant === undefined ? '' : ' WHERE tenant = ?'} ORDER BY status_seq DESC LIMIT ?`,
-    ).all(...args, STATS_MAX_TASKS) as ChangedRow[];
-    const { ended, journals, capped } = foldChanged(changed, since);
+      // Named: without ANALYZE's statistics the planner would take tasks_by_status_created and sort every ended task.
+      `SELECT ${columns} FROM tasks INDEXED BY ${tenant === undefined ? 'tasks_by_end' : 'tasks_by_tenant_end'}
+       WHERE ${ENDED}${byTenant} AND updated_at >= ?
+       ORDER BY updated_at DESC LIMIT ?`,
+    ).all(...args, since, STATS_MAX_TASKS) as ChangedRow[];
+    const running = prepared(
+      db,
+      `SELECT ${columns} FROM tasks WHERE status = 'running'${byTenant} LIMIT ?`,
+    ).all(...args, STATS_MAX_RUNNING) as ChangedRow[];
+    const { ended: endedTasks, journals, capped } = foldChanged(ended, running);
     const read = prepared(
       db,
       `SELECT task_id, seq, type, created_at, data FROM journal
@@ -45,6 +54,6 @@ export function readStatsRows(db: Database.Database, query: StatsQuery): StoreSt
     );
     const rows: StatsJournalRow[] = [];
     for (const id of journals) rows.push(...(read.all(id) as StatsJournalRow[]));
-    return { active: activeCounts(counts), ended, toolCalls: foldToolCalls(rows, since), capped };
+    return { active: activeCounts(counts), ended: endedTasks, toolCalls: foldToolCalls(rows, since), capped };
   })();
 }
