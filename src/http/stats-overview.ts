@@ -94,7 +94,11 @@ function buckets(ended: readonly EndedTask[], since: number, windowMs: number): 
 
 function toolTable(calls: readonly ToolCallSample[]): StatsOverview['tools'] {
   const by = new Map<string, ToolCallSample[]>();
-  for (const c of calls) by.set(c.tool, [...(by.get(c.tool) ?? []), c]);
+  for (const c of calls) {
+    const list = by.get(c.tool);
+    if (list === undefined) by.set(c.tool, [c]);
+    else list.push(c); // not a copy per call: a journal budget holds tens of thousands of calls
+  }
   return [...by]
     .map(([tool, cs]) => ({
       tool,

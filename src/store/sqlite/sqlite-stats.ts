@@ -53,7 +53,9 @@ export function readStatsRows(db: Database.Database, query: StatsQuery): StoreSt
        WHERE task_id = ? AND type IN (${TYPES}) ORDER BY seq`,
     );
     const rows: StatsJournalRow[] = [];
-    for (const id of journals) rows.push(...(read.all(id) as StatsJournalRow[]));
+    // Row by row, not spread: one task's journal may hold more entries than a call's arguments may.
+    for (const id of journals)
+      for (const row of read.iterate(id) as Iterable<StatsJournalRow>) rows.push(row);
     return { active: activeCounts(counts), ended: endedTasks, toolCalls: foldToolCalls(rows, since), capped };
   })();
 }
