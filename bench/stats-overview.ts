@@ -3,12 +3,13 @@
 // with BIG, plus as many queued; at each size the median of ROUNDS reads of readStats, beside the console's task
 // list read (listTasks: the newest 1000, summarised) in the same run, and their ratio.
 //
-// Usage: node --import tsx bench/stats-overview.ts (after tsc -p tsconfig.build.json; BENCH_QUICK=1: smaller).
+// Usage: node --import tsx bench/stats-overview.ts (after tsc -p tsconfig.build.json; BENCH_QUICK=1: smaller;
+// BENCH_POSTGRES_URL=postgres://...: on PostgreSQL, in a schema of its own).
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createSqliteTaskStore } from '../dist/internal.js';
+import { createPostgresTaskStore, createSqliteTaskStore } from '../dist/internal.js';
 import type { JournalEntryInput, TaskInput } from '../dist/internal.js';
 import { median } from './stats.ts';
 
@@ -18,8 +19,11 @@ const BIG = QUICK ? 5000 : 20_000;
 const ROUNDS = QUICK ? 5 : 15;
 
 const input: TaskInput = { kind: 'code', code: 'return 1', language: 'javascript', seed: 1 };
+const PG = process.env.BENCH_POSTGRES_URL;
 const dir = await mkdtemp(join(tmpdir(), 'codecall-bench-stats-'));
-const store = await createSqliteTaskStore({ path: join(dir, 'tasks.db') });
+const store = PG
+  ? await createPostgresTaskStore({ url: PG, schema: `bench_stats_${process.pid}` })
+  : await createSqliteTaskStore({ path: join(dir, 'tasks.db') });
 
 async function addTasks(n: number): Promise<void> {
   const now = Date.now();
