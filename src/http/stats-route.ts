@@ -54,7 +54,9 @@ export function registerStatsRoute(app: FastifyInstance, options: StatsRouteOpti
       }).then((stats) => statsOverview(stats, { now: at, windowSeconds, tenant: tenant ?? null }));
       reused.set(key, { at, answer });
       // A failed read is not kept: the next poll tries again.
-      answer.catch(() => reused.delete(key));
+      answer.catch(() => {
+        if (reused.get(key)?.answer === answer) reused.delete(key);
+      });
       return answer;
     },
   );
