@@ -85,7 +85,7 @@ for (const size of [SMALL, BIG]) {
   );
 }
 console.log(
-  `node ${process.version}, ${os.cpus().length} cores, load ${os
+  `${PG ? 'PostgreSQL' : 'SQLite'}, node ${process.version}, ${os.cpus().length} cores, load ${os
     .loadavg()
     .map((l) => l.toFixed(1))
     .join(' ')}`,
