@@ -1,5 +1,14 @@
 import { readSse } from './sse.ts';
-import type { CorruptItem, InboxItem, Me, TaskEvent, TaskList, TaskView, ToolItem } from './types.ts';
+import type {
+  CorruptItem,
+  InboxItem,
+  Me,
+  Overview,
+  TaskEvent,
+  TaskList,
+  TaskView,
+  ToolItem,
+} from './types.ts';
 
 /** An answer of the API's error envelope (or a failure to reach it), with its stable code. */
 export class ApiError extends Error {
@@ -126,6 +135,16 @@ export class Api {
     signal?: AbortSignal,
   ): Promise<{ approvals: InboxItem[]; corrupt?: CorruptItem[]; next_cursor?: string | null }> {
     return this.json('GET', '/api/v1/approvals', undefined, signal);
+  }
+
+  /** The operator's view over the last `windowSeconds` (the key's tenant; an admin key's: every tenant). */
+  overview(windowSeconds: number, signal?: AbortSignal): Promise<Overview> {
+    return this.json(
+      'GET',
+      withQuery('/api/v1/stats/overview', { window: String(windowSeconds) }),
+      undefined,
+      signal,
+    );
   }
 
   control(id: string, action: 'pause' | 'resume' | 'cancel'): Promise<TaskView> {

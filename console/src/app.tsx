@@ -2,6 +2,7 @@ import type { JSX } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { Api } from './api.ts';
 import { Approvals } from './approvals.tsx';
+import { Dashboard } from './dashboard.tsx';
 import { noun } from './plural.ts';
 import { SignIn } from './sign-in.tsx';
 import { SubmitForm } from './submit-form.tsx';
@@ -75,6 +76,7 @@ function Console(props: { api: Api; me: Me; route: readonly string[]; signOut: (
           {tab('tasks', 'Tasks')}
           {tab('approvals', 'Approvals', <WaitingCount inbox={inbox} />)}
           {tab('submit', 'Submit')}
+          {tab('dashboard', 'Dashboard')}
         </nav>
         <span class="who" data-testid="who">
           tenant <strong data-testid="tenant">{me.tenant}</strong> · {me.role}
@@ -96,6 +98,8 @@ function Console(props: { api: Api; me: Me; route: readonly string[]; signOut: (
           <Approvals api={api} inbox={inbox} />
         ) : page === 'submit' ? (
           <SubmitForm api={api} />
+        ) : page === 'dashboard' ? (
+          <Dashboard api={api} inbox={inbox} />
         ) : (
           <TaskList api={api} events={events} />
         )}

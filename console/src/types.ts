@@ -211,3 +211,42 @@ export function isNewer(next: TaskView, prev: TaskView | null | undefined): bool
   if (next.updated_at !== prev.updated_at) return next.updated_at > prev.updated_at;
   return next.progress.journal_entries >= prev.progress.journal_entries;
 }
+
+export interface Quantiles {
+  readonly count: number;
+  readonly p50: number | null;
+  readonly p99: number | null;
+}
+
+/** GET /api/v1/stats/overview: the operator's view over a window (ADR 0054). */
+export interface Overview {
+  readonly generated_at: string;
+  readonly window_seconds: number;
+  readonly tenant: string | null;
+  readonly throughput: {
+    readonly bucket_seconds: number;
+    readonly per_minute: number;
+    readonly buckets: readonly ThroughputBucket[];
+  };
+  readonly totals: Readonly<Record<TaskStatus, number>>;
+  readonly tenants: readonly {
+    readonly tenant: string;
+    readonly pending: number;
+    readonly running: number;
+    readonly paused: number;
+  }[];
+  readonly more_tenants: number;
+  readonly pause_reasons: readonly { readonly reason: string; readonly count: number }[];
+  readonly error_codes: readonly { readonly code: string; readonly count: number }[];
+  readonly task_latency_ms: Quantiles;
+  readonly tool_latency_ms: Quantiles & { readonly failed: number };
+  readonly tools: readonly (Quantiles & { readonly tool: string; readonly failed: number })[];
+  readonly capped: { readonly tasks: boolean; readonly tool_calls: boolean };
+}
+
+export interface ThroughputBucket {
+  readonly start: string;
+  readonly succeeded: number;
+  readonly failed: number;
+  readonly cancelled: number;
+}

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 
-/** The hash route: `#/tasks`, `#/tasks/<id>`, `#/approvals`, `#/submit`, split into its parts. */
+/** The hash route: `#/tasks`, `#/tasks/<id>`, `#/approvals`, `#/submit`, `#/dashboard`, split into its parts. */
 export function useRoute(): string[] {
   const read = (): string[] =>
     window.location.hash

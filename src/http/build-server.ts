@@ -29,6 +29,7 @@ import { registerArtifactRoute } from './artifact-route.ts';
 import { registerApprovalRoutes } from './approval-routes.ts';
 import { registerMeRoute } from './me-route.ts';
 import { registerToolsRoute } from './tools-route.ts';
+import { registerStatsRoute } from './stats-route.ts';
 import { registerMcpRoute } from './mcp-route.ts';
 import { registerConsole } from './console-route.ts';
 import type { ConsoleOptions } from './console-route.ts';
@@ -153,6 +154,7 @@ export function buildServer(options: ServerOptions): FastifyInstance {
     registerApprovalRoutes(api, options.runtime, options.store);
     registerMeRoute(api);
     registerToolsRoute(api, options.tools ?? []);
+    registerStatsRoute(api, { store });
     // codecall as an MCP server (ADR 0049), behind the same keys.
     registerMcpRoute(api, { runtime, store, tools: options.tools ?? [] });
     registerTenantStreamRoute(api, { runtime, store, feed, streams });

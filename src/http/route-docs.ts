@@ -14,6 +14,7 @@ import {
   taskViewResponse,
   toolsResponse,
 } from './schemas.ts';
+import { statsResponse } from './stats-schema.ts';
 
 const openObject = { type: 'object', additionalProperties: true } as const;
 
@@ -161,6 +162,13 @@ const DOCS: Readonly<Record<string, RouteDoc>> = {
       'The MCP endpoint (Streamable HTTP, stateless): search_tools and execute (code mode) and the ' +
       "task surface, as the key's tenant (ADR 0049)",
     tags: ['mcp'],
+  },
+  'GET /api/v1/stats/overview': {
+    summary:
+      "The operator's view over a window (default an hour): throughput, queue depth per tenant, running and " +
+      'paused tasks, pause reasons, error codes, task and tool call latency (p50/p99), from the store (ADR 0054)',
+    tags: ['service'],
+    response: statsResponse,
   },
   'POST /api/v1/tasks/:id/input': {
     summary: 'Provide the input a task waits for',

@@ -21,6 +21,7 @@ export * from './journal-parse.ts';
 export * from './call-id.ts';
 export * from './long-timeout.ts';
 export * from './corrupt-task.ts';
+export type * from './store-stats.ts';
 export * from './task-reads.ts';
 export * from './carry-over.ts';
 export * from './listed-input.ts';

@@ -2,6 +2,7 @@ import type { JournalEntry, JournalEntryInput } from './journal.ts';
 import type { JournalSummary } from './journal-summary.ts';
 import type { StoreHealth } from './store-health.ts';
 import type { CorruptTask } from './corrupt-task.ts';
+import type { StatsQuery, StoreStats } from './store-stats.ts';
 import type { LogEntry } from './sandbox.ts';
 import type { JournalLimits } from './limits.ts';
 import type {
@@ -245,6 +246,13 @@ export interface TaskStore {
     taskId: string,
     options: StoreOptions & { tenant: string; limit?: number },
   ): Promise<Revisions>;
+  /**
+   * The operator's view (ADR 0054): unended tasks counted by tenant, status and pause reason; the tasks that
+   * ended since `since` and the tool calls their journals hold, the newest up to the store's bounds. Read-only and
+   * bounded (tasks by their status change order, journals by their byte count). Optional: without it a server has
+   * no GET /api/v1/stats/overview.
+   */
+  readStats?(query: StatsQuery, options?: StoreOptions): Promise<StoreStats>;
   /** Entries with seq > afterSeq, verified: a broken checksum chain is CHECKPOINT_CORRUPT naming the seq. */
   readJournal(
     taskId: string,

@@ -6,6 +6,7 @@ import { registerBatchCases } from './task-store-conformance-batches.ts';
 import { registerChangeCases } from './task-store-conformance-changes.ts';
 import { registerQueueCases } from './task-store-conformance-queue.ts';
 import { registerRevisionCases } from './task-store-conformance-revisions.ts';
+import { registerStatsCases } from './task-store-conformance-stats.ts';
 import { registerSummaryCases } from './task-store-conformance-summary.ts';
 import { registerLeaseCases } from './task-store-conformance-leases.ts';
 import { codeInput, expectCode, LEASE, T0 } from './task-store-support.ts';
@@ -612,6 +613,7 @@ export function describeTaskStoreConformance(
     registerChangeCases(() => store);
     registerSummaryCases(() => store, options);
     registerRevisionCases(() => store);
+    registerStatsCases(() => store);
 
     describe('lifecycle', () => {
       it('rejects ABORTED when the signal is already aborted', async () => {

@@ -5,6 +5,7 @@ import { SCHEMA_BODIES } from './pg-schema-bodies.ts';
 import { SCHEMA_TOOL_USAGE } from './pg-schema-tool-usage.ts';
 import { SCHEMA_APPEND } from './pg-schema-append.ts';
 import { SCHEMA_TOTALS } from './pg-schema-totals.ts';
+import { PG_ENDED_STEP as SCHEMA_ENDED } from '../stats-rows.ts';
 
 /** Ordered schema steps; step i brings the schema to version i + 1. Never edit a released step, append. */
 export const PG_MIGRATIONS: readonly string[] = [
@@ -17,6 +18,8 @@ export const PG_MIGRATIONS: readonly string[] = [
   SCHEMA_APPEND,
   // 5: the journal's totals beside the change stamp in task_changes, off the wide tasks row (ADR 0050).
   SCHEMA_TOTALS,
+  // 6: ended tasks by end time for the operator's view (ADR 0054), as SQLite's step 21.
+  SCHEMA_ENDED,
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length;

@@ -16,6 +16,8 @@ import type {
   NewTaskAttributes,
   Revisions,
   StatusChanges,
+  StatsQuery,
+  StoreStats,
   StoreOptions,
   StoreSignal,
   TaskChanges,
@@ -46,6 +48,7 @@ import { transaction } from './pg-sql.ts';
 import type { PgStoreOptions } from './pg-store-base.ts';
 import { assertLeaseRow, expireLeasesOf, releaseLeaseRow, renewLeaseRow } from './pg-leases.ts';
 import { countTaskRows, listTaskRows, readRevisions } from './pg-list-tasks.ts';
+import { readStatsRows } from './pg-stats.ts';
 import type { Sql } from './pg-sql.ts';
 import { PgServiceStore } from './pg-service-store.ts';
 import { createBatchRows, createTaskRows, findTaskRow, getTaskRow, readBatch } from './pg-tasks.ts';
@@ -184,6 +187,10 @@ export class PostgresTaskStore
         ...(options.limit === undefined ? {} : { limit: options.limit }),
       }),
     );
+  }
+
+  readStats(query: StatsQuery, options: StoreOptions = {}): Promise<StoreStats> {
+    return this.#tx(options.signal, (sql) => readStatsRows(sql, query));
   }
 
   appendJournal(

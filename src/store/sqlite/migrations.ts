@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { CodecallError } from '../../errors/index.ts';
 import { SQLITE_BODIES_STEP } from './schema-bodies.ts';
+import { SQLITE_ENDED_STEP } from '../stats-rows.ts';
 
 /** Ordered schema steps; step i brings the database to version i + 1. Never edit a released step, append. */
 export const MIGRATIONS: readonly string[] = [
@@ -345,6 +346,10 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (tenant, tool)
   ) STRICT, WITHOUT ROWID;
   `,
+  // 21: the operator's view (ADR 0054) reads the tasks that ended in a window, newest first. Partial: only ended
+  // rows carry these, each once, when it ends. Without them the only bounded walk was by status change, which a
+  // burst of new tasks fills before any end.
+  SQLITE_ENDED_STEP,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -28,6 +28,8 @@ import type {
   TaskChanges,
   Revisions,
   StatusChanges,
+  StatsQuery,
+  StoreStats,
   TaskCountFilter,
   TaskFilter,
   TaskInput,
@@ -61,6 +63,7 @@ import { taskWhere } from './task-where.ts';
 import { listTaskRows } from './sqlite-list-tasks.ts';
 import { readChangeRows, readStatusChangeRows } from './sqlite-changes.ts';
 import { readRevisions } from './sqlite-revisions.ts';
+import { readStatsRows } from './sqlite-stats.ts';
 import * as service from './sqlite-service.ts';
 import { takeUsageRows } from './sqlite-usage.ts';
 
@@ -208,6 +211,10 @@ export class SqliteTaskStore implements TaskStore, ServiceStore, ArtifactStore, 
         ...(options.limit === undefined ? {} : { limit: options.limit }),
       }),
     );
+  }
+
+  readStats(query: StatsQuery, options: StoreOptions = {}): Promise<StoreStats> {
+    return this.#run(options.signal, () => readStatsRows(this.#db, query));
   }
 
   appendJournal(
