@@ -1,0 +1,80 @@
+import { receiveMessageOnPort } from 'node:worker_threads';
+import type { MessagePort } from 'node:worker_threads';
+
+/** Index of the bell the main thread rings after posting to the worker, and of the one the worker rings back. */
+export const TO_WORKER = 0;
+export const TO_MAIN = 1;
+export const BELLS = 2;
+
+/**
+ * The longest a waiter spins before it sleeps on the bell, within its window (spinMicros, mainSpinMicros). A quick
+ * tool's answer on quiet cores comes in ~10-30 us; past that, a wake-up (~25 us here) is cheaper than the core.
+ */
+export const SPIN_PHASE_MICROS = 50;
+
+/**
+ * A counter beside a MessagePort, rung (incremented and notified) after every post, so the receiving thread can
+ * wait for the next message in Atomics.wait (a futex: it sleeps, and wakes when rung) instead of spinning on the
+ * port. On a busy machine a spinning thread took the core the other side needed to answer (ADR 0055); a thread
+ * sleeping on the bell gives it up and is still woken directly, without a turn of its event loop.
+ */
+export function ring(bells: Int32Array, index: number): void {
+  Atomics.add(bells, index, 1);
+  Atomics.notify(bells, index);
+}
+
+/**
+ * Whether the last answers came within the spin phase: spinning pays only while the other side answers before
+ * the spin would end (quiet cores); otherwise it only burns a core, and the waiter goes straight to the bell.
+ * Every wait is timed, so a side that turns quick is spun for again.
+ */
+export class SpinPolicy {
+  #quick = true;
+
+  constructor(readonly spinMs: number) {}
+
+  get spinFor(): number {
+    return this.#quick ? this.spinMs : 0;
+  }
+
+  observe(waitedMs: number): void {
+    this.#quick = waitedMs <= this.spinMs;
+  }
+}
+
+/**
+ * The next message on `port` within `windowMs`, else undefined: polled for `policy.spinFor`, then slept for on
+ * the bell. Only the port is read: a ring without a message (or a message read by an earlier poll) just loops.
+ */
+export function awaitMessage(
+  port: MessagePort,
+  bells: Int32Array,
+  index: number,
+  policy: SpinPolicy,
+  windowMs: number,
+): { message: unknown } | undefined {
+  const start = performance.now();
+  const spinUntil = start + Math.min(policy.spinFor, windowMs);
+  const end = start + windowMs;
+  for (;;) {
+    const received = receiveMessageOnPort(port);
+    if (received) {
+      policy.observe(performance.now() - start);
+      return received;
+    }
+    const now = performance.now();
+    if (now >= end) {
+      policy.observe(now - start);
+      return undefined;
+    }
+    if (now < spinUntil) continue;
+    // Read the bell before looking at the port once more: a post after that look rings a value we have not seen.
+    const seen = Atomics.load(bells, index);
+    const late = receiveMessageOnPort(port);
+    if (late) {
+      policy.observe(performance.now() - start);
+      return late;
+    }
+    Atomics.wait(bells, index, seen, end - now);
+  }
+}
