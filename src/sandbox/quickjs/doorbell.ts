@@ -10,7 +10,10 @@ export const BELLS = 2;
  * The longest a waiter spins before it sleeps on the bell, within its window (spinMicros, mainSpinMicros). A quick
  * tool's answer on quiet cores comes in ~10-30 us; past that, a wake-up (~25 us here) is cheaper than the core.
  */
-export const SPIN_PHASE_MICROS = 50;
+export const SPIN_PHASE_MICROS = 25;
+
+/** A waiter that has stopped spinning still spins one wait in this many, to find out whether answers turned quick. */
+export const SPIN_PROBE_EVERY = 16;
 
 /**
  * A counter beside a MessagePort, rung (incremented and notified) after every post, so the receiving thread can
@@ -24,17 +27,23 @@ export function ring(bells: Int32Array, index: number): void {
 }
 
 /**
- * Whether the last answers came within the spin phase: spinning pays only while the other side answers before
- * the spin would end (quiet cores); otherwise it only burns a core, and the waiter goes straight to the bell.
- * Every wait is timed, so a side that turns quick is spun for again.
+ * Whether the last answer came within the spin phase: spinning pays only while the other side answers before
+ * the spin would end (quiet cores); otherwise it only burns a core, and the waiter goes straight to the bell. A
+ * wait that slept measures the wake-up too, so a waiter that stopped spinning spins one wait in SPIN_PROBE_EVERY
+ * to find out whether the other side turned quick.
  */
 export class SpinPolicy {
   #quick = true;
+  #sinceProbe = 0;
 
   constructor(readonly spinMs: number) {}
 
   get spinFor(): number {
-    return this.#quick ? this.spinMs : 0;
+    if (this.#quick) return this.spinMs;
+    this.#sinceProbe += 1;
+    if (this.#sinceProbe < SPIN_PROBE_EVERY) return 0;
+    this.#sinceProbe = 0;
+    return this.spinMs;
   }
 
   observe(waitedMs: number): void {
