@@ -4,7 +4,9 @@ import type { MessagePort } from 'node:worker_threads';
 /** Index of the bell the main thread rings after posting to the worker, and of the one the worker rings back. */
 export const TO_WORKER = 0;
 export const TO_MAIN = 1;
-export const BELLS = 2;
+/** Two bells, then per bell a flag set while its receiver sleeps on it. */
+export const BELLS = 4;
+const SLEEPING = 2;
 
 /**
  * The longest a waiter spins before it sleeps on the bell, within its window (spinMicros, mainSpinMicros). A quick
@@ -23,7 +25,9 @@ export const SPIN_PROBE_EVERY = 16;
  */
 export function ring(bells: Int32Array, index: number): void {
   Atomics.add(bells, index, 1);
-  Atomics.notify(bells, index);
+  // Atomics.notify takes a mutex V8 shares between every thread of the process: only when someone sleeps. A
+  // receiver that sets its flag after this load reads the bell after it too, and does not sleep (both are SC).
+  if (Atomics.load(bells, index + SLEEPING) !== 0) Atomics.notify(bells, index);
 }
 
 /**
@@ -77,13 +81,17 @@ export function awaitMessage(
       return undefined;
     }
     if (now < spinUntil) continue;
-    // Read the bell before looking at the port once more: a post after that look rings a value we have not seen.
+    // Say we sleep, then read the bell before looking at the port once more: a post after that look rings a value
+    // we have not seen (and sees the flag), so the wait returns at once.
+    Atomics.store(bells, index + SLEEPING, 1);
     const seen = Atomics.load(bells, index);
     const late = receiveMessageOnPort(port);
     if (late) {
+      Atomics.store(bells, index + SLEEPING, 0);
       policy.observe(performance.now() - start);
       return late;
     }
     Atomics.wait(bells, index, seen, end - now);
+    Atomics.store(bells, index + SLEEPING, 0);
   }
 }

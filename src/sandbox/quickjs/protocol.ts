@@ -70,7 +70,7 @@ export interface WorkerInit {
   port: MessagePort;
   /** One Int32 slot per concurrent execution; non-zero asks that execution to stop at once. */
   interruptFlags: SharedArrayBuffer;
-  /** Two Int32 counters rung after every post, one per direction (doorbell.ts). */
+  /** Int32 counters rung after every post, one per direction, and their sleepers' flags (doorbell.ts). */
   bells: SharedArrayBuffer;
   warmVms: number;
   defaultMemoryBytes: number;
