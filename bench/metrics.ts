@@ -133,8 +133,9 @@ export async function measureMemory(system: BenchSystem, sizes: Sizes): Promise<
       arrivedCount += 1;
       lastArrivalAt = performance.now();
       if (arrivedCount === k) arrivedAll();
-      // Each parked execution lets the next one start (see LIVE_STARTING).
-      startNext();
+      // Each parked execution lets the next one start (see LIVE_STARTING); not from inside its tool call, which
+      // for a system that calls its tool synchronously (node:vm) would nest K executions in one stack.
+      queueMicrotask(startNext);
     },
   };
 
