@@ -98,6 +98,15 @@ async function settle(): Promise<void> {
   }
 }
 
+/**
+ * Live executions starting at once in the memory metric; each that parks lets the next start. All K at once made
+ * every peer that starts a thread per execution (run) boot K threads side by side on two cores: none parked before
+ * all had booted, and under load that took longer than the old fixed 120 s deadline ("0 of 200 reached the tool").
+ * The reading is taken with all K parked either way.
+ */
+const LIVE_STARTING = 8;
+const LIVE_STALL_MS = 120_000;
+
 /** 4. Process RSS (all threads) plus child-process memory, per execution held live on a tool call. */
 export async function measureMemory(system: BenchSystem, sizes: Sizes): Promise<MemoryResult> {
   const k = sizes.liveK;
@@ -112,36 +121,56 @@ export async function measureMemory(system: BenchSystem, sizes: Sizes): Promise<
   let release!: () => void;
   let arrivedAll!: () => void;
   let arrivedCount = 0;
+  let lastArrivalAt = performance.now();
   const allArrived = new Promise<void>((resolve) => (arrivedAll = resolve));
+  const live: Promise<unknown>[] = [];
+  const startNext = (): void => {
+    if (live.length < k) live.push(system.liveExecution(gate));
+  };
   const gate: HoldGate = {
     released: new Promise<void>((resolve) => (release = resolve)),
     arrived: () => {
       arrivedCount += 1;
+      lastArrivalAt = performance.now();
       if (arrivedCount === k) arrivedAll();
+      // Each parked execution lets the next one start (see LIVE_STARTING); not from inside its tool call, which
+      // for a system that calls its tool synchronously (node:vm) would nest K executions in one stack.
+      queueMicrotask(startNext);
     },
   };
 
-  const live: Promise<unknown>[] = [];
-  for (let i = 0; i < k; i++) live.push(system.liveExecution(gate));
-  const finished = Promise.all(live);
-  // Surfaces an execution that fails before it parks, instead of waiting for the timeout.
-  const failedEarly = finished.then(
-    () => Promise.reject(new Error(`${system.name}: live executions ended before being released`)),
-    (error: unknown) => Promise.reject(error instanceof Error ? error : new Error(String(error))),
-  );
+  for (let i = 0; i < Math.min(k, LIVE_STARTING); i++) startNext();
+  // Every execution is in `live` by the time the last one arrives (each arrival starts the next).
+  const finished = allArrived.then(() => Promise.all(live));
+  const failedEarly = (async () => {
+    // Surfaces an execution that fails before it parks, instead of waiting for the timeout.
+    for (let seen = 0; ;) {
+      const batch = live.slice(seen);
+      seen += batch.length;
+      await Promise.all(batch);
+      if (seen === live.length) break;
+    }
+    throw new Error(`${system.name}: live executions ended before being released`);
+  })();
   const stopTimer = new AbortController();
-  const timeout = sleep(120_000, undefined, { signal: stopTimer.signal }).then(() =>
-    Promise.reject(
-      new Error(`${system.name}: only ${arrivedCount} of ${k} executions reached the tool in 120 s`),
-    ),
-  );
+  // A stall, not a total: what fails the metric is no execution parking for LIVE_STALL_MS.
+  const timeout = (async () => {
+    for (;;) {
+      const wait = lastArrivalAt + LIVE_STALL_MS - performance.now();
+      if (wait <= 0) break;
+      await sleep(wait, undefined, { signal: stopTimer.signal });
+    }
+    throw new Error(
+      `${system.name}: only ${arrivedCount} of ${k} executions reached the tool; none for ${LIVE_STALL_MS / 1000} s`,
+    );
+  })();
   failedEarly.catch(() => undefined);
   timeout.catch(() => undefined);
   try {
     await Promise.race([allArrived, failedEarly, timeout]);
   } catch (error) {
     release();
-    await finished.catch(() => undefined);
+    await Promise.all(live.map((p) => p.catch(() => undefined)));
     throw error;
   } finally {
     stopTimer.abort();

@@ -149,15 +149,62 @@ function notes(systems: readonly SystemResult[]): string[] {
   return out;
 }
 
-export function formatText(report: BenchReport): string {
+/** Every metric of a system, loaded over quiet (for cold start, above 1 is slower; for rates, below 1 is). */
+function loadRows(quiet: readonly SystemResult[], loaded: readonly SystemResult[]): string[][] {
+  const fmt = (v: number | null) => (v === null ? 'n/a' : v.toFixed(2));
+  return loaded.map((l) => {
+    const q = quiet.find((s) => s.id === l.id);
+    const pair = (pick: (s: SystemResult) => number | undefined) => fmt(q ? ratio(pick(l), pick(q)) : null);
+    const at = (c: number) => (s: SystemResult) => ok(s.throughput)?.find((t) => t.concurrency === c)?.perSec;
+    return [
+      l.name,
+      l.load ? `${(l.load.achieved * 100).toFixed(0)}%` : '-',
+      pair((s) => ok(s.coldStart)?.p50Ms),
+      pair((s) => ok(s.coldStart)?.p99Ms),
+      pair((s) => ok(s.toolLoop)?.callsPerSec),
+      pair(at(1)),
+      pair(at(8)),
+      pair(at(64)),
+      pair((s) => ok(s.memory)?.perExecutionMiB),
+    ];
+  });
+}
+
+const LOAD_HEADER = ['loaded / quiet', 'burners took', ...HEADER.slice(1)];
+
+function sections(
+  report: BenchReport,
+  table: (t: readonly (readonly string[])[]) => string,
+  note: (n: string) => string,
+): string[] {
+  const one = (systems: readonly SystemResult[], targets: BenchReport['targets']) => [
+    table([HEADER, ...rows(systems)]),
+    '',
+    table([RATIO_HEADER, ...ratioRows(systems)]),
+    '',
+    table([['target', 'value', 'goal', 'result'], ...targetLines(targets)]),
+    '',
+    ...notes(systems).map(note),
+  ];
+  const quiet = one(report.systems, report.targets);
+  const loaded = report.loaded;
+  if (!loaded) return quiet;
   return [
-    align([HEADER, ...rows(report.systems)]),
+    'Quiet:',
     '',
-    align([RATIO_HEADER, ...ratioRows(report.systems)]),
+    ...quiet,
     '',
-    align([['target', 'value', 'goal', ''], ...targetLines(report.targets)]),
-    ...notes(report.systems).map((n) => `note: ${n}`),
-  ].join('\n');
+    `Under load (BENCH_LOAD=${loaded.share}: burners asked for ${(loaded.share * 100).toFixed(0)}% of the machine):`,
+    '',
+    ...one(loaded.systems, loaded.targets),
+    note('other work under load includes the burners'),
+    '',
+    table([LOAD_HEADER, ...loadRows(report.systems, loaded.systems)]),
+  ];
+}
+
+export function formatText(report: BenchReport): string {
+  return sections(report, align, (n) => `note: ${n}`).join('\n');
 }
 
 export function formatMarkdown(report: BenchReport): string {
@@ -165,13 +212,5 @@ export function formatMarkdown(report: BenchReport): string {
     [table[0], table[0]?.map(() => '---'), ...table.slice(1)]
       .map((r) => `| ${(r ?? []).join(' | ')} |`)
       .join('\n');
-  return [
-    md([HEADER, ...rows(report.systems)]),
-    '',
-    md([RATIO_HEADER, ...ratioRows(report.systems)]),
-    '',
-    md([['target', 'value', 'goal', 'result'], ...targetLines(report.targets)]),
-    '',
-    ...notes(report.systems).map((n) => `- ${n}`),
-  ].join('\n');
+  return sections(report, md, (n) => `- ${n}`).join('\n');
 }

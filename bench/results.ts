@@ -55,6 +55,8 @@ export interface SystemResult {
   cpuTicks?: number;
   /** What else ran on the machine meanwhile (Linux). */
   interference?: { otherCpuShare: number; stealShare: number };
+  /** BENCH_LOAD: the burners' share of the machine, asked for and achieved while this system was measured. */
+  load?: { asked: number; achieved: number };
   coldStart: Outcome<ColdStartResult>;
   toolLoop: Outcome<ToolLoopResult>;
   throughput: Outcome<ThroughputResult[]>;
@@ -84,4 +86,6 @@ export interface BenchReport {
   };
   systems: SystemResult[];
   targets: Targets;
+  /** BENCH_LOAD: every system measured again beside the burners (load.ts), right after its quiet run. */
+  loaded?: { share: number; systems: SystemResult[]; targets: Targets };
 }

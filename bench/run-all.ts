@@ -2,7 +2,8 @@
  * `npm run bench`: measures every system, each in a process of its own, then prints the table and the
  * targets and writes bench/results/latest.json. Exits 0 when a target is missed (it is a report) and
  * non-zero only when codecall itself failed to run. BENCH_QUICK=1 for a smoke run; BENCH_SYSTEMS=a,b to
- * measure a subset.
+ * measure a subset; BENCH_LOAD=0.5 to measure every system a second time, right after its quiet run, beside CPU
+ * burners taking that share of the machine (load.ts), and report both and their ratios.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -10,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { QUICK, SYSTEM_TIMEOUT_MS } from './config.ts';
+import { CpuLoad, loadFromEnv } from './load.ts';
 import { busyShare, interference, machineTicks, processTicks } from './machine.ts';
 import type { Interference } from './machine.ts';
 import { computeTargets, formatMarkdown, formatText } from './report.ts';
@@ -63,8 +65,13 @@ function failed(entry: SystemEntry, why: string): SystemResult {
   };
 }
 
-async function measureInChild(entry: SystemEntry, phase: Phase, dir: string): Promise<SystemResult> {
-  const out = path.join(dir, `${entry.id}-${phase}.json`);
+async function measureInChild(
+  entry: SystemEntry,
+  phase: Phase,
+  dir: string,
+  tag: string,
+): Promise<SystemResult> {
+  const out = path.join(dir, `${entry.id}-${phase}${tag}.json`);
   const args = [
     ...entry.nodeFlags,
     '--expose-gc',
@@ -118,10 +125,10 @@ async function measureInChild(entry: SystemEntry, phase: Phase, dir: string): Pr
 }
 
 /** Both phases of one system, merged; a system that could not run in one phase could not run at all. */
-async function measureSystem(entry: SystemEntry, dir: string): Promise<SystemResult> {
-  const speed = await measureInChild(entry, 'speed', dir);
+async function measureSystem(entry: SystemEntry, dir: string, tag = ''): Promise<SystemResult> {
+  const speed = await measureInChild(entry, 'speed', dir, tag);
   if (speed.unavailable) return speed;
-  const memory = await measureInChild(entry, 'memory', dir);
+  const memory = await measureInChild(entry, 'memory', dir, tag);
   if (memory.unavailable) return { ...speed, memory: { status: 'error', error: memory.unavailable } };
   const share = (pick: (i: Interference) => number) =>
     Math.max(...[speed, memory].map((r) => (r.interference ? pick(r.interference) : 0)));
@@ -161,10 +168,28 @@ async function main(): Promise<number> {
       `warning: the machine was ${(busyBeforeShare * 100).toFixed(0)}% busy before the run; other work will skew these numbers`,
     );
   }
+  const loadShare = loadFromEnv();
   const dir = await mkdtemp(path.join(os.tmpdir(), 'codecall-bench-'));
   const systems: SystemResult[] = [];
+  const loadedSystems: SystemResult[] = [];
   try {
-    for (const entry of entries) systems.push(await measureSystem(entry, dir));
+    for (const entry of entries) {
+      systems.push(await measureSystem(entry, dir));
+      if (loadShare === null) continue;
+      // Side by side: the same system, loaded, right after its quiet run.
+      const load = await CpuLoad.start(loadShare);
+      try {
+        const mark = load.mark();
+        const loaded = await measureSystem(entry, dir, '-loaded');
+        loaded.load = { asked: loadShare, achieved: load.shareSince(mark) };
+        console.log(
+          `[${loaded.name}] under load: the burners took ${(loaded.load.achieved * 100).toFixed(1)}% of the machine`,
+        );
+        loadedSystems.push(loaded);
+      } finally {
+        await load.stop();
+      }
+    }
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -183,6 +208,9 @@ async function main(): Promise<number> {
     },
     systems,
     targets: computeTargets(systems),
+    ...(loadShare === null
+      ? {}
+      : { loaded: { share: loadShare, systems: loadedSystems, targets: computeTargets(loadedSystems) } }),
   };
   const resultsDir = path.join(here, 'results');
   await mkdir(resultsDir, { recursive: true });
@@ -200,7 +228,7 @@ async function main(): Promise<number> {
   console.log(formatText(report));
   console.log(`\nwrote ${path.relative(root, path.join(resultsDir, 'latest.json'))}`);
 
-  const problems = codecallFailed(systems);
+  const problems = codecallFailed([...systems, ...loadedSystems]);
   if (problems.length > 0) {
     console.error(`\ncodecall itself failed:\n${problems.map((p) => `  ${p}`).join('\n')}`);
     return 1;
