@@ -37,6 +37,7 @@ function panel(p: Panel, offsetX: number): string {
     H - PAD.bottom - ((Math.log10(y) - y0) / (y1 - y0 || 1)) * (H - PAD.top - PAD.bottom);
   const out: string[] = [
     `<text x="${offsetX + W / 2}" y="20" text-anchor="middle" font-size="14">${esc(p.title)}</text>`,
+    `<text x="${offsetX + 14}" y="${(H - PAD.bottom + PAD.top) / 2}" text-anchor="middle" font-size="11" transform="rotate(-90 ${offsetX + 14} ${(H - PAD.bottom + PAD.top) / 2})">ms or MiB</text>`,
   ];
   for (const x of xs) {
     out.push(
