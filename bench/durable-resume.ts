@@ -55,6 +55,9 @@ export function createResumeBench(store: TaskStore, driver: SandboxDriver): Resu
         code: resumeProgram(calls),
         language: 'javascript',
         seed: 1,
+        // The live run that builds the journal commits each call (fsync): on a busy machine 1,000 calls can take
+        // longer than the default 30 s, which would fail the task before it pauses. The resume is not affected.
+        limits: { timeoutMs: 600_000 },
       });
       const holding = new Promise<void>((resolve) => (held = resolve));
       const running = runner.runTask(task.id);
@@ -64,7 +67,8 @@ export function createResumeBench(store: TaskStore, driver: SandboxDriver): Resu
       runner.pause(task.id);
       await running;
       const paused = await store.getTask(task.id);
-      if (paused?.status !== 'paused') throw new Error(`expected paused, got ${paused?.status}`);
+      if (paused?.status !== 'paused')
+        throw new Error(`expected paused, got ${paused?.status} ${JSON.stringify(paused?.error ?? null)}`);
       await store.updateTask(task.id, { status: 'pending' }, { expectedVersion: paused.version });
       let entries = 0;
       let readMs = 0;
