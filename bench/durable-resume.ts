@@ -22,17 +22,22 @@ export function createResumeBench(store: TaskStore, driver: SandboxDriver): Resu
   const echo = defineTool({ name: 'echo', description: '', effect: 'read', execute: (a) => a });
   // Waits until aborted (as a well-behaved tool does when its execution is paused), unless holding is off. A
   // pause may land before the tool starts (its intent is being committed), so an already aborted signal counts.
+  // `hold` starting tells that every earlier intent and its own are journaled (an intent is committed before its
+  // tool runs): the bench waits for that instead of re-reading the journal while the task writes it, which cost
+  // O(n²) reads and starved the run on a busy machine.
+  let held: (() => void) | undefined;
   const hold = defineTool({
     name: 'hold',
     description: '',
     effect: 'read',
-    execute: (_args, ctx) =>
-      bench.holding
-        ? new Promise<string>((_resolve, reject) => {
-            if (ctx.signal.aborted) reject(new Error('aborted'));
-            ctx.signal.addEventListener('abort', () => reject(new Error('aborted')));
-          })
-        : 'released',
+    execute: (_args, ctx) => {
+      if (!bench.holding) return 'released';
+      held?.();
+      return new Promise<string>((_resolve, reject) => {
+        if (ctx.signal.aborted) reject(new Error('aborted'));
+        ctx.signal.addEventListener('abort', () => reject(new Error('aborted')));
+      });
+    },
   });
   const runner = new TaskRunner({
     store,
@@ -50,15 +55,20 @@ export function createResumeBench(store: TaskStore, driver: SandboxDriver): Resu
         code: resumeProgram(calls),
         language: 'javascript',
         seed: 1,
+        // The live run that builds the journal commits each call (fsync): on a busy machine 1,000 calls can take
+        // longer than the default 30 s, which would fail the task before it pauses. The resume is not affected.
+        limits: { timeoutMs: 600_000 },
       });
+      const holding = new Promise<void>((resolve) => (held = resolve));
       const running = runner.runTask(task.id);
-      while ((await store.readJournal(task.id)).filter((e) => e.type === 'tool_intent').length < calls + 1) {
-        await new Promise((r) => setTimeout(r, 2));
-      }
+      // The run may end before `hold` starts (a failure): then the wait ends with it.
+      await Promise.race([holding, running]);
+      held = undefined;
       runner.pause(task.id);
       await running;
       const paused = await store.getTask(task.id);
-      if (paused?.status !== 'paused') throw new Error(`expected paused, got ${paused?.status}`);
+      if (paused?.status !== 'paused')
+        throw new Error(`expected paused, got ${paused?.status} ${JSON.stringify(paused?.error ?? null)}`);
       await store.updateTask(task.id, { status: 'pending' }, { expectedVersion: paused.version });
       let entries = 0;
       let readMs = 0;

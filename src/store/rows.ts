@@ -8,6 +8,7 @@ import type {
 } from '../spec/index.ts';
 import { corruptInput, jsonColumn } from './decode-task-row.ts';
 import type { ListedInputColumn } from './listed-input-column.ts';
+import { isoTime } from './iso-time.ts';
 
 export interface TaskRow {
   id: string;
@@ -110,7 +111,7 @@ export function toJournalEntry(
     type: row.type,
     data,
     checksum: row.checksum,
-    createdAt: new Date(row.created_at).toISOString(),
+    createdAt: isoTime(row.created_at),
   } as JournalEntry;
 }
 
