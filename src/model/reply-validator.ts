@@ -34,8 +34,15 @@ function programOf(schema: JsonSchema): Program | null {
   return program;
 }
 
-/** The bytes of a 256-bit set as short text: `'"'`, `'}'`, `'0'-'9'`. */
-export function describeBytes(set: Uint32Array, limit = 12): string[] {
+const WHITESPACE = [0x09, 0x0a, 0x0d, 0x20];
+
+/** The bytes of a 256-bit set as short text: `'"'`, `'}'`, `'0'-'9'`; whitespace left out when others are there. */
+export function describeBytes(allowed: Uint32Array, limit = 12): string[] {
+  const set = Uint32Array.from(allowed);
+  const others = set.some(
+    (word, i) => (i === 0 ? word & ~((1 << 9) | (1 << 10) | (1 << 13)) : i === 1 ? word & ~1 : word) !== 0,
+  );
+  if (others) for (const b of WHITESPACE) set[b >> 5] = (set[b >> 5] ?? 0) & ~(1 << (b & 31));
   const out: string[] = [];
   const show = (b: number): string => {
     if (b === 0x27) return `"'"`;
