@@ -16,6 +16,12 @@ export interface ValueRefusal {
   readonly got: string | null;
 }
 
+/**
+ * Bytes of one value held to its grammar; past them only the syntax is checked. The matcher keeps a frontier per
+ * byte (its rollback history), so a hostile server's endless value must not grow it without bound.
+ */
+export const MAX_GRAMMAR_BYTES = 1024 * 1024;
+
 /** A compiled schema's program, or null for a schema the grammar compiler refuses (it is then not validated). */
 const programs = new WeakMap<object, Program | null>();
 
@@ -71,7 +77,10 @@ export class ReplyValidator {
   #refusal: ValueRefusal | null = null;
   #bytes = 0;
 
-  constructor(schema: JsonSchema | null) {
+  readonly #maxGrammarBytes: number;
+
+  constructor(schema: JsonSchema | null, options: { readonly maxGrammarBytes?: number } = {}) {
+    this.#maxGrammarBytes = options.maxGrammarBytes ?? MAX_GRAMMAR_BYTES;
     const program = schema === null ? null : programOf(schema);
     this.#matcher = program === null ? null : new GrammarMatcher(program);
     this.#schemaActive = this.#matcher !== null;
@@ -91,14 +100,12 @@ export class ReplyValidator {
     if (this.#refusal !== null || this.#matcher === null) return this.#refusal;
     for (const byte of bytes) {
       const syntaxOk = this.#keys.push(byte);
+      if (this.#schemaActive && this.#bytes >= this.#maxGrammarBytes) this.#schemaActive = false;
       if (this.#schemaActive) {
-        const allowed = this.#matcher.allowedBytes();
         if (!this.#matcher.consume(byte)) {
-          if (syntaxOk && this.#keys.inKey) {
-            this.#schemaActive = false;
-          } else {
-            return this.#refuse(describeBytes(allowed), String.fromCharCode(byte));
-          }
+          // A refused byte leaves the matcher where it was: what it allowed is still there to tell.
+          if (syntaxOk && this.#keys.inKey) this.#schemaActive = false;
+          else return this.#refuse(describeBytes(this.#matcher.allowedBytes()), String.fromCharCode(byte));
         }
       } else if (!syntaxOk) {
         return this.#refuse(this.#keys.expected(), String.fromCharCode(byte));
