@@ -2,10 +2,11 @@
 // another order than declared (syntax only from there), and the bound past which only the syntax is checked.
 import { describe, expect, it } from 'vitest';
 import { MAX_GRAMMAR_BYTES, ReplyValidator } from '../../src/model/reply-validator.ts';
+import type { JsonSchema } from '../../src/spec/index.ts';
 
 const bytes = (text: string): Uint8Array => new TextEncoder().encode(text);
 
-function run(schema: object | null, text: string, maxGrammarBytes?: number) {
+function run(schema: JsonSchema | null, text: string, maxGrammarBytes?: number) {
   const validator = new ReplyValidator(schema, maxGrammarBytes === undefined ? {} : { maxGrammarBytes });
   return validator.push(bytes(text)) ?? validator.end();
 }
