@@ -46,7 +46,9 @@ describe('agent, function calling with streamed validation', () => {
 
     // The stop is in the journal: what the model said and why it was stopped.
     const journal = await fx.store.readJournal(task_id);
-    const stopped = journal.find((e) => e.type === 'model_reply')?.data as { violation?: { position: number } };
+    const stopped = journal.find((e) => e.type === 'model_reply')?.data as {
+      violation?: { position: number };
+    };
     expect(stopped.violation?.position).toBe(12);
   });
 });
