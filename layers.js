@@ -32,8 +32,9 @@ export const LAYERS = Object.freeze({
   tools: ['errors', 'spec', 'codec'],
   sandbox: ['errors', 'spec', 'codec'],
   store: ['errors', 'spec', 'codec'],
-  // The model client speaks HTTP to a provider and knows nothing of tasks, sandboxes or storage.
-  model: ['errors', 'spec'],
+  // The model client speaks HTTP to a provider and knows nothing of tasks, sandboxes or storage; it validates
+  // streamed replies and writes GBNF with the grammar engine (ADR 0057).
+  model: ['errors', 'spec', 'grammar'],
   // API keys and who a caller is; knows no wire.
   auth: ['errors', 'spec', 'codec'],
   // The journal, replay and the runtime, over the contracts only: drivers, stores and agents are given to it.

@@ -75,7 +75,15 @@ export type { LimitCeilings, RuntimeOptions } from './durable/index.ts';
 
 // Models and agents.
 export { createOpenAiClient, modelConfigFrom, MODEL_PROVIDERS, PROVIDER_PRESETS } from './model/index.ts';
-export type { ModelConfig, ModelProvider, OpenAiClientOptions, ProviderPreset } from './model/index.ts';
+export type {
+  ModelConfig,
+  ModelProvider,
+  ModelWarning,
+  OpenAiClientOptions,
+  ProviderPreset,
+  ResponseConstraint,
+  WarningSink,
+} from './model/index.ts';
 export { agentForModel, createAgent } from './agent/index.ts';
 export type { AgentOptions } from './agent/index.ts';
 

@@ -1,5 +1,5 @@
 import { createOpenAiClient, PROVIDER_PRESETS } from '../model/index.ts';
-import type { ModelConfig } from '../model/index.ts';
+import type { ModelConfig, ResponseConstraint } from '../model/index.ts';
 import type { TaskAgent, ToolDefinition, TypeScriptLowering } from '../spec/index.ts';
 import { createAgent } from './create-agent.ts';
 
@@ -10,11 +10,21 @@ import { createAgent } from './create-agent.ts';
 export function agentForModel(
   model: ModelConfig | null,
   tools: readonly ToolDefinition[],
-  options: { readonly rerunReads?: boolean; readonly lowering?: TypeScriptLowering } = {},
+  options: {
+    readonly rerunReads?: boolean;
+    readonly lowering?: TypeScriptLowering;
+    /** Stream replies with a schema and validate them as they come (ADR 0057). */
+    readonly streamValidation?: boolean;
+    readonly responseConstraint?: ResponseConstraint;
+  } = {},
 ): TaskAgent {
   if (!model) return createAgent({ model: null, tools });
   return createAgent({
-    model: createOpenAiClient(model),
+    model: createOpenAiClient({
+      ...model,
+      ...(options.streamValidation === true ? { streamValidation: true } : {}),
+      ...(options.responseConstraint === undefined ? {} : { responseConstraint: options.responseConstraint }),
+    }),
     tools,
     strictTools: PROVIDER_PRESETS[model.provider].strictTools,
     ...(options.rerunReads ? { rerunReads: true } : {}),

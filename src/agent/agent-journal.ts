@@ -5,6 +5,7 @@ import type {
   LogEntry,
   ModelToolCall,
   NotRepeatedCall,
+  ReplyViolation,
 } from '../spec/index.ts';
 import { REPLAY_ENTRIES } from '../spec/index.ts';
 
@@ -47,6 +48,8 @@ export interface StepReply {
   readonly toolCalls: readonly ModelToolCall[];
   /** `length` when the reply was cut off at the token limit. */
   readonly finishReason?: string;
+  /** Where the streamed reply was stopped because its value could not become valid (ADR 0057). */
+  readonly violation?: ReplyViolation;
 }
 
 /** One model round trip and what came of it. */
@@ -81,6 +84,7 @@ export function readAgentSteps(journal: readonly JournalEntryInput[]): AgentStep
           content: d.content,
           toolCalls: d.tool_calls,
           ...(d.finish_reason === undefined ? {} : { finishReason: d.finish_reason }),
+          ...(d.violation === undefined ? {} : { violation: d.violation }),
         };
         break;
       }

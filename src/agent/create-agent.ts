@@ -218,13 +218,19 @@ async function ask(
     finish_reason: reply.finishReason,
     usage: reply.usage,
     model: reply.model,
+    ...(reply.violation === undefined ? {} : { violation: reply.violation }),
   };
   await journal.append([{ type: 'model_reply', data }]);
   return {
     step: {
       step: number,
       sent,
-      reply: { content: reply.content, toolCalls: reply.toolCalls, finishReason: reply.finishReason },
+      reply: {
+        content: reply.content,
+        toolCalls: reply.toolCalls,
+        finishReason: reply.finishReason,
+        ...(reply.violation === undefined ? {} : { violation: reply.violation }),
+      },
       code: null,
       result: null,
     },

@@ -46,6 +46,11 @@ export async function runFunctionCallStep(
   tools: ReadonlyMap<string, FunctionTool>,
 ): Promise<StepOutcome> {
   const reply = step.reply;
+  if (reply?.violation !== undefined && reply.violation.toolCall === undefined) {
+    // A structured answer stopped mid-value (ADR 0057): the model is told where, and asked again.
+    const error = failure('GRAMMAR_REJECTED', reply.violation.message);
+    return record(journal, { step: step.step, ok: false, final: false, output: null, error, logs: [] });
+  }
   if (!reply || reply.toolCalls.length === 0) {
     const text = reply?.content?.trim() ?? '';
     if (text.length > 0) return { kind: 'answer', value: text };
@@ -63,6 +68,12 @@ export async function runFunctionCallStep(
         `there is no function ${call.name}; the functions are: ${names}`,
       );
       results.set(call.id, { id: call.id, name: call.name, ok: false, content });
+      continue;
+    }
+    if (reply.violation?.toolCall !== undefined && reply.toolCalls[reply.violation.toolCall] === call) {
+      // Stopped mid-value by the streamed validation (ADR 0057): what is there is not a call to run or repair.
+      const { code, message } = reply.violation;
+      results.set(call.id, { id: call.id, name: call.name, ok: false, content: errorContent(code, message) });
       continue;
     }
     const parsed = parseToolArguments(call.arguments);

@@ -184,6 +184,7 @@ export const ERROR_CODES = {
   GRAMMAR_TOO_LARGE: row(413, 'limit'),
   GRAMMAR_TOO_COMPLEX: row(422, 'limit'),
   GRAMMAR_NOT_REGULAR: row(422, 'input'),
+  GRAMMAR_REJECTED: row(422, 'model'),
   INTERNAL: row(500, 'infrastructure', { endsRun: true }),
 } satisfies Record<string, ErrorRow>;
 

@@ -15,3 +15,5 @@ export { vocabularyFromPieces, vocabularyFromTokenizerJson } from './vocabulary.
 export type { TokenEncoding, Vocabulary } from './vocabulary.ts';
 export { maskAllows, TokenTrie } from './token-trie.ts';
 export type { ByteRecognizer } from './token-trie.ts';
+export { ConstrainedState, constrainedSample, seededRandom } from './constrained-sample.ts';
+export type { SampleOptions, SampleResult } from './constrained-sample.ts';

@@ -1,33 +1,41 @@
 import type { ChatMessage, ModelRequest, ToolChoice } from '../spec/index.ts';
+import { responseConstraintFields, wireTool } from './constraint-forms.ts';
+import type { WarningSink } from './constraint-forms.ts';
 import { toMistralToolCallId } from './mistral-tool-call-id.ts';
-import type { ProviderPreset } from './provider-presets.ts';
+import type { ProviderPreset, ResponseConstraint } from './provider-presets.ts';
+
+export interface BodyOptions {
+  /** The form of a `responseFormat`; the preset's when not given. */
+  readonly responseConstraint?: ResponseConstraint;
+  /** Ask for a streamed reply (server-sent events), to validate it as it comes (ADR 0057). */
+  readonly stream?: boolean;
+  readonly warn?: WarningSink;
+}
 
 /** Builds the chat-completions request body for `model`, applying the provider's quirks. */
 export function chatCompletionsBody(
   request: ModelRequest,
   model: string,
   preset: ProviderPreset,
+  options: BodyOptions = {},
 ): Record<string, unknown> {
+  const warn = options.warn ?? (() => undefined);
   const mapId = preset.toolCallIds === 'alnum9' ? toMistralToolCallId : (id: string) => id;
   const body: Record<string, unknown> = {
     model,
     messages: request.messages.map((message) => wireMessage(message, mapId)),
-    stream: false,
+    stream: options.stream === true,
   };
   if (request.tools !== undefined && request.tools.length > 0) {
-    body.tools = request.tools.map((tool) => ({
-      type: 'function',
-      function: {
-        name: tool.name,
-        description: tool.description,
-        parameters: tool.parameters,
-        ...(tool.strict === true && preset.strictTools ? { strict: true } : {}),
-      },
-    }));
+    body.tools = request.tools.map((tool) => wireTool(tool, preset, warn));
   }
   if (request.toolChoice !== undefined) body.tool_choice = wireToolChoice(request.toolChoice, preset);
   if (request.temperature !== undefined) body.temperature = request.temperature;
   if (request.maxTokens !== undefined) body.max_tokens = request.maxTokens;
+  if (request.responseFormat !== undefined) {
+    const form = options.responseConstraint ?? preset.responseConstraint;
+    Object.assign(body, responseConstraintFields(request.responseFormat, form, preset, warn));
+  }
   return body;
 }
 

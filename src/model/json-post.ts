@@ -29,8 +29,22 @@ export interface ProviderHttpOptions {
   readonly fetch?: typeof fetch;
 }
 
-/** POSTs a JSON body to one endpoint and parses the 2xx answer with `parse`; throws the MODEL_* codes. */
-export type JsonPost = <T>(body: string, parse: (text: string) => T, signal?: AbortSignal) => Promise<T>;
+/**
+ * Reads a 2xx answer as it streams; `stop` aborts this attempt's request (the server sees the connection close),
+ * for a reader that has what it needs before the end (ADR 0057).
+ */
+export type StreamRead<T> = (response: Response, stop: () => void) => Promise<T>;
+
+/**
+ * POSTs a JSON body to one endpoint and parses the 2xx answer with `parse` (or reads it with `read`, as it
+ * streams); throws the MODEL_* codes.
+ */
+export type JsonPost = <T>(
+  body: string,
+  parse: (text: string) => T,
+  signal?: AbortSignal,
+  read?: StreamRead<T>,
+) => Promise<T>;
 
 type Attempt<T> = { reply: T } | { retry: CodecallError; retryAfterMs?: number };
 
@@ -66,14 +80,24 @@ export function createJsonPost(
     parse: (text: string) => T,
     signal: AbortSignal,
     stopped: () => CodecallError,
+    read: StreamRead<T> | undefined,
   ): Promise<Attempt<T>> {
     let response: Response;
     let text: string;
+    // This attempt's own stop, for a reader that ends the reply early; the caller's and the deadline's go with it.
+    const own = new AbortController();
     try {
-      response = await cfg.fetch(cfg.url, { method: 'POST', headers: cfg.headers, body, signal });
+      response = await cfg.fetch(cfg.url, {
+        method: 'POST',
+        headers: cfg.headers,
+        body,
+        signal: AbortSignal.any([signal, own.signal]),
+      });
+      if (response.ok && read !== undefined) return { reply: await read(response, () => own.abort()) };
       text = await response.text();
     } catch (error) {
       if (signal.aborted) throw stopped();
+      if (error instanceof CodecallError) throw error;
       return { retry: unavailable(`cannot reach the model server at ${cfg.url}: ${describe(error)}`, error) };
     }
     if (response.ok) return { reply: parse(text) };
@@ -119,7 +143,12 @@ export function createJsonPost(
     );
   }
 
-  return async function post<T>(body: string, parse: (text: string) => T, caller?: AbortSignal): Promise<T> {
+  return async function post<T>(
+    body: string,
+    parse: (text: string) => T,
+    caller?: AbortSignal,
+    read?: StreamRead<T>,
+  ): Promise<T> {
     if (caller?.aborted) throw aborted(caller.reason);
     // The deadline's timer is cleared when the call ends: left to fire, every finished call would hold its timer,
     // signal and closure for the whole timeout (a minute of calls, at hundreds a second when scoring a corpus).
@@ -140,7 +169,7 @@ export function createJsonPost(
           });
     try {
       for (let attempt = 0; ; attempt++) {
-        const outcome = await attemptOnce(body, parse, signal, stopped);
+        const outcome = await attemptOnce(body, parse, signal, stopped, read);
         if ('reply' in outcome) return outcome.reply;
         if (attempt >= cfg.maxRetries) {
           Object.assign(outcome.retry.details, { attempts: attempt + 1 });

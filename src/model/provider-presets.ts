@@ -3,6 +3,14 @@ export type ModelProvider = 'openai' | 'mistral' | 'vllm' | 'ollama' | 'llamacpp
 
 export const MODEL_PROVIDERS: readonly ModelProvider[] = ['openai', 'mistral', 'vllm', 'ollama', 'llamacpp'];
 
+/**
+ * How a structured final answer's schema goes on the wire (ADR 0057): OpenAI's `response_format` (strict where
+ * the provider has it), llama.cpp's own `json_schema` field or a GBNF `grammar` (our export), vLLM's
+ * `structured_outputs: { json }` (0.10 and later; `guided_json` before, removed in 0.12), or not at all.
+ */
+export type ResponseConstraint =
+  'response_format' | 'json_schema' | 'grammar' | 'structured_outputs' | 'guided_json' | 'none';
+
 export interface ProviderPreset {
   readonly provider: ModelProvider;
   readonly defaultBaseUrl: string;
@@ -18,6 +26,10 @@ export interface ProviderPreset {
    * as an extra input (400 `extra_forbidden`), and Ollama and llama.cpp do not honour it, so they never get it.
    */
   readonly strictTools: boolean;
+  /** The form a `responseFormat` takes for this server (the client's `responseConstraint` overrides it). */
+  readonly responseConstraint: ResponseConstraint;
+  /** Whether `response_format` may say `strict: true` (OpenAI and Mistral). */
+  readonly strictResponse: boolean;
   /**
    * How the server gives a prompt's own log-probabilities on `/completions` (`echo: true` with `logprobs`), the
    * legacy shape `{ tokens, token_logprobs, text_offset, top_logprobs }`; absent when it has no such thing.
@@ -37,6 +49,8 @@ export const PROVIDER_PRESETS: Readonly<Record<ModelProvider, ProviderPreset>> =
     requiredToolChoice: 'required',
     toolCallIds: 'any',
     strictTools: true,
+    responseConstraint: 'response_format',
+    strictResponse: true,
     promptLogprobs: { maxTokens: 0 },
   },
   mistral: {
@@ -47,6 +61,8 @@ export const PROVIDER_PRESETS: Readonly<Record<ModelProvider, ProviderPreset>> =
     requiredToolChoice: 'any',
     toolCallIds: 'alnum9',
     strictTools: true,
+    responseConstraint: 'response_format',
+    strictResponse: true,
   },
   vllm: {
     provider: 'vllm',
@@ -55,6 +71,8 @@ export const PROVIDER_PRESETS: Readonly<Record<ModelProvider, ProviderPreset>> =
     requiredToolChoice: 'required',
     toolCallIds: 'any',
     strictTools: false,
+    responseConstraint: 'structured_outputs',
+    strictResponse: false,
     promptLogprobs: { maxTokens: 1 },
   },
   ollama: {
@@ -64,6 +82,8 @@ export const PROVIDER_PRESETS: Readonly<Record<ModelProvider, ProviderPreset>> =
     requiredToolChoice: 'required',
     toolCallIds: 'any',
     strictTools: false,
+    responseConstraint: 'response_format',
+    strictResponse: false,
   },
   llamacpp: {
     provider: 'llamacpp',
@@ -72,6 +92,8 @@ export const PROVIDER_PRESETS: Readonly<Record<ModelProvider, ProviderPreset>> =
     requiredToolChoice: 'required',
     toolCallIds: 'any',
     strictTools: false,
+    responseConstraint: 'json_schema',
+    strictResponse: false,
     promptLogprobs: {
       maxTokens: 1,
       note:

@@ -65,6 +65,13 @@ export const serviceConfigSchema = z
     apiKey: z.string().min(1).nullable().default(null),
     /** A retried agent step runs its read and idempotent calls again instead of reusing the failed step's (ADR 0034). */
     agentRerunReads: z.boolean().default(false),
+    /** Stream the model's replies that carry a schema and stop them at the first invalid byte (ADR 0057). */
+    modelStreamValidation: z.boolean().default(false),
+    /** How a structured answer's schema goes to the model server; null: the provider preset's form (ADR 0057). */
+    modelResponseConstraint: z
+      .enum(['response_format', 'json_schema', 'grammar', 'structured_outputs', 'guided_json', 'none'])
+      .nullable()
+      .default(null),
     ...connectionsConfigShape,
     ...requestsConfigShape,
     ...approvalsConfigShape,

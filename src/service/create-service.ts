@@ -147,6 +147,10 @@ async function composeService(config: ServiceConfig, options: CreateServiceOptio
     agent: agentForModel(model, registry.definitions, {
       rerunReads: config.agentRerunReads,
       lowering: typeScriptLowering,
+      streamValidation: config.modelStreamValidation,
+      ...(config.modelResponseConstraint === null
+        ? {}
+        : { responseConstraint: config.modelResponseConstraint }),
     }),
     concurrency: config.concurrency,
     leaseMs: config.leaseMs,

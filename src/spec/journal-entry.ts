@@ -1,6 +1,6 @@
 import type { CallOrigin } from './call-origin.ts';
 import type { JournalControl } from './journal-control.ts';
-import type { ChatMessage, ModelToolCall, ModelUsage, ToolSpec } from './model.ts';
+import type { ChatMessage, ModelToolCall, ModelUsage, ReplyViolation, ToolSpec } from './model.ts';
 import type { LogEntry } from './sandbox.ts';
 import type { ToolEffect } from './tool.ts';
 import type { RefusalName } from './budget-types.ts';
@@ -41,6 +41,8 @@ export interface JournalEntryData {
     readonly finish_reason?: string;
     readonly usage?: ModelUsage;
     readonly model?: string;
+    /** The streamed reply was stopped at a byte its schema cannot take (ADR 0057). */
+    readonly violation?: ReplyViolation;
   };
   /** Agent steps carry their code; block 0 of a code task does not. */
   readonly code_block: { readonly block: number; readonly code_hash: string; readonly code?: string };

@@ -47,6 +47,7 @@ const ENTRY_FIELDS: { readonly [T in Exclude<JournalEntryType, 'control'>]: Fiel
     finish_reason: optional(string),
     usage: optional(object),
     model: optional(string),
+    violation: optional(object),
   },
   code_block: { block: number, code_hash: string, code: optional(string) },
   step_result: {

@@ -33,6 +33,36 @@ export type ChatMessage =
     }
   | { readonly role: 'tool'; readonly toolCallId: string; readonly content: string };
 
+/**
+ * A structured final answer: the reply's text must be one JSON value of `schema` (OpenAI's `response_format` with
+ * a JSON schema). The client sends it in the form the provider accepts (ADR 0057).
+ */
+export interface ResponseFormat {
+  /** A name for the schema (OpenAI and Mistral want one): [a-zA-Z0-9_-], up to 64 characters. */
+  readonly name: string;
+  readonly schema: JsonSchema;
+  /**
+   * Ask for strict constraining where the provider has it (OpenAI, Mistral); default true. A schema outside
+   * OpenAI's strict subset (an object not closed, a property not required) goes non-strict, with a warning.
+   */
+  readonly strict?: boolean;
+}
+
+/**
+ * Where a streamed reply was stopped because a byte could not lead to a value of its schema (ADR 0057): the
+ * reply holds what came before it, and the agent feeds `message` back to the model.
+ */
+export interface ReplyViolation {
+  readonly code: 'GRAMMAR_REJECTED';
+  readonly message: string;
+  /** The tool call (index into `toolCalls`) whose arguments broke; absent when it was the text (a final answer). */
+  readonly toolCall?: number;
+  /** Bytes of that value (arguments or text) taken before the refused one. */
+  readonly position: number;
+  /** The bytes that could have come there, as text (`'"'`, `'}'`, `'0'-'9'`). */
+  readonly expected: readonly string[];
+}
+
 export type ToolChoice = 'auto' | 'none' | 'required' | { readonly name: string };
 
 export interface ModelRequest {
@@ -43,6 +73,8 @@ export interface ModelRequest {
   readonly toolChoice?: ToolChoice;
   readonly temperature?: number;
   readonly maxTokens?: number;
+  /** Constrains a text reply to one JSON value of a schema (a structured final answer). */
+  readonly responseFormat?: ResponseFormat;
 }
 
 export interface ModelUsage {
@@ -58,6 +90,8 @@ export interface ModelReply {
   readonly usage: ModelUsage;
   /** The model that answered, as the provider named it. */
   readonly model: string;
+  /** Set when codecall stopped the streamed reply at a byte its schema cannot take (ADR 0057). */
+  readonly violation?: ReplyViolation;
 }
 
 export interface ModelCallOptions {

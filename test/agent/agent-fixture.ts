@@ -7,6 +7,7 @@ import { createAgent } from '../../src/agent/index.ts';
 import { createRuntime } from '../../src/durable/index.ts';
 import type { RuntimeOptions } from '../../src/durable/index.ts';
 import { createOpenAiClient } from '../../src/model/index.ts';
+import type { OpenAiClientOptions } from '../../src/model/index.ts';
 import { defineTool, ToolRegistry } from '../../src/tools/index.ts';
 import type { ToolDefinition } from '../../src/spec/index.ts';
 import { startScriptedModelServer } from '../model/scripted-model-server.ts';
@@ -73,7 +74,12 @@ export interface AgentFixture {
 /** Registers hooks: one model server and store per file, a fresh runtime and call log per test. */
 export function useAgentFixture(
   name: string,
-  options: { toolDelayMs?: number; runtime?: Partial<RuntimeOptions> } = {},
+  options: {
+    toolDelayMs?: number;
+    runtime?: Partial<RuntimeOptions>;
+    /** More options of the model client (a provider, stream validation). */
+    model?: Partial<OpenAiClientOptions>;
+  } = {},
 ): AgentFixture & { readonly store: ReturnType<typeof useDurableFixture>['store'] } {
   const durable = useDurableFixture(name);
   const fx = { calls: [] } as unknown as AgentFixture & { store: typeof durable.store };
@@ -95,6 +101,7 @@ export function useAgentFixture(
           baseUrl: fx.model.baseUrl,
           model: 'scripted',
           maxRetries: 2,
+          ...options.model,
         }),
         tools: registry.definitions,
         strictTools: true,

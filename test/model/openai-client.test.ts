@@ -102,7 +102,13 @@ describe('OpenAI-compatible client', () => {
 
     it('sends function.strict only for strict tools and only to providers that accept it', async () => {
       const tools = [
-        { name: 'f', description: 'does f', parameters: { type: 'object', properties: {} }, strict: true },
+        // In the strict subset (closed, all required): one outside it goes non-strict (constraint-forms.test.ts).
+        {
+          name: 'f',
+          description: 'does f',
+          parameters: { type: 'object', properties: {}, additionalProperties: false },
+          strict: true,
+        },
         { name: 'g', description: 'does g', parameters: { type: 'object', properties: {} } },
       ];
       server.push(reply({ content: 'a' }), reply({ content: 'b' }), reply({ content: 'c' }));

@@ -12,7 +12,21 @@ export type ScriptStep =
       readonly headers?: Readonly<Record<string, string>>;
     }
   /** Never answers; the connection stays open until the client gives up or the server closes. */
-  | { readonly kind: 'hang' };
+  | { readonly kind: 'hang' }
+  /**
+   * A streamed reply: each event as a `data:` line of server-sent events, `intervalMs` apart, then `[DONE]`. What
+   * the client let it send is in `streams` (a client that aborts closes the connection before the end).
+   */
+  | { readonly kind: 'sse'; readonly events: readonly unknown[]; readonly intervalMs?: number };
+
+/** How one streamed reply went: events written before the client closed the connection, if it did. */
+export interface StreamRecord {
+  readonly total: number;
+  sent: number;
+  closedEarly: boolean;
+  /** Resolves when the stream ended, by its end or the client's close. */
+  readonly ended: Promise<void>;
+}
 
 export interface RecordedRequest {
   readonly method: string;
@@ -25,6 +39,8 @@ export interface ScriptedModelServer {
   /** Base URL up to `/v1`, as a client config takes it. */
   readonly baseUrl: string;
   readonly requests: RecordedRequest[];
+  /** The streamed replies, in order. */
+  readonly streams: StreamRecord[];
   push(...steps: ScriptStep[]): void;
   /** Resolves when the n-th request (1-based) has arrived. */
   requestArrived(n: number): Promise<RecordedRequest>;
@@ -88,6 +104,7 @@ export async function startScriptedModelServer(
 ): Promise<ScriptedModelServer> {
   const queue = [...script];
   const requests: RecordedRequest[] = [];
+  const streams: StreamRecord[] = [];
   const waiters: { n: number; resolve: (r: RecordedRequest) => void }[] = [];
   const timers = new Set<NodeJS.Timeout>();
 
@@ -140,7 +157,44 @@ export async function startScriptedModelServer(
         );
       case 'hang':
         return;
+      case 'sse':
+        return stream(res, step.events, step.intervalMs ?? 0);
     }
+  }
+
+  function stream(res: ServerResponse, events: readonly unknown[], intervalMs: number): void {
+    let resolveEnded = (): void => undefined;
+    const record: StreamRecord = {
+      total: events.length,
+      sent: 0,
+      closedEarly: false,
+      ended: new Promise<void>((resolve) => (resolveEnded = resolve)),
+    };
+    streams.push(record);
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    res.flushHeaders();
+    let finished = false;
+    res.on('close', () => {
+      if (!finished) record.closedEarly = true;
+      resolveEnded();
+    });
+    const next = (): void => {
+      if (record.closedEarly || res.destroyed) return;
+      if (record.sent === events.length) {
+        finished = true;
+        res.end('data: [DONE]\n\n');
+        resolveEnded();
+        return;
+      }
+      res.write(`data: ${JSON.stringify(events[record.sent])}\n\n`);
+      record.sent++;
+      const timer = setTimeout(() => {
+        timers.delete(timer);
+        next();
+      }, intervalMs);
+      timers.add(timer);
+    };
+    next();
   }
 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -148,6 +202,7 @@ export async function startScriptedModelServer(
   return {
     baseUrl: `http://127.0.0.1:${port}/v1`,
     requests,
+    streams,
     push: (...steps) => queue.push(...steps),
     requestArrived(n) {
       const got = requests[n - 1];
@@ -179,4 +234,36 @@ export async function unusedPort(): Promise<number> {
   const { port } = server.address() as AddressInfo;
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return port;
+}
+
+/** The events of a streamed reply whose text and tool-call arguments come in the given pieces. */
+export function streamEvents(
+  options: {
+    content?: readonly string[];
+    toolCall?: { readonly id: string; readonly name: string; readonly pieces: readonly string[] };
+    finishReason?: string;
+  } = {},
+): unknown[] {
+  const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({
+    id: 'chatcmpl-scripted',
+    object: 'chat.completion.chunk',
+    model: 'scripted-model',
+    choices: [{ index: 0, delta, finish_reason: finish }],
+  });
+  const events: unknown[] = [chunk({ role: 'assistant', content: '' })];
+  for (const piece of options.content ?? []) events.push(chunk({ content: piece }));
+  const call = options.toolCall;
+  if (call !== undefined) {
+    events.push(
+      chunk({
+        tool_calls: [
+          { index: 0, id: call.id, type: 'function', function: { name: call.name, arguments: '' } },
+        ],
+      }),
+    );
+    for (const piece of call.pieces)
+      events.push(chunk({ tool_calls: [{ index: 0, function: { arguments: piece } }] }));
+  }
+  events.push(chunk({}, options.finishReason ?? (call === undefined ? 'stop' : 'tool_calls')));
+  return events;
 }
