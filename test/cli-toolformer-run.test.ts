@@ -1,0 +1,205 @@
+// `codecall toolformer run` end to end, as child processes: the bigram completions server on loopback (scores from
+// the fixture's bigram model, sampled calls scripted), a Calculator from a defineTool module and a lookup tool from
+// a real MCP server over stdio (test/support/mcp-test-server.ts). The kept set is what the fixture's losses say;
+// a run killed mid-corpus (SIGKILL) and started again asks the model and runs the tools nothing again that was
+// journaled.
+import { readFileSync } from 'node:fs';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createPromptLogprobsClient } from '../src/model/index.ts';
+import { inlineFormLine, scoreSample } from '../src/toolformer/index.ts';
+import { assertBuilt, codecall, lastJson, startCodecall, until } from './cli-fixture.ts';
+import { calls } from './support/mcp-call-log.ts';
+import { estimateBigram } from './toolformer/bigram-model.ts';
+import { startBigramServer, type BigramServer } from './toolformer/bigram-completions-server.ts';
+import { divide } from './toolformer/fixtures/calculator-tools.ts';
+
+const model = estimateBigram(
+  readFileSync(new URL('./toolformer/fixtures/pipeline-corpus.txt', import.meta.url), 'utf8'),
+);
+const TOOLS_MODULE = 'test/toolformer/fixtures/calculator-tools.ts';
+
+/** The calls the scripted model samples: by the tool its few-shot prompt is for and where the call opens. */
+const SCRIPT: Record<string, Record<string, string[]>> = {
+  Calculator: {
+    '(or [': ['Calculator(400/1400)', 'Calculator(1400/400)', 'the answer is 0.29'],
+    'only [': ['Calculator(1/0)'],
+  },
+  'lookup.search': {
+    '(or [': ['lookup.search({"q":"zzz"})'],
+    'only [': ['lookup.search({"q":"ban"})', 'lookup.search({"q":"app"})'],
+  },
+};
+
+function complete(prompt: string): string[] {
+  const tool = prompt.includes('Calculator API') ? 'Calculator' : 'lookup.search';
+  for (const [end, texts] of Object.entries(SCRIPT[tool] ?? {})) if (prompt.endsWith(end)) return texts;
+  // No choices at all: a malformed reply (MODEL_BAD_REPLY) that must drop only what it was for.
+  return [];
+}
+
+const search = (q: string) => {
+  const hits = ['apple', 'apricot', 'banana'].filter((x) => x.includes(q));
+  return JSON.stringify({ hits, total: hits.length });
+};
+const RESULTS: Record<string, (input: string) => string> = {
+  Calculator: (input) => String(divide(input)),
+  'lookup.search': (input) => search((JSON.parse(input) as { q: string }).q),
+};
+
+function corpusLines(days: number): string[] {
+  const out: string[] = [];
+  for (let day = 1; day <= days; day++) {
+    out.push(JSON.stringify({ text: `Day ${day}. Out of 1400 participants, 400 (or 29%) passed the test.` }));
+    out.push(JSON.stringify({ text: `Day ${day}. Of the fruit we sell, only banana is yellow.` }));
+  }
+  return out;
+}
+
+let dir: string;
+let servers: BigramServer[] = [];
+beforeAll(async () => {
+  assertBuilt();
+  dir = await mkdtemp(join(tmpdir(), 'codecall-toolformer-run-'));
+});
+afterEach(async () => {
+  await Promise.all(servers.map((s) => s.close()));
+  servers = [];
+});
+
+async function server(delayMs?: number): Promise<BigramServer> {
+  const s = await startBigramServer(model, { refuseZeroMaxTokens: true, complete, ...(delayMs ? { delayMs } : {}) });
+  servers.push(s);
+  return s;
+}
+
+async function mcpConfig(name: string, log: string): Promise<string> {
+  const file = join(dir, `${name}-mcp.json`);
+  await writeFile(
+    file,
+    JSON.stringify({
+      mcpServers: [
+        {
+          name: 'lookup',
+          command: process.execPath,
+          args: ['--import', 'tsx', 'test/support/mcp-test-server.ts'],
+          env: { MCP_CALL_LOG: log },
+        },
+      ],
+    }),
+  );
+  return file;
+}
+
+function runArgs(name: string, baseUrl: string, config: string, more: string[] = []): string[] {
+  return [
+    'toolformer',
+    'run',
+    join(dir, `${name}.jsonl`),
+    '--db',
+    join(dir, `${name}.db`),
+    '--tools',
+    TOOLS_MODULE,
+    '--mcp-config',
+    config,
+    '--tool',
+    'Calculator',
+    '--tool',
+    'lookup.search',
+    '--base-url',
+    baseUrl,
+    '--model',
+    'bigram',
+    '--out',
+    join(dir, `${name}-kept.jsonl`),
+    '--chat-out',
+    join(dir, `${name}-chat.jsonl`),
+    '--json',
+    ...more,
+  ];
+}
+
+/** The kept samples the fixture's losses call for: every scripted call run and scored in this process. */
+async function expectedKept(texts: string[], baseUrl: string): Promise<string[]> {
+  const client = createPromptLogprobsClient({ baseUrl, model: 'bigram' });
+  const kept: string[] = [];
+  for (const text of texts) {
+    for (const [tool, byEnd] of Object.entries(SCRIPT)) {
+      for (const [end, completions] of Object.entries(byEnd)) {
+        const at = text.indexOf(end.slice(0, -2)) + end.length - 2;
+        if (at < end.length - 2) continue;
+        for (const completion of completions) {
+          const input = /^[\w.]+\((.*)\)$/.exec(completion)?.[1];
+          if (input === undefined || !completion.startsWith(`${tool}(`)) continue;
+          let result: string;
+          try {
+            result = RESULTS[tool]?.(input) ?? '';
+          } catch {
+            continue;
+          }
+          const sample = { prefix: text.slice(0, at), continuation: text.slice(at), tool, input, result };
+          if ((await scoreSample(client, sample)).keep) kept.push(inlineFormLine(sample));
+        }
+      }
+    }
+  }
+  return kept;
+}
+
+describe('codecall toolformer run', () => {
+  it('samples, runs a Calculator and an MCP lookup, keeps what the losses say, and reports per tool', async () => {
+    const s = await server();
+    const texts = corpusLines(1).map((l) => (JSON.parse(l) as { text: string }).text);
+    await writeFile(
+      join(dir, 'e2e.jsonl'),
+      [...corpusLines(1), 'not json', JSON.stringify({ text: 'Nothing to compute here.' })].join('\n'),
+    );
+    const calcLog = join(dir, 'e2e-calc.log');
+    const mcpLog = join(dir, 'e2e-mcp.log');
+    const r = await codecall(
+      { CALC_CALL_LOG: calcLog },
+      ...runArgs('e2e', s.baseUrl, await mcpConfig('e2e', mcpLog)),
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const kept = (await readFile(join(dir, 'e2e-kept.jsonl'), 'utf8')).trim().split('\n');
+    const expected = await expectedKept(texts, s.baseUrl);
+    expect(expected).toHaveLength(2);
+    expect(kept.sort()).toEqual(expected.sort());
+    const keptTexts = kept.map((l) => (JSON.parse(l) as { text: string }).text);
+    expect(keptTexts).toContain('Day 1. Out of 1400 participants, 400 (or [Calculator(400/1400) -> 0.29] 29%) passed the test.');
+    expect(keptTexts).toContain(
+      'Day 1. Of the fruit we sell, only [lookup.search({"q":"ban"}) -> {"hits":\\["banana"\\],"total":1}] banana is yellow.',
+    );
+    const chat = (await readFile(join(dir, 'e2e-chat.jsonl'), 'utf8')).trim().split('\n');
+    expect(chat).toHaveLength(2);
+    const report = lastJson(r.stdout) as {
+      counts: Record<string, { sampled: number; executed: number; kept: number; dropped: Record<string, number> }>;
+      bad_lines: number;
+      svg: string;
+    };
+    expect(report.bad_lines).toBe(1);
+    // Calculator: 3 sampled after "(or" (one not a call), 1 after "only" (1/0 fails); the text without a
+    // position gets no sample at all.
+    expect(report.counts.Calculator).toMatchObject({
+      sampled: 4,
+      executed: 2,
+      kept: 1,
+      dropped: { 'bad-call': 1, filter: 1, TOOL_ERROR: 1 },
+    });
+    expect(report.counts['lookup.search']).toMatchObject({
+      sampled: 3,
+      executed: 3,
+      kept: 1,
+      dropped: { filter: 2 },
+    });
+    // The tools ran once per distinct call: 2 Calculator calls (one of them threw), 3 searches.
+    expect((await readFile(calcLog, 'utf8')).trim().split('\n').sort()).toEqual(['1/0', '1400/400', '400/1400']);
+    expect(await calls(mcpLog)).toHaveLength(3);
+    const svg = await readFile(report.svg, 'utf8');
+    expect(svg.startsWith('<svg')).toBe(true);
+    expect(svg).toContain('5 scored, 2 kept');
+    expect(svg).not.toMatch(/<script|href=/i);
+  });
+});
