@@ -70,7 +70,11 @@ afterEach(async () => {
 });
 
 async function server(delayMs?: number): Promise<BigramServer> {
-  const s = await startBigramServer(model, { refuseZeroMaxTokens: true, complete, ...(delayMs ? { delayMs } : {}) });
+  const s = await startBigramServer(model, {
+    refuseZeroMaxTokens: true,
+    complete,
+    ...(delayMs ? { delayMs } : {}),
+  });
   servers.push(s);
   return s;
 }
@@ -168,14 +172,19 @@ describe('codecall toolformer run', () => {
     expect(expected).toHaveLength(2);
     expect(kept.sort()).toEqual(expected.sort());
     const keptTexts = kept.map((l) => (JSON.parse(l) as { text: string }).text);
-    expect(keptTexts).toContain('Day 1. Out of 1400 participants, 400 (or [Calculator(400/1400) -> 0.29] 29%) passed the test.');
+    expect(keptTexts).toContain(
+      'Day 1. Out of 1400 participants, 400 (or [Calculator(400/1400) -> 0.29] 29%) passed the test.',
+    );
     expect(keptTexts).toContain(
       'Day 1. Of the fruit we sell, only [lookup.search({"q":"ban"}) -> {"hits":\\["banana"\\],"total":1}] banana is yellow.',
     );
     const chat = (await readFile(join(dir, 'e2e-chat.jsonl'), 'utf8')).trim().split('\n');
     expect(chat).toHaveLength(2);
     const report = lastJson(r.stdout) as {
-      counts: Record<string, { sampled: number; executed: number; kept: number; dropped: Record<string, number> }>;
+      counts: Record<
+        string,
+        { sampled: number; executed: number; kept: number; dropped: Record<string, number> }
+      >;
       bad_lines: number;
       svg: string;
     };
@@ -195,11 +204,77 @@ describe('codecall toolformer run', () => {
       dropped: { filter: 2 },
     });
     // The tools ran once per distinct call: 2 Calculator calls (one of them threw), 3 searches.
-    expect((await readFile(calcLog, 'utf8')).trim().split('\n').sort()).toEqual(['1/0', '1400/400', '400/1400']);
+    expect((await readFile(calcLog, 'utf8')).trim().split('\n').sort()).toEqual([
+      '1/0',
+      '1400/400',
+      '400/1400',
+    ]);
     expect(await calls(mcpLog)).toHaveLength(3);
     const svg = await readFile(report.svg, 'utf8');
     expect(svg.startsWith('<svg')).toBe(true);
     expect(svg).toContain('5 scored, 2 kept');
     expect(svg).not.toMatch(/<script|href=/i);
-  });
+  }, 120_000);
+});
+
+describe('codecall toolformer run after SIGKILL', () => {
+  it('the same command resumes: same dataset, and no model request or tool call that was journaled is made again', async () => {
+    const lines = corpusLines(6);
+    await writeFile(join(dir, 'whole.jsonl'), lines.join('\n'));
+    await writeFile(join(dir, 'killed.jsonl'), lines.join('\n'));
+    const more = ['--shard-lines', '2', '--concurrency', '1'];
+
+    // The reference: the same corpus run to its end without a crash.
+    const a = await server();
+    const wholeCalc = join(dir, 'whole-calc.log');
+    const wholeMcp = join(dir, 'whole-mcp.log');
+    const whole = await codecall(
+      { CALC_CALL_LOG: wholeCalc },
+      ...runArgs('whole', a.baseUrl, await mcpConfig('whole', wholeMcp), more),
+    );
+    expect(whole.code, whole.stderr).toBe(0);
+
+    const b = await server(30);
+    const calcLog = join(dir, 'killed-calc.log');
+    const mcpLog = join(dir, 'killed-mcp.log');
+    const args = runArgs('killed', b.baseUrl, await mcpConfig('killed', mcpLog), more);
+    const first = startCodecall({ CALC_CALL_LOG: calcLog }, ...args);
+    // Mid-corpus: about half of the model requests the whole run makes.
+    await until(() => b.requests.length >= a.requests.length / 2, 120_000);
+    first.child.kill('SIGKILL');
+    await first.exited;
+    expect(first.child.signalCode).toBe('SIGKILL');
+    const atKill = b.requests.length;
+    expect(atKill).toBeLessThan(a.requests.length);
+
+    const resumed = await codecall({ CALC_CALL_LOG: calcLog }, ...args);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(await readFile(join(dir, 'killed-kept.jsonl'), 'utf8')).toBe(
+      await readFile(join(dir, 'whole-kept.jsonl'), 'utf8'),
+    );
+    const report = (r: string) => (lastJson(r) as { counts: unknown }).counts;
+    expect(report(resumed.stdout)).toEqual(report(whole.stdout));
+
+    // Only the steps in flight at the kill are asked again (concurrency 1: one text and tool at a time, its calls
+    // at one position side by side, three requests a score); everything journaled is served from the journal.
+    const tally = (requests: Record<string, unknown>[]) => {
+      const m = new Map<string, number>();
+      for (const r of requests) m.set(JSON.stringify(r), (m.get(JSON.stringify(r)) ?? 0) + 1);
+      return m;
+    };
+    const once = tally(a.requests);
+    let repeated = 0;
+    for (const [body, n] of tally(b.requests)) {
+      const extra = n - (once.get(body) ?? 0);
+      // Two calls at one position share their L_no_call text: both in flight, both asked again.
+      expect(extra).toBeLessThanOrEqual(2);
+      if (extra > 0) repeated += extra;
+    }
+    expect(repeated).toBeLessThanOrEqual(6);
+    expect(b.requests.length - a.requests.length).toBe(repeated);
+    const lineCount = async (file: string) =>
+      (await readFile(file, 'utf8').catch(() => '')).split('\n').filter(Boolean).length;
+    expect(await lineCount(calcLog)).toBeLessThanOrEqual((await lineCount(wholeCalc)) + 2);
+    expect((await calls(mcpLog)).length).toBeLessThanOrEqual((await calls(wholeMcp)).length + 2);
+  }, 300_000);
 });
