@@ -50,7 +50,7 @@ export async function toolformerSample(
     stats.dropped[reason] = (stats.dropped[reason] ?? 0) + n;
   };
   const texts = corpusTexts(lines(input.createReadStream()), corpusFormatOf(corpus))[Symbol.asyncIterator]();
-  let fatal: unknown;
+  let fatal: Error | undefined;
   const worker = async (): Promise<void> => {
     while (fatal === undefined) {
       const next = await texts.next();
@@ -92,7 +92,7 @@ export async function toolformerSample(
         } catch (error) {
           const code = error instanceof CodecallError ? error.code : undefined;
           if (code === undefined || FATAL.has(code)) {
-            fatal ??= error;
+            fatal ??= error instanceof Error ? error : new Error(String(error));
             return;
           }
           drop(code);
