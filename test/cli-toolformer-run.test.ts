@@ -278,3 +278,48 @@ describe('codecall toolformer run after SIGKILL', () => {
     expect((await calls(mcpLog)).length).toBeLessThanOrEqual((await calls(wholeMcp)).length + 2);
   }, 300_000);
 });
+
+describe('codecall toolformer sample', () => {
+  it('writes the sampled calls of a plain-text corpus as candidates, counting unparsable ones', async () => {
+    const s = await server();
+    const corpus = join(dir, 'plain.txt');
+    await writeFile(
+      corpus,
+      'Out of 1400 participants, 400 (or 29%) passed the test.\n\nOf the fruit we sell, only banana is yellow.\n',
+    );
+    const out = join(dir, 'sampled.jsonl');
+    const r = await codecall(
+      {},
+      'toolformer',
+      'sample',
+      corpus,
+      '--tool',
+      'Calculator',
+      '--base-url',
+      s.baseUrl,
+      '--model',
+      'bigram',
+      '--out',
+      out,
+      '--json',
+    );
+    expect(r.code, r.stderr).toBe(0);
+    expect(lastJson(r.stdout)).toEqual({ texts: 2, positions: 2, sampled: 3, dropped: { 'bad-call': 1 } });
+    const sampled = (await readFile(out, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      // Texts are sampled side by side: their lines may come in any order, a text's calls in sampling order.
+      .sort((a, b) => (a.line as number) - (b.line as number));
+    expect(sampled.map((c) => [c.line, c.input])).toEqual([
+      [1, '400/1400'],
+      [1, '1400/400'],
+      [3, '1/0'],
+    ]);
+    expect(sampled[0]).toMatchObject({
+      tool: 'Calculator',
+      prefix: 'Out of 1400 participants, 400 (or',
+      continuation: ' 29%) passed the test.',
+    });
+  }, 60_000);
+});
