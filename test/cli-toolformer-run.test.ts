@@ -167,6 +167,10 @@ describe('codecall toolformer run', () => {
       ...runArgs('e2e', s.baseUrl, await mcpConfig('e2e', mcpLog)),
     );
     expect(r.code, r.stderr).toBe(0);
+    // The last progress line: what was scored and kept, the rate, the share of the corpus done.
+    expect(r.stderr).toMatch(
+      /4 positions sampled, 5 samples scored, 2 kept, [\d.]+ samples\/s, 100% of the corpus/,
+    );
     const kept = (await readFile(join(dir, 'e2e-kept.jsonl'), 'utf8')).trim().split('\n');
     const expected = await expectedKept(texts, s.baseUrl);
     expect(expected).toHaveLength(2);
