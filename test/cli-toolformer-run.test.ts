@@ -283,6 +283,31 @@ describe('codecall toolformer run after SIGKILL', () => {
   }, 300_000);
 });
 
+describe('codecall toolformer run with its model server down', () => {
+  it('stops with the shard waiting (TOOL_UNAVAILABLE); the same command resumes it once the server is back', async () => {
+    const gone = await startBigramServer(model);
+    const port = Number(new URL(gone.baseUrl).port);
+    await gone.close();
+    await writeFile(join(dir, 'down.jsonl'), corpusLines(1).join('\n'));
+    const args = runArgs(
+      'down',
+      `http://127.0.0.1:${port}/v1`,
+      await mcpConfig('down', join(dir, 'down-mcp.log')),
+    );
+    const first = await codecall({}, ...args);
+    expect(first.code).toBe(1);
+    expect(first.stderr).toMatch(
+      /shard 1 \(task toolformer-[0-9a-f]+\) paused \(needs_attention\): TOOL_UNAVAILABLE/,
+    );
+    expect(first.stderr).toContain('the same command resumes the run');
+    servers.push(await startBigramServer(model, { refuseZeroMaxTokens: true, complete, port }));
+    const second = await codecall({}, ...args);
+    expect(second.code, second.stderr).toBe(0);
+    const kept = (await readFile(join(dir, 'down-kept.jsonl'), 'utf8')).trim().split('\n');
+    expect(kept).toHaveLength(2);
+  }, 120_000);
+});
+
 describe('codecall toolformer sample', () => {
   it('writes the sampled calls of a plain-text corpus as candidates, counting unparsable ones', async () => {
     const s = await server();

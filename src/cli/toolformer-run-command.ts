@@ -21,7 +21,7 @@ import {
   type ShardOutput,
 } from '../toolformer/index.ts';
 import type { CliIo } from './cli-io.ts';
-import { reportView } from './durable-exec.ts';
+import type { TaskView } from '../api/index.ts';
 import { hasMcp, mcpMetadata } from './mcp-options.ts';
 import type { McpFlags } from './mcp-options.ts';
 import { integerOption } from './number-options.ts';
@@ -166,12 +166,14 @@ export async function toolformerRun(
               metadata: { ...metadata, toolformer: { corpus: resolve(corpus), shard } },
             });
           }
+          // Paused by Ctrl-C or a shutdown, or waiting for a model server that was down: this command goes on.
+          if (view.status === 'paused' && resumable(view))
+            view = await runtime.resume(id, { actor: 'toolformer run' });
           if (view.status !== 'succeeded') {
             view = await runtime.run(id, { signal: interrupt.signal });
           }
           if (view.status !== 'succeeded') {
-            reportView(view, { json: false, dbPath: options.db, tools: toolsModule }, io);
-            io.stderr(`the run stopped at shard ${shard} (task ${id}); the same command resumes it\n`);
+            io.stderr(`${stoppedText(view, shard)}\n`);
             return false;
           }
           const output = view.result?.output as ShardOutput;
@@ -229,6 +231,27 @@ export async function toolformerRun(
   } finally {
     interrupt.release();
   }
+}
+
+/** A paused shard this command resumes by itself: nobody's decision is awaited. */
+function resumable(view: TaskView): boolean {
+  return (
+    view.pause_reason === 'user_request' ||
+    view.pause_reason === 'shutdown' ||
+    (view.pause_reason === 'needs_attention' && view.error?.code === 'TOOL_UNAVAILABLE')
+  );
+}
+
+/** Why the run stopped at a shard, and what goes on from there. */
+function stoppedText(view: TaskView, shard: number): string {
+  const error =
+    view.error === null || view.error === undefined ? '' : `: ${view.error.code}: ${view.error.message}`;
+  const head = `shard ${shard} (task ${view.task_id}) ${view.status}${view.pause_reason === null ? '' : ` (${view.pause_reason})`}${error}`;
+  if (view.status === 'paused' && resumable(view)) return `${head}\nthe same command resumes the run`;
+  if (view.status === 'paused') {
+    return `${head}\nit waits for a person (codecall tasks show ${view.task_id} --db ...); decide without --resume, then run the same command again`;
+  }
+  return `${head}\nthis shard's task has ended; a run with other settings (or another --db) starts afresh`;
 }
 
 async function openRead(path: string): Promise<Awaited<ReturnType<typeof open>>> {

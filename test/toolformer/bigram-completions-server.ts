@@ -10,6 +10,8 @@ export interface BigramServerOptions {
   readonly refuseZeroMaxTokens?: boolean;
   /** Refuse echo with a 400, as llama.cpp's own llama-server does. */
   readonly refuseEcho?: boolean;
+  /** Listen on this port (default: any free one). */
+  readonly port?: number;
   /** Wait this long before each answer. */
   readonly delayMs?: number;
   /** Keep each request's body in `requests` (default true; a benchmark's millions would fill memory). */
@@ -122,7 +124,7 @@ export async function startBigramServer(
     }, options.delayMs);
     timers.add(timer);
   }
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
     baseUrl: `http://127.0.0.1:${port}/v1`,
