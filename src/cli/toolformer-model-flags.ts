@@ -34,6 +34,8 @@ export interface ToolformerModel {
   readonly sampler: CompletionsSampler;
   readonly sampling: SamplingOptions;
   readonly concurrency: number;
+  /** Provider and model: a run's shards are named by them too (another model's answers are not this one's). */
+  readonly identity: { readonly provider: string; readonly model: string };
 }
 
 export async function toolformerModelOf(
@@ -89,6 +91,7 @@ export async function toolformerModelOf(
     scoringClient: createPromptLogprobsClient(http),
     sampler: createCompletionsSampler(http),
     sampling,
+    identity: { provider: config.provider, model: config.model },
     concurrency:
       options.concurrency === undefined
         ? 4

@@ -22,6 +22,7 @@ import {
 } from '../toolformer/index.ts';
 import type { CliIo } from './cli-io.ts';
 import type { TaskView } from '../api/index.ts';
+import { DEFAULT_TOOL_NAMESPACE } from '../tools/index.ts';
 import { hasMcp, mcpMetadata } from './mcp-options.ts';
 import type { McpFlags } from './mcp-options.ts';
 import { integerOption } from './number-options.ts';
@@ -70,6 +71,7 @@ export async function toolformerRun(
   const total = (await stat(corpus)).size;
   const format = corpusFormatOf(corpus);
   const settings = JSON.stringify({
+    model: model.identity,
     tools: options.tool,
     tau,
     sampling: model.sampling,
@@ -109,7 +111,7 @@ export async function toolformerRun(
       },
       async ({ runtime, toolsModule, tools }) => {
         const known = new Set(
-          tools.map((t) => (t.namespace === 'tools' ? t.name : `${t.namespace}.${t.name}`)),
+          tools.map((t) => (t.namespace === DEFAULT_TOOL_NAMESPACE ? t.name : `${t.namespace}.${t.name}`)),
         );
         for (const name of options.tool) {
           if (!known.has(name)) {

@@ -1,7 +1,7 @@
 import { CodecallError } from '../errors/index.ts';
 import type { CompletionsSampler, PromptLogprobsClient } from '../model/index.ts';
 import type { ToolDefinition } from '../spec/index.ts';
-import { defineTool } from '../tools/index.ts';
+import { DEFAULT_TOOL_NAMESPACE, defineTool } from '../tools/index.ts';
 import { inlineArguments } from './execute-call.ts';
 import { promptTemplateFor, sampleCallsAt, samplePositions, type SamplingOptions } from './sample-calls.ts';
 import { scoreSample, type ScoreOptions } from './score-sample.ts';
@@ -32,7 +32,10 @@ const SERVER_DOWN = new Set(['MODEL_UNAVAILABLE', 'MODEL_AUTH', 'MODEL_REQUEST_I
  */
 export function toolformerPipelineTools(options: PipelineToolsOptions): ToolDefinition[] {
   const byName = new Map(
-    options.tools.map((t) => [t.namespace === 'tools' ? t.name : `${t.namespace}.${t.name}`, t]),
+    options.tools.map((t) => [
+      t.namespace === DEFAULT_TOOL_NAMESPACE ? t.name : `${t.namespace}.${t.name}`,
+      t,
+    ]),
   );
   const template = (tool: string): string => promptTemplateFor(tool, options, byName.get(tool)?.description);
   const guard = async <T>(run: () => Promise<T>): Promise<T> => {
