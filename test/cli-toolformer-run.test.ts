@@ -223,7 +223,7 @@ describe('codecall toolformer run', () => {
 
 describe('codecall toolformer run after SIGKILL', () => {
   it('the same command resumes: same dataset, and no model request or tool call that was journaled is made again', async () => {
-    const lines = corpusLines(6);
+    const lines = corpusLines(4);
     await writeFile(join(dir, 'whole.jsonl'), lines.join('\n'));
     await writeFile(join(dir, 'killed.jsonl'), lines.join('\n'));
     const more = ['--shard-lines', '2', '--concurrency', '1'];
