@@ -13,6 +13,7 @@ import {
   deltaHistogramSvg,
   emptyReport,
   inlineFormLine,
+  keptSamples,
   lines,
   reportLines,
   shardProgram,
@@ -180,7 +181,7 @@ export async function toolformerRun(
           }
           const output = view.result?.output as ShardOutput;
           addShard(report, output);
-          for (const sample of output.kept) {
+          for (const sample of keptSamples(output, batch)) {
             await inline.write(`${inlineFormLine(sample)}\n`);
             if (chat !== undefined) await chat.write(`${chatFormLine(sample)}\n`);
           }

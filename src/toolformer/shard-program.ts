@@ -1,5 +1,6 @@
 import { CodecallError } from '../errors/index.ts';
 import { DEFAULT_MAX_RESULT_CHARS } from './execute-call.ts';
+import type { ToolformerSample } from './chat-form.ts';
 import type { SampleLosses } from './filter.ts';
 
 /** One line of a corpus shard: its number in the corpus and its text. */
@@ -26,10 +27,14 @@ export interface ToolCounts {
   dropped: Record<string, number>;
 }
 
+/**
+ * A kept sample as a shard's result holds it: where in which line (the text is the caller's; a result that copied
+ * it for every sample could outgrow the task's result limit).
+ */
 export interface KeptSample {
   readonly line: number;
-  readonly prefix: string;
-  readonly continuation: string;
+  /** The call goes before text[at]: prefix = text.slice(0, at), continuation = text.slice(at). */
+  readonly at: number;
   readonly tool: string;
   readonly input: string;
   readonly arguments: Readonly<Record<string, unknown>>;
@@ -106,7 +111,7 @@ async function call(line, tool, position, sampled) {
   deltas.push([tool, scored.delta]);
   if (!scored.keep) return drop(tool, 'filter');
   count(tool).kept++;
-  kept.push({ line: line.number, prefix, continuation, tool, input: sampled.input, arguments: sampled.arguments, result, delta: scored.delta, losses: scored.losses });
+  kept.push({ line: line.number, at: position.at, tool, input: sampled.input, arguments: sampled.arguments, result, delta: scored.delta, losses: scored.losses });
 }
 
 async function work(line, tool) {
@@ -143,6 +148,26 @@ async function worker() {
   }
 }
 await Promise.all(Array.from({ length: Math.min(DATA.concurrency, pairs.length) }, worker));
-kept.sort((a, b) => a.line - b.line || a.prefix.length - b.prefix.length || (a.tool < b.tool ? -1 : a.tool > b.tool ? 1 : 0) || (a.input < b.input ? -1 : a.input > b.input ? 1 : 0));
+kept.sort((a, b) => a.line - b.line || a.at - b.at || (a.tool < b.tool ? -1 : a.tool > b.tool ? 1 : 0) || (a.input < b.input ? -1 : a.input > b.input ? 1 : 0));
 return { lines: DATA.lines.length, counts, kept, deltas };
 `;
+
+/** The kept samples of a shard's result with their text around the call, from the shard's own lines. */
+export function keptSamples(
+  output: ShardOutput,
+  lines: readonly ShardLine[],
+): (ToolformerSample & { readonly line: number; readonly delta: number; readonly losses: SampleLosses })[] {
+  const byNumber = new Map(lines.map((l) => [l.number, l.text]));
+  return output.kept.map((k) => {
+    const text = byNumber.get(k.line);
+    if (text === undefined || !(k.at > 0 && k.at < text.length)) {
+      throw new CodecallError(
+        'INVALID_ARGUMENT',
+        `the shard's result names line ${k.line} at ${k.at}, not one of its lines`,
+      );
+    }
+    const { at, ...rest } = k;
+    void at;
+    return { ...rest, prefix: text.slice(0, k.at), continuation: text.slice(k.at) };
+  });
+}
