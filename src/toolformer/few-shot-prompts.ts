@@ -4,9 +4,9 @@ import { CodecallError } from '../errors/index.ts';
 export const PROMPT_INPUT_SLOT = '{input}';
 
 /**
- * The paper's prompts (Schick et al. 2023, appendix A.2) for its Calculator and QA tools, in its own words and
- * examples, its `→` written as codecall's `->` and its `<API>`/`</API>` as `[`/`]`. `{input}` is the text; the
- * model's copy of it after `Output: ` is where call positions are read and calls sampled.
+ * The paper's prompts (Schick et al. 2023, appendix A.2) for its Calculator and QA tools: its instructions and
+ * examples as we transcribed them (check against the paper before quoting), its `<API>`/`</API>` written as `[`/`]`.
+ * `{input}` is the text; the model's copy of it after `Output: ` is where call positions are read and calls sampled.
  */
 export const DEFAULT_FEW_SHOT_PROMPTS: Readonly<Record<string, string>> = {
   Calculator: [
