@@ -8,6 +8,12 @@ const model = estimateBigram(
   readFileSync(new URL('../test/toolformer/fixtures/bigram-corpus.txt', import.meta.url), 'utf8'),
 );
 const delayMs = Number(process.env.DELAY_MS ?? 0);
-const server = await startBigramServer(model, { record: false, ...(delayMs > 0 ? { delayMs } : {}) });
+// The pipeline's sampled calls (the durable run's part of the bench): one Calculator call at "(or [".
+const complete = (prompt: string): string[] => (prompt.endsWith('(or [') ? ['Calculator(400/1400)'] : []);
+const server = await startBigramServer(model, {
+  record: false,
+  complete,
+  ...(delayMs > 0 ? { delayMs } : {}),
+});
 console.log(server.baseUrl);
 process.on('SIGTERM', () => void server.close().then(() => process.exit(0)));

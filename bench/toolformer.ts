@@ -4,11 +4,33 @@
 // Then the process's memory over a long stream of candidates (BENCH_LINES, default 100 000) at concurrency 32 and
 // no delay: it should stay flat, as the corpus is read a line at a time.
 //
+// Between the two, the whole pipeline (positions, sampling, a Calculator call, scoring) as durable tasks, every step
+// journaled in SQLite, beside the same steps called directly, at concurrency 1 and 8 (ratio journaled / direct).
+//
 // Runs the built package (dist/) with --expose-gc. Usage: npm run bench:toolformer (BENCH_QUICK=1 or BENCH_LINES=n).
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
-import { createPromptLogprobsClient, scoreCorpus } from '../dist/internal.js';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  createCompletionsSampler,
+  createPromptLogprobsClient,
+  createQuickJsDriver,
+  createRuntime,
+  createSqliteTaskStore,
+  defineTool,
+  executeInlineCall,
+  promptTemplateFor,
+  sampleCallsAt,
+  samplePositions,
+  scoreCorpus,
+  scoreSample,
+  shardProgram,
+  toolformerPipelineTools,
+  ToolRegistry,
+} from '../dist/internal.js';
 import { busyShare, interference, machineTicks, processTicks } from './machine.ts';
 
 const quick = process.env.BENCH_QUICK === '1';
@@ -73,6 +95,132 @@ try {
   }
 } finally {
   await slow.close();
+}
+
+// The whole pipeline per text (positions, m calls sampled, each run and scored) as durable tasks, every step
+// journaled in SQLite, side by side with the same steps called directly (no journal, no sandbox), at the same
+// concurrency against the same 50 ms server. One text is three round trips in a row (positions, sample, score).
+{
+  const server = await startServer(50);
+  const dir = await mkdtemp(join(tmpdir(), 'bench-toolformer-'));
+  const driver = createQuickJsDriver({ workers: 1, warmVmsPerWorker: 1 });
+  try {
+    const http = { baseUrl: server.baseUrl, model: 'bigram' };
+    const positionsClient = createPromptLogprobsClient({ ...http, topLogprobs: 10 });
+    const scoringClient = createPromptLogprobsClient(http);
+    const sampler = createCompletionsSampler(http);
+    const calculator = defineTool({
+      name: 'Calculator',
+      description: 'a / b',
+      input: { type: 'object', properties: { expression: { type: 'string' } }, required: ['expression'] },
+      effect: 'read',
+      execute: ({ expression }: { expression: string }) => {
+        const [a, b] = expression.split('/').map(Number) as [number, number];
+        return Math.round((a / b) * 100) / 100;
+      },
+    });
+    const text = (i: number): string => `Day ${i}. Out of 1400 participants, 400 (or 29%) passed the test.`;
+    const texts = quick ? 64 : 192;
+    const shardLines = 32;
+    console.log('\n| concurrency | texts | path | seconds | samples/s | journaled / direct | other CPU |');
+    console.log('| ----------: | ----: | ---- | ------: | --------: | -----------------: | --------: |');
+    for (const concurrency of [1, 8]) {
+      const n = concurrency === 1 ? texts / 4 : texts;
+      // Direct: the same steps, a pool of `concurrency` texts.
+      const registry = new ToolRegistry([calculator]);
+      const template = promptTemplateFor('Calculator', {});
+      let next = 0;
+      let directScored = 0;
+      const ticks0 = machineTicks();
+      const own0 = processTicks(false);
+      const t0 = performance.now();
+      await Promise.all(
+        Array.from({ length: concurrency }, async () => {
+          while (next < n) {
+            const t = text(++next);
+            for (const p of await samplePositions(positionsClient, template, t)) {
+              const sampled = await sampleCallsAt(sampler, template, t, p.at, 'Calculator', {
+                callsPerPosition: 1,
+              });
+              for (const c of sampled.calls) {
+                const run = await executeInlineCall(registry, { tool: 'Calculator', input: c.input });
+                if (!run.ok) continue;
+                const sample = {
+                  prefix: t.slice(0, p.at),
+                  continuation: t.slice(p.at),
+                  tool: 'Calculator',
+                  input: c.input,
+                  result: run.result,
+                };
+                await scoreSample(scoringClient, sample);
+                directScored++;
+              }
+            }
+          }
+        }),
+      );
+      const directMs = performance.now() - t0;
+      const direct = directScored / (directMs / 1000);
+      const ticks1 = machineTicks();
+      const other = (a: typeof ticks0, b: typeof ticks0, own: number | null, ms: number): string =>
+        a && b && own !== null
+          ? interference(a, b, (processTicks(false) ?? own) - own, ms).otherCpuShare.toFixed(2)
+          : 'n/a';
+      console.log(
+        `| ${concurrency} | ${n} | direct | ${(directMs / 1000).toFixed(2)} | ${direct.toFixed(1)} | | ${other(ticks0, ticks1, own0, directMs)} |`,
+      );
+
+      // Journaled: shards of `shardLines` texts as durable tasks in a fresh SQLite file.
+      const store = await createSqliteTaskStore({ path: join(dir, `run-${concurrency}.db`) });
+      const steps = toolformerPipelineTools({
+        positionsClient,
+        scoringClient,
+        sampler,
+        tools: [calculator],
+        callsPerPosition: 1,
+      });
+      const runtime = createRuntime({
+        store,
+        drivers: [driver],
+        tools: new ToolRegistry([calculator, ...steps]),
+      });
+      let scored = 0;
+      const ticks2 = machineTicks();
+      const own2 = processTicks(false);
+      const t2 = performance.now();
+      try {
+        for (let from = 1; from <= n; from += shardLines) {
+          const lines = Array.from({ length: Math.min(shardLines, n - from + 1) }, (_, i) => ({
+            number: from + i,
+            text: text(from + i),
+          }));
+          const task = await runtime.submit({
+            code: shardProgram(lines, { tools: ['Calculator'], concurrency }),
+            language: 'javascript',
+            limits: { timeoutMs: 600_000, maxConcurrentToolCalls: concurrency * 2 + 4 },
+          });
+          const view = await runtime.run(task.task_id);
+          if (view.status !== 'succeeded')
+            throw new Error(`shard task ${view.status}: ${JSON.stringify(view.error)}`);
+          const out = view.result?.output as { counts: Record<string, { scored: number }> };
+          scored += out.counts.Calculator?.scored ?? 0;
+        }
+      } finally {
+        await runtime.close();
+        await store.close();
+      }
+      const ms = performance.now() - t2;
+      if (scored !== directScored) throw new Error(`journaled scored ${scored}, direct ${directScored}`);
+      const journaled = scored / (ms / 1000);
+      console.log(
+        `| ${concurrency} | ${n} | journaled | ${(ms / 1000).toFixed(2)} | ${journaled.toFixed(1)} | ${(journaled / direct).toFixed(2)} | ${other(ticks2, machineTicks(), own2, ms)} |`,
+      );
+    }
+  } finally {
+    await driver.close();
+    await server.close();
+    await rm(dir, { recursive: true, force: true });
+  }
 }
 
 const lines = Number(process.env.BENCH_LINES ?? (quick ? 10_000 : 100_000));

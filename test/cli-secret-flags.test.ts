@@ -14,6 +14,8 @@ describe('secret flags warn about ps in --help', () => {
     [['serve', '--help'], '--api-key', 'CODECALL_API_KEY'],
     [['run', '--help'], '--api-key', 'OPENAI_API_KEY'],
     [['toolformer', 'score', '--help'], '--api-key', 'OPENAI_API_KEY'],
+    [['toolformer', 'sample', '--help'], '--api-key', 'OPENAI_API_KEY'],
+    [['toolformer', 'run', '--help'], '--api-key', 'OPENAI_API_KEY'],
     [['tasks', 'list', '--help'], '--key', 'CODECALL_KEY'],
     [['tasks', 'submit', '--help'], '--key', 'CODECALL_KEY'],
   ])('%j: %s', async (args, flag, variable) => {

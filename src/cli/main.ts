@@ -12,7 +12,7 @@ import type { DoctorOptions } from './doctor-command.ts';
 import type { RunCommandOptions } from './run-command.ts';
 import type { ToolsListOptions } from './tools-command.ts';
 import type { McpCommandOptions } from './mcp-command.ts';
-import type { ToolformerScoreOptions } from './toolformer-command.ts';
+import { registerToolformerCommands } from './toolformer-program.ts';
 import { DEFAULT_DB } from './serve-command.ts';
 import { DEFAULT_PORT } from '../service/config.ts';
 import type { ServeOptions } from './serve-command.ts';
@@ -361,35 +361,7 @@ export async function main(
     .action((options: AuditKeyOptions & { out?: string }) =>
       run(async () => (await import('./audit-command.ts')).auditAnchor(options, io)),
     );
-  program
-    .command('toolformer')
-    .description('Toolformer (ADR 0052): tool-use training data from plain text, scored by a model')
-    .command('score')
-    .description(
-      'score candidate samples (JSONL: prefix, continuation, tool, input, result) with the completions API; write the kept ones',
-    )
-    .argument('<candidates>', 'a JSONL file, read as a stream')
-    .requiredOption('--out <file>', 'the kept samples in the inline form (JSONL, {"text": ...})')
-    .option(
-      '--chat-out <file>',
-      "the kept samples in the chat form (OpenAI's fine-tuning JSONL with tool calls)",
-    )
-    .option('--provider <name>', 'vllm (default), llamacpp or openai: a server that echoes log-probabilities')
-    .option(
-      '--base-url <url>',
-      'the completions server, up to its /v1 (else OPENAI_BASE_URL or the provider default)',
-    )
-    .option('--model <name>', 'the model to score with')
-    .option(
-      '--api-key <key>',
-      'the server key (else OPENAI_API_KEY). A flag is visible in `ps`: prefer the environment',
-    )
-    .option('--tau <n>', 'keep when min(L_no_call, L_same) - L_call >= tau (default 1.0)')
-    .option('--concurrency <n>', 'samples scored at once, three requests each (default 4)')
-    .option('--json', 'print the counts as one JSON object')
-    .action((file: string, options: ToolformerScoreOptions) =>
-      run(async () => (await import('./toolformer-command.ts')).toolformerScore(file, options, io, env)),
-    );
+  registerToolformerCommands(program, { io, run, env });
   try {
     await program.parseAsync([...argv]);
   } catch (e) {

@@ -81,6 +81,8 @@ export async function openCliRuntime(options: {
   mcp?: McpFlags;
   /** What a PostgreSQL --db is told (the command's own name; default: tasks, exec and run). */
   postgres?: PostgresRefusal;
+  /** Tools served beside the module's and the MCP servers' (a command's own, e.g. Toolformer's steps), made from them. */
+  moreTools?: (tools: readonly ToolDefinition[]) => readonly ToolDefinition[];
 }): Promise<CliRuntime> {
   const leaseMs = leaseMsFrom(options.env);
   // An explicit module is loaded before the database is opened: a bad one is a usage error that creates nothing.
@@ -118,7 +120,9 @@ export async function openCliRuntime(options: {
   const drivers: SandboxDriver[] = options.runs
     ? (await availableDrivers({ quickjs: { warmVmsPerWorker: 1 }, python: { warm: 1 } })).drivers
     : [];
-  const registry = new ToolRegistry(tools);
+  const registry = new ToolRegistry(
+    options.moreTools === undefined ? tools : [...tools, ...options.moreTools(tools)],
+  );
   const model = options.model ?? null;
   const runtime = createRuntime({
     store,

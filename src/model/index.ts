@@ -23,3 +23,9 @@ export type {
   PromptLogprobsClient,
   PromptLogprobsClientOptions,
 } from './create-prompt-logprobs-client.ts';
+export { createCompletionsSampler, parseCompletionTexts } from './create-completions-sampler.ts';
+export type {
+  CompletionsSampler,
+  CompletionsSamplerOptions,
+  SampleCompletionsOptions,
+} from './create-completions-sampler.ts';

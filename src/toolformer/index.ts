@@ -24,3 +24,26 @@ export type { ExecutedCall, ExecuteCallOptions } from './execute-call.ts';
 export { DEFAULT_MAX_LINE_BYTES, lines } from './jsonl-lines.ts';
 export { scoreCorpus } from './score-corpus.ts';
 export type { CorpusStats, ScoreCorpusOptions } from './score-corpus.ts';
+export {
+  DEFAULT_FEW_SHOT_PROMPTS,
+  fewShotPrompt,
+  genericFewShotPrompt,
+  PROMPT_INPUT_SLOT,
+} from './few-shot-prompts.ts';
+export {
+  DEFAULT_CALL_TEMPERATURE,
+  DEFAULT_CALLS_PER_POSITION,
+  DEFAULT_MAX_CALL_TOKENS,
+  promptTemplateFor,
+  sampleCallsAt,
+  samplePositions,
+} from './sample-calls.ts';
+export type { SampledCalls, SamplingOptions } from './sample-calls.ts';
+export { TOOLFORMER_NAMESPACE, toolformerPipelineTools } from './pipeline-tools.ts';
+export type { PipelineToolsOptions } from './pipeline-tools.ts';
+export { keptSamples, shardProgram } from './shard-program.ts';
+export type { KeptSample, ShardLine, ShardOutput, ShardProgramOptions, ToolCounts } from './shard-program.ts';
+export { addShard, deltaHistogramSvg, emptyReport, reportLines } from './run-report.ts';
+export type { RunReport } from './run-report.ts';
+export { corpusFormatOf, corpusTexts } from './corpus-texts.ts';
+export type { CorpusText } from './corpus-texts.ts';

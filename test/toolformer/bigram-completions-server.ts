@@ -10,10 +10,17 @@ export interface BigramServerOptions {
   readonly refuseZeroMaxTokens?: boolean;
   /** Refuse echo with a 400, as llama.cpp's own llama-server does. */
   readonly refuseEcho?: boolean;
+  /** Listen on this port (default: any free one). */
+  readonly port?: number;
   /** Wait this long before each answer. */
   readonly delayMs?: number;
   /** Keep each request's body in `requests` (default true; a benchmark's millions would fill memory). */
   readonly record?: boolean;
+  /**
+   * Answers a request without `echo` (sampling: `n`, `temperature`, `stop`): the completions' texts for the prompt,
+   * cycled to `n` choices. Absent: such a request is refused (the bigram model only scores).
+   */
+  readonly complete?: (prompt: string) => readonly string[];
   /** Rewrites each reply body before it is sent (to make malformed ones). */
   readonly mangle?: (body: Record<string, unknown>) => unknown;
 }
@@ -83,6 +90,19 @@ export async function startBigramServer(
       if (req.method !== 'POST' || req.url !== '/v1/completions') {
         return send(res, 404, { error: { message: `no route ${req.method} ${req.url}` } });
       }
+      if (body.echo !== true && typeof body.prompt === 'string') {
+        if (options.complete === undefined) return send(res, 400, { error: { message: 'echo only' } });
+        const texts = options.complete(body.prompt);
+        const n = typeof body.n === 'number' ? body.n : 1;
+        const choices = Array.from({ length: texts.length === 0 ? 0 : n }, (_, index) => ({
+          index,
+          text: texts[index % texts.length],
+          logprobs: null,
+          finish_reason: 'stop',
+        }));
+        const reply = { id: 'cmpl-scripted', object: 'text_completion', model: 'bigram', choices };
+        return later(res, options.mangle === undefined ? reply : options.mangle(reply));
+      }
       if (options.refuseEcho === true && body.echo === true) {
         return send(res, 400, { error: { message: 'Only no echo is supported' } });
       }
@@ -93,16 +113,18 @@ export async function startBigramServer(
       if (typeof body.prompt !== 'string')
         return send(res, 400, { error: { message: 'prompt must be a string' } });
       const reply = bigramReply(model, body.prompt, Number(body.logprobs ?? 0), Math.min(1, maxTokens));
-      const out = options.mangle === undefined ? reply : options.mangle(reply);
-      if (options.delayMs === undefined) return send(res, 200, out);
-      const timer = setTimeout(() => {
-        timers.delete(timer);
-        send(res, 200, out);
-      }, options.delayMs);
-      timers.add(timer);
+      later(res, options.mangle === undefined ? reply : options.mangle(reply));
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  function later(res: ServerResponse, out: unknown): void {
+    if (options.delayMs === undefined) return send(res, 200, out);
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      send(res, 200, out);
+    }, options.delayMs);
+    timers.add(timer);
+  }
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
     baseUrl: `http://127.0.0.1:${port}/v1`,
