@@ -1,4 +1,6 @@
 import type { CallSizeLimits } from './call-size-limits.ts';
+import { traceRun } from '../telemetry/index.ts';
+import type { RunTrace } from '../telemetry/index.ts';
 import { CodecallError } from '../errors/index.ts';
 import {
   EGRESS_NAMESPACE,
@@ -335,9 +337,14 @@ export class TaskRunner {
   }
 
   private async runClaimed(run: TaskRun): Promise<TaskRecord> {
-    const { store, agent } = this.options;
-    const task = await store.getTask(run.taskId);
+    const task = await this.options.store.getTask(run.taskId);
     if (!task) throw new CodecallError('NOT_FOUND', `task ${run.taskId} vanished`);
+    // The run's span: under its caller's trace, linked to the earlier runs' (ADR 0053).
+    return traceRun(task, (trace) => this.runTraced(run, task, trace));
+  }
+
+  private async runTraced(run: TaskRun, task: TaskRecord, trace: RunTrace): Promise<TaskRecord> {
+    const { store, agent } = this.options;
     const prepared = await prepareRun(task, {
       store,
       run,
@@ -353,6 +360,7 @@ export class TaskRunner {
       return store.updateTask(run.taskId, { status: 'failed', error: prepared.error.toJSON() }, run.fenced);
     }
     const { journal, driver, language, codeHash } = prepared;
+    trace.linkEarlier(journal);
     const { input } = task;
     // The guest's start clock is journaled once, so every replay starts at the same time. Exec mode runs one code
     // block, the task's program; an agent journals a block per step. The attempt comes last: whatever this run
@@ -374,7 +382,7 @@ export class TaskRunner {
     if (input.kind === 'code' && !journal.some((e) => e.type === 'code_block')) {
       setup.push({ type: 'code_block', data: { block: 0, code_hash: codeHash } });
     }
-    await run.append([...setup, ...prepared.journalBefore]);
+    await run.append([...setup, ...trace.stamp(prepared.journalBefore)]);
     // Whether a pause must look for input deadlines (settleRun reads the journal again only then).
     run.observe(journal);
     const made = runTools(task, journal, {

@@ -2,6 +2,7 @@ import type { ModelClient, ModelCallOptions, ModelReply, ModelRequest } from '..
 import { parseChatCompletionsReply } from './chat-completions-reply.ts';
 import { chatCompletionsBody } from './chat-completions-request.ts';
 import { createJsonPost, invalidConfig, type ProviderHttpOptions } from './json-post.ts';
+import { traceModelRequest } from '../telemetry/index.ts';
 import { PROVIDER_PRESETS, isModelProvider, type ModelProvider } from './provider-presets.ts';
 
 export { DEFAULT_MODEL_MAX_RETRIES, DEFAULT_MODEL_TIMEOUT_MS } from './json-post.ts';
@@ -24,8 +25,11 @@ export function createOpenAiClient(options: OpenAiClientOptions): ModelClient {
 
   // Async, so that a request the body builder refuses is a rejection like any other failure.
   async function complete(request: ModelRequest, callOptions: ModelCallOptions = {}): Promise<ModelReply> {
-    const body = JSON.stringify(chatCompletionsBody(request, request.model ?? model, preset));
-    return await post(body, parse, callOptions.signal);
+    const asked = request.model ?? model;
+    const body = JSON.stringify(chatCompletionsBody(request, asked, preset));
+    return await traceModelRequest({ provider, model: asked, request }, () =>
+      post(body, parse, callOptions.signal),
+    );
   }
 
   return { complete };
