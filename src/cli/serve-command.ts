@@ -79,7 +79,7 @@ export async function serveCommand(
   const { startTelemetry } = await import('../service/telemetry-provider.ts');
   const { createServiceLog } = await import('../service/service-log.ts');
   const telemetry = startTelemetry(otelSettings(config, env));
-  const log = createServiceLog({
+  const { log, debug } = createServiceLog({
     format: config.logFormat,
     level: config.logLevel,
     write: (text) => io.stderr(text),
@@ -98,6 +98,7 @@ export async function serveCommand(
   const { startService } = await import('../http/serve.ts');
   const service = await startService(config, {
     log,
+    debugLog: debug,
     model,
     env,
     console: { root: DEFAULT_CONSOLE_ROOT },

@@ -82,6 +82,8 @@ export interface TaskRunnerOptions {
   readonly agent?: TaskAgent;
   /** Lines for the operator (a run that lost its lease). */
   readonly log?: (line: string) => void;
+  /** Lines of a debug level (each run's end), e.g. the service's structured log; absent: none are made. */
+  readonly debugLog?: (line: string) => void;
   /** Bounds on one call's encoded arguments and result (ADR 0027). */
   readonly sizes?: CallSizeLimits;
   /** Bounds on a task's whole journal (ADR 0029). */
@@ -340,7 +342,13 @@ export class TaskRunner {
     const task = await this.options.store.getTask(run.taskId);
     if (!task) throw new CodecallError('NOT_FOUND', `task ${run.taskId} vanished`);
     // The run's span: under its caller's trace, linked to the earlier runs' (ADR 0053).
-    return traceRun(task, (trace) => this.runTraced(run, task, trace));
+    return traceRun(task, async (trace) => {
+      const ended = await this.runTraced(run, task, trace);
+      // Inside the run's context: a structured log names the task, its trace and the run's span.
+      const why = ended.pauseReason === null ? '' : ` (${ended.pauseReason})`;
+      this.options.debugLog?.(`task ${task.id}: the run ended ${ended.status}${why}`);
+      return ended;
+    });
   }
 
   private async runTraced(run: TaskRun, task: TaskRecord, trace: RunTrace): Promise<TaskRecord> {

@@ -1,7 +1,7 @@
 import { pino } from 'pino';
 import { logFields } from '../telemetry/index.ts';
 import { ensureContextManager } from './telemetry-provider.ts';
-import type { LOG_LEVELS } from './config-otel.ts';
+import { LOG_LEVELS } from './config-otel.ts';
 
 export interface ServiceLogOptions {
   readonly format: 'text' | 'json';
@@ -13,12 +13,17 @@ export interface ServiceLogOptions {
 /**
  * The service's diagnostic log as the line function the service takes. `text`: each line as it is (the CLI's
  * long-standing form); `json`: pino's JSON, one object a line, with `task_id`, `trace_id` and `span_id` wherever
- * the line was written inside a task's run or a span. Service lines are `info`; `logLevel` above it silences them.
+ * the line was written inside a task's run or a span. Service lines are `info`, a run's end `debug`.
  */
-export function createServiceLog(options: ServiceLogOptions): (line: string) => void {
-  const order = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
-  const quiet = order.indexOf(options.level) > order.indexOf('info');
-  if (options.format === 'text') return quiet ? () => undefined : (line) => options.write(`${line}\n`);
+export function createServiceLog(options: ServiceLogOptions): ServiceLog {
+  const order: readonly string[] = LOG_LEVELS;
+  const shown = (level: string) => order.indexOf(level) >= order.indexOf(options.level);
+  if (options.format === 'text') {
+    const line = (level: string) => (text: string) => {
+      if (shown(level)) options.write(`${text}\n`);
+    };
+    return { log: line('info'), debug: line('debug') };
+  }
   // The ids come from the active context: carried through async calls by the context manager.
   ensureContextManager();
   const logger = pino(
@@ -29,5 +34,11 @@ export function createServiceLog(options: ServiceLogOptions): (line: string) => 
     },
     { write: (text: string) => options.write(text) },
   );
-  return (line) => logger.info(line);
+  return { log: (text) => logger.info(text), debug: (text) => logger.debug(text) };
+}
+
+/** The service's log: `info` lines (start-up facts, warnings) and `debug` ones (each task run's end). */
+export interface ServiceLog {
+  readonly log: (line: string) => void;
+  readonly debug: (line: string) => void;
 }
