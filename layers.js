@@ -17,6 +17,7 @@ const SERVICE = [
   'agent',
   'egress',
   'mcp',
+  'telemetry',
 ];
 
 /** @type {Readonly<Record<string, readonly string[]>>} */
@@ -25,6 +26,8 @@ export const LAYERS = Object.freeze({
   errors: [],
   // Contracts: the interfaces a second implementation plugs into (store, sandbox, journal, tools, model, agent).
   spec: ['errors'],
+  // Tracing over @opentelemetry/api only (a no-op until the service or CLI registers a provider, ADR 0053).
+  telemetry: ['errors', 'spec'],
   // Values across the sandbox boundary: tagged JSON, canonical JSON, hashes.
   codec: ['errors'],
   // The wire: the runtime's API as callers see it (Runtime, SubmitInput, the snake_case views, events).
@@ -33,19 +36,19 @@ export const LAYERS = Object.freeze({
   sandbox: ['errors', 'spec', 'codec'],
   store: ['errors', 'spec', 'codec'],
   // The model client speaks HTTP to a provider and knows nothing of tasks, sandboxes or storage; it validates
-  // streamed replies and writes GBNF with the grammar engine (ADR 0057).
-  model: ['errors', 'spec', 'grammar'],
+  // streamed replies and writes GBNF with the grammar engine (ADR 0057), and traces its requests (ADR 0053).
+  model: ['errors', 'spec', 'grammar', 'telemetry'],
   // API keys and who a caller is; knows no wire.
   auth: ['errors', 'spec', 'codec'],
   // The journal, replay and the runtime, over the contracts only: drivers, stores and agents are given to it.
-  durable: ['errors', 'spec', 'codec', 'api'],
+  durable: ['errors', 'spec', 'codec', 'api', 'telemetry'],
   metrics: ['errors', 'spec', 'api'],
   // The agent implements spec's TaskAgent over the model client; the service composes it.
-  agent: ['errors', 'spec', 'codec', 'model', 'tools'],
+  agent: ['errors', 'spec', 'codec', 'model', 'tools', 'telemetry'],
   // The host side of a task's network access: requests under its allowlist, to public addresses only.
-  egress: ['errors', 'spec', 'codec'],
+  egress: ['errors', 'spec', 'codec', 'telemetry'],
   // MCP servers as tool providers: their tools as ToolDefinitions over the official SDK (ADR 0047).
-  mcp: ['errors', 'spec', 'tools'],
+  mcp: ['errors', 'spec', 'tools', 'telemetry'],
   // codecall as an MCP server (ADR 0049): the code-mode pair and the task surface over a Runtime.
   mcpserver: ['errors', 'spec', 'codec', 'api', 'tools', 'agent'],
   // Constrained decoding (ADR 0051): JSON Schema to grammars, the byte matcher, GBNF/Lark/regex exports.
@@ -58,7 +61,7 @@ export const LAYERS = Object.freeze({
   // The composition root of the service's core (no HTTP).
   service: SERVICE,
   // Leaves: the HTTP API (its serve.ts puts it over the service) and the command line.
-  http: ['errors', 'spec', 'codec', 'api', 'auth', 'metrics', 'service', 'mcpserver'],
+  http: ['errors', 'spec', 'codec', 'api', 'auth', 'metrics', 'service', 'mcpserver', 'telemetry'],
   cli: [...SERVICE, 'client', 'service', 'http', 'mcpserver', 'grammar', 'toolformer'],
 });
 

@@ -1,4 +1,5 @@
 import { decodeValue } from '../codec/index.ts';
+import { traceAgentStep } from '../telemetry/index.ts';
 import { CodecallError, isCodecallError } from '../errors/index.ts';
 import { noModelConfiguredError } from '../model/index.ts';
 import { tighterBudget } from '../spec/index.ts';
@@ -78,7 +79,8 @@ async function runAgent(options: AgentOptions, ctx: AgentRunContext): Promise<Ex
   const byName = new Map<string, FunctionTool>(fns.map((f) => [f.spec.name, f]));
   const effects = new Map(tools.map((t) => [`${t.namespace}.${t.name}`, t.effect]));
   const carry = { effectOf: (tool: string) => effects.get(tool), rerunReads: options.rerunReads === true };
-  for (;;) {
+  // One step (ask the model, run what it wrote) per span; null: go on with the next.
+  const oneStep = async (setStep: (n: number) => void): Promise<ExecutionResult | null> => {
     const steps = readAgentSteps(journal.entries);
     const last = steps.at(-1);
     let step: AgentStep;
@@ -92,6 +94,7 @@ async function runAgent(options: AgentOptions, ctx: AgentRunContext): Promise<Ex
       if ('error' in asked) return asked.error;
       step = asked.step;
     }
+    setStep(step.step);
     const earlier = steps.filter((s) => s.step < step.step);
     const outcome: StepOutcome =
       input.mode === 'code'
@@ -101,6 +104,11 @@ async function runAgent(options: AgentOptions, ctx: AgentRunContext): Promise<Ex
     if (outcome.kind === 'answer') return end({ value: outcome.value });
     if (outcome.kind === 'ended') return { ...outcome.run, ...totals(journal.entries, tally) };
     if (outcome.result.final) return end({ value: decodeOutput(outcome.result.output) });
+    return null;
+  };
+  for (;;) {
+    const done = await traceAgentStep(oneStep);
+    if (done) return done;
   }
 }
 

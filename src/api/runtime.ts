@@ -1,4 +1,5 @@
 import type {
+  TraceContext,
   ControlOf,
   JournalEntryData,
   ExecutionLimits,
@@ -53,6 +54,11 @@ export interface SubmitInput {
    * holds exactly; the HTTP API's `deadline_seconds`).
    */
   readonly deadlineSeconds?: number;
+  /**
+   * The caller's W3C trace context (the HTTP API's `traceparent`/`tracestate` headers): kept with the task, the
+   * parent of its run spans (ADR 0053).
+   */
+  readonly traceContext?: TraceContext;
 }
 
 /** A revision of an ended code task (ADR 0034): its program fixed; everything else is the task's. */

@@ -97,7 +97,8 @@ export async function main(
     .addHelpText('after', '\nThe budget flags (ADR 0044) hold for a durable task: give --db with them.')
     .action(async (file: string, options: ExecCommandOptions) => {
       const { execCommand } = await import('./exec-command.ts');
-      exitCode = await execCommand(file, options, io, env);
+      const { withCliTelemetry } = await import('./cli-telemetry.ts');
+      exitCode = await withCliTelemetry(env, () => execCommand(file, options, io, env));
     });
   program
     .command('doctor')
@@ -145,7 +146,8 @@ export async function main(
     .option('--json', 'print the task view as JSON on the last line of stdout');
   addBudgetOptions(runCli).action(async (instruction: string, options: RunCommandOptions) => {
     const { runCommand } = await import('./run-command.ts');
-    exitCode = await runCommand(instruction, options, io, env);
+    const { withCliTelemetry } = await import('./cli-telemetry.ts');
+    exitCode = await withCliTelemetry(env, () => runCommand(instruction, options, io, env));
   });
   addMcpOptions(
     program

@@ -74,6 +74,16 @@ export async function serveCommand(
   });
   checkNoAuthBinding(config);
   const model = loadModelConfig(config, env);
+  // Before anything runs: the core's spans record from the first task on (ADR 0053).
+  const { otelSettings } = await import('../service/config-otel.ts');
+  const { startTelemetry } = await import('../service/telemetry-provider.ts');
+  const { createServiceLog } = await import('../service/service-log.ts');
+  const telemetry = startTelemetry(otelSettings(config, env));
+  const { log, debug } = createServiceLog({
+    format: config.logFormat,
+    level: config.logLevel,
+    write: (text) => io.stderr(text),
+  });
   // Listen first: PORT_IN_USE is found before the database is opened or a task claimed.
   const listener = await listenFirst({ port: config.port, host: config.host, limits: config });
   const stopped = new Promise<void>((resolve) => {
@@ -87,7 +97,8 @@ export async function serveCommand(
   const { DEFAULT_CONSOLE_ROOT } = await import('../http/console-files.ts');
   const { startService } = await import('../http/serve.ts');
   const service = await startService(config, {
-    log: (line) => io.stderr(`${line}\n`),
+    log,
+    debugLog: debug,
     model,
     env,
     console: { root: DEFAULT_CONSOLE_ROOT },
@@ -95,5 +106,7 @@ export async function serveCommand(
   });
   await stopped;
   await service.close();
+  // The spans of the last runs (the shutdown's pauses too) are exported before the exit.
+  await telemetry?.shutdown();
   return 0;
 }

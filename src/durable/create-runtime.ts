@@ -126,6 +126,7 @@ class DurableRuntime implements Runtime {
       ...(options.retryBaseMs === undefined ? {} : { retryBaseMs: options.retryBaseMs }),
       ...(options.agent === undefined ? {} : { agent: options.agent }),
       ...(options.log === undefined ? {} : { log: options.log }),
+      ...(options.debugLog === undefined ? {} : { debugLog: options.debugLog }),
       ...(options.sizes === undefined ? {} : { sizes: options.sizes }),
       ...(options.journalLimits === undefined ? {} : { journalLimits: options.journalLimits }),
       ...(options.egress === undefined ? {} : { egress: options.egress }),

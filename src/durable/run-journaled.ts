@@ -17,6 +17,7 @@ import { attentionError } from './attention-error.ts';
 import { JournalingHost } from './journaling-host.ts';
 import { describeCall } from './journal-wire.ts';
 import { buildReplayScript } from './replay-script.ts';
+import { CallTracer, traceExecution } from '../telemetry/index.ts';
 
 /** What one execution reads and writes of its task's journal. */
 export interface ExecutionJournal {
@@ -127,8 +128,10 @@ export async function runJournaled(options: RunJournaledOptions): Promise<Execut
   if (options.toolSignal?.aborted) stopAll();
   options.toolSignal?.addEventListener('abort', stopAll, { once: true });
   const { journal, policy, lease } = options;
+  // Spans of the tool calls around the host, which stays as it is (ADR 0053).
+  const traced = new CallTracer({ recorded: journal.recorded, effectOf: (call) => policy.effectOf(call) });
   const host = new JournalingHost({
-    live: options.live,
+    live: traced.live(options.live),
     recorded: journal.recorded,
     ...(journal.carry ? { carry: journal.carry } : {}),
     ...(policy.revisedCall ? { revisedCall: policy.revisedCall.bind(policy) } : {}),
@@ -136,7 +139,7 @@ export async function runJournaled(options: RunJournaledOptions): Promise<Execut
     ...(options.budgets ? { budgets: options.budgets } : {}),
     ...(options.tenantLimits ? { tenantLimits: options.tenantLimits } : {}),
     ...(journal.journalId ? { journalId: journal.journalId } : {}),
-    append: journal.append,
+    append: traced.append(journal.append),
     effectOf: (call) => policy.effectOf(call),
     clock: options.clock ?? Date.now,
     onFatal: (error: CodecallError) => {
@@ -177,20 +180,29 @@ export async function runJournaled(options: RunJournaledOptions): Promise<Execut
   const replay = options.driver.supportsReplayScript
     ? buildReplayScript(journal.recorded, options.startClock)
     : null;
+  const replayed = journal.recorded.filter((e) => e.type === 'tool_outcome').length;
+  const { driver, request } = options;
+  const spanOf = { driver, language: request.language, code: request.code, replayed };
   try {
-    const result = await options.driver.execute(
-      {
-        ...options.request,
-        // The driver refuses bigger arguments before they cross (the host then never holds them).
-        limits: {
-          ...options.request.limits,
-          toolArgumentBytes: options.sizes?.maxToolArgumentBytes ?? DEFAULT_MAX_TOOL_ARGUMENT_BYTES,
-        },
-        host,
-        clock: () => options.startClock,
-        ...(replay && replay.length > 0 ? { replay } : {}),
+    const result = await traceExecution(
+      request.limits ? { ...spanOf, limits: request.limits } : spanOf,
+      (span) => {
+        traced.begin(span);
+        return driver.execute(
+          {
+            ...request,
+            // The driver refuses bigger arguments before they cross (the host then never holds them).
+            limits: {
+              ...request.limits,
+              toolArgumentBytes: options.sizes?.maxToolArgumentBytes ?? DEFAULT_MAX_TOOL_ARGUMENT_BYTES,
+            },
+            host: traced.host(host),
+            clock: () => options.startClock,
+            ...(replay && replay.length > 0 ? { replay } : {}),
+          },
+          { signal: controller.signal },
+        );
       },
-      { signal: controller.signal },
     );
     // A pause waits for the calls already running; any other end stops them first.
     if (result.status === 'succeeded' || !LETS_CALLS_FINISH.has(result.error.code)) tools.abort(ended);
@@ -217,6 +229,7 @@ export async function runJournaled(options: RunJournaledOptions): Promise<Execut
   } finally {
     // What still runs past the settle time is given up (its outcome is not journaled: a call in doubt).
     tools.abort(ended);
+    traced.end();
     clearTimeout(approvalTimer);
     options.signal?.removeEventListener('abort', forward);
     options.toolSignal?.removeEventListener('abort', stopAll);

@@ -51,6 +51,8 @@ export interface RuntimeOptions {
   readonly agent?: TaskAgent;
   /** Lines for the operator (a run that lost its lease), e.g. the service's log. */
   readonly log?: (line: string) => void;
+  /** Lines of a debug level (each run's end), e.g. the service's structured log; absent: none are made. */
+  readonly debugLog?: (line: string) => void;
   /** Bounds on one tool call's encoded arguments and result, each 1 MiB by default (ADR 0027). */
   readonly sizes?: CallSizeLimits;
   /** Bounds on a task's whole journal, none by default (the service sets 64 MiB and 100,000 entries; ADR 0029). */

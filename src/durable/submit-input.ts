@@ -1,4 +1,5 @@
 import { randomInt } from 'node:crypto';
+import { parseTraceHeaders } from '../telemetry/index.ts';
 import { CodecallError, isCodecallError } from '../errors/index.ts';
 import {
   AGENT_MODES,
@@ -10,7 +11,7 @@ import {
   isWorkspaceName,
   resolveLimits,
 } from '../spec/index.ts';
-import type { NewTaskAttributes, TaskConstraints, TaskFile, TaskInput } from '../spec/index.ts';
+import type { NewTaskAttributes, TaskConstraints, TaskFile, TaskInput, TraceContext } from '../spec/index.ts';
 import { assertJsonValue } from '../codec/index.ts';
 import type { SubmitInput } from '../api/index.ts';
 
@@ -161,6 +162,7 @@ export function toTaskInput(input: SubmitInput): TaskInput {
     ...(input.tools ? { tools: input.tools } : {}),
     ...(input.metadata ? { metadata: input.metadata } : {}),
     ...(constraints && Object.keys(constraints).length > 0 ? { constraints } : {}),
+    ...traceContextOfInput(input.traceContext),
   };
   if (input.instruction === undefined) return { kind: 'code', code: input.code ?? '', ...common };
   return { kind: 'instruction', ...agentInput(input, input.instruction), ...common };
@@ -223,4 +225,11 @@ function agentInput(input: SubmitInput, instruction: unknown) {
     maxStepRetries: int('max_step_retries', input.maxStepRetries, 0, 10, DEFAULT_MAX_STEP_RETRIES),
     ...(input.model === undefined ? {} : { model: input.model }),
   };
+}
+
+/** The caller's trace context, checked (a malformed one is INVALID_ARGUMENT), for the task to keep (ADR 0053). */
+function traceContextOfInput(tc: TraceContext | undefined): { traceContext?: TraceContext } {
+  if (tc === undefined) return {};
+  const checked = parseTraceHeaders(tc.traceparent, tc.tracestate);
+  return checked ? { traceContext: checked } : {};
 }

@@ -1,4 +1,6 @@
 import type { CallSizeLimits } from './call-size-limits.ts';
+import { traceRun } from '../telemetry/index.ts';
+import type { RunTrace } from '../telemetry/index.ts';
 import { CodecallError } from '../errors/index.ts';
 import {
   EGRESS_NAMESPACE,
@@ -81,6 +83,8 @@ export interface TaskRunnerOptions {
   readonly agent?: TaskAgent;
   /** Lines for the operator (a run that lost its lease). */
   readonly log?: (line: string) => void;
+  /** Lines of a debug level (each run's end), e.g. the service's structured log; absent: none are made. */
+  readonly debugLog?: (line: string) => void;
   /** Bounds on one call's encoded arguments and result (ADR 0027). */
   readonly sizes?: CallSizeLimits;
   /** Bounds on a task's whole journal (ADR 0029). */
@@ -338,9 +342,20 @@ export class TaskRunner {
   }
 
   private async runClaimed(run: TaskRun): Promise<TaskRecord> {
-    const { store, agent } = this.options;
-    const task = await store.getTask(run.taskId);
+    const task = await this.options.store.getTask(run.taskId);
     if (!task) throw new CodecallError('NOT_FOUND', `task ${run.taskId} vanished`);
+    // The run's span: under its caller's trace, linked to the earlier runs' (ADR 0053).
+    return traceRun(task, async (trace) => {
+      const ended = await this.runTraced(run, task, trace);
+      // Inside the run's context: a structured log names the task, its trace and the run's span.
+      const why = ended.pauseReason === null ? '' : ` (${ended.pauseReason})`;
+      this.options.debugLog?.(`task ${task.id}: the run ended ${ended.status}${why}`);
+      return ended;
+    });
+  }
+
+  private async runTraced(run: TaskRun, task: TaskRecord, trace: RunTrace): Promise<TaskRecord> {
+    const { store, agent } = this.options;
     const prepared = await prepareRun(task, {
       store,
       run,
@@ -356,6 +371,7 @@ export class TaskRunner {
       return store.updateTask(run.taskId, { status: 'failed', error: prepared.error.toJSON() }, run.fenced);
     }
     const { journal, driver, language, codeHash } = prepared;
+    trace.linkEarlier(journal);
     const { input } = task;
     // The guest's start clock is journaled once, so every replay starts at the same time. Exec mode runs one code
     // block, the task's program; an agent journals a block per step. The attempt comes last: whatever this run
@@ -377,7 +393,7 @@ export class TaskRunner {
     if (input.kind === 'code' && !journal.some((e) => e.type === 'code_block')) {
       setup.push({ type: 'code_block', data: { block: 0, code_hash: codeHash } });
     }
-    await run.append([...setup, ...prepared.journalBefore]);
+    await run.append([...setup, ...trace.stamp(prepared.journalBefore)]);
     // Whether a pause must look for input deadlines (settleRun reads the journal again only then).
     run.observe(journal);
     const made = runTools(task, journal, {

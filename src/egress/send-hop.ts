@@ -1,4 +1,5 @@
 import { request as httpRequest } from 'node:http';
+import { withTraceHeaderList } from '../telemetry/index.ts';
 import type { Agent as HttpAgent, ClientRequest, IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
@@ -70,7 +71,8 @@ function sendOn(options: HopOptions): Promise<HopResponse> {
         port: to.port,
         path: `${to.url.pathname}${to.url.search}`,
         method: options.method,
-        headers: [...options.headers],
+        // The task's trace goes with the request (unless the program set its own traceparent), ADR 0053.
+        headers: withTraceHeaderList(options.headers),
         lookup: pinnedLookup(options.addresses),
         agent: options.agent ?? false,
         maxHeaderSize: options.maxHeaderBytes,

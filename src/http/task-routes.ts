@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { parseTraceHeaders } from '../telemetry/index.ts';
 import { CodecallError } from '../errors/index.ts';
 import { JOURNAL_PAGE_BYTES, readTaskForView } from '../spec/index.ts';
 import type { CorruptTask, JournalEntry, TaskRecord, TaskStatus, TaskStore } from '../spec/index.ts';
@@ -53,10 +54,13 @@ export function registerTaskRoutes(app: FastifyInstance, options: TaskRouteOptio
     async (request, reply) => {
       const key = idempotencyKeyOf(request);
       const { tenant, actor } = request.principal;
-      const input = toSubmitInput(request.body, {
+      const given = toSubmitInput(request.body, {
         tenant,
         checkCallback: options.checkCallback,
       });
+      // The caller's trace: the task's runs join it, wherever and whenever they run (ADR 0053).
+      const traceContext = parseTraceHeaders(request.headers.traceparent, request.headers.tracestate);
+      const input = traceContext ? { ...given, traceContext } : given;
       const idempotency = idempotencyOf(request, key, request.body);
       const view = await runtime.submit(input, { ...idempotency, actor });
       // The response of creation; a repeat with the same key and body gets the same one.

@@ -1,4 +1,5 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { traceContextOf } from '../telemetry/index.ts';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { ElicitRequest, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { CodecallError } from '../errors/index.ts';
@@ -48,10 +49,25 @@ export interface McpConnectionEvents {
   onToolsChanged(): void;
 }
 
+/**
+ * Requests to an MCP server carry the trace of the call they serve (its `traceparent`, ADR 0053); those made
+ * outside any (connecting, listing) carry none.
+ */
+const tracedFetch = (url: string | URL, init?: RequestInit): Promise<Response> => {
+  const headers = new Headers(init?.headers);
+  const tc = traceContextOf();
+  if (tc && !headers.has('traceparent')) {
+    headers.set('traceparent', tc.traceparent);
+    if (tc.tracestate && !headers.has('tracestate')) headers.set('tracestate', tc.tracestate);
+  }
+  return fetch(url, { ...init, headers });
+};
+
 function transportOf(sdk: Sdk, server: McpServerConfig): Transport {
   if (server.url !== undefined) {
     return new sdk.StreamableHTTPClientTransport(new URL(server.url), {
       ...(server.headers ? { requestInit: { headers: { ...server.headers } } } : {}),
+      fetch: tracedFetch,
     });
   }
   return new sdk.StdioClientTransport({

@@ -4,6 +4,7 @@ import { chatCompletionsBody } from './chat-completions-request.ts';
 import { readChatCompletionsStream } from './chat-completions-stream.ts';
 import type { WarningSink } from './constraint-forms.ts';
 import { createJsonPost, invalidConfig, type ProviderHttpOptions } from './json-post.ts';
+import { traceModelRequest } from '../telemetry/index.ts';
 import {
   PROVIDER_PRESETS,
   isModelProvider,
@@ -55,9 +56,12 @@ export function createOpenAiClient(options: OpenAiClientOptions): ModelClient {
       options.streamValidation === true &&
       ((request.tools?.length ?? 0) > 0 || request.responseFormat !== undefined);
     const body = JSON.stringify(chatCompletionsBody(request, name, preset, { ...bodyOptions, stream }));
-    if (!stream) return await post(body, parse, callOptions.signal);
-    return await post(body, parse, callOptions.signal, (response, stop) =>
-      readChatCompletionsStream(response, request, name, stop),
+    return await traceModelRequest({ provider, model: name, request }, () =>
+      stream
+        ? post(body, parse, callOptions.signal, (response, stop) =>
+            readChatCompletionsStream(response, request, name, stop),
+          )
+        : post(body, parse, callOptions.signal),
     );
   }
 

@@ -17,6 +17,7 @@ import { postgresConfigShape } from './config-postgres.ts';
 import { egressConfigShape } from './config-egress.ts';
 import { toolLimitsConfigShape } from './config-tool-limits.ts';
 import { mcpConfigShape } from './config-mcp.ts';
+import { otelConfigShape } from './config-otel.ts';
 
 /**
  * The port `codecall serve` listens on unless told otherwise. Not 8080: that is llama.cpp's llama-server's own
@@ -86,6 +87,7 @@ export const serviceConfigSchema = z
     ...egressConfigShape,
     ...toolLimitsConfigShape,
     ...mcpConfigShape,
+    ...otelConfigShape,
   })
   .strict();
 

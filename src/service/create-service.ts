@@ -49,6 +49,8 @@ export interface ServiceCore {
 export interface CreateServiceOptions {
   /** One line per start-up fact and warning (the CLI writes them to stderr). */
   readonly log: (line: string) => void;
+  /** Lines of a debug level (each task run's end, in its context: a structured log names task, trace, span). */
+  readonly debugLog?: (line: string) => void;
   /** Tools besides (or instead of) `config.tools`. */
   readonly tools?: readonly ToolDefinition[];
   /** The model of instruction tasks (see loadModelConfig); without one they fail with MODEL_NOT_CONFIGURED. */
@@ -155,6 +157,7 @@ async function composeService(config: ServiceConfig, options: CreateServiceOptio
     concurrency: config.concurrency,
     leaseMs: config.leaseMs,
     log,
+    ...(options.debugLog ? { debugLog: options.debugLog } : {}),
     // The operator's hard cap replaces the soft share; a no-auth server has one tenant, so no share to keep.
     ...(config.tenantConcurrency === null
       ? config.insecureNoAuth

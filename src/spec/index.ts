@@ -3,6 +3,7 @@ export * from './tool.ts';
 export * from './approval-rules.ts';
 export * from './sandbox.ts';
 export * from './task.ts';
+export * from './trace-context.ts';
 export * from './journal.ts';
 export * from './journal-summary.ts';
 export * from './task-store.ts';

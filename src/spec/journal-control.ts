@@ -26,7 +26,12 @@ export interface RevisedFrom {
 
 export type JournalControl =
   /** A claim starts a run; `stalled` counts the runs in a row that ended without progress (crash loop). */
-  | { readonly action: 'attempt'; readonly stalled: number }
+  | {
+      readonly action: 'attempt';
+      readonly stalled: number;
+      /** The run's span when it was traced: the next run's span links to it (ADR 0053). */
+      readonly trace?: { readonly trace_id: string; readonly span_id: string };
+    }
   | { readonly action: 'pause'; readonly actor?: string }
   | { readonly action: 'resume'; readonly actor: string }
   | { readonly action: 'cancel'; readonly actor?: string; readonly reason?: string }

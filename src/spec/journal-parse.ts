@@ -120,7 +120,17 @@ const ENTRY_FIELDS: { readonly [T in Exclude<JournalEntryType, 'control'>]: Fiel
 const actor = optional(string);
 
 const CONTROL_FIELDS: { readonly [A in ControlAction]: Fields<Omit<ControlOf<A>, 'action'>> } = {
-  attempt: { stalled: number },
+  attempt: {
+    stalled: number,
+    trace: optional(
+      check(
+        'a span {trace_id, span_id}',
+        (v) =>
+          object.test(v) &&
+          ['trace_id', 'span_id'].every((k) => typeof (v as Record<string, unknown>)[k] === 'string'),
+      ),
+    ),
+  },
   pause: { actor },
   resume: { actor: string },
   cancel: { actor, reason: optional(string) },

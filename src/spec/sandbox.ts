@@ -1,4 +1,5 @@
 import type { GuestToolBinding, ToolInputRequest } from './tool.ts';
+import type { TraceContext } from './trace-context.ts';
 
 export const SANDBOX_DRIVER_API_VERSION = 1;
 
@@ -73,6 +74,8 @@ export type HostCall =
       readonly fencingToken?: number;
       /** `ToolContext.requestInput` of this call; set by the durable layer. */
       readonly requestInput?: (request: ToolInputRequest) => Promise<unknown>;
+      /** The call's trace context (`ToolContext.traceContext`); set by the durable layer when traced. */
+      readonly traceContext?: TraceContext;
     }
   | { readonly kind: 'timer'; readonly callId: string; readonly delayMs: number };
 

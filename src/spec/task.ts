@@ -2,6 +2,7 @@ import type { NetworkAccess } from './egress.ts';
 import type { ExecutionLimits, GuestLanguage, LogEntry } from './sandbox.ts';
 import type { ListedInput } from './listed-input.ts';
 import type { TaskBudgets } from './budget-types.ts';
+import type { TraceContext } from './trace-context.ts';
 
 export type TaskStatus = 'pending' | 'running' | 'paused' | 'succeeded' | 'failed' | 'cancelled';
 
@@ -81,6 +82,8 @@ interface TaskInputBase {
   readonly tools?: readonly string[];
   readonly metadata?: Readonly<Record<string, unknown>>;
   readonly constraints?: TaskConstraints;
+  /** The caller's trace context, kept with the task so a run claimed later (or elsewhere) joins its trace. */
+  readonly traceContext?: TraceContext;
 }
 
 /** Exec mode: the caller supplies the program. */

@@ -2,6 +2,7 @@ import type { RevisedCallPolicy } from './call-origin.ts';
 import type { ToolApproval } from './approval-rules.ts';
 import type { JsonSchema } from './json-schema.ts';
 import type { ToolBudget, ToolCost } from './budget-types.ts';
+import type { TraceContext } from './trace-context.ts';
 
 /**
  * What a tool does to the world, which decides what recovery may do with a call whose outcome was lost:
@@ -40,6 +41,11 @@ export interface ToolContext {
    * human's retry).
    */
   readonly requestInput?: (request: ToolInputRequest) => Promise<unknown>;
+  /**
+   * The W3C trace context of this call's span (`traceparent`, `tracestate`), when the task is traced or its
+   * caller sent one: a tool that calls another service passes it on as headers to join the task's trace.
+   */
+  readonly traceContext?: TraceContext;
 }
 
 /** A tool's question to a human mid-call (`ToolContext.requestInput`). */

@@ -141,6 +141,7 @@ export class ToolRegistry {
         ...(call.fencingToken === undefined ? {} : { fencingToken: call.fencingToken }),
         ...(log ? { log } : {}),
         ...(call.requestInput ? { requestInput: call.requestInput } : {}),
+        ...(call.traceContext ? { traceContext: call.traceContext } : {}),
       });
       if (isAsyncIterable(value)) value = await finalOutput(value, signal);
     } catch (thrown) {
