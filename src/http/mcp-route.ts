@@ -3,6 +3,7 @@ import type { Runtime } from '../api/index.ts';
 import { createCodecallMcpServer, runtimeTaskBackend } from '../mcpserver/index.ts';
 import type { TaskStore, ToolDefinition } from '../spec/index.ts';
 import { sendError } from './error-reply.ts';
+import { chargeWhenAnswered } from './request-share-hook.ts';
 
 const loadTransport = () => import('@modelcontextprotocol/sdk/server/streamableHttp.js');
 
@@ -31,7 +32,9 @@ export function registerMcpRoute(app: FastifyInstance, options: McpRouteOptions)
     });
     // Answered as an event stream: a long wait sends progress notifications before the result.
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-    // The transport answers on the raw response; fastify's reply is done with.
+    // The transport answers on the raw response; fastify's reply is done with. Its tenant's request share is
+    // charged when that response ends, as other requests are when their answer is sent (ADR 0039).
+    chargeWhenAnswered(request, reply);
     reply.hijack();
     reply.raw.once('close', () => {
       void transport.close();
