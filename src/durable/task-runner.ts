@@ -16,7 +16,6 @@ import type {
   Egress,
   TenantNetworkPolicies,
   JournalLimits,
-  GuestToolBinding,
   JournalEntryInput,
   Lease,
   LogEntry,
@@ -39,7 +38,7 @@ import { assertMayDecide } from './approver-check.ts';
 import { armDeadline, DEFAULT_RETRY_BASE_MS, retryDelay } from './retry-and-deadline.ts';
 import { revisionCarry } from './revision-carry.ts';
 import { settleRun } from './settle-run.ts';
-import { prepareRun } from './pre-run-checks.ts';
+import { prepareRun, toolsOfJournal } from './pre-run-checks.ts';
 import { programRequest, programRunner } from './program-runner.ts';
 import { TaskRun } from './task-run.ts';
 import { ControlWatch } from './control-watch.ts';
@@ -112,7 +111,6 @@ export class TaskRunner {
   private readonly maxStalledAttempts: number;
   private readonly clock: () => number;
   private readonly drivers: readonly SandboxDriver[];
-  private readonly bindings: readonly GuestToolBinding[];
   private readonly control: ControlWatch;
   private ready: Promise<unknown> | undefined;
 
@@ -133,7 +131,6 @@ export class TaskRunner {
         );
       }
     }
-    this.bindings = [...options.tools.bindings, INPUT_WAIT_BINDING];
     if (hasToolLimits(options.tenantLimits) && !isUsageStore(options.store)) {
       throw new CodecallError(
         'INVALID_CONFIG',
@@ -343,6 +340,7 @@ export class TaskRunner {
       run,
       drivers: this.drivers,
       tools: this.options.tools,
+      forManifest: (hash) => this.options.tools.forManifest?.(hash),
       agent,
       acceptChangedTools: this.options.acceptChangedTools === true,
       maxStalledAttempts: this.maxStalledAttempts,
@@ -353,6 +351,10 @@ export class TaskRunner {
       return store.updateTask(run.taskId, { status: 'failed', error: prepared.error.toJSON() }, run.fenced);
     }
     const { journal, driver, language, codeHash } = prepared;
+    // A task begun before its tools changed (an MCP server's list) keeps the tools it began with.
+    const served = toolsOfJournal(journal, this.options.tools, (hash) =>
+      this.options.tools.forManifest?.(hash),
+    );
     const { input } = task;
     // The guest's start clock is journaled once, so every replay starts at the same time. Exec mode runs one code
     // block, the task's program; an agent journals a block per step. The attempt comes last: whatever this run
@@ -361,7 +363,7 @@ export class TaskRunner {
     const startClock = typeof recordedClock === 'number' ? recordedClock : this.clock();
     const setup: JournalEntryInput[] = [];
     if (typeof recordedClock !== 'number') setup.push({ type: 'clock', data: { clock: startClock } });
-    const revision = await revisionCarry(store, task, journal, (tool) => this.effectOf(tool)).catch(
+    const revision = await revisionCarry(store, task, journal, (tool) => effectIn(served, tool)).catch(
       (e: unknown) => {
         if (e instanceof CodecallError && e.code === 'NOT_FOUND') return e;
         throw e;
@@ -378,8 +380,9 @@ export class TaskRunner {
     // Whether a pause must look for input deadlines (settleRun reads the journal again only then).
     run.observe(journal);
     const made = runTools(task, journal, {
-      tools: this.options.tools,
-      bindings: this.bindings,
+      tools: served,
+      // Read per run: the tools may change between runs (an MCP server's list).
+      bindings: [...served.bindings, INPUT_WAIT_BINDING],
       egress: this.options.egress,
       egressPolicies: this.options.egressPolicies,
       egressDefaults: this.options.egressDefaults,
@@ -451,12 +454,6 @@ export class TaskRunner {
     return new TenantLimitGate({ store, tenant: task.tenant, limits, clock: this.clock });
   }
 
-  /** The effect of a tool named `namespace.name`, when this runner serves it. */
-  private effectOf(tool: string): ToolEffect | undefined {
-    const dot = tool.indexOf('.');
-    return dot < 0 ? undefined : this.options.tools.get(tool.slice(0, dot), tool.slice(dot + 1))?.effect;
-  }
-
   private logSink(taskId: string): ((entry: LogEntry) => void) | undefined {
     const { onLog, onEvent } = this.options;
     if (!onLog && !onEvent) return undefined;
@@ -470,4 +467,10 @@ export class TaskRunner {
 /** The rules a tenant's calls of each tool are under, for an agent's prompt (ADR 0045). */
 function limitsOfTenant(limits: TenantToolLimits, tenant: string): (tool: string) => ToolLimitsOfCall | null {
   return (tool) => limitsOfCall(limits, tenant, tool);
+}
+
+/** The effect of a tool named `namespace.name`, when `tools` serve it. */
+function effectIn(tools: RunnerTools, tool: string): ToolEffect | undefined {
+  const dot = tool.indexOf('.');
+  return dot < 0 ? undefined : tools.get(tool.slice(0, dot), tool.slice(dot + 1))?.effect;
 }

@@ -10,7 +10,8 @@ const loadTransport = () => import('@modelcontextprotocol/sdk/server/streamableH
 export interface McpRouteOptions {
   readonly runtime: Runtime;
   readonly store: TaskStore;
-  readonly tools: readonly ToolDefinition[];
+  /** The tools now (a list that changes, an MCP server's, is read per request). */
+  readonly tools: () => readonly ToolDefinition[];
 }
 
 /**
@@ -27,7 +28,7 @@ export function registerMcpRoute(app: FastifyInstance, options: McpRouteOptions)
     transportModule ??= loadTransport();
     const { StreamableHTTPServerTransport } = await transportModule;
     const server = await createCodecallMcpServer({
-      tools,
+      tools: tools(),
       tasks: runtimeTaskBackend({ runtime, store, principal: request.principal }),
     });
     // Answered as an event stream: a long wait sends progress notifications before the result.
