@@ -35,7 +35,14 @@ import { runTools } from './run-tools.ts';
 import { TenantLimitGate } from './tenant-limit-gate.ts';
 import { decideApprovals } from './paused-actions.ts';
 import { assertMayDecide } from './approver-check.ts';
-import { armDeadline, DEFAULT_RETRY_BASE_MS, retryDelay } from './retry-and-deadline.ts';
+import {
+  armDeadline,
+  DEFAULT_RETRY_BASE_MS,
+  DEFAULT_TOOL_UNAVAILABLE_BASE_MS,
+  DEFAULT_TOOL_UNAVAILABLE_RETRIES,
+  retryDelay,
+  unavailableDelay,
+} from './retry-and-deadline.ts';
 import { revisionCarry } from './revision-carry.ts';
 import { settleRun } from './settle-run.ts';
 import { prepareRun, toolsOfJournal } from './pre-run-checks.ts';
@@ -70,6 +77,13 @@ export interface TaskRunnerOptions {
   readonly maxRunning?: number;
   /** First backoff of an infrastructure retry. */
   readonly retryBaseMs?: number;
+  /**
+   * Runs again after a tool's service could not be reached (TOOL_UNAVAILABLE, ADR 0047), before `max_retries` is
+   * counted: default 5. Then the task's `max_retries`, then `needs_attention`.
+   */
+  readonly toolUnavailableRetries?: number;
+  /** First backoff of those runs (doubling, half of it jittered; default 2000 ms: waits of ~1-2 s up to ~16-32 s). */
+  readonly toolUnavailableRetryBaseMs?: number;
   readonly clock?: () => number;
   /** Receives the guest's console output (passed to `tools.host({ onLog })`). */
   readonly onLog?: (entry: LogEntry) => void;
@@ -443,6 +457,11 @@ export class TaskRunner {
       result,
       ...run.ending,
       retryDelayMs: (retries) => retryDelay(retries, this.options.retryBaseMs ?? DEFAULT_RETRY_BASE_MS),
+      unavailable: {
+        retries: this.options.toolUnavailableRetries ?? DEFAULT_TOOL_UNAVAILABLE_RETRIES,
+        delayMs: (n) =>
+          unavailableDelay(n, this.options.toolUnavailableRetryBaseMs ?? DEFAULT_TOOL_UNAVAILABLE_BASE_MS),
+      },
       clock: this.clock,
     });
   }

@@ -42,10 +42,24 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-/** A runtime over a fresh SQLite file with these tools; retries come back at once. */
-async function durable(tools: McpServers['tools'], file: string) {
+/**
+ * A runtime over a fresh SQLite file with these tools; retries come back at once. No runs again for an unreachable
+ * server before `max_retries` (default 5, tested on its own) unless `unavailable` says so.
+ */
+async function durable(
+  tools: McpServers['tools'],
+  file: string,
+  unavailable: { retries: number; baseMs: number } = { retries: 0, baseMs: 1 },
+) {
   const store: SqliteTaskStore = await createSqliteTaskStore({ path: join(dir, file) });
-  const runtime = createRuntime({ store, drivers: [driver], tools: new ToolRegistry(tools), retryBaseMs: 1 });
+  const runtime = createRuntime({
+    store,
+    drivers: [driver],
+    tools: new ToolRegistry(tools),
+    retryBaseMs: 1,
+    toolUnavailableRetries: unavailable.retries,
+    toolUnavailableRetryBaseMs: unavailable.baseMs,
+  });
   return {
     store,
     runtime,
@@ -321,6 +335,43 @@ describe('a server that is down', () => {
       await mcp.close();
     }
   });
+
+  it('runs again by itself while the server is down (its own budget, not max_retries) and goes on when it is back', async () => {
+    const log = join(dir, 'back.log');
+    const down = join(dir, 'back-down');
+    const pidFile = join(dir, 'back.pid');
+    const mcp = await connectMcpServers({
+      servers: [stdioServer('gh', { MCP_CALL_LOG: log, MCP_DOWN_FILE: down, MCP_PID_FILE: pidFile })],
+    });
+    // Waits of ~0.25-0.5 s doubling: 8 runs span well over the connection's own backoff (1, 2, 4 s).
+    const { runtime, store, close } = await durable(mcp.tools, 'back.db', { retries: 8, baseMs: 500 });
+    try {
+      await writeFile(down, '');
+      process.kill(Number(await readFile(pidFile, 'utf8')), 'SIGKILL');
+      await new Promise((r) => setTimeout(r, 300));
+      runtime.start();
+      // max_retries 0 (the default): only the unavailability budget lets it run again.
+      const t = await runtime.submit({ code: `return await tools.gh.search({ q: 'ap' });` });
+      const retries = async () =>
+        (await store.readJournal(t.task_id)).filter(
+          (e) => e.type === 'control' && e.data.action === 'retry' && e.data.code === 'TOOL_UNAVAILABLE',
+        ).length;
+      for (let i = 0; i < 600 && (await retries()) < 1; i++) await new Promise((r) => setTimeout(r, 50));
+      expect(await retries()).toBeGreaterThanOrEqual(1);
+      // The server comes back: no human needed.
+      await rm(down);
+      expect(await runtime.wait(t.task_id, { until: 'terminal' })).toMatchObject({
+        status: 'succeeded',
+        result: { output: { hits: ['apple', 'apricot'], total: 2 } },
+      });
+      const record = await store.getTask(t.task_id);
+      expect(record?.retries).toBe(0);
+      expect(await calls(log)).toEqual(['search {"q":"ap"}']);
+    } finally {
+      await close();
+      await mcp.close();
+    }
+  }, 120_000);
 
   it('over Streamable HTTP: a refused connection was never sent; the task runs on when the server is back', async () => {
     let server = await startMcpHttpServer();
