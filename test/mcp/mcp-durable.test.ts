@@ -496,6 +496,79 @@ describe('secrets from the environment', () => {
   });
 });
 
+describe('time bounds on a call', () => {
+  it('a server that reports progress forever is cut off at maxCallSeconds: cancelled, MCP_TIMEOUT in doubt', async () => {
+    const log = join(dir, 'forever.log');
+    const mcp = await connectMcpServers({
+      servers: [{ ...stdioServer('gh', { MCP_CALL_LOG: log }), timeoutSeconds: 5, maxCallSeconds: 1.5 }],
+    });
+    try {
+      const started = Date.now();
+      const r = await runProgram({
+        driver,
+        code: `try { await tools.gh.progress({ steps: 100000, gapMs: 100 }); return 'ended'; }
+               catch (e) { return [e.code, e.details.unreachable, e.details.timeout_seconds]; }`,
+        tools: mcp.tools,
+        limits: { timeoutMs: 120_000 },
+      });
+      expect(r).toMatchObject({ status: 'succeeded', value: ['MCP_TIMEOUT', 'in_doubt', 1.5] });
+      // Long before the program's own limit, and the server was told to stop.
+      expect(Date.now() - started).toBeLessThan(60_000);
+      await until(async () => (await calls(log)).includes('cancelled {"tool":"progress"}'));
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it('a request timeout is in doubt, not an outcome: a read call runs again, an unsafe one waits for a human', async () => {
+    const log = join(dir, 'timeout.log');
+    const servers = [
+      { ...stdioServer('gh', { MCP_CALL_LOG: log }), timeoutSeconds: 1 },
+      // The same server, its silent `slow` said to be unsafe.
+      {
+        ...stdioServer('un', { MCP_CALL_LOG: log }),
+        timeoutSeconds: 1,
+        tools: { slow: { effect: 'unsafe' as const } },
+      },
+    ];
+    const mcp = await connectMcpServers({ servers });
+    const { runtime, store, close } = await durable(mcp.tools, 'timeout.db', { retries: 1, baseMs: 1 });
+    try {
+      const read = await runtime.submit({ code: `return await tools.gh.slow();` });
+      expect(await runtime.run(read.task_id)).toMatchObject({
+        status: 'pending',
+        error: { code: 'TOOL_UNAVAILABLE' },
+      });
+      const journal = await store.readJournal(read.task_id);
+      expect(journal.filter((e) => e.type === 'tool_intent')).toHaveLength(1);
+      expect(journal.filter((e) => e.type === 'tool_outcome')).toHaveLength(0);
+      // The next run makes the read call again (and it times out again: the budget spent, a human).
+      await new Promise((r) => setTimeout(r, 50));
+      expect(await runtime.run(read.task_id)).toMatchObject({
+        status: 'paused',
+        pause_reason: 'needs_attention',
+        attention_calls: [],
+        error: { code: 'TOOL_UNAVAILABLE' },
+      });
+      expect((await calls(log)).filter((l) => l === 'slow {}')).toHaveLength(2);
+
+      const unsafe = await runtime.submit({ code: `return await tools.un.slow();` });
+      expect(await runtime.run(unsafe.task_id)).toMatchObject({ status: 'pending' });
+      await new Promise((r) => setTimeout(r, 50));
+      // Never made again: it may have run.
+      expect(await runtime.run(unsafe.task_id)).toMatchObject({
+        status: 'paused',
+        pause_reason: 'needs_attention',
+        attention_calls: [{ call_id: 'call-1', tool: 'tools.un.slow' }],
+      });
+      expect((await calls(log)).filter((l) => l === 'slow {}')).toHaveLength(3);
+    } finally {
+      await close();
+      await mcp.close();
+    }
+  }, 120_000);
+});
+
 describe('notifications/tools/list_changed', () => {
   it('lists the tools again for new tasks; a registry made before (a running task) keeps its own', async () => {
     const log = join(dir, 'changed.log');
