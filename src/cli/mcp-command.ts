@@ -67,6 +67,7 @@ export async function mcpCommand(
     db,
     mustExist: false,
     runs: true,
+    loops: true,
     tools: options.tools,
     env,
     mcp,
