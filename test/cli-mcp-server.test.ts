@@ -1,7 +1,7 @@
 // `codecall mcp` (ADR 0049): the built CLI as an MCP server on stdio, driven by the SDK's own Client. The code-mode
 // pair over a tools module, a hostile program, bad arguments, an approval through execute and the task surface
 // (and after a restart on the same --db), and the gateway over a real upstream MCP server (test/support).
-import { rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -20,12 +20,16 @@ interface Session {
 }
 
 async function codecallMcp(...args: string[]): Promise<Session> {
+  return codecallMcpWith({}, ...args);
+}
+
+async function codecallMcpWith(env: Record<string, string>, ...args: string[]): Promise<Session> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [bin, 'mcp', ...args],
     cwd: root,
     stderr: 'pipe',
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
   });
   let stderr = '';
   transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
@@ -342,4 +346,35 @@ export default [
       await upstream.close();
     }
   }, 60_000);
+
+  it('without --db keeps the tasks in a temporary SQLite file, not memory, and removes it when the session ends', async () => {
+    const tmp = join(dir, 'tmp');
+    await mkdir(tmp, { recursive: true });
+    const own = await codecallMcpWith({ TMPDIR: tmp }, '--tools', 'examples/tools.ts');
+    try {
+      const scratch = (await readdir(tmp)).filter((n) => n.startsWith('codecall-mcp-'));
+      expect(scratch).toHaveLength(1);
+      const db = join(tmp, scratch[0] as string, 'tasks.db');
+      const line = `tasks in ${db} (temporary: removed when this session ends)`;
+      for (let i = 0; i < 200 && !own.stderr().includes(line); i++)
+        await new Promise((r) => setTimeout(r, 50));
+      expect(own.stderr()).toContain(line);
+      const before = (await stat(db)).size;
+      // A task (its program, 100 KB) goes to the file.
+      const submitted = await own.call('submit_task', { code: `// ${'x'.repeat(100_000)}\nreturn 1` });
+      expect(structured(submitted).task_id).toMatch(/^task_/);
+      const files = await readdir(join(tmp, scratch[0] as string));
+      const sizes = await Promise.all(
+        files.map(async (f) => (await stat(join(tmp, scratch[0] as string, f))).size),
+      );
+      expect(sizes.reduce((a, b) => a + b, 0) - before).toBeGreaterThan(100_000);
+    } finally {
+      await own.close();
+    }
+    // Closing stdin ends the session: the file goes with it.
+    // (A tools module's loader may leave its own cache there.)
+    const left = async () => (await readdir(tmp)).filter((n) => n.startsWith('codecall-mcp-'));
+    for (let i = 0; i < 600 && (await left()).length > 0; i++) await new Promise((r) => setTimeout(r, 100));
+    expect(await left()).toEqual([]);
+  }, 400_000);
 });

@@ -1,3 +1,7 @@
+import { rmSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createCodecallMcpServer, runtimeTaskBackend } from '../mcpserver/index.ts';
 import type { ExecutionLimits, Principal } from '../spec/index.ts';
 import type { CliIo } from './cli-io.ts';
@@ -14,7 +18,7 @@ export interface McpCommandOptions {
   mcpConfig?: string;
   /** The gateway's spelling of `--mcp`: upstream servers reached only through the code-mode pair. */
   upstream?: string[];
-  /** Keep tasks in this SQLite file (else in memory, for this session). */
+  /** Keep tasks in this SQLite file (else in a temporary file, removed when the session ends). */
   db?: string;
   timeout?: string;
   cpu?: string;
@@ -46,10 +50,24 @@ export async function mcpCommand(
     mcp: [...(options.mcp ?? []), ...upstream],
     ...(options.mcpConfig === undefined ? {} : { mcpConfig: options.mcpConfig }),
   };
+  // Without --db the session's tasks go to a temporary SQLite file, not memory: a long session's ended tasks cost
+  // disk, never the process's memory (SQLite's page cache is bounded). Removed when the session ends (not after a
+  // SIGKILL: it is under the system's temporary directory).
+  const scratch = options.db === undefined ? await mkdtemp(join(tmpdir(), 'codecall-mcp-')) : null;
+  const removeScratch = async (): Promise<void> => {
+    if (scratch !== null) await rm(scratch, { recursive: true, force: true });
+  };
+  // Also when the process is ended while it stops (a client's transport sends SIGTERM after 2 s): the file goes.
+  const removeNow = (): void => {
+    if (scratch !== null) rmSync(scratch, { recursive: true, force: true });
+  };
+  if (scratch !== null) process.once('exit', removeNow);
+  const db = options.db ?? join(scratch ?? '', 'tasks.db');
   const cli = await openCliRuntime({
-    db: options.db ?? ':memory:',
+    db,
     mustExist: false,
     runs: true,
+    loops: true,
     tools: options.tools,
     env,
     mcp,
@@ -57,6 +75,9 @@ export async function mcpCommand(
       feature: 'codecall mcp --db',
       instead: 'run `codecall serve --db URL` and point the MCP client at its `POST /mcp` endpoint',
     },
+  }).catch(async (e: unknown) => {
+    await removeScratch();
+    throw e;
   });
   try {
     // A gateway (`--upstream`) shows its client the code-mode pair alone; with --db, tasks are worth driving.
@@ -82,16 +103,20 @@ export async function mcpCommand(
     await server.connect(transport);
     io.stderr(
       `codecall mcp: ${cli.tools.length} tools, ${taskTools ? 'code mode and tasks' : 'code mode only'}, tasks ${
-        options.db === undefined ? 'in memory (this session)' : `in ${options.db}`
+        scratch === null ? `in ${db}` : `in ${db} (temporary: removed when this session ends)`
       }; serving MCP on stdio\n`,
     );
     const why = await ended;
     io.stderr(`codecall mcp: ${why}, stopping\n`);
+    // A signal while it stops ends it at once (the exit handler removes a temporary file).
+    const now = (code: number) => () => process.exit(code);
+    process.once('SIGTERM', now(143));
     await server.close().catch(() => undefined);
   } finally {
     // Running tasks pause (shutdown): a --db task is resumed by the next runtime on the file.
     await cli.runtime.close({ pauseRunning: true, timeoutMs: 5_000 });
     await cli.close();
+    await removeScratch();
   }
   return 0;
 }

@@ -68,6 +68,12 @@ export async function openCliRuntime(options: {
   db: string;
   mustExist: boolean;
   runs: boolean;
+  /**
+   * The runtime's loop runs the tasks (`runtime.start()`, as `codecall mcp` does): a task whose tool's service was
+   * down runs again by itself (`toolUnavailableRetries`). Otherwise (one run here, `exec --db`, `tasks resume`) it
+   * pauses `needs_attention` at once, as before, with the command to resume it.
+   */
+  loops?: boolean;
   tools?: string | undefined;
   /** The task whose remembered tools module to load when `tools` is not given. */
   toolsOf?: string;
@@ -135,6 +141,7 @@ export async function openCliRuntime(options: {
         /^(1|true|yes|on)$/i.test(options.env?.CODECALL_EGRESS_ALLOW_PRIVATE ?? ''),
     }),
     ...(leaseMs === undefined ? {} : { leaseMs }),
+    ...(options.loops === true ? {} : { toolUnavailableRetries: 0 }),
     agent: agentForModel(model, registry.definitions, { lowering: typeScriptLowering }),
   });
   return {

@@ -124,6 +124,12 @@ class DurableRuntime implements Runtime {
       // The bound holds over every runtime on the store; the scheduler also keeps this one's runs within it.
       maxRunning: concurrency,
       ...(options.retryBaseMs === undefined ? {} : { retryBaseMs: options.retryBaseMs }),
+      ...(options.toolUnavailableRetries === undefined
+        ? {}
+        : { toolUnavailableRetries: options.toolUnavailableRetries }),
+      ...(options.toolUnavailableRetryBaseMs === undefined
+        ? {}
+        : { toolUnavailableRetryBaseMs: options.toolUnavailableRetryBaseMs }),
       ...(options.agent === undefined ? {} : { agent: options.agent }),
       ...(options.log === undefined ? {} : { log: options.log }),
       ...(options.debugLog === undefined ? {} : { debugLog: options.debugLog }),

@@ -1,108 +1,39 @@
-import { EncodedValue, encodeOutcome } from '../codec/index.ts';
+import { EncodedValue } from '../codec/index.ts';
 import { CodecallError, failure, toCodecallError } from '../errors/index.ts';
-import { idempotencyKey, isBodyRead, longTimeout, parseCallId } from '../spec/index.ts';
+import { isBodyRead, longTimeout, parseCallId } from '../spec/index.ts';
 import type { LongTimer } from '../spec/index.ts';
 import type {
   AttentionCallData,
-  CarryOver,
   ExecutionHost,
   HostCall,
   HostOutcome,
   JournalEntryInput,
   LogEntry,
   RevisedFrom,
-  SerializedError,
   ToolLimitsOfCall,
 } from '../spec/index.ts';
 import { lostCallsError } from './attention-error.ts';
-import {
-  oversizeArguments,
-  oversizeResult,
-  oversizeStandIn,
-  refusedArguments,
-  refusedStandIn,
-} from './call-size-limits.ts';
-import type { CallSizeLimits } from './call-size-limits.ts';
-import type { Admission, BudgetLedger } from './budget-ledger.ts';
+import { oversizeArguments, oversizeStandIn, refusedArguments, refusedStandIn } from './call-size-limits.ts';
+import type { Admission } from './budget-ledger.ts';
 import { CallAdmission } from './call-admission.ts';
 import { AdmissionTurns } from './admission-turns.ts';
 import { CarryPool } from './carry-pool.ts';
-import type { TenantLimitGate } from './tenant-limit-gate.ts';
 import { CommitQueue } from './commit-queue.ts';
-import { decideApproval, decideCall, decideInput } from './call-decision.ts';
-import type { CallPolicy } from './call-decision.ts';
+import { decideCall } from './call-decision.ts';
 import { JournalMemory } from './journal-memory.ts';
+import { LiveCalls, never, unreachable } from './live-calls.ts';
+import type { JournalingHostOptions } from './journaling-host-options.ts';
 import type { CallMark } from './journal-memory.ts';
-import { inputTimeoutError, isInputWait } from './input-wait.ts';
-import { requestToolInput } from './tool-input-requests.ts';
-import type { CallInputs } from './tool-input-requests.ts';
-import { describeCall, forTools, toOutcome, wireForm } from './journal-wire.ts';
+import { describeCall, wireForm } from './journal-wire.ts';
 import type { Wire } from './journal-wire.ts';
 
-/** The policy (`needsApproval`, `effectOf`) is what the calls' decisions ask of the configuration. */
-export interface JournalingHostOptions extends CallPolicy {
-  /** Bounds on one call's encoded arguments and result (ADR 0027). */
-  readonly sizes?: CallSizeLimits;
-  /** Runs the calls the journal has no outcome for. */
-  readonly live: ExecutionHost;
-  /** This execution's earlier `tool_intent` / `tool_outcome` entries, in journal order. */
-  readonly recorded: readonly JournalEntryInput[];
-  /** Calls earlier attempts completed, for a revised program to take over (ADR 0034). */
-  readonly carry?: CarryOver;
-  /**
-   * Makes entries durable; an outcome is delivered only after its entry is committed, but for a taken-over call's
-   * (it goes with the next commit: the run must `flush()` before it ends).
-   */
-  append(entries: readonly JournalEntryInput[]): Promise<void>;
-  /** Epoch ms for live deliveries. */
-  clock(): number;
-  /** A call waits for approval: the runner pauses the execution (after collecting the others of this turn). */
-  onApprovalRequired?(): void;
-  /** The guest waits for external input (`input.wait`): the runner pauses the execution, as for approvals. */
-  onInputRequired?(): void;
-  /** A lost unsafe call came again and waits: the runner pauses with the others of this turn (`inDoubt`). */
-  onAttentionRequired?(): void;
-  /**
-   * A tool's service could not be reached (its error says `details.unreachable`): its outcome is not journaled
-   * (one never sent is marked `not_started`) and the runner ends the execution to try again later. Absent: the
-   * failure is the call's outcome.
-   */
-  onUnreachable?(error: SerializedError): void;
-  /** Prefix of the idempotency keys given to tool calls (`idempotencyScope`); the call id completes the key. */
-  readonly keyPrefix?: string;
-  /** The execution cannot go on (divergence, an unsafe call in doubt): the runner aborts it with this error. */
-  onFatal(error: CodecallError): void;
-  /** Running tools' `ctx.signal`: not aborted by a pause, so a started call journals its outcome (ADR 0020). */
-  readonly toolSignal?: AbortSignal;
-  /** The lease's fencing token, handed to tools (`ctx.fencingToken`). */
-  readonly fencingToken?: number;
-  /** Proves the lease before a tool that is not `read` starts; if it throws, the call never starts (ADR 0020). */
-  proveLease?(): Promise<void>;
-  /** The task's tool budgets and what it used (ADR 0044): each new call is admitted (or refused) by it. */
-  readonly budgets?: BudgetLedger;
-  /** The tenant's rate limits and quotas (ADR 0045): a new call under one is admitted by the store, in call order. */
-  readonly tenantLimits?: TenantLimitGate;
-  /** How the journal names this execution's call ids (an agent's step prefixes them); absent: as they are. */
-  readonly journalId?: (callId: string) => string;
-}
-
-/**
- * A promise that never settles, fresh per call: a shared one would collect a reaction from every waiting call and
- * keep each execution's state reachable forever (~9 KiB per paused task).
- */
-function never(): Promise<HostOutcome> {
-  return new Promise<HostOutcome>(() => undefined);
-}
+export type { JournalingHostOptions } from './journaling-host-options.ts';
 
 /** A new call whose admission a pause interrupted: nothing was journaled, a resume decides it again. */
 const interrupted: HostOutcome = { ok: false, error: failure('INTERRUPTED', 'not started') };
 
 /** For a refusal decided before anything ran: no tool was started that a stop could have interrupted. */
 const signalNever = new AbortController().signal;
-
-function unreachable(decision: never): never {
-  throw new Error(`unhandled decision ${JSON.stringify(decision)}`);
-}
 
 /**
  * The host side of a journaled execution. Recorded outcomes are served from the journal in their recorded
@@ -131,6 +62,7 @@ export class JournalingHost implements ExecutionHost {
   /** New calls' turns while one waits for its tenant's limits (a store round trip): admitted in call order. */
   private readonly turns = new AdmissionTurns();
   private readonly admission: CallAdmission;
+  private readonly lives: LiveCalls;
   readonly onLog?: (entry: LogEntry) => void;
 
   constructor(private readonly options: JournalingHostOptions & { onLog?: (entry: LogEntry) => void }) {
@@ -146,6 +78,14 @@ export class JournalingHost implements ExecutionHost {
     this.admission = new CallAdmission({
       ...(options.budgets ? { budgets: options.budgets } : {}),
       ...(options.tenantLimits ? { tenantLimits: options.tenantLimits } : {}),
+    });
+    this.lives = new LiveCalls(options, {
+      memory: this.memory,
+      commit: (entries) => this.commit(entries),
+      mark: (entries, deferred) => this.mark(entries, deferred),
+      write: (entries, deferred, at) => this.write(entries, deferred, at),
+      park: (callId) => this.park(callId),
+      whenDrained: () => this.whenDrained(),
     });
     this.earlier =
       options.carry && options.carry.offers.length > 0 ? new CarryPool(options.carry) : undefined;
@@ -193,7 +133,7 @@ export class JournalingHost implements ExecutionHost {
         // Admitted (and counted, as its intent is journaled) now, in call order: a Promise.all's calls too.
         const admission = this.admission.admit(call);
         if (admission.kind !== 'run') return this.refuse(call, decision.intent, admission);
-        return this.track(call, this.live(call, signal, decision.intent, admission.cost));
+        return this.track(call, this.lives.run(call, signal, decision.intent, admission.cost));
       }
       case 'carry': {
         const { intent, offer } = decision;
@@ -204,7 +144,7 @@ export class JournalingHost implements ExecutionHost {
         const outcome: HostOutcome = { ok: true, value: new EncodedValue(offer.payload) };
         return this.track(
           call,
-          taken.then(() => this.finishLive(call, signal, outcome, true)),
+          taken.then(() => this.lives.finish(call, signal, outcome, true)),
         );
       }
       case 'hold': {
@@ -222,7 +162,7 @@ export class JournalingHost implements ExecutionHost {
         // Its intent was journaled refused, its outcome lost: the refusal is journaled again, nothing runs.
         return this.track(
           call,
-          this.finishLive(call, signalNever, this.admission.refusedAgain(call, decision.budget)),
+          this.lives.finish(call, signalNever, this.admission.refusedAgain(call, decision.budget)),
         );
       case 'diverged': {
         const { recorded, now } = decision;
@@ -235,7 +175,7 @@ export class JournalingHost implements ExecutionHost {
       case 'await_approval':
       case 'await_input':
       case 'rerun':
-        return this.track(call, this.live(call, signal, null));
+        return this.track(call, this.lives.run(call, signal, null));
       case 'retry': {
         // A crash from here asks again (a human's retry is spent once the call starts).
         const started = this.mark([
@@ -243,13 +183,13 @@ export class JournalingHost implements ExecutionHost {
         ]);
         return this.track(
           call,
-          started.then(() => this.live(call, signal, null)),
+          started.then(() => this.lives.run(call, signal, null)),
         );
       }
       case 'skip':
         return this.track(
           call,
-          this.finishLive(call, signal, { ok: true, value: new EncodedValue(decision.payload) }),
+          this.lives.finish(call, signal, { ok: true, value: new EncodedValue(decision.payload) }),
         );
       case 'needs_attention': {
         const { tool, args } = decision.now;
@@ -284,7 +224,7 @@ export class JournalingHost implements ExecutionHost {
       }
       const admitted = admission;
       return admitted.kind === 'run'
-        ? () => this.live(call, signal, intent, admitted.cost)
+        ? () => this.lives.run(call, signal, intent, admitted.cost)
         : () => this.refusal(call, intent, admitted);
     });
   }
@@ -326,7 +266,7 @@ export class JournalingHost implements ExecutionHost {
     const data = { call_id: call.callId, tool: intent.tool, args: intent.args, ...marked };
     const outcome: HostOutcome = { ok: false, error: admission.error };
     return this.commit([{ type: 'tool_intent', data }]).then(() =>
-      this.finishLive(call, signalNever, outcome),
+      this.lives.finish(call, signalNever, outcome),
     );
   }
 
@@ -371,7 +311,7 @@ export class JournalingHost implements ExecutionHost {
       : this.commit([{ type: 'tool_intent', data: { call_id: call.callId, tool, args: standIn } }]);
     return this.track(
       call,
-      intent.then(() => this.finishLive(call, signalNever, outcome)),
+      intent.then(() => this.lives.finish(call, signalNever, outcome)),
     );
   }
 
@@ -420,189 +360,6 @@ export class JournalingHost implements ExecutionHost {
       })
       .catch(() => undefined);
     return running;
-  }
-
-  private async live(
-    call: HostCall,
-    signal: AbortSignal,
-    intent: Wire | null,
-    cost?: number,
-  ): Promise<HostOutcome> {
-    const key =
-      call.kind === 'tool' && this.options.keyPrefix
-        ? idempotencyKey(this.options.keyPrefix, call.callId)
-        : undefined;
-    if (intent) {
-      const data = {
-        call_id: call.callId,
-        tool: intent.tool,
-        args: intent.args,
-        ...(key === undefined ? {} : { idempotency_key: key }),
-        ...(cost === undefined ? {} : { cost }),
-      };
-      await this.commit([{ type: 'tool_intent', data }]);
-    }
-    if (isInputWait(call)) return this.waitForInput(call, signal);
-    const approval = decideApproval(call, this.memory, this.options);
-    switch (approval.kind) {
-      case 'request':
-      case 'wait': {
-        if (approval.kind === 'request') {
-          const { tool, args } = wireForm(call);
-          const rules = this.options.approvalRules?.(call);
-          const data = {
-            approval_id: call.callId,
-            call_id: call.callId,
-            tool,
-            args,
-            // Fixed when asked, so any runtime that decides (or expires) it later applies the same rules.
-            ...(rules?.roles ? { roles: rules.roles } : {}),
-            ...(rules?.separation ? { separation: true } : {}),
-            ...(rules?.ttlSeconds ? { expires_at: this.options.clock() + rules.ttlSeconds * 1000 } : {}),
-          };
-          await this.mark([{ type: 'approval_request', data }]);
-        }
-        // Waiting for a human is not work in flight: a pause need not wait for it.
-        this.park(call.callId);
-        this.options.onApprovalRequired?.();
-        return never();
-      }
-      case 'rejected': {
-        const reason = approval.reason ? `: ${approval.reason}` : '';
-        const what = call.kind === 'tool' ? `${call.namespace}.${call.name}` : 'a timer';
-        const rejected: HostOutcome = {
-          ok: false,
-          error: approval.expired
-            ? failure('APPROVAL_EXPIRED', `${what} was not approved in time (${approval.reason})`)
-            : failure('TOOL_REJECTED', `${what} was rejected${reason}`),
-        };
-        return this.finishLive(call, signal, rejected);
-      }
-      case 'start':
-        await this.mark([
-          { type: 'control', data: { action: 'approved_call_started', call_id: call.callId } },
-        ]);
-        break;
-      case 'none':
-        break;
-      default:
-        return unreachable(approval);
-    }
-    if (signal.aborted && call.kind === 'tool') {
-      // The execution ended (a pause) between the intent's commit and the tool's start: say that it never ran,
-      // so a resume may run it whatever its effect.
-      await this.mark([{ type: 'control', data: { action: 'not_started', call_id: call.callId } }]);
-      return { ok: false, error: failure('INTERRUPTED', 'not started') };
-    }
-    if (call.kind === 'tool' && this.options.proveLease && this.options.effectOf(call) !== 'read') {
-      try {
-        await this.options.proveLease();
-      } catch (e) {
-        this.options.onFatal(
-          e instanceof CodecallError ? e : new CodecallError('FENCED', 'the lease could not be proven'),
-        );
-        return never();
-      }
-    }
-    const keyed = forTools(call, key, this.options.fencingToken);
-    const inputs: CallInputs = { waiting: false, used: new Set() };
-    const onInputRequired = this.options.onInputRequired?.bind(this.options);
-    const served: HostCall =
-      keyed.kind === 'tool' && onInputRequired
-        ? {
-            ...keyed,
-            requestInput: (request) =>
-              requestToolInput(keyed, request, inputs, {
-                memory: this.memory,
-                mark: (entries) => this.mark(entries),
-                onInputRequired,
-              }),
-          }
-        : keyed;
-    const outcome = await this.options.live.call(served, this.toolSignal(signal));
-    if (inputs.waiting) {
-      // It stopped to wait for a human's answer: no outcome; made again with the answer at hand (ADR 0047).
-      this.park(call.callId);
-      return never();
-    }
-    if (await this.unreachable(call, outcome)) return never();
-    return this.finishLive(call, signal, outcome);
-  }
-
-  /**
-   * A call whose tool's service could not be reached: not journaled; one whose request never left is marked
-   * `not_started` (a resume runs it whatever its effect), one cut off mid-call is lost (its effect decides).
-   */
-  private async unreachable(call: HostCall, outcome: HostOutcome): Promise<boolean> {
-    if (outcome.ok || !this.options.onUnreachable || call.kind !== 'tool') return false;
-    const how = outcome.error.details?.unreachable;
-    if (how !== 'not_sent' && how !== 'in_doubt') return false;
-    if (how === 'not_sent') {
-      await this.mark([{ type: 'control', data: { action: 'not_started', call_id: call.callId } }]);
-    }
-    this.park(call.callId);
-    this.options.onUnreachable(outcome.error);
-    return true;
-  }
-
-  private toolSignal(signal: AbortSignal): AbortSignal {
-    return this.options.toolSignal ?? signal;
-  }
-
-  /** `input.wait(name, { timeoutSeconds })`: the answer once journaled, else a journaled request and a pause. */
-  private async waitForInput(call: HostCall & { kind: 'tool' }, signal: AbortSignal): Promise<HostOutcome> {
-    const step = decideInput(call, this.memory);
-    switch (step.kind) {
-      case 'answered': {
-        const outcome: HostOutcome =
-          step.value === null
-            ? { ok: false, error: inputTimeoutError(call.args) }
-            : { ok: true, value: new EncodedValue(step.value) };
-        return this.finishLive(call, signal, outcome);
-      }
-      case 'invalid':
-        return this.finishLive(call, signal, { ok: false, error: step.error });
-      case 'request': {
-        const { name, timeoutSeconds } = step;
-        const deadline = timeoutSeconds === null ? null : this.options.clock() + timeoutSeconds * 1000;
-        const data = { call_id: call.callId, name, timeout_seconds: timeoutSeconds, deadline };
-        await this.mark([{ type: 'input_request', data }]);
-        break;
-      }
-      case 'wait':
-        break;
-      default:
-        return unreachable(step);
-    }
-    this.park(call.callId);
-    this.options.onInputRequired?.();
-    return never();
-  }
-
-  private async finishLive(
-    call: HostCall,
-    signal: AbortSignal,
-    outcome: HostOutcome,
-    deferred = false,
-  ): Promise<HostOutcome> {
-    if (this.toolSignal(signal).aborted && !outcome.ok) {
-      // The tool was stopped (cancel, deadline, a lost lease) and gave up: nothing is known of its effect, so
-      // nothing is journaled; a resume re-runs it if its effect allows, or asks a human.
-      return outcome;
-    }
-    if (!signal.aborted) await this.whenDrained();
-    const clock = this.options.clock();
-    const what = call.kind === 'timer' ? 'a timer' : `${call.namespace}.${call.name}`;
-    let { ok, payload } = encodeOutcome(outcome, what);
-    // A result over the bound is refused before it is journaled: the journal holds the failure, not the value.
-    const tooLarge = ok ? oversizeResult(what, payload, this.options.sizes) : null;
-    if (tooLarge !== null) ({ ok, payload } = encodeOutcome({ ok: false, error: tooLarge }, what));
-    const entry: JournalEntryInput = {
-      type: 'tool_outcome',
-      data: { call_id: call.callId, ok, payload, clock },
-    };
-    await this.write([entry], deferred, clock);
-    return { ...toOutcome({ ok, payload }), clock };
   }
 
   /** A call waiting for a human is not work in flight: `idle()` (and so a pause) does not wait for it. */

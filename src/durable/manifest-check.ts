@@ -9,6 +9,15 @@ import type {
 import { toolManifestHash } from './tool-manifest.ts';
 import type { ManifestTools } from './tool-manifest.ts';
 
+/** The tools hash of the last manifest a journal holds, or null (a task that never ran). */
+export function journaledToolsHash(journal: readonly JournalEntry[]): string | null {
+  for (let i = journal.length - 1; i >= 0; i--) {
+    const e = journal[i];
+    if (e?.type === 'manifest') return e.data.tools_hash;
+  }
+  return null;
+}
+
 export interface ManifestCheckOptions {
   readonly store: TaskStore;
   readonly lease: Lease;

@@ -11,7 +11,7 @@ import type {
 import { isBodyStore, readJournalPaged } from '../spec/index.ts';
 import { nextAttempt } from './crash-loop.ts';
 import { checkTaskInput, codeHashOf } from './journal-state.ts';
-import { checkManifest } from './manifest-check.ts';
+import { checkManifest, journaledToolsHash } from './manifest-check.ts';
 import { deadlineExceeded } from './retry-and-deadline.ts';
 import type { TaskRun } from './task-run.ts';
 import type { ManifestTools } from './tool-manifest.ts';
@@ -36,6 +36,8 @@ export interface PreRunEnv {
   readonly run: TaskRun;
   readonly drivers: readonly SandboxDriver[];
   readonly tools: ManifestTools;
+  /** The tools of an earlier manifest, when still served (`RunnerTools.forManifest`): checked instead of `tools`. */
+  readonly forManifest?: (toolsHash: string) => ManifestTools | undefined;
   readonly agent: TaskAgent | undefined;
   readonly acceptChangedTools: boolean;
   readonly maxStalledAttempts: number;
@@ -93,6 +95,16 @@ const notCrashLooping: Check<FoundRun> = (p, { maxStalledAttempts }) => {
   return 'error' in attempt ? fail(attempt.error) : { kind: 'go', journal: [attempt.entry] };
 };
 
+/** The tools a task runs with: those its journal's manifest names when still served, else the current ones. */
+export function toolsOfJournal<T>(
+  journal: readonly JournalEntry[],
+  tools: T,
+  forManifest: ((toolsHash: string) => T | undefined) | undefined,
+): T {
+  const hash = journaledToolsHash(journal);
+  return (hash === null ? undefined : forManifest?.(hash)) ?? tools;
+}
+
 /** The tools and engine are those the journal was written with, or a human accepted the change. */
 const sameManifest: Check<FoundRun> = async (p, env) => {
   const incompatible = await checkManifest({
@@ -100,7 +112,7 @@ const sameManifest: Check<FoundRun> = async (p, env) => {
     lease: env.run.lease,
     journal: p.journal,
     engine: p.driver.engine,
-    tools: env.tools,
+    tools: toolsOfJournal(p.journal, env.tools, env.forManifest),
     acceptChangedTools: env.acceptChangedTools,
     append: (entries) => env.run.append(entries),
   });

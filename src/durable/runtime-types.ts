@@ -44,6 +44,13 @@ export interface RuntimeOptions {
   readonly ceilings?: LimitCeilings;
   /** First backoff of an infrastructure retry (doubles per retry, with full jitter; default 1000 ms). */
   readonly retryBaseMs?: number;
+  /**
+   * Runs again after a tool's service could not be reached (TOOL_UNAVAILABLE, ADR 0047), before `max_retries` is
+   * counted: default 5. Then the task's `max_retries`, then `needs_attention`.
+   */
+  readonly toolUnavailableRetries?: number;
+  /** First backoff of those runs (doubling, half of it jittered; default 2000 ms: waits of ~1-2 s up to ~16-32 s). */
+  readonly toolUnavailableRetryBaseMs?: number;
   readonly clock?: () => number;
   /** Hooks for what the events do not show (metrics); see RuntimeObserver. */
   readonly observer?: RuntimeObserver;

@@ -2,6 +2,7 @@ import { encodeValue } from '../codec/index.ts';
 import { errorRow, failure } from '../errors/index.ts';
 import { isArtifactStore, readJournalPaged } from '../spec/index.ts';
 import type {
+  JournalEntry,
   AttentionCallData,
   ExecutionResult,
   ControlOf,
@@ -43,6 +44,12 @@ export interface SettleOptions {
   readonly inputRequested?: boolean;
   /** The backoff before infrastructure retry number `retries + 1`. */
   readonly retryDelayMs?: (retries: number) => number;
+  /**
+   * Runs again after TOOL_UNAVAILABLE (a tool's service down, ADR 0047), counted apart from `max_retries`, and the
+   * backoff before run again number `n + 1`; once spent, `max_retries` counts them, then the task pauses
+   * `needs_attention`.
+   */
+  readonly unavailable?: { readonly retries: number; readonly delayMs: (n: number) => number };
   readonly clock?: () => number;
 }
 
@@ -93,6 +100,19 @@ async function settle(options: SettleOptions): Promise<TaskRecord> {
   }
   const { code, message } = result.error;
   const details = result.error.details ?? {};
+  if (code === 'TOOL_UNAVAILABLE' && options.unavailable) {
+    // Its own budget (ADR 0047): a server that is restarting should not need a human, nor spend `max_retries`.
+    const spent = unavailableRetries(await readJournalPaged(store, lease.taskId));
+    if (spent < options.unavailable.retries) {
+      const runAfter = (options.clock ?? Date.now)() + options.unavailable.delayMs(spent);
+      return store.updateTask(
+        lease.taskId,
+        { ...kept, status: 'pending', runAfter, error: { code, message } },
+        { ...fenced, append: control({ action: 'retry', code, retry: spent + 1, run_after: runAfter }) },
+      );
+    }
+  }
+  // Then `max_retries` as for any infrastructure failure; spent, a human.
   if (code === 'TOOL_UNAVAILABLE' && task.retries >= task.maxRetries) {
     // A tool's service is down (ADR 0047) and the retries are spent: the task waits for a human (resolve it with
     // retry once the service is back) rather than failing.
@@ -172,4 +192,22 @@ function whereItFailed(error: SerializedError & { line?: number; column?: number
     ...(typeof error.line === 'number' ? { line: error.line } : {}),
     ...(typeof error.column === 'number' ? { column: error.column } : {}),
   };
+}
+
+/**
+ * How many runs again after TOOL_UNAVAILABLE the journal holds since the last one a human asked for (a resume) or a
+ * retry for another cause: the unavailability budget is spent by an outage, and given back by a human's word.
+ */
+function unavailableRetries(journal: readonly JournalEntry[]): number {
+  let n = 0;
+  for (let i = journal.length - 1; i >= 0; i--) {
+    const e = journal[i];
+    if (e?.type !== 'control') continue;
+    if (e.data.action === 'resume') break;
+    if (e.data.action === 'retry') {
+      if (e.data.code !== 'TOOL_UNAVAILABLE') break;
+      n++;
+    }
+  }
+  return n;
 }

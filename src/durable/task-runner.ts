@@ -19,7 +19,6 @@ import type {
   Egress,
   TenantNetworkPolicies,
   JournalLimits,
-  GuestToolBinding,
   JournalEntryInput,
   Lease,
   LogEntry,
@@ -39,10 +38,17 @@ import { runTools } from './run-tools.ts';
 import { TenantLimitGate } from './tenant-limit-gate.ts';
 import { decideApprovals } from './paused-actions.ts';
 import { assertMayDecide } from './approver-check.ts';
-import { armDeadline, DEFAULT_RETRY_BASE_MS, retryDelay } from './retry-and-deadline.ts';
+import {
+  armDeadline,
+  DEFAULT_RETRY_BASE_MS,
+  DEFAULT_TOOL_UNAVAILABLE_BASE_MS,
+  DEFAULT_TOOL_UNAVAILABLE_RETRIES,
+  retryDelay,
+  unavailableDelay,
+} from './retry-and-deadline.ts';
 import { revisionCarry } from './revision-carry.ts';
 import { settleRun } from './settle-run.ts';
-import { prepareRun } from './pre-run-checks.ts';
+import { prepareRun, toolsOfJournal } from './pre-run-checks.ts';
 import { programRequest, programRunner } from './program-runner.ts';
 import { TaskRun } from './task-run.ts';
 import { ControlWatch } from './control-watch.ts';
@@ -74,6 +80,13 @@ export interface TaskRunnerOptions {
   readonly maxRunning?: number;
   /** First backoff of an infrastructure retry. */
   readonly retryBaseMs?: number;
+  /**
+   * Runs again after a tool's service could not be reached (TOOL_UNAVAILABLE, ADR 0047), before `max_retries` is
+   * counted: default 5. Then the task's `max_retries`, then `needs_attention`.
+   */
+  readonly toolUnavailableRetries?: number;
+  /** First backoff of those runs (doubling, half of it jittered; default 2000 ms: waits of ~1-2 s up to ~16-32 s). */
+  readonly toolUnavailableRetryBaseMs?: number;
   readonly clock?: () => number;
   /** Receives the guest's console output (passed to `tools.host({ onLog })`). */
   readonly onLog?: (entry: LogEntry) => void;
@@ -119,7 +132,6 @@ export class TaskRunner {
   private readonly maxStalledAttempts: number;
   private readonly clock: () => number;
   private readonly drivers: readonly SandboxDriver[];
-  private readonly bindings: readonly GuestToolBinding[];
   private readonly control: ControlWatch;
   private ready: Promise<unknown> | undefined;
 
@@ -140,7 +152,6 @@ export class TaskRunner {
         );
       }
     }
-    this.bindings = [...options.tools.bindings, INPUT_WAIT_BINDING];
     if (hasToolLimits(options.tenantLimits) && !isUsageStore(options.store)) {
       throw new CodecallError(
         'INVALID_CONFIG',
@@ -361,6 +372,7 @@ export class TaskRunner {
       run,
       drivers: this.drivers,
       tools: this.options.tools,
+      forManifest: (hash) => this.options.tools.forManifest?.(hash),
       agent,
       acceptChangedTools: this.options.acceptChangedTools === true,
       maxStalledAttempts: this.maxStalledAttempts,
@@ -372,6 +384,10 @@ export class TaskRunner {
     }
     const { journal, driver, language, codeHash } = prepared;
     trace.linkEarlier(journal);
+    // A task begun before its tools changed (an MCP server's list) keeps the tools it began with.
+    const served = toolsOfJournal(journal, this.options.tools, (hash) =>
+      this.options.tools.forManifest?.(hash),
+    );
     const { input } = task;
     // The guest's start clock is journaled once, so every replay starts at the same time. Exec mode runs one code
     // block, the task's program; an agent journals a block per step. The attempt comes last: whatever this run
@@ -380,7 +396,7 @@ export class TaskRunner {
     const startClock = typeof recordedClock === 'number' ? recordedClock : this.clock();
     const setup: JournalEntryInput[] = [];
     if (typeof recordedClock !== 'number') setup.push({ type: 'clock', data: { clock: startClock } });
-    const revision = await revisionCarry(store, task, journal, (tool) => this.effectOf(tool)).catch(
+    const revision = await revisionCarry(store, task, journal, (tool) => effectIn(served, tool)).catch(
       (e: unknown) => {
         if (e instanceof CodecallError && e.code === 'NOT_FOUND') return e;
         throw e;
@@ -397,8 +413,9 @@ export class TaskRunner {
     // Whether a pause must look for input deadlines (settleRun reads the journal again only then).
     run.observe(journal);
     const made = runTools(task, journal, {
-      tools: this.options.tools,
-      bindings: this.bindings,
+      tools: served,
+      // Read per run: the tools may change between runs (an MCP server's list).
+      bindings: [...served.bindings, INPUT_WAIT_BINDING],
       egress: this.options.egress,
       egressPolicies: this.options.egressPolicies,
       egressDefaults: this.options.egressDefaults,
@@ -460,6 +477,11 @@ export class TaskRunner {
       result,
       ...run.ending,
       retryDelayMs: (retries) => retryDelay(retries, this.options.retryBaseMs ?? DEFAULT_RETRY_BASE_MS),
+      unavailable: {
+        retries: this.options.toolUnavailableRetries ?? DEFAULT_TOOL_UNAVAILABLE_RETRIES,
+        delayMs: (n) =>
+          unavailableDelay(n, this.options.toolUnavailableRetryBaseMs ?? DEFAULT_TOOL_UNAVAILABLE_BASE_MS),
+      },
       clock: this.clock,
     });
   }
@@ -469,12 +491,6 @@ export class TaskRunner {
     const { tenantLimits: limits, store } = this.options;
     if (!hasToolLimits(limits) || !isUsageStore(store)) return null;
     return new TenantLimitGate({ store, tenant: task.tenant, limits, clock: this.clock });
-  }
-
-  /** The effect of a tool named `namespace.name`, when this runner serves it. */
-  private effectOf(tool: string): ToolEffect | undefined {
-    const dot = tool.indexOf('.');
-    return dot < 0 ? undefined : this.options.tools.get(tool.slice(0, dot), tool.slice(dot + 1))?.effect;
   }
 
   private logSink(taskId: string): ((entry: LogEntry) => void) | undefined {
@@ -490,4 +506,10 @@ export class TaskRunner {
 /** The rules a tenant's calls of each tool are under, for an agent's prompt (ADR 0045). */
 function limitsOfTenant(limits: TenantToolLimits, tenant: string): (tool: string) => ToolLimitsOfCall | null {
   return (tool) => limitsOfCall(limits, tenant, tool);
+}
+
+/** The effect of a tool named `namespace.name`, when `tools` serve it. */
+function effectIn(tools: RunnerTools, tool: string): ToolEffect | undefined {
+  const dot = tool.indexOf('.');
+  return dot < 0 ? undefined : tools.get(tool.slice(0, dot), tool.slice(dot + 1))?.effect;
 }

@@ -84,6 +84,8 @@ export const ERROR_CODES = {
   MCP_TOOL_ERROR: row(502, 'tool', { name: 'ToolError', ...GUEST }),
   // An MCP server could not be started or reached, or its connection ended (ADR 0047).
   MCP_UNAVAILABLE: row(503, 'tool', { name: 'ToolError', ...GUEST }),
+  // An MCP call got no answer in time (its timeout, or its bound in all): in doubt (ADR 0047).
+  MCP_TIMEOUT: row(504, 'tool', { name: 'ToolError', ...GUEST }),
   // A call past one of its task's budgets (ADR 0044): refused before it runs, journaled as refused, caught as a ToolError.
   TOOL_BUDGET_EXCEEDED: row(429, 'tool', { name: 'ToolError', ...GUEST }),
   // A call past its tenant's rate limit or quota (ADR 0045): refused before it runs, journaled as refused;

@@ -153,10 +153,10 @@ export function buildServer(options: ServerOptions): FastifyInstance {
     registerArtifactRoute(api, options.store);
     registerApprovalRoutes(api, options.runtime, options.store);
     registerMeRoute(api);
-    registerToolsRoute(api, options.tools ?? []);
+    registerToolsRoute(api, () => options.tools ?? []);
     registerStatsRoute(api, { store });
     // codecall as an MCP server (ADR 0049), behind the same keys.
-    registerMcpRoute(api, { runtime, store, tools: options.tools ?? [] });
+    registerMcpRoute(api, { runtime, store, tools: () => options.tools ?? [] });
     registerTenantStreamRoute(api, { runtime, store, feed, streams });
     if (options.keys) registerKeyRoutes(api, options.keys, revocations);
     done();

@@ -3,13 +3,15 @@ import type { Runtime } from '../api/index.ts';
 import { createCodecallMcpServer, runtimeTaskBackend } from '../mcpserver/index.ts';
 import type { TaskStore, ToolDefinition } from '../spec/index.ts';
 import { sendError } from './error-reply.ts';
+import { chargeWhenAnswered } from './request-share-hook.ts';
 
 const loadTransport = () => import('@modelcontextprotocol/sdk/server/streamableHttp.js');
 
 export interface McpRouteOptions {
   readonly runtime: Runtime;
   readonly store: TaskStore;
-  readonly tools: readonly ToolDefinition[];
+  /** The tools now (a list that changes, an MCP server's, is read per request). */
+  readonly tools: () => readonly ToolDefinition[];
 }
 
 /**
@@ -26,12 +28,14 @@ export function registerMcpRoute(app: FastifyInstance, options: McpRouteOptions)
     transportModule ??= loadTransport();
     const { StreamableHTTPServerTransport } = await transportModule;
     const server = await createCodecallMcpServer({
-      tools,
+      tools: tools(),
       tasks: runtimeTaskBackend({ runtime, store, principal: request.principal }),
     });
     // Answered as an event stream: a long wait sends progress notifications before the result.
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-    // The transport answers on the raw response; fastify's reply is done with.
+    // The transport answers on the raw response; fastify's reply is done with. Its tenant's request share is
+    // charged when that response ends, as other requests are when their answer is sent (ADR 0039).
+    chargeWhenAnswered(request, reply);
     reply.hijack();
     reply.raw.once('close', () => {
       void transport.close();

@@ -1,20 +1,31 @@
 import { performance } from 'node:perf_hooks';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sendError } from './error-reply.ts';
 import { RequestShare } from './request-share.ts';
 import type { RequestShareOptions } from './request-share.ts';
 
 export type { RequestShareOptions };
 
-/** When a request began to cost the event loop, as wall time and as the loop's active time (both ms). */
-const started = new WeakMap<FastifyRequest, { wall: number; active: number }>();
+/** Charges a request its cost, once: from when it was admitted to now (the answer is serialised or written). */
+const charges = new WeakMap<FastifyRequest, () => void>();
+
+/**
+ * For a route that answers on the raw response itself (hijacked, so its answer never passes `onSend`): the request
+ * is charged when its response ends (`close`: written, or its client gone), as other requests are at `onSend`. Used
+ * by `/mcp` (ADR 0049); event streams are not (they are bounded by their own caps).
+ */
+export function chargeWhenAnswered(request: FastifyRequest, reply: FastifyReply): void {
+  const charge = charges.get(request);
+  if (charge !== undefined) reply.raw.once('close', charge);
+}
 
 /**
  * Fair share of the event loop between tenants (ADR 0039). After auth, a request of a tenant past its share while
  * another tenant is active is held (its handler not run) until its share allows, or refused `429
  * TOO_MANY_REQUESTS` with `Retry-After` when too many of its requests wait or it would wait too long. Each request
  * is charged what it cost: from admission to its answer being serialised, counting only time the loop was busy
- * (a handler waiting on I/O costs nothing while it waits). Streams (hijacked) are bounded by their own caps.
+ * (a handler waiting on I/O costs nothing while it waits). Streams (hijacked) are bounded by their own caps; a
+ * route that writes its own answer and should be charged says so (`chargeWhenAnswered`, /mcp).
  * Requests without a key (no-auth mode, probes) are not counted.
  */
 export function registerRequestShare(
@@ -59,16 +70,17 @@ export function registerRequestShare(
       // Answered meanwhile (its key revoked) or its client left: nothing more to do.
       if (gone || reply.sent) return reply;
     }
-    started.set(request, { wall: performance.now(), active: performance.eventLoopUtilization().active });
+    const wall0 = performance.now();
+    const active0 = performance.eventLoopUtilization().active;
+    charges.set(request, () => {
+      if (!charges.delete(request)) return;
+      const wall = performance.now() - wall0;
+      const active = performance.eventLoopUtilization().active - active0;
+      share.charge(tenant, Math.min(wall, active), performance.now());
+    });
   });
   app.addHook('onSend', (request, _reply, payload, done) => {
-    const from = started.get(request);
-    if (from !== undefined) {
-      started.delete(request);
-      const wall = performance.now() - from.wall;
-      const active = performance.eventLoopUtilization().active - from.active;
-      share.charge(request.principal.tenant, Math.min(wall, active), performance.now());
-    }
+    charges.get(request)?.();
     done(null, payload);
   });
 }

@@ -83,7 +83,10 @@ export async function startService(config: ServiceConfig, options: StartServiceO
     starting: () => !started,
     ...(core.authenticate ? { authenticate: core.authenticate } : {}),
     checkCallback: core.checkCallback,
-    tools: core.tools,
+    // Read per request: the list follows an MCP server's changes.
+    get tools() {
+      return core.tools;
+    },
     origin: originGuardFor(config),
     ...(options.console ? { console: options.console } : {}),
   });

@@ -39,8 +39,16 @@ function toolItem(tool: ToolDefinition): ToolItem {
 }
 
 /** GET /api/v1/tools: what programs here may call, for whoever writes them (the console's Submit page). */
-export function registerToolsRoute(app: FastifyInstance, tools: readonly ToolDefinition[]): void {
-  // The same for every caller and for the server's life: built once.
-  const body = { tools: tools.map(toolItem) };
-  app.get('/api/v1/tools', () => body);
+export function registerToolsRoute(app: FastifyInstance, tools: () => readonly ToolDefinition[]): void {
+  // The same for every caller; built again only when the list changed (an MCP server's, ADR 0047).
+  let listed: readonly ToolDefinition[] | null = null;
+  let body: { tools: ReturnType<typeof toolItem>[] } = { tools: [] };
+  app.get('/api/v1/tools', () => {
+    const now = tools();
+    if (now !== listed) {
+      listed = now;
+      body = { tools: now.map(toolItem) };
+    }
+    return body;
+  });
 }

@@ -4,7 +4,7 @@ import { CodecallError, isCodecallError } from '../errors/index.ts';
 import type { JsonSchema, ToolContext, ToolDefinition, ToolUnreachable } from '../spec/index.ts';
 import { followSignal } from '../spec/follow-signal.ts';
 import { DEFAULT_TOOL_NAMESPACE, SchemaValidator } from '../tools/index.ts';
-import { checkMcpServers, DEFAULT_MCP_TIMEOUT_SECONDS } from './mcp-config.ts';
+import { checkMcpServers, DEFAULT_MCP_MAX_CALL_SECONDS, DEFAULT_MCP_TIMEOUT_SECONDS } from './mcp-config.ts';
 import type { McpServerConfig, McpToolOverride } from './mcp-config.ts';
 import { Link, loadSdk, openClient, unavailable } from './mcp-connection.ts';
 import type { McpConnectionEvents, McpTarget, Sdk } from './mcp-connection.ts';
@@ -248,10 +248,18 @@ class McpServer implements McpConnectionEvents {
     // it is given, and a task's one signal would gather one per call.
     const { controller: stop, release } = followSignal(ctx.signal);
     const entry: ElicitingCall = { ctx, tool: fullName, stop: (reason) => stop.abort(reason) };
+    // The bound in all, progress or not: the SDK's own (`maxTotalTimeout`) is checked only when a report comes and
+    // does not cancel the request; an abort does (notifications/cancelled).
+    const maxCallSeconds = this.target.config.maxCallSeconds ?? DEFAULT_MCP_MAX_CALL_SECONDS;
+    const total = setTimeout(
+      () => stop.abort(timedOut(where, maxCallSeconds, 'in all (maxCallSeconds)')),
+      maxCallSeconds * 1000,
+    );
     let client: Client;
     try {
       client = await this.link.get();
     } catch (cause) {
+      clearTimeout(total);
       release();
       throw callFailure(this.sdk, cause, ctx.signal, where, this.target.redact);
     }
@@ -273,10 +281,35 @@ class McpServer implements McpConnectionEvents {
       if (stop.signal.aborted && !ctx.signal.aborted) throw stop.signal.reason;
       throw callFailure(this.sdk, cause, ctx.signal, where, this.target.redact);
     } finally {
+      clearTimeout(total);
       release();
       this.inFlight.delete(entry);
     }
   }
+}
+
+/**
+ * MCP_TIMEOUT: a call that got no answer in time. The request was sent, so it is in doubt (`unreachable:
+ * 'in_doubt'`): a durable task does not journal it as the call's outcome, and the call's effect decides whether it
+ * runs again (ADR 0047).
+ */
+function timedOut(
+  where: { server: string; tool: string },
+  seconds: number | null,
+  how: string,
+): CodecallError {
+  const after = seconds === null ? '' : ` in ${seconds} s`;
+  return new CodecallError(
+    'MCP_TIMEOUT',
+    `MCP server ${where.server}: its tool ${where.tool} got no answer${after} ${how}; it may have run`,
+    {
+      details: {
+        ...where,
+        unreachable: 'in_doubt',
+        ...(seconds === null ? {} : { timeout_seconds: seconds }),
+      },
+    },
+  );
 }
 
 /** `progress 3/10: copying` (what the server sent: its counts and message). */
@@ -317,6 +350,12 @@ function callFailure(
       : cause;
   }
   const message = redact(cause instanceof Error ? cause.message : String(cause));
+  if (cause instanceof sdk.McpError && cause.code === (sdk.ErrorCode.RequestTimeout as number)) {
+    // The server may have done it (the SDK sent notifications/cancelled): in doubt, as a cut connection is.
+    const data = (cause.data ?? {}) as { timeout?: unknown };
+    const seconds = typeof data.timeout === 'number' ? data.timeout / 1000 : null;
+    return timedOut(where, seconds, 'nor progress (timeoutSeconds)');
+  }
   if (cause instanceof sdk.McpError && cause.code !== (sdk.ErrorCode.ConnectionClosed as number)) {
     return new CodecallError('MCP_TOOL_ERROR', message, {
       details: { ...where, mcp_code: cause.code },

@@ -37,9 +37,15 @@ export interface McpServerConfig {
    * default 60. Connecting (the server's start and `initialize`) is given at least 60.
    */
   readonly timeoutSeconds?: number;
+  /**
+   * Seconds one call may take in all, progress or not (a server that reports forever is cut off): default 600.
+   * The call is cancelled (`notifications/cancelled`) and fails MCP_TIMEOUT, in doubt.
+   */
+  readonly maxCallSeconds?: number;
 }
 
 export const DEFAULT_MCP_TIMEOUT_SECONDS = 60;
+export const DEFAULT_MCP_MAX_CALL_SECONDS = 600;
 
 const SERVER_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -66,6 +72,7 @@ export const mcpServerSchema = z
     headers: z.record(z.string(), z.string()).optional(),
     tools: z.record(z.string(), toolOverride).optional(),
     timeoutSeconds: z.number().gt(0).max(86_400).optional(),
+    maxCallSeconds: z.number().gt(0).max(86_400).optional(),
   })
   .strict()
   .refine((s) => (s.command === undefined) !== (s.url === undefined), {

@@ -14,7 +14,7 @@ import type { Authenticate, ToolDefinition } from '../spec/index.ts';
 import { isPostgresUrl } from '../store/postgres/pg-url.ts';
 import { loadToolsModule } from '../tools/load-tools-module.ts';
 import { connectMcpServers } from '../mcp/index.ts';
-import { ToolRegistry } from '../tools/index.ts';
+import { FollowingTools } from './following-tools.ts';
 import type { ServiceConfig } from './config.ts';
 import { sandboxWorkerCount } from './config-sandbox.ts';
 import { checkWebhookUrl, createWebhookDispatcher, webhookKey } from './webhooks/index.ts';
@@ -67,15 +67,23 @@ export async function createService(
   config: ServiceConfig,
   options: CreateServiceOptions,
 ): Promise<ServiceCore> {
-  if (config.mcpServers.length === 0) return composeService(config, options);
+  if (config.mcpServers.length === 0) return (await composeService(config, options)).core;
   // The MCP servers' tools serve beside the others while the service lives (ADR 0047).
+  let refresh: (() => void) | undefined;
   const mcp = await connectMcpServers({
     servers: config.mcpServers,
-    // The service's registry (and so every task's tool manifest) is fixed at start: a new list waits for a restart.
-    onToolsChanged: (server) =>
-      options.log(
-        `MCP server ${server} changed its tools (now ${mcp.servers.find((s) => s.name === server)?.tools.length ?? '?'}); this service serves the ones it started with until it restarts`,
-      ),
+    // New tasks get the new list; a task begun before keeps the tools it began with (FollowingTools).
+    onToolsChanged: (server) => {
+      const count = mcp.servers.find((s) => s.name === server)?.tools.length ?? '?';
+      try {
+        refresh?.();
+        options.log(`MCP server ${server} changed its tools (now ${count}): new tasks get them`);
+      } catch (e) {
+        options.log(
+          `MCP server ${server} changed its tools (now ${count}), refused: ${(e as Error).message}; the earlier ones are served`,
+        );
+      }
+    },
   });
   for (const s of mcp.servers) {
     options.log(
@@ -83,29 +91,28 @@ export async function createService(
     );
   }
   try {
-    const core = await composeService(config, {
-      ...options,
-      tools: [...(options.tools ?? []), ...mcp.tools],
+    // The servers are closed after the core (its runtime pauses the running tasks first).
+    const composed = await composeService(config, options, {
+      tools: () => mcp.tools,
+      close: () => mcp.close(),
     });
-    let closing: Promise<void> | undefined;
-    return {
-      ...core,
-      close: () =>
-        (closing ??= (async () => {
-          try {
-            await core.close();
-          } finally {
-            await mcp.close();
-          }
-        })()),
-    };
+    refresh = composed.refresh;
+    return composed.core;
   } catch (e) {
     await mcp.close();
     throw e;
   }
 }
 
-async function composeService(config: ServiceConfig, options: CreateServiceOptions): Promise<ServiceCore> {
+/**
+ * The core, and `refresh()`, which serves the tools again from `mcp.tools()` (placed after `options.tools`, before
+ * the tools module's) to the tasks created from then on.
+ */
+async function composeService(
+  config: ServiceConfig,
+  options: CreateServiceOptions,
+  mcp: { tools: () => readonly ToolDefinition[]; close: () => Promise<void> } | null = null,
+): Promise<{ core: ServiceCore; refresh: () => void }> {
   const { log } = options;
   // A bad secret stops the start, before anything is opened.
   if (config.webhookSecret !== null) webhookKey(config.webhookSecret);
@@ -113,7 +120,13 @@ async function composeService(config: ServiceConfig, options: CreateServiceOptio
   const networkPolicies = serviceNetworkPolicies(config);
   const networkDefaults = serviceNetworkDefaults(config, networkPolicies);
   const toolLimits = serviceToolLimits(config);
-  const tools = [...(options.tools ?? []), ...(config.tools ? await loadToolsModule(config.tools) : [])];
+  const moduleTools = config.tools ? await loadToolsModule(config.tools) : [];
+  const toolsNow = (): ToolDefinition[] => [
+    ...(options.tools ?? []),
+    ...(mcp?.tools() ?? []),
+    ...moduleTools,
+  ];
+  const tools = toolsNow();
   if (!isPostgresUrl(config.db)) await mkdir(dirname(config.db), { recursive: true });
   const { store, observeHealth } = await openServiceStore(config.db, log, {
     auditKeyFile: config.auditKeyFile,
@@ -134,7 +147,7 @@ async function composeService(config: ServiceConfig, options: CreateServiceOptio
     quickjs: { workers: sandboxWorkerCount(config), threadNice: config.sandboxNice },
     python: config.python ? { warm: config.pythonWarm } : false,
   });
-  const registry = new ToolRegistry(tools);
+  const registry = new FollowingTools(tools);
   const model = options.model ?? null;
   const runtime = createRuntime({
     store,
@@ -197,12 +210,16 @@ async function composeService(config: ServiceConfig, options: CreateServiceOptio
   let webhooks: ReturnType<typeof createWebhookDispatcher> | null = null;
   const close = (): Promise<void> =>
     (closing ??= (async () => {
-      await runtime.close({ pauseRunning: true, timeoutMs: config.shutdownTimeoutMs });
-      // Messages cut short stay in the outbox and go out after the next start.
-      await webhooks?.close();
-      await Promise.all(drivers.map((d) => d.close()));
-      metrics.close();
-      await store.close();
+      try {
+        await runtime.close({ pauseRunning: true, timeoutMs: config.shutdownTimeoutMs });
+        // Messages cut short stay in the outbox and go out after the next start.
+        await webhooks?.close();
+        await Promise.all(drivers.map((d) => d.close()));
+        metrics.close();
+        await store.close();
+      } finally {
+        await mcp?.close();
+      }
     })());
   try {
     if (config.insecureNoAuth) {
@@ -256,15 +273,19 @@ async function composeService(config: ServiceConfig, options: CreateServiceOptio
     await store.close();
     throw e;
   }
-  return {
+  const core: ServiceCore = {
     config,
     runtime,
     store,
     metrics,
     authenticate: config.insecureNoAuth ? undefined : keyAuthenticator(store),
     checkCallback: callbackPolicy(config),
-    toolCount: tools.length,
-    tools: registry.definitions,
+    get toolCount() {
+      return registry.definitions.length;
+    },
+    get tools() {
+      return registry.definitions;
+    },
     driverNames: drivers.map((d) => d.name),
     start: async () => {
       await Promise.all(drivers.map((d) => d.ready()));
@@ -273,6 +294,7 @@ async function composeService(config: ServiceConfig, options: CreateServiceOptio
     },
     close,
   };
+  return { core, refresh: () => registry.replace(toolsNow()) };
 }
 
 function callbackPolicy(config: ServiceConfig): CallbackCheck {

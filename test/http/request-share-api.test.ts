@@ -122,3 +122,41 @@ describe('a held request of a revoked key', () => {
     expect(((await res.json()) as ErrorBody).error.code).toBe('KEY_REVOKED');
   });
 });
+
+describe('an /mcp request and the request share', () => {
+  // Any charged request (at least 0.05 ms of the loop) puts its tenant behind, and one behind is refused at once.
+  const fx = useApiFixture('http-request-share-mcp', {
+    start: false,
+    requestShare: { share: 0.00005, burstMs: 0, maxHeld: 0, maxWaitMs: 1000, windowMs: 60_000 },
+  });
+  let base = '';
+  beforeAll(async () => {
+    base = await fx.app.listen({ port: 0, host: '127.0.0.1' });
+  });
+  const list = (headers: Record<string, string>): Promise<Response> =>
+    fetch(`${base}/api/v1/tasks?limit=100`, { headers });
+
+  it('charges an /mcp request (answered by the transport itself) to its tenant like any other', async () => {
+    const a = await fx.key('t-mcp-a');
+    const b = await fx.key('t-mcp-b');
+    expect((await list(a.headers)).status).toBe(200); // a is active: the loop is contended for b
+    const res = await fetch(`${base}/mcp`, {
+      method: 'POST',
+      headers: {
+        ...b.headers,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+    });
+    expect(res.status).toBe(200);
+    expect(await res.text()).toMatch(/"result":\{\}/);
+    // The charge is made when the server's response ends; give its 'close' a moment.
+    await new Promise((r) => setTimeout(r, 300));
+    // b's first request since: refused, because the /mcp one was charged (uncharged, b would still be even).
+    const refused = await list(b.headers);
+    expect(refused.status).toBe(429);
+    expect(((await refused.json()) as ErrorBody).error.code).toBe('TOO_MANY_REQUESTS');
+    expect((await list(a.headers)).status).toBe(200);
+  });
+});

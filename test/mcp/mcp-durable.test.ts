@@ -42,10 +42,24 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-/** A runtime over a fresh SQLite file with these tools; retries come back at once. */
-async function durable(tools: McpServers['tools'], file: string) {
+/**
+ * A runtime over a fresh SQLite file with these tools; retries come back at once. No runs again for an unreachable
+ * server before `max_retries` (default 5, tested on its own) unless `unavailable` says so.
+ */
+async function durable(
+  tools: McpServers['tools'],
+  file: string,
+  unavailable: { retries: number; baseMs: number } = { retries: 0, baseMs: 1 },
+) {
   const store: SqliteTaskStore = await createSqliteTaskStore({ path: join(dir, file) });
-  const runtime = createRuntime({ store, drivers: [driver], tools: new ToolRegistry(tools), retryBaseMs: 1 });
+  const runtime = createRuntime({
+    store,
+    drivers: [driver],
+    tools: new ToolRegistry(tools),
+    retryBaseMs: 1,
+    toolUnavailableRetries: unavailable.retries,
+    toolUnavailableRetryBaseMs: unavailable.baseMs,
+  });
   return {
     store,
     runtime,
@@ -82,7 +96,8 @@ describe('progress', () => {
       });
       expect(silent).toMatchObject({
         status: 'succeeded',
-        value: expect.stringMatching(/^MCP_TOOL_ERROR .*timed out/i) as unknown,
+        // A timeout is in doubt (MCP_TIMEOUT), not the tool's error.
+        value: expect.stringMatching(/^MCP_TIMEOUT .*no answer in 2 s nor progress/) as unknown,
       });
 
       // A durable task: the lines reach its stream (events) and stay in its log.
@@ -322,6 +337,43 @@ describe('a server that is down', () => {
     }
   });
 
+  it('runs again by itself while the server is down (its own budget, not max_retries) and goes on when it is back', async () => {
+    const log = join(dir, 'back.log');
+    const down = join(dir, 'back-down');
+    const pidFile = join(dir, 'back.pid');
+    const mcp = await connectMcpServers({
+      servers: [stdioServer('gh', { MCP_CALL_LOG: log, MCP_DOWN_FILE: down, MCP_PID_FILE: pidFile })],
+    });
+    // Waits of ~0.25-0.5 s doubling: 8 runs span well over the connection's own backoff (1, 2, 4 s).
+    const { runtime, store, close } = await durable(mcp.tools, 'back.db', { retries: 8, baseMs: 500 });
+    try {
+      await writeFile(down, '');
+      process.kill(Number(await readFile(pidFile, 'utf8')), 'SIGKILL');
+      await new Promise((r) => setTimeout(r, 300));
+      runtime.start();
+      // max_retries 0 (the default): only the unavailability budget lets it run again.
+      const t = await runtime.submit({ code: `return await tools.gh.search({ q: 'ap' });` });
+      const retries = async () =>
+        (await store.readJournal(t.task_id)).filter(
+          (e) => e.type === 'control' && e.data.action === 'retry' && e.data.code === 'TOOL_UNAVAILABLE',
+        ).length;
+      for (let i = 0; i < 600 && (await retries()) < 1; i++) await new Promise((r) => setTimeout(r, 50));
+      expect(await retries()).toBeGreaterThanOrEqual(1);
+      // The server comes back: no human needed.
+      await rm(down);
+      expect(await runtime.wait(t.task_id, { until: 'terminal' })).toMatchObject({
+        status: 'succeeded',
+        result: { output: { hits: ['apple', 'apricot'], total: 2 } },
+      });
+      const record = await store.getTask(t.task_id);
+      expect(record?.retries).toBe(0);
+      expect(await calls(log)).toEqual(['search {"q":"ap"}']);
+    } finally {
+      await close();
+      await mcp.close();
+    }
+  }, 120_000);
+
   it('over Streamable HTTP: a refused connection was never sent; the task runs on when the server is back', async () => {
     let server = await startMcpHttpServer();
     const port = Number(new URL(server.url).port);
@@ -443,6 +495,79 @@ describe('secrets from the environment', () => {
       await new Promise<void>((resolve) => http.close(() => resolve()));
     }
   });
+});
+
+describe('time bounds on a call', () => {
+  it('a server that reports progress forever is cut off at maxCallSeconds: cancelled, MCP_TIMEOUT in doubt', async () => {
+    const log = join(dir, 'forever.log');
+    const mcp = await connectMcpServers({
+      servers: [{ ...stdioServer('gh', { MCP_CALL_LOG: log }), timeoutSeconds: 5, maxCallSeconds: 1.5 }],
+    });
+    try {
+      const started = Date.now();
+      const r = await runProgram({
+        driver,
+        code: `try { await tools.gh.progress({ steps: 100000, gapMs: 100 }); return 'ended'; }
+               catch (e) { return [e.code, e.details.unreachable, e.details.timeout_seconds]; }`,
+        tools: mcp.tools,
+        limits: { timeoutMs: 120_000 },
+      });
+      expect(r).toMatchObject({ status: 'succeeded', value: ['MCP_TIMEOUT', 'in_doubt', 1.5] });
+      // Long before the program's own limit, and the server was told to stop.
+      expect(Date.now() - started).toBeLessThan(60_000);
+      await until(async () => (await calls(log)).includes('cancelled {"tool":"progress"}'));
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it('a request timeout is in doubt, not an outcome: a read call runs again, an unsafe one waits for a human', async () => {
+    const log = join(dir, 'timeout.log');
+    const servers = [
+      { ...stdioServer('gh', { MCP_CALL_LOG: log }), timeoutSeconds: 1 },
+      // The same server, its silent `slow` said to be unsafe.
+      {
+        ...stdioServer('un', { MCP_CALL_LOG: log }),
+        timeoutSeconds: 1,
+        tools: { slow: { effect: 'unsafe' as const } },
+      },
+    ];
+    const mcp = await connectMcpServers({ servers });
+    const { runtime, store, close } = await durable(mcp.tools, 'timeout.db', { retries: 1, baseMs: 1 });
+    try {
+      const read = await runtime.submit({ code: `return await tools.gh.slow();` });
+      expect(await runtime.run(read.task_id)).toMatchObject({
+        status: 'pending',
+        error: { code: 'TOOL_UNAVAILABLE' },
+      });
+      const journal = await store.readJournal(read.task_id);
+      expect(journal.filter((e) => e.type === 'tool_intent')).toHaveLength(1);
+      expect(journal.filter((e) => e.type === 'tool_outcome')).toHaveLength(0);
+      // The next run makes the read call again (and it times out again: the budget spent, a human).
+      await new Promise((r) => setTimeout(r, 50));
+      expect(await runtime.run(read.task_id)).toMatchObject({
+        status: 'paused',
+        pause_reason: 'needs_attention',
+        attention_calls: [],
+        error: { code: 'TOOL_UNAVAILABLE' },
+      });
+      expect((await calls(log)).filter((l) => l === 'slow {}')).toHaveLength(2);
+
+      const unsafe = await runtime.submit({ code: `return await tools.un.slow();` });
+      expect(await runtime.run(unsafe.task_id)).toMatchObject({ status: 'pending' });
+      await new Promise((r) => setTimeout(r, 50));
+      // Never made again: it may have run.
+      expect(await runtime.run(unsafe.task_id)).toMatchObject({
+        status: 'paused',
+        pause_reason: 'needs_attention',
+        attention_calls: [{ call_id: 'call-1', tool: 'tools.un.slow' }],
+      });
+      expect((await calls(log)).filter((l) => l === 'slow {}')).toHaveLength(3);
+    } finally {
+      await close();
+      await mcp.close();
+    }
+  }, 120_000);
 });
 
 describe('notifications/tools/list_changed', () => {

@@ -55,4 +55,60 @@ describe('mcpServers in the service config', () => {
       await rm(dir, { recursive: true, force: true });
     }
   });
+
+  it('follows tools/list_changed: new tasks get the new list, a task begun before keeps its own', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'codecall-mcp-service-'));
+    const lines: string[] = [];
+    const config = loadConfig({
+      env: {},
+      flags: {
+        db: join(dir, 'tasks.db'),
+        insecureNoAuth: true,
+        python: false,
+        mcpServers: JSON.stringify([
+          {
+            name: 'gh',
+            command: process.execPath,
+            args: ['--import', 'tsx', SERVER],
+            env: { MCP_EXTRA_TOOLS: '1' },
+          },
+        ]),
+      },
+    });
+    const core = await createService(config, { log: (l) => lines.push(l) });
+    const names = () => core.tools.map((t) => `${t.namespace}.${t.name}`);
+    try {
+      await core.start();
+      expect(names()).not.toContain('tools.gh.late');
+      // Begun with the first list: it waits for input (its manifest journaled), then looks for the new tool.
+      const early = await core.runtime.submit({
+        code: `await input.wait('go'); try { return await tools.gh.late(); } catch (e) { return e.code; }`,
+      });
+      expect(await core.runtime.wait(early.task_id)).toMatchObject({ pause_reason: 'awaiting_input' });
+      const adder = await core.runtime.submit({ code: `return await tools.gh.add_tool();` });
+      expect(await core.runtime.wait(adder.task_id, { until: 'terminal' })).toMatchObject({
+        status: 'succeeded',
+      });
+      for (let i = 0; i < 200 && !names().includes('tools.gh.late'); i++) {
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(names()).toContain('tools.gh.late');
+      expect(lines.join('\n')).toMatch(/MCP server gh changed its tools \(now \d+\): new tasks get them/);
+      // A new task calls the new tool, with no restart.
+      const late = await core.runtime.submit({ code: `return await tools.gh.late();` });
+      expect(await core.runtime.wait(late.task_id, { until: 'terminal' })).toMatchObject({
+        status: 'succeeded',
+        result: { output: 'late' },
+      });
+      // The early task runs on in the world it began in: no tool change to attend to, and no `late` tool.
+      await core.runtime.provideInput(early.task_id, 'go', true);
+      expect(await core.runtime.wait(early.task_id, { until: 'terminal' })).toMatchObject({
+        status: 'succeeded',
+        result: { output: 'NO_SUCH_TOOL' },
+      });
+    } finally {
+      await core.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
 });

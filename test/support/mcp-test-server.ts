@@ -145,6 +145,7 @@ type Extra = Parameters<Parameters<Server['setRequestHandler']>[1]>[1];
 async function progress(args: Record<string, unknown>, extra: Extra): Promise<CallToolResult> {
   const token = extra._meta?.progressToken;
   const steps = Number(args.steps);
+  extra.signal.addEventListener('abort', () => logCall('cancelled', { tool: 'progress' }));
   for (let i = 1; i <= steps; i++) {
     await new Promise((resolve) => setTimeout(resolve, Number(args.gapMs)));
     if (extra.signal.aborted) return { content: [] };
