@@ -70,8 +70,6 @@ export interface WorkerInit {
   port: MessagePort;
   /** One Int32 slot per concurrent execution; non-zero asks that execution to stop at once. */
   interruptFlags: SharedArrayBuffer;
-  /** Int32 counters rung after every post, one per direction, and their sleepers' flags (doorbell.ts). */
-  bells: SharedArrayBuffer;
   warmVms: number;
   defaultMemoryBytes: number;
   /** How long a worker polls for a tool call's answer before sleeping; 0 disables polling. */

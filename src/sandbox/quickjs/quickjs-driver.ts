@@ -13,7 +13,6 @@ import type {
 import { SANDBOX_DRIVER_API_VERSION } from '../../spec/index.ts';
 import { abortFailure, failedBeforeStart } from '../early-failure.ts';
 import { DEFAULT_LIMITS, resolveLimits } from '../../spec/index.ts';
-import { SPIN_PHASE_MICROS } from './doorbell.ts';
 import { HostExecution } from './host-execution.ts';
 import { intlEngine } from './intl-host.ts';
 import { SandboxWorker } from './sandbox-worker.ts';
@@ -243,7 +242,6 @@ export class QuickJsDriver implements SandboxDriver {
         maxOldGenerationMb: this.heapMb,
         stackSizeMb: 4,
         spinMicros: this.spinMicros,
-        mainSpinPhaseMicros: Math.min(this.mainSpinMicros, SPIN_PHASE_MICROS),
         nice: this.nice,
       },
       this.listener,

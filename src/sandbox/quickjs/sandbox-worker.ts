@@ -1,6 +1,5 @@
-import { MessageChannel, Worker } from 'node:worker_threads';
+import { MessageChannel, Worker, receiveMessageOnPort } from 'node:worker_threads';
 import type { MessagePort } from 'node:worker_threads';
-import { BELLS, SpinPolicy, TO_MAIN, TO_WORKER, awaitMessage, ring } from './doorbell.ts';
 import type { FromWorker, ToWorker, WorkerInit } from './protocol.ts';
 
 /** Executions one worker can hold at once (one interrupt flag each). */
@@ -19,8 +18,6 @@ export interface SandboxWorkerOptions {
   maxOldGenerationMb: number;
   stackSizeMb: number;
   spinMicros: number;
-  /** How long of a main-thread poll is spent spinning before sleeping on the bell. */
-  mainSpinPhaseMicros: number;
   nice: number;
 }
 
@@ -28,9 +25,6 @@ export interface SandboxWorkerOptions {
 export class SandboxWorker {
   readonly flags: Int32Array;
   readonly ready: Promise<void>;
-  private readonly bells: Int32Array;
-  /** Whether the guest's next message came soon enough lately to spin for it before sleeping on the bell. */
-  private readonly mainSpin: SpinPolicy;
   active = 0;
   private readonly worker: Worker;
   /** Our own channel (not the worker's built-in one) so the main thread can also poll it synchronously. */
@@ -44,16 +38,12 @@ export class SandboxWorker {
     const buffer = new SharedArrayBuffer(SLOTS_PER_WORKER * Int32Array.BYTES_PER_ELEMENT);
     this.flags = new Int32Array(buffer);
     for (let i = SLOTS_PER_WORKER - 1; i >= 0; i--) this.freeSlots.push(i);
-    const bells = new SharedArrayBuffer(BELLS * Int32Array.BYTES_PER_ELEMENT);
-    this.bells = new Int32Array(bells);
-    this.mainSpin = new SpinPolicy(settings.mainSpinPhaseMicros / 1000);
     const { port1, port2 } = new MessageChannel();
     this.port = port1;
     this.listener = listener;
     const init: WorkerInit = {
       port: port2,
       interruptFlags: buffer,
-      bells,
       warmVms: settings.warmVms,
       defaultMemoryBytes: settings.defaultMemoryBytes,
       spinMicros: settings.spinMicros,
@@ -131,21 +121,22 @@ export class SandboxWorker {
   }
 
   send(msg: ToWorker): void {
-    if (this.dead) return;
-    this.port.postMessage(msg);
-    ring(this.bells, TO_WORKER);
+    if (!this.dead) this.port.postMessage(msg);
   }
 
   /**
    * Waits up to `micros` for the worker's next message and handles it synchronously. Used right after a tool
-   * outcome is delivered: a guest that answers with its next call at once is served without a turn of the event
-   * loop. It spins only while the guest has lately answered within the spin phase, and sleeps on the bell for
-   * the rest (doorbell.ts): a spinning main thread took the core a loaded machine's guest needed.
+   * outcome is delivered: a guest that answers with its next call at once is served without waking this thread.
    */
   pollOnce(micros: number): void {
-    if (this.dead) return;
-    const received = awaitMessage(this.port, this.bells, TO_MAIN, this.mainSpin, micros / 1000);
-    if (received) this.handle(received.message as FromWorker);
+    const limit = performance.now() + micros / 1000;
+    while (!this.dead && performance.now() < limit) {
+      const received = receiveMessageOnPort(this.port);
+      if (received) {
+        this.handle(received.message as FromWorker);
+        return;
+      }
+    }
   }
 
   private handle(msg: FromWorker): void {

@@ -1,14 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { setPriority } from 'node:os';
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import { failure } from '../../errors/index.ts';
 import { abortFailure } from '../early-failure.ts';
 import { PreparedVm, VmTemplate } from './prepared-vm.ts';
 import type { QuickJsModule } from './prepared-vm.ts';
 import type { FromWorker, ToWorker, WorkerInit } from './protocol.ts';
 import { AnswerWait } from './answer-wait.ts';
-import { SPIN_PHASE_MICROS, SpinPolicy, TO_MAIN, TO_WORKER, awaitMessage, ring } from './doorbell.ts';
 import { VmExecution } from './vm-execution.ts';
 import { keepQuickJsExport, stripWasmExports } from './wasm-exports.ts';
 
@@ -25,14 +24,12 @@ if (init.nice > 0 && process.platform === 'linux') {
 }
 const port = init.port;
 const flags = new Int32Array(init.interruptFlags);
-const bells = new Int32Array(init.bells);
 // Tool calls posted to the host and not yet answered; while one of a quick tool is out, the worker polls briefly
 // for the answer instead of going to sleep (see pollForAnswers below).
 const waits = new AnswerWait(init.spinMicros);
 const post = (msg: FromWorker): void => {
   if (msg.type === 'call' && msg.tool >= 0) waits.sent(msg.execId, msg.callId, msg.tool, performance.now());
   port.postMessage(msg);
-  ring(bells, TO_MAIN);
 };
 
 const wasmPath = createRequire(import.meta.url).resolve('quickjs-wasi/quickjs.wasm');
@@ -96,19 +93,19 @@ function dispatch(msg: ToWorker): void {
 }
 
 /**
- * Waking a sleeping event loop costs ~50 us on this kind of VM, which dominated a tool-call round trip. While a
- * call of a quick tool is outstanding the worker waits for its answer for up to `spinMicros` right here: spinning
- * on the port only while answers have lately come within the spin phase, asleep on the bell otherwise (ADR 0055),
- * so a loaded machine's main thread gets the core it needs to answer. A tool found slow is not waited for
- * (answer-wait.ts); every message received restarts the window.
+ * Waking a sleeping thread costs ~50 us on this kind of VM, which dominated a tool-call round trip. While a call
+ * of a quick tool is outstanding the worker polls its port for up to `spinMicros`, so the answer is picked up at
+ * once; a tool found slow is not polled for (answer-wait.ts).
  */
-const workerSpin = new SpinPolicy(Math.min(init.spinMicros, SPIN_PHASE_MICROS) / 1000);
 function pollForAnswers(): void {
   if (init.spinMicros <= 0) return;
-  while (waits.worthPolling) {
-    const received = awaitMessage(port, bells, TO_WORKER, workerSpin, init.spinMicros / 1000);
-    if (!received) return;
-    dispatch(received.message as ToWorker);
+  let limit = performance.now() + init.spinMicros / 1000;
+  while (waits.worthPolling && performance.now() < limit) {
+    const received = receiveMessageOnPort(port);
+    if (received) {
+      dispatch(received.message as ToWorker);
+      limit = performance.now() + init.spinMicros / 1000;
+    }
   }
 }
 
