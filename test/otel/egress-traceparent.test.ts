@@ -3,12 +3,11 @@ import type { Runtime } from '../../src/api/index.ts';
 import { createRuntime } from '../../src/durable/index.ts';
 import { createEgress } from '../../src/egress/index.ts';
 import { ToolRegistry } from '../../src/index.ts';
-import { startTelemetry } from '../../src/service/telemetry-provider.ts';
 import type { Telemetry } from '../../src/service/telemetry-provider.ts';
 import { useDurableFixture } from '../durable/fixture.ts';
 import { startRecordingServer } from '../durable/egress-test-server.ts';
 import type { RecordingServer } from '../durable/egress-test-server.ts';
-import { OtlpReceiver } from './otlp-receiver.ts';
+import { OtlpReceiver, startTestTelemetry } from './otlp-receiver.ts';
 
 // The program's fetch, sent by the host, carries the trace of its call's span (and a traceparent the program set
 // itself wins); a replay's journaled request is unchanged by it.
@@ -24,18 +23,7 @@ describe("egress requests carry the call's traceparent", () => {
       return true;
     });
     receiver = await OtlpReceiver.start();
-    telemetry = startTelemetry(
-      {
-        url: receiver.url,
-        serviceName: 'egress-test',
-        sampler: 'always_on',
-        ratio: 1,
-        includeContent: false,
-        contentMaxBytes: 1024,
-        headers: {},
-      },
-      { scheduledDelayMs: 50 },
-    );
+    telemetry = startTestTelemetry(receiver, 'egress-test');
     runtime = createRuntime({
       store: fx.store,
       drivers: [fx.driver],

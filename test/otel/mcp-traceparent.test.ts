@@ -5,11 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TaskRunner } from '../../src/durable/index.ts';
 import { connectMcpServers, createQuickJsDriver, ToolRegistry } from '../../src/internal.ts';
 import type { QuickJsDriver, TaskStore } from '../../src/internal.ts';
-import { startTelemetry } from '../../src/service/telemetry-provider.ts';
 import type { Telemetry } from '../../src/service/telemetry-provider.ts';
 import { createSqliteTaskStore } from '../../src/store/index.ts';
 import { startMcpHttpServer } from '../support/mcp-test-server.ts';
-import { OtlpReceiver } from './otlp-receiver.ts';
+import { OtlpReceiver, startTestTelemetry } from './otlp-receiver.ts';
 
 // An MCP server over Streamable HTTP is called with the traceparent of the tool call's span.
 describe('MCP HTTP requests carry the call span', () => {
@@ -20,18 +19,7 @@ describe('MCP HTTP requests carry the call span', () => {
   let store: TaskStore;
   beforeAll(async () => {
     receiver = await OtlpReceiver.start();
-    telemetry = startTelemetry(
-      {
-        url: receiver.url,
-        serviceName: 'mcp-test',
-        sampler: 'always_on',
-        ratio: 1,
-        includeContent: false,
-        contentMaxBytes: 1024,
-        headers: {},
-      },
-      { scheduledDelayMs: 50 },
-    );
+    telemetry = startTestTelemetry(receiver, 'mcp-test');
     driver = createQuickJsDriver({ workers: 1, warmVmsPerWorker: 1 });
     dir = await mkdtemp(join(tmpdir(), 'codecall-otel-mcp-'));
     store = await createSqliteTaskStore({ path: join(dir, 'tasks.db') });

@@ -1,3 +1,5 @@
+import { startTelemetry } from '../../src/service/telemetry-provider.ts';
+import type { Telemetry } from '../../src/service/telemetry-provider.ts';
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -152,4 +154,24 @@ export class OtlpReceiver {
   close(): Promise<void> {
     return new Promise((resolve) => this.server.close(() => resolve()));
   }
+}
+
+/** The service's SDK set-up exporting to `receiver` quickly (every 50 ms), nothing of content. */
+export function startTestTelemetry(
+  receiver: OtlpReceiver,
+  serviceName: string,
+  sampler: 'always_on' | 'parentbased_always_on' = 'always_on',
+): Telemetry | null {
+  return startTelemetry(
+    {
+      url: receiver.url,
+      serviceName,
+      sampler,
+      ratio: 1,
+      includeContent: false,
+      contentMaxBytes: 1024,
+      headers: {},
+    },
+    { scheduledDelayMs: 50 },
+  );
 }

@@ -6,10 +6,9 @@ import { decodeValue } from '../../src/codec/index.ts';
 import { TaskRunner } from '../../src/durable/index.ts';
 import { createQuickJsDriver, defineTool, ToolRegistry } from '../../src/internal.ts';
 import type { QuickJsDriver, TaskStore, ToolContext } from '../../src/internal.ts';
-import { startTelemetry } from '../../src/service/telemetry-provider.ts';
 import type { Telemetry } from '../../src/service/telemetry-provider.ts';
 import { createSqliteTaskStore } from '../../src/store/index.ts';
-import { OtlpReceiver } from './otlp-receiver.ts';
+import { OtlpReceiver, startTestTelemetry } from './otlp-receiver.ts';
 import type { ReceivedSpan } from './otlp-receiver.ts';
 
 // A task's spans as an OTLP receiver gets them: the SDK as the service runs it (BatchSpanProcessor, OTLP/HTTP
@@ -25,18 +24,7 @@ describe('the spans of a task', () => {
 
   beforeAll(async () => {
     receiver = await OtlpReceiver.start();
-    telemetry = startTelemetry(
-      {
-        url: receiver.url,
-        serviceName: 'codecall-test',
-        sampler: 'parentbased_always_on',
-        ratio: 1,
-        includeContent: false,
-        contentMaxBytes: 1024,
-        headers: {},
-      },
-      { scheduledDelayMs: 50 },
-    );
+    telemetry = startTestTelemetry(receiver, 'codecall-test', 'parentbased_always_on');
     driver = createQuickJsDriver({ workers: 1, warmVmsPerWorker: 1 });
     dir = await mkdtemp(join(tmpdir(), 'codecall-otel-'));
     store = await createSqliteTaskStore({ path: join(dir, 'tasks.db') });
