@@ -9,7 +9,7 @@ import type {
   ToolEffect,
 } from '../spec/index.ts';
 import { traceContextOf } from './trace-context.ts';
-import { contentAttribute, setDefined, setErrorCode, tracer } from './tracer.ts';
+import { contentAttribute, setDefined, setErrorCode, tracer, tracingRegistered } from './tracer.ts';
 
 /** Replayed calls get a zero-length span each, up to this many per execution (the rest are counted). */
 export const MAX_REPLAYED_SPANS = 1_000;
@@ -41,7 +41,11 @@ export class CallTracer {
   private readonly open = new Map<string, Span>();
   private readonly recorded = new Map<string, Recorded>();
 
+  /** No provider registered: the tracer stays out of the way (no journal scan, no wrappers). */
+  private readonly off = !tracingRegistered();
+
   constructor(private readonly options: CallTracerOptions) {
+    if (this.off) return;
     for (const e of options.recorded) {
       if (e.type === 'tool_intent') this.recorded.set(e.data.call_id, { tool: e.data.tool });
       else if (e.type === 'tool_outcome') {
@@ -59,6 +63,7 @@ export class CallTracer {
 
   /** The execution begins under `parent` (its sandbox span): the replayed calls' spans are made now. */
   begin(parent: Context): void {
+    if (this.off) return;
     this.parent = parent;
     if (!trace.getSpan(parent)?.isRecording()) return;
     let made = 0;
@@ -78,6 +83,7 @@ export class CallTracer {
 
   /** The host the driver calls: each call not replayed from the journal is a span until it settles. */
   host(inner: ExecutionHost): ExecutionHost {
+    if (this.off) return inner;
     const traced: ExecutionHost = {
       call: (call, signal) => this.call(inner, call, signal),
       onReplayDone: () => inner.onReplayDone?.(),
@@ -87,6 +93,7 @@ export class CallTracer {
 
   /** The host that runs tools: the call's span is the active one while its tool runs, and `ctx` carries it. */
   live(inner: ExecutionHost): ExecutionHost {
+    if (this.off) return inner;
     const traced: ExecutionHost = {
       call: (call, signal) => {
         const span = this.open.get(call.callId);
@@ -104,6 +111,7 @@ export class CallTracer {
   append(
     inner: (entries: readonly JournalEntryInput[]) => Promise<void>,
   ): (entries: readonly JournalEntryInput[]) => Promise<void> {
+    if (this.off) return inner;
     return (entries) => {
       for (const e of entries) this.observe(e);
       return inner(entries);

@@ -1,4 +1,4 @@
-import { trace } from '@opentelemetry/api';
+import { ProxyTracerProvider, trace } from '@opentelemetry/api';
 import type { Attributes, Span, Tracer } from '@opentelemetry/api';
 import { SpanStatusCode } from '@opentelemetry/api';
 
@@ -11,6 +11,15 @@ export const TRACER_NAME = 'codecall';
  */
 export function tracer(): Tracer {
   return trace.getTracer(TRACER_NAME);
+}
+
+/**
+ * Whether a provider is registered (the service's or the CLI's SDK): without one every span is a no-op, so what
+ * only feeds spans (reading the journal for replayed calls, wrapping each call) can be skipped.
+ */
+export function tracingRegistered(): boolean {
+  const provider = trace.getTracerProvider();
+  return !(provider instanceof ProxyTracerProvider) || provider.getDelegateTracer(TRACER_NAME) !== undefined;
 }
 
 /** Whether program source and argument values go into spans (`otelIncludeContent`), and how much of each. */
