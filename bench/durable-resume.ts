@@ -3,6 +3,7 @@
 // (claim, journal read, replay of `calls` outcomes in a fresh VM, `hold` live, result committed).
 import { defineTool, TaskRunner, ToolRegistry } from '../dist/internal.js';
 import type { SandboxDriver, TaskStore } from '../dist/internal.js';
+import { createHoldTool } from './hold-tool.ts';
 
 export const resumeProgram = (calls: number): string =>
   `for (let i = 0; i < ${calls}; i++) await tools.echo({ i }); await tools.hold(); return 1;`;
@@ -20,35 +21,22 @@ export interface ResumeBench {
 
 export function createResumeBench(store: TaskStore, driver: SandboxDriver): ResumeBench {
   const echo = defineTool({ name: 'echo', description: '', effect: 'read', execute: (a) => a });
-  // Waits until aborted (as a well-behaved tool does when its execution is paused), unless holding is off. A
-  // pause may land before the tool starts (its intent is being committed), so an already aborted signal counts.
-  // `hold` starting tells that every earlier intent and its own are journaled (an intent is committed before its
-  // tool runs): the bench waits for that instead of re-reading the journal while the task writes it, which cost
-  // O(n²) reads and starved the run on a busy machine.
-  let held: (() => void) | undefined;
-  const hold = defineTool({
-    name: 'hold',
-    description: '',
-    effect: 'read',
-    execute: (_args, ctx) => {
-      if (!bench.holding) return 'released';
-      held?.();
-      return new Promise<string>((_resolve, reject) => {
-        if (ctx.signal.aborted) reject(new Error('aborted'));
-        ctx.signal.addEventListener('abort', () => reject(new Error('aborted')));
-      });
-    },
-  });
+  const hold = createHoldTool();
   const runner = new TaskRunner({
     store,
     driver,
-    tools: new ToolRegistry([echo, hold]),
+    tools: new ToolRegistry([echo, hold.tool]),
     owner: 'bench',
     leaseMs: 30_000,
   });
   const bench: ResumeBench = {
     runner,
-    holding: true,
+    get holding() {
+      return hold.holding;
+    },
+    set holding(on: boolean) {
+      hold.holding = on;
+    },
     async resume(calls, options = {}) {
       const task = await store.createTask({
         kind: 'code',
@@ -59,11 +47,10 @@ export function createResumeBench(store: TaskStore, driver: SandboxDriver): Resu
         // longer than the default 30 s, which would fail the task before it pauses. The resume is not affected.
         limits: { timeoutMs: 600_000 },
       });
-      const holding = new Promise<void>((resolve) => (held = resolve));
+      const holdStarted = hold.started();
       const running = runner.runTask(task.id);
       // The run may end before `hold` starts (a failure): then the wait ends with it.
-      await Promise.race([holding, running]);
-      held = undefined;
+      await Promise.race([holdStarted, running]);
       runner.pause(task.id);
       await running;
       const paused = await store.getTask(task.id);

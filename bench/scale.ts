@@ -21,6 +21,7 @@ import {
   ToolRegistry,
 } from '../dist/internal.js';
 import type { TaskStore } from '../dist/internal.js';
+import { createHoldTool } from './hold-tool.ts';
 import { scaleSvg } from './scale-plot.ts';
 import type { Curve } from './scale-plot.ts';
 import { median, MIB } from './stats.ts';
@@ -40,8 +41,7 @@ const store: TaskStore = await createSqliteTaskStore({ path: join(dir, 'tasks.db
 const driver = createQuickJsDriver({ workers: 2 });
 await driver.ready();
 
-let holding = true;
-let held: (() => void) | undefined;
+const hold = createHoldTool();
 const results = new Map<number, string>();
 const blob = defineTool({
   name: 'blob',
@@ -54,24 +54,10 @@ const blob = defineTool({
     return text;
   },
 });
-// `hold` starting tells that every earlier call is journaled and answered (an intent commits before its tool runs).
-const hold = defineTool({
-  name: 'hold',
-  description: '',
-  effect: 'read',
-  execute: (_args, ctx) => {
-    if (!holding) return 'released';
-    held?.();
-    return new Promise<string>((_resolve, reject) => {
-      if (ctx.signal.aborted) reject(new Error('aborted'));
-      ctx.signal.addEventListener('abort', () => reject(new Error('aborted')));
-    });
-  },
-});
 const runner = new TaskRunner({
   store,
   driver,
-  tools: new ToolRegistry([blob, hold]),
+  tools: new ToolRegistry([blob, hold.tool]),
   owner: 'bench',
   leaseMs: 120_000,
 });
@@ -129,19 +115,18 @@ async function sample(calls: number, size: number): Promise<Sample> {
   });
   let running: Promise<unknown> | undefined;
   const live = await measured(async () => {
-    const holdStarted = new Promise<void>((resolve) => (held = resolve));
+    const holdStarted = hold.started();
     running = runner.runTask(task.id);
     await Promise.race([holdStarted, running]);
   });
-  held = undefined;
   runner.pause(task.id);
   await running;
   const paused = await store.getTask(task.id);
   if (paused?.status !== 'paused') throw new Error(`expected paused, got ${paused?.status}`);
   await store.updateTask(task.id, { status: 'pending' }, { expectedVersion: paused.version });
-  holding = false;
+  hold.holding = false;
   const resumed = await measured(() => runner.runTask(task.id));
-  holding = true;
+  hold.holding = true;
   if (resumed.value?.status !== 'succeeded') throw new Error(`resume ended ${resumed.value?.status}`);
   return {
     liveMs: live.ms,

@@ -1,6 +1,5 @@
 import { CodecallError } from '../errors/index.ts';
-import { longTimeout } from '../spec/index.ts';
-import { followSignal } from '../spec/follow-signal.ts';
+import { deadlineSignal } from '../spec/index.ts';
 import { providerErrorMessage } from './chat-completions-reply.ts';
 import {
   DEFAULT_MAX_RETRY_DELAY_MS,
@@ -150,17 +149,10 @@ export function createJsonPost(
     read?: StreamRead<T>,
   ): Promise<T> {
     if (caller?.aborted) throw aborted(caller.reason);
-    // The deadline's timer is cleared when the call ends: left to fire, every finished call would hold its timer,
-    // signal and closure for the whole timeout (a minute of calls, at hundreds a second when scoring a corpus).
-    // The request's own signal follows the caller's until the call ends: AbortSignal.any would hang one dependent per
-    // request on a long-lived caller signal (a task's, a corpus's).
-    const { controller: deadline, release } = followSignal(caller);
-    const timer = longTimeout(
-      () => deadline.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')),
-      cfg.timeoutMs,
-      { unref: true },
-    );
-    const signal = deadline.signal;
+    // Released when the call ends: left to fire, every finished call would hold its timer, signal and closure for
+    // the whole timeout (a minute of calls, at hundreds a second when scoring a corpus), and the caller's long-lived
+    // signal (a task's, a corpus's) a dependent per request.
+    const { signal, release } = deadlineSignal(cfg.timeoutMs, caller);
     const stopped = (): CodecallError =>
       caller?.aborted
         ? aborted(caller.reason)
@@ -183,7 +175,6 @@ export function createJsonPost(
         }
       }
     } finally {
-      timer.clear();
       release();
     }
   };

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { intervalMs, longSleep, longTimeout, longTimeoutSignal, MAX_TIMER_MS } from './long-timeout.ts';
+import { intervalMs, longSleep, longTimeout, deadlineSignal, MAX_TIMER_MS } from './long-timeout.ts';
 
 describe('longTimeout', () => {
   beforeEach(() => {
@@ -71,13 +71,25 @@ describe('longTimeout', () => {
     expect(vi.getTimerCount()).toBe(0);
   });
 
-  it('longTimeoutSignal aborts with a TimeoutError at its time, past what AbortSignal.timeout holds', () => {
-    const signal = longTimeoutSignal(2 ** 32 + 5);
+  it('deadlineSignal aborts with a TimeoutError at its time, past what AbortSignal.timeout holds', () => {
+    const { signal } = deadlineSignal(2 ** 32 + 5);
     vi.advanceTimersByTime(2 ** 32 + 4);
     expect(signal.aborted).toBe(false);
     vi.advanceTimersByTime(1);
     expect(signal.aborted).toBe(true);
     expect((signal.reason as DOMException).name).toBe('TimeoutError');
+  });
+
+  it('deadlineSignal follows its outer signal, and release() drops its timer and its listener', () => {
+    const outer = new AbortController();
+    const one = deadlineSignal(1000, outer.signal);
+    one.release();
+    expect(vi.getTimerCount()).toBe(0);
+    const two = deadlineSignal(1000, outer.signal);
+    outer.abort(new Error('stop'));
+    expect(two.signal.aborted).toBe(true);
+    expect(one.signal.aborted).toBe(false);
+    two.release();
   });
 
   it('intervalMs keeps a periodic delay within one timer', () => {

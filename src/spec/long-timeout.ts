@@ -1,3 +1,4 @@
+import { followSignal } from './follow-signal.ts';
 /** The longest delay one setTimeout keeps: Node fires a longer (or non-finite) one after 1 ms. */
 export const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -69,15 +70,27 @@ export function intervalMs(ms: number): number {
 }
 
 /**
- * AbortSignal.timeout for any delay (see longTimeout): it aborts with a `TimeoutError` after `ms`. Node's own
- * fires a delay past 2^31-1 ms after 1 ms and throws past 2^32-1. The timer does not keep the process alive.
+ * One operation's own signal with a deadline of any length (see longTimeout): it aborts with a `TimeoutError`
+ * after `ms`, and follows `outer` (followSignal) when given. `release()` when the operation ends drops the timer
+ * and the listener on `outer`: a long-lived outer signal (a task's, the service's) then holds nothing of it, where
+ * AbortSignal.any would hang a dependent per operation and AbortSignal.timeout its timer until it fired (and
+ * fires a delay past 2^31-1 ms after 1 ms). The timer does not keep the process alive.
  */
-export function longTimeoutSignal(ms: number): AbortSignal {
-  const controller = new AbortController();
-  longTimeout(
+export function deadlineSignal(
+  ms: number,
+  outer?: AbortSignal,
+): { signal: AbortSignal; release: () => void } {
+  const { controller, release } = followSignal(outer);
+  const timer = longTimeout(
     () => controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')),
     ms,
     { unref: true },
   );
-  return controller.signal;
+  return {
+    signal: controller.signal,
+    release: () => {
+      timer.clear();
+      release();
+    },
+  };
 }

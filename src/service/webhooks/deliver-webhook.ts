@@ -1,7 +1,6 @@
 import { CodecallError, isCodecallError } from '../../errors/index.ts';
 import type { WebhookAttempt, WebhookMessage } from '../../spec/index.ts';
-import { longTimeout } from '../../spec/index.ts';
-import { followSignal } from '../../spec/follow-signal.ts';
+import { deadlineSignal } from '../../spec/index.ts';
 import { postWebhook } from './post-webhook.ts';
 import { signWebhook } from './sign-webhook.ts';
 import { resolveWebhookTarget } from './webhook-target.ts';
@@ -29,15 +28,8 @@ export async function attemptWebhook(options: {
   readonly lookup?: LookupAll;
 }): Promise<AttemptResult> {
   const { message, closing } = options;
-  // The attempt's own signal, released when it ends: `closing` lives as long as the service, and AbortSignal.any
-  // would hang a dependent (and a timer, until it fired) on it per attempt.
-  const { controller, release } = followSignal(closing);
-  const timer = longTimeout(
-    () => controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')),
-    options.timeoutMs,
-    { unref: true },
-  );
-  const { signal } = controller;
+  // The attempt's own signal, released when it ends: `closing` lives as long as the service.
+  const { signal, release } = deadlineSignal(options.timeoutMs, closing);
   try {
     const target = await resolveWebhookTarget(message.url, {
       allowPrivate: options.allowPrivate,
@@ -72,7 +64,6 @@ export async function attemptWebhook(options: {
     if (signal.aborted) return { kind: 'retry', error: `timed out after ${options.timeoutMs} ms` };
     return { kind: 'retry', error: describe(error) };
   } finally {
-    timer.clear();
     release();
   }
 }
