@@ -1,6 +1,7 @@
 import { MessageChannel, Worker, receiveMessageOnPort } from 'node:worker_threads';
 import type { MessagePort } from 'node:worker_threads';
 import type { FromWorker, ToWorker, WorkerInit } from './protocol.ts';
+import { SpinGate } from './spin-gate.ts';
 
 /** Executions one worker can hold at once (one interrupt flag each). */
 export const SLOTS_PER_WORKER = 4096;
@@ -33,6 +34,8 @@ export class SandboxWorker {
   private markReady: () => void = () => undefined;
   private readonly freeSlots: number[] = [];
   private dead = false;
+  /** Whether this thread may spin for the worker's next message (spin-gate.ts). */
+  private readonly spin = new SpinGate();
 
   constructor(settings: SandboxWorkerOptions, listener: WorkerListener) {
     const buffer = new SharedArrayBuffer(SLOTS_PER_WORKER * Int32Array.BYTES_PER_ELEMENT);
@@ -129,7 +132,9 @@ export class SandboxWorker {
    * outcome is delivered: a guest that answers with its next call at once is served without waking this thread.
    */
   pollOnce(micros: number): void {
-    const limit = performance.now() + micros / 1000;
+    const start = performance.now();
+    if (!this.spin.open(start)) return;
+    const limit = start + micros / 1000;
     while (!this.dead && performance.now() < limit) {
       const received = receiveMessageOnPort(this.port);
       if (received) {

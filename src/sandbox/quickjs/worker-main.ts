@@ -8,6 +8,7 @@ import { PreparedVm, VmTemplate } from './prepared-vm.ts';
 import type { QuickJsModule } from './prepared-vm.ts';
 import type { FromWorker, ToWorker, WorkerInit } from './protocol.ts';
 import { AnswerWait } from './answer-wait.ts';
+import { SpinGate } from './spin-gate.ts';
 import { VmExecution } from './vm-execution.ts';
 import { keepQuickJsExport, stripWasmExports } from './wasm-exports.ts';
 
@@ -27,6 +28,7 @@ const flags = new Int32Array(init.interruptFlags);
 // Tool calls posted to the host and not yet answered; while one of a quick tool is out, the worker polls briefly
 // for the answer instead of going to sleep (see pollForAnswers below).
 const waits = new AnswerWait(init.spinMicros);
+const gate = new SpinGate();
 const post = (msg: FromWorker): void => {
   if (msg.type === 'call' && msg.tool >= 0) waits.sent(msg.execId, msg.callId, msg.tool, performance.now());
   port.postMessage(msg);
@@ -95,16 +97,19 @@ function dispatch(msg: ToWorker): void {
 /**
  * Waking a sleeping thread costs ~50 us on this kind of VM, which dominated a tool-call round trip. While a call
  * of a quick tool is outstanding the worker polls its port for up to `spinMicros`, so the answer is picked up at
- * once; a tool found slow is not polled for (answer-wait.ts).
+ * once; a tool found slow is not polled for (answer-wait.ts), nor is any while the machine has no core to spare
+ * (spin-gate.ts).
  */
 function pollForAnswers(): void {
-  if (init.spinMicros <= 0) return;
+  if (init.spinMicros <= 0 || !waits.worthPolling || !gate.open(performance.now())) return;
   let limit = performance.now() + init.spinMicros / 1000;
   while (waits.worthPolling && performance.now() < limit) {
     const received = receiveMessageOnPort(port);
     if (received) {
       dispatch(received.message as ToWorker);
-      limit = performance.now() + init.spinMicros / 1000;
+      const now = performance.now();
+      if (!gate.open(now)) return;
+      limit = now + init.spinMicros / 1000;
     }
   }
 }
