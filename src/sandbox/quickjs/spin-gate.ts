@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 
 /**
  * Whether a thread may spin for the other side's next message (ADR 0007) or should sleep on its event loop
- * (ADR 0058). Spinning pays only with a core to spare. On a busy machine the spinner burns its own share of the
+ * (ADR 0062). Spinning pays only with a core to spare. On a busy machine the spinner burns its own share of the
  * CPU, the scheduler then ranks it behind the other work, and every wake-up waits: at load 20 on 2 cores polling
  * off ran 1.7-2.5x the calls/s of polling on. The gate asks the kernel directly: the share of the last interval
  * this thread spent runnable but waiting for a CPU (`/proc/thread-self/schedstat`, Linux). Above `busyShare` the
