@@ -91,7 +91,8 @@ describe('one-off run bodies on disk', () => {
     const bodies = fileBodies({ parent, maxHeldBytes: 600 * 1024 });
     const signal = new AbortController().signal;
     async function* source(size: number): AsyncGenerator<Uint8Array> {
-      for (let at = 0; at < size; at += 100_000) yield body.subarray(at, Math.min(size, at + 100_000));
+      for (let at = 0; at < size; at += 100_000)
+        yield await Promise.resolve(body.subarray(at, Math.min(size, at + 100_000)));
     }
     const ref = await bodies.put(source(500 * 1024), { signal });
     expect(ref.size).toBe(500 * 1024);
