@@ -83,10 +83,12 @@ export function egressHost(inner: ExecutionHost, options: EgressHostOptions): Ex
       }
       made.add(call.callId);
     }
+    // The guest may give up on the request (its fetch's signal): it is aborted like the execution's end.
+    const until = call.cancelled ? AbortSignal.any([signal, call.cancelled]) : signal;
     try {
       return {
         ok: true,
-        value: await options.egress.fetch(request, access, { signal, ...(spill ? { spill } : {}) }),
+        value: await options.egress.fetch(request, access, { signal: until, ...(spill ? { spill } : {}) }),
       };
     } catch (error) {
       if (error instanceof CodecallError)
