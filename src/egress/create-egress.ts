@@ -52,8 +52,8 @@ export function egressFromSettings(settings: EgressSettings): Egress {
   };
   const pool = new ConnectionPool();
   return {
-    fetch: (request, access, { signal, spill, audit }) =>
-      fetchUnder({ settings, pool, audit }, entriesOf, request, access, signal, spill),
+    fetch: (request, access, { signal, spill, audit, cancelled }) =>
+      fetchUnder({ settings, pool, audit }, entriesOf, request, access, signal, spill, cancelled),
   };
 }
 
@@ -71,8 +71,10 @@ async function fetchUnder(
   access: NetworkAccess,
   outer: AbortSignal,
   spill: BodySpill | undefined,
+  cancelled: AbortSignal | undefined,
 ): Promise<EgressResponse> {
   if (outer.aborted) throw abortReason(outer);
+  if (cancelled?.aborted) throw abortReason(cancelled);
   const { settings } = egress;
   const parts = requestParts(request, settings.maxRequestBytes);
   const entries = entriesOf(access.allow);
@@ -86,6 +88,11 @@ async function fetchUnder(
   const controller = new AbortController();
   const onAbort = (): void => controller.abort(abortReason(outer));
   outer.addEventListener('abort', onAbort, { once: true });
+  // Not AbortSignal.any: a listener is cheaper per request, and removed with it.
+  const onCancel = (): void => {
+    if (cancelled) controller.abort(abortReason(cancelled));
+  };
+  cancelled?.addEventListener('abort', onCancel, { once: true });
   const timer = setTimeout(() => controller.abort(timedOut(timeoutSeconds)), timeoutSeconds * 1000);
   try {
     return await follow(parts, egress, access, entries, controller.signal, spill);
@@ -95,6 +102,7 @@ async function fetchUnder(
   } finally {
     clearTimeout(timer);
     outer.removeEventListener('abort', onAbort);
+    cancelled?.removeEventListener('abort', onCancel);
   }
 }
 

@@ -85,13 +85,13 @@ export function egressHost(inner: ExecutionHost, options: EgressHostOptions): Ex
       }
       made.add(call.callId);
     }
-    // The guest may give up on the request (its fetch's signal): it is aborted like the execution's end.
-    const until = call.cancelled ? AbortSignal.any([signal, call.cancelled]) : signal;
     try {
       return {
         ok: true,
         value: await options.egress.fetch(request, access, {
-          signal: until,
+          signal,
+          // The guest may give up on the request (its fetch's signal): aborted like the execution's end.
+          ...(call.cancelled ? { cancelled: call.cancelled } : {}),
           audit: { ...options.audit, callId: call.callId },
           ...(spill ? { spill } : {}),
         }),

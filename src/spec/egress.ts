@@ -114,6 +114,8 @@ export interface Egress {
       readonly signal: AbortSignal;
       /** Named in the request's audit records (EgressOptions.audit). */
       readonly audit?: EgressAuditContext;
+      /** The guest gave up on the request (HostCall.cancelled): aborted as by `signal`, with this reason. */
+      readonly cancelled?: AbortSignal;
       /** Bodies over `above` bytes go to `put` as they are read, not into memory (ADR 0046); absent: all inline. */
       readonly spill?: {
         readonly above: number;
