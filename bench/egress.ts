@@ -105,7 +105,12 @@ runtime.start();
 
 async function durableFetch(): Promise<number> {
   const t = performance.now();
-  const task = await runtime.submit({ code: program, constraints: { networkAccess: access } });
+  // A loaded machine's commits can make 400 journaled requests outlast the default 30 s.
+  const task = await runtime.submit({
+    code: program,
+    constraints: { networkAccess: access },
+    limits: { timeoutMs: 600_000 },
+  });
   const done = await runtime.wait(task.task_id, { until: 'terminal' });
   if (done.status !== 'succeeded') throw new Error(JSON.stringify(done.error));
   return (performance.now() - t) / N;
