@@ -1,4 +1,4 @@
-import type { JournalEntry, NetworkAccess, Egress, TaskBodies } from '../spec/index.ts';
+import type { EgressAuditContext, JournalEntry, NetworkAccess, Egress, TaskBodies } from '../spec/index.ts';
 import { EGRESS_BINDINGS, EGRESS_EFFECTS, EGRESS_NAMESPACE, egressHost } from '../spec/index.ts';
 import type { RunnerTools } from './runner-tools.ts';
 import { DEFAULT_MAX_TOOL_RESULT_BYTES } from './call-size-limits.ts';
@@ -14,6 +14,8 @@ export interface EgressToolsOptions {
   readonly maxResultBytes?: number;
   /** The task's body store: large bodies out of line (ADR 0046); absent, bodies must fit a call's result. */
   readonly bodies?: TaskBodies | undefined;
+  /** The task, named in each request's audit records. */
+  readonly audit?: EgressAuditContext;
 }
 
 /** Room left in a call's result for the response's status, headers and URL besides its body. */
@@ -42,6 +44,7 @@ export function egressTools(base: RunnerTools, options: EgressToolsOptions): Run
         maxRequests: options.maxRequests,
         made,
         ...(options.bodies ? { bodies: options.bodies } : {}),
+        ...(options.audit ? { audit: options.audit } : {}),
         maxBodyBytes: Math.max(
           1,
           Math.floor(((options.maxResultBytes ?? DEFAULT_MAX_TOOL_RESULT_BYTES) - RESPONSE_HEADROOM) * 0.75),

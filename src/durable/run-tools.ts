@@ -69,6 +69,7 @@ export function runTools(
           access,
           journal,
           bodies: o.bodies,
+          audit: { taskId: task.id, tenant: task.tenant },
           ...(o.maxResultBytes === undefined ? {} : { maxResultBytes: o.maxResultBytes }),
           ...(o.egressMaxRequests === undefined ? {} : { maxRequests: o.egressMaxRequests }),
         })

@@ -1,5 +1,13 @@
 import { CodecallError } from '../errors/index.ts';
-import type { Egress, EgressRequest, EgressResponse, NetworkAccess } from '../spec/index.ts';
+import type {
+  Egress,
+  EgressAuditContext,
+  EgressRequest,
+  EgressResponse,
+  NetworkAccess,
+} from '../spec/index.ts';
+import { HopAudit } from './audit-record.ts';
+import type { EgressAuditSink } from './audit-record.ts';
 import { parseAllowEntry } from '../spec/index.ts';
 import type { AllowEntry } from '../spec/index.ts';
 import { abortReason, failed, refused, timedOut } from './egress-errors.ts';
@@ -44,14 +52,16 @@ export function egressFromSettings(settings: EgressSettings): Egress {
   };
   const pool = new ConnectionPool();
   return {
-    fetch: (request, access, { signal, spill }) =>
-      fetchUnder({ settings, pool }, entriesOf, request, access, signal, spill),
+    fetch: (request, access, { signal, spill, audit, cancelled }) =>
+      fetchUnder({ settings, pool, audit }, entriesOf, request, access, signal, spill, cancelled),
   };
 }
 
 interface EgressParts {
   readonly settings: EgressSettings;
   readonly pool: ConnectionPool;
+  /** Who the request is for, in its audit records. */
+  readonly audit: EgressAuditContext | undefined;
 }
 
 async function fetchUnder(
@@ -61,8 +71,10 @@ async function fetchUnder(
   access: NetworkAccess,
   outer: AbortSignal,
   spill: BodySpill | undefined,
+  cancelled: AbortSignal | undefined,
 ): Promise<EgressResponse> {
   if (outer.aborted) throw abortReason(outer);
+  if (cancelled?.aborted) throw abortReason(cancelled);
   const { settings } = egress;
   const parts = requestParts(request, settings.maxRequestBytes);
   const entries = entriesOf(access.allow);
@@ -76,25 +88,59 @@ async function fetchUnder(
   const controller = new AbortController();
   const onAbort = (): void => controller.abort(abortReason(outer));
   outer.addEventListener('abort', onAbort, { once: true });
+  // Not AbortSignal.any: a listener is cheaper per request, and removed with it.
+  const onCancel = (): void => {
+    if (cancelled) controller.abort(abortReason(cancelled));
+  };
+  cancelled?.addEventListener('abort', onCancel, { once: true });
   const timer = setTimeout(() => controller.abort(timedOut(timeoutSeconds)), timeoutSeconds * 1000);
   try {
-    return await follow(egress, parts, access, entries, controller.signal, spill);
+    return await follow(parts, egress, access, entries, controller.signal, spill);
   } catch (error) {
     // Whatever a hop threw as the signal fired (a destroyed socket's error), the signal's reason is the answer.
     throw controller.signal.aborted ? (controller.signal.reason as Error) : error;
   } finally {
     clearTimeout(timer);
     outer.removeEventListener('abort', onAbort);
+    cancelled?.removeEventListener('abort', onCancel);
   }
 }
 
 async function follow(
+  parts: RequestParts,
+  egress: EgressParts,
+  access: NetworkAccess,
+  entries: readonly AllowEntry[],
+  signal: AbortSignal,
+  spill: BodySpill | undefined,
+): Promise<EgressResponse> {
+  const sink = egress.settings.audit;
+  if (sink === undefined) return followHops(egress, parts, access, entries, signal, spill, null);
+  const hops = { sink, context: egress.audit, current: null as HopAudit | null };
+  try {
+    return await followHops(egress, parts, access, entries, signal, spill, hops);
+  } catch (error) {
+    // Whatever a hop threw as the signal fired, the signal's reason is the outcome (as fetchUnder answers).
+    hops.current?.end(signal.aborted ? signal.reason : error);
+    throw error;
+  }
+}
+
+interface Hops {
+  readonly sink: EgressAuditSink;
+  readonly context: EgressAuditContext | undefined;
+  /** The hop under way: recorded when it ends (an answer, a redirect, or a throw). */
+  current: HopAudit | null;
+}
+
+async function followHops(
   { settings, pool }: EgressParts,
   parts: RequestParts,
   access: NetworkAccess,
   entries: readonly AllowEntry[],
   signal: AbortSignal,
   spill: BodySpill | undefined,
+  hops: Hops | null,
 ): Promise<EgressResponse> {
   const maxBytes = Math.min(access.maxBytes ?? settings.maxBytes, settings.maxBytes);
   let { url, method, headers, body } = parts;
@@ -102,7 +148,10 @@ async function follow(
   /** Secret values that went out, by name: redacted from what comes back. */
   const sent = new Map<string, string>();
   for (;;) {
+    const audit = hops && new HopAudit(hops.sink, hops.context, url, method, body?.length ?? 0, redirects);
+    if (hops) hops.current = audit;
     const to = vetDestination(url, method, access, entries, settings);
+    if (audit) audit.allowedBy = to.allowedBy;
     // Secrets are checked and injected before anything is resolved: a refused one costs no DNS query.
     const outgoing = outgoingHeaders({
       hostHeader: url.host,
@@ -115,6 +164,7 @@ async function follow(
       maxBytes: settings.maxHeaderBytes,
     });
     const addresses = await resolveDestination(to, settings.lookup, settings, signal);
+    if (audit) audit.address = addresses[0]?.address ?? null;
     const hop = await sendHop({
       to,
       addresses,
@@ -126,6 +176,10 @@ async function follow(
       agent: pool.agentFor(to, addresses),
     });
     const status = hop.response.statusCode ?? 0;
+    if (audit) {
+      audit.status = status;
+      audit.address = hop.request.socket?.remoteAddress ?? audit.address;
+    }
     const location = hop.response.headers.location;
     if (isRedirect(status) && location !== undefined && parts.redirect !== 'manual') {
       // The redirect's body is dropped unread, and its connection with it.
@@ -152,6 +206,9 @@ async function follow(
         );
       }
       next.hash = '';
+      // Answered (a redirect followed): a refusal of where it leads is the next hop's record.
+      audit?.end(null);
+      if (hops) hops.current = null;
       redirects += 1;
       if (becomesGet(status, method)) {
         method = 'GET';
@@ -167,6 +224,12 @@ async function follow(
     const read = spill
       ? await readOrSpill(hop, { ...reading, spill })
       : { bytes: await readBody(hop, reading) };
+    if (audit) {
+      audit.responseBytes = 'stored' in read ? read.stored.size : read.bytes.length;
+      audit.stored = 'stored' in read;
+      audit.end(null);
+      hops.current = null;
+    }
     const raw = hop.response.rawHeaders;
     const responseHeaders: (readonly [string, string])[] = [];
     for (let i = 0; i + 1 < raw.length; i += 2)

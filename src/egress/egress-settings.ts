@@ -4,6 +4,7 @@ import { refusedAddressReason } from './address-rules.ts';
 import { compileSecrets } from './secrets.ts';
 import type { SecretBinding, Secrets } from './secrets.ts';
 import type { Lookup } from './vet-destination.ts';
+import type { EgressAuditSink } from './audit-record.ts';
 
 export interface EgressOptions {
   /** Operator-only: private, loopback, link-local... destinations allowed (tests, a service inside one network). Off by default. */
@@ -19,6 +20,8 @@ export interface EgressOptions {
   };
   /** For tests: the resolver (default dns.lookup all, verbatim). */
   readonly lookup?: Lookup;
+  /** The audit trail: one record per hop that left the box or was refused at it (never headers, bodies or secrets). */
+  readonly audit?: EgressAuditSink;
 }
 
 export const DEFAULT_EGRESS_LIMITS = Object.freeze({
@@ -42,6 +45,7 @@ export interface EgressSettings {
   readonly maxRedirects: number;
   readonly maxHeaderBytes: number;
   readonly lookup: Lookup;
+  readonly audit: EgressAuditSink | undefined;
 }
 
 const systemLookup: Lookup = (host) => dnsLookup(host, { all: true, verbatim: true });
@@ -82,5 +86,6 @@ export function egressSettings(options: EgressOptions = {}): EgressSettings {
     maxRedirects: count('maxRedirects', 0),
     maxHeaderBytes: DEFAULT_EGRESS_LIMITS.maxHeaderBytes,
     lookup: options.lookup ?? systemLookup,
+    audit: options.audit,
   };
 }

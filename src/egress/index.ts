@@ -3,6 +3,7 @@
 export { createEgress } from './create-egress.ts';
 export { DEFAULT_EGRESS_LIMITS } from './egress-settings.ts';
 export type { EgressOptions } from './egress-settings.ts';
+export type { EgressAuditSink } from './audit-record.ts';
 export type { SecretBinding } from './secrets.ts';
 export type { LimitName, RefusalReason } from './egress-errors.ts';
 export { isLocalhostName, refusedAddressReason } from './address-rules.ts';

@@ -27,6 +27,12 @@ export const egressConfigShape = {
   /** Seconds one request may take with its redirects; a task's `timeout_seconds` may only be lower. */
   egressTimeoutSeconds: z.number().gt(0).max(3600).default(30),
   /**
+   * The audit trail of what left the box: one log line per request hop (`egress {json}`: task, tenant, call,
+   * destination, address, method, path without query, allow entry, outcome, status, sizes; never headers, bodies
+   * or secrets).
+   */
+  egressAudit: z.boolean().default(true),
+  /**
    * Secrets bound to destinations, `[{ "name": "github", "hosts": ["api.github.com"], "env": "GITHUB_TOKEN" }]`
    * (the environment gives it as that JSON): a request header's `{{secret:github}}` becomes the value of
    * GITHUB_TOKEN on the way out to those hosts only; it never enters the sandbox, the journal or a log.

@@ -116,7 +116,7 @@ async function composeService(
   const { log } = options;
   // A bad secret stops the start, before anything is opened.
   if (config.webhookSecret !== null) webhookKey(config.webhookSecret);
-  const egress = serviceEgress(config, options.env ?? {});
+  const egress = serviceEgress(config, options.env ?? {}, log);
   const networkPolicies = serviceNetworkPolicies(config);
   const networkDefaults = serviceNetworkDefaults(config, networkPolicies);
   const toolLimits = serviceToolLimits(config);

@@ -12,9 +12,10 @@ import type { ServiceConfig } from './config.ts';
 export function serviceEgress(
   config: Pick<
     ServiceConfig,
-    'egressAllowPrivate' | 'egressMaxBytes' | 'egressTimeoutSeconds' | 'egressSecrets'
+    'egressAllowPrivate' | 'egressMaxBytes' | 'egressTimeoutSeconds' | 'egressSecrets' | 'egressAudit'
   >,
   env: Readonly<Record<string, string | undefined>>,
+  log?: (line: string) => void,
 ): Egress {
   const secrets = config.egressSecrets.map(({ name, hosts, env: variable }) => {
     const value = env[variable];
@@ -31,6 +32,8 @@ export function serviceEgress(
     allowPrivate: config.egressAllowPrivate,
     secrets,
     limits: { maxBytes: config.egressMaxBytes, timeoutSeconds: config.egressTimeoutSeconds },
+    // The operator's audit trail (ADR 0043, amended 2026-12-06): what left the box, one line a hop.
+    ...(config.egressAudit && log ? { audit: (record) => log(`egress ${JSON.stringify(record)}`) } : {}),
   });
 }
 

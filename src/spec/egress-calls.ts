@@ -1,7 +1,7 @@
 import { CodecallError, failure } from '../errors/index.ts';
 import type { TaskBodies } from './body-store.ts';
 import { bodyReadOf, serveBodyRead } from './egress-body-reads.ts';
-import type { Egress, EgressRequest, NetworkAccess } from './egress.ts';
+import type { Egress, EgressAuditContext, EgressRequest, NetworkAccess } from './egress.ts';
 import type { ExecutionHost, HostCall, HostOutcome } from './sandbox.ts';
 import type { ToolEffect } from './tool.ts';
 
@@ -45,6 +45,8 @@ export interface EgressHostOptions {
   readonly bodies?: TaskBodies;
   /** The size over which a body goes to `bodies` (default DEFAULT_SPILL_ABOVE), capped by `maxBodyBytes`. */
   readonly spillAbove?: number;
+  /** Named in each request's audit records (the call's id is added). */
+  readonly audit?: EgressAuditContext;
 }
 
 /** Bodies over this many bytes are stored out of line when the task has a body store. */
@@ -86,7 +88,13 @@ export function egressHost(inner: ExecutionHost, options: EgressHostOptions): Ex
     try {
       return {
         ok: true,
-        value: await options.egress.fetch(request, access, { signal, ...(spill ? { spill } : {}) }),
+        value: await options.egress.fetch(request, access, {
+          signal,
+          // The guest may give up on the request (its fetch's signal): aborted like the execution's end.
+          ...(call.cancelled ? { cancelled: call.cancelled } : {}),
+          audit: { ...options.audit, callId: call.callId },
+          ...(spill ? { spill } : {}),
+        }),
       };
     } catch (error) {
       if (error instanceof CodecallError)

@@ -60,6 +60,51 @@ export interface EgressResponse {
   readonly allowedBy: string;
 }
 
+/** Who a request is made for, in its audit record (what the caller knows). */
+export interface EgressAuditContext {
+  readonly taskId?: string;
+  readonly tenant?: string;
+  /** The guest's call (`egress.read`/`egress.fetch`) the request is. */
+  readonly callId?: string;
+}
+
+/**
+ * What left the box (or was refused at it), one record per hop (a redirect's hops each have one): the operator's
+ * audit trail. Never a header, a body, a query string or a secret: the destination, the method, the outcome and
+ * sizes only.
+ */
+export interface EgressAuditRecord extends EgressAuditContext {
+  /** When the hop started (ISO 8601). */
+  readonly at: string;
+  readonly method: string;
+  /** `https` or `http`. */
+  readonly scheme: string;
+  /** The host name as the allow list matched it (an IPv6 literal in brackets). */
+  readonly host: string;
+  readonly port: number;
+  /** The URL's path, without its query (which may carry tokens). */
+  readonly path: string;
+  /** The address connected to (pinned after resolution); null when refused or failed before connecting. */
+  readonly address: string | null;
+  /** The allow entry that let it through; null when none did. */
+  readonly allowedBy: string | null;
+  /** `ok` (an answer, whatever its status), `refused`, `limit`, `timeout`, `failed` or `aborted`. */
+  readonly outcome: 'ok' | 'refused' | 'limit' | 'timeout' | 'failed' | 'aborted';
+  /** The response's status; null without one. */
+  readonly status: number | null;
+  /** The error's code (EGRESS_REFUSED...) when it failed, and its `details.reason`, `cause` or `limit`. */
+  readonly code: string | null;
+  readonly reason: string | null;
+  /** Bytes of the request body sent, and of the response body received (0 for a redirect's, dropped unread). */
+  readonly requestBytes: number;
+  readonly responseBytes: number;
+  /** The response body went to the body store (ADR 0046). */
+  readonly stored: boolean;
+  /** Which hop of the request (0 the first, 1 after one redirect...). */
+  readonly hop: number;
+  readonly durationMs: number;
+}
+
 /** The host side: makes one request under a task's rules; failures are CodecallErrors with EGRESS_* codes. */
 export interface Egress {
   fetch(
@@ -67,6 +112,10 @@ export interface Egress {
     access: NetworkAccess,
     options: {
       readonly signal: AbortSignal;
+      /** Named in the request's audit records (EgressOptions.audit). */
+      readonly audit?: EgressAuditContext;
+      /** The guest gave up on the request (HostCall.cancelled): aborted as by `signal`, with this reason. */
+      readonly cancelled?: AbortSignal;
       /** Bodies over `above` bytes go to `put` as they are read, not into memory (ADR 0046); absent: all inline. */
       readonly spill?: {
         readonly above: number;

@@ -76,6 +76,11 @@ export type HostCall =
       readonly requestInput?: (request: ToolInputRequest) => Promise<unknown>;
       /** The call's trace context (`ToolContext.traceContext`); set by the durable layer when traced. */
       readonly traceContext?: TraceContext;
+      /**
+       * Aborted when the guest gives up on the call (a fetch's AbortSignal): the host may stop it, and its outcome
+       * (ABORTED, or what came first) is journaled as any, so a replay is exact. Set by drivers that can tell.
+       */
+      readonly cancelled?: AbortSignal;
     }
   | { readonly kind: 'timer'; readonly callId: string; readonly delayMs: number };
 

@@ -11,7 +11,8 @@ import type {
   WorkspaceFile,
 } from '../spec/index.ts';
 import { EGRESS_BINDINGS, egressHost, MAX_TOOL_LOG_LINES, withToolLines } from '../spec/index.ts';
-import { memoryBodies } from './memory-bodies.ts';
+import { fileBodies } from './file-bodies.ts';
+import type { RunBodies } from './file-bodies.ts';
 import { ToolRegistry } from './tool-host.ts';
 
 export interface RunProgramOptions {
@@ -30,7 +31,13 @@ export interface RunProgramOptions {
   signal?: AbortSignal;
   onLog?: (entry: LogEntry) => void;
   /** The program's `fetch` goes out through `egress` to where `access` allows (issue 21); absent: nowhere. */
-  network?: { egress: Egress; access: NetworkAccess; maxRequests?: number };
+  network?: {
+    egress: Egress;
+    access: NetworkAccess;
+    maxRequests?: number;
+    /** Where large bodies go for the run (default: a directory of the OS's temporary one), deleted at its end. */
+    bodiesDir?: string;
+  };
 }
 
 // Registries are reused for the same tools array, so repeated runs do not re-check the tools.
@@ -61,7 +68,25 @@ export async function runProgram(options: RunProgramOptions): Promise<ExecutionR
     },
   });
   const { network } = options;
-  const result = await options.driver.execute(
+  // Large bodies streamed to files for the run, bounded (ADR 0046): nothing replays a one-off run.
+  const bodies = network
+    ? fileBodies(network.bodiesDir === undefined ? {} : { parent: network.bodiesDir })
+    : undefined;
+  try {
+    return withToolLines(await execute(options, registry, host, bodies), toolLines);
+  } finally {
+    await bodies?.close();
+  }
+}
+
+function execute(
+  options: RunProgramOptions,
+  registry: ToolRegistry,
+  host: ReturnType<ToolRegistry['host']>,
+  bodies: RunBodies | undefined,
+): Promise<ExecutionResult> {
+  const { network } = options;
+  return options.driver.execute(
     {
       code: options.code,
       language: options.language ?? 'javascript',
@@ -71,8 +96,7 @@ export async function runProgram(options: RunProgramOptions): Promise<ExecutionR
             egress: network.egress,
             access: network.access,
             maxRequests: network.maxRequests,
-            // Large bodies in memory for the run, bounded (ADR 0046): nothing replays a one-off run.
-            bodies: memoryBodies(),
+            ...(bodies ? { bodies } : {}),
           })
         : host,
       ...(options.filename === undefined ? {} : { filename: options.filename }),
@@ -84,5 +108,4 @@ export async function runProgram(options: RunProgramOptions): Promise<ExecutionR
     },
     options.signal ? { signal: options.signal } : {},
   );
-  return withToolLines(result, toolLines);
 }

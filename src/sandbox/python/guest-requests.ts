@@ -9,6 +9,10 @@
  *   http.client response guest-fetch.ts makes (its `received`), given to the adapter's own `build_response`:
  *   content decoding, cookies, `r.raw`, `iter_content` (a stored body read from the host by ranges) are the
  *   library's. Every HTTPAdapter goes through it: the default ones, one a program mounts, a subclass's `super().send`.
+ *   Its `max_retries` (a urllib3 `Retry`) is honoured by urllib3's own rules: each attempt is an egress call of its
+ *   own (journaled, counted against max_requests); failures that never reached a server retry as connect errors,
+ *   cut ones as read errors (idempotent methods), statuses per `status_forcelist` with `Retry-After` and backoff;
+ *   spent, the last error is raised (or requests' RetryError for a status). Refusals and bounds are never retried.
  *   A refusal or failure is a `requests.exceptions.ConnectionError`, a timeout a `requests.exceptions.ReadTimeout`,
  *   each also a `codecall.FetchError` (its code and details; uncaught, the task fails with the code).
  * - `urllib3.connection.HTTPConnection` already derives from http.client's (replaced by then): its `connect()` is made
@@ -63,6 +67,40 @@ def _requests_timeout(timeout):
         return None
     return connect + read
 
+def _retry_after_error(retries, error, method, request, failed):
+    """The Retry (a mounted HTTPAdapter's max_retries, urllib3's rules) after a failed attempt, slept through; raises
+    the attempt's error once retries are spent. A refusal or a bound (EGRESS_REFUSED, EGRESS_LIMIT) is the host's
+    answer, never retried; a request that never reached a server (DNS, refused, unreachable, TLS) is retried as a
+    connect error (any method); one cut after it went out (a reset, a timeout) as a read error (idempotent methods
+    only, as urllib3 does)."""
+    errors = sys.modules['urllib3.exceptions']
+    if retries is None or error.code not in ('EGRESS_FAILED', 'EGRESS_TIMEOUT'):
+        raise failed(error, request) from error
+    cause = (error.details or {}).get('cause') if isinstance(error.details, dict) else None
+    text = str(error.code) + ': ' + str(error.message)
+    if error.code == 'EGRESS_FAILED' and cause in ('dns', 'connection_refused', 'unreachable', 'tls'):
+        as_urllib3 = errors.ConnectTimeoutError(text)
+    elif error.code == 'EGRESS_TIMEOUT':
+        as_urllib3 = errors.ReadTimeoutError(None, request.url, text)
+    else:
+        as_urllib3 = errors.ProtocolError(text)
+    try:
+        retries = retries.increment(method, request.url, error=as_urllib3)
+    except errors.MaxRetryError:
+        raise failed(error, request) from error
+    except Exception:
+        # Not retried by its rules (a read error of a POST, read=False): the attempt's own error.
+        raise failed(error, request) from error
+    retries.sleep()
+    return retries
+
+def _retry_status(retries, method, raw):
+    """Whether the Retry asks for another attempt after this response (status_forcelist, Retry-After)."""
+    if retries is None or not hasattr(retries, 'is_retry'):
+        return False
+    has_retry_after = bool(raw.headers.get('Retry-After'))
+    return retries.is_retry(method, raw.status, has_retry_after)
+
 def _patch_requests(adapters):
     """HTTPAdapter.send over fetch (the adapters module and what it imported are loaded)."""
     HTTPAdapter = adapters.HTTPAdapter
@@ -70,6 +108,7 @@ def _patch_requests(adapters):
         return
     exceptions = sys.modules['requests.exceptions']
     Urllib3Response = sys.modules['urllib3.response'].HTTPResponse
+    urllib3_exceptions = sys.modules['urllib3.exceptions']
 
     class ConnectionError(exceptions.ConnectionError, FetchError):
         """A request the host refused (EGRESS_REFUSED: not allowed, a method, no network access...), could not make
@@ -98,14 +137,27 @@ def _patch_requests(adapters):
         method = method.upper()
         headers = [h for h in _fetch_headers(request.headers) if h[0].lower() not in _HOST_HEADERS]
         body = None if request.body is None else _http_body([request.body])
-        try:
-            msg = _egress_message(request.url, method, headers, body, 'manual', _requests_timeout(timeout))
-            value = _call_sync(msg)
-        except FetchError as e:
-            raise failed(e, request) from e
-        raw = Urllib3Response.from_httplib(_http_received[0](value, method), preload_content=False,
-                                           decode_content=False, request_method=method, request_url=request.url)
-        return self.build_response(request, raw)
+        retries = self.max_retries
+        while True:
+            # Each attempt is an egress call of its own: journaled, counted against max_requests.
+            try:
+                msg = _egress_message(request.url, method, headers, body, 'manual', _requests_timeout(timeout))
+                value = _call_sync(msg)
+            except FetchError as e:
+                retries = _retry_after_error(retries, e, method, request, failed)
+                continue
+            raw = Urllib3Response.from_httplib(_http_received[0](value, method), preload_content=False,
+                                               decode_content=False, request_method=method,
+                                               request_url=request.url)
+            if not _retry_status(retries, method, raw):
+                return self.build_response(request, raw)
+            try:
+                retries = retries.increment(method, request.url, response=raw)
+            except urllib3_exceptions.MaxRetryError as e:
+                if retries.raise_on_status:
+                    raise exceptions.RetryError(e, request=request) from None
+                return self.build_response(request, raw)
+            retries.sleep(raw)
 
     send._cc_egress = True
     HTTPAdapter.send = send

@@ -25,7 +25,7 @@ const parseJson = JSON.parse, stringify = JSON.stringify, Sym = Symbol;
 const { utf8Encode, utf8Decode, nativeBase64Text, toBase64, fromBase64 } = lib;
 const URLClass = lib.URL;
 const abortSignal = lib.abortSignal;
-const egressCall = lib.egressCall;
+const egressCall = lib.egressCall, egressCancel = lib.egressCancel;
 const TOKEN = /^[!#$%&'*+.^_\x60|~0-9A-Za-z-]+$/;
 const BAD_VALUE = /[\0\r\n]/;
 const SAFE = ['GET', 'HEAD', 'OPTIONS'];
@@ -375,15 +375,17 @@ function fetch(input, init) {
     else request = new Request(input, init, plain);
   }
   catch (e) { return apply(promiseReject, P, [e]); }
-  const answer = request === null ? sendArgs('read', undefined, plainGet(input)) : send(request);
-  if (signal === undefined) return answer;
-  // The request already went to the host, which finishes it (and journals it); the program stops waiting.
+  if (signal === undefined) return request === null ? sendArgs('read', undefined, plainGet(input)) : send(request);
+  const box = { id: 0 };
+  const answer = request === null ? sendArgs('read', undefined, plainGet(input), box) : send(request, box);
+  // The program stops waiting at once; the host stops the request (its outcome, ABORTED or what came first, is
+  // journaled as any, so a replay is exact).
   return new P((resolve, reject) => {
-    abortSignal.follow(signal, reject);
+    abortSignal.follow(signal, (reason) => { egressCancel(box.id); reject(reason); });
     apply(promiseThen, answer, [resolve, reject]);
   });
 }
-function send(request) {
+function send(request, box) {
   const r = request[REQ];
   const pairs = [];
   for (const [k, v] of r.headers[LIST]) apply(arrayPush, pairs, [[k, v]]);
@@ -391,7 +393,7 @@ function send(request) {
   const args = { url: r.url, method: r.method, headers: pairs, body: bytes === null ? null : toBase64(bytes), redirect: r.redirect };
   // Safe methods without a body only read: the host may run them again after a crash; the rest are effects.
   const name = bytes === null && SAFE.indexOf(r.method) >= 0 ? 'read' : 'fetch';
-  return sendArgs(name, args);
+  return sendArgs(name, args, undefined, box);
 }
 /** The host's response as a Response: its headers and body are decoded when the program first reads them. */
 function hostResponse(res) {
@@ -410,8 +412,8 @@ function hostResponse(res) {
 function plainGet(url) {
   return '{"url":' + stringify(url) + ',"method":"GET","headers":[],"body":null,"redirect":"follow"}';
 }
-function sendArgs(name, args, json) {
-  return apply(promiseThen, egressCall(name, args, json), [hostResponse, (e) => {
+function sendArgs(name, args, json, box) {
+  return apply(promiseThen, egressCall(name, args, json, box), [hostResponse, (e) => {
     // A request the host cannot parse is the caller's TypeError, as a guest-side check would have made it.
     if (e !== null && typeof e === 'object' && e.code === 'INVALID_ARGUMENT') throw new TE('fetch: ' + Str(e.message));
     throw e;

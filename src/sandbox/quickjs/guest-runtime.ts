@@ -7,7 +7,7 @@
  * closure; nothing host-facing stays on the global. Values cross as tagged JSON (see src/codec/value-codec.ts,
  * which this mirrors).
  */
-export const GUEST_RUNTIME_SOURCE = String.raw`(function (hostCall, hostLog, hostDone, hostIntl, hostIntlCall, hostIntlCompare, hostBytes, extensions) {
+export const GUEST_RUNTIME_SOURCE = String.raw`(function (hostCall, hostLog, hostDone, hostIntl, hostIntlCall, hostIntlCompare, hostBytes, hostCancel, extensions) {
 'use strict';
 const G = globalThis;
 const O = Object;
@@ -221,7 +221,8 @@ function logger(level) {
 const consoleObject = freeze({ log: logger('log'), info: logger('info'), warn: logger('warn'), error: logger('error'), debug: logger('debug') });
 
 // ---- tools --------------------------------------------------------------------------------------------
-function callTool(index, ns, name, args, json) {
+// box (fetch with a signal): given the call's id, so the guest can tell the host it gave up on it.
+function callTool(index, ns, name, args, json, box) {
   const site = new E();
   return new P((resolve, reject) => {
     let payload = json;
@@ -230,6 +231,7 @@ function callTool(index, ns, name, args, json) {
       catch (e) { reject(new ToolValidationError('invalid arguments for ' + ns + '.' + name + ': ' + e.message, 'TOOL_VALIDATION')); return; }
     }
     const id = hostCall(index, payload);
+    if (box !== undefined) box.id = id;
     apply(mapSet, pending, [id, { resolve, reject, site }]);
   });
 }
@@ -375,15 +377,17 @@ const globals = { console: consoleObject, performance: performanceObject, setTim
 // fetch (guest-fetch.ts) reaches the host through the egress bindings, which only a task with network access has.
 let egressIndexes = null;
 // json: the arguments already in the wire form (guest-fetch.ts's fetch(url), whose arguments are all plain JSON).
-function egressCall(name, args, json) {
+function egressCall(name, args, json, box) {
   if (egressIndexes === null || !hasOwn(egressIndexes, name)) {
     return apply(promiseReject, P, [new ToolError('fetch: this task has no network access (ask for it with tool_constraints.network_access: { allow: [host names] })', 'EGRESS_REFUSED', { reason: 'no_network_access' })]);
   }
-  return callTool(egressIndexes[name], 'egress', name, args, json);
+  return callTool(egressIndexes[name], 'egress', name, args, json, box);
 }
+// The program gave up on a call (fetch's signal): the host stops the request; the outcome, when it comes, is dropped.
+function egressCancel(id) { if (id > 0) hostCancel(id); }
 // A listener's throw is reported, not thrown (as browsers do), so one bad listener does not end the program.
 const reportError = (e) => consoleObject.error('Uncaught (in a listener)', e);
-const lib = { fillRandom, bytes: hostBytes, intl: hostIntl, intlCall: hostIntlCall, intlCompare: hostIntlCompare, egressCall,
+const lib = { fillRandom, bytes: hostBytes, intl: hostIntl, intlCall: hostIntlCall, intlCompare: hostIntlCompare, egressCall, egressCancel,
   setTimeout: setTimeoutFn, now: performanceObject.now, reportError };
 for (const factory of extensions) {
   const made = factory(lib);

@@ -1,11 +1,11 @@
 import type { ExecutionLimits, ExecutionRequest, ExecutionResult, HostCall } from '../../spec/index.ts';
 import { decodeValue } from '../../codec/index.ts';
-import { failure } from '../../errors/index.ts';
+import { CodecallError, failure } from '../../errors/index.ts';
 import { CallPump } from '../call-pump.ts';
 import type { GuestFailure, GuestTransport } from '../call-pump.ts';
 import type { FromWorker } from './protocol.ts';
 import type { SandboxWorker } from './sandbox-worker.ts';
-import { formatCallId } from '../../spec/index.ts';
+import { EGRESS_NAMESPACE, formatCallId } from '../../spec/index.ts';
 
 /** Grace after the deadline before a worker that does not answer is considered stuck and terminated. */
 export const STUCK_WORKER_GRACE_MS = 2_000;
@@ -27,6 +27,8 @@ export class HostExecution implements GuestTransport<CallMessage> {
    * contend for the port the guest posts to; every gap is timed, so a guest that turns quick is polled for again.
    */
   private answersQuickly = true;
+  /** The egress calls under way, by the guest's call number: the guest may give up on one (cancel). */
+  private readonly cancels = new Map<number, AbortController>();
 
   constructor(
     readonly execId: number,
@@ -79,6 +81,11 @@ export class HostExecution implements GuestTransport<CallMessage> {
       case 'log':
         this.pump.log(msg.level, msg.message);
         break;
+      case 'cancel':
+        this.cancels
+          .get(msg.callId)
+          ?.abort(new CodecallError('ABORTED', 'fetch: the program aborted the request'));
+        break;
       case 'replayDone':
         this.pump.replayDone();
         break;
@@ -116,11 +123,19 @@ export class HostExecution implements GuestTransport<CallMessage> {
         argsTooLarge,
       };
     }
+    // Only a request can be given up on (fetch's signal); a body read or a tool call runs to its end.
+    let cancelled: AbortSignal | undefined;
+    if (binding.namespace === EGRESS_NAMESPACE && binding.name !== 'body') {
+      const controller = new AbortController();
+      this.cancels.set(msg.callId, controller);
+      cancelled = controller.signal;
+    }
     return {
       kind: 'tool',
       callId,
       namespace: binding.namespace,
       name: binding.name,
+      ...(cancelled ? { cancelled } : {}),
       // Decoded on first read, once: a host that refuses the call from its wire text alone (arguments over the
       // size bound) never parses them on the main thread.
       get args(): unknown {
@@ -132,6 +147,7 @@ export class HostExecution implements GuestTransport<CallMessage> {
   }
 
   deliver(msg: CallMessage, ok: boolean, payload: string, clockMs: number): void {
+    if (this.cancels.size > 0) this.cancels.delete(msg.callId);
     this.worker.send({ type: 'deliver', execId: this.execId, callId: msg.callId, ok, payload, clockMs });
     this.deliveredAt = performance.now();
     if (this.answersQuickly) this.hooks.afterDeliver(this.worker);

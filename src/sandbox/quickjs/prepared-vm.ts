@@ -24,6 +24,7 @@ const HOST_CALLBACKS = [
   '__cc_intl_call',
   '__cc_intl_compare',
   '__cc_bytes',
+  '__cc_cancel',
 ] as const;
 /** Where the template parks the runtime's entry points; deleted before any guest code runs. */
 const RUNTIME_GLOBAL = '__cc_runtime';
@@ -58,6 +59,8 @@ export interface VmGuestHooks {
   /** `tool` indexes the request's tool bindings; -1 is a timer. Returns the call id. */
   onCall(tool: number, payload: string): number;
   onLog(level: string, message: string): void;
+  /** The guest gave up on call `callId` (its fetch's signal aborted). */
+  onCancel(callId: number): void;
   onDone(ok: boolean, payload: string): void;
 }
 
@@ -154,6 +157,10 @@ export class PreparedVm {
     vm.registerHostCallback('__cc_call', (...args) =>
       give(vm.newNumber(this.hooks?.onCall(num(args[0]), str(args[1])) ?? 0)),
     );
+    vm.registerHostCallback('__cc_cancel', (...args) => {
+      this.hooks?.onCancel(num(args[0]));
+      return vm.undefined;
+    });
     vm.registerHostCallback('__cc_log', (...args) => {
       this.hooks?.onLog(str(args[0]), str(args[1]));
       return vm.undefined;

@@ -51,6 +51,8 @@ export type FromWorker =
       tooLarge?: { bytes: number; sha256: string };
     }
   | { type: 'log'; execId: number; level: LogLevel; message: string }
+  /** The guest gave up on call `callId` (fetch's signal aborted): the host may stop it. */
+  | { type: 'cancel'; execId: number; callId: number }
   /** The replay script's last outcome is being delivered: what follows is live. */
   | { type: 'replayDone'; execId: number }
   | {

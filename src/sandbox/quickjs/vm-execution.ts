@@ -204,6 +204,12 @@ export class VmExecution implements VmGuestHooks, ReplaySink {
     return callId;
   }
 
+  onCancel(callId: number): void {
+    // A call the replay script answers never reached the host: the host ignores an id it is not serving.
+    if (this.finished || this.failure || this.success !== null) return;
+    this.post({ type: 'cancel', execId: this.execId, callId });
+  }
+
   onLog(level: string, message: string): void {
     if (this.finished || this.failure) return;
     this.logBytes += logEntryBytes(message);
