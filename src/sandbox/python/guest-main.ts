@@ -69,6 +69,8 @@ def _first_message():
     if msg.get('t') == 'prewarm':
         if not _waiting():
             _filter_prep()
+        if not _waiting():
+            _seed_ahead()
         # Not soon: in a stream of executions a pooled interpreter is handed out within tens of milliseconds, and
         # importing asyncio and subprocess (10-15 ms of CPU) in every one of them was most of the CPU a short
         # execution cost (ADR 0061; at 30 ms, executions per second fell from 42 to 26, ADR 0016).
