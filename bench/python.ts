@@ -54,16 +54,28 @@ const args = bwrapArgs({
   workspaceBytes: 64 * 1024 * 1024,
   safePathFlag: probe.safePathFlag,
 });
-const bareArgs = [...args.slice(0, args.indexOf('-c') + 1), 'pass'];
+// The same sandbox running the interpreter as a user would (with site: -B -s -P, no -S), the reference of the
+// cold-start ratio, and with the driver's own flags (-S: no site), the interpreter's floor (ADR 0061).
+const flagsAt = args.indexOf(probe.pythonPath) + 1;
+const bareArgs = [
+  ...args.slice(0, flagsAt),
+  ...args.slice(flagsAt, args.indexOf('-c')).filter((f) => f !== '-S'),
+  '-c',
+  'pass',
+];
+const bareNoSiteArgs = [...args.slice(0, args.indexOf('-c') + 1), 'pass'];
 // Cold: no warm pool, every execution starts its sandbox.
 const cold = createPythonDriver({ warm: 0 });
 await cold.ready();
 const bare: number[] = [];
 const bareBwrap: number[] = [];
+const bareNoSite: number[] = [];
 const coldTimes: number[] = [];
+const loads: number[] = [os.loadavg()[0] ?? 0];
 for (let i = 0; i < N; i++) {
   bare.push(await runProcess(probe.pythonPath, ['-c', 'pass']));
   bareBwrap.push(await runProcess(probe.bwrapPath, bareArgs));
+  bareNoSite.push(await runProcess(probe.bwrapPath, bareNoSiteArgs));
   const t0 = performance.now();
   const r = await cold.execute(request('print(1)'));
   if (r.status !== 'succeeded') throw new Error(JSON.stringify(r));
@@ -71,6 +83,7 @@ for (let i = 0; i < N; i++) {
   await sleep(30); // the last sandbox's cgroup is ended meanwhile
 }
 await cold.close();
+loads.push(os.loadavg()[0] ?? 0);
 
 // Warm: the pool has an interpreter waiting (a pause lets it refill between executions).
 const warm = createPythonDriver({ warm: 2 });
@@ -134,6 +147,7 @@ await Promise.all(
 );
 const execsPerSec = EXECS / ((performance.now() - e0) / 1000);
 await pool.close();
+loads.push(os.loadavg()[0] ?? 0);
 
 const ms = (xs: number[]) =>
   `${median(xs).toFixed(1)} ms (p90 ${percentile(
@@ -144,15 +158,19 @@ console.log(
   `python benchmark${QUICK ? ' (BENCH_QUICK=1)' : ''}: ${os.availableParallelism()} x ${os.cpus()[0]?.model ?? 'cpu'}, node ${process.version}, cpython ${probe.python}, bwrap ${probe.bwrap}`,
 );
 console.log(`bare python3 -c pass                ${ms(bare)}`);
-console.log(`bare bwrap (same sandbox) python3   ${ms(bareBwrap)}`);
 console.log(
-  `driver cold start, print(1)         ${ms(coldTimes)}   ratio to bare bwrap ${(median(coldTimes) / median(bareBwrap)).toFixed(2)} (target <= 1.5)`,
+  `load average (1 min) ${loads.map((l) => l.toFixed(2)).join(' -> ')} on ${os.availableParallelism()} cores`,
 );
-console.log(`driver warm pool, print(1)          ${ms(warmTimes)}   (target p50 <= 5 ms)`);
+console.log(`bare bwrap (same sandbox) python3   ${ms(bareBwrap)}`);
+console.log(`bare bwrap, python3 -S (no site)    ${ms(bareNoSite)}`);
+console.log(
+  `driver cold start, print(1)         ${ms(coldTimes)}   ratio to bare bwrap ${(median(coldTimes) / median(bareBwrap)).toFixed(2)} (target <= 1.1), to -S ${(median(coldTimes) / median(bareNoSite)).toFixed(2)}`,
+);
+console.log(`driver warm pool, print(1)          ${ms(warmTimes)}   (target p50 <= 2 ms)`);
 console.log(
   `tool-call round trips               ${Math.round(CALLS / (loopMs / 1000))}/s (target >= 5,000/s)`,
 );
-console.log(`executions, 4 at once, pool of 4    ${execsPerSec.toFixed(0)}/s`);
+console.log(`executions, 4 at once, pool of 4    ${execsPerSec.toFixed(0)}/s (target >= 100/s)`);
 console.log(
   `replay of ${REPLAYED} calls: script ${median(scriptedTimes).toFixed(1)} ms, host ${median(hostedTimes).toFixed(1)} ms (ratio ${(median(scriptedTimes) / median(hostedTimes)).toFixed(2)})`,
 );

@@ -1,5 +1,6 @@
 import { existsSync, lstatSync } from 'node:fs';
 import { GUEST_RUNNER } from './guest-runner.ts';
+import { INTERPRETER_FLAGS } from './guest-site.ts';
 import { maskedProcFiles } from './proc-masks.ts';
 import { RUNNER_BOOTSTRAP } from './runner-code.ts';
 
@@ -117,11 +118,11 @@ export function bwrapArgs(options: BwrapOptions): string[] {
   args.push('--clearenv');
   for (const [name, value] of Object.entries(SANDBOX_ENV)) args.push('--setenv', name, value);
   if (options.seccompFd !== undefined) args.push('--seccomp', String(options.seccompFd));
-  // -B: no .pyc writes; -s: no user site; -P: the working directory is not on sys.path (3.11+).
+  // INTERPRETER_FLAGS (-S: the runner does what it needs of site, guest-site.ts); -P: the working directory is not
+  // on sys.path (3.11+).
   args.push(
     options.python,
-    '-B',
-    '-s',
+    ...INTERPRETER_FLAGS,
     ...(options.safePathFlag === false ? [] : ['-P']),
     '-c',
     options.compiledRunner ? RUNNER_BOOTSTRAP : GUEST_RUNNER,

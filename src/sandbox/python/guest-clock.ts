@@ -160,12 +160,28 @@ _patch_time()
 _patch_random()
 _patch_datetime()
 
+# The seeded files as a pooled interpreter filled them ahead for the usual seed (0), with the generator they left.
+_seeded_ahead = []
+
+def _seed_ahead(seed=0):
+    """Fills the seeded files for seed while the interpreter waits in the pool (a quarter of a millisecond of
+    a warm start): nothing else writes them before the program starts."""
+    _rng[0] = random.Random(seed ^ 0x5DEECE66D)
+    _seed_files()
+    # Its state, not the generator: what the pool imports afterwards may draw from it (os.urandom is patched).
+    _seeded_ahead.append((seed, _rng[0].getstate()))
+
 def _deterministic(seed, clock, files=True):
     _clock[0] = _clock_origin[0] = clock
     random.seed(seed)
-    _rng[0] = random.Random(seed ^ 0x5DEECE66D)
-    if files:
-        _seed_files()
+    ahead = _seeded_ahead.pop() if _seeded_ahead else None
+    if files and ahead is not None and ahead[0] == seed:
+        _rng[0] = random.Random(0)
+        _rng[0].setstate(ahead[1])
+    else:
+        _rng[0] = random.Random(seed ^ 0x5DEECE66D)
+        if files:
+            _seed_files()
     def sleep(seconds):
         if _thread.get_ident() != _MAIN_THREAD:
             # A thread cannot wait on the host (tools_from_threads in guest-host-calls.ts); its sleep is real.

@@ -2,23 +2,31 @@
 export const GUEST_DETERMINISM = String.raw`# ---- determinism ---------------------------------------------------------------------------------------------
 _NO_PROCESSES = 'starting processes is not allowed for this task (tool_constraints.allow_subprocesses)'
 
-def _install_filter(blob):
-    """A second seccomp filter, on top of bwrap's: execve and execveat fail with EPERM from here on, so no
-    program can start another, whatever it calls (forking stays allowed). Through _ctypes itself: the ctypes
-    package costs a cold start a millisecond to import."""
+_filter_calls = []
+
+def _filter_prep():
+    """What installing the no-exec filter needs that does not depend on the filter: _ctypes, prctl and syscall.
+    Made while a pooled interpreter waits (0.5-0.9 ms of a warm start), else at the first install."""
+    if _filter_calls:
+        return _filter_calls[0]
     import _ctypes
     class _Char(_ctypes._SimpleCData):
         _type_ = 'c'
-    class _Filter(_ctypes.Array):
-        _type_, _length_ = _Char, len(blob)
     class _Fn(_ctypes.CFuncPtr):
         _flags_ = _ctypes.FUNCFLAG_CDECL | _ctypes.FUNCFLAG_USE_ERRNO
     libc = _ctypes.dlopen(None, _ctypes.RTLD_LOCAL)
     prctl, syscall = (_Fn(_ctypes.dlsym(libc, name)) for name in ('prctl', 'syscall'))
-    buf = _Filter.from_buffer_copy(blob)
+    _filter_calls.append((_ctypes, _Char, prctl, syscall, {'x86_64': 317, 'aarch64': 277}.get(os.uname().machine)))
+    return _filter_calls[0]
+
+def _install_filter(blob):
+    """A second seccomp filter, on top of bwrap's: execve and execveat fail with EPERM from here on, so no
+    program can start another, whatever it calls (forking stays allowed). Through _ctypes itself: the ctypes
+    package costs a cold start a millisecond to import."""
+    _ctypes, _Char, prctl, syscall, nr = _filter_prep()
+    buf = (_Char * len(blob)).from_buffer_copy(blob)
     # struct sock_fprog {unsigned short len; struct sock_filter *filter;}, on the 64-bit little-endian machines below.
     prog = (len(blob) // 8).to_bytes(2, 'little') + bytes(6) + _ctypes.addressof(buf).to_bytes(8, 'little')
-    nr = {'x86_64': 317, 'aarch64': 277}.get(os.uname().machine)
     prctl(38, 1, 0, 0, 0)  # PR_SET_NO_NEW_PRIVS (bwrap set it already)
     if nr is None or syscall(nr, 1, 0, prog) != 0:
         raise RuntimeError('cannot install the no-exec filter (errno ' + str(_ctypes.get_errno()) + ')')

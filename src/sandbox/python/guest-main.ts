@@ -1,7 +1,12 @@
 import { MAX_ARTIFACT_BYTES } from './artifact-caps.ts';
 
+/** Seconds a pooled interpreter waits before it imports asyncio and subprocess (ADR 0061). */
+export const PREWARM_AFTER_SECONDS = 0.25;
+
 /** The guest's workspace (input files, artifacts) and its main: start message to done. Part of GUEST_RUNNER (guest-runner.ts). */
-export const GUEST_MAIN = String.raw`def _put_files(files):
+export const GUEST_MAIN = String.raw`_PREWARM_AFTER = ${PREWARM_AFTER_SECONDS}
+
+def _put_files(files):
     """Writes the input files; returns what each one was, so only files the program wrote come back."""
     seen = {}
     for f in files:
@@ -57,15 +62,21 @@ def _collect(inputs):
         return []
 
 def _first_message():
-    """A pooled interpreter is told to prewarm first: it imports what programs often need (and the no-exec
-    filter needs) while it waits. A cold start's first message is its start message, with nothing imported."""
+    """A pooled interpreter is told to prewarm first: it prepares what nearly every execution needs (the no-exec
+    filter's calls) at once, and imports what programs often need only once it has waited a while. A cold start's
+    first message is its start message, with nothing imported."""
     msg = _recv()
     if msg.get('t') == 'prewarm':
-        # Not at once: a pool drained by a stream of executions hands this one out within milliseconds, and
-        # importing meanwhile would only delay it (executions per second fell from 42 to 26).
-        if not select.select([_in], [], [], 0.03)[0]:
-            for name in ('asyncio', 'subprocess', '_ctypes'):
-                if select.select([_in], [], [], 0)[0]:
+        if not _waiting():
+            _filter_prep()
+        if not _waiting():
+            _seed_ahead()
+        # Not soon: in a stream of executions a pooled interpreter is handed out within tens of milliseconds, and
+        # importing asyncio and subprocess (10-15 ms of CPU) in every one of them was most of the CPU a short
+        # execution cost (ADR 0061; at 30 ms, executions per second fell from 42 to 26, ADR 0016).
+        if not _waiting(_PREWARM_AFTER):
+            for name in ('asyncio', 'subprocess'):
+                if _waiting():
                     break
                 _real_import(name)
         msg = _recv()

@@ -1,3 +1,4 @@
+import { GUEST_SITE } from './guest-site.ts';
 import { GUEST_VALUES } from './guest-values.ts';
 import { GUEST_HOST_CALLS } from './guest-host-calls.ts';
 import { GUEST_CLOCK } from './guest-clock.ts';
@@ -22,6 +23,7 @@ import { GUEST_MAIN } from './guest-main.ts';
  * value | error}`. Values are the tagged JSON of src/codec/value-codec.ts (this file has its own copy).
  */
 export const GUEST_RUNNER = [
+  GUEST_SITE,
   GUEST_VALUES,
   GUEST_HOST_CALLS,
   GUEST_CLOCK,

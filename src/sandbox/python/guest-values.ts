@@ -4,7 +4,11 @@ import sys, os
 # Nothing is imported from the working directory (python3 -P does this too, from 3.11 on).
 sys.path[:] = [p for p in sys.path if p not in ('', '.', '/workspace')]
 _out = os.fdopen(3, 'wb')
-_in = os.fdopen(4, 'r', encoding='utf-8')
+# The host's messages are read off fd 4 by _recv, with no reader of Python's between: a text reader read ahead
+# into a buffer select() cannot see, so a start message that came with the prewarm one waited for the prewarm's
+# delay and imports (ADR 0061).
+_IN_FD = 4
+_in_buf = [b'', 0]
 # The sandbox is set up (bwrap is done with it): the host may hand out this interpreter, and kill it safely. Said
 # before the imports, so that the host's own preparations for a cold start overlap them.
 _out.write(b'{"t":"ready"}\n')
@@ -67,10 +71,27 @@ def _send(msg):
     _out.flush()
 
 def _recv():
-    line = _in.readline()
-    if not line:
-        os._exit(70)
-    return _loads(line)
+    data, at = _in_buf
+    nl = data.find(b'\n', at)
+    if nl < 0:
+        parts, length = [data[at:]], len(data) - at
+        while True:
+            chunk = os.read(_IN_FD, 262144)
+            if not chunk:
+                os._exit(70)
+            parts.append(chunk)
+            nl = chunk.find(b'\n')
+            if nl >= 0:
+                nl += length
+                break
+            length += len(chunk)
+        data, at = b''.join(parts), 0
+    _in_buf[0], _in_buf[1] = data, nl + 1
+    return _loads(data[at:nl].decode('utf-8'))
+
+def _waiting(timeout=0):
+    """Whether a message from the host is there to read (within timeout seconds)."""
+    return _in_buf[0].find(b'\n', _in_buf[1]) >= 0 or bool(select.select([_IN_FD], [], [], timeout)[0])
 
 # ---- values ------------------------------------------------------------------------------------------------
 TAG = '$cc'

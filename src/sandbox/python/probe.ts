@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { bwrapArgs } from './bwrap-args.ts';
+import { GUEST_SITE } from './guest-site.ts';
 import { SANDBOX_UID } from './python-process.ts';
 
 export type PythonProbe =
@@ -48,6 +49,7 @@ export const IMAGE_PACKAGES = [
 
 /** The probe's one-liner: the interpreter's version and the image's, read from metadata (nothing imported). */
 const PROBE_CODE = [
+  GUEST_SITE,
   'import json, sys',
   'from importlib import metadata',
   'def v(name):',

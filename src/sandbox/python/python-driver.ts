@@ -17,6 +17,7 @@ import { toWorkerSteps } from '../replay-steps.ts';
 import { probePython, pythonEngine } from './probe.ts';
 import type { PythonProbe } from './probe.ts';
 import { runOnProcess } from './python-execution.ts';
+import { CGROUP_ALLOWANCE_BYTES } from './execution-terms.ts';
 import { compiledRunner } from './runner-code.ts';
 import { seccompFilter } from './seccomp-filter.ts';
 import { detectCgroups } from './cgroups.ts';
@@ -381,9 +382,10 @@ export class PythonDriver implements SandboxDriver {
         ? {
             cgroups: {
               manager: this.cgroups,
-              // A backstop above the rlimits: the program's memory, its tmpfs workspace and the interpreter.
+              // A backstop above the rlimits until an execution sets its own: the limit an execution with the
+              // default memory limit gets (python-execution.ts), so that such an execution need not write it.
               limits: {
-                memoryBytes: this.defaults.memoryBytes + this.workspaceBytes + 256 * 1024 * 1024,
+                memoryBytes: this.defaults.memoryBytes + CGROUP_ALLOWANCE_BYTES,
                 pids: CGROUP_PIDS,
               },
             },

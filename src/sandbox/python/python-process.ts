@@ -68,6 +68,8 @@ export class PythonProcess {
   private readyHandler: (() => void) | null = null;
   /** What bwrap or the interpreter printed before the guest was up. */
   private startupErrors = '';
+  /** The cgroup's memory limit as last written: an execution with the same limit writes nothing (ADR 0061). */
+  private memoryLimit: number | undefined;
 
   private constructor(
     private readonly child: ChildProcess,
@@ -118,6 +120,7 @@ export class PythonProcess {
       if (parked.child.pid === undefined) throw new Error('the sandbox did not start');
       await cgroup.add(parked.child.pid);
       parked.cgroup = cgroup;
+      parked.memoryLimit = options.cgroups.limits.memoryBytes;
     } catch {
       // Nothing of the sandbox runs yet (the shell waits): it goes on without the group.
       await cgroup?.destroy().catch(() => undefined);
@@ -247,7 +250,10 @@ export class PythonProcess {
   /** Sets the sandbox's cgroup memory limit, when it has a cgroup (false when not). */
   async limitMemory(bytes: number): Promise<boolean> {
     if (!this.cgroup) return false;
+    if (this.memoryLimit === bytes) return true;
+    this.memoryLimit = undefined;
     await this.cgroup.setMemory(bytes);
+    this.memoryLimit = bytes;
     return true;
   }
 
