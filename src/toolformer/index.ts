@@ -47,3 +47,14 @@ export { addShard, deltaHistogramSvg, emptyReport, reportLines } from './run-rep
 export type { RunReport } from './run-report.ts';
 export { corpusFormatOf, corpusTexts } from './corpus-texts.ts';
 export type { CorpusText } from './corpus-texts.ts';
+export {
+  HISTOGRAM_ARTIFACT,
+  REPORT_ARTIFACT,
+  reportArtifacts,
+  reportOfProgram,
+  RUN_REPORT_MARK,
+  runReportProgram,
+  SHARD_PROGRAM_MARK,
+  withReportArtifacts,
+} from './report-artifacts.ts';
+export type { RunSummary } from './report-artifacts.ts';
