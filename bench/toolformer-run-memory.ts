@@ -1,7 +1,7 @@
 // The memory of a whole `codecall toolformer run` over a long corpus (issue 24): the CLI's own function, in this
 // process (run with --expose-gc), against the bench's completions server. The corpus is a calculation text every
 // `every` lines (positions, one sampled call, a Calculator call, scoring) and plain text otherwise (a positions
-// request that finds none), shards of 50 lines as durable tasks in a fresh SQLite file. The heap after a full
+// request that finds none), shards of `shardLines` lines (default 50) as durable tasks in a fresh SQLite file. The heap after a full
 // collection and the RSS are read from the progress lines (one a second) each time another tenth of the corpus
 // has been read for positions.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -24,6 +24,7 @@ export async function runMemory(options: {
   baseUrl: string;
   every?: number;
   concurrency?: number;
+  shardLines?: number;
 }): Promise<{ points: RunMemoryPoint[]; seconds: number; report: unknown }> {
   const dir = await mkdtemp(join(tmpdir(), 'bench-toolformer-run-'));
   const every = options.every ?? 10;
@@ -66,6 +67,7 @@ export async function runMemory(options: {
         model: 'bigram',
         m: '1',
         concurrency: String(options.concurrency ?? 8),
+        shardLines: String(options.shardLines ?? 50),
         out: join(dir, 'kept.jsonl'),
         json: true,
       },

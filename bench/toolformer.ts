@@ -269,10 +269,17 @@ if (part('run-memory')) {
   const lines = Number(process.env.BENCH_RUN_LINES ?? (quick ? 5_000 : 100_000));
   const server = await startServer(0);
   try {
-    const { points, seconds, report } = await runMemory({ lines, baseUrl: server.baseUrl });
+    const concurrency = Number(process.env.BENCH_RUN_CONCURRENCY ?? 8);
+    const shardLines = Number(process.env.BENCH_RUN_SHARD_LINES ?? 50);
+    const { points, seconds, report } = await runMemory({
+      lines,
+      baseUrl: server.baseUrl,
+      concurrency,
+      shardLines,
+    });
     const counts = (report as { counts?: Record<string, unknown> }).counts;
     console.log(
-      `\ncodecall toolformer run over ${lines} lines (a calculation every 10th): ${seconds.toFixed(0)} s, ${(lines / seconds).toFixed(0)} lines/s; ${JSON.stringify(counts)}`,
+      `\ncodecall toolformer run over ${lines} lines (a calculation every 10th; --concurrency ${concurrency}, --shard-lines ${shardLines}): ${seconds.toFixed(0)} s, ${(lines / seconds).toFixed(0)} lines/s; ${JSON.stringify(counts)}`,
     );
     console.log('| lines read | heap after GC (MiB) | RSS (MiB) | seconds | load (1 min) |');
     console.log('| ---------: | ------------------: | --------: | ------: | -----------: |');

@@ -42,7 +42,9 @@ export function withReportArtifacts(driver: SandboxDriver): SandboxDriver {
     apiVersion: driver.apiVersion,
     engine: driver.engine,
     languages: driver.languages,
-    ...(driver.supportsReplayScript === undefined ? {} : { supportsReplayScript: driver.supportsReplayScript }),
+    ...(driver.supportsReplayScript === undefined
+      ? {}
+      : { supportsReplayScript: driver.supportsReplayScript }),
     ready: () => driver.ready(),
     close: () => driver.close(),
     async execute(request, options) {
@@ -94,7 +96,8 @@ function isCounts(v: unknown): boolean {
 }
 
 function isRunReport(v: unknown): v is RunSummary {
-  if (!isRecord(v) || typeof v.lines !== 'number' || !isRecord(v.counts) || !isRecord(v.histogram)) return false;
+  if (!isRecord(v) || typeof v.lines !== 'number' || !isRecord(v.counts) || !isRecord(v.histogram))
+    return false;
   if (!Object.values(v.counts).every(isCounts)) return false;
   const h = v.histogram;
   return (

@@ -106,11 +106,9 @@ describe.skipIf(NO_BROWSER !== null)(
         await img.waitFor();
         expect(await img.getAttribute('src')).toMatch(/^blob:/);
         // Decoded and drawn at the SVG's own size: the browser read it as an image.
-        await page.waitForFunction(
-          () =>
-            (document.querySelector('[data-testid="artifact-image"]') as HTMLImageElement | null)
-              ?.naturalWidth === 640,
-        );
+        await expect
+          .poll(() => img.evaluate((el) => (el as unknown as { naturalWidth: number }).naturalWidth))
+          .toBe(640);
         // The SVG's text is nowhere in the page's DOM: it was not inserted as markup.
         expect(await page.content()).not.toContain('delta L = min(L_no_call');
         // The JSON report is listed for download, and not shown as an image.

@@ -53,7 +53,9 @@ describe('few-shot prompts', () => {
     );
     // The paper's third example: its Output does not follow its Input, and is kept as printed.
     expect(calculator[5]).toContain('This is three times less than the 2169 goals last year.');
-    expect(calculator[6]).toContain('This is twenty goals more than the [Calculator(723 - 20)] 703 goals last year.');
+    expect(calculator[6]).toContain(
+      'This is twenty goals more than the [Calculator(723 - 20)] 703 goals last year.',
+    );
     expect(calculator.slice(-2)).toEqual(['Input: {input}', 'Output: ']);
   });
 
