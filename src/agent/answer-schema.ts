@@ -8,7 +8,7 @@ export const ANSWER_FORMAT_NAME = 'answer';
 /** At submit: an answer schema that Ajv cannot compile is INVALID_ARGUMENT naming `answer_schema`. */
 export function checkAnswerSchema(schema: Readonly<Record<string, unknown>>): void {
   try {
-    SchemaValidator.shared.compile(schema as JsonSchema);
+    SchemaValidator.shared.compile(schema);
   } catch (e) {
     throw new CodecallError('INVALID_ARGUMENT', `answer_schema: ${(e as Error).message}`, {
       details: { field: 'answer_schema' },

@@ -41,7 +41,7 @@ export {
 export type { SampledCalls, SamplingOptions } from './sample-calls.ts';
 export { TOOLFORMER_NAMESPACE, toolformerPipelineTools } from './pipeline-tools.ts';
 export type { PipelineToolsOptions } from './pipeline-tools.ts';
-export { keptSamples, shardProgram } from './shard-program.ts';
+export { keptSamples, SHARD_PROGRAM_MARK, shardProgram } from './shard-program.ts';
 export type { KeptSample, ShardLine, ShardOutput, ShardProgramOptions, ToolCounts } from './shard-program.ts';
 export { addShard, deltaHistogramSvg, emptyReport, reportLines } from './run-report.ts';
 export type { RunReport } from './run-report.ts';
@@ -54,7 +54,6 @@ export {
   reportOfProgram,
   RUN_REPORT_MARK,
   runReportProgram,
-  SHARD_PROGRAM_MARK,
   withReportArtifacts,
 } from './report-artifacts.ts';
 export type { RunSummary } from './report-artifacts.ts';

@@ -1,10 +1,8 @@
 import type { SandboxDriver, WorkspaceFile } from '../spec/index.ts';
 import { DEFAULT_TOOLFORMER_TAU } from './filter.ts';
 import { addShard, deltaHistogramSvg, emptyReport, type RunReport } from './run-report.ts';
-import type { ShardOutput } from './shard-program.ts';
+import { SHARD_PROGRAM_MARK, type ShardOutput } from './shard-program.ts';
 
-/** The first line of a shard's program: its result becomes the shard's report and histogram artifacts. */
-export const SHARD_PROGRAM_MARK = '// codecall toolformer: shard\n';
 /** The first line of a run's summary program, which returns the whole run's report. */
 export const RUN_REPORT_MARK = '// codecall toolformer: run report\n';
 export const HISTOGRAM_ARTIFACT = 'delta-histogram.svg';
@@ -82,7 +80,7 @@ function isShardOutput(v: unknown): v is ShardOutput & { tau?: number } {
       (d) =>
         Array.isArray(d) && d.length === 2 && typeof d[0] === 'string' && Number.isFinite(d[1] as number),
     ) &&
-    (v.tau === undefined || Number.isFinite(v.tau as number))
+    (v.tau === undefined || Number.isFinite(v.tau))
   );
 }
 

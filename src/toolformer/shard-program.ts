@@ -2,7 +2,9 @@ import { CodecallError } from '../errors/index.ts';
 import { DEFAULT_MAX_RESULT_CHARS } from './execute-call.ts';
 import type { ToolformerSample } from './chat-form.ts';
 import { DEFAULT_TOOLFORMER_TAU, type SampleLosses } from './filter.ts';
-import { SHARD_PROGRAM_MARK } from './report-artifacts.ts';
+
+/** The first line of a shard's program: its result becomes the shard's report and histogram artifacts. */
+export const SHARD_PROGRAM_MARK = '// codecall toolformer: shard\n';
 
 /** One line of a corpus shard: its number in the corpus and its text. */
 export interface ShardLine {
