@@ -8,7 +8,8 @@
 // journaled in SQLite, beside the same steps called directly, at concurrency 1 and 8 (ratio journaled / direct).
 //
 // Last, the memory of a whole durable run (`codecall toolformer run`'s own function) over a corpus of
-// BENCH_RUN_LINES lines (default 100 000; bench/toolformer-run-memory.ts): heap and RSS at every tenth.
+// BENCH_RUN_LINES lines (default 20 000; BENCH_RUN_LINES=100000 for the issue's figure;
+// bench/toolformer-run-memory.ts): heap and RSS at every tenth.
 //
 // Runs the built package (dist/) with --expose-gc. Usage: npm run bench:toolformer (BENCH_QUICK=1, BENCH_LINES=n,
 // BENCH_RUN_LINES=n; BENCH_ONLY=rate|pipeline|memory|run-memory runs one part).
@@ -266,7 +267,7 @@ if (part('memory')) {
 }
 
 if (part('run-memory')) {
-  const lines = Number(process.env.BENCH_RUN_LINES ?? (quick ? 5_000 : 100_000));
+  const lines = Number(process.env.BENCH_RUN_LINES ?? (quick ? 5_000 : 20_000));
   const server = await startServer(0);
   try {
     const concurrency = Number(process.env.BENCH_RUN_CONCURRENCY ?? 8);
