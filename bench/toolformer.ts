@@ -7,7 +7,12 @@
 // Between the two, the whole pipeline (positions, sampling, a Calculator call, scoring) as durable tasks, every step
 // journaled in SQLite, beside the same steps called directly, at concurrency 1 and 8 (ratio journaled / direct).
 //
-// Runs the built package (dist/) with --expose-gc. Usage: npm run bench:toolformer (BENCH_QUICK=1 or BENCH_LINES=n).
+// Last, the memory of a whole durable run (`codecall toolformer run`'s own function) over a corpus of
+// BENCH_RUN_LINES lines (default 20 000; BENCH_RUN_LINES=100000 for the issue's figure;
+// bench/toolformer-run-memory.ts): heap and RSS at every tenth.
+//
+// Runs the built package (dist/) with --expose-gc. Usage: npm run bench:toolformer (BENCH_QUICK=1, BENCH_LINES=n,
+// BENCH_RUN_LINES=n; BENCH_ONLY=rate|pipeline|memory|run-memory runs one part).
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
@@ -32,8 +37,11 @@ import {
   ToolRegistry,
 } from '../dist/internal.js';
 import { busyShare, interference, machineTicks, processTicks } from './machine.ts';
+import { runMemory } from './toolformer-run-memory.ts';
 
 const quick = process.env.BENCH_QUICK === '1';
+const only = process.env.BENCH_ONLY;
+const part = (name: string): boolean => only === undefined || only === name;
 const sample = JSON.stringify({
   prefix: 'Out of 1400 participants, 400 (or',
   continuation: ' 29%) passed the test.',
@@ -69,38 +77,40 @@ async function startServer(delayMs: number): Promise<{ baseUrl: string; close: (
 const mib = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 console.log(`machine busy before the run: ${(await busyShare(1000))?.toFixed(2) ?? 'n/a'} of its cores`);
 
-const slow = await startServer(50);
-try {
-  const client = createPromptLogprobsClient({ baseUrl: slow.baseUrl, model: 'bigram' });
-  console.log('| concurrency | samples | seconds | samples/s | ideal | ratio | other CPU |');
-  console.log('| ----------: | ------: | ------: | --------: | ----: | ----: | --------: |');
-  for (const concurrency of [1, 8, 32]) {
-    const n = concurrency * (quick ? 20 : 60);
-    const ticks = machineTicks();
-    const own = processTicks(false);
-    const started = performance.now();
-    const stats = await scoreCorpus({ lines: candidates(n), client, concurrency, onKept: () => undefined });
-    const ms = performance.now() - started;
-    if (stats.kept !== n) throw new Error(`kept ${stats.kept} of ${n}`);
-    const rate = n / (ms / 1000);
-    const ideal = concurrency * 20;
-    const after = machineTicks();
-    const other =
-      ticks && after && own !== null
-        ? interference(ticks, after, (processTicks(false) ?? own) - own, ms).otherCpuShare.toFixed(2)
-        : 'n/a';
-    console.log(
-      `| ${concurrency} | ${n} | ${(ms / 1000).toFixed(2)} | ${rate.toFixed(1)} | ${ideal} | ${(rate / ideal).toFixed(2)} | ${other} |`,
-    );
+if (part('rate')) {
+  const slow = await startServer(50);
+  try {
+    const client = createPromptLogprobsClient({ baseUrl: slow.baseUrl, model: 'bigram' });
+    console.log('| concurrency | samples | seconds | samples/s | ideal | ratio | other CPU |');
+    console.log('| ----------: | ------: | ------: | --------: | ----: | ----: | --------: |');
+    for (const concurrency of [1, 8, 32]) {
+      const n = concurrency * (quick ? 20 : 60);
+      const ticks = machineTicks();
+      const own = processTicks(false);
+      const started = performance.now();
+      const stats = await scoreCorpus({ lines: candidates(n), client, concurrency, onKept: () => undefined });
+      const ms = performance.now() - started;
+      if (stats.kept !== n) throw new Error(`kept ${stats.kept} of ${n}`);
+      const rate = n / (ms / 1000);
+      const ideal = concurrency * 20;
+      const after = machineTicks();
+      const other =
+        ticks && after && own !== null
+          ? interference(ticks, after, (processTicks(false) ?? own) - own, ms).otherCpuShare.toFixed(2)
+          : 'n/a';
+      console.log(
+        `| ${concurrency} | ${n} | ${(ms / 1000).toFixed(2)} | ${rate.toFixed(1)} | ${ideal} | ${(rate / ideal).toFixed(2)} | ${other} |`,
+      );
+    }
+  } finally {
+    await slow.close();
   }
-} finally {
-  await slow.close();
 }
 
 // The whole pipeline per text (positions, m calls sampled, each run and scored) as durable tasks, every step
 // journaled in SQLite, side by side with the same steps called directly (no journal, no sandbox), at the same
 // concurrency against the same 50 ms server. One text is three round trips in a row (positions, sample, score).
-{
+if (part('pipeline')) {
   const server = await startServer(50);
   const dir = await mkdtemp(join(tmpdir(), 'bench-toolformer-'));
   const driver = createQuickJsDriver({ workers: 1, warmVmsPerWorker: 1 });
@@ -223,33 +233,60 @@ try {
   }
 }
 
-const lines = Number(process.env.BENCH_LINES ?? (quick ? 10_000 : 100_000));
-const fast = await startServer(0);
-try {
-  const client = createPromptLogprobsClient({ baseUrl: fast.baseUrl, model: 'bigram' });
-  const rss: string[] = [];
-  const step = Math.max(1, Math.floor(lines / 5));
-  let next = step;
-  const started = performance.now();
-  const stats = await scoreCorpus({
-    lines: candidates(lines),
-    client,
-    concurrency: 32,
-    onKept: () => undefined,
-    onProgress: (s) => {
-      // After a full collection (node --expose-gc), so the figure is what is still held, not garbage.
-      if (s.read < next) return;
-      next += step;
-      (globalThis as { gc?: () => void }).gc?.();
-      const { rss: resident, heapUsed } = process.memoryUsage();
-      rss.push(`${s.read}: heap ${mib(heapUsed)}, RSS ${mib(resident)}`);
-    },
-  });
-  const seconds = (performance.now() - started) / 1000;
-  console.log(
-    `\n${stats.kept} of ${lines} lines kept in ${seconds.toFixed(1)} s (${(lines / seconds).toFixed(0)}/s)`,
-  );
-  console.log(`RSS by lines read: ${rss.join(', ')}`);
-} finally {
-  await fast.close();
+if (part('memory')) {
+  const lines = Number(process.env.BENCH_LINES ?? (quick ? 10_000 : 100_000));
+  const fast = await startServer(0);
+  try {
+    const client = createPromptLogprobsClient({ baseUrl: fast.baseUrl, model: 'bigram' });
+    const rss: string[] = [];
+    const step = Math.max(1, Math.floor(lines / 5));
+    let next = step;
+    const started = performance.now();
+    const stats = await scoreCorpus({
+      lines: candidates(lines),
+      client,
+      concurrency: 32,
+      onKept: () => undefined,
+      onProgress: (s) => {
+        // After a full collection (node --expose-gc), so the figure is what is still held, not garbage.
+        if (s.read < next) return;
+        next += step;
+        (globalThis as { gc?: () => void }).gc?.();
+        const { rss: resident, heapUsed } = process.memoryUsage();
+        rss.push(`${s.read}: heap ${mib(heapUsed)}, RSS ${mib(resident)}`);
+      },
+    });
+    const seconds = (performance.now() - started) / 1000;
+    console.log(
+      `\n${stats.kept} of ${lines} lines kept in ${seconds.toFixed(1)} s (${(lines / seconds).toFixed(0)}/s)`,
+    );
+    console.log(`RSS by lines read: ${rss.join(', ')}`);
+  } finally {
+    await fast.close();
+  }
+}
+
+if (part('run-memory')) {
+  const lines = Number(process.env.BENCH_RUN_LINES ?? (quick ? 5_000 : 20_000));
+  const server = await startServer(0);
+  try {
+    const concurrency = Number(process.env.BENCH_RUN_CONCURRENCY ?? 8);
+    const shardLines = Number(process.env.BENCH_RUN_SHARD_LINES ?? 50);
+    const { points, seconds, report } = await runMemory({
+      lines,
+      baseUrl: server.baseUrl,
+      concurrency,
+      shardLines,
+    });
+    const counts = (report as { counts?: Record<string, unknown> }).counts;
+    console.log(
+      `\ncodecall toolformer run over ${lines} lines (a calculation every 10th; --concurrency ${concurrency}, --shard-lines ${shardLines}): ${seconds.toFixed(0)} s, ${(lines / seconds).toFixed(0)} lines/s; ${JSON.stringify(counts)}`,
+    );
+    console.log('| lines read | heap after GC (MiB) | RSS (MiB) | seconds | load (1 min) |');
+    console.log('| ---------: | ------------------: | --------: | ------: | -----------: |');
+    for (const p of points)
+      console.log(`| ${p.lines} | ${p.heapMiB} | ${p.rssMiB} | ${p.seconds} | ${p.load} |`);
+  } finally {
+    await server.close();
+  }
 }

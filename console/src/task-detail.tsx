@@ -2,6 +2,7 @@ import type { JSX } from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import type { Api } from './api.ts';
 import { ApprovalDecision } from './approval-decision.tsx';
+import { ArtifactImage, shownImageType } from './artifact-image.tsx';
 import { Budgets } from './budgets.tsx';
 import { ErrorBox } from './error-box.tsx';
 import { bytes, when } from './format.ts';
@@ -189,6 +190,13 @@ export function TaskDetail(props: { api: Api; id: string }): JSX.Element {
               </li>
             ))}
           </ul>
+          {task.artifacts.map((a) => {
+            const type = shownImageType(a.name, a.size);
+            // Keyed by the bytes' digest: a later run that replaced the file shows the new one.
+            return type === null ? null : (
+              <ArtifactImage key={`${a.name}:${a.sha256}`} api={api} taskId={id} name={a.name} type={type} />
+            );
+          })}
         </>
       ) : null}
 

@@ -1,6 +1,6 @@
 import { decodeValue } from '../codec/index.ts';
 import { traceAgentStep } from '../telemetry/index.ts';
-import { CodecallError, isCodecallError } from '../errors/index.ts';
+import { CodecallError, failure, isCodecallError } from '../errors/index.ts';
 import { noModelConfiguredError } from '../model/index.ts';
 import { tighterBudget } from '../spec/index.ts';
 import type {
@@ -17,7 +17,8 @@ import type {
 } from '../spec/index.ts';
 import { readAgentSteps } from './agent-journal.ts';
 import type { AgentStep, StepError } from './agent-journal.ts';
-import { runCodeStep } from './code-step.ts';
+import { answerFormat, checkAnswerSchema, checkTextAnswer, checkValueAnswer } from './answer-schema.ts';
+import { record, runCodeStep } from './code-step.ts';
 import type { StepOutcome } from './code-step.ts';
 import { assistantMessage, feedbackMessages } from './feedback.ts';
 import { runFunctionCallStep } from './function-call-step.ts';
@@ -50,7 +51,7 @@ export interface AgentOptions {
 
 /** The agent loop: ask the model, journal the reply, act on it, feed the outcome back, until an answer. */
 export function createAgent(options: AgentOptions): TaskAgent {
-  return { run: (ctx) => runAgent(options, ctx) };
+  return { run: (ctx) => runAgent(options, ctx), checkAnswerSchema };
 }
 
 interface Tally {
@@ -101,9 +102,18 @@ async function runAgent(options: AgentOptions, ctx: AgentRunContext): Promise<Ex
         ? await runCodeStep(journal, input, step, earlier, carry, options.lowering)
         : await runFunctionCallStep(journal, step, byName);
     if ('run' in outcome && outcome.run) tally.runs.push(outcome.run);
-    if (outcome.kind === 'answer') return end({ value: outcome.value });
+    if (outcome.kind === 'answer') {
+      const schema = input.answerSchema;
+      if (schema === undefined) return end({ value: outcome.value });
+      // A structured answer (issue 23): the text parsed, held to the schema, or fed back as a failed step.
+      const checked = checkTextAnswer(schema, String(outcome.value));
+      if (checked.ok) return end({ value: checked.value });
+      const error = failure('MODEL_BAD_REPLY', checked.message);
+      await record(journal, { step: step.step, ok: false, final: false, output: null, error, logs: [] });
+      return null;
+    }
     if (outcome.kind === 'ended') return { ...outcome.run, ...totals(journal.entries, tally) };
-    if (outcome.result.final) return end({ value: decodeOutput(outcome.result.output) });
+    if (outcome.result.final) return end(finalAnswer(input, decodeOutput(outcome.result.output)));
     return null;
   };
   for (;;) {
@@ -117,6 +127,20 @@ function withBudget(tool: ToolDefinition, task: ToolBudget | undefined): ToolDef
   if (task === undefined) return tool;
   const budget = tighterBudget(tool.budget, task);
   return budget === undefined ? tool : { ...tool, budget };
+}
+
+/**
+ * `final_answer(value)`'s value as the task's answer; with an answer schema, a value outside it fails the task
+ * (its step is journaled as final, so it is not fed back as a failed one).
+ */
+function finalAnswer(
+  input: InstructionTaskInput,
+  value: unknown,
+): { value: unknown } | { error: CodecallError } {
+  if (input.answerSchema === undefined) return { value };
+  const checked = checkValueAnswer(input.answerSchema, value);
+  if (checked.ok) return { value };
+  return { error: new CodecallError('MODEL_BAD_REPLY', `final_answer(value): ${checked.message}`) };
 }
 
 function decodeOutput(output: string | null): unknown {
@@ -135,7 +159,7 @@ function stopReason(
   steps: readonly AgentStep[],
 ): { value: unknown } | { error: StepError | CodecallError } | null {
   const last = steps.at(-1);
-  if (last?.result?.final) return { value: decodeOutput(last.result.output) };
+  if (last?.result?.final) return finalAnswer(input, decodeOutput(last.result.output));
   const failed = failedInARow(steps);
   if (last?.result?.error && failed > input.maxStepRetries) {
     const e = last.result.error;
@@ -201,6 +225,7 @@ async function ask(
         messages,
         tools: input.mode === 'code' ? [RUN_CODE_SPEC] : fns.map((f) => f.spec),
         toolChoice: 'auto',
+        ...(input.answerSchema === undefined ? {} : { responseFormat: answerFormat(input.answerSchema) }),
         ...(input.model === undefined ? {} : { model: input.model }),
         ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
         ...(options.maxTokens === undefined ? {} : { maxTokens: options.maxTokens }),

@@ -86,7 +86,11 @@ export function feedbackMessages(mode: AgentMode, step: AgentStep, retriesLeft: 
   const { reply, result } = step;
   if (!reply || !result) return [];
   if (mode === 'function_calling') {
-    return (result.calls ?? []).map((c) => ({ role: 'tool', toolCallId: c.id, content: clip(c.content) }));
+    const calls = result.calls ?? [];
+    // A reply without calls that was refused (empty, stopped mid-answer, an answer outside its schema): told as
+    // the user's turn, since there is no call to answer.
+    if (calls.length === 0 && result.error) return [{ role: 'user', content: clip(result.error.message) }];
+    return calls.map((c) => ({ role: 'tool', toolCallId: c.id, content: clip(c.content) }));
   }
   if (step.code === null) {
     return [{ role: 'user', content: result.error?.message ?? 'Your reply had no code and no answer.' }];

@@ -30,6 +30,11 @@ export interface SubmitInput {
   readonly maxStepRetries?: number;
   /** Agent mode: the model to ask instead of the configured one. */
   readonly model?: string;
+  /**
+   * Agent mode: the final answer must be one JSON value of this JSON Schema (sent to the model in its provider's
+   * constraint form); the task's result is the parsed value. At most 64 KiB as JSON.
+   */
+  readonly answerSchema?: Readonly<Record<string, unknown>>;
   readonly language?: GuestLanguage;
   readonly seed?: number;
   readonly limits?: Partial<ExecutionLimits>;

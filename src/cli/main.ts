@@ -142,6 +142,10 @@ export async function main(
       [],
     )
     .option('--max-steps <n>', 'model round trips before giving up (default 20)')
+    .option(
+      '--answer-schema <file>',
+      'a JSON Schema the final answer must match: sent to the model as a constraint; the answer is its parsed value',
+    )
     .option('--db <path>', 'keep the task in this SQLite file (resumable; SIGINT pauses it)')
     .option('--json', 'print the task view as JSON on the last line of stdout');
   addBudgetOptions(runCli).action(async (instruction: string, options: RunCommandOptions) => {

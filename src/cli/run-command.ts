@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { CodecallError } from '../errors/index.ts';
 import { modelConfigFrom, noModelConfiguredError } from '../model/index.ts';
 import { AGENT_MODES, GUEST_LANGUAGES, isGuestLanguage } from '../spec/index.ts';
@@ -24,6 +25,8 @@ export interface RunCommandOptions extends BudgetOptions {
   /** Input files, placed in the working directory of the programs the model writes (Python). */
   file?: string[];
   maxSteps?: string;
+  /** A JSON Schema file the final answer must match (issue 23); the answer is then printed as JSON. */
+  answerSchema?: string;
   db?: string;
   json?: boolean;
   /** MCP servers, `NAME=COMMAND [ARGS...]` or `NAME=URL` each (ADR 0047). */
@@ -72,6 +75,8 @@ export async function runCommand(
     options.maxSteps === undefined
       ? undefined
       : integerOption('--max-steps', options.maxSteps, { min: 1, max: 100 });
+  const answerSchema =
+    options.answerSchema === undefined ? undefined : await answerSchemaFile(options.answerSchema);
   const dbPath = options.db ?? ':memory:';
   return withCliRuntime(
     { db: dbPath, mustExist: false, runs: true, tools: options.tools, model, env, mcp: options },
@@ -81,6 +86,7 @@ export async function runCommand(
         mode,
         language,
         ...(maxSteps === undefined ? {} : { maxSteps }),
+        ...(answerSchema === undefined ? {} : { answerSchema }),
         ...(budgets === null ? {} : { constraints: { budgets } }),
         // Remembered with the task: `tasks resume ... --db` finds it.
         ...(toolsModule === null && !hasMcp(options)
@@ -111,4 +117,25 @@ export async function runCommand(
       return code;
     },
   );
+}
+
+/** `--answer-schema FILE`: a JSON object read from a file (what it may hold is the submit's check). */
+async function answerSchemaFile(path: string): Promise<Record<string, unknown>> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (e) {
+    throw new CodecallError(
+      'INVALID_ARGUMENT',
+      `--answer-schema: cannot read ${path}: ${(e as Error).message}`,
+    );
+  }
+  try {
+    return JSON.parse(text) as Record<string, unknown>;
+  } catch (e) {
+    throw new CodecallError(
+      'INVALID_ARGUMENT',
+      `--answer-schema: ${path} is not JSON: ${(e as Error).message}`,
+    );
+  }
 }

@@ -89,6 +89,8 @@ export async function openCliRuntime(options: {
   postgres?: PostgresRefusal;
   /** Tools served beside the module's and the MCP servers' (a command's own, e.g. Toolformer's steps), made from them. */
   moreTools?: (tools: readonly ToolDefinition[]) => readonly ToolDefinition[];
+  /** Wraps each sandbox driver (a command's own handling of its programs' results, e.g. Toolformer's artifacts). */
+  wrapDriver?: (driver: SandboxDriver) => SandboxDriver;
 }): Promise<CliRuntime> {
   const leaseMs = leaseMsFrom(options.env);
   // An explicit module is loaded before the database is opened: a bad one is a usage error that creates nothing.
@@ -123,9 +125,11 @@ export async function openCliRuntime(options: {
     }
   }
   // A CLI runs a task or two: one warm VM or interpreter each.
-  const drivers: SandboxDriver[] = options.runs
+  const started: SandboxDriver[] = options.runs
     ? (await availableDrivers({ quickjs: { warmVmsPerWorker: 1 }, python: { warm: 1 } })).drivers
     : [];
+  const wrap = options.wrapDriver;
+  const drivers = wrap === undefined ? started : started.map((d) => wrap(d));
   const registry = new ToolRegistry(
     options.moreTools === undefined ? tools : [...tools, ...options.moreTools(tools)],
   );

@@ -16,8 +16,11 @@ import {
   keptSamples,
   lines,
   reportLines,
+  runReportProgram,
   shardProgram,
+  withReportArtifacts,
   toolformerPipelineTools,
+  type RunSummary,
   type ShardLine,
   type ShardOutput,
 } from '../toolformer/index.ts';
@@ -29,7 +32,7 @@ import type { McpFlags } from './mcp-options.ts';
 import { integerOption } from './number-options.ts';
 import { toolsMetadata } from './remembered-tools.ts';
 import { interruptOnSigint } from './sigint.ts';
-import { withCliRuntime } from './task-runtime.ts';
+import { withCliRuntime, type CliRuntime } from './task-runtime.ts';
 import { tauOf, toolformerModelOf, type ToolformerModelFlags } from './toolformer-model-flags.ts';
 
 export interface ToolformerRunOptions extends ToolformerModelFlags, McpFlags {
@@ -92,6 +95,8 @@ export async function toolformerRun(
         tools: options.tools,
         env,
         mcp: options,
+        // Each shard's task, and the run's summary task, keeps its report and histogram as artifacts.
+        wrapDriver: withReportArtifacts,
         moreTools: (tools) =>
           toolformerPipelineTools({
             ...model.sampling,
@@ -148,12 +153,19 @@ export async function toolformerRun(
           ...(hasMcp(options) ? mcpMetadata(options) : {}),
         };
         let shard = 0;
+        // The summary task's id: the settings and every shard's, so the same run finds it again.
+        const runDigest = createHash('sha256').update(settings);
         const runShard = async (batch: ShardLine[], bytes: number): Promise<boolean> => {
           const id = `toolformer-${createHash('sha256').update(settings).update(JSON.stringify(batch)).digest('hex').slice(0, 32)}`;
           shard++;
+          runDigest.update(id);
           let view = await runtime.get(id);
           if (view === null) {
-            const code = shardProgram(batch, { tools: options.tool, concurrency: model.concurrency });
+            const code = shardProgram(batch, {
+              tools: options.tool,
+              concurrency: model.concurrency,
+              tau,
+            });
             view = await runtime.submit({
               id,
               code,
@@ -221,12 +233,25 @@ export async function toolformerRun(
         const reportFile = `${base}.report.json`;
         await writeFile(svg, deltaHistogramSvg(report));
         await writeFile(reportFile, `${JSON.stringify({ ...report, bad_lines: badLines }, null, 2)}\n`);
-        if (options.json === true)
-          io.stdout(`${JSON.stringify({ ...report, bad_lines: badLines, svg, report: reportFile })}\n`);
-        else {
+        const summary = await runSummaryTask(runtime, {
+          id: `toolformer-run-${runDigest.digest('hex').slice(0, 32)}`,
+          summary: { ...report, bad_lines: badLines, shards: shard },
+          metadata: { ...metadata, toolformer: { corpus: resolve(corpus), shards: shard } },
+          signal: interrupt.signal,
+        });
+        if (summary.status !== 'succeeded') io.stderr(`${stoppedText(summary, 0)}\n`);
+        const taskId = summary.task_id;
+        if (options.json === true) {
+          io.stdout(
+            `${JSON.stringify({ ...report, bad_lines: badLines, svg, report: reportFile, task_id: taskId })}\n`,
+          );
+        } else {
           for (const line of reportLines(report)) io.stdout(`${line}\n`);
           if (badLines > 0) io.stdout(`${badLines} corpus lines were not texts\n`);
           io.stdout(`report: ${reportFile}\nhistogram: ${svg}\n`);
+          io.stdout(
+            `the run's task: ${taskId} (its report and histogram are its artifacts: codecall serve --db ${options.db}, console page #/tasks/${taskId})\n`,
+          );
         }
         return 0;
       },
@@ -234,6 +259,27 @@ export async function toolformerRun(
   } finally {
     interrupt.release();
   }
+}
+
+/**
+ * The run's summary task: a program that returns the run's report, so the run is one task in the console with
+ * the whole run's report and histogram as artifacts. Found again by its id when the same command runs again.
+ */
+async function runSummaryTask(
+  runtime: CliRuntime['runtime'],
+  options: { id: string; summary: RunSummary; metadata: Record<string, unknown>; signal: AbortSignal },
+): Promise<TaskView> {
+  let view = await runtime.get(options.id);
+  view ??= await runtime.submit({
+    id: options.id,
+    code: runReportProgram(options.summary),
+    language: 'javascript',
+    metadata: options.metadata,
+  });
+  if (view.status === 'paused' && resumable(view))
+    view = await runtime.resume(options.id, { actor: 'toolformer run' });
+  if (view.status !== 'succeeded') view = await runtime.run(options.id, { signal: options.signal });
+  return view;
 }
 
 /** A paused shard this command resumes by itself: nobody's decision is awaited. */
@@ -249,7 +295,7 @@ function resumable(view: TaskView): boolean {
 function stoppedText(view: TaskView, shard: number): string {
   const error =
     view.error === null || view.error === undefined ? '' : `: ${view.error.code}: ${view.error.message}`;
-  const head = `shard ${shard} (task ${view.task_id}) ${view.status}${view.pause_reason === null ? '' : ` (${view.pause_reason})`}${error}`;
+  const head = `${shard === 0 ? "the run's summary" : `shard ${shard}`} (task ${view.task_id}) ${view.status}${view.pause_reason === null ? '' : ` (${view.pause_reason})`}${error}`;
   if (view.status === 'paused' && resumable(view)) return `${head}\nthe same command resumes the run`;
   if (view.status === 'paused') {
     return `${head}\nit waits for a person (codecall tasks show ${view.task_id} --db ...); decide without --resume, then run the same command again`;

@@ -98,9 +98,11 @@ class DurableRuntime implements Runtime {
   private readonly clock: () => number;
   private readonly ceilings: LimitCeilings;
   private readonly approvalRules: ApprovalRules;
+  private readonly agent: RuntimeOptions['agent'];
 
   constructor(options: RuntimeOptions) {
     this.store = options.store;
+    this.agent = options.agent;
     this.drivers = options.drivers;
     this.pollMs = options.pollMs ?? DEFAULT_POLL_MS;
     const clock = options.clock ?? Date.now;
@@ -178,10 +180,25 @@ class DurableRuntime implements Runtime {
     const now = this.clock();
     checkCeilings(input, this.ceilings, now);
     await checkLiveTasks(this.store, input.tenant ?? 'default', 1, this.ceilings.maxLiveTasksPerTenant);
-    return this.create(toTaskInput(input), toTaskAttributes(input, now), {
+    const task = toTaskInput(input);
+    this.checkAnswerSchema(input);
+    return this.create(task, toTaskAttributes(input, now), {
       ...options,
       ...(input.id === undefined ? {} : { id: input.id }),
     });
+  }
+
+  /** The agent's check of an answer schema (that it compiles), at submit; its shape was checked before. */
+  private checkAnswerSchema(input: SubmitInput): void {
+    const schema = input.answerSchema;
+    if (
+      input.instruction === undefined ||
+      typeof schema !== 'object' ||
+      schema === null ||
+      Array.isArray(schema)
+    )
+      return;
+    this.agent?.checkAnswerSchema?.(schema);
   }
 
   async revise(taskId: string, input: ReviseInput, options: CreateOptions = {}): Promise<TaskView> {
@@ -223,7 +240,15 @@ class DurableRuntime implements Runtime {
     const tenant = options.tenant ?? 'default';
     await checkLiveTasks(this.store, tenant, inputs.length, this.ceilings.maxLiveTasksPerTenant);
     const { batch, tasks: records } = await this.store.createBatch(
-      toBatchTasks(inputs, tenant, (i) => checkCeilings(i, this.ceilings, now), now),
+      toBatchTasks(
+        inputs,
+        tenant,
+        (i) => {
+          checkCeilings(i, this.ceilings, now);
+          this.checkAnswerSchema(i);
+        },
+        now,
+      ),
       {
         tenant,
         callbackUrl: options.callbackUrl === undefined ? null : checkedCallbackUrl(options.callbackUrl),

@@ -198,6 +198,7 @@ const AGENT_FIELDS = {
   max_steps: 'maxSteps',
   max_step_retries: 'maxStepRetries',
   model: 'model',
+  answer_schema: 'answerSchema',
 } as const;
 
 export const DEFAULT_MAX_STEPS = 20;
@@ -224,7 +225,28 @@ function agentInput(input: SubmitInput, instruction: unknown) {
     maxSteps: int('max_steps', input.maxSteps, 1, 100, DEFAULT_MAX_STEPS),
     maxStepRetries: int('max_step_retries', input.maxStepRetries, 0, 10, DEFAULT_MAX_STEP_RETRIES),
     ...(input.model === undefined ? {} : { model: input.model }),
+    ...(input.answerSchema === undefined ? {} : { answerSchema: answerSchemaOf(input.answerSchema) }),
   };
+}
+
+/** An answer schema is kept with the task and sent with every model request: bounded. */
+export const MAX_ANSWER_SCHEMA_BYTES = 64 * 1024;
+
+/** The shape of an answer schema (a JSON object, bounded); whether it compiles is the agent's check. */
+function answerSchemaOf(schema: unknown): Record<string, unknown> {
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
+    invalid('answer_schema', 'must be a JSON Schema object');
+  }
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(schema);
+  } catch {
+    invalid('answer_schema', 'must be plain JSON');
+  }
+  if (text === undefined || Buffer.byteLength(text) > MAX_ANSWER_SCHEMA_BYTES) {
+    invalid('answer_schema', `must be at most ${MAX_ANSWER_SCHEMA_BYTES} bytes as JSON`);
+  }
+  return JSON.parse(text) as Record<string, unknown>;
 }
 
 /** The caller's trace context, checked (a malformed one is INVALID_ARGUMENT), for the task to keep (ADR 0053). */

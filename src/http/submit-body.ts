@@ -24,7 +24,7 @@ export function toSubmitInput(
     );
   }
   if (b.code !== undefined) {
-    for (const f of ['mode', 'max_steps', 'max_step_retries', 'model'] as const) {
+    for (const f of ['mode', 'max_steps', 'max_step_retries', 'model', 'answer_schema'] as const) {
       if (b[f] !== undefined) {
         throw new CodecallError('BAD_REQUEST', `${at(f)}: applies to instruction tasks only`, {
           details: { field: at(f) },
@@ -34,6 +34,7 @@ export function toSubmitInput(
   }
   // Before anything walks it (the idempotency hash recurses): a deeply nested value is a 400, not a 500.
   if (b.metadata !== undefined) assertJsonValue(b.metadata, at('metadata'));
+  if (b.answer_schema !== undefined) assertJsonValue(b.answer_schema, at('answer_schema'));
   const c = b.tool_constraints;
   const limits = {
     ...(c?.timeout_seconds === undefined ? {} : { timeoutMs: c.timeout_seconds * 1000 }),
@@ -55,6 +56,7 @@ export function toSubmitInput(
     ...(b.max_steps === undefined ? {} : { maxSteps: b.max_steps }),
     ...(b.max_step_retries === undefined ? {} : { maxStepRetries: b.max_step_retries }),
     ...(b.model === undefined ? {} : { model: b.model }),
+    ...(b.answer_schema === undefined ? {} : { answerSchema: b.answer_schema }),
     tenant: options.tenant,
     ...(b.files === undefined
       ? {}

@@ -22,6 +22,8 @@ export const taskBodySchema = {
     max_steps: { type: 'integer', minimum: 1, maximum: 100 },
     max_step_retries: { type: 'integer', minimum: 0, maximum: 10 },
     model: { type: 'string', minLength: 1, maxLength: 200, pattern: '^[A-Za-z0-9_.:/@-]+$' },
+    // A JSON Schema the final answer must match (issue 23); compiled by the agent at submit.
+    answer_schema: { type: 'object' },
     seed: { type: 'integer' },
     session_id: name,
     tools: names,
@@ -129,6 +131,7 @@ export interface TaskBody {
   max_steps?: number;
   max_step_retries?: number;
   model?: string;
+  answer_schema?: Record<string, unknown>;
   seed?: number;
   session_id?: string;
   tools?: string[];

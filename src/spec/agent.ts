@@ -48,6 +48,11 @@ export interface AgentRunContext {
  */
 export interface TaskAgent {
   run(context: AgentRunContext): Promise<ExecutionResult>;
+  /**
+   * Checks an instruction task's `answerSchema` when it is submitted (the runtime calls it before storing the
+   * task): a schema the agent could not hold an answer to throws INVALID_ARGUMENT naming `answer_schema`.
+   */
+  checkAnswerSchema?(schema: Readonly<Record<string, unknown>>): void;
 }
 
 /** A program lowered to JavaScript by the TypeScript compiler, or the compiler's first error (1-based). */

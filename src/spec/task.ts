@@ -3,6 +3,7 @@ import type { ExecutionLimits, GuestLanguage, LogEntry } from './sandbox.ts';
 import type { ListedInput } from './listed-input.ts';
 import type { TaskBudgets } from './budget-types.ts';
 import type { TraceContext } from './trace-context.ts';
+import type { JsonSchema } from './json-schema.ts';
 
 export type TaskStatus = 'pending' | 'running' | 'paused' | 'succeeded' | 'failed' | 'cancelled';
 
@@ -112,6 +113,11 @@ export interface InstructionTaskInput extends TaskInputBase {
   readonly maxStepRetries: number;
   /** The model to ask, when not the configured default. */
   readonly model?: string;
+  /**
+   * The final answer must be one JSON value of this schema (issue 23): sent to the model as its constraint form,
+   * checked, and the task's result is the parsed value.
+   */
+  readonly answerSchema?: JsonSchema;
 }
 
 export type TaskInput = CodeTaskInput | InstructionTaskInput;
@@ -125,6 +131,8 @@ export function programSource(input: TaskInput): string {
     input.maxSteps,
     input.maxStepRetries,
     input.model ?? null,
+    // Only when given: the hash of a task without one is what it was before the field existed.
+    ...(input.answerSchema === undefined ? [] : [input.answerSchema]),
   ]);
 }
 

@@ -41,9 +41,19 @@ export {
 export type { SampledCalls, SamplingOptions } from './sample-calls.ts';
 export { TOOLFORMER_NAMESPACE, toolformerPipelineTools } from './pipeline-tools.ts';
 export type { PipelineToolsOptions } from './pipeline-tools.ts';
-export { keptSamples, shardProgram } from './shard-program.ts';
+export { keptSamples, SHARD_PROGRAM_MARK, shardProgram } from './shard-program.ts';
 export type { KeptSample, ShardLine, ShardOutput, ShardProgramOptions, ToolCounts } from './shard-program.ts';
 export { addShard, deltaHistogramSvg, emptyReport, reportLines } from './run-report.ts';
 export type { RunReport } from './run-report.ts';
 export { corpusFormatOf, corpusTexts } from './corpus-texts.ts';
 export type { CorpusText } from './corpus-texts.ts';
+export {
+  HISTOGRAM_ARTIFACT,
+  REPORT_ARTIFACT,
+  reportArtifacts,
+  reportOfProgram,
+  RUN_REPORT_MARK,
+  runReportProgram,
+  withReportArtifacts,
+} from './report-artifacts.ts';
+export type { RunSummary } from './report-artifacts.ts';

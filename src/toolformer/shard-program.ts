@@ -1,7 +1,10 @@
 import { CodecallError } from '../errors/index.ts';
 import { DEFAULT_MAX_RESULT_CHARS } from './execute-call.ts';
 import type { ToolformerSample } from './chat-form.ts';
-import type { SampleLosses } from './filter.ts';
+import { DEFAULT_TOOLFORMER_TAU, type SampleLosses } from './filter.ts';
+
+/** The first line of a shard's program: its result becomes the shard's report and histogram artifacts. */
+export const SHARD_PROGRAM_MARK = '// codecall toolformer: shard\n';
 
 /** One line of a corpus shard: its number in the corpus and its text. */
 export interface ShardLine {
@@ -15,6 +18,8 @@ export interface ShardProgramOptions {
   /** (line, tool) pairs worked on at once; each has at most m calls in flight. Default 4. */
   readonly concurrency?: number;
   readonly maxResultChars?: number;
+  /** The run's tau, returned with the counts so the shard's own report and histogram can be drawn. */
+  readonly tau?: number;
 }
 
 /** Per tool: what was sampled, run, scored and kept, and the drops by reason. */
@@ -50,6 +55,8 @@ export interface ShardOutput {
   readonly kept: readonly KeptSample[];
   /** Every scored sample's delta L, by tool: `[tool, delta]`. */
   readonly deltas: readonly (readonly [string, number])[];
+  /** The run's tau (programs written before it was returned have none: the default then). */
+  readonly tau?: number;
 }
 
 /**
@@ -72,9 +79,10 @@ export function shardProgram(lines: readonly ShardLine[], options: ShardProgramO
     tools: options.tools,
     concurrency,
     maxResultChars: options.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS,
+    tau: options.tau ?? DEFAULT_TOOLFORMER_TAU,
   };
   // The data is JSON, a JavaScript expression: nothing in a corpus line can end the literal.
-  return `const DATA = ${JSON.stringify(data)};\n${PROGRAM}`;
+  return `${SHARD_PROGRAM_MARK}const DATA = ${JSON.stringify(data)};\n${PROGRAM}`;
 }
 
 const PROGRAM = String.raw`
@@ -149,7 +157,7 @@ async function worker() {
 }
 await Promise.all(Array.from({ length: Math.min(DATA.concurrency, pairs.length) }, worker));
 kept.sort((a, b) => a.line - b.line || a.at - b.at || (a.tool < b.tool ? -1 : a.tool > b.tool ? 1 : 0) || (a.input < b.input ? -1 : a.input > b.input ? 1 : 0));
-return { lines: DATA.lines.length, counts, kept, deltas };
+return { lines: DATA.lines.length, counts, kept, deltas, tau: DATA.tau };
 `;
 
 /** The kept samples of a shard's result with their text around the call, from the shard's own lines. */

@@ -50,10 +50,10 @@ export interface ApiFixtureOptions {
   readonly checkCallback?: CallbackCheck;
   /** Whether the runtime runs tasks (default true). */
   readonly start?: boolean;
-  /** Runtime options beyond the fixture's (ceilings, concurrency, tenantConcurrency). */
+  /** Runtime options beyond the fixture's (ceilings, concurrency, tenantConcurrency, an agent). */
   readonly runtime?: Pick<
     RuntimeOptions,
-    'ceilings' | 'concurrency' | 'tenantConcurrency' | 'approvals' | 'clock'
+    'ceilings' | 'concurrency' | 'tenantConcurrency' | 'approvals' | 'clock' | 'agent'
   >;
   /** The event streams' bounds (buildServer's `streams`). */
   readonly streams?: StreamOptions;

@@ -33,6 +33,32 @@ afterAll(async () => {
 const sampler = () => createCompletionsSampler({ baseUrl: server.baseUrl, model: 'bigram', maxRetries: 0 });
 
 describe('few-shot prompts', () => {
+  it("are word for word the paper's (appendix A.2), its x our {input}", () => {
+    // The QA prompt as the paper prints it: one instruction line, two examples, then the text.
+    expect(DEFAULT_FEW_SHOT_PROMPTS.QA).toBe(
+      [
+        'Your task is to add calls to a Question Answering API to a piece of text. The questions should help you get information required to complete the text. You can call the API by writing "[QA(question)]" where "question" is the question you want to ask. Here are some examples of API calls:',
+        'Input: Joe Biden was born in Scranton, Pennsylvania.',
+        'Output: Joe Biden was born in [QA("Where was Joe Biden born?")] Scranton, [QA("In which state is Scranton?")] Pennsylvania.',
+        'Input: Coca-Cola, or Coke, is a carbonated soft drink manufactured by the Coca-Cola Company.',
+        'Output: Coca-Cola, or [QA("What other name is Coca-Cola known by?")] Coke, is a carbonated soft drink manufactured by [QA("Who manufactures Coca-Cola?")] the Coca-Cola Company.',
+        'Input: {input}',
+        'Output: ',
+      ].join('\n'),
+    );
+    const calculator = (DEFAULT_FEW_SHOT_PROMPTS.Calculator as string).split('\n');
+    expect(calculator).toHaveLength(13);
+    expect(calculator[0]).toBe(
+      'Your task is to add calls to a Calculator API to a piece of text. The calls should help you get information required to complete the text. You can call the API by writing "[Calculator(expression)]" where "expression" is the expression to be computed. Here are some examples of API calls:',
+    );
+    // The paper's third example: its Output does not follow its Input, and is kept as printed.
+    expect(calculator[5]).toContain('This is three times less than the 2169 goals last year.');
+    expect(calculator[6]).toContain(
+      'This is twenty goals more than the [Calculator(723 - 20)] 703 goals last year.',
+    );
+    expect(calculator.slice(-2)).toEqual(['Input: {input}', 'Output: ']);
+  });
+
   it("are the paper's for Calculator and QA, a generic one naming any other tool, the text in the Input slot", () => {
     expect(DEFAULT_FEW_SHOT_PROMPTS.Calculator).toContain('[Calculator(2011 - 1994)] 17 years.');
     expect(DEFAULT_FEW_SHOT_PROMPTS.QA).toContain('[QA("Where was Joe Biden born?")]');
