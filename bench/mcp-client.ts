@@ -118,7 +118,7 @@ const samples = Object.fromEntries(Object.keys(paths).map((k) => [k, [] as numbe
 >;
 const loads: string[] = [];
 for (let r = 0; r < ROUNDS; r++) {
-  loads.push(os.loadavg()[0].toFixed(1));
+  loads.push((os.loadavg()[0] ?? 0).toFixed(1));
   // Interleaved, in turned order every other round.
   const order = Object.keys(paths) as Path[];
   for (const k of r % 2 === 0 ? order : order.reverse()) samples[k].push(await paths[k]());

@@ -468,6 +468,8 @@ export class TaskRunner {
             ...(tenantLimits && this.options.tenantLimits
               ? { limitsOf: limitsOfTenant(this.options.tenantLimits, task.tenant) }
               : {}),
+            // The prompt lists what the programs can call: the task's own tool set.
+            ...(served.definitions ? { tools: served.definitions } : {}),
           })
     ).finally(disarm);
     return settleRun({
