@@ -2,7 +2,10 @@
 // direction, codecall as a server):
 // 1. the cost of one MCP tool call through codecall (a program in the quickjs sandbox calling tools.b.echo, and
 //    the same from a durable task, each call journaled) against the SDK's own client calling the same server, all
-//    over stdio (target: codecall < 1.3x the SDK);
+//    over stdio (target: codecall < 1.3x the SDK); beside them, what bounds the ratio: the same `echo` as a host
+//    tool (the sandbox's crossing alone, no MCP hop), and the MCP tool's `execute` called on the main thread (the
+//    client path without the sandbox), with the process's CPU time per call (all its threads; the server's
+//    process is not counted);
 // 2. a task of 20 dependent MCP calls (each call's argument comes from the answer before, so a function-calling
 //    model cannot batch them) in code mode against function-calling mode, with a scripted model behind a real
 //    chat-completions server (model round trips, wall time).
@@ -42,22 +45,41 @@ console.log(
 // 1. One call's cost.
 const sdk = new Client({ name: 'bench', version: '1.0.0' });
 await sdk.connect(new StdioClientTransport({ command: process.execPath, args: UPSTREAM, stderr: 'inherit' }));
-async function sdkCalls(): Promise<number> {
+/** Wall ms per call; the process's CPU us per call goes to `cpu[name]`. */
+const cpu: Record<string, number[]> = {};
+async function perCall(name: string, run: () => Promise<void>): Promise<number> {
+  const c0 = process.cpuUsage();
   const t = performance.now();
-  for (let i = 0; i < CALLS; i++) await sdk.callTool({ name: 'echo', arguments: { i } });
-  return (performance.now() - t) / CALLS;
+  await run();
+  const wall = (performance.now() - t) / CALLS;
+  const c = process.cpuUsage(c0);
+  (cpu[name] ??= []).push((c.user + c.system) / CALLS);
+  return wall;
 }
+const sdkCalls = () =>
+  perCall('sdk', async () => {
+    for (let i = 0; i < CALLS; i++) await sdk.callTool({ name: 'echo', arguments: { i } });
+  });
 
 const mcp = await connectMcpServers({ servers: [serverConfig] });
 const driver = createQuickJsDriver({ workers: 1, warmVmsPerWorker: 1 });
 await driver.ready();
 const loop = `let s = 0; for (let i = 0; i < ${CALLS}; i++) s += (await tools.b.echo({ i })).i; return s;`;
-async function guestCalls(): Promise<number> {
-  const t = performance.now();
-  const r = await runProgram({ driver, code: loop, tools: mcp.tools, limits: { timeoutMs: 600_000 } });
-  if (r.status !== 'succeeded') throw new Error(`${r.error.code}: ${r.error.message}`);
-  return (performance.now() - t) / CALLS;
-}
+const echo = mcp.tools.find((t) => t.name === 'b.echo');
+if (!echo) throw new Error('no b.echo');
+// The same tool answered in-process: what the sandbox's crossing costs with no MCP hop behind it.
+const hostEcho = [{ ...echo, execute: (a: unknown) => ({ ok: true, i: (a as { i: number }).i }) }];
+const guestCalls = (tools = mcp.tools, name = 'guest') =>
+  perCall(name, async () => {
+    const r = await runProgram({ driver, code: loop, tools, limits: { timeoutMs: 600_000 } });
+    if (r.status !== 'succeeded') throw new Error(`${r.error.code}: ${r.error.message}`);
+  });
+const hostCalls = () => guestCalls(hostEcho, 'host');
+const callSignal = new AbortController().signal;
+const executeCalls = () =>
+  perCall('execute', async () => {
+    for (let i = 0; i < CALLS; i++) await echo.execute({ i }, { signal: callSignal, callId: `call-${i}` });
+  });
 
 const store = await createSqliteTaskStore({ path: ':memory:' });
 const registry = new ToolRegistry(mcp.tools);
@@ -73,34 +95,53 @@ const runtime = createRuntime({
   }),
 });
 runtime.start();
-async function durableCalls(): Promise<number> {
-  const t = performance.now();
-  const task = await runtime.submit({ code: loop, limits: { timeoutMs: 600_000 } });
-  const done = await runtime.wait(task.task_id, { until: 'terminal' });
-  if (done.status !== 'succeeded') throw new Error(JSON.stringify(done.error));
-  return (performance.now() - t) / CALLS;
-}
+const durableCalls = () =>
+  perCall('durable', async () => {
+    const task = await runtime.submit({ code: loop, limits: { timeoutMs: 600_000 } });
+    const done = await runtime.wait(task.task_id, { until: 'terminal' });
+    if (done.status !== 'succeeded') throw new Error(JSON.stringify(done.error));
+  });
 
-await sdkCalls();
-await guestCalls();
-const samples = { sdk: [] as number[], guest: [] as number[], durable: [] as number[] };
+const paths = {
+  sdk: sdkCalls,
+  execute: executeCalls,
+  host: hostCalls,
+  guest: () => guestCalls(),
+  durable: durableCalls,
+};
+type Path = keyof typeof paths;
+for (const run of Object.values(paths)) await run();
+for (const k of Object.keys(cpu)) cpu[k] = [];
+const samples = Object.fromEntries(Object.keys(paths).map((k) => [k, [] as number[]])) as Record<
+  Path,
+  number[]
+>;
+const loads: string[] = [];
 for (let r = 0; r < ROUNDS; r++) {
-  samples.sdk.push(await sdkCalls());
-  samples.guest.push(await guestCalls());
-  samples.durable.push(await durableCalls());
+  loads.push((os.loadavg()[0] ?? 0).toFixed(1));
+  // Interleaved, in turned order every other round.
+  const order = Object.keys(paths) as Path[];
+  for (const k of r % 2 === 0 ? order : order.reverse()) samples[k].push(await paths[k]());
 }
-const us = (k: keyof typeof samples): number => median(samples[k]) * 1000;
+const us = (k: Path): number => median(samples[k]) * 1000;
 console.log(`\n1. one MCP call over stdio, ${CALLS} sequential calls, median of ${ROUNDS} rounds:`);
 for (const [name, k] of [
   ["the SDK's client, directly", 'sdk'],
+  ["codecall's MCP tool, execute() on the main thread", 'execute'],
+  ['the same echo as a host tool in the sandbox', 'host'],
   ['codecall: a program in the sandbox (runProgram)', 'guest'],
   ['codecall: a durable task, each call journaled', 'durable'],
 ] as const) {
-  console.log(`${name.padEnd(50)} ${us(k).toFixed(0).padStart(6)} us  ${(us(k) / us('sdk')).toFixed(2)}x`);
+  const cpuUs = median(cpu[k] ?? []);
+  console.log(
+    `${name.padEnd(50)} ${us(k).toFixed(0).padStart(6)} us  ${(us(k) / us('sdk')).toFixed(2)}x  cpu ${cpuUs.toFixed(0).padStart(4)} us`,
+  );
 }
 console.log(
-  `target: the program in the sandbox < 1.3x the SDK: ${us('guest') / us('sdk') < 1.3 ? 'met' : 'MISSED'}`,
+  `target: the program in the sandbox < 1.3x the SDK: ${us('guest') / us('sdk') < 1.3 ? 'met' : 'MISSED'}; ` +
+    `its floor, the SDK's call plus a host tool's crossing: ${((us('sdk') + us('host')) / us('sdk')).toFixed(2)}x`,
 );
+console.log(`load average (1 min) at each round: ${loads.join(' ')}`);
 
 // 2. Twenty dependent calls, code mode against function calling.
 const WALK_PROGRAM = `let i = 0, total = 0;

@@ -5,7 +5,8 @@ import { createAgent } from './create-agent.ts';
 
 /**
  * The agent of a composition root (service, CLI): a client for the configured model, strict function schemas
- * where the provider takes them; without a model, instruction tasks fail with MODEL_NOT_CONFIGURED.
+ * where the provider takes them; without a model, instruction tasks fail with MODEL_NOT_CONFIGURED. `tools` are the
+ * runner's: each task's prompt lists the set its programs can call (the runner's word for the task, ADR 0047).
  */
 export function agentForModel(
   model: ModelConfig | null,
@@ -18,7 +19,7 @@ export function agentForModel(
     readonly responseConstraint?: ResponseConstraint;
   } = {},
 ): TaskAgent {
-  if (!model) return createAgent({ model: null, tools });
+  if (!model) return createAgent({ model: null, tools, followRunnerTools: true });
   return createAgent({
     model: createOpenAiClient({
       ...model,
@@ -26,6 +27,7 @@ export function agentForModel(
       ...(options.responseConstraint === undefined ? {} : { responseConstraint: options.responseConstraint }),
     }),
     tools,
+    followRunnerTools: true,
     strictTools: PROVIDER_PRESETS[model.provider].strictTools,
     ...(options.rerunReads ? { rerunReads: true } : {}),
     ...(options.lowering ? { lowering: options.lowering } : {}),

@@ -33,6 +33,11 @@ export interface AgentOptions {
   readonly model: ModelClient | null;
   /** Every tool the runner serves; a task sees those its `tools` list allows. */
   readonly tools: readonly ToolDefinition[];
+  /**
+   * The prompt lists the tools the runner says the task's programs can call (`AgentRunContext.tools`: the set of
+   * the task's manifest, ADR 0047) instead of `tools`: for a runner whose tools change (an MCP server's list).
+   */
+  readonly followRunnerTools?: boolean;
   readonly temperature?: number;
   readonly maxTokens?: number;
   /** Sends function-calling tools as `strict` schemas where they can be (OpenAI structured outputs). */
@@ -71,7 +76,8 @@ async function runAgent(options: AgentOptions, ctx: AgentRunContext): Promise<Ex
   const budgets = input.constraints?.budgets?.tools;
   // Each with its budget in this task (the smaller of its own and the task's) and its tenant's limits (ADR 0045),
   // which the prompt says.
-  const tools = options.tools
+  // The task's own tool set (its manifest's, when a server's list changed since it began), or the agent's.
+  const tools = ((options.followRunnerTools === true ? ctx.tools : undefined) ?? options.tools)
     .filter((t) => !allowed || allowed.has(`${t.namespace}.${t.name}`))
     .map((t) => withBudget(t, budgets?.[`${t.namespace}.${t.name}`]))
     .map((t) => withTenantLimits(t, ctx.limitsOf));

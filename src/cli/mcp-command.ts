@@ -68,6 +68,7 @@ export async function mcpCommand(
     mustExist: false,
     runs: true,
     loops: true,
+    log: (line) => io.stderr(`codecall mcp: ${line}\n`),
     tools: options.tools,
     env,
     mcp,

@@ -87,6 +87,8 @@ export async function openCliRuntime(options: {
   mcp?: McpFlags;
   /** What a PostgreSQL --db is told (the command's own name; default: tasks, exec and run). */
   postgres?: PostgresRefusal;
+  /** Lines for the operator (a sandbox that did not get ready), e.g. stderr. */
+  log?: (line: string) => void;
   /** Tools served beside the module's and the MCP servers' (a command's own, e.g. Toolformer's steps), made from them. */
   moreTools?: (tools: readonly ToolDefinition[]) => readonly ToolDefinition[];
   /** Wraps each sandbox driver (a command's own handling of its programs' results, e.g. Toolformer's artifacts). */
@@ -146,6 +148,7 @@ export async function openCliRuntime(options: {
     }),
     ...(leaseMs === undefined ? {} : { leaseMs }),
     ...(options.loops === true ? {} : { toolUnavailableRetries: 0 }),
+    ...(options.log ? { log: options.log } : {}),
     agent: agentForModel(model, registry.definitions, { lowering: typeScriptLowering }),
   });
   return {

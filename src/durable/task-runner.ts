@@ -259,10 +259,18 @@ export class TaskRunner {
 
   /**
    * Claims wait until the sandboxes can run: a worker that dies while still starting must not have taken a lease
-   * (and counted a stalled run towards CRASH_LOOP) for a task it never began.
+   * (and counted a stalled run towards CRASH_LOOP) for a task it never began. A driver that cannot start (the
+   * Python sandbox where bubblewrap refuses) holds back no claim: its tasks fail at their execution with its
+   * error, the others run (a rejection here failed every claim, silently, for good). The log is told once.
    */
   private driversReady(): Promise<unknown> {
-    this.ready ??= Promise.all(this.drivers.map((d) => d.ready()));
+    this.ready ??= Promise.allSettled(this.drivers.map((d) => d.ready())).then((settled) => {
+      settled.forEach((s, i) => {
+        if (s.status === 'fulfilled') return;
+        const why = s.reason instanceof Error ? s.reason.message : String(s.reason);
+        this.options.log?.(`the ${this.drivers[i]?.name ?? 'sandbox'} sandbox did not get ready: ${why}`);
+      });
+    });
     return this.ready;
   }
 
@@ -468,6 +476,8 @@ export class TaskRunner {
             ...(tenantLimits && this.options.tenantLimits
               ? { limitsOf: limitsOfTenant(this.options.tenantLimits, task.tenant) }
               : {}),
+            // The prompt lists what the programs can call: the task's own tool set.
+            ...(served.definitions ? { tools: served.definitions } : {}),
           })
     ).finally(disarm);
     return settleRun({

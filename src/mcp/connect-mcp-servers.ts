@@ -2,10 +2,10 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Progress, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { CodecallError, isCodecallError } from '../errors/index.ts';
 import type { JsonSchema, ToolContext, ToolDefinition, ToolUnreachable } from '../spec/index.ts';
-import { followSignal } from '../spec/follow-signal.ts';
 import { DEFAULT_TOOL_NAMESPACE, SchemaValidator } from '../tools/index.ts';
 import { checkMcpServers, DEFAULT_MCP_MAX_CALL_SECONDS, DEFAULT_MCP_TIMEOUT_SECONDS } from './mcp-config.ts';
 import type { McpServerConfig, McpToolOverride } from './mcp-config.ts';
+import { CallWatch } from './mcp-call-watch.ts';
 import { Link, loadSdk, openClient, unavailable } from './mcp-connection.ts';
 import type { McpConnectionEvents, McpTarget, Sdk } from './mcp-connection.ts';
 import { answerElicitation } from './mcp-elicitation.ts';
@@ -105,6 +105,7 @@ class McpServer implements McpConnectionEvents {
   serverVersion: string | undefined;
   tools: readonly ToolDefinition[] = [];
   private link!: Link;
+  private readonly watch: CallWatch;
   private readonly inFlight = new Set<ElicitingCall>();
   private relisting: Promise<void> | null = null;
   private relistAgain = false;
@@ -117,6 +118,7 @@ class McpServer implements McpConnectionEvents {
   ) {
     this.name = target.config.name;
     this.transport = target.config.url === undefined ? 'stdio' : 'http';
+    this.watch = new CallWatch((target.config.maxCallSeconds ?? DEFAULT_MCP_MAX_CALL_SECONDS) * 1000);
   }
 
   static async connect(
@@ -141,6 +143,7 @@ class McpServer implements McpConnectionEvents {
   }
 
   close(): Promise<void> {
+    this.watch.close();
     return this.link.close();
   }
 
@@ -244,23 +247,20 @@ class McpServer implements McpConnectionEvents {
     ctx: ToolContext,
     where: { server: string; tool: string },
   ): Promise<unknown> {
-    // Its own signal, following the task's for the call's time: the SDK never takes its listener off the signal
-    // it is given, and a task's one signal would gather one per call.
-    const { controller: stop, release } = followSignal(ctx.signal);
-    const entry: ElicitingCall = { ctx, tool: fullName, stop: (reason) => stop.abort(reason) };
-    // The bound in all, progress or not: the SDK's own (`maxTotalTimeout`) is checked only when a report comes and
-    // does not cancel the request; an abort does (notifications/cancelled).
     const maxCallSeconds = this.target.config.maxCallSeconds ?? DEFAULT_MCP_MAX_CALL_SECONDS;
-    const total = setTimeout(
-      () => stop.abort(timedOut(where, maxCallSeconds, 'in all (maxCallSeconds)')),
-      maxCallSeconds * 1000,
+    // Its own signal, following the task's; the bound in all, progress or not: the SDK's own (`maxTotalTimeout`)
+    // is checked only when a report comes and does not cancel the request; an abort does (notifications/cancelled).
+    const watched = this.watch.start(ctx.signal, () =>
+      timedOut(where, maxCallSeconds, 'in all (maxCallSeconds)'),
     );
+    const stop = watched.stop;
+    const entry: ElicitingCall = { ctx, tool: fullName, stop: (reason) => stop.abort(reason) };
     let client: Client;
     try {
-      client = await this.link.get();
+      // Connected (the usual case): no wait for a promise.
+      client = this.link.current ?? (await this.link.get());
     } catch (cause) {
-      clearTimeout(total);
-      release();
+      this.watch.end(watched);
       throw callFailure(this.sdk, cause, ctx.signal, where, this.target.redact);
     }
     this.inFlight.add(entry);
@@ -281,8 +281,7 @@ class McpServer implements McpConnectionEvents {
       if (stop.signal.aborted && !ctx.signal.aborted) throw stop.signal.reason;
       throw callFailure(this.sdk, cause, ctx.signal, where, this.target.redact);
     } finally {
-      clearTimeout(total);
-      release();
+      this.watch.end(watched);
       this.inFlight.delete(entry);
     }
   }

@@ -53,6 +53,11 @@ export const serviceConfigSchema = z
       .default(16 * 1024 * 1024),
     /** How long a worker's claim on a running task lasts unrenewed: after a crash, its tasks recover this late. */
     leaseMs: z.number().int().min(100).max(600_000).default(15_000),
+    /**
+     * Runs again after a tool's service could not be reached (TOOL_UNAVAILABLE: an MCP server down, ADR 0047),
+     * before the task's own `max_retries` is counted; then `needs_attention`. 0: at once. (The runtime's default.)
+     */
+    toolUnavailableRetries: z.number().int().min(0).max(100).default(5),
     /** How long a graceful shutdown waits for running tasks to pause. */
     shutdownTimeoutMs: z.number().int().min(0).max(600_000).default(10_000),
     /** Runs Python tasks where bubblewrap and the system's python3 work (else they fail SANDBOX_UNAVAILABLE). */

@@ -169,6 +169,7 @@ async function composeService(
     }),
     concurrency: config.concurrency,
     leaseMs: config.leaseMs,
+    toolUnavailableRetries: config.toolUnavailableRetries,
     log,
     ...(options.debugLog ? { debugLog: options.debugLog } : {}),
     // The operator's hard cap replaces the soft share; a no-auth server has one tenant, so no share to keep.

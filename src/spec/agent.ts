@@ -2,6 +2,7 @@ import type { CarryOver } from './carry-over.ts';
 import type { JournalEntry, JournalEntryInput } from './journal.ts';
 import type { ExecutionResult, GuestLanguage, LogEntry } from './sandbox.ts';
 import type { ToolLimitsOfCall } from './tenant-limits.ts';
+import type { ToolDefinition } from './tool.ts';
 import type { InstructionTaskInput, TaskRecord } from './task.ts';
 
 /** One journaled execution of a program inside an agent's task (one step). */
@@ -40,6 +41,12 @@ export interface AgentRunContext {
    * the prompt to say; absent or null: none. The runtime enforces them whatever the prompt says.
    */
   readonly limitsOf?: (tool: string) => ToolLimitsOfCall | null;
+  /**
+   * The tools this task's programs can call: the set its journaled manifest names (a task keeps the tools it began
+   * with when a server's list changes, ADR 0047), the latest set for a task not begun. The prompt lists these;
+   * absent: the agent's own list.
+   */
+  readonly tools?: readonly ToolDefinition[];
 }
 
 /**

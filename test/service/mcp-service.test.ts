@@ -1,6 +1,6 @@
 // The service config's mcpServers (ADR 0047): from the environment as JSON, checked; createService serves the
 // servers' tools beside the module's and closes them with itself. A real MCP server (test/support).
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -106,6 +106,61 @@ describe('mcpServers in the service config', () => {
         status: 'succeeded',
         result: { output: 'NO_SUCH_TOOL' },
       });
+    } finally {
+      await core.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('toolUnavailableRetries: from the environment or a flag, checked; 0 pauses needs_attention at once', async () => {
+    expect(loadConfig({ env: {} }).toolUnavailableRetries).toBe(5);
+    expect(loadConfig({ env: { CODECALL_TOOL_UNAVAILABLE_RETRIES: '3' } }).toolUnavailableRetries).toBe(3);
+    expect(
+      loadConfig({ env: { CODECALL_TOOL_UNAVAILABLE_RETRIES: '3' }, flags: { toolUnavailableRetries: '0' } })
+        .toolUnavailableRetries,
+    ).toBe(0);
+    expect(() => loadConfig({ env: { CODECALL_TOOL_UNAVAILABLE_RETRIES: '-1' } })).toThrow(
+      /toolUnavailableRetries \(from CODECALL_TOOL_UNAVAILABLE_RETRIES\)/,
+    );
+
+    const dir = await mkdtemp(join(tmpdir(), 'codecall-mcp-service-'));
+    const down = join(dir, 'down');
+    const pidFile = join(dir, 'server.pid');
+    const config = loadConfig({
+      env: { CODECALL_TOOL_UNAVAILABLE_RETRIES: '0' },
+      flags: {
+        db: join(dir, 'tasks.db'),
+        insecureNoAuth: true,
+        python: false,
+        mcpServers: JSON.stringify([
+          {
+            name: 'gh',
+            command: process.execPath,
+            args: ['--import', 'tsx', SERVER],
+            env: { MCP_DOWN_FILE: down, MCP_PID_FILE: pidFile },
+          },
+        ]),
+      },
+    });
+    const core = await createService(config, { log: () => undefined });
+    try {
+      await core.start();
+      // The server goes down and will not come back: the call is never sent.
+      await writeFile(down, '');
+      process.kill(Number(await readFile(pidFile, 'utf8')), 'SIGKILL');
+      await new Promise((r) => setTimeout(r, 300));
+      const t = await core.runtime.submit({
+        code: `return await tools.gh.search({ q: 'ap' });`,
+        maxRetries: 0,
+      });
+      // With the default (5) it would be pending, to run again in ~1-2 s; with 0 a human is asked at once.
+      expect(await core.runtime.wait(t.task_id)).toMatchObject({
+        status: 'paused',
+        pause_reason: 'needs_attention',
+        error: { code: 'TOOL_UNAVAILABLE' },
+      });
+      const journal = await core.store.readJournal(t.task_id);
+      expect(journal.filter((e) => e.type === 'control' && e.data.action === 'retry')).toEqual([]);
     } finally {
       await core.close();
       await rm(dir, { recursive: true, force: true });
