@@ -8,8 +8,9 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { sandboxReachableTmpdir } from './proc-masks.ts';
 
 /**
  * matplotlib's font list (`fontlist-v<N>.json`), built once per image and bound read-only into each sandbox's
@@ -71,7 +72,7 @@ export function saveFontList(dir: string, list: FontList): void {
  * of its own under the temporary directory, as proc-masks' empty file; `remove` deletes both.
  */
 export function stageFontList(list: FontList): { path: string; name: string; remove: () => void } {
-  const dir = mkdtempSync(join(tmpdir(), 'codecall-fonts-'));
+  const dir = mkdtempSync(join(sandboxReachableTmpdir(), 'codecall-fonts-'));
   const path = join(dir, list.name);
   writeFileSync(path, list.data);
   chmodSync(path, 0o444);

@@ -1,6 +1,6 @@
-import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 
 /**
  * Host-wide figures in the sandbox's /proc that follow closely what other sandboxes and the host do: CPU times
@@ -30,9 +30,30 @@ export function maskedProcFiles(): readonly string[] {
   return present;
 }
 
+/** Whether every directory from `dir` up to / lets others through (the sandbox's uid is an other). */
+export function traversableByOthers(dir: string): boolean {
+  for (let d = resolve(dir); ; d = dirname(d)) {
+    try {
+      if ((statSync(d).mode & 0o001) === 0) return false;
+    } catch {
+      return false;
+    }
+    if (dirname(d) === d) return true;
+  }
+}
+
+/**
+ * Where host files bound into the sandbox are made: the temp directory when the sandbox's uid can reach it, else a
+ * world-reachable one (a TMPDIR under a 0700 home made bwrap fail every start: "Can't find source path").
+ */
+export function sandboxReachableTmpdir(): string {
+  const candidates = [tmpdir(), '/dev/shm', '/tmp'];
+  return candidates.find((d) => existsSync(d) && traversableByOthers(d)) ?? tmpdir();
+}
+
 /** An empty file the sandbox's uid can read but nobody can write, in a directory of its own; `remove` deletes both. */
 export function makeEmptyFile(): { path: string; remove: () => void } {
-  const dir = mkdtempSync(join(tmpdir(), 'codecall-empty-'));
+  const dir = mkdtempSync(join(sandboxReachableTmpdir(), 'codecall-empty-'));
   const path = join(dir, 'empty');
   writeFileSync(path, '');
   chmodSync(path, 0o444);
