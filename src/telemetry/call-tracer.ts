@@ -7,8 +7,9 @@ import type {
   JournalEntryInput,
   LogEntry,
   ToolEffect,
+  TraceContext,
 } from '../spec/index.ts';
-import { traceContextOf } from './trace-context.ts';
+import { contextOf, traceContextOf } from './trace-context.ts';
 import { contentAttribute, setDefined, setErrorCode, tracer, tracingRegistered } from './tracer.ts';
 
 /** Replayed calls get a zero-length span each, up to this many per execution (the rest are counted). */
@@ -19,6 +20,12 @@ export interface CallTracerOptions {
   readonly recorded: readonly JournalEntryInput[];
   /** The effect of a call's tool, for `codecall.tool.effect`. */
   readonly effectOf?: (call: HostCall) => ToolEffect | undefined;
+  /**
+   * The caller's trace context kept with the task. Without a provider no span is made, so a tool gets this one as
+   * its `ctx.traceContext` (and, with a context manager registered, egress and MCP requests carry it): a tool that
+   * calls another traced system propagates the caller's trace even when codecall exports nothing.
+   */
+  readonly traceContext?: TraceContext;
 }
 
 interface Recorded {
@@ -93,7 +100,7 @@ export class CallTracer {
 
   /** The host that runs tools: the call's span is the active one while its tool runs, and `ctx` carries it. */
   live(inner: ExecutionHost): ExecutionHost {
-    if (this.off) return inner;
+    if (this.off) return this.passThrough(inner);
     const traced: ExecutionHost = {
       call: (call, signal) => {
         const span = this.open.get(call.callId);
@@ -103,6 +110,20 @@ export class CallTracer {
         const served = call.kind === 'tool' && tc ? { ...call, traceContext: tc } : call;
         return context.with(ctx, () => inner.call(served, signal));
       },
+    };
+    return inner.onLog ? { ...traced, onLog: (entry: LogEntry) => inner.onLog?.(entry) } : traced;
+  }
+
+  /** No provider: the caller's trace context, if the task has one, goes to tools as it came (no span between). */
+  private passThrough(inner: ExecutionHost): ExecutionHost {
+    const tc = this.options.traceContext;
+    if (!tc) return inner;
+    const ctx = contextOf(tc);
+    const traced: ExecutionHost = {
+      call: (call, signal) =>
+        call.kind === 'tool'
+          ? context.with(ctx, () => inner.call({ ...call, traceContext: tc }, signal))
+          : inner.call(call, signal),
     };
     return inner.onLog ? { ...traced, onLog: (entry: LogEntry) => inner.onLog?.(entry) } : traced;
   }

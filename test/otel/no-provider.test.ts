@@ -64,6 +64,25 @@ describe('tracing off', () => {
     await new Promise((r) => setTimeout(r, 200));
     expect(receiver.requests).toBe(0);
   });
+
+  it("still hands a caller's traceparent to tools as ctx.traceContext (a tool can propagate it)", async () => {
+    seen.length = 0;
+    const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+    const task = await store.createTask({
+      kind: 'code',
+      code: 'await tools.look({}); return await Promise.all([tools.look({}), tools.look({})])',
+      language: 'javascript',
+      seed: 1,
+      traceContext: { traceparent, tracestate: 'vendor=x' },
+    });
+    expect((await runner.runTask(task.id))?.status).toBe('succeeded');
+    expect(seen).toHaveLength(3);
+    // No span of codecall's in between: the tool's parent is the caller's span itself.
+    for (const ctx of seen) expect(ctx.traceContext).toEqual({ traceparent, tracestate: 'vendor=x' });
+    expect(trace.getTracerProvider().constructor.name).toBe('ProxyTracerProvider');
+    await new Promise((r) => setTimeout(r, 200));
+    expect(receiver.requests).toBe(0);
+  });
 });
 
 describe('otelSettings: the config keys over the standard OTEL_* variables', () => {
