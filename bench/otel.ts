@@ -22,6 +22,7 @@ const CALLS = Number(process.env.BENCH_OTEL_CALLS ?? 400);
 const EXECUTIONS = Number(process.env.BENCH_OTEL_EXECUTIONS ?? 60);
 const ROUNDS = Number(process.env.BENCH_OTEL_ROUNDS ?? 5);
 const REPS = Number(process.env.BENCH_OTEL_REPS ?? 3);
+const PROTOCOL = process.env.BENCH_OTEL_PROTOCOL === 'http/json' ? 'http/json' : 'http/protobuf';
 const DIR = process.env.BENCH_OTEL_DIR ?? (existsSync('/dev/shm') ? '/dev/shm' : tmpdir());
 
 interface Sample {
@@ -49,6 +50,7 @@ async function child(mode: string, dist: string, url: string): Promise<void> {
   const start = (): Telemetry =>
     sdk?.startTelemetry({
       url,
+      protocol: PROTOCOL,
       serviceName: 'bench',
       sampler: 'always_on',
       ratio: 1,
@@ -164,12 +166,18 @@ async function main(): Promise<void> {
   const dist = new URL('../dist', import.meta.url).pathname;
   const baseline = arg('baseline');
   const profile = arg('profile');
-  // The receiver: takes OTLP/HTTP JSON, counts spans (parses every payload, as a collector would).
+  // The receiver: takes OTLP/HTTP; JSON payloads are parsed and their spans counted, protobuf ones only read.
   let spans = 0;
+  let exports = 0;
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
+      exports++;
+      if (req.headers['content-type'] !== 'application/json') {
+        res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
+        return;
+      }
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
         resourceSpans?: { scopeSpans?: { spans?: unknown[] }[] }[];
       };
@@ -228,7 +236,7 @@ async function main(): Promise<void> {
     return `${r(median(rs))} (${r(Math.min(...rs))}-${r(Math.max(...rs))})`;
   };
   console.log(
-    `spans received: ${spans} (${ROUNDS} rounds x ${REPS} reps; ${CALLS} sequential calls, ${EXECUTIONS} one-call executions; store in ${DIR})`,
+    `${PROTOCOL}: ${exports} export requests, spans counted (JSON only): ${spans} (${ROUNDS} rounds x ${REPS} reps; ${CALLS} sequential calls, ${EXECUTIONS} one-call executions; store in ${DIR})`,
   );
   console.log('paired ratios, median (min-max over rounds); CPU time is per call or execution, all threads:');
   const pairs: [string, string][] = [

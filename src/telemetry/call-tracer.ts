@@ -9,7 +9,7 @@ import type {
   ToolEffect,
   TraceContext,
 } from '../spec/index.ts';
-import { contextOf, traceContextOf } from './trace-context.ts';
+import { contextOf, traceContextOfSpan } from './trace-context.ts';
 import { contentAttribute, setDefined, setErrorCode, tracer, tracingRegistered } from './tracer.ts';
 
 /** Replayed calls get a zero-length span each, up to this many per execution (the rest are counted). */
@@ -105,9 +105,10 @@ export class CallTracer {
       call: (call, signal) => {
         const span = this.open.get(call.callId);
         if (!span) return inner.call(call, signal);
+        // The span is the active one while the tool runs (its egress and MCP requests carry it), and ctx has it.
         const ctx = trace.setSpan(this.parent, span);
-        const tc = traceContextOf(ctx);
-        const served = call.kind === 'tool' && tc ? { ...call, traceContext: tc } : call;
+        const served =
+          call.kind === 'tool' ? { ...call, traceContext: traceContextOfSpan(span.spanContext()) } : call;
         return context.with(ctx, () => inner.call(served, signal));
       },
     };

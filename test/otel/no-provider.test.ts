@@ -97,6 +97,7 @@ describe('otelSettings: the config keys over the standard OTEL_* variables', () 
       }),
     ).toEqual({
       url: 'http://collector:4318/v1/traces',
+      protocol: 'http/protobuf',
       serviceName: 'svc',
       sampler: 'traceidratio',
       ratio: 0.25,
@@ -138,6 +139,33 @@ describe('otelSettings: the config keys over the standard OTEL_* variables', () 
     ).toThrow(expect.objectContaining({ code: 'INVALID_CONFIG' }));
     expect(() => otelSettings(OTEL_DEFAULTS, { OTEL_EXPORTER_OTLP_ENDPOINT: 'ftp://a' })).toThrow(
       expect.objectContaining({ code: 'INVALID_CONFIG' }),
+    );
+  });
+
+  it('the protocol: http/protobuf by default, the traces variable over the general one, the key over both', () => {
+    const env = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a:4318' };
+    expect(otelSettings(OTEL_DEFAULTS, env)?.protocol).toBe('http/protobuf');
+    expect(otelSettings(OTEL_DEFAULTS, { ...env, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' })?.protocol).toBe(
+      'http/json',
+    );
+    expect(
+      otelSettings(OTEL_DEFAULTS, {
+        ...env,
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/protobuf',
+      })?.protocol,
+    ).toBe('http/protobuf');
+    expect(
+      otelSettings(
+        { ...OTEL_DEFAULTS, otelProtocol: 'http/json' },
+        { ...env, OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/protobuf' },
+      )?.protocol,
+    ).toBe('http/json');
+    expect(() => otelSettings(OTEL_DEFAULTS, { ...env, OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'grpc' })).toThrow(
+      expect.objectContaining({
+        code: 'INVALID_CONFIG',
+        details: { source: 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL' },
+      }),
     );
   });
 });
