@@ -22,6 +22,9 @@ const CALLS = Number(process.env.BENCH_OTEL_CALLS ?? 400);
 const EXECUTIONS = Number(process.env.BENCH_OTEL_EXECUTIONS ?? 60);
 const ROUNDS = Number(process.env.BENCH_OTEL_ROUNDS ?? 5);
 const REPS = Number(process.env.BENCH_OTEL_REPS ?? 3);
+// BENCH_OTEL_NO_SPIN=1: the driver's threads wait without spinning, so CPU time counts work, not waits (a spinning
+// thread burns CPU for as long as the other side takes, which inflates any added latency).
+const NO_SPIN = process.env.BENCH_OTEL_NO_SPIN === '1';
 const PROTOCOL = process.env.BENCH_OTEL_PROTOCOL === 'http/json' ? 'http/json' : 'http/protobuf';
 const DIR = process.env.BENCH_OTEL_DIR ?? (existsSync('/dev/shm') ? '/dev/shm' : tmpdir());
 
@@ -52,7 +55,8 @@ async function child(mode: string, dist: string, url: string): Promise<void> {
       url,
       protocol: PROTOCOL,
       serviceName: 'bench',
-      sampler: 'always_on',
+      // BENCH_OTEL_SAMPLER=always_off: the provider and the wrappers without recording or export.
+      sampler: process.env.BENCH_OTEL_SAMPLER === 'always_off' ? 'always_off' : 'always_on',
       ratio: 1,
       includeContent: false,
       contentMaxBytes: 1024,
@@ -63,7 +67,11 @@ async function child(mode: string, dist: string, url: string): Promise<void> {
   if (mode === 'ctx' || mode === 'ab') sdk?.ensureContextManager();
   const dir = await mkdtemp(join(DIR, 'codecall-bench-otel-'));
   const store = await createSqliteTaskStore({ path: join(dir, 'tasks.db') });
-  const driver = createQuickJsDriver({ workers: 1, warmVmsPerWorker: 1 });
+  const driver = createQuickJsDriver({
+    workers: 1,
+    warmVmsPerWorker: 1,
+    ...(NO_SPIN ? { spinMicros: 0, mainSpinMicros: 0 } : {}),
+  });
   const echo = defineTool({ name: 'echo', description: '', effect: 'read', execute: (a: unknown) => a });
   const runner = new TaskRunner({ store, driver, tools: new ToolRegistry([echo]), owner: 'bench' });
   const run = async (code: string) => {
@@ -236,7 +244,7 @@ async function main(): Promise<void> {
     return `${r(median(rs))} (${r(Math.min(...rs))}-${r(Math.max(...rs))})`;
   };
   console.log(
-    `${PROTOCOL}: ${exports} export requests, spans counted (JSON only): ${spans} (${ROUNDS} rounds x ${REPS} reps; ${CALLS} sequential calls, ${EXECUTIONS} one-call executions; store in ${DIR})`,
+    `${PROTOCOL}: ${exports} export requests, spans counted (JSON only): ${spans} (${ROUNDS} rounds x ${REPS} reps; ${CALLS} sequential calls, ${EXECUTIONS} one-call executions; store in ${DIR}${NO_SPIN ? '; no spinning' : ''})`,
   );
   console.log('paired ratios, median (min-max over rounds); CPU time is per call or execution, all threads:');
   const pairs: [string, string][] = [
