@@ -164,7 +164,10 @@ export class CallTracer {
     if (!span.isRecording()) {
       // Not sampled (or no provider): the context still travels, so a caller's trace reaches the tool.
       this.open.set(call.callId, span);
-      return inner.call(call, signal).finally(() => this.open.delete(call.callId));
+      const served = inner.call(call, signal);
+      const forget = () => this.open.delete(call.callId);
+      served.then(forget, forget);
+      return served;
     }
     setDefined(span, {
       'codecall.tool.effect': this.options.effectOf?.(call),
@@ -177,18 +180,19 @@ export class CallTracer {
       });
     }
     this.open.set(call.callId, span);
-    return inner.call(call, signal).then(
+    // The span ends on a side branch: the driver awaits the host's own promise, with no hop added before delivery.
+    const served = inner.call(call, signal);
+    served.then(
       (outcome) => {
         if (!outcome.ok) setErrorCode(span, outcome.error.code, outcome.error.message);
         this.close(call.callId, span);
-        return outcome;
       },
       (error: unknown) => {
         setErrorCode(span, 'INTERNAL', String(error));
         this.close(call.callId, span);
-        throw error;
       },
     );
+    return served;
   }
 
   private close(callId: string, span: Span): void {
