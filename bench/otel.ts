@@ -1,12 +1,16 @@
-// Tracing's cost (issue 25, ADR 0053): tool calls/s and executions/s of the durable runner (SQLite file, quickjs)
-// with tracing off (no provider: the API's no-op tracer), and with the SDK exporting over OTLP/HTTP to a receiver on
-// loopback; beside them the same workload on the build before tracing existed (`--baseline DIR`, a dist/ of the
-// commit before, default: none), so "off" is measured against code without any tracing call at all.
-// Each mode runs in a child process of its own (no provider or context manager left over from another mode),
-// alternating, several rounds; medians and ratios are printed.
+// Tracing's cost (issue 25, ADR 0053): tool calls/s and executions/s of the durable runner (SQLite on /dev/shm,
+// quickjs) with tracing off (no provider: the API's no-op tracer), and with the SDK exporting over OTLP/HTTP to a
+// receiver on loopback; beside them the same workload on another build (`--baseline=DIR`, a dist/ of a build
+// without tracing, or with the tracer bypassed), so "off" is measured against code without the tracing calls.
+// The store is on /dev/shm (BENCH_OTEL_DIR): on a disk, fsync moves the modes by 10-20% between runs and a 5%
+// question cannot be settled. Each mode runs in a child process of its own (no provider or context manager left
+// over from another mode), the modes alternate within each round, and each child measures BENCH_OTEL_REPS times
+// (its median counts). Printed: the medians, the min-max spread over rounds, and the median of the ratios of the
+// same round (paired, so a drift in the machine's load falls on both sides of a ratio alike).
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir, loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -16,33 +20,58 @@ import type * as Provider from '../dist/service/telemetry-provider.js';
 
 const CALLS = Number(process.env.BENCH_OTEL_CALLS ?? 400);
 const EXECUTIONS = Number(process.env.BENCH_OTEL_EXECUTIONS ?? 60);
-const ROUNDS = Number(process.env.BENCH_OTEL_ROUNDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_OTEL_ROUNDS ?? 5);
+const REPS = Number(process.env.BENCH_OTEL_REPS ?? 3);
+// BENCH_OTEL_NO_SPIN=1: the driver's threads wait without spinning, so CPU time counts work, not waits (a spinning
+// thread burns CPU for as long as the other side takes, which inflates any added latency).
+const NO_SPIN = process.env.BENCH_OTEL_NO_SPIN === '1';
+const PROTOCOL = process.env.BENCH_OTEL_PROTOCOL === 'http/json' ? 'http/json' : 'http/protobuf';
+const DIR = process.env.BENCH_OTEL_DIR ?? (existsSync('/dev/shm') ? '/dev/shm' : tmpdir());
 
 interface Sample {
   readonly callsPerSec: number;
   readonly execsPerSec: number;
-  readonly spans: number;
+  /** CPU time of the whole process (all threads) per tool call and per execution, microseconds. */
+  readonly cpuPerCall: number;
+  readonly cpuPerExec: number;
 }
+
+const cpuUs = (): number => {
+  const u = process.cpuUsage();
+  return u.user + u.system;
+};
+
+type Telemetry = { forceFlush(): Promise<void>; shutdown(): Promise<void> } | null;
 
 async function child(mode: string, dist: string, url: string): Promise<void> {
   const internal = (await import(join(dist, 'internal.js'))) as typeof Internal;
   const { createQuickJsDriver, defineTool, TaskRunner, ToolRegistry, createSqliteTaskStore } = internal;
-  let telemetry: { forceFlush(): Promise<void>; shutdown(): Promise<void> } | null = null;
-  if (mode === 'on') {
-    const { startTelemetry } = (await import(join(dist, 'service/telemetry-provider.js'))) as typeof Provider;
-    telemetry = startTelemetry({
+  const needsSdk = mode === 'ctx' || mode === 'on' || mode === 'ab';
+  const sdk = needsSdk
+    ? ((await import(join(dist, 'service/telemetry-provider.js'))) as typeof Provider)
+    : null;
+  const start = (): Telemetry =>
+    sdk?.startTelemetry({
       url,
+      protocol: PROTOCOL,
       serviceName: 'bench',
-      sampler: 'always_on',
+      // BENCH_OTEL_SAMPLER=always_off: the provider and the wrappers without recording or export.
+      sampler: process.env.BENCH_OTEL_SAMPLER === 'always_off' ? 'always_off' : 'always_on',
       ratio: 1,
       includeContent: false,
       contentMaxBytes: 1024,
       headers: {},
-    });
-  }
-  const dir = await mkdtemp(join(tmpdir(), 'codecall-bench-otel-'));
+    }) ?? null;
+  // The context manager alone (what the JSON log registers too): its cost apart from the spans'. In `ab` it is
+  // registered for both halves (a provider's shutdown leaves it), so `ab` compares spans on against spans off.
+  if (mode === 'ctx' || mode === 'ab') sdk?.ensureContextManager();
+  const dir = await mkdtemp(join(DIR, 'codecall-bench-otel-'));
   const store = await createSqliteTaskStore({ path: join(dir, 'tasks.db') });
-  const driver = createQuickJsDriver({ workers: 1, warmVmsPerWorker: 1 });
+  const driver = createQuickJsDriver({
+    workers: 1,
+    warmVmsPerWorker: 1,
+    ...(NO_SPIN ? { spinMicros: 0, mainSpinMicros: 0 } : {}),
+  });
   const echo = defineTool({ name: 'echo', description: '', effect: 'read', execute: (a: unknown) => a });
   const runner = new TaskRunner({ store, driver, tools: new ToolRegistry([echo]), owner: 'bench' });
   const run = async (code: string) => {
@@ -52,29 +81,73 @@ async function child(mode: string, dist: string, url: string): Promise<void> {
   };
   const loop = `for (let i = 0; i < ${CALLS}; i++) await tools.echo({ i }); return 1;`;
   const one = 'return await tools.echo({ i: 1 });';
-  // Warm-up: JIT, the driver's VMs, SQLite's pages.
+  type Reps = { calls: number[]; execs: number[]; callCpu: number[]; execCpu: number[] };
+  const rep = async (telemetry: Telemetry, into: Reps) => {
+    let t = performance.now();
+    let c = cpuUs();
+    await run(loop);
+    await telemetry?.forceFlush();
+    into.calls.push(CALLS / ((performance.now() - t) / 1000));
+    into.callCpu.push((cpuUs() - c) / CALLS);
+    t = performance.now();
+    c = cpuUs();
+    for (let i = 0; i < EXECUTIONS; i++) await run(one);
+    await telemetry?.forceFlush();
+    into.execs.push(EXECUTIONS / ((performance.now() - t) / 1000));
+    into.execCpu.push((cpuUs() - c) / EXECUTIONS);
+  };
+  const reps = (): Reps => ({ calls: [], execs: [], callCpu: [], execCpu: [] });
+  const sampleOf = (r: Reps): Sample => ({
+    callsPerSec: median(r.calls),
+    execsPerSec: median(r.execs),
+    cpuPerCall: median(r.callCpu),
+    cpuPerExec: median(r.execCpu),
+  });
+  // Warm-up: JIT, the driver's VMs, SQLite's pages (and, in `ab`, the SDK's code paths).
+  const warm = mode === 'on' || mode === 'ab' ? start() : null;
   await run(loop);
   for (let i = 0; i < 10; i++) await run(one);
-  let t = performance.now();
-  await run(loop);
-  await telemetry?.forceFlush();
-  const callsPerSec = CALLS / ((performance.now() - t) / 1000);
-  t = performance.now();
-  for (let i = 0; i < EXECUTIONS; i++) await run(one);
-  await telemetry?.forceFlush();
-  const execsPerSec = EXECUTIONS / ((performance.now() - t) / 1000);
-  await telemetry?.shutdown();
+  const out: Record<string, Sample> = {};
+  if (mode === 'ab') {
+    await warm?.shutdown();
+    // Spans on and off alternate in one process: no difference of process, heap layout or JIT between them.
+    const on = reps();
+    const off = reps();
+    for (let block = 0; block < REPS; block++) {
+      const order = block % 2 === 0 ? ['on', 'off'] : ['off', 'on'];
+      for (const m of order) {
+        const telemetry = m === 'on' ? start() : null;
+        await rep(telemetry, m === 'on' ? on : off);
+        await telemetry?.shutdown();
+      }
+    }
+    out['on-ab'] = sampleOf(on);
+    out['ctx-ab'] = sampleOf(off);
+  } else {
+    const r = reps();
+    for (let i = 0; i < REPS; i++) await rep(warm, r);
+    await warm?.shutdown();
+    out[mode] = sampleOf(r);
+  }
   await store.close();
   await driver.close();
   await rm(dir, { recursive: true, force: true });
-  process.stdout.write(`${JSON.stringify({ callsPerSec, execsPerSec })}\n`);
+  process.stdout.write(`${JSON.stringify(out)}\n`);
 }
 
-function runChild(mode: string, dist: string, url: string): Promise<Sample> {
+function runChild(
+  mode: string,
+  dist: string,
+  url: string,
+  profile?: string,
+): Promise<Record<string, Sample>> {
   return new Promise((resolve, reject) => {
     const p = spawn(
       process.execPath,
       [
+        ...(profile
+          ? ['--cpu-prof', `--cpu-prof-dir=${profile}`, `--cpu-prof-name=${mode}-${Date.now()}.cpuprofile`]
+          : []),
         '--import',
         'tsx',
         new URL(import.meta.url).pathname,
@@ -89,7 +162,7 @@ function runChild(mode: string, dist: string, url: string): Promise<Sample> {
     p.on('exit', (code) => {
       if (code !== 0) return reject(new Error(`child ${mode} exited ${code}`));
       const last = out.trim().split('\n').at(-1) ?? '{}';
-      resolve({ ...(JSON.parse(last) as Omit<Sample, 'spans'>), spans: 0 });
+      resolve(JSON.parse(last) as Record<string, Sample>);
     });
   });
 }
@@ -100,12 +173,19 @@ async function main(): Promise<void> {
   if (childMode) return child(childMode, arg('dist') ?? '', arg('url') ?? '');
   const dist = new URL('../dist', import.meta.url).pathname;
   const baseline = arg('baseline');
-  // The receiver: takes OTLP/HTTP JSON, counts spans (parses every payload, as a collector would).
+  const profile = arg('profile');
+  // The receiver: takes OTLP/HTTP; JSON payloads are parsed and their spans counted, protobuf ones only read.
   let spans = 0;
+  let exports = 0;
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
+      exports++;
+      if (req.headers['content-type'] !== 'application/json') {
+        res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
+        return;
+      }
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
         resourceSpans?: { scopeSpans?: { spans?: unknown[] }[] }[];
       };
@@ -116,41 +196,68 @@ async function main(): Promise<void> {
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/traces`;
-  const modes: [string, string][] = [
-    ...(baseline ? ([['baseline', baseline]] as [string, string][]) : []),
-    ['off', dist],
-    ['on', dist],
-  ];
-  const samples = new Map<string, Sample[]>(modes.map(([m]) => [m, []]));
+  // BENCH_OTEL_MODES picks among baseline (with --baseline), off, ctx (the context manager alone), on, and ab (spans
+  // on and off alternating in one process, reported as on-ab and ctx-ab).
+  const wanted = (process.env.BENCH_OTEL_MODES ?? 'baseline,off,on').split(',');
+  const modes = (
+    [
+      ...(baseline ? ([['baseline', baseline]] as [string, string][]) : []),
+      ['off', dist],
+      ['ctx', dist],
+      ['on', dist],
+      ['ab', dist],
+    ] as [string, string][]
+  ).filter(([m]) => wanted.includes(m));
+  const samples = new Map<string, Sample[]>();
   const loads: number[] = [];
   for (let round = 0; round < ROUNDS; round++) {
     // Alternating order, so a drift in the machine's load falls on every mode alike.
     const order = round % 2 === 0 ? modes : [...modes].reverse();
     for (const [mode, from] of order) {
       loads.push(loadavg()[0] ?? 0);
-      samples.get(mode)?.push(await runChild(mode, from, url));
+      const got = await runChild(mode, from, url, profile);
+      for (const [m, sample] of Object.entries(got)) samples.set(m, [...(samples.get(m) ?? []), sample]);
     }
   }
   server.close();
-  const med = (mode: string, key: 'callsPerSec' | 'execsPerSec') =>
-    median((samples.get(mode) ?? []).map((s) => s[key]));
-  const rows = modes.map(([mode]) => ({
-    mode,
-    'tool calls/s': Math.round(med(mode, 'callsPerSec')),
-    'executions/s': Math.round(med(mode, 'execsPerSec') * 10) / 10,
-  }));
-  console.table(rows);
-  const ratio = (a: string, b: string, key: 'callsPerSec' | 'execsPerSec') =>
-    (med(a, key) / med(b, key)).toFixed(3);
-  console.log(
-    `spans received: ${spans} (${ROUNDS} rounds; ${CALLS} sequential calls, ${EXECUTIONS} one-call executions)`,
+  type Key = keyof Sample;
+  const of = (mode: string, key: Key) => (samples.get(mode) ?? []).map((s) => s[key]);
+  const fmt = (v: number, key: Key) => (key === 'execsPerSec' ? Math.round(v * 10) / 10 : Math.round(v));
+  const spread = (mode: string, key: Key) =>
+    `${fmt(Math.min(...of(mode, key)), key)}-${fmt(Math.max(...of(mode, key)), key)}`;
+  console.table(
+    [...samples.keys()].map((mode) => ({
+      mode,
+      'tool calls/s': fmt(median(of(mode, 'callsPerSec')), 'callsPerSec'),
+      'calls/s spread': spread(mode, 'callsPerSec'),
+      'executions/s': fmt(median(of(mode, 'execsPerSec')), 'execsPerSec'),
+      'execs/s spread': spread(mode, 'execsPerSec'),
+      'CPU us/call': fmt(median(of(mode, 'cpuPerCall')), 'cpuPerCall'),
+      'CPU us/exec': fmt(median(of(mode, 'cpuPerExec')), 'cpuPerExec'),
+    })),
   );
+  // Ratios of the same round, then their median and spread.
+  const ratio = (a: string, b: string, key: Key) => {
+    const bs = of(b, key);
+    const rs = of(a, key).map((v, i) => v / (bs[i] ?? Number.NaN));
+    const r = (x: number) => x.toFixed(3);
+    return `${r(median(rs))} (${r(Math.min(...rs))}-${r(Math.max(...rs))})`;
+  };
   console.log(
-    `on/off: tool calls/s ${ratio('on', 'off', 'callsPerSec')}, executions/s ${ratio('on', 'off', 'execsPerSec')}`,
+    `${PROTOCOL}: ${exports} export requests, spans counted (JSON only): ${spans} (${ROUNDS} rounds x ${REPS} reps; ${CALLS} sequential calls, ${EXECUTIONS} one-call executions; store in ${DIR}${NO_SPIN ? '; no spinning' : ''})`,
   );
-  if (baseline) {
+  console.log('paired ratios, median (min-max over rounds); CPU time is per call or execution, all threads:');
+  const pairs: [string, string][] = [
+    ['on', 'off'],
+    ['ctx', 'off'],
+    ['off', 'baseline'],
+    ['on-ab', 'ctx-ab'],
+  ];
+  for (const [a, b] of pairs) {
+    if (!samples.has(a) || !samples.has(b)) continue;
     console.log(
-      `off/baseline: tool calls/s ${ratio('off', 'baseline', 'callsPerSec')}, executions/s ${ratio('off', 'baseline', 'execsPerSec')}`,
+      `  ${a}/${b}: tool calls/s ${ratio(a, b, 'callsPerSec')}, executions/s ${ratio(a, b, 'execsPerSec')}; ` +
+        `CPU per call ${ratio(a, b, 'cpuPerCall')}, per execution ${ratio(a, b, 'cpuPerExec')}`,
     );
   }
   console.log(

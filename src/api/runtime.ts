@@ -74,6 +74,11 @@ export interface ReviseInput {
   readonly rerunReads?: boolean;
   /** Keys that replace the revised task's metadata keys in the revision's (the CLI's remembered `--tools`). */
   readonly metadata?: Readonly<Record<string, unknown>>;
+  /**
+   * The reviser's W3C trace context (the HTTP API's `traceparent`/`tracestate`): the parent of the revision's run
+   * spans. The revised task's own is not inherited: the revision is another request (ADR 0053).
+   */
+  readonly traceContext?: TraceContext;
 }
 
 /** What a creation may say besides its input: who creates, and a key that makes a repeat return the first. */

@@ -8,6 +8,7 @@ import type {
   SandboxPolicy,
   TaskConstraints,
   TaskInput,
+  TraceContext,
 } from '../spec/index.ts';
 import { defaultRevisedCallPolicy, MAX_TOOL_LOG_LINES, rulesOfTool, withToolLines } from '../spec/index.ts';
 import { runJournaled } from './run-journaled.ts';
@@ -41,6 +42,8 @@ export interface ProgramRunnerOptions {
   readonly budgets?: BudgetLedger;
   /** The tenant's rate limits and quotas on tool calls, for all its executions (ADR 0045). */
   readonly tenantLimits?: TenantLimitGate;
+  /** The caller's trace context kept with the task: what tools see when no provider makes spans (ADR 0053). */
+  readonly traceContext?: TraceContext;
 }
 
 function earlierTtl(a: number | null, b: number | null): number | null {
@@ -123,6 +126,7 @@ export function programRunner(o: ProgramRunnerOptions): (run: ProgramRun) => Pro
       ...(o.sizes ? { sizes: o.sizes } : {}),
       ...(o.budgets ? { budgets: o.budgets } : {}),
       ...(o.tenantLimits ? { tenantLimits: o.tenantLimits } : {}),
+      ...(o.traceContext ? { traceContext: o.traceContext } : {}),
     });
     return withToolLines(result, toolLines);
   };

@@ -48,6 +48,7 @@ export function revisionOf(
     priority: source.priority,
     ...(source.callbackUrl === null ? {} : { callbackUrl: source.callbackUrl }),
     maxRetries: source.maxRetries,
+    ...(revise.traceContext ? { traceContext: revise.traceContext } : {}),
   };
   check(submission);
   const input = toTaskInput(submission);

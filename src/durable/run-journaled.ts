@@ -9,6 +9,7 @@ import type {
   HostCall,
   JournalEntryInput,
   SandboxDriver,
+  TraceContext,
 } from '../spec/index.ts';
 import type { BudgetLedger } from './budget-ledger.ts';
 import type { TenantLimitGate } from './tenant-limit-gate.ts';
@@ -69,6 +70,8 @@ export interface RunJournaledOptions {
   readonly budgets?: BudgetLedger;
   /** The tenant's rate limits and quotas on tool calls (ADR 0045); absent: none applies. */
   readonly tenantLimits?: TenantLimitGate;
+  /** The caller's trace context kept with the task: tools get it as theirs when no provider makes spans. */
+  readonly traceContext?: TraceContext;
 }
 
 export const DEFAULT_SETTLE_MS = 5_000;
@@ -129,7 +132,11 @@ export async function runJournaled(options: RunJournaledOptions): Promise<Execut
   options.toolSignal?.addEventListener('abort', stopAll, { once: true });
   const { journal, policy, lease } = options;
   // Spans of the tool calls around the host, which stays as it is (ADR 0053).
-  const traced = new CallTracer({ recorded: journal.recorded, effectOf: (call) => policy.effectOf(call) });
+  const traced = new CallTracer({
+    recorded: journal.recorded,
+    effectOf: (call) => policy.effectOf(call),
+    ...(options.traceContext ? { traceContext: options.traceContext } : {}),
+  });
   const host = new JournalingHost({
     live: traced.live(options.live),
     recorded: journal.recorded,

@@ -451,6 +451,7 @@ export class TaskRunner {
       lease: { fencingToken: run.lease.fencingToken, prove: () => run.proveLease() },
       ...(this.options.sizes ? { sizes: this.options.sizes } : {}),
       approvalTtlSeconds: this.options.approvalTtlSeconds ?? null,
+      ...(input.traceContext ? { traceContext: input.traceContext } : {}),
     });
     const append = (entries: readonly JournalEntryInput[]): Promise<void> => run.append(entries);
     // The deadline interrupts the run like a cancel; the task fails with DEADLINE_EXCEEDED.

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { CodecallError } from '../errors/index.ts';
+import { parseTraceHeaders } from '../telemetry/index.ts';
 import { canSee } from './principal.ts';
 import { toSubmitInput } from './submit-body.ts';
 import { batchBodySchema, idSchema } from './task-schemas.ts';
@@ -17,9 +18,12 @@ export function registerBatchRoutes(
     { schema: { body: batchBodySchema } },
     async (request, reply) => {
       const { tenant, actor } = request.principal;
-      const inputs = request.body.tasks.map((task, i) =>
-        toSubmitInput(task, { tenant, checkCallback, field: `tasks[${i}]` }),
-      );
+      // The caller's trace: every task of the batch keeps it, each run a child of the caller's span (ADR 0053).
+      const traceContext = parseTraceHeaders(request.headers.traceparent, request.headers.tracestate);
+      const inputs = request.body.tasks.map((task, i) => {
+        const input = toSubmitInput(task, { tenant, checkCallback, field: `tasks[${i}]` });
+        return traceContext ? { ...input, traceContext } : input;
+      });
       const callback = request.body.callback_url;
       if (callback !== undefined) checkCallback(callback, 'callback_url');
       const batch = await runtime.submitBatch(inputs, {

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TaskStore } from '../spec/index.ts';
 import type { Runtime } from '../api/index.ts';
+import { parseTraceHeaders } from '../telemetry/index.ts';
 import { idempotencyKeyOf, idempotencyOf } from './idempotency-key.ts';
 import { idSchema } from './task-schemas.ts';
 import { visibleTask } from './task-routes.ts';
@@ -42,11 +43,17 @@ export function registerReviseRoute(app: FastifyInstance, runtime: Runtime, stor
       const key = idempotencyKeyOf(request);
       await visibleTask(store, request, taskId);
       const { code, rerun_reads: rerunReads } = request.body;
+      // The reviser's trace, not the revised task's: the revision is this caller's request (ADR 0053).
+      const traceContext = parseTraceHeaders(request.headers.traceparent, request.headers.tracestate);
       // The same key and body on another task (or on POST /tasks) is another request.
       const idempotency = idempotencyOf(request, key, { revise: taskId, body: request.body });
       const view = await runtime.revise(
         taskId,
-        { code, ...(rerunReads === undefined ? {} : { rerunReads }) },
+        {
+          code,
+          ...(rerunReads === undefined ? {} : { rerunReads }),
+          ...(traceContext ? { traceContext } : {}),
+        },
         { ...idempotency, actor: request.principal.actor },
       );
       return reply.status(201).send(view);

@@ -11,6 +11,12 @@ export const OTEL_SAMPLERS = [
 ] as const;
 export type OtelSampler = (typeof OTEL_SAMPLERS)[number];
 
+/** The OTLP/HTTP encodings (`grpc` is not offered: its exporter would pull in a gRPC stack). */
+export const OTEL_PROTOCOLS = ['http/protobuf', 'http/json'] as const;
+export type OtelProtocol = (typeof OTEL_PROTOCOLS)[number];
+/** The OTLP specification's default, which Jaeger, Tempo and the Collector all take. */
+export const DEFAULT_OTEL_PROTOCOL: OtelProtocol = 'http/protobuf';
+
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
 
 /**
@@ -20,6 +26,11 @@ export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', '
 export const otelConfigShape = {
   /** OTLP/HTTP traces URL (`http://localhost:4318/v1/traces`); null: OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT. */
   otelEndpoint: z.string().url().nullable().default(null),
+  /**
+   * The export encoding; null: OTEL_EXPORTER_OTLP_TRACES_PROTOCOL, else OTEL_EXPORTER_OTLP_PROTOCOL, else
+   * `http/protobuf` (the OTLP default).
+   */
+  otelProtocol: z.enum(OTEL_PROTOCOLS).nullable().default(null),
   /** `service.name` of the spans; null: OTEL_SERVICE_NAME, else `codecall`. */
   otelServiceName: z.string().min(1).max(256).nullable().default(null),
   /** Which traces are kept; null: OTEL_TRACES_SAMPLER, else `parentbased_always_on`. */
@@ -39,6 +50,8 @@ export const otelConfigShape = {
 /** What the tracer provider is made with; null when no endpoint is known (tracing off). */
 export interface OtelSettings {
   readonly url: string;
+  /** The export encoding (absent: `http/protobuf`). */
+  readonly protocol?: OtelProtocol;
   readonly serviceName: string;
   readonly sampler: OtelSampler;
   readonly ratio: number;
@@ -51,6 +64,7 @@ export interface OtelSettings {
 /** The config keys tracing reads (the service's `ServiceConfig` has them). */
 export interface OtelConfig {
   readonly otelEndpoint: string | null;
+  readonly otelProtocol?: OtelProtocol | null;
   readonly otelServiceName: string | null;
   readonly otelSampler: OtelSampler | null;
   readonly otelSamplerRatio: number | null;
@@ -61,6 +75,7 @@ export interface OtelConfig {
 /** The defaults of the otel keys, for commands that read no service config (`exec`, `run`). */
 export const OTEL_DEFAULTS: OtelConfig = {
   otelEndpoint: null,
+  otelProtocol: null,
   otelServiceName: null,
   otelSampler: null,
   otelSamplerRatio: null,
@@ -70,8 +85,9 @@ export const OTEL_DEFAULTS: OtelConfig = {
 
 /**
  * Tracing settings from the config and the standard variables: OTEL_SDK_DISABLED, OTEL_TRACES_EXPORTER=none,
- * OTEL_EXPORTER_OTLP_TRACES_ENDPOINT (as is), OTEL_EXPORTER_OTLP_ENDPOINT (`/v1/traces` added), OTEL_SERVICE_NAME,
- * OTEL_TRACES_SAMPLER(_ARG). A variable's bad value is INVALID_CONFIG naming it.
+ * OTEL_EXPORTER_OTLP_TRACES_ENDPOINT (as is), OTEL_EXPORTER_OTLP_ENDPOINT (`/v1/traces` added),
+ * OTEL_EXPORTER_OTLP_(TRACES_)PROTOCOL, OTEL_SERVICE_NAME, OTEL_TRACES_SAMPLER(_ARG). A variable's bad value is
+ * INVALID_CONFIG naming it.
  */
 export function otelSettings(
   config: OtelConfig,
@@ -99,8 +115,19 @@ export function otelSettings(
   if (!Number.isFinite(ratio) || ratio < 0 || ratio > 1) {
     throw invalid('OTEL_TRACES_SAMPLER_ARG', 'must be a number from 0 to 1');
   }
+  const protocolName = get('OTEL_EXPORTER_OTLP_TRACES_PROTOCOL')
+    ? 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL'
+    : 'OTEL_EXPORTER_OTLP_PROTOCOL';
+  const protocolText = config.otelProtocol ?? get(protocolName) ?? DEFAULT_OTEL_PROTOCOL;
+  if (!(OTEL_PROTOCOLS as readonly string[]).includes(protocolText)) {
+    throw invalid(
+      protocolName,
+      `must be one of ${OTEL_PROTOCOLS.join(', ')}${protocolText === 'grpc' ? ' (grpc is not supported: use http/protobuf on port 4318)' : ''}`,
+    );
+  }
   return {
     url,
+    protocol: protocolText as OtelProtocol,
     serviceName: config.otelServiceName ?? get('OTEL_SERVICE_NAME') ?? 'codecall',
     sampler: samplerText as OtelSampler,
     ratio,

@@ -2,7 +2,8 @@ import { context, propagation, trace } from '@opentelemetry/api';
 import type { ContextManager } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { OTLPTraceExporter as JsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { OTLPTraceExporter as ProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import {
   AlwaysOffSampler,
@@ -57,7 +58,7 @@ function samplerOf(settings: OtelSettings): Sampler {
 
 /**
  * The trace SDK as the service and the CLI run it (ADR 0053): a BasicTracerProvider with a BatchSpanProcessor
- * over the OTLP/HTTP (JSON) exporter, the W3C propagator and the async-hooks context manager, registered as the
+ * over the OTLP/HTTP exporter (protobuf by default, JSON if asked), the W3C propagator and the async-hooks context manager, registered as the
  * API's globals, so the core's `@opentelemetry/api` calls start recording. Null settings: nothing is registered.
  */
 export function startTelemetry(
@@ -66,7 +67,11 @@ export function startTelemetry(
 ): Telemetry | null {
   if (settings === null) return null;
   ensureContextManager();
-  const exporter = new OTLPTraceExporter({ url: settings.url, headers: { ...settings.headers } });
+  const exporterOptions = { url: settings.url, headers: { ...settings.headers } };
+  const exporter =
+    settings.protocol === 'http/json'
+      ? new JsonExporter(exporterOptions)
+      : new ProtobufExporter(exporterOptions);
   const provider = new BasicTracerProvider({
     resource: resourceFromAttributes({
       'service.name': settings.serviceName,

@@ -7,8 +7,9 @@ import type {
   JournalEntryInput,
   LogEntry,
   ToolEffect,
+  TraceContext,
 } from '../spec/index.ts';
-import { traceContextOf } from './trace-context.ts';
+import { contextOf, traceContextOfSpan } from './trace-context.ts';
 import { contentAttribute, setDefined, setErrorCode, tracer, tracingRegistered } from './tracer.ts';
 
 /** Replayed calls get a zero-length span each, up to this many per execution (the rest are counted). */
@@ -19,6 +20,12 @@ export interface CallTracerOptions {
   readonly recorded: readonly JournalEntryInput[];
   /** The effect of a call's tool, for `codecall.tool.effect`. */
   readonly effectOf?: (call: HostCall) => ToolEffect | undefined;
+  /**
+   * The caller's trace context kept with the task. Without a provider no span is made, so a tool gets this one as
+   * its `ctx.traceContext` (and, with a context manager registered, egress and MCP requests carry it): a tool that
+   * calls another traced system propagates the caller's trace even when codecall exports nothing.
+   */
+  readonly traceContext?: TraceContext;
 }
 
 interface Recorded {
@@ -93,16 +100,31 @@ export class CallTracer {
 
   /** The host that runs tools: the call's span is the active one while its tool runs, and `ctx` carries it. */
   live(inner: ExecutionHost): ExecutionHost {
-    if (this.off) return inner;
+    if (this.off) return this.passThrough(inner);
     const traced: ExecutionHost = {
       call: (call, signal) => {
         const span = this.open.get(call.callId);
         if (!span) return inner.call(call, signal);
+        // The span is the active one while the tool runs (its egress and MCP requests carry it), and ctx has it.
         const ctx = trace.setSpan(this.parent, span);
-        const tc = traceContextOf(ctx);
-        const served = call.kind === 'tool' && tc ? { ...call, traceContext: tc } : call;
+        const served =
+          call.kind === 'tool' ? { ...call, traceContext: traceContextOfSpan(span.spanContext()) } : call;
         return context.with(ctx, () => inner.call(served, signal));
       },
+    };
+    return inner.onLog ? { ...traced, onLog: (entry: LogEntry) => inner.onLog?.(entry) } : traced;
+  }
+
+  /** No provider: the caller's trace context, if the task has one, goes to tools as it came (no span between). */
+  private passThrough(inner: ExecutionHost): ExecutionHost {
+    const tc = this.options.traceContext;
+    if (!tc) return inner;
+    const ctx = contextOf(tc);
+    const traced: ExecutionHost = {
+      call: (call, signal) =>
+        call.kind === 'tool'
+          ? context.with(ctx, () => inner.call({ ...call, traceContext: tc }, signal))
+          : inner.call(call, signal),
     };
     return inner.onLog ? { ...traced, onLog: (entry: LogEntry) => inner.onLog?.(entry) } : traced;
   }
@@ -142,7 +164,10 @@ export class CallTracer {
     if (!span.isRecording()) {
       // Not sampled (or no provider): the context still travels, so a caller's trace reaches the tool.
       this.open.set(call.callId, span);
-      return inner.call(call, signal).finally(() => this.open.delete(call.callId));
+      const served = inner.call(call, signal);
+      const forget = () => this.open.delete(call.callId);
+      served.then(forget, forget);
+      return served;
     }
     setDefined(span, {
       'codecall.tool.effect': this.options.effectOf?.(call),
@@ -155,18 +180,19 @@ export class CallTracer {
       });
     }
     this.open.set(call.callId, span);
-    return inner.call(call, signal).then(
+    // The span ends on a side branch: the driver awaits the host's own promise, with no hop added before delivery.
+    const served = inner.call(call, signal);
+    served.then(
       (outcome) => {
         if (!outcome.ok) setErrorCode(span, outcome.error.code, outcome.error.message);
         this.close(call.callId, span);
-        return outcome;
       },
       (error: unknown) => {
         setErrorCode(span, 'INTERNAL', String(error));
         this.close(call.callId, span);
-        throw error;
       },
     );
+    return served;
   }
 
   private close(callId: string, span: Span): void {

@@ -54,6 +54,14 @@ export function contextOf(tc: TraceContext | undefined, base: Context = ROOT_CON
 export function traceContextOf(ctx: Context = context.active()): TraceContext | undefined {
   const sc = trace.getSpanContext(ctx);
   if (!sc || !isSpanContextValid(sc)) return undefined;
+  return traceContextOfSpan(sc);
+}
+
+/**
+ * The trace context of a span context the SDK made (valid by construction): no validation, as this runs once
+ * per tool call.
+ */
+export function traceContextOfSpan(sc: SpanContext): TraceContext {
   const flags = (sc.traceFlags & TraceFlags.SAMPLED).toString(16).padStart(2, '0');
   const traceparent = `00-${sc.traceId}-${sc.spanId}-${flags}`;
   const state = sc.traceState?.serialize();

@@ -64,6 +64,25 @@ describe('tracing off', () => {
     await new Promise((r) => setTimeout(r, 200));
     expect(receiver.requests).toBe(0);
   });
+
+  it("still hands a caller's traceparent to tools as ctx.traceContext (a tool can propagate it)", async () => {
+    seen.length = 0;
+    const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+    const task = await store.createTask({
+      kind: 'code',
+      code: 'await tools.look({}); return await Promise.all([tools.look({}), tools.look({})])',
+      language: 'javascript',
+      seed: 1,
+      traceContext: { traceparent, tracestate: 'vendor=x' },
+    });
+    expect((await runner.runTask(task.id))?.status).toBe('succeeded');
+    expect(seen).toHaveLength(3);
+    // No span of codecall's in between: the tool's parent is the caller's span itself.
+    for (const ctx of seen) expect(ctx.traceContext).toEqual({ traceparent, tracestate: 'vendor=x' });
+    expect(trace.getTracerProvider().constructor.name).toBe('ProxyTracerProvider');
+    await new Promise((r) => setTimeout(r, 200));
+    expect(receiver.requests).toBe(0);
+  });
 });
 
 describe('otelSettings: the config keys over the standard OTEL_* variables', () => {
@@ -78,6 +97,7 @@ describe('otelSettings: the config keys over the standard OTEL_* variables', () 
       }),
     ).toEqual({
       url: 'http://collector:4318/v1/traces',
+      protocol: 'http/protobuf',
       serviceName: 'svc',
       sampler: 'traceidratio',
       ratio: 0.25,
@@ -119,6 +139,33 @@ describe('otelSettings: the config keys over the standard OTEL_* variables', () 
     ).toThrow(expect.objectContaining({ code: 'INVALID_CONFIG' }));
     expect(() => otelSettings(OTEL_DEFAULTS, { OTEL_EXPORTER_OTLP_ENDPOINT: 'ftp://a' })).toThrow(
       expect.objectContaining({ code: 'INVALID_CONFIG' }),
+    );
+  });
+
+  it('the protocol: http/protobuf by default, the traces variable over the general one, the key over both', () => {
+    const env = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a:4318' };
+    expect(otelSettings(OTEL_DEFAULTS, env)?.protocol).toBe('http/protobuf');
+    expect(otelSettings(OTEL_DEFAULTS, { ...env, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' })?.protocol).toBe(
+      'http/json',
+    );
+    expect(
+      otelSettings(OTEL_DEFAULTS, {
+        ...env,
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/protobuf',
+      })?.protocol,
+    ).toBe('http/protobuf');
+    expect(
+      otelSettings(
+        { ...OTEL_DEFAULTS, otelProtocol: 'http/json' },
+        { ...env, OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/protobuf' },
+      )?.protocol,
+    ).toBe('http/json');
+    expect(() => otelSettings(OTEL_DEFAULTS, { ...env, OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'grpc' })).toThrow(
+      expect.objectContaining({
+        code: 'INVALID_CONFIG',
+        details: { source: 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL' },
+      }),
     );
   });
 });

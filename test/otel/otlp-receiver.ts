@@ -3,6 +3,7 @@ import type { Telemetry } from '../../src/service/telemetry-provider.ts';
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { decodeTraceRequest } from './otlp-protobuf.ts';
 
 /** A span as the OTLP/HTTP JSON payload carries it, flattened for assertions. */
 export interface ReceivedSpan {
@@ -46,8 +47,8 @@ function attributesOf(list: OtlpAttribute[] | undefined): Record<string, unknown
 }
 
 /**
- * An OTLP/HTTP receiver on loopback, as a collector or Jaeger would be: it takes `POST /v1/traces` with the JSON
- * encoding (what the exporter sends) and keeps every span. `waitFor` polls until a condition over the spans holds.
+ * An OTLP/HTTP receiver on loopback, as a collector or Jaeger would be: it takes `POST /v1/traces` in either
+ * encoding (protobuf, the default, or JSON: by the content type) and keeps every span. `waitFor` polls until a condition over the spans holds.
  */
 export class OtlpReceiver {
   readonly spans: ReceivedSpan[] = [];
@@ -61,7 +62,7 @@ export class OtlpReceiver {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
-        box.receiver?.take(req.url ?? '', req.headers, Buffer.concat(chunks).toString('utf8'));
+        box.receiver?.take(req.url ?? '', req.headers, Buffer.concat(chunks));
         res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
       });
     });
@@ -74,11 +75,12 @@ export class OtlpReceiver {
     return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/v1/traces`;
   }
 
-  private take(url: string, headers: Record<string, string | string[] | undefined>, body: string): void {
+  private take(url: string, headers: Record<string, string | string[] | undefined>, body: Buffer): void {
     if (!url.startsWith('/v1/traces')) return;
     this.requests++;
     this.headers.push(headers);
-    const payload = JSON.parse(body) as {
+    const protobuf = headers['content-type'] === 'application/x-protobuf';
+    const payload = (protobuf ? decodeTraceRequest(body) : JSON.parse(body.toString('utf8'))) as {
       resourceSpans?: {
         resource?: { attributes?: OtlpAttribute[] };
         scopeSpans?: { spans?: Record<string, unknown>[] }[];
@@ -161,10 +163,12 @@ export function startTestTelemetry(
   receiver: OtlpReceiver,
   serviceName: string,
   sampler: 'always_on' | 'parentbased_always_on' = 'always_on',
+  protocol: 'http/protobuf' | 'http/json' = 'http/protobuf',
 ): Telemetry | null {
   return startTelemetry(
     {
       url: receiver.url,
+      protocol,
       serviceName,
       sampler,
       ratio: 1,
