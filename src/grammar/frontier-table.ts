@@ -103,21 +103,12 @@ export class FrontierTable {
     const found = this.byKey.get(key);
     if (found !== undefined) return found.id;
     if (!this.fits(FRONTIER_BYTES + key.length * 2 + ROW_BYTES, evict)) throw new OverBudget();
-    return this.add(frontier, key);
+    return this.add(frontier, key, evict);
   }
 
-  private add(frontier: Frontier, key: string): number {
+  private add(frontier: Frontier, key: string, evict: boolean): number {
+    if ((this.frontiers.length + 1) * 256 > this.trans.length) this.grow(evict);
     const id = this.frontiers.length;
-    if ((id + 1) * 256 > this.trans.length) {
-      // The row array's whole capacity is charged (spare rows included).
-      const length = Math.max(256 * 64, this.trans.length * 2);
-      const extra = (length - this.trans.length) * 4;
-      if (!this.fits(extra, false)) throw new OverBudget();
-      const grown = new Int32Array(length);
-      grown.set(this.trans);
-      this.trans = grown;
-      this.bytes += extra;
-    }
     frontier.id = id;
     frontier.gen = this.gen;
     this.frontiers.push(frontier);
@@ -127,6 +118,23 @@ export class FrontierTable {
     this.charTargets.push(undefined);
     this.bytes += FRONTIER_BYTES + key.length * 2;
     return id;
+  }
+
+  /** Room for one more row: the row array doubles, or grows by what fits; its whole capacity is charged. */
+  private grow(evict: boolean): void {
+    let length = Math.max(256 * 16, this.trans.length * 2);
+    if (!this.fits((length - this.trans.length) * 4, false)) length = (this.frontiers.length + 1) * 256;
+    const extra = (length - this.trans.length) * 4;
+    if (!this.fits(extra, false)) {
+      if (!evict) throw new OverBudget();
+      this.reset();
+      this.grow(false);
+      return;
+    }
+    const grown = new Int32Array(length);
+    grown.set(this.trans);
+    this.trans = grown;
+    this.bytes += extra;
   }
 
   /** The frontier after `byte` from frontier `id`, or -1 when the byte is refused. */
@@ -148,9 +156,15 @@ export class FrontierTable {
 
   /** The matcher's step: the cached transition when there is one, else computed and kept (evicting when full). */
   step(frontier: Frontier, byte: number): Frontier | null {
-    const id = this.idOf(frontier, true);
-    const next = this.stepId(id, byte, true);
-    return next < 0 ? null : this.frontiers[next]!;
+    try {
+      const id = this.idOf(frontier, true);
+      const next = this.stepId(id, byte, true);
+      return next < 0 ? null : this.frontiers[next]!;
+    } catch (error) {
+      // A budget too small for even one frontier: the step is computed and not kept.
+      if (!(error instanceof OverBudget)) throw error;
+      return this.advance(frontier, byte, 'no');
+    }
   }
 
   /** A step computed without the table (for walks past the budget): nothing is kept. */

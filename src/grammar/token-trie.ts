@@ -116,16 +116,15 @@ export class TokenTrie {
 
   #tableMask(recognizer: TableRecognizer, into: Uint32Array, maxWork: number): void {
     const { table } = recognizer;
-    const start = table.idOf(recognizer.top, true);
-    const kept = table.masks[start];
-    if (kept !== undefined) {
-      into.set(kept);
-      return;
-    }
-    const workAtStart = table.work;
-    const bound = { table, maxWork, workAtStart };
+    const bound = { table, maxWork, workAtStart: table.work };
     into.fill(0);
     try {
+      const start = table.idOf(recognizer.top, true);
+      const kept = table.masks[start];
+      if (kept !== undefined) {
+        into.set(kept);
+        return;
+      }
       const level = sliceLevel(table, start);
       if (level === 0) walkTable(this.#all, bound, start, into, this.#ids);
       else {
