@@ -111,7 +111,7 @@ function keptTargets(table: FrontierTable, id: number): Int32Array | null {
 }
 
 /** Most frontiers one character count may reach in a level's check (a key trie's prefixes, say). */
-const MAX_LEVEL_FRONTIERS = 256;
+const MAX_LEVEL_FRONTIERS = 64;
 
 /**
  * How many ordinary characters in a row frontier `id` takes whatever they are: 0, a slice cut, or UNBOUNDED when
