@@ -122,10 +122,11 @@ export class FrontierTable {
 
   /** Room for one more row: the row array doubles, or grows by what fits; its whole capacity is charged. */
   private grow(evict: boolean): void {
-    let length = Math.max(256 * 16, this.trans.length * 2);
-    if (!this.fits((length - this.trans.length) * 4, false)) length = (this.frontiers.length + 1) * 256;
+    // Near the budget, grow by the rows that still fit (not one row at a time: each growth copies the array).
+    const room = Math.floor((this.limits.maxCacheBytes - this.bytes) / 1024) * 256;
+    const length = Math.min(Math.max(256 * 16, this.trans.length * 2), this.trans.length + room);
     const extra = (length - this.trans.length) * 4;
-    if (!this.fits(extra, false)) {
+    if (length < (this.frontiers.length + 1) * 256 || !this.fits(extra, false)) {
       if (!evict) throw new OverBudget();
       this.reset();
       this.grow(false);

@@ -117,29 +117,36 @@ export class TokenTrie {
   #tableMask(recognizer: TableRecognizer, into: Uint32Array, maxWork: number): void {
     const { table } = recognizer;
     const bound = { table, maxWork, workAtStart: table.work };
-    into.fill(0);
-    try {
-      const start = table.idOf(recognizer.top, true);
-      const kept = table.masks[start];
-      if (kept !== undefined) {
-        into.set(kept);
-        return;
-      }
-      const level = sliceLevel(table, start);
-      if (level === 0) walkTable(this.#all, bound, start, into, this.#ids);
-      else {
-        const i = level === UNBOUNDED ? SLICE_CUTS.length : SLICE_CUTS.indexOf(level as 10 | 30);
-        into.set(i === SLICE_CUTS.length ? this.#unbounded : this.#upTo[i]!);
-        walkTable(this.#rest, bound, start, into, this.#ids);
-        for (let k = i; k < this.#longer.length; k++) walkTable(this.#longer[k]!, bound, start, into, this.#ids);
-      }
-      table.keepMask(start, into);
-    } catch (error) {
-      if (!(error instanceof OverBudget)) throw error;
-      // Past the budget: the same walk, keeping nothing (bits set so far are right and are set again).
+    // A walk that fills the table empties it and tries once more; a second overflow walks keeping nothing.
+    for (let attempt = 0; attempt < 2; attempt++) {
       into.fill(0);
-      walkTransient(this.#all, bound, recognizer.top, into);
+      try {
+        this.#sliceWalk(table, bound, table.idOf(recognizer.top, true), into);
+        return;
+      } catch (error) {
+        if (!(error instanceof OverBudget)) throw error;
+        if (attempt === 0) table.reset();
+      }
     }
+    into.fill(0);
+    walkTransient(this.#all, bound, recognizer.top, into);
+  }
+
+  #sliceWalk(table: FrontierTable, bound: WorkBound, start: number, into: Uint32Array): void {
+    const kept = table.masks[start];
+    if (kept !== undefined) {
+      into.set(kept);
+      return;
+    }
+    const level = sliceLevel(table, start);
+    if (level === 0) walkTable(this.#all, bound, start, into, this.#ids);
+    else {
+      const i = level === UNBOUNDED ? SLICE_CUTS.length : SLICE_CUTS.indexOf(level as 10 | 30);
+      into.set(i === SLICE_CUTS.length ? this.#unbounded : this.#upTo[i]!);
+      walkTable(this.#rest, bound, start, into, this.#ids);
+      for (let k = i; k < this.#longer.length; k++) walkTable(this.#longer[k]!, bound, start, into, this.#ids);
+    }
+    table.keepMask(start, into);
   }
 }
 
