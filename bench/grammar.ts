@@ -72,7 +72,9 @@ for (const file of files) {
   let table: GrammarMatcher['table'] | undefined;
   for (const test of sample.tests.filter((t) => t.valid)) {
     // The keys in the order of the first anyOf branch whose order the grammar takes (as the tests do).
-    const texts = declaredOrderCandidates(sample.schema, sample.schema, test.data).map((c) => JSON.stringify(c));
+    const texts = declaredOrderCandidates(sample.schema, sample.schema, test.data).map((c) =>
+      JSON.stringify(c),
+    );
     const text =
       texts.find((t) => {
         const probe = new GrammarMatcher(program);
@@ -150,9 +152,16 @@ row('token mask', maskUs, 'µs', 1);
 console.log(
   `tokens: ${maskUs.length}, valid tokens refused by a mask: ${refusedTokens}, instances not taken in any key order: ${notTaken}`,
 );
-row('frontier table per grammar', tableBytes.map((b) => b / 1024), 'KiB', 0);
+row(
+  'frontier table per grammar',
+  tableBytes.map((b) => b / 1024),
+  'KiB',
+  0,
+);
 console.log(`table resets (budget reached): ${tableResets.reduce((a, b) => a + b, 0)}`);
-console.log(`masks over 10 ms: ${slowMasks.length}${slowMasks.length > 0 ? `: ${slowMasks.slice(0, 20).join(', ')}` : ''}`);
+console.log(
+  `masks over 10 ms: ${slowMasks.length}${slowMasks.length > 0 ? `: ${slowMasks.slice(0, 20).join(', ')}` : ''}`,
+);
 console.log(
   `machine after: load ${os
     .loadavg()

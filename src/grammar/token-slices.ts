@@ -23,7 +23,7 @@ function ordinaryAscii(b: number): boolean {
  */
 export function ordinaryChars(bytes: Uint8Array): number {
   let chars = 0;
-  for (let i = 0; i < bytes.length; ) {
+  for (let i = 0; i < bytes.length;) {
     const b = bytes[i]!;
     let extra: number;
     let lo = 0x80;

@@ -70,13 +70,17 @@ export class TokenTrie {
     }
     this.#all = new TrieLayout(vocabulary, all);
     this.#rest = new TrieLayout(vocabulary, rest);
-    this.#upTo = SLICE_CUTS.map((cut) => this.#maskOf(all.filter((id) => (chars[id] ?? 0) > 0 && chars[id]! <= cut)));
+    this.#upTo = SLICE_CUTS.map((cut) =>
+      this.#maskOf(all.filter((id) => (chars[id] ?? 0) > 0 && chars[id]! <= cut)),
+    );
     this.#unbounded = this.#maskOf(all.filter((id) => (chars[id] ?? 0) > 0));
     this.#longer = SLICE_CUTS.map(
       (cut, i) =>
         new TrieLayout(
           vocabulary,
-          all.filter((id) => chars[id]! > cut && (i + 1 === SLICE_CUTS.length || chars[id]! <= SLICE_CUTS[i + 1]!)),
+          all.filter(
+            (id) => chars[id]! > cut && (i + 1 === SLICE_CUTS.length || chars[id]! <= SLICE_CUTS[i + 1]!),
+          ),
         ),
     );
     this.#ids = new Int32Array(this.#all.maxDepth + 1);
@@ -144,7 +148,8 @@ export class TokenTrie {
       const i = level === UNBOUNDED ? SLICE_CUTS.length : SLICE_CUTS.indexOf(level as 10 | 30);
       into.set(i === SLICE_CUTS.length ? this.#unbounded : this.#upTo[i]!);
       walkTable(this.#rest, bound, start, into, this.#ids);
-      for (let k = i; k < this.#longer.length; k++) walkTable(this.#longer[k]!, bound, start, into, this.#ids);
+      for (let k = i; k < this.#longer.length; k++)
+        walkTable(this.#longer[k]!, bound, start, into, this.#ids);
     }
     table.keepMask(start, into);
   }
@@ -158,9 +163,13 @@ interface WorkBound {
 
 function checkWork(bound: WorkBound): void {
   if (bound.table.work - bound.workAtStart > bound.maxWork) {
-    throw new CodecallError('GRAMMAR_TOO_COMPLEX', `a token mask took more than ${bound.maxWork} parse steps`, {
-      details: { max_work: bound.maxWork },
-    });
+    throw new CodecallError(
+      'GRAMMAR_TOO_COMPLEX',
+      `a token mask took more than ${bound.maxWork} parse steps`,
+      {
+        details: { max_work: bound.maxWork },
+      },
+    );
   }
 }
 
@@ -172,7 +181,13 @@ function allow(trie: TrieLayout, node: number, into: Uint32Array): void {
 }
 
 /** The walk over the table's DFA: a trie node costs one array read once its step is known. */
-function walkTable(trie: TrieLayout, bound: WorkBound, start: number, into: Uint32Array, ids: Int32Array): void {
+function walkTable(
+  trie: TrieLayout,
+  bound: WorkBound,
+  start: number,
+  into: Uint32Array,
+  ids: Int32Array,
+): void {
   const { table } = bound;
   const { byte, depth, subtree } = trie;
   const n = byte.length;

@@ -66,7 +66,10 @@ describe('the frontier table’s budget', () => {
   });
 
   it('deep nesting: arrays of arrays 300 deep stay under the budget, masks exact', () => {
-    const program = programOf({ $defs: { a: { type: 'array', items: { $ref: '#/$defs/a' } } }, $ref: '#/$defs/a' });
+    const program = programOf({
+      $defs: { a: { type: 'array', items: { $ref: '#/$defs/a' } } },
+      $ref: '#/$defs/a',
+    });
     const matcher = new GrammarMatcher(program, { maxCacheBytes: BUDGET });
     const text = Buffer.from('['.repeat(300));
     for (const byte of text) {

@@ -45,7 +45,9 @@ describe.skipIf(data === undefined)('token masks on MaskBench instances', () => 
       };
       const program = compileProgram(schemaToGrammar(sample.schema).grammar);
       for (const test of sample.tests.filter((t) => t.valid)) {
-        const texts = declaredOrderCandidates(sample.schema, sample.schema, test.data).map((c) => JSON.stringify(c));
+        const texts = declaredOrderCandidates(sample.schema, sample.schema, test.data).map((c) =>
+          JSON.stringify(c),
+        );
         const text = texts.find((t) => matches(program, t));
         if (text === undefined) {
           // tye-schema's one: its schema has a report (an overlapping oneOf), so the grammar may be stricter.
