@@ -103,7 +103,6 @@ for (const file of files) {
       maskUs.push(us);
       if (us > 10_000) {
         slowMasks.push(`${file} ${(us / 1000).toFixed(0)} ms`);
-        console.error(`slow mask: ${file} ${(us / 1000).toFixed(0)} ms (${maskUs.length} masks so far)`);
       }
       const b = trie.vocabulary.bytes(id) ?? new Uint8Array();
       if (!maskAllows(mask, id)) {
