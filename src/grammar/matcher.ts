@@ -2,7 +2,7 @@
  * The incremental byte matcher (ADR 0051): a set of pushdown stacks over the Program's rule automata. A stack is
  * an interned node (state, parent) — the parent holds where to return when the rule ends — so equal stacks are one
  * object and the frontier is a small set of them. Every step keeps its frontier, so rollback is a pop and a clone
- * shares everything: the token layer (slice 2) walks a vocabulary trie with consume/rollback.
+ * shares everything. Steps go through the program's frontier table (ADR 0060), shared by its matchers.
  */
 import { frontierTable } from './frontier-table.ts';
 import type { Frontier, FrontierTable } from './frontier-table.ts';
