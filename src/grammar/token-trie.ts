@@ -1,3 +1,8 @@
+import { CodecallError } from '../errors/index.ts';
+import { FrontierTable, OverBudget } from './frontier-table.ts';
+import type { Frontier } from './frontier-table.ts';
+import { ordinaryChars, SLICE_CUTS, sliceLevel, UNBOUNDED } from './token-slices.ts';
+import { TrieLayout } from './trie-layout.ts';
 import type { Vocabulary } from './vocabulary.ts';
 
 /**
@@ -14,81 +19,82 @@ export interface ByteRecognizer {
   isAccepting(): boolean;
 }
 
+/** A recognizer with a frontier table (the grammar matcher): its masks walk the table's DFA (ADR 0060). */
+interface TableRecognizer extends ByteRecognizer {
+  readonly table: FrontierTable;
+  readonly top: Frontier;
+}
+
+function hasTable(recognizer: ByteRecognizer): recognizer is TableRecognizer {
+  return (recognizer as Partial<TableRecognizer>).table instanceof FrontierTable;
+}
+
+export interface TokenMaskOptions {
+  /**
+   * Most stack visits one mask's cache misses may cost (a hostile grammar must not take unbounded time per
+   * token); past it GRAMMAR_TOO_COMPLEX. Default 50,000,000 (seconds, not minutes).
+   */
+  maxWork?: number;
+}
+
+const DEFAULT_MAX_WORK = 50_000_000;
+
 /**
- * The vocabulary's tokens as a byte trie in preorder: a node's subtree is the nodes after it up to `subtree`,
- * so a byte the grammar refuses skips every token below it in one step.
+ * The vocabulary's tokens as byte tries: the whole vocabulary, and split by string slice (ADR 0060): the tokens
+ * made of ordinary string characters by length (1..10, 11..30, more) and the rest.
  */
 export class TokenTrie {
   readonly vocabulary: Vocabulary;
-  /** Nodes in preorder; node 0 is the root. */
-  readonly #byte: Uint8Array;
-  readonly #depth: Uint16Array;
-  readonly #subtree: Uint32Array;
-  /** Tokens ending at node i: #tokens[#tokenStart[i] .. #tokenStart[i + 1]). */
-  readonly #tokenStart: Uint32Array;
-  readonly #tokens: Uint32Array;
+  readonly #all: TrieLayout;
+  readonly #rest: TrieLayout;
+  /** Tokens of ordinary characters longer than each cut, as tries; and the masks of those up to each cut. */
+  readonly #longer: TrieLayout[];
+  readonly #upTo: Uint32Array[];
+  readonly #unbounded: Uint32Array;
   readonly #words: number;
+  readonly #ids: Int32Array;
 
   constructor(vocabulary: Vocabulary) {
     this.vocabulary = vocabulary;
     this.#words = Math.ceil(vocabulary.size / 32);
-    // Build as nested maps, then lay out in preorder with children by byte (deterministic).
-    interface Build {
-      children: Map<number, Build>;
-      tokens: number[];
-    }
-    const root: Build = { children: new Map(), tokens: [] };
-    let nodes = 1;
+    const all: number[] = [];
+    const rest: number[] = [];
+    const chars: number[] = [];
     for (let id = 0; id < vocabulary.size; id++) {
       const bytes = vocabulary.bytes(id);
       if (bytes === null || bytes.length === 0) continue;
-      let node = root;
-      for (const b of bytes) {
-        let next = node.children.get(b);
-        if (next === undefined) {
-          next = { children: new Map(), tokens: [] };
-          node.children.set(b, next);
-          nodes++;
-        }
-        node = next;
-      }
-      node.tokens.push(id);
+      all.push(id);
+      const n = ordinaryChars(bytes);
+      if (n > 0) chars[id] = n;
+      else rest.push(id);
     }
-    this.#byte = new Uint8Array(nodes);
-    this.#depth = new Uint16Array(nodes);
-    this.#subtree = new Uint32Array(nodes);
-    this.#tokenStart = new Uint32Array(nodes + 1);
-    const tokens: number[] = [];
-    let at = 0;
-    // Iterative preorder (a token may be hundreds of bytes long).
-    const stack: { node: Build; byte: number; depth: number }[] = [{ node: root, byte: 0, depth: 0 }];
-    const open: number[] = [];
-    while (stack.length > 0) {
-      const top = stack.pop() as (typeof stack)[number];
-      while (open.length > 0 && (this.#depth[open[open.length - 1] as number] as number) >= top.depth) {
-        const done = open.pop() as number;
-        this.#subtree[done] = at - done;
-      }
-      const i = at++;
-      this.#byte[i] = top.byte;
-      this.#depth[i] = top.depth;
-      this.#tokenStart[i] = tokens.length;
-      tokens.push(...top.node.tokens);
-      open.push(i);
-      const children = [...top.node.children].sort((a, b) => b[0] - a[0]);
-      for (const [byte, child] of children) stack.push({ node: child, byte, depth: top.depth + 1 });
-    }
-    while (open.length > 0) {
-      const done = open.pop() as number;
-      this.#subtree[done] = at - done;
-    }
-    this.#tokenStart[nodes] = tokens.length;
-    this.#tokens = Uint32Array.from(tokens);
+    this.#all = new TrieLayout(vocabulary, all);
+    this.#rest = new TrieLayout(vocabulary, rest);
+    this.#upTo = SLICE_CUTS.map((cut) =>
+      this.#maskOf(all.filter((id) => (chars[id] ?? 0) > 0 && chars[id]! <= cut)),
+    );
+    this.#unbounded = this.#maskOf(all.filter((id) => (chars[id] ?? 0) > 0));
+    this.#longer = SLICE_CUTS.map(
+      (cut, i) =>
+        new TrieLayout(
+          vocabulary,
+          all.filter(
+            (id) => chars[id]! > cut && (i + 1 === SLICE_CUTS.length || chars[id]! <= SLICE_CUTS[i + 1]!),
+          ),
+        ),
+    );
+    this.#ids = new Int32Array(this.#all.maxDepth + 1);
   }
 
-  /** Nodes in the trie (the root included). */
+  #maskOf(ids: number[]): Uint32Array {
+    const mask = new Uint32Array(this.#words);
+    for (const id of ids) mask[id >>> 5]! |= 1 << (id & 31);
+    return mask;
+  }
+
+  /** Nodes in the whole vocabulary's trie (the root included). */
   get nodes(): number {
-    return this.#byte.length;
+    return this.#all.nodes;
   }
 
   /**
@@ -96,34 +102,158 @@ export class TokenTrie {
    * bytes the recognizer takes from its current state, and the end-of-sequence tokens when it is accepting. The
    * recognizer is left as it was.
    */
-  mask(recognizer: ByteRecognizer, into: Uint32Array = new Uint32Array(this.#words)): Uint32Array {
-    into.fill(0);
-    const n = this.#byte.length;
-    let pushed = 0;
-    let i = 1;
-    while (i < n) {
-      const depth = this.#depth[i] as number;
-      if (pushed >= depth) {
-        recognizer.rollback(pushed - depth + 1);
-        pushed = depth - 1;
-      }
-      if (recognizer.consume(this.#byte[i] as number)) {
-        pushed = depth;
-        for (let t = this.#tokenStart[i] as number, end = this.#tokenStart[i + 1] as number; t < end; t++) {
-          const id = this.#tokens[t] as number;
-          into[id >>> 5] = (into[id >>> 5] as number) | (1 << (id & 31));
-        }
-        i++;
-      } else {
-        i += this.#subtree[i] as number;
-      }
+  mask(
+    recognizer: ByteRecognizer,
+    into: Uint32Array = new Uint32Array(this.#words),
+    options: TokenMaskOptions = {},
+  ): Uint32Array {
+    if (hasTable(recognizer)) this.#tableMask(recognizer, into, options.maxWork ?? DEFAULT_MAX_WORK);
+    else {
+      into.fill(0);
+      walkRecognizer(this.#all, recognizer, into);
     }
-    if (pushed > 0) recognizer.rollback(pushed);
     if (recognizer.isAccepting()) {
-      for (const id of this.vocabulary.eos) into[id >>> 5] = (into[id >>> 5] as number) | (1 << (id & 31));
+      for (const id of this.vocabulary.eos) into[id >>> 5]! |= 1 << (id & 31);
     }
     return into;
   }
+
+  #tableMask(recognizer: TableRecognizer, into: Uint32Array, maxWork: number): void {
+    const { table } = recognizer;
+    const bound = { table, maxWork, workAtStart: table.work };
+    // A walk that fills the table empties it and tries once more; a second overflow walks keeping nothing.
+    for (let attempt = 0; attempt < 2; attempt++) {
+      into.fill(0);
+      try {
+        this.#sliceWalk(table, bound, table.idOf(recognizer.top, true), into);
+        return;
+      } catch (error) {
+        if (!(error instanceof OverBudget)) throw error;
+        if (attempt === 0) table.reset();
+      }
+    }
+    into.fill(0);
+    walkTransient(this.#all, bound, recognizer.top, into);
+  }
+
+  #sliceWalk(table: FrontierTable, bound: WorkBound, start: number, into: Uint32Array): void {
+    const kept = table.masks[start];
+    if (kept !== undefined) {
+      into.set(kept);
+      return;
+    }
+    const level = sliceLevel(table, start);
+    if (level === 0) walkTable(this.#all, bound, start, into, this.#ids);
+    else {
+      const i = level === UNBOUNDED ? SLICE_CUTS.length : SLICE_CUTS.indexOf(level as 10 | 30);
+      into.set(i === SLICE_CUTS.length ? this.#unbounded : this.#upTo[i]!);
+      walkTable(this.#rest, bound, start, into, this.#ids);
+      for (let k = i; k < this.#longer.length; k++)
+        walkTable(this.#longer[k]!, bound, start, into, this.#ids);
+    }
+    table.keepMask(start, into);
+  }
+}
+
+interface WorkBound {
+  readonly table: FrontierTable;
+  readonly maxWork: number;
+  readonly workAtStart: number;
+}
+
+function checkWork(bound: WorkBound): void {
+  if (bound.table.work - bound.workAtStart > bound.maxWork) {
+    throw new CodecallError(
+      'GRAMMAR_TOO_COMPLEX',
+      `a token mask took more than ${bound.maxWork} parse steps`,
+      {
+        details: { max_work: bound.maxWork },
+      },
+    );
+  }
+}
+
+function allow(trie: TrieLayout, node: number, into: Uint32Array): void {
+  for (let t = trie.tokenStart[node]!, end = trie.tokenStart[node + 1]!; t < end; t++) {
+    const id = trie.tokens[t]!;
+    into[id >>> 5]! |= 1 << (id & 31);
+  }
+}
+
+/** The walk over the table's DFA: a trie node costs one array read once its step is known. */
+function walkTable(
+  trie: TrieLayout,
+  bound: WorkBound,
+  start: number,
+  into: Uint32Array,
+  ids: Int32Array,
+): void {
+  const { table } = bound;
+  const { byte, depth, subtree } = trie;
+  const n = byte.length;
+  ids[0] = start;
+  let trans = table.trans;
+  let i = 1;
+  while (i < n) {
+    const d = depth[i]!;
+    const b = byte[i]!;
+    let to = trans[ids[d - 1]! * 256 + b]!;
+    if (to === 0) {
+      to = table.stepId(ids[d - 1]!, b, false) + 1;
+      trans = table.trans;
+      checkWork(bound);
+    }
+    if (to > 0) {
+      ids[d] = to - 1;
+      allow(trie, i, into);
+      i++;
+    } else {
+      i += subtree[i]!;
+    }
+  }
+}
+
+/** The walk without keeping anything (the table is full): each step computed, dropped when the walk backs up. */
+function walkTransient(trie: TrieLayout, bound: WorkBound, start: Frontier, into: Uint32Array): void {
+  const { byte, depth, subtree } = trie;
+  const n = byte.length;
+  const path: Frontier[] = [start];
+  let i = 1;
+  while (i < n) {
+    const d = depth[i]!;
+    const next = bound.table.stepTransient(path[d - 1]!, byte[i]!);
+    checkWork(bound);
+    if (next !== null) {
+      path[d] = next;
+      allow(trie, i, into);
+      i++;
+    } else {
+      i += subtree[i]!;
+    }
+  }
+}
+
+/** The walk with any recognizer's consume and rollback. */
+function walkRecognizer(trie: TrieLayout, recognizer: ByteRecognizer, into: Uint32Array): void {
+  const { byte, depth, subtree } = trie;
+  const n = byte.length;
+  let pushed = 0;
+  let i = 1;
+  while (i < n) {
+    const d = depth[i]!;
+    if (pushed >= d) {
+      recognizer.rollback(pushed - d + 1);
+      pushed = d - 1;
+    }
+    if (recognizer.consume(byte[i]!)) {
+      pushed = d;
+      allow(trie, i, into);
+      i++;
+    } else {
+      i += subtree[i]!;
+    }
+  }
+  if (pushed > 0) recognizer.rollback(pushed);
 }
 
 /** Whether token `id` is allowed by a mask `TokenTrie.mask` made. */

@@ -6,6 +6,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { compileProgram, GrammarMatcher, schemaToGrammar } from '../../src/grammar/index.ts';
 import { maskAllows, TokenTrie } from '../../src/grammar/token-trie.ts';
+import { sliceLevel, UNBOUNDED } from '../../src/grammar/token-slices.ts';
 import { vocabularyFromTokenizerJson } from '../../src/grammar/vocabulary.ts';
 
 const trie = new TokenTrie(vocabularyFromTokenizerJson(tokenizerJSON));
@@ -69,6 +70,52 @@ describe('token masks from a schema’s matcher', () => {
     const got = new Set<number>();
     for (let id = 0; id < vocabulary.size; id++) if (maskAllows(mask, id)) got.add(id);
     expect(got).toEqual(expected);
+  });
+
+  // String slices (ADR 0060): where ordinary characters are taken without end (a free string, a key that may be any
+  // name), up to 30 or 10 of them (maxLength), or not all of them (a pattern), the mask is still the brute force.
+  const SLICED = {
+    type: 'object',
+    properties: {
+      free: { type: 'string' },
+      long: { type: 'string', maxLength: 40 },
+      pat: { type: 'string', pattern: '^[a-z]+$' },
+      alpha: { type: 'integer' },
+      alps: { type: 'integer' },
+    },
+  };
+  it.each([
+    ['a free string', '{"free":"Zo'],
+    ['a string of at most 40 characters', '{"long":"ab'],
+    ['a string of at most 40, 35 in', `{"long":"${'x'.repeat(35)}`],
+    ['a pattern', '{"pat":"ab'],
+    ['a key (declared names and any other)', '{"'],
+    ['a key after a declared name', '{"free":"x","'],
+    ['a key prefix', '{"al'],
+  ])('slices, %s: the mask is the brute force', (_name, prefix) => {
+    const matcher = matcherOf(SLICED);
+    expect(matcher.consumeBytes(Buffer.from(prefix))).toBe(Buffer.byteLength(prefix));
+    const mask = trie.mask(matcher);
+    const expected = allowedByBruteForce(matcher);
+    const got = new Set<number>();
+    for (let id = 0; id < vocabulary.size; id++) if (maskAllows(mask, id)) got.add(id);
+    expect(got).toEqual(expected);
+    // The second mask comes from the table's mask cache.
+    expect(trie.mask(matcher)).toEqual(mask);
+  });
+
+  it.each([
+    ['{"free":"Zo', UNBOUNDED],
+    ['{"long":"ab', 30],
+    [`{"long":"${'x'.repeat(25)}`, 10],
+    [`{"long":"${'x'.repeat(35)}`, 0],
+    ['{"pat":"ab', 0],
+    ['{"', UNBOUNDED],
+    ['{"alpha":', 0],
+  ])('after %s, the slices cover %d ordinary characters', (prefix, level) => {
+    const matcher = matcherOf(SLICED);
+    matcher.consumeBytes(Buffer.from(prefix));
+    expect(sliceLevel(matcher.table, matcher.table.idOf(matcher.top, true))).toBe(level);
   });
 
   it('random constrained walks over the real vocabulary always give a valid value', () => {
