@@ -16,6 +16,7 @@ import type { RunnerTools } from './runner-tools.ts';
 import type { CallSizeLimits } from './call-size-limits.ts';
 import type { BudgetLedger } from './budget-ledger.ts';
 import type { TenantLimitGate } from './tenant-limit-gate.ts';
+import type { PausedVms } from './paused-vms.ts';
 
 /** What every execution of a task's programs is given besides the program itself. */
 export type ProgramRequest = Omit<ExecutionRequest, 'host' | 'clock' | 'code' | 'language'>;
@@ -41,6 +42,8 @@ export interface ProgramRunnerOptions {
   readonly budgets?: BudgetLedger;
   /** The tenant's rate limits and quotas on tool calls, for all its executions (ADR 0045). */
   readonly tenantLimits?: TenantLimitGate;
+  /** Paused VMs to resume from instead of replaying (ADR 0056). */
+  readonly pausedVms?: PausedVms;
 }
 
 function earlierTtl(a: number | null, b: number | null): number | null {
@@ -123,6 +126,7 @@ export function programRunner(o: ProgramRunnerOptions): (run: ProgramRun) => Pro
       ...(o.sizes ? { sizes: o.sizes } : {}),
       ...(o.budgets ? { budgets: o.budgets } : {}),
       ...(o.tenantLimits ? { tenantLimits: o.tenantLimits } : {}),
+      ...(o.pausedVms ? { pausedVms: o.pausedVms } : {}),
     });
     return withToolLines(result, toolLines);
   };

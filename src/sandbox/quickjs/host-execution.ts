@@ -3,7 +3,7 @@ import { decodeValue } from '../../codec/index.ts';
 import { failure } from '../../errors/index.ts';
 import { CallPump } from '../call-pump.ts';
 import type { GuestFailure, GuestTransport } from '../call-pump.ts';
-import type { FromWorker } from './protocol.ts';
+import type { FromWorker, PausedImage } from './protocol.ts';
 import type { SandboxWorker } from './sandbox-worker.ts';
 import { formatCallId } from '../../spec/index.ts';
 
@@ -27,6 +27,8 @@ export class HostExecution implements GuestTransport<CallMessage> {
    * contend for the port the guest posts to; every gap is timed, so a guest that turns quick is polled for again.
    */
   private answersQuickly = true;
+  /** The VM's image, when the worker kept it as the execution paused. */
+  paused: PausedImage | undefined;
 
   constructor(
     readonly execId: number,
@@ -147,6 +149,7 @@ export class HostExecution implements GuestTransport<CallMessage> {
   }
 
   private finish(msg: Extract<FromWorker, { type: 'done' }>): void {
+    this.paused = msg.paused;
     if (msg.ok && !this.pump.stopping) {
       let value: unknown;
       try {

@@ -1,0 +1,95 @@
+import { describe, expect, it } from 'vitest';
+import { TaskRunner } from '../../src/durable/index.ts';
+import { defineTool, ToolRegistry } from '../../src/internal.ts';
+import type { JournalEntry, TaskRecord, TaskStore } from '../../src/internal.ts';
+import { useDurableFixture } from './fixture.ts';
+
+// ADR 0056: a paused execution's VM is kept and resumed instead of replaying the journal, when the journal is what
+// it was. A task resumed from the kept VM must end exactly as one resumed by replay: same result, same logs, same
+// journal entry for entry; and every case the VM does not stand for replays.
+
+const NOW = 1_750_000_000_000;
+
+function tools(paid: unknown[]): ToolRegistry {
+  return new ToolRegistry([
+    defineTool({ name: 'echo', description: '', effect: 'read', execute: (a) => a }),
+    defineTool({
+      name: 'pay',
+      description: 'unsafe, needs approval',
+      effect: 'unsafe',
+      requiresApproval: true,
+      execute: (a) => {
+        paid.push(a);
+        return { paid: (a as { amount: number }).amount };
+      },
+    }),
+  ]);
+}
+
+function runnerOf(store: TaskStore, budget: number, paid: unknown[] = []): TaskRunner {
+  return new TaskRunner({
+    store,
+    driver: fx.driver,
+    tools: tools(paid),
+    owner: 'w',
+    clock: () => NOW,
+    pausedVmBudgetBytes: budget,
+  });
+}
+
+const fx = useDurableFixture('paused-vm');
+
+/** The journal as a replay must have written it too: what each entry says, not when it was stored. */
+function comparable(journal: readonly JournalEntry[]): unknown[] {
+  const id = journal[0]?.taskId ?? '';
+  return journal.map((e) => JSON.parse(JSON.stringify({ type: e.type, data: e.data }).replaceAll(id, 'TASK')));
+}
+
+const PROGRAM = `
+let s = 0;
+for (let i = 0; i < 20; i++) s += (await tools.echo({ i })).i;
+console.log('before', s, Math.random());
+const r = await tools.pay({ amount: s });
+console.log('after', JSON.stringify(r), Date.now());
+const more = await tools.echo({ last: Math.random() });
+return { s, r, more };
+`;
+
+async function approveAll(runner: TaskRunner, store: TaskStore, id: string): Promise<TaskRecord | null> {
+  const pending = (await store.readJournal(id)).filter((e) => e.type === 'approval_request');
+  const decided = new Set(
+    (await store.readJournal(id)).filter((e) => e.type === 'approval_decision').map((e) => e.data.approval_id),
+  );
+  const open = pending.map((e) => String(e.data.approval_id)).filter((a) => !decided.has(a));
+  return runner.decide(
+    id,
+    open.map((approvalId) => ({ approvalId, decision: 'approve' as const })),
+    'ops',
+  );
+}
+
+async function pauseAndApprove(runner: TaskRunner, code: string) {
+  const task = await fx.store.createTask({ kind: 'code', code, language: 'javascript', seed: 7 });
+  const paused = await runner.runTask(task.id);
+  expect(paused).toMatchObject({ status: 'paused', pauseReason: 'approval_required' });
+  const done = await approveAll(runner, fx.store, task.id);
+  return { task: done, journal: await fx.store.readJournal(task.id) };
+}
+
+describe('paused VMs (ADR 0056)', () => {
+  it('a task resumed from its paused VM ends as one resumed by replay: result, logs, journal', async () => {
+    const kept = runnerOf(fx.store, 64 * 1024 * 1024);
+    const replayed = runnerOf(fx.store, 0);
+    const a = await pauseAndApprove(kept, PROGRAM);
+    const b = await pauseAndApprove(replayed, PROGRAM);
+    expect(kept.pausedVms?.counts).toMatchObject({ kept: 1, resumed: 1, stale: 0 });
+    expect(replayed.pausedVms).toBeNull();
+    expect(a.task?.status).toBe('succeeded');
+    expect(a.task?.result).toEqual(b.task?.result);
+    expect(a.task?.logs?.map((l) => l.message)).toEqual(b.task?.logs?.map((l) => l.message));
+    const ja = comparable(a.journal);
+    const jb = comparable(b.journal);
+    expect(ja.length).toBe(jb.length);
+    for (let i = 0; i < ja.length; i++) expect(ja[i], `entry ${i + 1}`).toEqual(jb[i]);
+  });
+});
