@@ -1,6 +1,7 @@
 // The resume measurement shared by bench/durable.ts and bench/durable-resume-vs-run.ts: a task pauses while its
 // last call (`hold`) runs after `calls` journaled ones; timed from `runTask` of the paused task to `succeeded`
-// (claim, journal read, replay of `calls` outcomes in a fresh VM, `hold` live, result committed).
+// (claim, journal read, replay of `calls` outcomes in a fresh VM, `hold` live, result committed), or with a kept
+// paused VM (ADR 0056) the same without the replay: the VM restored, `hold` issued again.
 import { defineTool, TaskRunner, ToolRegistry } from '../dist/internal.js';
 import type { SandboxDriver, TaskStore } from '../dist/internal.js';
 import { createHoldTool } from './hold-tool.ts';
@@ -19,7 +20,12 @@ export interface ResumeBench {
   ): Promise<{ ms: number; entries: number; readMs: number }>;
 }
 
-export function createResumeBench(store: TaskStore, driver: SandboxDriver): ResumeBench {
+export function createResumeBench(
+  store: TaskStore,
+  driver: SandboxDriver,
+  /** 0: every resume replays the journal; default: the runner's (a paused VM is kept and resumed, ADR 0056). */
+  options: { pausedVmBudgetBytes?: number } = {},
+): ResumeBench {
   const echo = defineTool({ name: 'echo', description: '', effect: 'read', execute: (a) => a });
   const hold = createHoldTool();
   const runner = new TaskRunner({
@@ -28,6 +34,7 @@ export function createResumeBench(store: TaskStore, driver: SandboxDriver): Resu
     tools: new ToolRegistry([echo, hold.tool]),
     owner: 'bench',
     leaseMs: 30_000,
+    ...(options.pausedVmBudgetBytes === undefined ? {} : { pausedVmBudgetBytes: options.pausedVmBudgetBytes }),
   });
   const bench: ResumeBench = {
     runner,

@@ -65,7 +65,7 @@ describe('resumableFrom', () => {
 
   it('refuses a journal whose entry at the mark is another (checksum) or gone', () => {
     const { before, kept } = journal();
-    const forged = [...before.slice(0, -1), { ...before.at(-1), checksum: 'x' } as JournalEntryInput];
+    const forged = [...before.slice(0, -1), { ...before.at(-1), checksum: 'x' } as unknown as JournalEntryInput];
     expect(resumableFrom(kept, now(forged))).toBeNull();
     expect(resumableFrom(kept, now(before.slice(0, -1)))).toBeNull();
     expect(resumableFrom(kept, now(before.map((e) => ({ type: e.type, data: e.data }) as JournalEntryInput)))).toBeNull();

@@ -86,7 +86,9 @@ describe('paused VMs (ADR 0056)', () => {
     expect(replayed.pausedVms).toBeNull();
     expect(a.task?.status).toBe('succeeded');
     expect(a.task?.result).toEqual(b.task?.result);
-    expect(a.task?.logs?.map((l) => l.message)).toEqual(b.task?.logs?.map((l) => l.message));
+    const lines = (t: TaskRecord | null) => t?.executionLog?.map((l) => `${l.level} ${l.message}`);
+    expect(lines(a.task)).toEqual(lines(b.task));
+    expect(lines(a.task)?.map((l) => l.split(' ')[1])).toEqual(['before', 'after']);
     const ja = comparable(a.journal);
     const jb = comparable(b.journal);
     expect(ja.length).toBe(jb.length);

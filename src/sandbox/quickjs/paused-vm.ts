@@ -1,5 +1,6 @@
 import { formatCallId } from '../../spec/index.ts';
 import type { PausedVm } from '../../spec/index.ts';
+import type { PreparedVm } from './prepared-vm.ts';
 import type { PausedImage } from './protocol.ts';
 
 /** A paused VM's image as the driver hands it out (ExecutionResult.paused). */
@@ -30,4 +31,37 @@ export function pausedImageOf(paused: PausedVm, engine: string): PausedImage | s
     return 'resumeFrom is not a paused VM of this driver, or it was resumed already';
   }
   return image as PausedImage;
+}
+
+/**
+ * The image of `vm` between guest turns with the host side of its execution, or null when it is over `maxBytes`
+ * or cannot be taken (then the task replays).
+ */
+export function imageOf(
+  vm: PreparedVm,
+  maxBytes: number,
+  host: Omit<
+    PausedImage,
+    'memory' | 'stackPointer' | 'runtimePtr' | 'contextPtr' | 'deliverToken' | 'memoryBytes' | 'clockMs'
+  >,
+): PausedImage | null {
+  let taken: ReturnType<PreparedVm['image']>;
+  try {
+    if (vm.vm.getAllocatedSize() > maxBytes) return null;
+    taken = vm.image();
+  } catch {
+    return null;
+  }
+  const { snapshot, deliverToken } = taken;
+  if (snapshot.memory.byteLength > maxBytes || snapshot.extensions.length > 0) return null;
+  return {
+    memory: snapshot.memory,
+    stackPointer: snapshot.stackPointer,
+    runtimePtr: snapshot.runtimePtr,
+    contextPtr: snapshot.contextPtr,
+    deliverToken,
+    memoryBytes: vm.memoryBytes,
+    clockMs: vm.clockMs,
+    ...host,
+  };
 }

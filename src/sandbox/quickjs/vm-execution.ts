@@ -11,7 +11,8 @@ import { guestFailure } from '../guest-failure.ts';
 import type { GuestReport } from '../guest-failure.ts';
 import { prepareJavaScript, prepareProgram } from './transpile.ts';
 import type { PreparedProgram } from './transpile.ts';
-import { errorPosition } from './error-position.ts';
+import { errorPosition, thrownFailure } from './error-position.ts';
+import { imageOf } from './paused-vm.ts';
 import type { ProgramSource } from './source-position.ts';
 import { WorkerReplay } from './worker-replay.ts';
 import type { ReplaySink, WorkerReplayStep } from './worker-replay.ts';
@@ -165,23 +166,7 @@ export class VmExecution implements VmGuestHooks, ReplaySink {
   keepPaused(maxBytes: number): void {
     const vm = this.vm;
     if (vm === null || this.ended || this.inGuest || this.replay?.through === false) return;
-    if (vm.vm.getAllocatedSize() > maxBytes) return;
-    let taken: ReturnType<PreparedVm['image']>;
-    try {
-      taken = vm.image();
-    } catch {
-      return; // no image: the task replays
-    }
-    const { snapshot, deliverToken } = taken;
-    if (snapshot.memory.byteLength > maxBytes || snapshot.extensions.length > 0) return;
-    this.paused = {
-      memory: snapshot.memory,
-      stackPointer: snapshot.stackPointer,
-      runtimePtr: snapshot.runtimePtr,
-      contextPtr: snapshot.contextPtr,
-      deliverToken,
-      memoryBytes: vm.memoryBytes,
-      clockMs: vm.clockMs,
+    this.paused = imageOf(vm, maxBytes, {
       nextCallId: this.nextCallId,
       toolCalls: this.toolCalls,
       guestMs: this.guestMs,
@@ -189,7 +174,7 @@ export class VmExecution implements VmGuestHooks, ReplaySink {
       peakMemory: this.peakMemory,
       out: [...this.out.values()],
       direct: [...this.direct].filter((id) => this.out.has(id)),
-    };
+    });
   }
 
   /** A host outcome; while a replay script runs it waits for the script's end. */
@@ -362,36 +347,12 @@ export class VmExecution implements VmGuestHooks, ReplaySink {
 
   private classify(thrown: unknown): void {
     if (this.failure || this.success !== null) return;
-    const err = thrown as { name?: string; message?: string; stack?: string };
-    const message = String(err?.message ?? thrown);
-    if (thrown instanceof RangeError && /call stack/i.test(message)) {
-      this.failure = failure('STACK_OVERFLOW', 'Maximum call stack size exceeded');
-    } else if (thrown instanceof Error && thrown.constructor.name === 'RuntimeError') {
-      // A WebAssembly trap.
-      this.failure = this.vm?.stackExhausted()
-        ? failure('STACK_OVERFLOW', 'Maximum call stack size exceeded')
-        : failure('SANDBOX_CRASHED', `the VM trapped: ${message}`);
-    } else if (message === 'interrupted') {
-      this.failure = this.interruptFailure() ?? failure('INTERRUPTED', 'the execution was interrupted');
-    } else if (message === 'out of memory') {
-      this.failure = failure(
-        'MEMORY_LIMIT',
-        `the execution exceeded its memory limit of ${this.limits.memoryBytes} bytes`,
-      );
-    } else if (/stack overflow/i.test(message)) {
-      this.failure = failure('STACK_OVERFLOW', 'Maximum call stack size exceeded');
-    } else {
-      const name = typeof err?.name === 'string' ? err.name : 'Error';
-      const at: { line: number; column?: number } | undefined =
-        this.positionIn(typeof err?.stack === 'string' ? err.stack : '') ?? syntaxLine(message);
-      this.failure = {
-        code: (name === 'SyntaxError' ? 'SYNTAX_ERROR' : 'GUEST_ERROR') satisfies ErrorCode,
-        name,
-        message: `${name}: ${message}`,
-        ...(at === undefined ? {} : { line: at.line }),
-        ...(at?.column === undefined ? {} : { column: at.column }),
-      };
-    }
+    this.failure = thrownFailure(thrown, {
+      memoryBytes: this.limits.memoryBytes,
+      stackExhausted: () => this.vm?.stackExhausted() ?? false,
+      interrupted: () => this.interruptFailure(),
+      positionIn: (text) => this.positionIn(text),
+    });
   }
 
   private sampleMemory(): void {
@@ -449,9 +410,4 @@ function argumentsOver(payload: string, max: number | undefined): { bytes: numbe
   if (max === undefined || payload.length <= max / 3) return null;
   const bytes = Buffer.byteLength(payload);
   return bytes > max ? { bytes, sha256: sha256Hex(payload) } : null;
-}
-
-function syntaxLine(message: string): { line: number } | undefined {
-  const m = /:(\d+):\d+/.exec(message);
-  return m?.[1] === undefined ? undefined : { line: Number(m[1]) };
 }
