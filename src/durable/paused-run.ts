@@ -1,8 +1,22 @@
-import type { ExecutionRequest, ExecutionResult, JournalEntryInput } from '../spec/index.ts';
+import type { ExecutionRequest, ExecutionResult, JournalEntryInput, SandboxDriver } from '../spec/index.ts';
 import { PAUSED_VM_CODES } from '../spec/index.ts';
 import { lastMark, requestFingerprint, resumableFrom } from './paused-check.ts';
 import type { PausedVms } from './paused-vms.ts';
-import type { RunJournaledOptions } from './run-journaled.ts';
+
+/** What of a journaled execution's options (run-journaled.ts) its paused VM depends on. */
+export interface PausedRunOptions {
+  readonly pausedVms?: PausedVms;
+  readonly driver: SandboxDriver;
+  readonly request: Omit<ExecutionRequest, 'host' | 'clock'>;
+  readonly startClock: number;
+  readonly sizes?: unknown;
+  readonly journal: {
+    readonly recorded: readonly JournalEntryInput[];
+    readonly append: (entries: readonly JournalEntryInput[]) => Promise<void | readonly JournalEntryInput[]>;
+    readonly keyPrefix?: string;
+    readonly journalId?: (callId: string) => string;
+  };
+}
 
 /** One execution's part in keeping and resuming paused VMs (ADR 0056). */
 export interface PausedRun {
@@ -17,7 +31,7 @@ export interface PausedRun {
 }
 
 /** Null when the run keeps no VM: no store of them, no key, or a driver that cannot. */
-export function pausedRun(options: RunJournaledOptions): PausedRun | null {
+export function pausedRun(options: PausedRunOptions): PausedRun | null {
   const { pausedVms, journal, driver, request } = options;
   const key = journal.keyPrefix;
   if (!pausedVms || key === undefined || !driver.keepsPausedVms) return null;

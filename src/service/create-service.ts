@@ -193,6 +193,7 @@ async function composeService(
       ...serviceBudgetCeilings(config),
       ...(networkPolicies === undefined ? {} : { networkPolicies }),
     },
+    pausedVmBudgetBytes: config.pausedVmBudgetBytes,
     sizes: {
       maxToolArgumentBytes: config.maxToolArgumentBytes,
       maxToolResultBytes: config.maxToolResultBytes,
