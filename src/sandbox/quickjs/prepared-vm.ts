@@ -1,6 +1,6 @@
 import { CompileFlags, QuickJS } from 'quickjs-wasi';
 import type { JSValueHandle, QuickJSOptions, Snapshot } from 'quickjs-wasi';
-import { computeDelta, restoreWithDelta } from './fast-restore.ts';
+import { computeDelta, fillSpare, instantiateSpare, restoreWithDelta } from './fast-restore.ts';
 import type { MemoryDelta } from './fast-restore.ts';
 import { GUEST_INTL_SOURCE } from './guest-intl.ts';
 import { GUEST_RUNTIME_SOURCE } from './guest-runtime.ts';
@@ -104,7 +104,10 @@ export class PreparedVm {
   createMs = 0;
   private disposed = false;
 
-  private constructor(readonly memoryBytes: number) {}
+  /** A spare instance (`spare`), until a paused VM is restored into it. */
+  private bare: Awaited<ReturnType<typeof instantiateSpare>> = null;
+
+  private constructor(public memoryBytes: number) {}
 
   static async create(template: VmTemplate, memoryBytes: number): Promise<PreparedVm> {
     const started = performance.now();
@@ -124,14 +127,26 @@ export class PreparedVm {
     image: Snapshot,
     memoryBytes: number,
     deliverToken: number,
+    spare?: PreparedVm,
   ): Promise<PreparedVm> {
     const started = performance.now();
-    const p = new PreparedVm(memoryBytes);
-    p.vm = await restoreWithDelta(image, null, p.options(template, memoryBytes));
+    const bare = spare?.bare;
+    const p = bare && spare ? spare : new PreparedVm(memoryBytes);
+    p.memoryBytes = memoryBytes;
+    const options = p.options(template, memoryBytes);
+    p.bare = null;
+    p.vm = bare ? fillSpare(bare, image, options) : await restoreWithDelta(image, null, options);
     p.registerCallbacks();
     p.deliver = p.vm.importHandle(deliverToken);
     p.createMs = performance.now() - started;
     return p;
+  }
+
+  /** An instance made ahead for `resume` (null when quickjs-wasi's internals are unavailable). */
+  static async spare(template: VmTemplate): Promise<PreparedVm | null> {
+    const p = new PreparedVm(0);
+    p.bare = await instantiateSpare(p.options(template, 0));
+    return p.bare ? p : null;
   }
 
   /**

@@ -46,6 +46,20 @@ const warm: Promise<PreparedVm>[] = [];
 const executions = new Map<number, VmExecution>();
 /** Executions that keep their VM if aborted for a pause, with the largest image kept. */
 const keepPaused = new Map<number, number>();
+/** An instance ready for the next resume of a paused VM, once this worker has kept one (ADR 0056). */
+let spare: Promise<PreparedVm | null> | null = null;
+
+function takeSpare(): Promise<PreparedVm | null> {
+  const taken = spare ?? Promise.resolve(null);
+  spare = null;
+  setImmediate(makeSpare);
+  return taken;
+}
+
+function makeSpare(): void {
+  if (spare) return;
+  spare = PreparedVm.spare(template).catch(() => null);
+}
 
 function refill(): void {
   while (warm.length < init.warmVms) {
@@ -71,12 +85,21 @@ async function start(msg: Extract<ToWorker, { type: 'start' }>): Promise<void> {
     waits.ended(msg.execId);
   });
   executions.set(msg.execId, exec);
-  if (msg.keepPaused !== undefined) keepPaused.set(msg.execId, msg.keepPaused);
+  if (msg.keepPaused !== undefined) {
+    keepPaused.set(msg.execId, msg.keepPaused);
+    makeSpare();
+  }
   const image = msg.resume;
   let vm: PreparedVm;
   try {
     vm = image
-      ? await PreparedVm.resume(template, { ...image, extensions: [] }, image.memoryBytes, image.deliverToken)
+      ? await PreparedVm.resume(
+          template,
+          { ...image, extensions: [] },
+          image.memoryBytes,
+          image.deliverToken,
+          (await takeSpare()) ?? undefined,
+        )
       : await acquire(msg.limits.memoryBytes);
   } catch (e) {
     exec.fail(failure('SANDBOX_UNAVAILABLE', `could not create a QuickJS VM: ${(e as Error).message}`));
