@@ -25,7 +25,7 @@ import { percentile } from './stats.ts';
 const QUICK = process.env.BENCH_QUICK === '1';
 const SAMPLES = QUICK ? 2 : 7;
 const WORKERS = 2;
-const CALLS = [0, 100, 1000];
+const CALLS = (process.env.BENCH_RESUME_CALLS ?? '0,100,1000').split(',').map(Number);
 
 const program = resumeProgram;
 
@@ -86,6 +86,8 @@ const fmt = (ms: number): string => `${ms.toFixed(1)} ms`;
 for (const calls of CALLS) {
   const ours: number[] = [];
   const replayed: number[] = [];
+  const cpuKept: number[] = [];
+  const cpuReplay: number[] = [];
   const theirs: number[] = [];
   const load: number[] = [];
   const reads: number[] = [];
@@ -99,6 +101,8 @@ for (const calls of CALLS) {
     const b = await runResume(calls);
     ours.push(a.ms);
     replayed.push(r.ms);
+    cpuKept.push(a.cpuMs);
+    cpuReplay.push(r.cpuMs);
     theirs.push(b.ms);
     reads.push(a.readMs);
     entries = a.entries;
@@ -109,6 +113,7 @@ for (const calls of CALLS) {
       `(kept / replay ${(p50(ours) / p50(replayed)).toFixed(2)}; journal: ${entries} entries in SQLite, read in ${fmt(p50(reads))}), ` +
       `run continuation p50 ${fmt(p50(theirs))} (token: ${(tokenBytes / 1024).toFixed(1)} KiB, stored by the caller); ` +
       `codecall kept / run ${(p50(ours) / p50(theirs)).toFixed(2)}, replay / run ${(p50(replayed) / p50(theirs)).toFixed(2)}; ` +
+      `CPU of the process p50 ${fmt(p50(cpuKept))} kept, ${fmt(p50(cpuReplay))} replay (${(p50(cpuKept) / p50(cpuReplay)).toFixed(2)}); ` +
       `load average ${p50(load).toFixed(1)}`,
   );
 }

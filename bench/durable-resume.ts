@@ -17,7 +17,7 @@ export interface ResumeBench {
   resume(
     calls: number,
     options?: { measureRead?: boolean },
-  ): Promise<{ ms: number; entries: number; readMs: number }>;
+  ): Promise<{ ms: number; entries: number; readMs: number; cpuMs: number }>;
 }
 
 export function createResumeBench(
@@ -73,11 +73,15 @@ export function createResumeBench(
       }
       bench.holding = false;
       const started = performance.now();
+      const cpu = process.cpuUsage();
       const done = await runner.runTask(task.id); // replays `calls` outcomes, then runs `hold` live
       const ms = performance.now() - started;
+      // CPU of the whole process (every thread): what a loaded machine's wall time hides.
+      const used = process.cpuUsage(cpu);
+      const cpuMs = (used.user + used.system) / 1000;
       bench.holding = true;
       if (done?.status !== 'succeeded') throw new Error(`resume ended ${done?.status}`);
-      return { ms, entries, readMs };
+      return { ms, entries, readMs, cpuMs };
     },
   };
   return bench;
