@@ -34,7 +34,9 @@ export function createResumeBench(
     tools: new ToolRegistry([echo, hold.tool]),
     owner: 'bench',
     leaseMs: 30_000,
-    ...(options.pausedVmBudgetBytes === undefined ? {} : { pausedVmBudgetBytes: options.pausedVmBudgetBytes }),
+    ...(options.pausedVmBudgetBytes === undefined
+      ? {}
+      : { pausedVmBudgetBytes: options.pausedVmBudgetBytes }),
   });
   const bench: ResumeBench = {
     runner,

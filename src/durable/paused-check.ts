@@ -22,15 +22,30 @@ export function requestFingerprint(
 }
 
 /** Run bookkeeping a resume may find after the mark: it says nothing about any call. */
-const RUN_CONTROLS: ReadonlySet<string> = new Set(['attempt', 'pause', 'resume', 'await_approval', 'await_input']);
+const RUN_CONTROLS: ReadonlySet<string> = new Set([
+  'attempt',
+  'pause',
+  'resume',
+  'await_approval',
+  'await_input',
+]);
 
 /** The mark of the last stored entry in `entries` (null when there is none, or they are not stored ones). */
 export function lastMark(entries: readonly JournalEntryInput[]): JournalMark | null | undefined {
-  const last = entries.at(-1) as (JournalEntryInput & Partial<JournalMark>) | undefined;
-  if (last === undefined) return null;
+  if (entries.length === 0) return null;
+  const last = metaOf(entries.at(-1));
   return typeof last.seq === 'number' && typeof last.checksum === 'string'
     ? { seq: last.seq, checksum: last.checksum }
     : undefined;
+}
+
+/** A stored entry's seq and checksum (absent on an entry not read from a store). */
+function metaOf(entry: JournalEntryInput | undefined): Partial<JournalMark> {
+  const meta = (entry ?? {}) as { seq?: unknown; checksum?: unknown };
+  return {
+    ...(typeof meta.seq === 'number' ? { seq: meta.seq } : {}),
+    ...(typeof meta.checksum === 'string' ? { checksum: meta.checksum } : {}),
+  };
 }
 
 /**
@@ -59,12 +74,12 @@ export function resumableFrom(
     const { seq, checksum } = kept.mark;
     let i = recorded.length - 1;
     for (; i >= 0; i--) {
-      const e = recorded[i] as JournalEntryInput & Partial<JournalMark>;
+      const e = metaOf(recorded[i]);
       if (typeof e.seq !== 'number') return null;
       if (e.seq <= seq) break;
     }
-    const at = recorded[i] as (JournalEntryInput & Partial<JournalMark>) | undefined;
-    if (at?.seq !== seq || at.checksum !== checksum) return null;
+    const at = metaOf(recorded[i]);
+    if (at.seq !== seq || at.checksum !== checksum) return null;
     tail = i + 1;
   }
   for (let i = tail; i < recorded.length; i++) {

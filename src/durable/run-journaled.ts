@@ -233,7 +233,9 @@ export async function runJournaled(options: RunJournaledOptions): Promise<Execut
       const details = fatal.details as Record<string, unknown> | undefined;
       return { ...result, error: { ...result.error, ...(details ? { details } : {}) } };
     }
-    return paused ? paused.settle(skippedJournal(result, host) ?? result) : (skippedJournal(result, host) ?? result);
+    return paused
+      ? paused.settle(skippedJournal(result, host) ?? result)
+      : (skippedJournal(result, host) ?? result);
   } catch (e) {
     await host.flush().catch(() => undefined);
     throw e;

@@ -1,5 +1,12 @@
 import { CodecallError, isCodecallError } from '../errors/index.ts';
-import type { JournalEntry, JournalEntryInput, JournalLimits, Lease, LogEntry, TaskStore } from '../spec/index.ts';
+import type {
+  JournalEntry,
+  JournalEntryInput,
+  JournalLimits,
+  Lease,
+  LogEntry,
+  TaskStore,
+} from '../spec/index.ts';
 import { intervalMs } from '../spec/index.ts';
 import type { RuntimeEvent } from '../api/index.ts';
 

@@ -455,7 +455,8 @@ export class TaskRunner {
       approvalTtlSeconds: this.options.approvalTtlSeconds ?? null,
       ...(this.pausedVms ? { pausedVms: this.pausedVms } : {}),
     });
-    const append = async (entries: readonly JournalEntryInput[]): Promise<void> => void (await run.append(entries));
+    const append = async (entries: readonly JournalEntryInput[]): Promise<void> =>
+      void (await run.append(entries));
     // The deadline interrupts the run like a cancel; the task fails with DEADLINE_EXCEEDED.
     const disarm = armDeadline(task, run, this.clock);
     const result = await (

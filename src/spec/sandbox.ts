@@ -176,7 +176,11 @@ export interface ExecutionRequest {
 }
 
 /** Abort codes on which a driver may keep the paused VM (`ExecutionRequest.keepPausedVm`). */
-export const PAUSED_VM_CODES: ReadonlySet<string> = new Set(['PAUSED', 'APPROVAL_REQUIRED', 'AWAITING_INPUT']);
+export const PAUSED_VM_CODES: ReadonlySet<string> = new Set([
+  'PAUSED',
+  'APPROVAL_REQUIRED',
+  'AWAITING_INPUT',
+]);
 
 /** A paused execution's VM as its driver kept it (`ExecutionRequest.keepPausedVm`); opaque but for these fields. */
 export interface PausedVm {

@@ -17,10 +17,12 @@ const vmOf = (outCalls: string[], bytes = 100): PausedVm => ({
 });
 
 let seq = 0;
-const stored = (e: JournalEntryInput): JournalEntryInput => ({ ...e, seq: ++seq, checksum: `c${seq}` }) as never;
+const stored = (e: JournalEntryInput): JournalEntryInput =>
+  ({ ...e, seq: ++seq, checksum: `c${seq}` }) as never;
 const intent = (id: string, args = '{}') =>
   stored({ type: 'tool_intent', data: { call_id: id, tool: 'tools.echo', args } });
-const outcome = (id: string) => stored({ type: 'tool_outcome', data: { call_id: id, ok: true, payload: '1' } });
+const outcome = (id: string) =>
+  stored({ type: 'tool_outcome', data: { call_id: id, ok: true, payload: '1' } });
 
 function journal() {
   seq = 0;
@@ -36,7 +38,10 @@ function journal() {
   return { before, kept };
 }
 
-const now = (recorded: readonly JournalEntryInput[], over: Partial<{ driver: unknown; fingerprint: string }> = {}) => ({
+const now = (
+  recorded: readonly JournalEntryInput[],
+  over: Partial<{ driver: unknown; fingerprint: string }> = {},
+) => ({
   driver,
   fingerprint: 'f',
   recorded,
@@ -65,20 +70,45 @@ describe('resumableFrom', () => {
 
   it('refuses a journal whose entry at the mark is another (checksum) or gone', () => {
     const { before, kept } = journal();
-    const forged = [...before.slice(0, -1), { ...before.at(-1), checksum: 'x' } as unknown as JournalEntryInput];
+    const forged = [
+      ...before.slice(0, -1),
+      { ...before.at(-1), checksum: 'x' } as unknown as JournalEntryInput,
+    ];
     expect(resumableFrom(kept, now(forged))).toBeNull();
     expect(resumableFrom(kept, now(before.slice(0, -1)))).toBeNull();
-    expect(resumableFrom(kept, now(before.map((e) => ({ type: e.type, data: e.data }) as JournalEntryInput)))).toBeNull();
+    expect(
+      resumableFrom(kept, now(before.map((e) => ({ type: e.type, data: e.data }) as JournalEntryInput))),
+    ).toBeNull();
   });
 
   it.each([
-    ['a human decision on a lost call', () => stored({ type: 'attention_decision', data: { call_id: 'call-3', action: 'skip' } } as never)],
+    [
+      'a human decision on a lost call',
+      () => stored({ type: 'attention_decision', data: { call_id: 'call-3', action: 'skip' } } as never),
+    ],
     ['a retry', () => stored({ type: 'control', data: { action: 'retry', actor: 'ops' } } as never)],
-    ['a held revision call', () => stored({ type: 'control', data: { action: 'revision_held', call_id: 'call-3', earlier: {} } } as never)],
-    ['changed tools accepted', () => stored({ type: 'control', data: { action: 'accept_changed_tools', actor: 'a', reason: 'r' } })],
-    ['a needs_attention pause', () => stored({ type: 'control', data: { action: 'needs_attention', call_id: 'call-3' } } as never)],
+    [
+      'a held revision call',
+      () =>
+        stored({
+          type: 'control',
+          data: { action: 'revision_held', call_id: 'call-3', earlier: {} },
+        } as never),
+    ],
+    [
+      'changed tools accepted',
+      () => stored({ type: 'control', data: { action: 'accept_changed_tools', actor: 'a', reason: 'r' } }),
+    ],
+    [
+      'a needs_attention pause',
+      () => stored({ type: 'control', data: { action: 'needs_attention', call_id: 'call-3' } } as never),
+    ],
     ['a call that was not out', () => intent('call-4')],
-    ['an approval of another call', () => stored({ type: 'approval_decision', data: { approval_id: 'call-9', decision: 'approve' } } as never)],
+    [
+      'an approval of another call',
+      () =>
+        stored({ type: 'approval_decision', data: { approval_id: 'call-9', decision: 'approve' } } as never),
+    ],
   ])('refuses a journal that went on with %s', (_what, entry) => {
     const { before, kept } = journal();
     expect(resumableFrom(kept, now([...before, entry()]))).toBeNull();
@@ -88,13 +118,25 @@ describe('resumableFrom', () => {
     seq = 0;
     const recorded = [intent('call-1'), intent('call-2'), outcome('call-1'), outcome('call-2')];
     const last = recorded.at(-1) as unknown as { seq: number; checksum: string };
-    const kept: KeptVm = { vm: vmOf(['call-1']), driver: driver as never, fingerprint: 'f', mark: last, logs: [] };
+    const kept: KeptVm = {
+      vm: vmOf(['call-1']),
+      driver: driver as never,
+      fingerprint: 'f',
+      mark: last,
+      logs: [],
+    };
     expect(resumableFrom(kept, now(recorded))).toBeNull();
   });
 });
 
 describe('PausedVms', () => {
-  const kept = (bytes: number): KeptVm => ({ vm: vmOf([], bytes), driver: driver as never, fingerprint: '', mark: null, logs: [] });
+  const kept = (bytes: number): KeptVm => ({
+    vm: vmOf([], bytes),
+    driver: driver as never,
+    fingerprint: '',
+    mark: null,
+    logs: [],
+  });
 
   it('keeps within its budget, least recently paused out first, each taken once', () => {
     const vms = new PausedVms(250);

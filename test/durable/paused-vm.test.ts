@@ -42,7 +42,9 @@ const fx = useDurableFixture('paused-vm');
 /** The journal as a replay must have written it too: what each entry says, not when it was stored. */
 function comparable(journal: readonly JournalEntry[]): unknown[] {
   const id = journal[0]?.taskId ?? '';
-  return journal.map((e) => JSON.parse(JSON.stringify({ type: e.type, data: e.data }).replaceAll(id, 'TASK')));
+  return journal.map(
+    (e) => JSON.parse(JSON.stringify({ type: e.type, data: e.data }).replaceAll(id, 'TASK')) as unknown,
+  );
 }
 
 const PROGRAM = `
@@ -58,7 +60,9 @@ return { s, r, more };
 async function approveAll(runner: TaskRunner, store: TaskStore, id: string): Promise<TaskRecord | null> {
   const pending = (await store.readJournal(id)).filter((e) => e.type === 'approval_request');
   const decided = new Set(
-    (await store.readJournal(id)).filter((e) => e.type === 'approval_decision').map((e) => e.data.approval_id),
+    (await store.readJournal(id))
+      .filter((e) => e.type === 'approval_decision')
+      .map((e) => e.data.approval_id),
   );
   const open = pending.map((e) => String(e.data.approval_id)).filter((a) => !decided.has(a));
   return runner.decide(
@@ -101,7 +105,11 @@ describe('paused VMs (ADR 0056)', () => {
       const task = await fx.store.createTask({ kind: 'code', code, language: 'javascript', seed: 7 });
       await runner.runTask(task.id);
       const [req] = (await fx.store.readJournal(task.id)).filter((e) => e.type === 'approval_request');
-      const done = await runner.decide(task.id, [{ approvalId: String(req?.data.approval_id), decision: 'reject' }], 'ops');
+      const done = await runner.decide(
+        task.id,
+        [{ approvalId: String(req?.data.approval_id), decision: 'reject' }],
+        'ops',
+      );
       return { done, journal: comparable(await fx.store.readJournal(task.id)) };
     };
     const kept = runnerOf(fx.store, 64 * 1024 * 1024);

@@ -69,7 +69,8 @@ export function thrownFailure(
   }
   if (/stack overflow/i.test(message)) return failure('STACK_OVERFLOW', 'Maximum call stack size exceeded');
   const name = typeof err?.name === 'string' ? err.name : 'Error';
-  const position: { line: number; column?: number } | undefined = at.positionIn(typeof err?.stack === 'string' ? err.stack : '') ?? syntaxLine(message);
+  const position: { line: number; column?: number } | undefined =
+    at.positionIn(typeof err?.stack === 'string' ? err.stack : '') ?? syntaxLine(message);
   return {
     code: (name === 'SyntaxError' ? 'SYNTAX_ERROR' : 'GUEST_ERROR') satisfies ErrorCode,
     name,

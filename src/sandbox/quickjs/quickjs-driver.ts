@@ -211,7 +211,9 @@ export class QuickJsDriver implements SandboxDriver {
           if (worker.alive) worker.releaseSlot(slot);
           const paused = exec.paused;
           resolve(
-            paused && result.status === 'failed' ? { ...result, paused: pausedVm(paused, this.engine) } : result,
+            paused && result.status === 'failed'
+              ? { ...result, paused: pausedVm(paused, this.engine) }
+              : result,
           );
         },
         {
@@ -226,26 +228,29 @@ export class QuickJsDriver implements SandboxDriver {
       );
       this.executions.set(execId, exec);
       signal?.addEventListener('abort', onAbort, { once: true });
-      worker.send({
-        type: 'start',
-        execId,
-        slot,
-        code: request.code,
-        language: request.language,
-        filename: request.filename ?? (request.language === 'typescript' ? 'program.ts' : 'program.js'),
-        tools: request.tools.map((t) => ({
-          namespace: t.namespace,
-          name: t.name,
-          ...(t.params ? { params: [...t.params] } : {}),
-        })),
-        limits,
-        seed: request.seed ?? Math.floor(Math.random() * 2 ** 31),
-        clockMs: exec.readClock(),
-        ...(replay ? { replay } : {}),
-        ...(stripped ? { stripped } : {}),
-        ...(keepPaused ? { keepPaused } : {}),
-        ...(resume ? { resume } : {}),
-      }, resume ? [resume.memory.buffer as ArrayBuffer] : undefined);
+      worker.send(
+        {
+          type: 'start',
+          execId,
+          slot,
+          code: request.code,
+          language: request.language,
+          filename: request.filename ?? (request.language === 'typescript' ? 'program.ts' : 'program.js'),
+          tools: request.tools.map((t) => ({
+            namespace: t.namespace,
+            name: t.name,
+            ...(t.params ? { params: [...t.params] } : {}),
+          })),
+          limits,
+          seed: request.seed ?? Math.floor(Math.random() * 2 ** 31),
+          clockMs: exec.readClock(),
+          ...(replay ? { replay } : {}),
+          ...(stripped ? { stripped } : {}),
+          ...(keepPaused ? { keepPaused } : {}),
+          ...(resume ? { resume } : {}),
+        },
+        resume ? [resume.memory.buffer as ArrayBuffer] : undefined,
+      );
     });
   }
 

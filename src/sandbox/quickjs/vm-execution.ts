@@ -1,4 +1,3 @@
-import type { ErrorCode } from '../../errors/index.ts';
 import { failure } from '../../errors/index.ts';
 import type { ExecutionLimits, GuestToolBinding, LogLevel, SerializedError } from '../../spec/index.ts';
 import { cpuBudgetMs, logEntryBytes, longTimeout } from '../../spec/index.ts';
@@ -155,7 +154,14 @@ export class VmExecution implements VmGuestHooks, ReplaySink {
     for (const call of image.out) {
       this.out.set(call.callId, call);
       const { callId, tool, payload, tooLarge } = call;
-      this.post({ type: 'call', execId: this.execId, callId, tool, payload, ...(tooLarge ? { tooLarge } : {}) });
+      this.post({
+        type: 'call',
+        execId: this.execId,
+        callId,
+        tool,
+        payload,
+        ...(tooLarge ? { tooLarge } : {}),
+      });
     }
   }
 
