@@ -129,7 +129,8 @@ export interface TaskRunnerOptions {
 /**
  * Claims tasks from the store and runs them through the journal: a first run journals as it goes, a resumed or
  * recovered task replays its journal and continues. Pause and cancel interrupt the sandbox at once (also when
- * asked from another process, through the store); a paused task holds no VM and no lease.
+ * asked from another process, through the store); a paused task holds no lease and no running VM (its paused VM
+ * may be kept in memory, within a byte budget, to resume from: ADR 0056).
  */
 export class TaskRunner {
   /** The runs in progress here, by task id. */
