@@ -12,7 +12,7 @@
 // run stores nothing. Runs the built package (dist/). Usage: npm run build && node --import tsx bench/durable-resume-vs-run.ts
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRunner, getHostFunctionContext, setMaxWorkers } from 'run';
 import type { HostFunctions } from 'run';
@@ -25,7 +25,7 @@ import { percentile } from './stats.ts';
 const QUICK = process.env.BENCH_QUICK === '1';
 const SAMPLES = QUICK ? 2 : 7;
 const WORKERS = 2;
-const CALLS = [0, 100, 1000];
+const CALLS = (process.env.BENCH_RESUME_CALLS ?? '0,100,1000').split(',').map(Number);
 
 const program = resumeProgram;
 
@@ -35,7 +35,10 @@ const store: TaskStore = await createSqliteTaskStore({ path: join(dir, 'tasks.db
 const driver = createQuickJsDriver({ workers: WORKERS });
 await driver.ready();
 const resumes = createResumeBench(store, driver);
+// The same runner without kept VMs: every resume replays its journal (ADR 0010), for the A/B of ADR 0056.
+const replays = createResumeBench(store, driver, { pausedVmBudgetBytes: 0 });
 const codecallResume = (calls: number) => resumes.resume(calls, { measureRead: true });
+const codecallReplay = (calls: number) => replays.resume(calls);
 
 // run: one long-lived runner with a signing secret (needed for continuations), 2 workers like codecall.
 setMaxWorkers(WORKERS);
@@ -69,6 +72,7 @@ async function runResume(calls: number): Promise<{ ms: number; tokenBytes: numbe
 // Warm-up: JIT, both worker pools, run's TypeScript transpile cache for every source.
 for (const calls of CALLS) {
   await codecallResume(calls);
+  await codecallReplay(calls);
   await runResume(calls);
 }
 const started = performance.now();
@@ -81,26 +85,39 @@ const p50 = (xs: number[]): number =>
 const fmt = (ms: number): string => `${ms.toFixed(1)} ms`;
 for (const calls of CALLS) {
   const ours: number[] = [];
+  const replayed: number[] = [];
+  const cpuKept: number[] = [];
+  const cpuReplay: number[] = [];
   const theirs: number[] = [];
+  const load: number[] = [];
   const reads: number[] = [];
   let entries = 0;
   let tokenBytes = 0;
   for (let i = 0; i < SAMPLES; i++) {
     // Alternate, so drift on the shared machine hits both alike.
+    load.push(loadavg()[0] ?? 0);
     const a = await codecallResume(calls);
+    const r = await codecallReplay(calls);
     const b = await runResume(calls);
     ours.push(a.ms);
+    replayed.push(r.ms);
+    cpuKept.push(a.cpuMs);
+    cpuReplay.push(r.cpuMs);
     theirs.push(b.ms);
     reads.push(a.readMs);
     entries = a.entries;
     tokenBytes = b.tokenBytes;
   }
   console.log(
-    `resume after ${calls} completed calls: codecall p50 ${fmt(p50(ours))} (journal: ${entries} entries in SQLite, read in ${fmt(p50(reads))}), ` +
+    `resume after ${calls} completed calls: codecall p50 ${fmt(p50(ours))} from the kept paused VM, ${fmt(p50(replayed))} by replay ` +
+      `(kept / replay ${(p50(ours) / p50(replayed)).toFixed(2)}; journal: ${entries} entries in SQLite, read in ${fmt(p50(reads))}), ` +
       `run continuation p50 ${fmt(p50(theirs))} (token: ${(tokenBytes / 1024).toFixed(1)} KiB, stored by the caller); ` +
-      `codecall / run ${(p50(ours) / p50(theirs)).toFixed(2)}`,
+      `codecall kept / run ${(p50(ours) / p50(theirs)).toFixed(2)}, replay / run ${(p50(replayed) / p50(theirs)).toFixed(2)}; ` +
+      `CPU of the process p50 ${fmt(p50(cpuKept))} kept, ${fmt(p50(cpuReplay))} replay (${(p50(cpuKept) / p50(cpuReplay)).toFixed(2)}); ` +
+      `load average ${p50(load).toFixed(1)}`,
   );
 }
+console.log(`resume vs run: kept paused VMs ${JSON.stringify(resumes.runner.pausedVms?.counts ?? null)}`);
 console.log(
   'resume vs run: the same operation on both sides (replay N completed calls from recorded state in a fresh VM, ' +
     'run the interrupted call, finish); codecall also claims a lease and commits the result with fsync, run stores nothing',

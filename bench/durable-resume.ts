@@ -1,6 +1,7 @@
 // The resume measurement shared by bench/durable.ts and bench/durable-resume-vs-run.ts: a task pauses while its
 // last call (`hold`) runs after `calls` journaled ones; timed from `runTask` of the paused task to `succeeded`
-// (claim, journal read, replay of `calls` outcomes in a fresh VM, `hold` live, result committed).
+// (claim, journal read, replay of `calls` outcomes in a fresh VM, `hold` live, result committed), or with a kept
+// paused VM (ADR 0056) the same without the replay: the VM restored, `hold` issued again.
 import { defineTool, TaskRunner, ToolRegistry } from '../dist/internal.js';
 import type { SandboxDriver, TaskStore } from '../dist/internal.js';
 import { createHoldTool } from './hold-tool.ts';
@@ -16,10 +17,15 @@ export interface ResumeBench {
   resume(
     calls: number,
     options?: { measureRead?: boolean },
-  ): Promise<{ ms: number; entries: number; readMs: number }>;
+  ): Promise<{ ms: number; entries: number; readMs: number; cpuMs: number }>;
 }
 
-export function createResumeBench(store: TaskStore, driver: SandboxDriver): ResumeBench {
+export function createResumeBench(
+  store: TaskStore,
+  driver: SandboxDriver,
+  /** 0: every resume replays the journal; default: the runner's (a paused VM is kept and resumed, ADR 0056). */
+  options: { pausedVmBudgetBytes?: number } = {},
+): ResumeBench {
   const echo = defineTool({ name: 'echo', description: '', effect: 'read', execute: (a) => a });
   const hold = createHoldTool();
   const runner = new TaskRunner({
@@ -28,6 +34,9 @@ export function createResumeBench(store: TaskStore, driver: SandboxDriver): Resu
     tools: new ToolRegistry([echo, hold.tool]),
     owner: 'bench',
     leaseMs: 30_000,
+    ...(options.pausedVmBudgetBytes === undefined
+      ? {}
+      : { pausedVmBudgetBytes: options.pausedVmBudgetBytes }),
   });
   const bench: ResumeBench = {
     runner,
@@ -66,11 +75,15 @@ export function createResumeBench(store: TaskStore, driver: SandboxDriver): Resu
       }
       bench.holding = false;
       const started = performance.now();
+      const cpu = process.cpuUsage();
       const done = await runner.runTask(task.id); // replays `calls` outcomes, then runs `hold` live
       const ms = performance.now() - started;
+      // CPU of the whole process (every thread): what a loaded machine's wall time hides.
+      const used = process.cpuUsage(cpu);
+      const cpuMs = (used.user + used.system) / 1000;
       bench.holding = true;
       if (done?.status !== 'succeeded') throw new Error(`resume ended ${done?.status}`);
-      return { ms, entries, readMs };
+      return { ms, entries, readMs, cpuMs };
     },
   };
   return bench;

@@ -236,6 +236,10 @@ export async function main(
     )
     .option('--sandbox-nice <n>', "the sandbox threads' nice value on Linux, 0-19 (default 10)")
     .option(
+      '--paused-vm-budget-bytes <n>',
+      'bytes of paused VMs kept in memory to resume from instead of replaying (default 64 MiB, 0: none)',
+    )
+    .option(
       '--approver-roles <roles>',
       'key roles that may decide approvals, e.g. approver,admin (default: any)',
     )

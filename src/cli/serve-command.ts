@@ -23,6 +23,7 @@ export interface ServeOptions {
   maxJournalEntries?: string;
   sandboxWorkers?: string;
   sandboxNice?: string;
+  pausedVmBudgetBytes?: string;
   approverRoles?: string;
   approvalSeparation?: boolean;
   agentRerunReads?: boolean;

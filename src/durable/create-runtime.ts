@@ -137,6 +137,9 @@ class DurableRuntime implements Runtime {
       ...(options.debugLog === undefined ? {} : { debugLog: options.debugLog }),
       ...(options.sizes === undefined ? {} : { sizes: options.sizes }),
       ...(options.journalLimits === undefined ? {} : { journalLimits: options.journalLimits }),
+      ...(options.pausedVmBudgetBytes === undefined
+        ? {}
+        : { pausedVmBudgetBytes: options.pausedVmBudgetBytes }),
       ...(options.egress === undefined ? {} : { egress: options.egress }),
       ...(options.egressMaxRequests === undefined ? {} : { egressMaxRequests: options.egressMaxRequests }),
       ...(options.egressPolicies === undefined ? {} : { egressPolicies: options.egressPolicies }),

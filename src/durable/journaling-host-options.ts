@@ -13,6 +13,8 @@ export interface JournalingHostOptions extends CallPolicy {
   readonly live: ExecutionHost;
   /** This execution's earlier `tool_intent` / `tool_outcome` entries, in journal order. */
   readonly recorded: readonly JournalEntryInput[];
+  /** How many recorded outcomes the guest has already (a resumed paused VM, ADR 0056); default none. */
+  readonly delivered?: number;
   /** Calls earlier attempts completed, for a revised program to take over (ADR 0034). */
   readonly carry?: CarryOver;
   /**

@@ -75,6 +75,7 @@ export class JournalingHost implements ExecutionHost {
     // streamed again (the execution's own log still holds them all).
     if (onLog) this.onLog = (entry) => (this.replayDone ? onLog(entry) : undefined);
     this.memory = new JournalMemory(options.recorded);
+    this.next = options.delivered ?? 0;
     this.admission = new CallAdmission({
       ...(options.budgets ? { budgets: options.budgets } : {}),
       ...(options.tenantLimits ? { tenantLimits: options.tenantLimits } : {}),

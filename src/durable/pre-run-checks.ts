@@ -114,7 +114,7 @@ const sameManifest: Check<FoundRun> = async (p, env) => {
     engine: p.driver.engine,
     tools: toolsOfJournal(p.journal, env.tools, env.forManifest),
     acceptChangedTools: env.acceptChangedTools,
-    append: (entries) => env.run.append(entries),
+    append: async (entries) => void (await env.run.append(entries)),
   });
   return incompatible ? { kind: 'settled', task: incompatible } : GO;
 };

@@ -17,6 +17,7 @@ import type { RunnerTools } from './runner-tools.ts';
 import type { CallSizeLimits } from './call-size-limits.ts';
 import type { BudgetLedger } from './budget-ledger.ts';
 import type { TenantLimitGate } from './tenant-limit-gate.ts';
+import type { PausedVms } from './paused-vms.ts';
 
 /** What every execution of a task's programs is given besides the program itself. */
 export type ProgramRequest = Omit<ExecutionRequest, 'host' | 'clock' | 'code' | 'language'>;
@@ -44,6 +45,8 @@ export interface ProgramRunnerOptions {
   readonly tenantLimits?: TenantLimitGate;
   /** The caller's trace context kept with the task: what tools see when no provider makes spans (ADR 0053). */
   readonly traceContext?: TraceContext;
+  /** Paused VMs to resume from instead of replaying (ADR 0056). */
+  readonly pausedVms?: PausedVms;
 }
 
 function earlierTtl(a: number | null, b: number | null): number | null {
@@ -127,6 +130,7 @@ export function programRunner(o: ProgramRunnerOptions): (run: ProgramRun) => Pro
       ...(o.budgets ? { budgets: o.budgets } : {}),
       ...(o.tenantLimits ? { tenantLimits: o.tenantLimits } : {}),
       ...(o.traceContext ? { traceContext: o.traceContext } : {}),
+      ...(o.pausedVms ? { pausedVms: o.pausedVms } : {}),
     });
     return withToolLines(result, toolLines);
   };

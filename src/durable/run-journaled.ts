@@ -18,14 +18,19 @@ import { attentionError } from './attention-error.ts';
 import { JournalingHost } from './journaling-host.ts';
 import { describeCall } from './journal-wire.ts';
 import { buildReplayScript } from './replay-script.ts';
+import type { PausedVms } from './paused-vms.ts';
+import { pausedRun } from './paused-run.ts';
 import { CallTracer, traceExecution } from '../telemetry/index.ts';
 
 /** What one execution reads and writes of its task's journal. */
 export interface ExecutionJournal {
   /** Earlier tool entries of this execution, in journal order (empty on a first run). */
   readonly recorded: readonly JournalEntryInput[];
-  /** Makes entries durable; an outcome is delivered only after its entry is committed. */
-  readonly append: (entries: readonly JournalEntryInput[]) => Promise<void>;
+  /**
+   * Makes entries durable; an outcome is delivered only after its entry is committed. What it resolves to, the
+   * entries as stored, lets a paused VM be kept against the journal (ADR 0056).
+   */
+  readonly append: (entries: readonly JournalEntryInput[]) => Promise<void | readonly JournalEntryInput[]>;
   /** Prefix of tool calls' idempotency keys (`idempotencyScope`: `task:block`). */
   readonly keyPrefix?: string;
   /** Calls earlier attempts completed, for a revised program to take over (ADR 0034). */
@@ -72,6 +77,8 @@ export interface RunJournaledOptions {
   readonly tenantLimits?: TenantLimitGate;
   /** The caller's trace context kept with the task: tools get it as theirs when no provider makes spans. */
   readonly traceContext?: TraceContext;
+  /** Paused VMs kept to resume from instead of replaying (ADR 0056), under `journal.keyPrefix`. */
+  readonly pausedVms?: PausedVms;
 }
 
 export const DEFAULT_SETTLE_MS = 5_000;
@@ -131,6 +138,7 @@ export async function runJournaled(options: RunJournaledOptions): Promise<Execut
   if (options.toolSignal?.aborted) stopAll();
   options.toolSignal?.addEventListener('abort', stopAll, { once: true });
   const { journal, policy, lease } = options;
+  const paused = pausedRun(options);
   // Spans of the tool calls around the host, which stays as it is (ADR 0053).
   const traced = new CallTracer({
     recorded: journal.recorded,
@@ -140,13 +148,14 @@ export async function runJournaled(options: RunJournaledOptions): Promise<Execut
   const host = new JournalingHost({
     live: traced.live(options.live),
     recorded: journal.recorded,
+    ...(paused?.resumed ? { delivered: paused.resumed.delivered } : {}),
     ...(journal.carry ? { carry: journal.carry } : {}),
     ...(policy.revisedCall ? { revisedCall: policy.revisedCall.bind(policy) } : {}),
     ...(options.sizes ? { sizes: options.sizes } : {}),
     ...(options.budgets ? { budgets: options.budgets } : {}),
     ...(options.tenantLimits ? { tenantLimits: options.tenantLimits } : {}),
     ...(journal.journalId ? { journalId: journal.journalId } : {}),
-    append: traced.append(journal.append),
+    append: traced.append(paused ? paused.append : async (entries) => void (await journal.append(entries))),
     effectOf: (call) => policy.effectOf(call),
     clock: options.clock ?? Date.now,
     onFatal: (error: CodecallError) => {
@@ -184,9 +193,10 @@ export async function runJournaled(options: RunJournaledOptions): Promise<Execut
     ...(options.live.onLog ? { onLog: options.live.onLog.bind(options.live) } : {}),
   });
   // A driver that serves the recorded outcomes itself saves a host round trip per replayed call (ADR 0010).
-  const replay = options.driver.supportsReplayScript
-    ? buildReplayScript(journal.recorded, options.startClock)
-    : null;
+  const replay =
+    options.driver.supportsReplayScript && !paused?.resumed
+      ? buildReplayScript(journal.recorded, options.startClock)
+      : null;
   const replayed = journal.recorded.filter((e) => e.type === 'tool_outcome').length;
   const { driver, request } = options;
   const spanOf = { driver, language: request.language, code: request.code, replayed };
@@ -206,6 +216,7 @@ export async function runJournaled(options: RunJournaledOptions): Promise<Execut
             host: traced.host(host),
             clock: () => options.startClock,
             ...(replay && replay.length > 0 ? { replay } : {}),
+            ...(paused?.request ?? {}),
           },
           { signal: controller.signal },
         );
@@ -229,7 +240,9 @@ export async function runJournaled(options: RunJournaledOptions): Promise<Execut
       const details = fatal.details as Record<string, unknown> | undefined;
       return { ...result, error: { ...result.error, ...(details ? { details } : {}) } };
     }
-    return skippedJournal(result, host) ?? result;
+    return paused
+      ? paused.settle(skippedJournal(result, host) ?? result)
+      : (skippedJournal(result, host) ?? result);
   } catch (e) {
     await host.flush().catch(() => undefined);
     throw e;

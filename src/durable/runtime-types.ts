@@ -64,6 +64,8 @@ export interface RuntimeOptions {
   readonly sizes?: CallSizeLimits;
   /** Bounds on a task's whole journal, none by default (the service sets 64 MiB and 100,000 entries; ADR 0029). */
   readonly journalLimits?: JournalLimits;
+  /** Bytes of paused VMs kept in memory to resume from instead of replaying (ADR 0056; default 64 MiB, 0: none). */
+  readonly pausedVmBudgetBytes?: number;
   /** Makes the requests of tasks with `network_access` (issue 21); without it such tasks fail INVALID_CONFIG. */
   readonly egress?: Egress;
   /** The operator's ceiling on one task's requests (default 100). */

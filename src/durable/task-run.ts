@@ -1,5 +1,12 @@
 import { CodecallError, isCodecallError } from '../errors/index.ts';
-import type { JournalEntryInput, JournalLimits, Lease, LogEntry, TaskStore } from '../spec/index.ts';
+import type {
+  JournalEntry,
+  JournalEntryInput,
+  JournalLimits,
+  Lease,
+  LogEntry,
+  TaskStore,
+} from '../spec/index.ts';
 import { intervalMs } from '../spec/index.ts';
 import type { RuntimeEvent } from '../api/index.ts';
 
@@ -150,7 +157,8 @@ export class TaskRun {
    * Journals entries under the run's lease. Entries that would take the journal over its bounds are not written
    * and end the run with JOURNAL_LIMIT (the run fails with it, what was journaled before stays as it was).
    */
-  async append(entries: readonly JournalEntryInput[]): Promise<void> {
+  /** Resolves to the entries as stored (seq and checksum). */
+  async append(entries: readonly JournalEntryInput[]): Promise<JournalEntry[]> {
     this.observe(entries);
     const { journalLimits } = this.options;
     const options = journalLimits ? { ...this.fenced, limits: journalLimits } : this.fenced;
@@ -162,5 +170,6 @@ export class TaskRun {
       throw e;
     }
     this.options.emit?.({ type: 'journal', taskId: this.taskId, entries: written });
+    return written;
   }
 }

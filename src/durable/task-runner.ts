@@ -1,4 +1,5 @@
 import type { CallSizeLimits } from './call-size-limits.ts';
+import { DEFAULT_PAUSED_VM_BUDGET_BYTES, PausedVms } from './paused-vms.ts';
 import { traceRun } from '../telemetry/index.ts';
 import type { RunTrace } from '../telemetry/index.ts';
 import { CodecallError } from '../errors/index.ts';
@@ -118,12 +119,18 @@ export interface TaskRunnerOptions {
   readonly tenantBudgetCeilings?: TenantBudgetCeilings;
   /** Each tenant's rate limits and quotas on tool calls (ADR 0045), checked; the store must keep usage. */
   readonly tenantLimits?: TenantToolLimits;
+  /**
+   * Bytes of paused VMs kept in memory to resume from instead of replaying (ADR 0056; default 64 MiB, 0 keeps
+   * none). Least recently paused first out; losing one only means a replay.
+   */
+  readonly pausedVmBudgetBytes?: number;
 }
 
 /**
  * Claims tasks from the store and runs them through the journal: a first run journals as it goes, a resumed or
  * recovered task replays its journal and continues. Pause and cancel interrupt the sandbox at once (also when
- * asked from another process, through the store); a paused task holds no VM and no lease.
+ * asked from another process, through the store); a paused task holds no lease and no running VM (its paused VM
+ * may be kept in memory, within a byte budget, to resume from: ADR 0056).
  */
 export class TaskRunner {
   /** The runs in progress here, by task id. */
@@ -134,11 +141,15 @@ export class TaskRunner {
   private readonly drivers: readonly SandboxDriver[];
   private readonly control: ControlWatch;
   private ready: Promise<unknown> | undefined;
+  /** Paused VMs to resume from (ADR 0056); null when the budget is 0. */
+  readonly pausedVms: PausedVms | null;
 
   constructor(private readonly options: TaskRunnerOptions) {
     this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
     this.maxStalledAttempts = options.maxStalledAttempts ?? DEFAULT_MAX_STALLED_ATTEMPTS;
     this.clock = options.clock ?? Date.now;
+    const budget = options.pausedVmBudgetBytes ?? DEFAULT_PAUSED_VM_BUDGET_BYTES;
+    this.pausedVms = budget > 0 ? new PausedVms(budget) : null;
     // Without drivers a runner can still settle requests (a cancel of a task whose worker died), not run code.
     this.drivers = options.drivers ?? (options.driver ? [options.driver] : []);
     for (const [reserved, what] of [
@@ -452,8 +463,10 @@ export class TaskRunner {
       ...(this.options.sizes ? { sizes: this.options.sizes } : {}),
       approvalTtlSeconds: this.options.approvalTtlSeconds ?? null,
       ...(input.traceContext ? { traceContext: input.traceContext } : {}),
+      ...(this.pausedVms ? { pausedVms: this.pausedVms } : {}),
     });
-    const append = (entries: readonly JournalEntryInput[]): Promise<void> => run.append(entries);
+    const append = async (entries: readonly JournalEntryInput[]): Promise<void> =>
+      void (await run.append(entries));
     // The deadline interrupts the run like a cancel; the task fails with DEADLINE_EXCEEDED.
     const disarm = armDeadline(task, run, this.clock);
     const result = await (
@@ -462,7 +475,8 @@ export class TaskRunner {
             code: input.kind === 'code' ? input.code : '',
             language,
             recorded: journal.filter((e) => REPLAY_ENTRIES.has(e.type)),
-            append,
+            // What it stored lets a paused VM be kept against the journal (ADR 0056).
+            append: (entries) => run.append(entries),
             keyPrefix: idempotencyScope(run.taskId, 0),
             ...(revision ? { carry: revision.carry } : {}),
           })

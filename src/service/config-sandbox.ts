@@ -17,6 +17,16 @@ export const sandboxConfigShape = {
    * take the cores the event loop leaves idle, never the time it needs to serve the others.
    */
   sandboxNice: z.number().int().min(0).max(19).default(10),
+  /**
+   * Bytes of paused VMs kept in memory to resume from instead of replaying the journal (ADR 0056; default 64 MiB,
+   * ~45 paused tasks; 0 keeps none). Least recently paused first out; one lost only means a replay.
+   */
+  pausedVmBudgetBytes: z
+    .number()
+    .int()
+    .min(0)
+    .max(64 * 1024 * 1024 * 1024)
+    .default(64 * 1024 * 1024),
 };
 
 /** How many quickjs worker threads the service starts (see `sandboxWorkers`). */

@@ -194,6 +194,7 @@ async function composeService(
       ...serviceBudgetCeilings(config),
       ...(networkPolicies === undefined ? {} : { networkPolicies }),
     },
+    pausedVmBudgetBytes: config.pausedVmBudgetBytes,
     sizes: {
       maxToolArgumentBytes: config.maxToolArgumentBytes,
       maxToolResultBytes: config.maxToolResultBytes,

@@ -13,7 +13,7 @@ export interface ProgramRun {
   /** This execution's earlier tool entries, in journal order, with the call ids the driver gives. */
   readonly recorded: readonly JournalEntryInput[];
   /** Journals what the execution writes (the agent maps call ids to the task's). */
-  readonly append: (entries: readonly JournalEntryInput[]) => Promise<void>;
+  readonly append: (entries: readonly JournalEntryInput[]) => Promise<void | readonly JournalEntryInput[]>;
   /** Prefix of the idempotency keys of its tool calls (`task:step`). */
   readonly keyPrefix: string;
   /** Calls earlier attempts completed, for this revised program to take over (ADR 0034). */

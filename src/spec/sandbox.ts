@@ -167,6 +167,38 @@ export interface ExecutionRequest {
    * runs on the host). Call ids are unique.
    */
   readonly replay?: readonly ReplayStep[];
+  /**
+   * Asks a driver that can (`keepsPausedVms`) to keep the guest's VM when the execution is aborted for a pause
+   * (`PAUSED_VM_CODES`) between guest turns, if its image is at most `maxBytes`: the failed result's `paused`.
+   */
+  readonly keepPausedVm?: { readonly maxBytes: number };
+  /**
+   * Resumes this kept VM instead of running the program from its start (ADR 0056): the caller has checked that
+   * the journal is what it was when the VM paused. The calls it lists as out are issued again, with their ids;
+   * `replay` is ignored.
+   */
+  readonly resumeFrom?: PausedVm;
+}
+
+/** Abort codes on which a driver may keep the paused VM (`ExecutionRequest.keepPausedVm`). */
+export const PAUSED_VM_CODES: ReadonlySet<string> = new Set([
+  'PAUSED',
+  'APPROVAL_REQUIRED',
+  'AWAITING_INPUT',
+]);
+
+/** A paused execution's VM as its driver kept it (`ExecutionRequest.keepPausedVm`); opaque but for these fields. */
+export interface PausedVm {
+  /** `SandboxDriver.engine` of the driver that kept it: only that driver resumes it. */
+  readonly engine: string;
+  /** What it holds in memory (its image). */
+  readonly bytes: number;
+  /** Calls the guest had issued and was not answered when it paused (`HostCall.callId`), in issue order. */
+  readonly outCalls: readonly string[];
+  /** Calls the guest had issued in all (`ExecutionResources.toolCalls`). */
+  readonly toolCalls: number;
+  /** The driver's own state. */
+  readonly state: unknown;
 }
 
 export interface ExecutionResources {
@@ -198,6 +230,8 @@ export type ExecutionResult =
       readonly logs: readonly LogEntry[];
       readonly resources: ExecutionResources;
       readonly artifacts?: readonly WorkspaceFile[];
+      /** The VM as it paused, when the request asked to keep it and the driver could. */
+      readonly paused?: PausedVm;
     };
 
 export interface ExecuteOptions {
@@ -217,6 +251,8 @@ export interface SandboxDriver {
   readonly languages: readonly GuestLanguage[];
   /** Serves `ExecutionRequest.replay` itself (inside the sandbox's thread or process); without it, no script. */
   readonly supportsReplayScript?: boolean;
+  /** Keeps paused VMs on request and resumes them (`ExecutionRequest.keepPausedVm`, `resumeFrom`). */
+  readonly keepsPausedVms?: boolean;
   /** Resolves when the driver can start executions without paying its start-up (workers, warm pools). */
   ready(): Promise<void>;
   execute(request: ExecutionRequest, options?: ExecuteOptions): Promise<ExecutionResult>;

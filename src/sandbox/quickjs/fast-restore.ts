@@ -94,6 +94,33 @@ export async function computeDelta(module: unknown, snapshot: Snapshot): Promise
   }
 }
 
+/** A Wasm instance with nothing restored into it yet (`fillSpare`); null when the internals are unavailable. */
+export async function instantiateSpare(
+  options: QuickJSOptions,
+): Promise<{ vm: QuickJS; exports: VmExports } | null> {
+  return internals() ? instantiateBare(options.wasm, options) : null;
+}
+
+/**
+ * Restores a whole snapshot into a spare instance (instantiating is most of what a restore costs, so a worker
+ * keeps one ready): its memory copied over, the runtime's pointers set, the limits applied.
+ */
+export function fillSpare(
+  spare: { vm: QuickJS; exports: VmExports },
+  snapshot: Snapshot,
+  options: QuickJSOptions,
+): QuickJS {
+  const Q = internals();
+  if (!Q) throw new Error('quickjs-wasi internals are not available');
+  const { vm, exports } = spare;
+  growTo(exports, snapshot.memory.byteLength);
+  new Uint8Array(exports.memory.buffer).set(snapshot.memory);
+  exports.qjs_set_runtime_and_context(snapshot.runtimePtr, snapshot.contextPtr);
+  exports.__stack_pointer.value = snapshot.stackPointer;
+  Q.applyLimits(vm, options);
+  return vm;
+}
+
 /** `QuickJS.restore`, copying only the pages in `delta`. */
 export async function restoreWithDelta(
   snapshot: Snapshot,

@@ -3,7 +3,7 @@ import { decodeValue } from '../../codec/index.ts';
 import { CodecallError, failure } from '../../errors/index.ts';
 import { CallPump } from '../call-pump.ts';
 import type { GuestFailure, GuestTransport } from '../call-pump.ts';
-import type { FromWorker } from './protocol.ts';
+import type { FromWorker, PausedImage } from './protocol.ts';
 import type { SandboxWorker } from './sandbox-worker.ts';
 import { EGRESS_NAMESPACE, formatCallId } from '../../spec/index.ts';
 
@@ -29,6 +29,8 @@ export class HostExecution implements GuestTransport<CallMessage> {
   private answersQuickly = true;
   /** The egress calls under way, by the guest's call number: the guest may give up on one (cancel). */
   private readonly cancels = new Map<number, AbortController>();
+  /** The VM's image, when the worker kept it as the execution paused. */
+  paused: PausedImage | undefined;
 
   constructor(
     readonly execId: number,
@@ -163,6 +165,7 @@ export class HostExecution implements GuestTransport<CallMessage> {
   }
 
   private finish(msg: Extract<FromWorker, { type: 'done' }>): void {
+    this.paused = msg.paused;
     if (msg.ok && !this.pump.stopping) {
       let value: unknown;
       try {

@@ -1,6 +1,6 @@
 import { CompileFlags, QuickJS } from 'quickjs-wasi';
 import type { JSValueHandle, QuickJSOptions, Snapshot } from 'quickjs-wasi';
-import { computeDelta, restoreWithDelta } from './fast-restore.ts';
+import { computeDelta, fillSpare, instantiateSpare, restoreWithDelta } from './fast-restore.ts';
 import type { MemoryDelta } from './fast-restore.ts';
 import { GUEST_INTL_SOURCE } from './guest-intl.ts';
 import { GUEST_RUNTIME_SOURCE } from './guest-runtime.ts';
@@ -107,21 +107,71 @@ export class PreparedVm {
   createMs = 0;
   private disposed = false;
 
-  private constructor(readonly memoryBytes: number) {}
+  /** A spare instance (`spare`), until a paused VM is restored into it. */
+  private bare: Awaited<ReturnType<typeof instantiateSpare>> = null;
+
+  private constructor(public memoryBytes: number) {}
 
   static async create(template: VmTemplate, memoryBytes: number): Promise<PreparedVm> {
     const started = performance.now();
     const p = new PreparedVm(memoryBytes);
-    const options: QuickJSOptions = {
+    p.vm = await restoreWithDelta(template.snapshot, template.delta, p.options(template, memoryBytes));
+    p.attach();
+    p.createMs = performance.now() - started;
+    return p;
+  }
+
+  /**
+   * A VM restored from the image of a paused one (ADR 0056): its guest waits where it paused. `deliverToken` is
+   * the host's handle on the runtime's `deliver`, exported before the image was taken.
+   */
+  static async resume(
+    template: VmTemplate,
+    image: Snapshot,
+    memoryBytes: number,
+    deliverToken: number,
+    spare?: PreparedVm,
+  ): Promise<PreparedVm> {
+    const started = performance.now();
+    const bare = spare?.bare;
+    const p = bare && spare ? spare : new PreparedVm(memoryBytes);
+    p.memoryBytes = memoryBytes;
+    const options = p.options(template, memoryBytes);
+    p.bare = null;
+    p.vm = bare ? fillSpare(bare, image, options) : await restoreWithDelta(image, null, options);
+    p.registerCallbacks();
+    p.deliver = p.vm.importHandle(deliverToken);
+    p.createMs = performance.now() - started;
+    return p;
+  }
+
+  /** An instance made ahead for `resume` (null when quickjs-wasi's internals are unavailable). */
+  static async spare(template: VmTemplate): Promise<PreparedVm | null> {
+    const p = new PreparedVm(0);
+    p.bare = await instantiateSpare(p.options(template, 0));
+    return p.bare ? p : null;
+  }
+
+  /**
+   * The image of this VM between guest turns, with the token of its `deliver` handle (kept alive in the image),
+   * for `resume`.
+   */
+  image(): { snapshot: Snapshot; deliverToken: number } {
+    const deliverToken = this.vm.exportHandle(this.deliver);
+    return { snapshot: this.vm.snapshot(), deliverToken };
+  }
+
+  private options(template: VmTemplate, memoryBytes: number): QuickJSOptions {
+    return {
       wasm: template.module as never,
       memoryLimit: memoryBytes,
       timezoneOffset: 0,
-      interruptHandler: () => p.hooks?.shouldInterrupt() ?? false,
+      interruptHandler: () => this.hooks?.shouldInterrupt() ?? false,
       wasi: (memory: { buffer: ArrayBuffer }) => ({
-        clock_time_get(_id: number, _precision: bigint, resultPtr: number): number {
+        clock_time_get: (_id: number, _precision: bigint, resultPtr: number): number => {
           new DataView(memory.buffer).setBigUint64(
             resultPtr,
-            BigInt(Math.floor(p.clockMs)) * 1_000_000n,
+            BigInt(Math.floor(this.clockMs)) * 1_000_000n,
             true,
           );
           return 0;
@@ -132,13 +182,20 @@ export class PreparedVm {
         },
       }),
     };
-    p.vm = await restoreWithDelta(template.snapshot, template.delta, options);
-    p.attach();
-    p.createMs = performance.now() - started;
-    return p;
   }
 
   private attach(): void {
+    this.registerCallbacks();
+    const vm = this.vm;
+    const runtime = vm.global.getProp(RUNTIME_GLOBAL);
+    vm.evalCode(`delete globalThis.${RUNTIME_GLOBAL}`).dispose();
+    this.start = runtime.getProp('start');
+    this.run = runtime.getProp('run');
+    this.deliver = runtime.getProp('deliver');
+    runtime.dispose();
+  }
+
+  private registerCallbacks(): void {
     const vm = this.vm;
     // Only the guest runtime's closure holds these callbacks, so argument types are known; still, never
     // convert a non-string (that could run guest code).
@@ -196,12 +253,6 @@ export class PreparedVm {
       this.hooks?.onDone(ok, str(args[1]));
       return vm.undefined;
     });
-    const runtime = vm.global.getProp(RUNTIME_GLOBAL);
-    vm.evalCode(`delete globalThis.${RUNTIME_GLOBAL}`).dispose();
-    this.start = runtime.getProp('start');
-    this.run = runtime.getProp('run');
-    this.deliver = runtime.getProp('deliver');
-    runtime.dispose();
   }
 
   /**

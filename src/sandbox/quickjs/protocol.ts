@@ -26,6 +26,10 @@ export type ToWorker =
       replay?: WorkerReplayStep[];
       /** The program prepared on the type-stripping thread (TypeScript, large JavaScript), or its SyntaxError. */
       stripped?: PreparedProgram;
+      /** Keep the VM if the execution is aborted for a pause, when its image is at most this many bytes. */
+      keepPaused?: number;
+      /** Resume this paused VM instead of running the program (ADR 0056). */
+      resume?: PausedImage;
     }
   | { type: 'deliver'; execId: number; callId: number; ok: boolean; payload: string; clockMs: number }
   | { type: 'abort'; execId: number; code: string; message: string };
@@ -65,7 +69,37 @@ export type FromWorker =
       resources: WorkerResultResources;
       /** How long the execution's VM took to create and to dispose (absent when it never had one). */
       vm?: { createMs: number; disposeMs: number };
+      /** The VM as it paused (`start.keepPaused`). */
+      paused?: PausedImage;
     };
+
+/** A call the guest issued and the host had not answered when the VM paused: it is issued again on resume. */
+export interface OutCall {
+  callId: number;
+  tool: number;
+  payload: string;
+  tooLarge?: { bytes: number; sha256: string };
+}
+
+/** A paused VM's memory image and the host side of its execution (vm-execution.ts), to resume it. */
+export interface PausedImage {
+  memory: Uint8Array;
+  stackPointer: number;
+  runtimePtr: number;
+  contextPtr: number;
+  /** The runtime's `deliver` handle, exported into the image. */
+  deliverToken: number;
+  memoryBytes: number;
+  clockMs: number;
+  nextCallId: number;
+  toolCalls: number;
+  guestMs: number;
+  logBytes: number;
+  peakMemory: number;
+  out: OutCall[];
+  /** Out calls that read stored bodies (never journaled). */
+  direct: number[];
+}
 
 export interface WorkerInit {
   /** The channel for every message in both directions. */

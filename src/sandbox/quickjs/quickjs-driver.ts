@@ -22,6 +22,8 @@ import type { PreparedProgram } from './transpile.ts';
 import { STRIP_TIME_LIMIT_MS, TypeStripper } from './type-stripper.ts';
 import { toWorkerSteps } from './worker-replay.ts';
 import type { WorkerReplayStep } from './worker-replay.ts';
+import type { PausedImage } from './protocol.ts';
+import { pausedImageOf, pausedVm } from './paused-vm.ts';
 
 export const DEFAULT_WARM_VMS_PER_WORKER = 4;
 
@@ -84,6 +86,8 @@ export class QuickJsDriver implements SandboxDriver {
   readonly languages: readonly GuestLanguage[] = ['javascript', 'typescript'];
   /** Replay scripts are served inside the worker thread: no main-thread round trip per recorded call. */
   readonly supportsReplayScript = true;
+  /** A paused execution's VM can be kept and resumed (ADR 0056): JavaScript prepared on the worker only. */
+  readonly keepsPausedVms = true;
   private readonly workers: SandboxWorker[] = [];
   private readonly executions = new Map<number, HostExecution>();
   private readonly defaults: ExecutionLimits;
@@ -148,17 +152,25 @@ export class QuickJsDriver implements SandboxDriver {
         failedBeforeStart(failure('INVALID_ARGUMENT', `the quickjs driver does not run ${request.language}`)),
       );
     }
+    const signal = options.signal;
+    if (signal?.aborted) return Promise.resolve(failedBeforeStart(abortFailure(signal.reason)));
+    if (request.resumeFrom) {
+      const image = pausedImageOf(request.resumeFrom, this.engine);
+      if (typeof image === 'string')
+        return Promise.resolve(failedBeforeStart(failure('INVALID_ARGUMENT', image)));
+      return this.start(request, limits, { resume: image }, signal);
+    }
     const replay = request.replay ? toWorkerSteps(request.replay) : undefined;
     if (typeof replay === 'string')
       return Promise.resolve(failedBeforeStart(failure('INVALID_ARGUMENT', replay)));
-    const signal = options.signal;
-    if (signal?.aborted) return Promise.resolve(failedBeforeStart(abortFailure(signal.reason)));
 
     // A program that is one block fenced as TypeScript (```ts) is TypeScript, whatever the request says.
     const language =
       request.language === 'typescript' || fencedAsTypeScript(request.code) ? 'typescript' : 'javascript';
     if (language === 'javascript' && request.code.length <= INLINE_PREPARE_CHARS) {
-      return this.start(request, limits, replay, undefined, signal);
+      // Only a program the worker prepares itself is kept: a resume never needs the stripping thread.
+      const keep = request.keepPausedVm?.maxBytes;
+      return this.start(request, limits, { replay, ...(keep ? { keepPaused: keep } : {}) }, signal);
     }
     // Prepared on a thread of its own (never a sandbox worker's), within the execution's time.
     const budgetMs = limits.timeoutMs;
@@ -166,17 +178,22 @@ export class QuickJsDriver implements SandboxDriver {
       if (signal?.aborted) return failedBeforeStart(abortFailure(signal.reason));
       if (outcome.kind === 'failed') return failedBeforeStart(outcome.error);
       if (this.closed) return failedBeforeStart(failure('POOL_CLOSED', 'the driver closed'));
-      return this.start(request, limits, replay, outcome.program, signal);
+      return this.start(request, limits, { replay, stripped: outcome.program }, signal);
     });
   }
 
   private start(
     request: ExecutionRequest,
     limits: ExecutionLimits,
-    replay: WorkerReplayStep[] | undefined,
-    stripped: PreparedProgram | undefined,
+    how: {
+      replay?: WorkerReplayStep[] | undefined;
+      stripped?: PreparedProgram;
+      keepPaused?: number;
+      resume?: PausedImage;
+    },
     signal: AbortSignal | undefined,
   ): Promise<ExecutionResult> {
+    const { replay, stripped, keepPaused, resume } = how;
     const worker = this.pick();
     const slot = worker.takeSlot();
     const execId = this.nextExecId++;
@@ -192,7 +209,12 @@ export class QuickJsDriver implements SandboxDriver {
           this.executions.delete(execId);
           signal?.removeEventListener('abort', onAbort);
           if (worker.alive) worker.releaseSlot(slot);
-          resolve(result);
+          const paused = exec.paused;
+          resolve(
+            paused && result.status === 'failed'
+              ? { ...result, paused: pausedVm(paused, this.engine) }
+              : result,
+          );
         },
         {
           onStuck: (stuck) => void stuck.terminate(),
@@ -206,24 +228,29 @@ export class QuickJsDriver implements SandboxDriver {
       );
       this.executions.set(execId, exec);
       signal?.addEventListener('abort', onAbort, { once: true });
-      worker.send({
-        type: 'start',
-        execId,
-        slot,
-        code: request.code,
-        language: request.language,
-        filename: request.filename ?? (request.language === 'typescript' ? 'program.ts' : 'program.js'),
-        tools: request.tools.map((t) => ({
-          namespace: t.namespace,
-          name: t.name,
-          ...(t.params ? { params: [...t.params] } : {}),
-        })),
-        limits,
-        seed: request.seed ?? Math.floor(Math.random() * 2 ** 31),
-        clockMs: exec.readClock(),
-        ...(replay ? { replay } : {}),
-        ...(stripped ? { stripped } : {}),
-      });
+      worker.send(
+        {
+          type: 'start',
+          execId,
+          slot,
+          code: request.code,
+          language: request.language,
+          filename: request.filename ?? (request.language === 'typescript' ? 'program.ts' : 'program.js'),
+          tools: request.tools.map((t) => ({
+            namespace: t.namespace,
+            name: t.name,
+            ...(t.params ? { params: [...t.params] } : {}),
+          })),
+          limits,
+          seed: request.seed ?? Math.floor(Math.random() * 2 ** 31),
+          clockMs: exec.readClock(),
+          ...(replay ? { replay } : {}),
+          ...(stripped ? { stripped } : {}),
+          ...(keepPaused ? { keepPaused } : {}),
+          ...(resume ? { resume } : {}),
+        },
+        resume ? [resume.memory.buffer as ArrayBuffer] : undefined,
+      );
     });
   }
 

@@ -123,8 +123,10 @@ export class SandboxWorker {
     Atomics.store(this.flags, slot, 1);
   }
 
-  send(msg: ToWorker): void {
-    if (!this.dead) this.port.postMessage(msg);
+  send(msg: ToWorker, transfer?: ArrayBuffer[]): void {
+    if (this.dead) return;
+    if (transfer) this.port.postMessage(msg, transfer);
+    else this.port.postMessage(msg);
   }
 
   /**

@@ -1,18 +1,18 @@
-import type { ErrorCode } from '../../errors/index.ts';
 import { failure } from '../../errors/index.ts';
 import type { ExecutionLimits, GuestToolBinding, LogLevel, SerializedError } from '../../spec/index.ts';
 import { cpuBudgetMs, logEntryBytes, longTimeout } from '../../spec/index.ts';
 import { sha256Hex, TAG } from '../../codec/index.ts';
 import type { LongTimer } from '../../spec/index.ts';
 import type { PreparedVm, VmGuestHooks } from './prepared-vm.ts';
-import type { FromWorker } from './protocol.ts';
+import type { FromWorker, OutCall, PausedImage } from './protocol.ts';
 import { boundError } from '../bound-error.ts';
 import { guestFailure } from '../guest-failure.ts';
 import type { GuestReport } from '../guest-failure.ts';
 import { prepareJavaScript, prepareProgram } from './transpile.ts';
 import type { PreparedProgram } from './transpile.ts';
-import { programPosition } from './source-position.ts';
-import type { Position, ProgramSource } from './source-position.ts';
+import { errorPosition, thrownFailure } from './error-position.ts';
+import { imageOf } from './paused-vm.ts';
+import type { ProgramSource } from './source-position.ts';
 import { WorkerReplay } from './worker-replay.ts';
 import type { ReplaySink, WorkerReplayStep } from './worker-replay.ts';
 
@@ -41,6 +41,12 @@ export class VmExecution implements VmGuestHooks, ReplaySink {
   private replay: WorkerReplay | null = null;
   /** Calls whose outcomes a replay script does not hold back: reads of stored bodies (ADR 0046), never journaled. */
   private readonly direct = new Set<number>();
+  /** Calls posted to the host and not answered yet: a paused VM's image lists them, to issue them again. */
+  private readonly out = new Map<number, OutCall>();
+  /** The VM's image, taken when the execution was aborted for a pause (`keepPaused`). */
+  private paused: PausedImage | null = null;
+  /** A resumed execution's program, prepared only if an error must be placed in it. */
+  private unprepared: ExecutionStart | null = null;
   /** The program as written, the code the VM runs and how the two relate: to place errors in the former. */
   private program: { written: string; code: string; source: ProgramSource | undefined } | null = null;
   /** The tools, for an error naming one as if it were a global. */
@@ -66,7 +72,7 @@ export class VmExecution implements VmGuestHooks, ReplaySink {
     private readonly flags: Int32Array,
     private readonly limits: ExecutionLimits,
     private readonly filename: string,
-    private readonly post: (msg: FromWorker) => void,
+    private readonly post: (msg: FromWorker, transfer?: ArrayBuffer[]) => void,
     private readonly onFinished: () => void,
   ) {
     this.deadline = performance.now() + limits.timeoutMs;
@@ -124,6 +130,59 @@ export class VmExecution implements VmGuestHooks, ReplaySink {
     });
   }
 
+  /**
+   * Takes up a paused VM (ADR 0056): the guest waits where it paused, with the host side of its execution as it
+   * was; the calls that were out are posted again, with their ids, for the host to decide as in a replay.
+   */
+  resume(vm: PreparedVm, start: ExecutionStart, image: PausedImage): void {
+    if (this.finished || this.failure) {
+      vm.dispose();
+      this.settle();
+      return;
+    }
+    this.vm = vm;
+    this.unprepared = start;
+    this.tools = start.tools;
+    vm.clockMs = image.clockMs;
+    vm.hooks = this;
+    this.nextCallId = image.nextCallId;
+    this.toolCalls = image.toolCalls;
+    this.guestMs = image.guestMs;
+    this.logBytes = image.logBytes;
+    this.peakMemory = image.peakMemory;
+    for (const id of image.direct) this.direct.add(id);
+    for (const call of image.out) {
+      this.out.set(call.callId, call);
+      const { callId, tool, payload, tooLarge } = call;
+      this.post({
+        type: 'call',
+        execId: this.execId,
+        callId,
+        tool,
+        payload,
+        ...(tooLarge ? { tooLarge } : {}),
+      });
+    }
+  }
+
+  /**
+   * Keeps the VM's image for a resume, when the execution is between guest turns with its replay through and the
+   * image is at most `maxBytes`; the execution then ends as it would have.
+   */
+  keepPaused(maxBytes: number): void {
+    const vm = this.vm;
+    if (vm === null || this.ended || this.inGuest || this.replay?.through === false) return;
+    this.paused = imageOf(vm, maxBytes, {
+      nextCallId: this.nextCallId,
+      toolCalls: this.toolCalls,
+      guestMs: this.guestMs,
+      logBytes: this.logBytes,
+      peakMemory: this.peakMemory,
+      out: [...this.out.values()],
+      direct: [...this.direct].filter((id) => this.out.has(id)),
+    });
+  }
+
   /** A host outcome; while a replay script runs it waits for the script's end. */
   deliver(callId: number, ok: boolean, payload: string, clockMs: number): void {
     if (!this.direct.delete(callId) && this.replay?.hold(callId, ok, payload, clockMs)) return;
@@ -133,6 +192,7 @@ export class VmExecution implements VmGuestHooks, ReplaySink {
   deliverNow(callId: number, ok: boolean, payload: string, clockMs: number): void {
     const vm = this.vm;
     if (this.finished || vm === null) return;
+    this.out.delete(callId);
     vm.clockMs = clockMs;
     const q = vm.vm;
     // Whether the payload holds a tag is told here (V8 scans a string far faster than the interpreter).
@@ -201,6 +261,7 @@ export class VmExecution implements VmGuestHooks, ReplaySink {
     const tooLarge = tool >= 0 ? argumentsOver(payload, this.limits.toolArgumentBytes) : null;
     if (tooLarge) this.post({ type: 'call', execId: this.execId, callId, tool, payload: '', tooLarge });
     else this.post({ type: 'call', execId: this.execId, callId, tool, payload });
+    this.out.set(callId, tooLarge ? { callId, tool, payload: '', tooLarge } : { callId, tool, payload });
     return callId;
   }
 
@@ -261,27 +322,18 @@ export class VmExecution implements VmGuestHooks, ReplaySink {
     return guestFailure(e, at?.line, at?.column, this.tools);
   }
 
-  /**
-   * Where the first frame of the program in `text` (a stack, or a SyntaxError's message) is, in the program as
-   * written; when that cannot be told, the line QuickJS gave (every step but the TypeScript compiler keeps lines).
-   */
+  /** Where the first frame of the program in `text` is, in the program as written (error-position.ts). */
   private positionIn(text: string): { line: number; column?: number } | undefined {
-    const escaped = this.filename.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    const m = new RegExp(`${escaped}:(\\d+)(?::(\\d+))?`).exec(text);
-    if (m?.[1] === undefined) return undefined;
-    const line = Number(m[1]);
-    const program = this.program;
-    // The TypeScript compiler's output has lines of its own: only its source map places them.
-    const linesKept = typeof program?.source?.stripped !== 'object';
-    if (m[2] === undefined || !program) return linesKept ? { line } : undefined;
-    const at: Position = { line, column: Number(m[2]) };
-    let mapped: Position | undefined;
-    try {
-      mapped = programPosition(at, program.code, program.source, program.written);
-    } catch {
-      mapped = undefined;
+    const start = this.unprepared;
+    if (start && !this.program) {
+      const program =
+        start.stripped ??
+        (start.language === 'javascript'
+          ? prepareJavaScript(start.code)
+          : prepareProgram(start.code, start.language));
+      if (program.ok) this.program = { written: start.code, code: program.code, source: program.source };
     }
-    return mapped ?? (linesKept ? { line } : undefined);
+    return errorPosition(text, this.filename, this.program);
   }
 
   private guest(fn: () => void): void {
@@ -307,41 +359,12 @@ export class VmExecution implements VmGuestHooks, ReplaySink {
 
   private classify(thrown: unknown): void {
     if (this.failure || this.success !== null) return;
-    const err = thrown as { name?: string; message?: string; stack?: string };
-    const message = String(err?.message ?? thrown);
-    if (thrown instanceof RangeError && /call stack/i.test(message)) {
-      this.failure = failure('STACK_OVERFLOW', 'Maximum call stack size exceeded');
-    } else if (thrown instanceof Error && thrown.constructor.name === 'RuntimeError') {
-      // A WebAssembly trap.
-      this.failure = this.vm?.stackExhausted()
-        ? failure('STACK_OVERFLOW', 'Maximum call stack size exceeded')
-        : failure('SANDBOX_CRASHED', `the VM trapped: ${message}`);
-    } else if (message === 'interrupted') {
-      this.failure = this.interruptFailure() ?? failure('INTERRUPTED', 'the execution was interrupted');
-    } else if (message === 'out of memory') {
-      this.failure = failure(
-        'MEMORY_LIMIT',
-        `the execution exceeded its memory limit of ${this.limits.memoryBytes} bytes`,
-      );
-    } else if (/stack overflow/i.test(message)) {
-      this.failure = failure('STACK_OVERFLOW', 'Maximum call stack size exceeded');
-    } else {
-      const name = typeof err?.name === 'string' ? err.name : 'Error';
-      const at: { line: number; column?: number } | undefined =
-        this.positionIn(typeof err?.stack === 'string' ? err.stack : '') ?? this.syntaxLine(message);
-      this.failure = {
-        code: (name === 'SyntaxError' ? 'SYNTAX_ERROR' : 'GUEST_ERROR') satisfies ErrorCode,
-        name,
-        message: `${name}: ${message}`,
-        ...(at === undefined ? {} : { line: at.line }),
-        ...(at?.column === undefined ? {} : { column: at.column }),
-      };
-    }
-  }
-
-  private syntaxLine(message: string): { line: number } | undefined {
-    const m = /:(\d+):\d+/.exec(message);
-    return m?.[1] === undefined ? undefined : { line: Number(m[1]) };
+    this.failure = thrownFailure(thrown, {
+      memoryBytes: this.limits.memoryBytes,
+      stackExhausted: () => this.vm?.stackExhausted() ?? false,
+      interrupted: () => this.interruptFailure(),
+      positionIn: (text) => this.positionIn(text),
+    });
   }
 
   private sampleMemory(): void {
@@ -365,15 +388,20 @@ export class VmExecution implements VmGuestHooks, ReplaySink {
       : {};
     const resources = { memoryBytes: this.peakMemory, toolCalls: this.toolCalls, cpuMs: this.guestMs };
     if (this.failure) {
-      this.post({
-        type: 'done',
-        execId: this.execId,
-        ok: false,
-        payload: '',
-        error: this.failure,
-        resources,
-        ...vm,
-      });
+      const paused = this.paused;
+      this.post(
+        {
+          type: 'done',
+          execId: this.execId,
+          ok: false,
+          payload: '',
+          error: this.failure,
+          resources,
+          ...vm,
+          ...(paused ? { paused } : {}),
+        },
+        paused ? [paused.memory.buffer as ArrayBuffer] : undefined,
+      );
     } else {
       this.post({
         type: 'done',

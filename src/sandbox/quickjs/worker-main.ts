@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { setPriority } from 'node:os';
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import { failure } from '../../errors/index.ts';
+import { PAUSED_VM_CODES } from '../../spec/index.ts';
 import { abortFailure } from '../early-failure.ts';
 import { PreparedVm, VmTemplate } from './prepared-vm.ts';
 import type { QuickJsModule } from './prepared-vm.ts';
@@ -29,9 +30,10 @@ const flags = new Int32Array(init.interruptFlags);
 // for the answer instead of going to sleep (see pollForAnswers below).
 const waits = new AnswerWait(init.spinMicros);
 const gate = new SpinGate();
-const post = (msg: FromWorker): void => {
+const post = (msg: FromWorker, transfer?: ArrayBuffer[]): void => {
   if (msg.type === 'call' && msg.tool >= 0) waits.sent(msg.execId, msg.callId, msg.tool, performance.now());
-  port.postMessage(msg);
+  if (transfer) port.postMessage(msg, transfer);
+  else port.postMessage(msg);
 };
 
 const wasmPath = createRequire(import.meta.url).resolve('quickjs-wasi/quickjs.wasm');
@@ -44,6 +46,22 @@ const template = await VmTemplate.build(
 
 const warm: Promise<PreparedVm>[] = [];
 const executions = new Map<number, VmExecution>();
+/** Executions that keep their VM if aborted for a pause, with the largest image kept. */
+const keepPaused = new Map<number, number>();
+/** An instance ready for the next resume of a paused VM, once this worker has kept one (ADR 0056). */
+let spare: Promise<PreparedVm | null> | null = null;
+
+function takeSpare(): Promise<PreparedVm | null> {
+  const taken = spare ?? Promise.resolve(null);
+  spare = null;
+  setImmediate(makeSpare);
+  return taken;
+}
+
+function makeSpare(): void {
+  if (spare) return;
+  spare = PreparedVm.spare(template).catch(() => null);
+}
 
 function refill(): void {
   while (warm.length < init.warmVms) {
@@ -65,17 +83,32 @@ function acquire(memoryBytes: number): Promise<PreparedVm> {
 async function start(msg: Extract<ToWorker, { type: 'start' }>): Promise<void> {
   const exec = new VmExecution(msg.execId, msg.slot, flags, msg.limits, msg.filename, post, () => {
     executions.delete(msg.execId);
+    keepPaused.delete(msg.execId);
     waits.ended(msg.execId);
   });
   executions.set(msg.execId, exec);
+  if (msg.keepPaused !== undefined) {
+    keepPaused.set(msg.execId, msg.keepPaused);
+    makeSpare();
+  }
+  const image = msg.resume;
   let vm: PreparedVm;
   try {
-    vm = await acquire(msg.limits.memoryBytes);
+    vm = image
+      ? await PreparedVm.resume(
+          template,
+          { ...image, extensions: [] },
+          image.memoryBytes,
+          image.deliverToken,
+          (await takeSpare()) ?? undefined,
+        )
+      : await acquire(msg.limits.memoryBytes);
   } catch (e) {
     exec.fail(failure('SANDBOX_UNAVAILABLE', `could not create a QuickJS VM: ${(e as Error).message}`));
     return;
   }
-  exec.begin(vm, msg);
+  if (image) exec.resume(vm, msg, image);
+  else exec.begin(vm, msg);
 }
 
 function dispatch(msg: ToWorker): void {
@@ -87,10 +120,14 @@ function dispatch(msg: ToWorker): void {
       waits.answered(msg.execId, msg.callId, performance.now());
       executions.get(msg.execId)?.deliver(msg.callId, msg.ok, msg.payload, msg.clockMs);
       break;
-    case 'abort':
-      // The host's abort, as its driver made it from the reason.
-      executions.get(msg.execId)?.fail(abortFailure(msg));
+    case 'abort': {
+      // The host's abort, as its driver made it from the reason; a pause may keep the VM first (ADR 0056).
+      const exec = executions.get(msg.execId);
+      const maxBytes = keepPaused.get(msg.execId);
+      if (exec && maxBytes !== undefined && PAUSED_VM_CODES.has(msg.code)) exec.keepPaused(maxBytes);
+      exec?.fail(abortFailure(msg));
       break;
+    }
   }
 }
 

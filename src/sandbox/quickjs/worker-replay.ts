@@ -44,6 +44,11 @@ export class WorkerReplay {
     steps.forEach((s, i) => this.position.set(s.callId, i));
   }
 
+  /** Whether every scripted outcome has been delivered (the execution is live). */
+  get through(): boolean {
+    return this.released;
+  }
+
   /** Whether the script answers this call: its id is a step's and its wire text is the step's. */
   claim(callId: number, tool: number, payload: string): boolean {
     const pos = this.released ? undefined : this.position.get(callId);

@@ -1,0 +1,81 @@
+import type { LogEntry, PausedVm, SandboxDriver } from '../spec/index.ts';
+
+/** Default byte budget of the paused VMs a runner keeps in memory (a paused VM is ~1.4 MB): 64 MiB. */
+export const DEFAULT_PAUSED_VM_BUDGET_BYTES = 64 * 1024 * 1024;
+
+/** The journal entry the kept VM stands for: the last one its execution saw journaled (ADR 0056). */
+export interface JournalMark {
+  readonly seq: number;
+  readonly checksum: string;
+}
+
+/** A paused execution's VM with what a resume checks before it uses it. */
+export interface KeptVm {
+  readonly vm: PausedVm;
+  /** The driver that kept it (the same object must resume it). */
+  readonly driver: SandboxDriver;
+  /** The request it ran (program, tools, seed, limits, clock, size bounds), as `requestFingerprint` writes it. */
+  readonly fingerprint: string;
+  /** The journal's last entry when the execution ended (null: the journal held no replay entry). */
+  readonly mark: JournalMark | null;
+  /** The execution's console lines up to the pause: a replay would print them again. */
+  readonly logs: readonly LogEntry[];
+}
+
+/**
+ * Paused VMs in memory within a byte budget, least recently paused first out (ADR 0056). A kept VM is never the
+ * only copy of anything: the journal is, and a VM evicted, lost with the process, or not valid any more only
+ * means the task replays. Each is taken once.
+ */
+export class PausedVms {
+  private readonly kept = new Map<string, KeptVm>();
+  private bytes = 0;
+  /**
+   * Runs that found a VM (and took it), found none; of those found, the ones resumed and the ones not valid any
+   * more (the task replayed); VMs kept and evicted.
+   */
+  readonly counts = { hits: 0, misses: 0, resumed: 0, stale: 0, kept: 0, evicted: 0 };
+
+  constructor(readonly budgetBytes: number = DEFAULT_PAUSED_VM_BUDGET_BYTES) {}
+
+  /** Keeps `vm` under `key` (replacing one kept there); false when it alone is over the budget. */
+  keep(key: string, vm: KeptVm): boolean {
+    this.drop(key);
+    if (vm.vm.bytes > this.budgetBytes) return false;
+    while (this.bytes + vm.vm.bytes > this.budgetBytes) {
+      const oldest = this.kept.keys().next();
+      if (oldest.done) break;
+      this.drop(oldest.value);
+      this.counts.evicted += 1;
+    }
+    this.kept.set(key, vm);
+    this.bytes += vm.vm.bytes;
+    this.counts.kept += 1;
+    return true;
+  }
+
+  /** Takes the VM kept under `key` out (a resume uses it once). */
+  take(key: string): KeptVm | undefined {
+    const vm = this.kept.get(key);
+    if (vm) this.drop(key);
+    if (vm) this.counts.hits += 1;
+    else this.counts.misses += 1;
+    return vm;
+  }
+
+  /** Forgets the VM kept under `key`, if any. */
+  drop(key: string): void {
+    const vm = this.kept.get(key);
+    if (!vm) return;
+    this.kept.delete(key);
+    this.bytes -= vm.vm.bytes;
+  }
+
+  get size(): number {
+    return this.kept.size;
+  }
+
+  get heldBytes(): number {
+    return this.bytes;
+  }
+}
