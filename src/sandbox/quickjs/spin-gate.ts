@@ -5,14 +5,17 @@ import { readFileSync } from 'node:fs';
  * (ADR 0062). Spinning pays only with a core to spare. On a busy machine the spinner burns its own share of the
  * CPU, the scheduler then ranks it behind the other work, and every wake-up waits: at load 20 on 2 cores polling
  * off ran 1.7-2.5x the calls/s of polling on. The gate asks the kernel directly: the share of the last interval
- * this thread spent runnable but waiting for a CPU (`/proc/thread-self/schedstat`, Linux). Above `busyShare` the
- * gate shuts until a later sample finds the machine quiet again. Elsewhere (no schedstat) it stays open, as before.
+ * this thread spent runnable but waiting for a CPU (`/proc/thread-self/schedstat`, Linux). Above `shutAbove` (a
+ * spinner on a quiet machine waits only for the runtime's own helper threads) the gate shuts, and opens again once a
+ * sample finds the sleeping thread waiting less than `openBelow`. Elsewhere (no schedstat) it stays open, as before.
  */
 export interface SpinGateOptions {
   /** How often the thread's scheduler statistics are read (ms). */
   readonly sampleEveryMs?: number;
   /** The share of wall time spent waiting for a CPU above which spinning stops. */
-  readonly busyShare?: number;
+  readonly shutAbove?: number;
+  /** The share below which a shut gate opens again (lower: a sleeping thread waits less than a spinning one). */
+  readonly openBelow?: number;
   /** Reads `[run ns, wait ns]` of the calling thread, or undefined where the system has none. */
   readonly readSchedStat?: () => readonly [number, number] | undefined;
 }
@@ -32,7 +35,8 @@ export function threadSchedStat(): readonly [number, number] | undefined {
 
 export class SpinGate {
   readonly #sampleEveryMs: number;
-  readonly #busyShare: number;
+  readonly #shutAbove: number;
+  readonly #openBelow: number;
   readonly #read: () => readonly [number, number] | undefined;
   #lastAt = Number.NEGATIVE_INFINITY;
   #lastWaitNs = 0;
@@ -41,7 +45,8 @@ export class SpinGate {
 
   constructor(options: SpinGateOptions = {}) {
     this.#sampleEveryMs = options.sampleEveryMs ?? 50;
-    this.#busyShare = options.busyShare ?? 0.1;
+    this.#shutAbove = options.shutAbove ?? 0.5;
+    this.#openBelow = options.openBelow ?? 0.1;
     this.#read = options.readSchedStat ?? threadSchedStat;
   }
 
@@ -62,7 +67,7 @@ export class SpinGate {
     const waitNs = stat[1];
     if (Number.isFinite(this.#lastAt)) {
       const share = (waitNs - this.#lastWaitNs) / ((now - this.#lastAt) * 1e6);
-      this.#busy = share > this.#busyShare;
+      this.#busy = this.#busy ? share >= this.#openBelow : share > this.#shutAbove;
     }
     this.#lastAt = now;
     this.#lastWaitNs = waitNs;
