@@ -95,3 +95,35 @@ export type { ServerOptions, Service, StartServiceOptions } from './http/index.t
 export { createMetrics } from './metrics/index.ts';
 export type { Metrics, MetricsOptions } from './metrics/index.ts';
 export { createClient } from './client/index.ts';
+
+// Toolformer: training data for tool use from plain text (docs/toolformer.md, ADR 0052).
+export { createCompletionsSampler, createPromptLogprobsClient } from './model/index.ts';
+export type { CompletionsSampler, PromptLogprobsClient } from './model/index.ts';
+export {
+  chatFormLine,
+  DEFAULT_TOOLFORMER_TAU,
+  deltaHistogramSvg,
+  inlineFormLine,
+  judgeSample,
+  keptSamples,
+  lossWeights,
+  sampleCallsAt,
+  samplePositions,
+  scoreCorpus,
+  scoreSample,
+  shardProgram,
+  toolformerPipelineTools,
+  weightedLoss,
+} from './toolformer/index.ts';
+export type {
+  CandidateSample,
+  KeptSample,
+  PipelineToolsOptions,
+  SampleJudgement,
+  SampleLosses,
+  ScoredSample,
+  ScoreCorpusOptions,
+  ShardLine,
+  ShardOutput,
+  ShardProgramOptions,
+} from './toolformer/index.ts';
