@@ -116,23 +116,42 @@ async function durableFetch(): Promise<number> {
   return (performance.now() - t) / N;
 }
 
-async function streamedMemory(): Promise<{ peakMib: number; code: unknown; ms: number }> {
+/** Runs `work`, sampling the process's RSS every 5 ms: its peak above the start (MiB) and the wall time. */
+async function withPeakRss<T>(work: () => Promise<T>): Promise<{ value: T; peakMib: number; ms: number }> {
   global.gc?.();
   const before = process.memoryUsage().rss;
   let peak = before;
   const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 5);
   const t = performance.now();
-  const r = await runProgram({
-    driver,
-    code: `try { await fetch('http://127.0.0.1:${port}/stream'); return 'read'; } catch (e) { return e.code; }`,
-    network: { egress, access: { ...access, maxBytes: 10 * MIB } },
-  });
-  clearInterval(timer);
-  return {
-    peakMib: (peak - before) / MIB,
-    code: r.status === 'succeeded' ? r.value : r.error.code,
-    ms: performance.now() - t,
-  };
+  try {
+    const value = await work();
+    return { value, peakMib: (peak - before) / MIB, ms: performance.now() - t };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+/** The guest's source that streams a response of `mib` MiB and sums every 4096th byte. */
+const streamingProgram = (
+  mib: number,
+): string => `const r = await fetch('http://127.0.0.1:${port}/stream?mib=${mib}');
+      let n = 0, sum = 0;
+      for await (const c of r.body) { for (let i = 0; i < c.length; i += 4096) sum += c[i]; n += c.length; }
+      return { n, sum };`;
+
+async function streamedMemory(): Promise<{ peakMib: number; code: unknown; ms: number }> {
+  const {
+    value: r,
+    peakMib,
+    ms,
+  } = await withPeakRss(() =>
+    runProgram({
+      driver,
+      code: `try { await fetch('http://127.0.0.1:${port}/stream'); return 'read'; } catch (e) { return e.code; }`,
+      network: { egress, access: { ...access, maxBytes: 10 * MIB } },
+    }),
+  );
+  return { peakMib, code: r.status === 'succeeded' ? r.value : r.error.code, ms };
 }
 
 const LARGE_MIB = Number(process.env.BENCH_LARGE_MIB ?? 50);
@@ -148,54 +167,48 @@ const largeRuntime = createRuntime({
 async function streamedLarge(
   mib: number,
 ): Promise<{ peakMib: number; sum: unknown; ms: number; stored: number }> {
-  global.gc?.();
-  const before = process.memoryUsage().rss;
-  let peak = before;
-  const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 5);
-  const t = performance.now();
-  const task = await largeRuntime.submit({
-    code: `const r = await fetch('http://127.0.0.1:${port}/stream?mib=${mib}');
-      let n = 0, sum = 0;
-      for await (const c of r.body) { for (let i = 0; i < c.length; i += 4096) sum += c[i]; n += c.length; }
-      return { n, sum };`,
-    constraints: { networkAccess: { ...access, maxBytes: 4 * LARGE_MIB * MIB } },
-    // The guest's memory is part of the process's: a VM of 32 MiB streams any size.
-    limits: { timeoutMs: 600_000, memoryBytes: 32 * MIB },
+  const {
+    value: done,
+    peakMib,
+    ms,
+  } = await withPeakRss(async () => {
+    const task = await largeRuntime.submit({
+      code: streamingProgram(mib),
+      constraints: { networkAccess: { ...access, maxBytes: 4 * LARGE_MIB * MIB } },
+      // The guest's memory is part of the process's: a VM of 32 MiB streams any size.
+      limits: { timeoutMs: 600_000, memoryBytes: 32 * MIB },
+    });
+    return largeRuntime.wait(task.task_id, { until: 'terminal' });
   });
-  const done = await largeRuntime.wait(task.task_id, { until: 'terminal' });
-  clearInterval(timer);
   if (done.status !== 'succeeded') throw new Error(JSON.stringify(done.error));
-  const journal = await store.readJournal(task.task_id);
+  const journal = await store.readJournal(done.task_id);
   return {
-    peakMib: (peak - before) / MIB,
+    peakMib,
     sum: (done.result as { output?: unknown } | null)?.output,
-    ms: performance.now() - t,
+    ms,
     stored: journal.reduce((n, e) => n + JSON.stringify(e.data).length, 0),
   };
 }
 
 /** The same from a one-off run (runProgram, as `codecall run`): the body streamed to a temporary file. */
 async function streamedLargeOneOff(mib: number): Promise<{ peakMib: number; sum: unknown; ms: number }> {
-  global.gc?.();
-  const before = process.memoryUsage().rss;
-  let peak = before;
-  const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 5);
-  const t = performance.now();
-  const r = await runProgram({
-    driver,
-    code: `const r = await fetch('http://127.0.0.1:${port}/stream?mib=${mib}');
-      let n = 0, sum = 0;
-      for await (const c of r.body) { for (let i = 0; i < c.length; i += 4096) sum += c[i]; n += c.length; }
-      return { n, sum };`,
-    network: {
-      egress: createEgress({ allowPrivate: true, limits: { maxBytes: 4 * LARGE_MIB * MIB } }),
-      access: { ...access, maxBytes: 4 * LARGE_MIB * MIB },
-    },
-    limits: { timeoutMs: 600_000, memoryBytes: 32 * MIB },
-  });
-  clearInterval(timer);
+  const {
+    value: r,
+    peakMib,
+    ms,
+  } = await withPeakRss(() =>
+    runProgram({
+      driver,
+      code: streamingProgram(mib),
+      network: {
+        egress: createEgress({ allowPrivate: true, limits: { maxBytes: 4 * LARGE_MIB * MIB } }),
+        access: { ...access, maxBytes: 4 * LARGE_MIB * MIB },
+      },
+      limits: { timeoutMs: 600_000, memoryBytes: 32 * MIB },
+    }),
+  );
   if (r.status !== 'succeeded') throw new Error(`${r.error.code}: ${r.error.message}`);
-  return { peakMib: (peak - before) / MIB, sum: r.value, ms: performance.now() - t };
+  return { peakMib, sum: r.value, ms };
 }
 
 console.log(`machine: ${os.cpus().length} cores, busy ${String(await busyShare(1000))} before the run`);
