@@ -1,7 +1,8 @@
-import { encodeValue, sha256Hex } from '../codec/index.ts';
+import { decodeValue, encodeValue, sha256Hex } from '../codec/index.ts';
 import { errorRow, failure, isCodecallError } from '../errors/index.ts';
 import type { ExecutionResult, InstructionTaskInput, TypeScriptLowering } from '../spec/index.ts';
 import type { AgentStep, StepResult } from './agent-journal.ts';
+import { checkValueAnswer } from './answer-schema.ts';
 import { composeProgram, lineInCurrent } from './compose-program.ts';
 import { composePythonProgram } from './compose-python.ts';
 import { extractCode } from './extract-code.ts';
@@ -99,11 +100,28 @@ export async function runCodeStep(
   const value = run.value as { final?: unknown; value?: unknown } | null;
   const final = value?.final === true;
   const output = encodeValue(value?.value);
+  const outside = final ? answerOutsideSchema(input, output) : null;
+  if (outside !== null) {
+    // Fed back like a text answer outside the schema: the model gets another step (its tool calls are carried).
+    const error = failure('MODEL_BAD_REPLY', `final_answer(value): ${outside}`);
+    return record(
+      journal,
+      { step: step.step, ok: false, final: false, output: null, error, logs: run.logs, ...report },
+      run,
+    );
+  }
   return record(
     journal,
     { step: step.step, ok: true, final, output, error: null, logs: run.logs, ...report },
     run,
   );
+}
+
+/** Why `final_answer(value)`'s value is outside the task's answer schema, or null (none, or it matches). */
+function answerOutsideSchema(input: InstructionTaskInput, output: string): string | null {
+  if (input.answerSchema === undefined) return null;
+  const checked = checkValueAnswer(input.answerSchema, decodeValue(output));
+  return checked.ok ? null : checked.message;
 }
 
 export async function record(

@@ -136,8 +136,8 @@ function withBudget(tool: ToolDefinition, task: ToolBudget | undefined): ToolDef
 }
 
 /**
- * `final_answer(value)`'s value as the task's answer; with an answer schema, a value outside it fails the task
- * (its step is journaled as final, so it is not fed back as a failed one).
+ * A journaled final step's value as the task's answer. A code step's value outside the answer schema is journaled
+ * as a failed step (fed back); a final step outside it comes only from a journal written before that, and fails.
  */
 function finalAnswer(
   input: InstructionTaskInput,

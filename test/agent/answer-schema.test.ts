@@ -3,7 +3,7 @@
 // answer outside the schema is fed back to the model as a failed step, and a streamed one that breaks it is stopped.
 import { describe, expect, it } from 'vitest';
 import { reply, streamEvents } from '../model/scripted-model-server.ts';
-import { useAgentFixture } from './agent-fixture.ts';
+import { js, useAgentFixture } from './agent-fixture.ts';
 
 type Msg = { role: string; content?: string | null };
 
@@ -48,6 +48,31 @@ describe('agent, structured final answers (OpenAI preset)', () => {
     const view = await fx.runtime.run(task_id);
     expect(view.status).toBe('succeeded');
     expect(view.result?.output).toEqual({ city: 'Oslo', celsius: -3 });
+  });
+
+  it("feeds a code step's final_answer outside the schema back, and does not run its tool calls again", async () => {
+    fx.model.push(
+      reply({
+        content: js('const p = await tools.get_price({ product: "tea" });\nfinal_answer({ city: "Paris" })'),
+      }),
+      reply({
+        content: js(
+          'const q = await tools.get_price({ product: "tea" });\nfinal_answer({ city: "Paris", celsius: q.cents / 10 })',
+        ),
+      }),
+    );
+    const calls = fx.calls.length;
+    const { task_id } = await fx.runtime.submit({ instruction: 'weather in Paris', answerSchema: WEATHER });
+    const view = await fx.runtime.run(task_id);
+    expect(view.status).toBe('succeeded');
+    expect(view.result?.output).toEqual({ city: 'Paris', celsius: 30 });
+    // The second step said what was wrong with the first step's value.
+    const second = fx.model.requests.at(-1)?.body.messages as Msg[];
+    expect(second.at(-1)?.content).toContain(
+      "final_answer(value): Your answer does not match the answer schema: the answer's celsius is required",
+    );
+    // The failed step's call was carried over to the retry (ADR 0034), not run a second time.
+    expect(fx.calls.slice(calls).map((c) => c.name)).toEqual(['get_price']);
   });
 
   it('fails the task when the answers stay outside the schema past the retries', async () => {
