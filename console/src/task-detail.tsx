@@ -160,6 +160,14 @@ export function TaskDetail(props: { api: Api; id: string }): JSX.Element {
       ) : (
         <Code code={task.code ?? ''} language={task.language} testid="code" />
       )}
+      {task.answer_schema ? (
+        <>
+          <h3>Answer schema</h3>
+          <pre class="instruction" data-testid="answer-schema">
+            {JSON.stringify(task.answer_schema, null, 2)}
+          </pre>
+        </>
+      ) : null}
 
       {task.budgets ? (
         <>

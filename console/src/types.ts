@@ -89,6 +89,8 @@ export interface TaskView {
   readonly code: string | null;
   readonly instruction: string | null;
   readonly mode: string | null;
+  /** The JSON Schema the answer must match (absent from older servers). */
+  readonly answer_schema?: Readonly<Record<string, unknown>> | null;
   readonly steps: readonly StepView[] | null;
   readonly artifacts: readonly { name: string; size: number; sha256: string }[];
   readonly result: {

@@ -110,6 +110,8 @@ export interface TaskView {
   /** Agent mode: what the model was asked, how it works, and its steps (with the journal). */
   readonly instruction: string | null;
   readonly mode: AgentMode | null;
+  /** Agent mode: the JSON Schema the final answer must match (`answer_schema`); null when none was given. */
+  readonly answer_schema: Readonly<Record<string, unknown>> | null;
   readonly steps: readonly StepView[] | null;
   /** Set when the task revises an ended one (`POST /api/v1/tasks/{id}/revise`); null otherwise. */
   readonly revision: RevisionView | null;
@@ -221,6 +223,7 @@ export interface TruncatedField {
 export type ListedField =
   | 'code'
   | 'instruction'
+  | 'answer_schema'
   | 'metadata'
   | 'pending_approvals'
   | 'attention'
@@ -235,6 +238,7 @@ export type ListedField =
 const LISTED: Record<ListedField, true> = {
   code: true,
   instruction: true,
+  answer_schema: true,
   metadata: true,
   pending_approvals: true,
   attention: true,

@@ -33,6 +33,7 @@ export function corruptTaskView(c: CorruptTask, record?: TaskRecord): TaskView {
     code: null,
     instruction: null,
     mode: null,
+    answer_schema: null,
     steps: null,
     revision: null,
     artifacts: [],

@@ -65,6 +65,7 @@ export function taskView(
     code: record.input.kind === 'code' ? record.input.code : null,
     instruction: agent ? agent.instruction : null,
     mode: agent ? agent.mode : null,
+    answer_schema: agent?.answerSchema ?? null,
     steps: agent ? steps : null,
     revision: revisionView(record.input, journal),
     ...(parts?.revisedBy ? { revised_by: parts.revisedBy } : {}),

@@ -91,6 +91,11 @@ export const taskViewSchema = {
     code: { ...nullable('string'), description: 'exec mode: the program that was sent' },
     instruction: { ...nullable('string'), description: 'agent mode: what the model was asked to do' },
     mode: { type: ['string', 'null'], enum: ['code', 'function_calling', null] },
+    answer_schema: {
+      ...nullable('object'),
+      ...open,
+      description: 'agent mode: the JSON Schema the final answer must match (null: none)',
+    },
     steps: {
       type: ['array', 'null'],
       description:

@@ -53,5 +53,26 @@ describe.skipIf(NO_BROWSER !== null)(
       });
       expect(model.requests.at(-1)?.body.model).toBe('scripted');
     });
+
+    it("shows an instruction task's answer schema beside its instruction", async () => {
+      const schema = { type: 'object', properties: { total: { type: 'number' } }, required: ['total'] };
+      model.push(reply({ content: '{"total": 12}' }));
+      const key = await fx.key('agent-schema');
+      const { task_id } = await fx.api<{ task_id: string }>(key, 'POST', '/api/v1/tasks', {
+        instruction: 'Add up the bill',
+        answer_schema: schema,
+      });
+      await fx.withPage('agent-answer-schema', async (page) => {
+        const errors = watchErrors(page);
+        await signIn(page, fx.base, key);
+        await page.goto(`${fx.base}/#/tasks/${task_id}`);
+        await page.locator('[data-testid="task-detail"][data-status="succeeded"]').waitFor();
+        expect(JSON.parse((await page.getByTestId('answer-schema').textContent()) ?? '')).toEqual(schema);
+        expect(JSON.parse((await page.getByTestId('result').textContent()) ?? '')).toEqual({ total: 12 });
+        expect(errors).toEqual([]);
+      });
+      const view = await fx.api<{ answer_schema: unknown }>(key, 'GET', `/api/v1/tasks/${task_id}`);
+      expect(view.answer_schema).toEqual(schema);
+    });
   },
 );
