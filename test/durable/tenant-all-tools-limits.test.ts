@@ -82,7 +82,7 @@ describe('a limit over all of a tenant’s tools together', () => {
     const all = outputs.flat();
     expect(all).toHaveLength(16);
     expect(all.filter((o) => typeof o === 'string')).toHaveLength(7);
-    const refusals = all.filter((o) => typeof o !== 'string') as Record<string, unknown>[];
+    const refusals = all.filter((o): o is Record<string, unknown> => typeof o !== 'string');
     expect(refusals).toHaveLength(9);
     for (const r of refusals) {
       expect(r).toMatchObject({
