@@ -92,11 +92,14 @@ export function msUntilToken(tokens: number, terms: BucketTerms): number {
   return Math.max(1, Math.ceil(((1 - tokens) / terms.perSecond) * 1000));
 }
 
-/** The keys of a request, each once, in the order rows are locked (by name: two requests never wait in a cycle). */
+/**
+ * The keys of a request that limit something, each once, in the order rows are locked (by name: two requests never
+ * wait for each other in a cycle).
+ */
 export function usageKeysOf(request: UsageRequest): UsageKey[] {
   const keys = new Map<string, UsageKey>();
   for (const key of [request, ...(request.also ?? [])]) {
-    if (!keys.has(key.tool)) keys.set(key.tool, key);
+    if ((key.rate || key.quota) && !keys.has(key.tool)) keys.set(key.tool, key);
   }
   return [...keys.values()].sort((a, b) => (a.tool < b.tool ? -1 : a.tool > b.tool ? 1 : 0));
 }
