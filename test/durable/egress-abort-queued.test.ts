@@ -74,11 +74,11 @@ function pathsOf(tag: string): { path: string; closedAfter: number | null }[] {
  * queued one, dropped at its cancel (100 ms), comes before the one under way (aborted at 300 ms).
  */
 function egressOutcomes(journal: readonly JournalEntry[]): string[] {
-  const ids = journal
-    .filter((e) => e.type === 'tool_intent' && String(e.data.tool).startsWith('egress.'))
-    .map((e) => String(e.data.call_id));
+  const ids = journal.flatMap((e) =>
+    e.type === 'tool_intent' && e.data.tool.startsWith('egress.') ? [e.data.call_id] : [],
+  );
   return journal
-    .filter((e) => e.type === 'tool_outcome' && ids.includes(String(e.data.call_id)))
+    .flatMap((e) => (e.type === 'tool_outcome' && ids.includes(e.data.call_id) ? [e] : []))
     .map((e) => {
       const d = e.data as { ok: boolean; payload: string; call_id: string };
       const which = ids.indexOf(d.call_id) + 1;

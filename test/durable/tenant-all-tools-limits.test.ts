@@ -98,9 +98,7 @@ describe('a limit over all of a tenant’s tools together', () => {
     expect(ran).toHaveLength(7);
 
     // Another tenant has its own all-tools key (here none: only the per-tool rule holds).
-    const other = await a.wait(
-      (await a.submit({ code: code('note'), tenant: `${tenant}-other` })).task_id,
-    );
+    const other = await a.wait((await a.submit({ code: code('note'), tenant: `${tenant}-other` })).task_id);
     expect(other.result?.output).toEqual(['search', 'note']);
   }
 
