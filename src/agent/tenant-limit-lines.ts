@@ -1,4 +1,4 @@
-import type { ToolDefinition, ToolLimitsOfCall } from '../spec/index.ts';
+import type { ToolDefinition, ToolLimitsOfCall, ToolQuota, ToolRateLimit } from '../spec/index.ts';
 
 /**
  * What the prompt says of a tool's limits for the task's tenant (ADR 0045), so a model's program can expect the
@@ -7,17 +7,34 @@ import type { ToolDefinition, ToolLimitsOfCall } from '../spec/index.ts';
  */
 const calls = (n: number): string => `${n} ${n === 1 ? 'call' : 'calls'}`;
 
-export function tenantLimitLine(rules: ToolLimitsOfCall): string {
+function limitWords(rules: { readonly rate?: ToolRateLimit; readonly quota?: ToolQuota }): string[] {
   const { rate, quota } = rules;
-  const limits = [
+  return [
     ...(rate
       ? [`${calls(rate.rate)} per ${rate.per}${rate.burst === undefined ? '' : ` (bursts of ${rate.burst})`}`]
       : []),
     ...(quota ? [`${calls(quota.max)} per ${quota.period} (UTC)`] : []),
   ];
-  const codes = [...(rate ? ['TOOL_RATE_LIMITED'] : []), ...(quota ? ['TOOL_QUOTA_EXCEEDED'] : [])];
+}
+
+export function tenantLimitLine(rules: ToolLimitsOfCall): string {
+  const all = rules.allTools ?? {};
+  const own = limitWords(rules);
+  const shared = limitWords(all);
+  const codes = [
+    ...(rules.rate || all.rate ? ['TOOL_RATE_LIMITED'] : []),
+    ...(rules.quota || all.quota ? ['TOOL_QUOTA_EXCEEDED'] : []),
+  ];
+  const parts = [
+    ...(own.length > 0 ? [`At most ${own.join(' and ')} over all of this tenant's tasks`] : []),
+    ...(shared.length > 0
+      ? [
+          `${own.length > 0 ? 'and' : 'At most'} ${shared.join(' and ')} of all of this tenant's tools together`,
+        ]
+      : []),
+  ];
   return (
-    `At most ${limits.join(' and ')} over all of this tenant's tasks; past that a call fails with code ` +
+    `${parts.join(' ')}; past that a call fails with code ` +
     `${codes.join(' or ')} and details.retry_after_seconds (when to try again).`
   );
 }

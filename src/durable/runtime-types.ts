@@ -84,8 +84,9 @@ export interface RuntimeOptions {
   readonly approvals?: ApprovalRules;
   /**
    * Each tenant's rate limits on tool calls (ADR 0045), e.g. `{ tenant: 'acme', tool: 'web.search', rate: 10,
-   * per: 'second', burst: 20 }` (`*`: the tenants or tools no other rule names). Kept in the store: they hold
-   * across restarts and over every runtime on it. A call past one fails with TOOL_RATE_LIMITED.
+   * per: 'second', burst: 20 }` (`*`: the tenants or tools no other rule names; the tool `all`: one bucket over all
+   * of the tenant's tools together, ADR 0044 amended). Kept in the store: they hold across restarts and over every
+   * runtime on it. A call past one fails with TOOL_RATE_LIMITED.
    */
   readonly toolRateLimits?: readonly ToolRateLimit[];
   /** Each tenant's quotas on tool calls per UTC hour, day or month (ADR 0045); past one: TOOL_QUOTA_EXCEEDED. */

@@ -1,5 +1,6 @@
 import { failure } from '../errors/index.ts';
 import {
+  ALL_TOOLS_KEY,
   bucketOf,
   isTaskToolNamespace,
   limitsOfCall,
@@ -7,11 +8,15 @@ import {
   retryAfterSeconds,
 } from '../spec/index.ts';
 import type {
+  BucketTerms,
   HostCall,
+  QuotaTerms,
   SerializedError,
   TenantLimitName,
   TenantToolLimits,
   ToolLimitsOfCall,
+  ToolQuota,
+  ToolRateLimit,
   UsageStore,
   UsageTaken,
 } from '../spec/index.ts';
@@ -50,7 +55,10 @@ export class TenantLimitGate {
     return rules;
   }
 
-  /** Takes the call's token and counts it against its quota, or refuses it; rejects when the store fails. */
+  /**
+   * Takes the call's token and counts it against its quota, and the same of the tenant's all-tools key, all or
+   * none; or refuses it; rejects when the store fails.
+   */
   async admit(
     call: HostCall & { kind: 'tool' },
     rules: ToolLimitsOfCall,
@@ -58,16 +66,19 @@ export class TenantLimitGate {
   ): Promise<Admission> {
     const tool = `${call.namespace}.${call.name}`;
     const now = this.options.clock();
+    const all = rules.allTools;
     // A quota of 0 refuses every call: nothing to count.
     if (rules.quota?.max === 0)
-      return quotaRefusal(tool, rules, quotaTermsOf(rules.quota, now).periodEnd - now);
+      return quotaRefusal(tool, rules.quota, quotaTermsOf(rules.quota, now).periodEnd - now, false);
+    if (all?.quota?.max === 0)
+      return quotaRefusal(tool, all.quota, quotaTermsOf(all.quota, now).periodEnd - now, true);
     const taken = await this.options.store.takeUsage(
       {
         tenant: this.options.tenant,
         tool,
         now,
-        ...(rules.rate ? { rate: bucketOf(rules.rate) } : {}),
-        ...(rules.quota ? { quota: quotaTermsOf(rules.quota, now) } : {}),
+        ...keyTerms(rules, now),
+        ...(all ? { also: [{ tool: ALL_TOOLS_KEY, ...keyTerms(all, now) }] } : {}),
       },
       { signal },
     );
@@ -75,40 +86,55 @@ export class TenantLimitGate {
   }
 }
 
-function refusalOf(taken: UsageTaken, tool: string, rules: ToolLimitsOfCall): Admission {
-  if (taken.ok) return RUN;
-  return taken.limit === 'rate'
-    ? rateRefusal(tool, rules, taken.retryAfterMs)
-    : quotaRefusal(tool, rules, taken.retryAfterMs);
+function keyTerms(
+  rules: { readonly rate?: ToolRateLimit; readonly quota?: ToolQuota },
+  now: number,
+): { rate?: BucketTerms; quota?: QuotaTerms } {
+  return {
+    ...(rules.rate ? { rate: bucketOf(rules.rate) } : {}),
+    ...(rules.quota ? { quota: quotaTermsOf(rules.quota, now) } : {}),
+  };
 }
 
-function rateRefusal(tool: string, rules: ToolLimitsOfCall, ms: number): Admission {
-  const rate = rules.rate;
+function refusalOf(taken: UsageTaken, tool: string, rules: ToolLimitsOfCall): Admission {
+  if (taken.ok) return RUN;
+  const overAll = taken.tool === ALL_TOOLS_KEY;
+  const held = overAll ? rules.allTools : rules;
+  return taken.limit === 'rate'
+    ? rateRefusal(tool, held?.rate, taken.retryAfterMs, overAll)
+    : quotaRefusal(tool, held?.quota, taken.retryAfterMs, overAll);
+}
+
+/** The words and the details' `scope` of a limit over all of the tenant's tools. */
+const OVER_ALL = ' over all of its tools';
+
+function rateRefusal(tool: string, rate: ToolRateLimit | undefined, ms: number, overAll: boolean): Admission {
   const seconds = retryAfterSeconds(ms);
   const limit = rate ? { rate: rate.rate, per: rate.per, burst: bucketOf(rate).burst } : {};
-  const what = rate ? ` of ${rate.rate} calls per ${rate.per}` : '';
-  const message = `${tool} was not run: the tenant's rate limit${what} on it is used up; try again in ${seconds} s`;
+  const what = `${rate ? ` of ${rate.rate} calls per ${rate.per}` : ''}${overAll ? OVER_ALL : ' on it'}`;
+  const message = `${tool} was not run: the tenant's rate limit${what} is used up; try again in ${seconds} s`;
   return refusal(
     'tenant_rate',
     failure('TOOL_RATE_LIMITED', message, {
       tool,
       limit: 'rate',
+      ...(overAll ? { scope: 'all_tools' } : {}),
       ...limit,
       retry_after_seconds: seconds,
     }),
   );
 }
 
-function quotaRefusal(tool: string, rules: ToolLimitsOfCall, ms: number): Admission {
-  const quota = rules.quota;
+function quotaRefusal(tool: string, quota: ToolQuota | undefined, ms: number, overAll: boolean): Admission {
   const seconds = retryAfterSeconds(ms);
-  const what = quota ? ` of ${quota.max} calls per ${quota.period}` : '';
-  const message = `${tool} was not run: the tenant's quota${what} on it is used up; the next period starts in ${seconds} s`;
+  const what = `${quota ? ` of ${quota.max} calls per ${quota.period}` : ''}${overAll ? OVER_ALL : ' on it'}`;
+  const message = `${tool} was not run: the tenant's quota${what} is used up; the next period starts in ${seconds} s`;
   return refusal(
     'tenant_quota',
     failure('TOOL_QUOTA_EXCEEDED', message, {
       tool,
       limit: 'quota',
+      ...(overAll ? { scope: 'all_tools' } : {}),
       ...(quota ? { max: quota.max, period: quota.period } : {}),
       retry_after_seconds: seconds,
     }),

@@ -132,6 +132,23 @@ describe('CallPump', () => {
     expect(transport.delivered.map((d) => d.id)).toEqual(['b', 't', 'a', 'd', 'c']);
   });
 
+  it('sends a call given up while queued to the host at once, without a slot; the queue goes on', async () => {
+    const { host, transport, pump } = setup({ limits: { maxConcurrentToolCalls: 1 } });
+    for (const id of ['a', 'b', 'c']) pump.call(tool(id));
+    expect(host.started).toEqual(['a']);
+    expect(pump.cancelQueued((c) => c.callId === 'b')).toBe(true);
+    // The host decides it (a durable one journals it); it took no slot: 'a' still holds the only one.
+    expect(host.started).toEqual(['a', 'b']);
+    expect(pump.cancelQueued((c) => c.callId === 'b')).toBe(false);
+    expect(pump.cancelQueued((c) => c.callId === 'a')).toBe(false);
+    await host.settle('b');
+    expect(host.started).toEqual(['a', 'b']);
+    await host.settle('a');
+    expect(host.started).toEqual(['a', 'b', 'c']);
+    await host.settle('c');
+    expect(transport.delivered.map((d) => d.id)).toEqual(['b', 'a', 'c']);
+  });
+
   it('delivers a host that throws, and a call the transport cannot build, as the call failing', async () => {
     const { transport, pump } = setup({ limits: { maxConcurrentToolCalls: 1 } });
     const failing: ExecutionHost = {

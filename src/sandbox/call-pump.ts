@@ -132,6 +132,21 @@ export class CallPump<C> {
     this.drain();
   }
 
+  /**
+   * The guest gave up on a call still waiting for a slot: it leaves the queue and goes to the host at once, without
+   * a slot, so that the host decides (and journals) it as given up, as it would a call under way; the transport's
+   * `hostCall` must give it a `cancelled` signal already aborted. False when no queued call matches (it runs, or
+   * ran: the transport aborts its signal instead).
+   */
+  cancelQueued(match: (call: C) => boolean): boolean {
+    if (this.resolved) return false;
+    const at = this.queue.findIndex(match);
+    if (at < 0) return false;
+    const [call] = this.queue.splice(at, 1);
+    if (call !== undefined) void this.serve(call, false);
+    return true;
+  }
+
   /** The guest set a timer: served at once (timers are not tool calls and never wait for a slot). */
   timer(call: C): void {
     if (!this.resolved) void this.serve(call, false);

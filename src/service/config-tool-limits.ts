@@ -15,7 +15,8 @@ const jsonList = z
 export const toolLimitsConfigShape = {
   /**
    * Token buckets, `[{ "tenant": "acme", "tool": "web.search", "rate": 10, "per": "second", "burst": 20 }]`
-   * (`per`: second, minute or hour; `burst` defaults to `rate`; `*`: the tenants or tools no rule names).
+   * (`per`: second, minute or hour; `burst` defaults to `rate`; `*`: the tenants or tools no rule names; the tool
+   * `all`: one bucket over all of the tenant's tools together, taken with the tool's own).
    */
   toolRateLimits: jsonList,
   /** Calls per UTC calendar period, `[{ "tenant": "*", "tool": "*", "max": 1000, "period": "day" }]` (hour, day, month). */

@@ -72,6 +72,9 @@ export function egressHost(inner: ExecutionHost, options: EgressHostOptions): Ex
     if (call.name === 'body') return serveBodyRead(bodyReadOf(call), bodies, signal);
     const request = egressRequestOf(call);
     if ('error' in request) return { ok: false, error: request.error };
+    // Given up before it went out (waiting for a slot): no request is made, none is counted.
+    if (call.cancelled?.aborted)
+      return { ok: false, error: failure('ABORTED', 'fetch: the program aborted the request') };
     if (!made.has(call.callId)) {
       if (made.size >= budget) {
         return {

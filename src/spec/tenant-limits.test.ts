@@ -151,3 +151,39 @@ describe('checking the rules', () => {
     expect(parseToolQuotas(null)).toEqual([]);
   });
 });
+
+describe('limits over all of a tenant’s tools together (tool "all")', () => {
+  const limits = {
+    rateLimits: parseToolRateLimits([
+      { tenant: 'acme', tool: 'web.search', rate: 5, per: 'second' },
+      { tenant: '*', tool: 'all', rate: 50, per: 'minute' },
+      // A (tenant, *) rule is per tool: it never stands in for the all-tools one.
+      { tenant: 'acme', tool: '*', rate: 9, per: 'second' },
+    ]),
+    quotas: parseToolQuotas([{ tenant: 'acme', tool: 'all', max: 100, period: 'day' }]),
+  };
+  it("puts a call under its tool's rules and under the tenant's all-tools rules", () => {
+    expect(limitsOfCall(limits, 'acme', 'web.search')).toEqual({
+      rate: { tenant: 'acme', tool: 'web.search', rate: 5, per: 'second' },
+      allTools: {
+        rate: { tenant: '*', tool: 'all', rate: 50, per: 'minute' },
+        quota: { tenant: 'acme', tool: 'all', max: 100, period: 'day' },
+      },
+    });
+    expect(limitsOfCall(limits, 'globex', 'db.query')).toEqual({
+      allTools: { rate: { tenant: '*', tool: 'all', rate: 50, per: 'minute' } },
+    });
+  });
+  it('takes a tenant’s own all-tools rule over the * tenants’', () => {
+    const own = parseToolRateLimits([
+      { tenant: '*', tool: 'all', rate: 1, per: 'second' },
+      { tenant: 'acme', tool: 'all', rate: 2, per: 'second' },
+    ]);
+    expect(limitsOfCall({ rateLimits: own, quotas: [] }, 'acme', 'a.b')?.allTools?.rate?.rate).toBe(2);
+  });
+  it('refuses a tool name that is neither a tool, "*" nor "all"', () => {
+    expect(fieldOf(() => parseToolQuotas([{ tenant: 'a', tool: 'everything', max: 1, period: 'day' }]))).toBe(
+      'toolQuotas[0].tool',
+    );
+  });
+});

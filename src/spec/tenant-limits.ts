@@ -1,13 +1,15 @@
 import { CodecallError } from '../errors/index.ts';
 import { isRecord } from './is-record.ts';
 import { QUALIFIED_TOOL_NAME } from './tool-names.ts';
+import { ALL_TOOLS_KEY } from './usage-store.ts';
 import type { BucketTerms, QuotaTerms } from './usage-store.ts';
 
 /**
  * The operator's per-tenant limits on tool calls over time (issue 21, ADR 0045): a rate limit is a token bucket
  * per tenant and tool, a quota a count of calls per calendar period (UTC). `*` stands for the tenants (or tools)
  * no other rule names; a call is under the most specific rule of each kind: (tenant, tool), (tenant, *),
- * (*, tool), then (*, *).
+ * (*, tool), then (*, *). A rule for the tool `all` (ALL_TOOLS_KEY) is one bucket or count over all of a
+ * tenant's tools together (ADR 0044, amended 2026-12-07), which a call is under as well as under its tool's.
  */
 
 export type RatePer = 'second' | 'minute' | 'hour';
@@ -41,10 +43,12 @@ export interface TenantToolLimits {
   readonly quotas: readonly ToolQuota[];
 }
 
-/** The rules a call of one tool by one tenant is under (at most one of each kind). */
+/** The rules a call of one tool by one tenant is under (at most one of each kind, and of each over all tools). */
 export interface ToolLimitsOfCall {
   readonly rate?: ToolRateLimit;
   readonly quota?: ToolQuota;
+  /** The tenant's rules over all of its tools together (tool `all`). */
+  readonly allTools?: { readonly rate?: ToolRateLimit; readonly quota?: ToolQuota };
 }
 
 /** The most rules of each kind (a list the operator writes by hand). */
@@ -67,9 +71,12 @@ function tenantOf(field: string, v: unknown): string {
 }
 
 function toolOf(field: string, v: unknown): string {
-  if (v === '*') return v;
+  if (v === '*' || v === ALL_TOOLS_KEY) return v;
   if (typeof v !== 'string' || !QUALIFIED_TOOL_NAME.test(v))
-    invalid(`${field}.tool`, 'must be "namespace.name", as programs call the tool, or "*"');
+    invalid(
+      `${field}.tool`,
+      'must be "namespace.name", as programs call the tool, "*" (each tool) or "all" (all tools together)',
+    );
   if (v.startsWith('egress.') || v.startsWith('input.'))
     invalid(`${field}.tool`, "is not a tool of the task's: fetch and input.wait are not limited here");
   return v;
@@ -151,6 +158,20 @@ function mostSpecific<R extends { readonly tenant: string; readonly tool: string
   return best;
 }
 
+/** The tenant's rule over all of its tools together: its own, else the `*` tenants'. */
+function allToolsRule<R extends { readonly tenant: string; readonly tool: string }>(
+  rules: readonly R[],
+  tenant: string,
+): R | undefined {
+  let star: R | undefined;
+  for (const rule of rules) {
+    if (rule.tool !== ALL_TOOLS_KEY) continue;
+    if (rule.tenant === tenant) return rule;
+    if (rule.tenant === '*') star = rule;
+  }
+  return star;
+}
+
 /** The rules a call of `tool` (`namespace.name`) by `tenant` is under; null when none. */
 export function limitsOfCall(
   limits: TenantToolLimits,
@@ -159,8 +180,14 @@ export function limitsOfCall(
 ): ToolLimitsOfCall | null {
   const rate = mostSpecific(limits.rateLimits, tenant, tool);
   const quota = mostSpecific(limits.quotas, tenant, tool);
-  if (rate === undefined && quota === undefined) return null;
-  return { ...(rate ? { rate } : {}), ...(quota ? { quota } : {}) };
+  const allRate = allToolsRule(limits.rateLimits, tenant);
+  const allQuota = allToolsRule(limits.quotas, tenant);
+  const all =
+    allRate || allQuota
+      ? { allTools: { ...(allRate ? { rate: allRate } : {}), ...(allQuota ? { quota: allQuota } : {}) } }
+      : {};
+  if (rate === undefined && quota === undefined && !('allTools' in all)) return null;
+  return { ...(rate ? { rate } : {}), ...(quota ? { quota } : {}), ...all };
 }
 
 /** Whether any rule is configured (else nothing is checked and nothing costs). */

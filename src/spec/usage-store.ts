@@ -21,28 +21,47 @@ export interface QuotaTerms {
   readonly periodEnd: number;
 }
 
-/** One call of `tool` by `tenant` at `now` (epoch ms), under its rate limit, its quota, or both. */
-export interface UsageRequest {
-  readonly tenant: string;
+/** One key's bucket and count: a tool's, or ALL_TOOLS_KEY for a limit over all of a tenant's tools together. */
+export interface UsageKey {
   readonly tool: string;
   readonly rate?: BucketTerms;
   readonly quota?: QuotaTerms;
-  readonly now: number;
 }
+
+/**
+ * One call of `tool` by `tenant` at `now` (epoch ms), under its rate limit, its quota, or both; and under the
+ * keys of `also` (the tenant's all-tools key), taken with it in one step, all or none.
+ */
+export interface UsageRequest extends UsageKey {
+  readonly tenant: string;
+  readonly now: number;
+  readonly also?: readonly UsageKey[];
+}
+
+/** The store's key of a tenant's limits over all of its tools together (no tool is named so: no dot). */
+export const ALL_TOOLS_KEY = 'all';
 
 /** Which limit refused a call. */
 export type UsageLimitKind = 'rate' | 'quota';
 
 export type UsageTaken =
   | { readonly ok: true }
-  /** Nothing was taken; `retryAfterMs`: until a token is back, or until the quota's next period. */
-  | { readonly ok: false; readonly limit: UsageLimitKind; readonly retryAfterMs: number };
+  /**
+   * Nothing was taken; `retryAfterMs`: until a token is back, or until the quota's next period; `tool`: the key
+   * that refused (the longest wait when several did).
+   */
+  | {
+      readonly ok: false;
+      readonly limit: UsageLimitKind;
+      readonly retryAfterMs: number;
+      readonly tool: string;
+    };
 
 export interface UsageStore {
   /**
-   * Takes one token of the tenant's bucket of the tool and counts one call against its quota, atomically and all
-   * or nothing: a refused call changes neither (a token is given back when the quota refuses). Atomic across the
-   * processes sharing the database.
+   * Takes one token of the tenant's bucket of the tool and counts one call against its quota, and the same of
+   * every key of `also`, atomically and all or nothing: a refused call changes nothing on any key. Atomic across
+   * the processes sharing the database.
    */
   takeUsage(request: UsageRequest, options?: StoreOptions): Promise<UsageTaken>;
 }
@@ -71,4 +90,23 @@ export function hasToken(tokens: number): boolean {
 /** Milliseconds until a bucket holding `tokens` (refilled, less than one) holds one; at least 1. */
 export function msUntilToken(tokens: number, terms: BucketTerms): number {
   return Math.max(1, Math.ceil(((1 - tokens) / terms.perSecond) * 1000));
+}
+
+/**
+ * The keys of a request that limit something, each once, in the order rows are locked (by name: two requests never
+ * wait for each other in a cycle).
+ */
+export function usageKeysOf(request: UsageRequest): UsageKey[] {
+  const keys = new Map<string, UsageKey>();
+  for (const key of [request, ...(request.also ?? [])]) {
+    if ((key.rate || key.quota) && !keys.has(key.tool)) keys.set(key.tool, key);
+  }
+  return [...keys.values()].sort((a, b) => (a.tool < b.tool ? -1 : a.tool > b.tool ? 1 : 0));
+}
+
+/** The refusal to report of several: the longest wait (a shorter one would only be refused again). */
+export function longestRefusal(refusals: readonly Extract<UsageTaken, { ok: false }>[]): UsageTaken {
+  let worst = refusals[0];
+  for (const r of refusals) if (worst === undefined || r.retryAfterMs > worst.retryAfterMs) worst = r;
+  return worst ?? { ok: true };
 }

@@ -2,6 +2,7 @@
 // usage. Across servers: two stores on one database take concurrently and give out exactly the limit. Across
 // restarts: a reopened store has what was left.
 import { afterEach, describe, expect, it } from 'vitest';
+import { ALL_TOOLS_KEY } from '../../src/spec/index.ts';
 import type { BucketTerms, QuotaTerms, UsageRequest, UsageStore, UsageTaken } from '../../src/index.ts';
 import { expectCode, T0 } from './task-store-support.ts';
 
@@ -46,8 +47,18 @@ export function describeUsageStoreConformance(name: string, fixture: UsageStoreF
       const store = await fresh();
       const rate = { perSecond: 2, burst: 3 };
       for (let i = 0; i < 3; i++) expect(await take(store, T0, { rate })).toEqual({ ok: true });
-      expect(await take(store, T0, { rate })).toEqual({ ok: false, limit: 'rate', retryAfterMs: 500 });
-      expect(await take(store, T0 + 250, { rate })).toEqual({ ok: false, limit: 'rate', retryAfterMs: 250 });
+      expect(await take(store, T0, { rate })).toEqual({
+        ok: false,
+        limit: 'rate',
+        retryAfterMs: 500,
+        tool: 'web.search',
+      });
+      expect(await take(store, T0 + 250, { rate })).toEqual({
+        ok: false,
+        limit: 'rate',
+        retryAfterMs: 250,
+        tool: 'web.search',
+      });
       expect(await take(store, T0 + 500, { rate })).toEqual({ ok: true });
       // A long idle fills the bucket to its burst, no more.
       const later = T0 + 100 * HOUR;
@@ -65,6 +76,7 @@ export function describeUsageStoreConformance(name: string, fixture: UsageStoreF
           ok: false,
           limit: 'rate',
           retryAfterMs: 1000 - at,
+          tool: 'web.search',
         });
       }
       expect((await take(store, T0 + 1000, { rate })).ok).toBe(true);
@@ -87,6 +99,7 @@ export function describeUsageStoreConformance(name: string, fixture: UsageStoreF
         ok: false,
         limit: 'quota',
         retryAfterMs: HOUR - 30,
+        tool: 'web.search',
       });
       const next = { max: 2, periodStart: T0 + HOUR, periodEnd: T0 + 2 * HOUR };
       expect((await take(store, T0 + HOUR, { quota: next })).ok).toBe(true);
@@ -145,6 +158,82 @@ export function describeUsageStoreConformance(name: string, fixture: UsageStoreF
       expect((await take(restarted, T0 + 1, { rate: rest })).ok).toBe(true);
       expect((await take(restarted, T0 + 2, { rate: rest })).ok).toBe(false);
       expect((await take(restarted, T0 + 3, { quota, tool: 'quota.only' })).ok).toBe(false);
+    });
+
+    it("takes a tool's key and the tenant's all-tools key together, or neither", async () => {
+      const store = await fresh();
+      const all = { tool: ALL_TOOLS_KEY, rate: { perSecond: 0.001, burst: 3 } };
+      const search = { perSecond: 0.001, burst: 2 };
+      const at = (tool: string, rate?: BucketTerms): Promise<UsageTaken> =>
+        store.takeUsage({ tenant: 'acme', tool, now: T0, ...(rate ? { rate } : {}), also: [all] });
+      expect((await at('web.search', search)).ok).toBe(true);
+      expect((await at('web.search', search)).ok).toBe(true);
+      // The tool's bucket refuses: the all-tools key keeps its token.
+      expect(await at('web.search', search)).toMatchObject({ ok: false, limit: 'rate', tool: 'web.search' });
+      expect((await at('web.fetch')).ok).toBe(true);
+      // The all-tools key refuses: the tool's key (here with a quota) counts nothing.
+      const quota = { max: 1, periodStart: T0, periodEnd: T0 + HOUR };
+      const refused = await store.takeUsage({
+        tenant: 'acme',
+        tool: 'db.query',
+        now: T0,
+        quota,
+        also: [all],
+      });
+      expect(refused).toMatchObject({ ok: false, limit: 'rate', tool: ALL_TOOLS_KEY });
+      expect((await store.takeUsage({ tenant: 'acme', tool: 'db.query', now: T0, quota })).ok).toBe(true);
+      // Another tenant's all-tools key is its own.
+      expect((await store.takeUsage({ tenant: 'globex', tool: 'web.fetch', now: T0, also: [all] })).ok).toBe(
+        true,
+      );
+      // Both refuse: the longer wait is the one reported (the shorter would only be refused again).
+      const hourly = { tool: ALL_TOOLS_KEY, quota: { max: 1, periodStart: T0, periodEnd: T0 + HOUR } };
+      const perSecond = { perSecond: 1, burst: 1 };
+      const both = (now: number): Promise<UsageTaken> =>
+        store.takeUsage({ tenant: 'initech', tool: 'a.b', now, rate: perSecond, also: [hourly] });
+      expect((await both(T0)).ok).toBe(true);
+      expect(await both(T0 + 10)).toEqual({
+        ok: false,
+        limit: 'quota',
+        retryAfterMs: HOUR - 10,
+        tool: ALL_TOOLS_KEY,
+      });
+    });
+
+    it('never gives out more than the all-tools limit to two servers taking for several tools at once', async () => {
+      const a = await fresh();
+      const b = await sibling(a);
+      const all = {
+        tool: ALL_TOOLS_KEY,
+        rate: { perSecond: 0.001, burst: 9 },
+        quota: { max: 7, periodStart: T0, periodEnd: T0 + HOUR },
+      };
+      const tools = ['web.search', 'web.fetch', 'db.query'];
+      const own = { perSecond: 0.001, burst: 4 };
+      const results = await Promise.all(
+        Array.from({ length: 30 }, (_, i) =>
+          (i % 2 === 0 ? a : b).takeUsage({
+            tenant: 'acme',
+            tool: tools[i % 3] ?? 'web.search',
+            now: T0,
+            rate: own,
+            also: [all],
+          }),
+        ),
+      );
+      // The quota (7) is the tighter of the all-tools key's; each tool's own 4 is not reached by all three.
+      expect(oks(results)).toBe(7);
+      // Nothing more was counted than was given: the all-tools quota has nothing left, each tool's bucket what
+      // its admitted calls left.
+      const left = await Promise.all(
+        tools.map((tool) => a.takeUsage({ tenant: 'acme', tool, now: T0, rate: own })),
+      );
+      const given = tools.map((tool, t) => results.filter((r, i) => i % 3 === t && r.ok).length);
+      expect(left.map((r) => r.ok)).toEqual(given.map((n) => n < 4));
+      expect(await a.takeUsage({ tenant: 'acme', tool: 'x.y', now: T0, also: [all] })).toMatchObject({
+        ok: false,
+        tool: ALL_TOOLS_KEY,
+      });
     });
 
     it('refuses an aborted signal and takes nothing', async () => {

@@ -1,7 +1,7 @@
 // A guest that aborts its fetch (AbortController, AbortSignal.timeout) stops the host's request: the connection
 // to a slow real server on loopback is closed at once, not when the server answers; a durable task journals the
-// request's outcome (ABORTED) so a resumed task replays it exactly and never asks the server again. The Python
-// guest has no abort API for a request under way (urllib, http.client and requests block): its bound is a timeout.
+// request's outcome (ABORTED) so a resumed task replays it exactly and never asks the server again. Python's
+// asyncio cancel and a request given up while queued: egress-abort-queued.test.ts.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createRuntime } from '../../src/durable/index.ts';
 import { createEgress } from '../../src/egress/index.ts';

@@ -12,6 +12,8 @@ _FROM_THREAD = ('a tool call from a thread other than the main thread is not sup
 
 _futures = {}
 _early = {}
+# Calls the program gave up on (an asyncio task cancelled while it awaited one): their outcome is dropped.
+_abandoned = set()
 
 # ---- the replay script (ADR 0010): recorded outcomes served here, with no round trip to the host ----
 _ISSUED, _DROPPED = 1, 2
@@ -142,7 +144,10 @@ def _dispatch(msg):
         return
     fut = _futures.pop(msg['id'], None)
     if fut is None:
-        _early[msg['id']] = msg
+        if msg['id'] in _abandoned:
+            _abandoned.discard(msg['id'])
+        else:
+            _early[msg['id']] = msg
         return
     ok, value = _result(msg)
     wake = _wakes.pop(msg['id'], None)
@@ -172,7 +177,17 @@ async def _call_async(msg):
         raise value
     fut = asyncio.get_running_loop().create_future()
     _futures[call_id] = fut
-    return await fut
+    try:
+        return await fut
+    except asyncio.CancelledError:
+        # Given up (task.cancel(), asyncio.wait_for's timeout) before its outcome came: a request is aborted on the
+        # host, which journals it ABORTED (or its answer, when that came first), as for the JavaScript guest's
+        # AbortSignal; a tool's call runs to its end. Its outcome, when it comes, is dropped.
+        if _futures.pop(call_id, None) is not None:
+            _abandoned.add(call_id)
+            if msg.get('ns') == 'egress' and msg.get('name') != 'body':
+                _send({'t': 'cancel', 'id': call_id})
+        raise
 
 def _make_tool(ns, name, params):
     def pack(args, kwargs):

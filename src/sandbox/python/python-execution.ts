@@ -1,5 +1,5 @@
 import { decodeValue } from '../../codec/index.ts';
-import { failure } from '../../errors/index.ts';
+import { CodecallError, failure } from '../../errors/index.ts';
 import type {
   ExecutionLimits,
   ExecutionRequest,
@@ -13,7 +13,7 @@ import type { GuestEnd, GuestUsage } from '../call-pump.ts';
 import { abortFailure } from '../early-failure.ts';
 import { unfence } from '../fenced-program.ts';
 import { guestFailure } from '../guest-failure.ts';
-import { cpuBudgetMs, formatCallId } from '../../spec/index.ts';
+import { cpuBudgetMs, EGRESS_NAMESPACE, formatCallId } from '../../spec/index.ts';
 import type { PythonProcess } from './python-process.ts';
 import { sandboxUsage, watchSandbox } from './watchdog.ts';
 import {
@@ -51,6 +51,8 @@ export function runOnProcess(
   /** Calls the guest issued (scripted ones included): the next must be `call-(issued + 1)`. */
   let issued = 0;
   let unwatch = () => undefined as void;
+  /** The egress requests queued or under way, by call id: the program may give up on one (asyncio cancel). */
+  const cancels = new Map<string, AbortController>();
   return new Promise<ExecutionResult>((resolve) => {
     const onAbort = () => pump.kill(abortFailure(signal?.reason));
     // A call is its HostCall: the guest's id is the call's id, its arguments' wire text the call's argsJson.
@@ -62,6 +64,7 @@ export function runOnProcess(
       transport: {
         hostCall: (call) => call,
         deliver: (call, ok, payload, clockMs) => {
+          if (cancels.size > 0) cancels.delete(call.callId);
           proc.send({ t: 'outcome', id: call.callId, ok, payload, clock: clockMs });
           if (call.kind === 'tool') heldArgs -= call.argsJson?.length ?? 0;
           if (proc.unsentBytes > MAX_HELD_BYTES) {
@@ -140,6 +143,15 @@ export function runOnProcess(
         case 'replayDone':
           pump.replayDone();
           return;
+        case 'cancel': {
+          // A request under way is aborted; one waiting for a slot goes to the host at once, aborted (journaled
+          // ABORTED, no request made). Any other id (a tool's call, a scripted one, one answered) is ignored.
+          const controller = typeof msg.id === 'string' ? cancels.get(msg.id) : undefined;
+          if (controller === undefined) return;
+          controller.abort(new CodecallError('ABORTED', 'fetch: the program gave up on the request'));
+          pump.cancelQueued((call) => call.callId === msg.id);
+          return;
+        }
         case 'scripted':
         case 'call':
         case 'timer': {
@@ -197,6 +209,13 @@ export function runOnProcess(
             return pump.kill(violation('tool arguments that are not tagged JSON'));
           }
           heldArgs += size;
+          // Only a request can be given up on; a body read or a tool call runs to its end.
+          let cancelled: AbortSignal | undefined;
+          if (binding.namespace === EGRESS_NAMESPACE && binding.name !== 'body') {
+            const controller = new AbortController();
+            cancels.set(msg.id, controller);
+            cancelled = controller.signal;
+          }
           pump.call({
             kind: 'tool',
             callId: msg.id,
@@ -204,6 +223,7 @@ export function runOnProcess(
             name: binding.name,
             args,
             argsJson: msg.args,
+            ...(cancelled ? { cancelled } : {}),
           });
           return;
         }

@@ -29,6 +29,8 @@ export class HostExecution implements GuestTransport<CallMessage> {
   private answersQuickly = true;
   /** The egress calls under way, by the guest's call number: the guest may give up on one (cancel). */
   private readonly cancels = new Map<number, AbortController>();
+  /** Calls given up while they waited for a slot: their HostCall is built with its signal aborted. */
+  private readonly givenUp = new Set<number>();
   /** The VM's image, when the worker kept it as the execution paused. */
   paused: PausedImage | undefined;
 
@@ -84,9 +86,7 @@ export class HostExecution implements GuestTransport<CallMessage> {
         this.pump.log(msg.level, msg.message);
         break;
       case 'cancel':
-        this.cancels
-          .get(msg.callId)
-          ?.abort(new CodecallError('ABORTED', 'fetch: the program aborted the request'));
+        this.cancel(msg.callId);
         break;
       case 'replayDone':
         this.pump.replayDone();
@@ -95,6 +95,22 @@ export class HostExecution implements GuestTransport<CallMessage> {
         this.finish(msg);
         break;
     }
+  }
+
+  /**
+   * The guest gave up on an egress call: under way, its request is aborted; still waiting for a slot, it goes to
+   * the host at once with its signal aborted, so the host journals it ABORTED and makes no request. A call the
+   * replay script answered, or already answered, is none of these: nothing happens.
+   */
+  private cancel(callId: number): void {
+    const reason = new CodecallError('ABORTED', 'fetch: the program aborted the request');
+    const running = this.cancels.get(callId);
+    if (running) {
+      running.abort(reason);
+      return;
+    }
+    this.givenUp.add(callId);
+    if (!this.pump.cancelQueued((c) => c.callId === callId)) this.givenUp.delete(callId);
   }
 
   /** The worker died under this execution. */
@@ -129,7 +145,9 @@ export class HostExecution implements GuestTransport<CallMessage> {
     let cancelled: AbortSignal | undefined;
     if (binding.namespace === EGRESS_NAMESPACE && binding.name !== 'body') {
       const controller = new AbortController();
-      this.cancels.set(msg.callId, controller);
+      if (this.givenUp.delete(msg.callId)) {
+        controller.abort(new CodecallError('ABORTED', 'fetch: the program aborted the request'));
+      } else this.cancels.set(msg.callId, controller);
       cancelled = controller.signal;
     }
     return {
