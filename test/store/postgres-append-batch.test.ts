@@ -80,7 +80,9 @@ describe.skipIf(url === null)('PostgreSQL appends of one task stream', () => {
       const journal = await store.readJournal(task.id);
       let prev = '';
       for (const entry of journal) {
-        expect(entry.checksum).toBe(journalChecksumOfText(prev, entry.seq, entry.type, canonicalJson(entry.data)));
+        expect(entry.checksum).toBe(
+          journalChecksumOfText(prev, entry.seq, entry.type, canonicalJson(entry.data)),
+        );
         prev = entry.checksum;
       }
     } finally {
