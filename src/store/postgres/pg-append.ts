@@ -98,31 +98,14 @@ function planAppend(taskId: string, calls: readonly AppendCall[], state: AppendS
   };
 }
 
-/**
- * The entries as the statement's $2-$6: scalars for one entry (a stream that waits for each append: no arrays to
- * encode, parse and unnest, measured at about a quarter of the statement's server CPU), arrays for a batch.
- */
-function rowsOf(taskId: string, plan: Plan): unknown[] {
-  const [only] = plan.appended;
-  if (plan.appended.length === 1 && only !== undefined) {
-    return [taskId, only.seq, only.type, only.checksum, plan.times[0], plan.texts[0]];
-  }
-  return [
-    taskId,
-    plan.appended.map((e) => e.seq),
-    plan.appended.map((e) => e.type),
-    plan.appended.map((e) => e.checksum),
-    plan.times,
-    plan.texts,
-  ];
-}
-
-/** Where the journal rows come from: the one entry's parameters, or the batch's arrays unnested. */
-const entryRows = (single: boolean): string =>
-  single
-    ? 'SELECT $1, $2::int, $3::text, $4::text, $5::bigint, $9, $6::text WHERE EXISTS (SELECT 1 FROM t)'
-    : `SELECT $1, s, ty, c, w, $9, d FROM unnest($2::int[], $3::text[], $4::text[], $5::bigint[], $6::text[])
-         AS u(s, ty, c, w, d) WHERE EXISTS (SELECT 1 FROM t)`;
+const rowsOf = (taskId: string, plan: Plan): unknown[] => [
+  taskId,
+  plan.appended.map((e) => e.seq),
+  plan.appended.map((e) => e.type),
+  plan.appended.map((e) => e.checksum),
+  plan.times,
+  plan.texts,
+];
 
 /** The task's row locked, with its journal's head and its summary row: all an append reads, in one statement. */
 const STATE = `SELECT t.fencing_token, c.journal_bytes, c.journal_entries, h.seq AS head_seq, h.checksum AS head_checksum,
@@ -195,7 +178,7 @@ const SUMMARY_WRITES: Record<SummaryOp, string> = {
   none: 'SELECT 1 WHERE false',
 };
 
-const writeStatement = (op: SummaryOp, single: boolean): string =>
+const writeStatement = (op: SummaryOp): string =>
   `WITH k AS (
        SELECT 1 FROM tasks WHERE id = $1 AND fencing_token = $9 FOR SHARE
      ), t AS (
@@ -204,18 +187,16 @@ const writeStatement = (op: SummaryOp, single: boolean): string =>
        WHERE task_id = $1 AND journal_entries = $10 AND EXISTS (SELECT 1 FROM k) RETURNING 1
      ), j AS (
        INSERT INTO journal (task_id, seq, type, checksum, created_at, fencing_token, data)
-       ${entryRows(single)}
+       SELECT $1, s, ty, c, w, $9, d FROM unnest($2::int[], $3::text[], $4::text[], $5::bigint[], $6::text[])
+         AS u(s, ty, c, w, d) WHERE EXISTS (SELECT 1 FROM t)
        RETURNING 1
      ), s AS (${SUMMARY_WRITES[op]})
      SELECT (SELECT count(*) FROM t) AS t, (SELECT count(*) FROM s) AS s`;
 
-/** The append statements, built once: by summary write, for one entry or a batch. */
+/** The append statements by summary write, built once (not a 1 KB text built and hashed again per append). */
 const WRITES = Object.fromEntries(
-  (Object.keys(SUMMARY_WRITES) as SummaryOp[]).map((op) => [
-    op,
-    { single: writeStatement(op, true), batch: writeStatement(op, false) },
-  ]),
-) as Record<SummaryOp, { single: string; batch: string }>;
+  (Object.keys(SUMMARY_WRITES) as SummaryOp[]).map((op) => [op, writeStatement(op)]),
+) as Record<SummaryOp, string>;
 
 /**
  * Totals, entries and summary in one statement, the totals moved only under the expected token and entry count
@@ -242,8 +223,7 @@ async function writePlan(
   const text = summary === null ? null : JSON.stringify(summary);
   if (op === 'guarded' || op === 'upsert') values.push(summary?.seq ?? 0, summary?.checksum ?? '', text);
   if (op === 'guarded') values.push(state.seq, state.checksum);
-  const statement = WRITES[op][plan.appended.length === 1 ? 'single' : 'batch'];
-  const result = await oneNamed<{ t: number; s: number }>(sql, statement, values);
+  const result = await oneNamed<{ t: number; s: number }>(sql, WRITES[op], values);
   return result ?? { t: 0, s: 0 };
 }
 
