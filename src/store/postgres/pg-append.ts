@@ -167,6 +167,37 @@ export async function appendCalls(
 
 type SummaryOp = 'guarded' | 'upsert' | 'delete' | 'none';
 
+const SUMMARY_WRITES: Record<SummaryOp, string> = {
+  guarded: `UPDATE journal_summaries SET seq = $11, checksum = $12, summary = $13
+       WHERE task_id = $1 AND seq = $14 AND checksum = $15 AND EXISTS (SELECT 1 FROM t) RETURNING 1`,
+  upsert: `INSERT INTO journal_summaries (task_id, seq, checksum, summary)
+       SELECT $1, $11, $12, $13 WHERE EXISTS (SELECT 1 FROM t)
+       ON CONFLICT (task_id) DO UPDATE SET seq = excluded.seq, checksum = excluded.checksum, summary = excluded.summary
+       RETURNING 1`,
+  delete: 'DELETE FROM journal_summaries WHERE task_id = $1 AND EXISTS (SELECT 1 FROM t) RETURNING 1',
+  none: 'SELECT 1 WHERE false',
+};
+
+const writeStatement = (op: SummaryOp): string =>
+  `WITH k AS (
+       SELECT 1 FROM tasks WHERE id = $1 AND fencing_token = $9 FOR SHARE
+     ), t AS (
+       UPDATE task_changes SET journal_bytes = $7, journal_entries = $8,
+         change_xid = pg_current_xact_id()::text::bigint, change_seq = nextval('change_seq_counter')
+       WHERE task_id = $1 AND journal_entries = $10 AND EXISTS (SELECT 1 FROM k) RETURNING 1
+     ), j AS (
+       INSERT INTO journal (task_id, seq, type, checksum, created_at, fencing_token, data)
+       SELECT $1, s, ty, c, w, $9, d FROM unnest($2::int[], $3::text[], $4::text[], $5::bigint[], $6::text[])
+         AS u(s, ty, c, w, d) WHERE EXISTS (SELECT 1 FROM t)
+       RETURNING 1
+     ), s AS (${SUMMARY_WRITES[op]})
+     SELECT (SELECT count(*) FROM t) AS t, (SELECT count(*) FROM s) AS s`;
+
+/** The append statements by summary write, built once (not a 1 KB text built and hashed again per append). */
+const WRITES = Object.fromEntries(
+  (Object.keys(SUMMARY_WRITES) as SummaryOp[]).map((op) => [op, writeStatement(op)]),
+) as Record<SummaryOp, string>;
+
 /**
  * Totals, entries and summary in one statement, the totals moved only under the expected token and entry count
  * (the entries insert only with them). The totals live beside the task's change stamp (schema step 5), which they
@@ -190,35 +221,9 @@ async function writePlan(
     state.entries,
   ];
   const text = summary === null ? null : JSON.stringify(summary);
-  const summaryWrite = {
-    guarded: `UPDATE journal_summaries SET seq = $11, checksum = $12, summary = $13
-       WHERE task_id = $1 AND seq = $14 AND checksum = $15 AND EXISTS (SELECT 1 FROM t) RETURNING 1`,
-    upsert: `INSERT INTO journal_summaries (task_id, seq, checksum, summary)
-       SELECT $1, $11, $12, $13 WHERE EXISTS (SELECT 1 FROM t)
-       ON CONFLICT (task_id) DO UPDATE SET seq = excluded.seq, checksum = excluded.checksum, summary = excluded.summary
-       RETURNING 1`,
-    delete: 'DELETE FROM journal_summaries WHERE task_id = $1 AND EXISTS (SELECT 1 FROM t) RETURNING 1',
-    none: 'SELECT 1 WHERE false',
-  }[op];
   if (op === 'guarded' || op === 'upsert') values.push(summary?.seq ?? 0, summary?.checksum ?? '', text);
   if (op === 'guarded') values.push(state.seq, state.checksum);
-  const result = await oneNamed<{ t: number; s: number }>(
-    sql,
-    `WITH k AS (
-       SELECT 1 FROM tasks WHERE id = $1 AND fencing_token = $9 FOR SHARE
-     ), t AS (
-       UPDATE task_changes SET journal_bytes = $7, journal_entries = $8,
-         change_xid = pg_current_xact_id()::text::bigint, change_seq = nextval('change_seq_counter')
-       WHERE task_id = $1 AND journal_entries = $10 AND EXISTS (SELECT 1 FROM k) RETURNING 1
-     ), j AS (
-       INSERT INTO journal (task_id, seq, type, checksum, created_at, fencing_token, data)
-       SELECT $1, s, ty, c, w, $9, d FROM unnest($2::int[], $3::text[], $4::text[], $5::bigint[], $6::text[])
-         AS u(s, ty, c, w, d) WHERE EXISTS (SELECT 1 FROM t)
-       RETURNING 1
-     ), s AS (${summaryWrite})
-     SELECT (SELECT count(*) FROM t) AS t, (SELECT count(*) FROM s) AS s`,
-    values,
-  );
+  const result = await oneNamed<{ t: number; s: number }>(sql, WRITES[op], values);
   return result ?? { t: 0, s: 0 };
 }
 
