@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { CodecallError } from '../errors/index.ts';
 import { replyToClientErrors } from './client-error-reply.ts';
 import { guardConnections } from './connection-guard.ts';
@@ -63,6 +63,7 @@ export async function listenFirst(options: {
   // answers (pipelined requests, a big download) would hold them and its connection slot forever. A stream (SSE)
   // may be quiet for long: it turns this off for its socket and bounds its own buffer (sse-stream.ts).
   server.setTimeout(limits.requestTimeoutMs);
+  dropSilentClients(server);
   guardConnections(server, limits);
   replyToClientErrors(server);
   await bind(server, options);
@@ -85,6 +86,23 @@ export async function listenFirst(options: {
         server.closeIdleConnections();
       })),
   };
+}
+
+/**
+ * The silence the socket timeout measures must be the client's. While a whole request waits on the server's
+ * answer (a big batch on a loaded database), nothing moves either way: that socket is left alone, and its timer
+ * starts again with the answer's first bytes. Any other quiet socket (a trickled request, an idle keep-alive
+ * connection, an answer the client stopped reading) is destroyed, as node does without a 'timeout' listener.
+ */
+function dropSilentClients(server: Server): void {
+  const waiting = new WeakMap<Socket, { req: IncomingMessage; res: ServerResponse }>();
+  // The socket's latest exchange; no listener on `res` ('close' listeners change how node paces pipelined answers).
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => waiting.set(req.socket, { req, res }));
+  server.on('timeout', (socket: Socket) => {
+    const exchange = waiting.get(socket);
+    if (exchange && exchange.req.complete && !exchange.res.headersSent) return;
+    socket.destroy();
+  });
 }
 
 function bind(server: Server, options: { port: number; host: string; signal?: AbortSignal }): Promise<void> {

@@ -140,6 +140,18 @@ describe('connection limits', () => {
     expect(lastBody(refused)).toMatchObject({ error: { code: 'TOO_MANY_CONNECTIONS' } });
   });
 
+  it("answers a request whose handling takes longer than requestTimeoutMs (the quiet is the server's, not the client's)", async () => {
+    const listener = await listenFirst({ port: 0, host: '127.0.0.1', limits: SMALL });
+    listeners.push(listener);
+    listener.serve((req, res) => {
+      req.resume();
+      req.on('end', () => setTimeout(() => res.end('done'), SMALL.requestTimeoutMs * 2.5));
+    });
+    const res = await fetch(`${listener.address}/slow`, { method: 'POST', body: 'x'.repeat(64) });
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe('done');
+  });
+
   it('drops a client that stops reading its answers (pipelined requests) after requestTimeoutMs without progress', async () => {
     const address = await serve();
     const c = await client(address);
