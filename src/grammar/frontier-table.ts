@@ -58,6 +58,8 @@ export class FrontierTable {
   frontiers: Frontier[] = [];
   /** Row id * 256 + byte: the step's frontier (see DEAD). */
   trans = new Int32Array(0);
+  /** The byte class of the step being computed (see advance). */
+  private readonly range = new Int32Array(2);
   /** Per frontier id: its token mask once computed, and its string slice level (-1: not computed). */
   masks: (Uint32Array | undefined)[] = [];
   sliceLevels: number[] = [];
@@ -144,14 +146,18 @@ export class FrontierTable {
     const known = this.trans[at]!;
     if (known !== 0) return known === DEAD ? -1 : known - 1;
     const gen = this.gen;
-    const next = this.advance(this.frontiers[id]!, byte, evict ? 'evict' : 'walk');
+    const range = this.range;
+    const next = this.advance(this.frontiers[id]!, byte, evict ? 'evict' : 'walk', range);
+    // Every byte of the class (no edge of this frontier tells them apart) takes the same step: one closure for
+    // the whole run of bytes, so a string's inside costs a few closures per frontier, not ninety.
+    const row = id * 256;
     if (next === null) {
-      if (this.gen === gen) this.trans[at] = DEAD;
+      if (this.gen === gen) this.trans.fill(DEAD, row + range[0]!, row + range[1]! + 1);
       return -1;
     }
     const nextId = this.idOf(next, evict);
     // An eviction while interning emptied the row: the caller's id is stale then, so nothing is written.
-    if (this.gen === gen) this.trans[at] = nextId + 1;
+    if (this.gen === gen) this.trans.fill(nextId + 1, row + range[0]!, row + range[1]! + 1);
     return nextId;
   }
 
@@ -173,13 +179,36 @@ export class FrontierTable {
     return this.advance(frontier, byte, 'no');
   }
 
-  private advance(frontier: Frontier, byte: number, keep: 'evict' | 'walk' | 'no'): Frontier | null {
+  /**
+   * The step over `byte`; with `range`, also the run of bytes around it that every edge of the frontier treats as
+   * it treats `byte` (they step to the same frontier), as [lo, hi].
+   */
+  private advance(
+    frontier: Frontier,
+    byte: number,
+    keep: 'evict' | 'walk' | 'no',
+    range?: Int32Array,
+  ): Frontier | null {
     const { byteStart, byteEdges } = this.program;
     const starts: [number, StackNode | null][] = [];
+    let lo = 0;
+    let hi = 255;
     for (const node of frontier.nodes) {
       for (let i = byteStart[node.state]!, end = byteStart[node.state + 1]!; i < end; i += 3) {
-        if (byte >= byteEdges[i]! && byte <= byteEdges[i + 1]!) starts.push([byteEdges[i + 2]!, node.parent]);
+        const a = byteEdges[i]!;
+        const z = byteEdges[i + 1]!;
+        if (byte >= a && byte <= z) {
+          starts.push([byteEdges[i + 2]!, node.parent]);
+          if (a > lo) lo = a;
+          if (z < hi) hi = z;
+        } else if (a > byte) {
+          if (a - 1 < hi) hi = a - 1;
+        } else if (z + 1 > lo) lo = z + 1;
       }
+    }
+    if (range !== undefined) {
+      range[0] = lo;
+      range[1] = hi;
     }
     if (starts.length === 0) return null;
     return this.close(starts, keep);
