@@ -35,8 +35,8 @@ const QUOTED_LOCAL = '"([ !#-\\[\\]-~]|\\\\[ -~])*"';
 const LABEL = '[a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?';
 // A hostname domain of two labels at least (RFC 5321 takes one; a dotless address is refused: stricter, never
 // looser).
-const EMAIL =
-  `(${ATEXT}+(\\.${ATEXT}+)*|${QUOTED_LOCAL})` + `@(${LABEL}(\\.${LABEL})+|\\[${IPV4}\\]|\\[IPv6:${IPV6}\\])`;
+const LOCAL_PART = `(${ATEXT}+(\\.${ATEXT}+)*|${QUOTED_LOCAL})`;
+const EMAIL = `${LOCAL_PART}@(${LABEL}(\\.${LABEL})+|\\[${IPV4}\\]|\\[IPv6:${IPV6}\\])`;
 // RFC 3986's grammar: scheme ":" hier-part ["?" query] ["#" fragment].
 const PCT = '%[0-9a-fA-F]{2}';
 const UNRESERVED = '[a-zA-Z0-9._~-]';
