@@ -28,11 +28,15 @@ const IPV6 =
   `|((${H16}:){0,4}${H16})?::${LS32}` +
   `|((${H16}:){0,5}${H16})?::${H16}` +
   `|((${H16}:){0,6}${H16})?::)`;
-// RFC 5321's dot-atom local part and a hostname domain (quoted local parts and address literals are not taken).
+// RFC 5321's local part (a dot-atom, or a quoted string of printable ASCII where a backslash escapes any of it)
+// and domain (a hostname, or an IPv4 or IPv6 address literal in brackets).
 const ATEXT = "[a-zA-Z0-9!#$%&'*+/=?^_`{|}~-]";
+const QUOTED_LOCAL = '"([ !#-\\[\\]-~]|\\\\[ -~])*"';
 const LABEL = '[a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?';
-// A domain of two labels at least (RFC 5321 takes one; a dotless address is refused: stricter, never looser).
-const EMAIL = `${ATEXT}+(\\.${ATEXT}+)*@${LABEL}(\\.${LABEL})+`;
+// A hostname domain of two labels at least (RFC 5321 takes one; a dotless address is refused: stricter, never
+// looser).
+const LOCAL_PART = `(${ATEXT}+(\\.${ATEXT}+)*|${QUOTED_LOCAL})`;
+const EMAIL = `${LOCAL_PART}@(${LABEL}(\\.${LABEL})+|\\[${IPV4}\\]|\\[IPv6:${IPV6}\\])`;
 // RFC 3986's grammar: scheme ":" hier-part ["?" query] ["#" fragment].
 const PCT = '%[0-9a-fA-F]{2}';
 const UNRESERVED = '[a-zA-Z0-9._~-]';
@@ -49,14 +53,18 @@ const URI = `[a-zA-Z][a-zA-Z0-9+.-]*:${HIER}${QUERY_FRAGMENT}`;
 const NO_COLON = `(${UNRESERVED}|${PCT}|${SUB_DELIMS}|@)`;
 const RELATIVE = `(//${AUTHORITY}(/${SEGMENT})*|/(${PCHAR}+(/${SEGMENT})*)?|${NO_COLON}+(/${SEGMENT})*|)${QUERY_FRAGMENT}`;
 // RFC 3987: an IRI is a URI that may also hold non-ASCII characters where unreserved ones go.
-// (ucschar: planes 1 to 14 without their last two code points; private-use characters, allowed in a query, are not
-// taken: stricter, never looser.)
+// (ucschar: planes 1 to 14 without their last two code points; iprivate, the private-use characters, in a query.)
 const UCS_PLANES = Array.from(
   { length: 14 },
   (_, i) => `\\u{${(i + 1).toString(16)}0000}-\\u{${(i + 1).toString(16)}fffd}`,
 ).join('');
+const IPRIVATE = '\\ue000-\\uf8ff\\u{f0000}-\\u{ffffd}\\u{100000}-\\u{10fffd}';
 const iri = (re: string): string =>
-  re.split(UNRESERVED).join(`[a-zA-Z0-9._~\\u00a0-\\ud7ff\\uf900-\\ufdcf\\ufdf0-\\uffef${UCS_PLANES}-]`);
+  re
+    .split(QUERY_FRAGMENT)
+    .join(`(\\?(${PCHAR}|[/?${IPRIVATE}])*)?(#(${PCHAR}|[/?])*)?`)
+    .split(UNRESERVED)
+    .join(`[a-zA-Z0-9._~\\u00a0-\\ud7ff\\uf900-\\ufdcf\\ufdf0-\\uffef${UCS_PLANES}-]`);
 // RFC 3339 appendix A.
 const DUR_TIME = 'T([0-9]+H([0-9]+M([0-9]+S)?)?|[0-9]+M([0-9]+S)?|[0-9]+S)';
 const DUR_DATE = `([0-9]+D|[0-9]+M([0-9]+D)?|[0-9]+Y([0-9]+M([0-9]+D)?)?)(${DUR_TIME})?`;

@@ -44,6 +44,18 @@ const ROW_BYTES = 256 * 4 * 2;
 /** Transition values: 0 not computed yet, -1 dead, id + 1 otherwise. */
 const DEAD = -1;
 
+/**
+ * A kept token mask: the string slice mask of `level` (none at 0) and the other allowed tokens, listed. Most masks
+ * are a slice and a few hundred tokens, or a few hundred tokens: a list costs far less of the budget than a bitmask
+ * of the whole vocabulary (16 KiB for Llama 3), so the table keeps many more before it is emptied.
+ */
+export interface KeptMask {
+  readonly level: number;
+  readonly tokens: Int32Array;
+  /** The whole mask instead, when the list would be larger. */
+  readonly bits?: Uint32Array;
+}
+
 export class FrontierTable {
   gen = 0;
   /** Bytes kept now; never above `limits.maxCacheBytes` once a step returns. */
@@ -58,8 +70,10 @@ export class FrontierTable {
   frontiers: Frontier[] = [];
   /** Row id * 256 + byte: the step's frontier (see DEAD). */
   trans = new Int32Array(0);
+  /** The byte class of the step being computed (see advance). */
+  private readonly range = new Int32Array(2);
   /** Per frontier id: its token mask once computed, and its string slice level (-1: not computed). */
-  masks: (Uint32Array | undefined)[] = [];
+  masks: (KeptMask | undefined)[] = [];
   sliceLevels: number[] = [];
   /** Per frontier id: the frontiers each ordinary string character leads to (null: one is refused). */
   charTargets: (Int32Array | null | undefined)[] = [];
@@ -107,7 +121,8 @@ export class FrontierTable {
   }
 
   private add(frontier: Frontier, key: string, evict: boolean): number {
-    if ((this.frontiers.length + 1) * 256 > this.trans.length) this.grow(evict);
+    const size = FRONTIER_BYTES + key.length * 2;
+    if ((this.frontiers.length + 1) * 256 > this.trans.length) this.grow(evict, size);
     const id = this.frontiers.length;
     frontier.id = id;
     frontier.gen = this.gen;
@@ -116,20 +131,21 @@ export class FrontierTable {
     this.masks.push(undefined);
     this.sliceLevels.push(-1);
     this.charTargets.push(undefined);
-    this.bytes += FRONTIER_BYTES + key.length * 2;
+    this.bytes += size;
     return id;
   }
 
   /** Room for one more row: the row array doubles, or grows by what fits; its whole capacity is charged. */
-  private grow(evict: boolean): void {
-    // Near the budget, grow by the rows that still fit (not one row at a time: each growth copies the array).
-    const room = Math.floor((this.limits.maxCacheBytes - this.bytes) / 1024) * 256;
+  private grow(evict: boolean, reserve: number): void {
+    // Near the budget, grow by the rows that still fit (not one row at a time: each growth copies the array),
+    // leaving `reserve` bytes for the frontier the row is for.
+    const room = Math.floor((this.limits.maxCacheBytes - this.bytes - reserve) / 1024) * 256;
     const length = Math.min(Math.max(256 * 16, this.trans.length * 2), this.trans.length + room);
     const extra = (length - this.trans.length) * 4;
     if (length < (this.frontiers.length + 1) * 256 || !this.fits(extra, false)) {
       if (!evict) throw new OverBudget();
       this.reset();
-      this.grow(false);
+      this.grow(false, reserve);
       return;
     }
     const grown = new Int32Array(length);
@@ -144,14 +160,18 @@ export class FrontierTable {
     const known = this.trans[at]!;
     if (known !== 0) return known === DEAD ? -1 : known - 1;
     const gen = this.gen;
-    const next = this.advance(this.frontiers[id]!, byte, evict ? 'evict' : 'walk');
+    const range = this.range;
+    const next = this.advance(this.frontiers[id]!, byte, evict ? 'evict' : 'walk', range);
+    // Every byte of the class (no edge of this frontier tells them apart) takes the same step: one closure for
+    // the whole run of bytes, so a string's inside costs a few closures per frontier, not ninety.
+    const row = id * 256;
     if (next === null) {
-      if (this.gen === gen) this.trans[at] = DEAD;
+      if (this.gen === gen) this.trans.fill(DEAD, row + range[0]!, row + range[1]! + 1);
       return -1;
     }
     const nextId = this.idOf(next, evict);
     // An eviction while interning emptied the row: the caller's id is stale then, so nothing is written.
-    if (this.gen === gen) this.trans[at] = nextId + 1;
+    if (this.gen === gen) this.trans.fill(nextId + 1, row + range[0]!, row + range[1]! + 1);
     return nextId;
   }
 
@@ -173,13 +193,36 @@ export class FrontierTable {
     return this.advance(frontier, byte, 'no');
   }
 
-  private advance(frontier: Frontier, byte: number, keep: 'evict' | 'walk' | 'no'): Frontier | null {
+  /**
+   * The step over `byte`; with `range`, also the run of bytes around it that every edge of the frontier treats as
+   * it treats `byte` (they step to the same frontier), as [lo, hi].
+   */
+  private advance(
+    frontier: Frontier,
+    byte: number,
+    keep: 'evict' | 'walk' | 'no',
+    range?: Int32Array,
+  ): Frontier | null {
     const { byteStart, byteEdges } = this.program;
     const starts: [number, StackNode | null][] = [];
+    let lo = 0;
+    let hi = 255;
     for (const node of frontier.nodes) {
       for (let i = byteStart[node.state]!, end = byteStart[node.state + 1]!; i < end; i += 3) {
-        if (byte >= byteEdges[i]! && byte <= byteEdges[i + 1]!) starts.push([byteEdges[i + 2]!, node.parent]);
+        const a = byteEdges[i]!;
+        const z = byteEdges[i + 1]!;
+        if (byte >= a && byte <= z) {
+          starts.push([byteEdges[i + 2]!, node.parent]);
+          if (a > lo) lo = a;
+          if (z < hi) hi = z;
+        } else if (a > byte) {
+          if (a - 1 < hi) hi = a - 1;
+        } else if (z + 1 > lo) lo = z + 1;
       }
+    }
+    if (range !== undefined) {
+      range[0] = lo;
+      range[1] = hi;
     }
     if (starts.length === 0) return null;
     return this.close(starts, keep);
@@ -259,6 +302,18 @@ export class FrontierTable {
     return { nodes, accepting, id: -1, gen: -1 };
   }
 
+  /**
+   * The frontier of `nodes`' states with no stack below (ADR 0060, amended 2026-12-07): what it takes, any stack
+   * below takes too (a rule's end there only makes it accepting), so its string slice level is a lower bound for
+   * every frontier holding these states over one parent, and it is one frontier whatever the parent.
+   */
+  projected(nodes: readonly StackNode[]): number {
+    const local = new Map<number, StackNode>();
+    const tops = nodes.map((n) => this.node(n.state, null, local));
+    this.commit(local, false);
+    return this.idOf({ nodes: tops, accepting: false, id: -1, gen: -1 }, false);
+  }
+
   /** Keeps a frontier's ordinary-character targets when they fit (never evicting: the caller holds ids). */
   keepCharTargets(id: number, targets: Int32Array | null): void {
     const size = 32 + (targets?.byteLength ?? 0);
@@ -268,10 +323,11 @@ export class FrontierTable {
   }
 
   /** Keeps a frontier's mask when it fits (never evicting: the caller holds ids). */
-  keepMask(id: number, mask: Uint32Array): void {
-    if (!this.fits(mask.byteLength + 64, false)) return;
-    this.masks[id] = mask.slice();
-    this.bytes += mask.byteLength + 64;
+  keepMask(id: number, mask: KeptMask): void {
+    const size = mask.tokens.byteLength + (mask.bits?.byteLength ?? 0) + 64;
+    if (!this.fits(size, false)) return;
+    this.masks[id] = mask;
+    this.bytes += size;
   }
 }
 

@@ -26,25 +26,33 @@ function keyExcept(ctx: CompileContext, names: string[]): Expr {
   // With plain names (printable ASCII but quote and backslash) no escape but \/ can spell a name's character:
   // every trie node's "any other character" is its few ASCII ranges plus one shared rule for the rest.
   const plain = names.every((name) => /^[\x20-\x7e]*$/.test(name) && !/["\\]/.test(name));
+  // Once a key has left the names it is any key: one rule, called last (a tail call), so every trie node's "any
+  // other" step reaches the same frontier and a mask walks the names' trie only (ADR 0060, amended 2026-12-07).
+  const tail = anyKeyTail(ctx, any);
   const rest = plain
-    ? ctx.share(
-        alt(
-          encodeChars(chars(charRanges([[0x80, MAX_CODE_POINT]]))),
-          encodeChars(
-            chars(
-              charRanges([
-                [0, 0x1f],
-                [0x22, 0x22],
-                [0x5c, 0x5c],
-              ]),
+    ? ctx.define(
+        ctx.name('key_other'),
+        seq(
+          alt(
+            encodeChars(chars(charRanges([[0x80, MAX_CODE_POINT]]))),
+            encodeChars(
+              chars(
+                charRanges([
+                  [0, 0x1f],
+                  [0x22, 0x22],
+                  [0x5c, 0x5c],
+                ]),
+              ),
             ),
           ),
+          tail,
         ),
-        'key_other',
       )
     : undefined;
+  /** A character that is no name's next one here, then any characters. */
   const other = (firsts: number[]): Expr => {
-    if (rest === undefined) return encodeChars(chars(negate(charRanges(firsts.map((cp) => [cp, cp])))));
+    if (rest === undefined)
+      return seq(encodeChars(chars(negate(charRanges(firsts.map((cp) => [cp, cp]))))), tail);
     const ranges: number[] = [];
     for (let cp = 0x20; cp <= 0x7e; cp++) {
       if (cp === 0x22 || cp === 0x5c || firsts.includes(cp)) continue;
@@ -52,7 +60,9 @@ function keyExcept(ctx: CompileContext, names: string[]): Expr {
       else ranges.push(cp, cp);
     }
     // "/" written as \/ is the same character: "other" only where "/" is not a name's next character.
-    return firsts.includes(0x2f) ? alt(chars(ranges), rest) : alt(chars(ranges), lit('\\/'), rest);
+    return firsts.includes(0x2f)
+      ? alt(seq(chars(ranges), tail), rest)
+      : alt(seq(alt(chars(ranges), lit('\\/')), tail), rest);
   };
   const build = (words: string[][]): Expr => {
     const byFirst = new Map<number, string[][]>();
@@ -67,13 +77,22 @@ function keyExcept(ctx: CompileContext, names: string[]): Expr {
     const firsts = [...byFirst.keys()];
     const options: Expr[] = [];
     if (!endsHere) options.push(EMPTY);
-    options.push(seq(other(firsts), any));
+    options.push(other(firsts));
     for (const [cp, rest] of byFirst) options.push(seq(encodeChars(chars(single(cp))), build(rest)));
     return alt(...options);
   };
   const name = ctx.name('key');
   ctx.keyRules.set(memo, name);
   return ctx.define(name, build(names.map((n) => Array.from(n))));
+}
+
+/** The rule of a key's characters after it has left the declared names (one per grammar). */
+function anyKeyTail(ctx: CompileContext, any: Expr): Expr {
+  const known = ctx.keyRules.get('');
+  if (known !== undefined) return ref(known);
+  const name = ctx.name('key_any');
+  ctx.keyRules.set('', name);
+  return ctx.define(name, any);
 }
 
 function member(ctx: CompileContext, key: Expr, value: Expr): Expr {

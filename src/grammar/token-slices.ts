@@ -5,7 +5,7 @@
  * up to some length are allowed without walking their trie: a precomputed mask covers them.
  */
 import { OverBudget } from './frontier-table.ts';
-import type { FrontierTable } from './frontier-table.ts';
+import type { FrontierTable, StackNode } from './frontier-table.ts';
 
 /** Character counts the slices are cut at: tokens of 1..10 characters, 11..30, and longer. */
 export const SLICE_CUTS = [10, 30] as const;
@@ -123,38 +123,85 @@ export function sliceLevel(table: FrontierTable, id: number): number {
   if (known >= 0) return known;
   let level = 0;
   try {
-    const met = new Set([id]);
-    let fresh = [id];
-    const most = SLICE_CUTS[SLICE_CUTS.length - 1]!;
-    for (let n = 1; n <= most; n++) {
-      // Every frontier first met after n - 1 characters takes every character: n characters are taken.
-      const next: number[] = [];
-      let refused = false;
-      for (const from of fresh) {
-        const targets = keptTargets(table, from);
-        if (targets === null) {
-          refused = true;
-          break;
-        }
-        for (const to of targets) {
-          if (!met.has(to)) {
-            met.add(to);
-            next.push(to);
-          }
-        }
-      }
-      if (refused || met.size > MAX_LEVEL_FRONTIERS) break;
-      for (const cut of SLICE_CUTS) if (n === cut) level = cut;
-      if (next.length === 0) {
-        level = UNBOUNDED;
-        break;
-      }
-      fresh = next;
+    level = projectedLevel(table, id);
+    if (level === UNBOUNDED) {
+      table.sliceLevels[id] = level;
+      return level;
     }
+    level = Math.max(level, searchLevel(table, id, MAX_LEVEL_FRONTIERS));
   } catch (error) {
     if (error instanceof OverBudget) return 0;
     throw error;
   }
   table.sliceLevels[id] = level;
+  return level;
+}
+
+/** Most frontiers a projected level's check may reach: it is kept for every parent, so it may cost more. */
+const MAX_PROJECTED_FRONTIERS = 4096;
+
+/**
+ * The best level among the frontier's stacks grouped by parent, each group taken with no stack below
+ * (FrontierTable.projected): one check for a key's names or a string's count, shared by every place it occurs.
+ */
+function projectedLevel(table: FrontierTable, id: number): number {
+  const { nodes } = table.frontiers[id]!;
+  const groups = new Map<number, StackNode[]>();
+  for (const node of nodes) {
+    if (node.parent === null) continue;
+    const key = node.parent.id;
+    const group = groups.get(key);
+    if (group === undefined) groups.set(key, [node]);
+    else group.push(node);
+  }
+  // One group is the frontier itself but for its parent: its own search is as cheap and as exact.
+  if (groups.size < 2) return 0;
+  let best = 0;
+  // The largest group first: a key trie's stacks are one group beside each declared name's literal.
+  for (const group of [...groups.values()].sort((a, b) => b.length - a.length)) {
+    const top = table.projected(group);
+    if (top === id) continue;
+    let level = table.sliceLevels[top]!;
+    if (level < 0) {
+      level = searchLevel(table, top, MAX_PROJECTED_FRONTIERS);
+      table.sliceLevels[top] = level;
+    }
+    if (level > best) best = level;
+    if (best === UNBOUNDED) break;
+  }
+  return best;
+}
+
+/** The level by a breadth-first search over the frontiers ordinary characters reach, up to `mostFrontiers` of them. */
+function searchLevel(table: FrontierTable, id: number, mostFrontiers: number): number {
+  let level = 0;
+  const met = new Set([id]);
+  let fresh = [id];
+  const most = SLICE_CUTS[SLICE_CUTS.length - 1]!;
+  for (let n = 1; n <= most; n++) {
+    // Every frontier first met after n - 1 characters takes every character: n characters are taken.
+    const next: number[] = [];
+    let refused = false;
+    for (const from of fresh) {
+      const targets = keptTargets(table, from);
+      if (targets === null) {
+        refused = true;
+        break;
+      }
+      for (const to of targets) {
+        if (!met.has(to)) {
+          met.add(to);
+          next.push(to);
+        }
+      }
+    }
+    if (refused || met.size > mostFrontiers) break;
+    for (const cut of SLICE_CUTS) if (n === cut) level = cut;
+    if (next.length === 0) {
+      level = UNBOUNDED;
+      break;
+    }
+    fresh = next;
+  }
   return level;
 }

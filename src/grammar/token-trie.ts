@@ -139,20 +139,47 @@ export class TokenTrie {
   #sliceWalk(table: FrontierTable, bound: WorkBound, start: number, into: Uint32Array): void {
     const kept = table.masks[start];
     if (kept !== undefined) {
-      into.set(kept);
+      const base = kept.bits ?? this.#sliceMask(kept.level);
+      if (base !== undefined) into.set(base);
+      for (const id of kept.tokens) into[id >>> 5]! |= 1 << (id & 31);
       return;
     }
     const level = sliceLevel(table, start);
-    if (level === 0) walkTable(this.#all, bound, start, into, this.#ids);
+    const base = this.#sliceMask(level);
+    if (base === undefined) walkTable(this.#all, bound, start, into, this.#ids);
     else {
-      const i = level === UNBOUNDED ? SLICE_CUTS.length : SLICE_CUTS.indexOf(level as 10 | 30);
-      into.set(i === SLICE_CUTS.length ? this.#unbounded : this.#upTo[i]!);
+      into.set(base);
       walkTable(this.#rest, bound, start, into, this.#ids);
+      const i = level === UNBOUNDED ? SLICE_CUTS.length : SLICE_CUTS.indexOf(level as 10 | 30);
       for (let k = i; k < this.#longer.length; k++)
         walkTable(this.#longer[k]!, bound, start, into, this.#ids);
     }
-    table.keepMask(start, into);
+    const tokens = listBeyond(into, base);
+    table.keepMask(start, tokens === null ? { level, tokens: NONE, bits: into.slice() } : { level, tokens });
   }
+
+  /** The tokens of ordinary characters a slice level allows without a walk (undefined at level 0). */
+  #sliceMask(level: number): Uint32Array | undefined {
+    if (level === 0) return undefined;
+    return level === UNBOUNDED ? this.#unbounded : this.#upTo[SLICE_CUTS.indexOf(level as 10 | 30)]!;
+  }
+}
+
+const NONE = new Int32Array(0);
+
+/** The ids set in `mask` and not in `base`; null when there are more of them than words in the mask. */
+function listBeyond(mask: Uint32Array, base: Uint32Array | undefined): Int32Array | null {
+  const ids: number[] = [];
+  for (let w = 0; w < mask.length; w++) {
+    let bits = base === undefined ? mask[w]! : mask[w]! & ~base[w]!;
+    while (bits !== 0) {
+      if (ids.length >= mask.length) return null;
+      const low = bits & -bits;
+      ids.push(w * 32 + 31 - Math.clz32(low));
+      bits ^= low;
+    }
+  }
+  return Int32Array.from(ids);
 }
 
 interface WorkBound {
