@@ -55,6 +55,12 @@ export interface PythonDriverOptions {
    * builds its own.
    */
   readonly fontCacheDir?: string | false;
+  /**
+   * Each sandbox is a fork server (ADR 0061): its interpreter, loaded once, forks every execution's process with
+   * namespaces, mounts and a filter of its own, and serves the next execution once the last one ended with its
+   * result (any other end kills the sandbox, as before). Default false: each execution gets a sandbox of its own.
+   */
+  readonly forkServer?: boolean;
 }
 
 /** Processes (and threads) one sandbox may have at once, when it has a cgroup. */
@@ -90,6 +96,10 @@ export class PythonDriver implements SandboxDriver {
   private runnerCode: Buffer | null = null;
   private probing: Promise<PythonProbe> | null = null;
   private readonly pool: Promise<PythonProcess>[] = [];
+  /** Fork servers between two executions (counted in the pool's size). */
+  private recycling = 0;
+  /** Executions waiting for a fork server to come back (sooner than a cold start). */
+  private readonly waiters: ((proc: PythonProcess | null) => void)[] = [];
   /** One per execution running: close() aborts them, so that they settle at once (POOL_CLOSED). */
   private readonly running = new Set<AbortController>();
   /** Used interpreters being killed (their cgroups ended): close() waits for them. */
@@ -176,7 +186,7 @@ export class PythonDriver implements SandboxDriver {
         failure('SOURCE_TOO_LARGE', `the program is larger than ${limits.sourceBytes} bytes`),
       );
     }
-    const proc = await (this.pool.shift() ?? this.cold(probe));
+    const proc = await (this.pool.shift() ?? this.recycled() ?? this.cold(probe));
     // Alone, an execution has the pool refill once it is over, or soon if it runs on: a sandbox starting up beside
     // a short execution takes the CPU it needs (two cores: a warm print(1) went from ~3 ms to 9-18 ms). Beside
     // others, the pool refills at once, or the next ones find it empty.
@@ -203,15 +213,39 @@ export class PythonDriver implements SandboxDriver {
         void this.buildFontList(probe);
       });
       signal?.removeEventListener('abort', forward);
-      const disposed = proc.dispose().catch(() => undefined);
-      this.disposing.add(disposed);
-      void disposed.finally(() => this.disposing.delete(disposed));
+      if (proc.reusable && !this.closed) this.recycle(proc);
+      else this.dispose(proc);
     }
+  }
+
+  private dispose(proc: PythonProcess): void {
+    const disposed = proc.dispose().catch(() => undefined);
+    this.disposing.add(disposed);
+    void disposed.finally(() => this.disposing.delete(disposed));
+  }
+
+  /** A fork server back into the pool once it made the next execution's process (else it is disposed). */
+  private recycle(proc: PythonProcess): void {
+    this.recycling += 1;
+    const back = proc.recycle().catch(() => false);
+    const done = back.then((ok) => {
+      this.recycling -= 1;
+      const waiter = this.waiters.shift();
+      if (ok && !this.closed && waiter) waiter(proc);
+      else if (ok && !this.closed && this.pool.length < this.warm) this.pool.push(Promise.resolve(proc));
+      else {
+        waiter?.(null);
+        this.dispose(proc);
+      }
+    });
+    this.disposing.add(done);
+    void done.finally(() => this.disposing.delete(done));
   }
 
   async close(): Promise<void> {
     this.closed = true;
     for (const controller of this.running) controller.abort(CLOSED);
+    for (const waiter of this.waiters.splice(0)) waiter(null);
     const pooled = this.pool.splice(0);
     const parked = this.parked;
     this.parked = null;
@@ -318,11 +352,23 @@ export class PythonDriver implements SandboxDriver {
   private fill(): void {
     const probe = this.probe;
     if (!probe?.ok || this.closed) return;
-    while (this.pool.length < this.warm) {
+    while (this.pool.length + this.recycling < this.warm) {
       const started = PythonProcess.start(this.processOptions(probe, true));
       started.catch(() => undefined);
       this.pool.push(started);
     }
+  }
+
+  /** A fork server on its way back to the pool, when more are on their way than executions wait for them. */
+  private recycled(): Promise<PythonProcess> | undefined {
+    if (this.recycling <= this.waiters.length || this.closed) return undefined;
+    return new Promise<PythonProcess | null>((resolve) => this.waiters.push(resolve)).then(
+      (proc) =>
+        proc ??
+        (this.closed
+          ? Promise.reject(new CodecallError('POOL_CLOSED', 'the python driver is closed'))
+          : this.cold(this.probe as Extract<PythonProbe, { ok: true }>)),
+    );
   }
 
   /** A sandbox for an execution the pool had none for: the parked one (already in its cgroup), else a new one. */
@@ -375,6 +421,8 @@ export class PythonDriver implements SandboxDriver {
       workspaceBytes: this.workspaceBytes,
       seccomp: this.filter,
       prewarm,
+      // Pooled sandboxes only: a cold start stays the fresh sandbox it always was (a server's set-up costs more).
+      ...(this.options.forkServer && prewarm ? { forkServer: { filter: this.filter } } : {}),
       ...(this.runnerCode ? { runnerCode: this.runnerCode } : {}),
       ...(this.emptyFile ? { emptyFile: this.emptyFile.path } : {}),
       ...(this.stagedFonts ? { fontList: { path: this.stagedFonts.path, name: this.stagedFonts.name } } : {}),

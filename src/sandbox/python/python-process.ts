@@ -3,7 +3,19 @@ import type { ChildProcess } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import { CodecallError } from '../../errors/index.ts';
 import { existsSync } from 'node:fs';
-import { bwrapArgs, SEEDED_FILES } from './bwrap-args.ts';
+import { bwrapArgs, SEEDED_FILES, SHM_BYTES, TMP_BYTES } from './bwrap-args.ts';
+import { CONTROL_IN_FD, CONTROL_OUT_FD } from './guest-fork-server.ts';
+import {
+  ControlReader,
+  FencedStream,
+  hostPidOf,
+  PROTOCOL_FENCE,
+  RAW_FENCE,
+  RECYCLE_TIMEOUT_MS,
+  signalName,
+} from './fork-server.ts';
+import type { ControlMessage } from './fork-server.ts';
+import { maskedProcFiles } from './proc-masks.ts';
 import { RUNNER_FD } from './runner-code.ts';
 import type { Cgroup, CgroupLimits, CgroupManager } from './cgroups.ts';
 
@@ -31,6 +43,12 @@ export interface ProcessOptions {
   readonly emptyFile?: string;
   /** matplotlib's font list, bound read-only into /tmp (font-cache.ts). */
   readonly fontList?: { readonly path: string; readonly name: string };
+  /**
+   * Run the interpreter as a fork server (ADR 0061, guest-fork-server.ts): each execution gets a process of its
+   * own with namespaces and mounts of its own, and the sandbox serves the next one. `filter` is the seccomp
+   * filter each execution's process installs (bwrap's `seccomp` is not used then).
+   */
+  readonly forkServer?: { readonly filter: Buffer };
 }
 
 let groups = 0;
@@ -70,6 +88,16 @@ export class PythonProcess {
   private startupErrors = '';
   /** The cgroup's memory limit as last written: an execution with the same limit writes nothing (ADR 0061). */
   private memoryLimit: number | undefined;
+  /** A fork server's: its control messages, the current execution's process (host pid), its end. */
+  private control: ControlReader | null = null;
+  private controlHandler: ((msg: ControlMessage | null) => void) | null = null;
+  private programHostPid: number | undefined;
+  private ended: Promise<ExitInfo>;
+  private endExecution: (exit: ExitInfo) => void = () => undefined;
+  /** Between two executions of a fork server: the pipes, each up to the server's fence. */
+  private fences: { protocol: FencedStream; stdout: FencedStream; stderr: FencedStream } | null = null;
+  /** Executions this sandbox ran (a fork server's). */
+  executions = 0;
 
   private constructor(
     private readonly child: ChildProcess,
@@ -80,9 +108,14 @@ export class PythonProcess {
       child.once('close', (code, signal) => resolve({ code, signal }));
       child.once('error', () => resolve({ code: null, signal: null }));
     });
+    this.ended = this.nextEnd();
     const messages = child.stdio[3] as Readable;
     messages.setEncoding('utf8');
-    messages.on('data', (chunk: string) => this.onData(chunk));
+    messages.on('data', (chunk: string) => {
+      const fences = this.fences;
+      if (!fences) return this.onData(chunk);
+      if (!fences.protocol.feed(chunk)) this.kill();
+    });
     for (const [stream, level] of [
       [child.stdout, 'log'],
       [child.stderr, 'error'],
@@ -90,8 +123,19 @@ export class PythonProcess {
       stream?.setEncoding('utf8');
       stream?.on('data', (text: string) => {
         if (this.readyHandler) this.startupErrors += text;
+        const fences = this.fences;
+        if (fences) {
+          if (!(level === 'log' ? fences.stdout : fences.stderr).feed(text)) this.kill();
+          return;
+        }
         this.rawHandler?.(level, text);
       });
+    }
+    const control = (child.stdio as readonly unknown[])[CONTROL_OUT_FD] as Readable | undefined;
+    if (control) {
+      this.control = new ControlReader((msg) => this.onControl(msg));
+      control.setEncoding('utf8');
+      control.on('data', (chunk: string) => this.control?.feed(chunk));
     }
     // A guest that closes its pipes early (or a parked shell killed with the seccomp filter and the runner still
     // unread) must not crash the host with EPIPE or ECONNRESET: its exit says what happened.
@@ -134,7 +178,7 @@ export class PythonProcess {
   /** The sandbox's process: with `parked`, a shell that waits for a line on stdin before it becomes bwrap. */
   private static async spawnSandbox(options: ProcessOptions, parked: boolean): Promise<PythonProcess> {
     const root = process.getuid?.() === 0;
-    const seccompFd = options.seccomp ? 5 : undefined;
+    const seccompFd = options.seccomp && !options.forkServer ? 5 : undefined;
     const args = bwrapArgs({
       python: options.python,
       workspaceBytes: options.workspaceBytes,
@@ -143,6 +187,7 @@ export class PythonProcess {
       ...(options.runnerCode ? { compiledRunner: true } : {}),
       ...(options.emptyFile ? { emptyFile: options.emptyFile } : {}),
       ...(options.fontList ? { fontList: options.fontList } : {}),
+      ...(options.forkServer ? { forkServer: true } : {}),
       seededFilesFd: RUNNER_FD + 1,
     });
     // A parked shell waits for a line on stdin before it becomes bwrap: the process is in its group before
@@ -168,6 +213,8 @@ export class PythonProcess {
         options.runnerCode ? 'pipe' : 'ignore',
         // Empty pipes: bwrap copies each into an empty file of the sandbox's (bwrap-args.ts, SEEDED_FILES).
         ...SEEDED_FILES.map(() => 'pipe' as const),
+        // A fork server's own fds (orders in, answers out), which no execution's process has.
+        ...(options.forkServer ? (['pipe', 'pipe'] as const) : []),
       ],
       ...(root ? { uid: SANDBOX_UID, gid: SANDBOX_UID } : {}),
       // bwrap's init used to be the sandbox's pid 1, with the environment bwrap was started with, readable at
@@ -177,16 +224,33 @@ export class PythonProcess {
       env: {},
     });
     const stdio = child.stdio as readonly unknown[];
-    if (options.seccomp) (stdio[5] as Writable).end(options.seccomp);
+    if (seccompFd !== undefined && options.seccomp) (stdio[5] as Writable).end(options.seccomp);
     if (options.runnerCode) (stdio[RUNNER_FD] as Writable).end(options.runnerCode);
     SEEDED_FILES.forEach((_, i) => (stdio[RUNNER_FD + 1 + i] as Writable).end());
     const proc = new PythonProcess(child, null);
+    proc.serving = options.forkServer
+      ? {
+          t: 'serve',
+          filter: options.forkServer.filter.toString('base64'),
+          layout: {
+            tmp: TMP_BYTES,
+            shm: SHM_BYTES,
+            workspace: options.workspaceBytes,
+            masks: options.emptyFile ? maskedProcFiles() : [],
+            seeded: SEEDED_FILES,
+            font: options.fontList?.name ?? null,
+          },
+        }
+      : null;
     return parked ? proc : proc.go(options.prewarm === true);
   }
 
+  /** A fork server's first order (guest-fork-server.ts), sent once its interpreter is up. */
+  private serving: object | null = null;
+
   /** Lets a parked shell become the sandbox (or waits for a spawned one) until the guest says it is up. */
   private async go(prewarm: boolean): Promise<PythonProcess> {
-    if (prewarm) this.send({ t: 'prewarm' });
+    if (prewarm && !this.serving) this.send({ t: 'prewarm' });
     this.child.stdin?.end('\n');
     // Handed out only once the guest says it is up: bwrap killed while it sets up a sandbox may leave its child
     // running (outside the host's reach but for our pipes).
@@ -194,7 +258,8 @@ export class PythonProcess {
       this.readyHandler = () => resolve(true);
       void this.exited.then(() => resolve(false));
     });
-    if (!ready) {
+    const served = ready && this.serving ? await this.serve(this.serving) : ready;
+    if (!served) {
       const stderr = this.startupErrors.trim();
       await this.cgroup?.destroy().catch(() => undefined);
       throw new CodecallError(
@@ -203,6 +268,117 @@ export class PythonProcess {
       );
     }
     return this;
+  }
+
+  /** Makes the interpreter a fork server; resolves once its first execution's process is ready. */
+  private serve(order: object): Promise<boolean> {
+    this.send(order);
+    return this.awaitProgram();
+  }
+
+  /** Waits for the server's word that the next execution's process is ready (false: the sandbox ended). */
+  private awaitProgram(): Promise<boolean> {
+    return new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => {
+        this.kill();
+        resolve(false);
+      }, RECYCLE_TIMEOUT_MS);
+      const done = (ok: boolean) => {
+        clearTimeout(timer);
+        this.controlHandler = null;
+        if (!ok) this.kill();
+        resolve(ok);
+      };
+      this.controlHandler = (msg) => {
+        if (msg === null) return done(false);
+        if (msg.t === 'broken') {
+          this.startupErrors += msg.message;
+          return done(false);
+        }
+        if (msg.t !== 'ready') return; // the last execution's end, reported by its helper
+        const pid = this.child.pid === undefined ? undefined : hostPidOf(this.child.pid, msg.pid);
+        if (pid === undefined) return done(false);
+        this.programHostPid = pid;
+        if (msg.fence !== null && this.fences) {
+          const fences = this.fences;
+          fences.protocol.expect(msg.fence);
+          fences.stdout.expect(msg.fence);
+          fences.stderr.expect(msg.fence);
+        }
+        done(true);
+      };
+      void this.exited.then(() => done(false));
+    });
+  }
+
+  private onControl(msg: ControlMessage | null): void {
+    if (this.controlHandler) return this.controlHandler(msg);
+    if (msg === null) return this.kill();
+    // The execution's process ended on its own (a crash, os._exit): as a sandbox's exit is today.
+    if (msg.t === 'exit') this.endExecution({ code: msg.code, signal: signalName(msg.signal) });
+  }
+
+  private nextEnd(): Promise<ExitInfo> {
+    const ended = new Promise<ExitInfo>((resolve) => (this.endExecution = resolve));
+    return Promise.race([ended, this.exited]);
+  }
+
+  /** How the current execution's process ended: the sandbox's exit, or (a fork server) its own. */
+  get executionEnded(): Promise<ExitInfo> {
+    return this.ended;
+  }
+
+  /** The process whose tree is the execution's (host pid), and whether that process is the program's own. */
+  get programRoot(): { readonly pid: number | undefined; readonly own: boolean } {
+    return this.programHostPid !== undefined
+      ? { pid: this.programHostPid, own: true }
+      : { pid: this.child.pid, own: false };
+  }
+
+  /** A fork server whose last execution ended with its result (nothing killed, nothing unsent). */
+  get reusable(): boolean {
+    return this.serving !== null && this.alive && this.protocolError === null && this.unsentBytes === 0;
+  }
+
+  /**
+   * Has a fork server end the execution's process (every process of its namespaces) and make the next one; the
+   * pipes' contents up to the server's fences are dropped. False (and the sandbox killed) when it cannot.
+   */
+  async recycle(): Promise<boolean> {
+    if (!this.reusable) return false;
+    this.lineHandler = null;
+    this.rawHandler = null;
+    this.queued.length = 0;
+    this.pending = [];
+    this.pendingLength = 0;
+    this.programHostPid = undefined;
+    this.fences = {
+      protocol: new FencedStream(PROTOCOL_FENCE),
+      stdout: new FencedStream(RAW_FENCE),
+      stderr: new FencedStream(RAW_FENCE),
+    };
+    const waiting = this.awaitProgram();
+    ((this.child.stdio as readonly unknown[])[CONTROL_IN_FD] as Writable).write('{"t":"end"}\n');
+    if (!(await waiting)) return false;
+    const fences = this.fences;
+    // The fences follow the last execution's output in each pipe; they arrive soon after the server's word.
+    const deadline = Date.now() + RECYCLE_TIMEOUT_MS;
+    while (
+      this.alive &&
+      (fences.protocol.passed === null || fences.stdout.passed === null || fences.stderr.passed === null)
+    ) {
+      if (Date.now() > deadline) {
+        this.kill();
+        return false;
+      }
+      await new Promise((r) => setTimeout(r, 1));
+    }
+    if (!this.alive) return false;
+    this.fences = null;
+    this.executions += 1;
+    this.ended = this.nextEnd();
+    if (fences.protocol.passed) this.onData(fences.protocol.passed);
+    return !this.killed;
   }
 
   /** Receives the guest's messages (those that arrived before are delivered first). */

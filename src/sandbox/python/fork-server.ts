@@ -1,0 +1,130 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import { constants } from 'node:os';
+
+/** What the host holds back of a sandbox's pipes while it waits for a fence (ADR 0061): past it, no reuse. */
+export const MAX_FENCED_BYTES = 4 * 1024 * 1024;
+
+/** How long a fork server may take to make the next execution's process before the host gives it up. */
+export const RECYCLE_TIMEOUT_MS = 5_000;
+
+/** A message of the fork server on its own fd (guest-fork-server.ts); the execution has no copy of that fd. */
+export type ControlMessage =
+  | { readonly t: 'ready'; readonly fence: string | null; readonly pid: number }
+  | { readonly t: 'exit'; readonly code: number | null; readonly signal: number | null }
+  | { readonly t: 'broken'; readonly message: string };
+
+/** Splits the control fd's text into messages; anything else there is a broken server (null). */
+export class ControlReader {
+  private buffer = '';
+  constructor(private readonly onMessage: (msg: ControlMessage | null) => void) {}
+
+  feed(chunk: string): void {
+    this.buffer += chunk;
+    let nl: number;
+    while ((nl = this.buffer.indexOf('\n')) >= 0) {
+      const line = this.buffer.slice(0, nl);
+      this.buffer = this.buffer.slice(nl + 1);
+      let msg: unknown;
+      try {
+        msg = JSON.parse(line);
+      } catch {
+        msg = null;
+      }
+      this.onMessage(isControlMessage(msg) ? msg : null);
+    }
+    // Only the server writes this fd, and only short lines.
+    if (this.buffer.length > 65_536) this.onMessage(null);
+  }
+}
+
+function isControlMessage(msg: unknown): msg is ControlMessage {
+  const t = (msg as { t?: unknown } | null)?.t;
+  return t === 'ready' || t === 'exit' || t === 'broken';
+}
+
+/**
+ * One of a reused sandbox's pipes (its protocol fd, stdout, stderr) between two executions: everything the last
+ * execution wrote is dropped, up to the server's fence (a random line no execution saw), which may arrive before
+ * or after the host learns it from the control fd.
+ */
+export class FencedStream {
+  private held = '';
+  private marker: string | null = null;
+  /** What came after the fence, once it passed. */
+  passed: string | null = null;
+
+  constructor(private readonly line: (fence: string) => string) {}
+
+  /** Holds text until the fence; false when too much came before it. */
+  feed(text: string): boolean {
+    if (this.passed !== null) {
+      this.passed += text;
+      return true;
+    }
+    this.held += text;
+    if (this.held.length > MAX_FENCED_BYTES) return false;
+    this.check();
+    return true;
+  }
+
+  expect(fence: string): void {
+    this.marker = this.line(fence);
+    this.check();
+  }
+
+  private check(): void {
+    if (this.marker === null) return;
+    const at = this.held.indexOf(this.marker);
+    if (at < 0) {
+      // Only its tail can still start the marker.
+      this.held = this.held.slice(-this.marker.length);
+      return;
+    }
+    this.passed = this.held.slice(at + this.marker.length);
+    this.held = '';
+  }
+}
+
+export const PROTOCOL_FENCE = (fence: string) => `\n{"t":"fence","fence":"${fence}"}\n`;
+export const RAW_FENCE = (fence: string) => `\n${fence}\n`;
+
+/** A signal's name (exitFailure reads names) from its number, as the server reports it. */
+export function signalName(signal: number | null): NodeJS.Signals | null {
+  if (signal === null) return null;
+  const entry = Object.entries(constants.signals).find(([, n]) => n === signal);
+  return (entry?.[0] as NodeJS.Signals | undefined) ?? null;
+}
+
+/**
+ * The host pid of the process a fork server knows as `nsPid` (in the server's pid namespace): below bwrap's
+ * `rootPid` (bwrap, the server, the helper, the execution's process), found by the NSpid line of each.
+ */
+export function hostPidOf(rootPid: number, nsPid: number): number | undefined {
+  const stack = [rootPid];
+  for (let seen = 0; stack.length > 0 && seen < 16; seen++) {
+    const pid = stack.pop() as number;
+    const status = read(`/proc/${pid}/status`);
+    const ns = /^NSpid:\s+(.*)$/m.exec(status ?? '')?.[1]?.trim().split(/\s+/);
+    if (pid !== rootPid && ns && Number(ns[1]) === nsPid && ns.length === 3) return pid;
+    let tasks: string[] = [];
+    try {
+      tasks = readdirSync(`/proc/${pid}/task`);
+    } catch {
+      continue;
+    }
+    for (const tid of tasks) {
+      for (const child of (read(`/proc/${pid}/task/${tid}/children`) ?? '').split(' ')) {
+        if (child) stack.push(Number(child));
+      }
+    }
+  }
+  return undefined;
+}
+
+function read(path: string): string | null {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return null;
+  }
+}
