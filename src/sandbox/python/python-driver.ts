@@ -96,7 +96,7 @@ export class PythonDriver implements SandboxDriver {
   private runnerCode: Buffer | null = null;
   private probing: Promise<PythonProbe> | null = null;
   private readonly pool: Promise<PythonProcess>[] = [];
-  /** Fork servers between two executions (counted in the pool's size). */
+  /** Fork servers running an execution or between two (counted in the pool's size: they come back). */
   private recycling = 0;
   /** Executions waiting for a fork server to come back (sooner than a cold start). */
   private readonly waiters: ((proc: PythonProcess | null) => void)[] = [];
@@ -187,6 +187,8 @@ export class PythonDriver implements SandboxDriver {
       );
     }
     const proc = await (this.pool.shift() ?? this.recycled() ?? this.cold(probe));
+    const serving = proc.forkServer;
+    if (serving) this.recycling += 1;
     // Alone, an execution has the pool refill once it is over, or soon if it runs on: a sandbox starting up beside
     // a short execution takes the CPU it needs (two cores: a warm print(1) went from ~3 ms to 9-18 ms). Beside
     // others, the pool refills at once, or the next ones find it empty.
@@ -213,6 +215,7 @@ export class PythonDriver implements SandboxDriver {
         void this.buildFontList(probe);
       });
       signal?.removeEventListener('abort', forward);
+      if (serving) this.recycling -= 1;
       if (proc.reusable && !this.closed) this.recycle(proc);
       else this.dispose(proc);
     }
@@ -422,7 +425,7 @@ export class PythonDriver implements SandboxDriver {
       seccomp: this.filter,
       prewarm,
       // Pooled sandboxes only: a cold start stays the fresh sandbox it always was (a server's set-up costs more).
-      ...(this.options.forkServer && prewarm ? { forkServer: { filter: this.filter } } : {}),
+      ...((this.options.forkServer ?? true) && prewarm ? { forkServer: { filter: this.filter } } : {}),
       ...(this.runnerCode ? { runnerCode: this.runnerCode } : {}),
       ...(this.emptyFile ? { emptyFile: this.emptyFile.path } : {}),
       ...(this.stagedFonts ? { fontList: { path: this.stagedFonts.path, name: this.stagedFonts.name } } : {}),

@@ -335,6 +335,11 @@ export class PythonProcess {
       : { pid: this.child.pid, own: false };
   }
 
+  /** Whether the sandbox is a fork server (it may serve another execution after this one). */
+  get forkServer(): boolean {
+    return this.serving !== null;
+  }
+
   /** A fork server whose last execution ended with its result (nothing killed, nothing unsent). */
   get reusable(): boolean {
     return this.serving !== null && this.alive && this.protocolError === null && this.unsentBytes === 0;
