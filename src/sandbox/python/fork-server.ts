@@ -128,3 +128,116 @@ function read(path: string): string | null {
     return null;
   }
 }
+
+/** The pipes of a reused sandbox between two executions, each held up to the server's fence. */
+export interface Fences {
+  readonly protocol: FencedStream;
+  readonly stdout: FencedStream;
+  readonly stderr: FencedStream;
+}
+
+/** What a ForkServerLink needs of its sandbox's process. */
+export interface ServedSandbox {
+  /** bwrap's host pid. */
+  readonly pid: number | undefined;
+  readonly exited: Promise<{ readonly code: number | null; readonly signal: NodeJS.Signals | null }>;
+  kill(): void;
+  /** What the server said when it could not make an execution's process (startup errors). */
+  broken(message: string): void;
+  /** Writes one order on the server's control fd. */
+  order(line: string): void;
+}
+
+type Exit = { readonly code: number | null; readonly signal: NodeJS.Signals | null };
+
+/**
+ * The host's side of a fork server (guest-fork-server.ts): its control messages, the execution's process, how it
+ * ended, and the change from one execution to the next (the order to end it, the wait for the next one's process
+ * and for the fences on every pipe).
+ */
+export class ForkServerLink {
+  /** The current execution's process (pid 1 of its namespaces), as the host's pid. */
+  programPid: number | undefined;
+  /** Set between two executions: the pipes' text goes here until the fences. */
+  fences: Fences | null = null;
+  private handler: ((msg: ControlMessage | null) => void) | null = null;
+  private endExecution: (exit: Exit) => void = () => undefined;
+  /** How the current execution's process ended: its own end (the helper's report) or the sandbox's. */
+  ended: Promise<Exit>;
+
+  constructor(private readonly sandbox: ServedSandbox) {
+    this.ended = this.nextEnd();
+  }
+
+  onControl(msg: ControlMessage | null): void {
+    if (this.handler) return this.handler(msg);
+    if (msg === null) return this.sandbox.kill();
+    // The execution's process ended on its own (a crash, os._exit): as a sandbox's exit is today.
+    if (msg.t === 'exit') this.endExecution({ code: msg.code, signal: signalName(msg.signal) });
+  }
+
+  /** Waits for the server's word that the next execution's process is ready (false: the sandbox is killed). */
+  awaitProgram(): Promise<boolean> {
+    return new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => done(false), RECYCLE_TIMEOUT_MS);
+      const done = (ok: boolean) => {
+        clearTimeout(timer);
+        this.handler = null;
+        if (!ok) this.sandbox.kill();
+        resolve(ok);
+      };
+      this.handler = (msg) => {
+        if (msg === null) return done(false);
+        if (msg.t === 'broken') {
+          this.sandbox.broken(msg.message);
+          return done(false);
+        }
+        if (msg.t !== 'ready') return; // the last execution's end, reported by its helper
+        const root = this.sandbox.pid;
+        const pid = root === undefined ? undefined : hostPidOf(root, msg.pid);
+        if (pid === undefined) return done(false);
+        this.programPid = pid;
+        if (msg.fence !== null && this.fences) {
+          for (const stream of Object.values(this.fences) as FencedStream[]) stream.expect(msg.fence);
+        }
+        done(true);
+      };
+      void this.sandbox.exited.then(() => done(false));
+    });
+  }
+
+  /**
+   * Orders the server to end the execution's process and make the next; resolves with what followed the fence on
+   * the protocol fd ('' for nothing), or null when the sandbox could not be reused (it is killed then).
+   */
+  async next(alive: () => boolean): Promise<string | null> {
+    this.programPid = undefined;
+    const fences: Fences = {
+      protocol: new FencedStream(PROTOCOL_FENCE),
+      stdout: new FencedStream(RAW_FENCE),
+      stderr: new FencedStream(RAW_FENCE),
+    };
+    this.fences = fences;
+    const waiting = this.awaitProgram();
+    this.sandbox.order('{"t":"end"}\n');
+    if (!(await waiting)) return null;
+    // The fences follow the last execution's output in each pipe; they arrive soon after the server's word.
+    const deadline = Date.now() + RECYCLE_TIMEOUT_MS;
+    while (fences.protocol.passed === null || fences.stdout.passed === null || fences.stderr.passed === null) {
+      if (!alive()) return null;
+      if (Date.now() > deadline) {
+        this.sandbox.kill();
+        return null;
+      }
+      await new Promise((r) => setTimeout(r, 1));
+    }
+    this.fences = null;
+    this.ended = this.nextEnd();
+    return fences.protocol.passed;
+  }
+
+  private nextEnd(): Promise<Exit> {
+    const ended = new Promise<Exit>((resolve) => (this.endExecution = resolve));
+    return Promise.race([ended, this.sandbox.exited]);
+  }
+}

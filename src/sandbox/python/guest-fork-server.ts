@@ -90,6 +90,9 @@ def _fresh_sandbox(layout, fns, ct):
 def _drop_privileges(fns, ct, base_filter):
     prctl = _filter_prep()[2]
     prctl(1, 9, 0, 0, 0)  # PR_SET_PDEATHSIG SIGKILL: the helper's death ends it (the filter keeps it set)
+    # Dumpable again, as a fresh sandbox's interpreter is (its own /proc/self/environ, /proc/1/mem): the server's
+    # flag came with the fork, and the server is in no namespace this process sees.
+    prctl(4, 1, 0, 0, 0)
     for cap in range(64):
         prctl(24, cap, 0, 0, 0)  # PR_CAPBSET_DROP (EINVAL past the last one)
     prctl(47, 4, 0, 0, 0)  # PR_CAP_AMBIENT_CLEAR_ALL

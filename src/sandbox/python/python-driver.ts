@@ -23,6 +23,7 @@ import { seccompFilter } from './seccomp-filter.ts';
 import { detectCgroups } from './cgroups.ts';
 import type { CgroupManager } from './cgroups.ts';
 import { PythonProcess } from './python-process.ts';
+import { ServerReturns } from './fork-server-pool.ts';
 import { makeEmptyFile } from './proc-masks.ts';
 import {
   defaultCacheDir,
@@ -96,10 +97,17 @@ export class PythonDriver implements SandboxDriver {
   private runnerCode: Buffer | null = null;
   private probing: Promise<PythonProbe> | null = null;
   private readonly pool: Promise<PythonProcess>[] = [];
-  /** Fork servers running an execution or between two (counted in the pool's size: they come back). */
-  private recycling = 0;
-  /** Executions waiting for a fork server to come back (sooner than a cold start). */
-  private readonly waiters: ((proc: PythonProcess | null) => void)[] = [];
+  /** Fork servers out of the pool (fork-server-pool.ts). */
+  private readonly returns = new ServerReturns({
+    pool: this.pool,
+    warm: () => this.warm,
+    closed: () => this.closed,
+    dispose: (proc) => this.dispose(proc),
+    track: (work) => {
+      this.disposing.add(work);
+      void work.finally(() => this.disposing.delete(work));
+    },
+  });
   /** One per execution running: close() aborts them, so that they settle at once (POOL_CLOSED). */
   private readonly running = new Set<AbortController>();
   /** Used interpreters being killed (their cgroups ended): close() waits for them. */
@@ -186,9 +194,9 @@ export class PythonDriver implements SandboxDriver {
         failure('SOURCE_TOO_LARGE', `the program is larger than ${limits.sourceBytes} bytes`),
       );
     }
-    const proc = await (this.pool.shift() ?? this.recycled() ?? this.cold(probe));
+    const proc = await (this.pool.shift() ?? this.returned(probe) ?? this.cold(probe));
     const serving = proc.forkServer;
-    if (serving) this.recycling += 1;
+    if (serving) this.returns.taken();
     // Alone, an execution has the pool refill once it is over, or soon if it runs on: a sandbox starting up beside
     // a short execution takes the CPU it needs (two cores: a warm print(1) went from ~3 ms to 9-18 ms). Beside
     // others, the pool refills at once, or the next ones find it empty.
@@ -215,8 +223,7 @@ export class PythonDriver implements SandboxDriver {
         void this.buildFontList(probe);
       });
       signal?.removeEventListener('abort', forward);
-      if (serving) this.recycling -= 1;
-      if (proc.reusable && !this.closed) this.recycle(proc);
+      if (serving) this.returns.ended(proc);
       else this.dispose(proc);
     }
   }
@@ -227,28 +234,10 @@ export class PythonDriver implements SandboxDriver {
     void disposed.finally(() => this.disposing.delete(disposed));
   }
 
-  /** A fork server back into the pool once it made the next execution's process (else it is disposed). */
-  private recycle(proc: PythonProcess): void {
-    this.recycling += 1;
-    const back = proc.recycle().catch(() => false);
-    const done = back.then((ok) => {
-      this.recycling -= 1;
-      const waiter = this.waiters.shift();
-      if (ok && !this.closed && waiter) waiter(proc);
-      else if (ok && !this.closed && this.pool.length < this.warm) this.pool.push(Promise.resolve(proc));
-      else {
-        waiter?.(null);
-        this.dispose(proc);
-      }
-    });
-    this.disposing.add(done);
-    void done.finally(() => this.disposing.delete(done));
-  }
-
   async close(): Promise<void> {
     this.closed = true;
     for (const controller of this.running) controller.abort(CLOSED);
-    for (const waiter of this.waiters.splice(0)) waiter(null);
+    this.returns.close();
     const pooled = this.pool.splice(0);
     const parked = this.parked;
     this.parked = null;
@@ -355,23 +344,20 @@ export class PythonDriver implements SandboxDriver {
   private fill(): void {
     const probe = this.probe;
     if (!probe?.ok || this.closed) return;
-    while (this.pool.length + this.recycling < this.warm) {
+    while (this.pool.length + this.returns.out < this.warm) {
       const started = PythonProcess.start(this.processOptions(probe, true));
       started.catch(() => undefined);
       this.pool.push(started);
     }
   }
 
-  /** A fork server on its way back to the pool, when more are on their way than executions wait for them. */
-  private recycled(): Promise<PythonProcess> | undefined {
-    if (this.recycling <= this.waiters.length || this.closed) return undefined;
-    return new Promise<PythonProcess | null>((resolve) => this.waiters.push(resolve)).then(
-      (proc) =>
-        proc ??
-        (this.closed
-          ? Promise.reject(new CodecallError('POOL_CLOSED', 'the python driver is closed'))
-          : this.cold(this.probe as Extract<PythonProbe, { ok: true }>)),
-    );
+  /** A fork server on its way back (fork-server-pool.ts), else a cold start if none came. */
+  private returned(probe: Extract<PythonProbe, { ok: true }>): Promise<PythonProcess> | undefined {
+    return this.returns.take()?.then((proc) => {
+      if (proc) return proc;
+      if (this.closed) throw new CodecallError('POOL_CLOSED', 'the python driver is closed');
+      return this.cold(probe);
+    });
   }
 
   /** A sandbox for an execution the pool had none for: the parked one (already in its cgroup), else a new one. */
@@ -425,7 +411,7 @@ export class PythonDriver implements SandboxDriver {
       seccomp: this.filter,
       prewarm,
       // Pooled sandboxes only: a cold start stays the fresh sandbox it always was (a server's set-up costs more).
-      ...((this.options.forkServer ?? true) && prewarm ? { forkServer: { filter: this.filter } } : {}),
+      ...(this.options.forkServer && prewarm ? { forkServer: { filter: this.filter } } : {}),
       ...(this.runnerCode ? { runnerCode: this.runnerCode } : {}),
       ...(this.emptyFile ? { emptyFile: this.emptyFile.path } : {}),
       ...(this.stagedFonts ? { fontList: { path: this.stagedFonts.path, name: this.stagedFonts.name } } : {}),

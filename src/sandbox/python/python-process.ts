@@ -5,16 +5,7 @@ import { CodecallError } from '../../errors/index.ts';
 import { existsSync } from 'node:fs';
 import { bwrapArgs, SEEDED_FILES, SHM_BYTES, TMP_BYTES } from './bwrap-args.ts';
 import { CONTROL_IN_FD, CONTROL_OUT_FD } from './guest-fork-server.ts';
-import {
-  ControlReader,
-  FencedStream,
-  hostPidOf,
-  PROTOCOL_FENCE,
-  RAW_FENCE,
-  RECYCLE_TIMEOUT_MS,
-  signalName,
-} from './fork-server.ts';
-import type { ControlMessage } from './fork-server.ts';
+import { ControlReader, ForkServerLink } from './fork-server.ts';
 import { maskedProcFiles } from './proc-masks.ts';
 import { RUNNER_FD } from './runner-code.ts';
 import type { Cgroup, CgroupLimits, CgroupManager } from './cgroups.ts';
@@ -88,14 +79,8 @@ export class PythonProcess {
   private startupErrors = '';
   /** The cgroup's memory limit as last written: an execution with the same limit writes nothing (ADR 0061). */
   private memoryLimit: number | undefined;
-  /** A fork server's: its control messages, the current execution's process (host pid), its end. */
-  private control: ControlReader | null = null;
-  private controlHandler: ((msg: ControlMessage | null) => void) | null = null;
-  private programHostPid: number | undefined;
-  private ended: Promise<ExitInfo>;
-  private endExecution: (exit: ExitInfo) => void = () => undefined;
-  /** Between two executions of a fork server: the pipes, each up to the server's fence. */
-  private fences: { protocol: FencedStream; stdout: FencedStream; stderr: FencedStream } | null = null;
+  /** A fork server's link (fork-server.ts): its control fd, the execution's process, the change to the next. */
+  private link: ForkServerLink | null = null;
   /** Executions this sandbox ran (a fork server's). */
   executions = 0;
 
@@ -108,11 +93,10 @@ export class PythonProcess {
       child.once('close', (code, signal) => resolve({ code, signal }));
       child.once('error', () => resolve({ code: null, signal: null }));
     });
-    this.ended = this.nextEnd();
     const messages = child.stdio[3] as Readable;
     messages.setEncoding('utf8');
     messages.on('data', (chunk: string) => {
-      const fences = this.fences;
+      const fences = this.link?.fences;
       if (!fences) return this.onData(chunk);
       if (!fences.protocol.feed(chunk)) this.kill();
     });
@@ -123,7 +107,7 @@ export class PythonProcess {
       stream?.setEncoding('utf8');
       stream?.on('data', (text: string) => {
         if (this.readyHandler) this.startupErrors += text;
-        const fences = this.fences;
+        const fences = this.link?.fences;
         if (fences) {
           if (!(level === 'log' ? fences.stdout : fences.stderr).feed(text)) this.kill();
           return;
@@ -133,9 +117,17 @@ export class PythonProcess {
     }
     const control = (child.stdio as readonly unknown[])[CONTROL_OUT_FD] as Readable | undefined;
     if (control) {
-      this.control = new ControlReader((msg) => this.onControl(msg));
+      const link = new ForkServerLink({
+        pid: child.pid,
+        exited: this.exited,
+        kill: () => this.kill(),
+        broken: (message) => (this.startupErrors += message),
+        order: (line) => ((child.stdio as readonly unknown[])[CONTROL_IN_FD] as Writable).write(line),
+      });
+      this.link = link;
+      const reader = new ControlReader((msg) => link.onControl(msg));
       control.setEncoding('utf8');
-      control.on('data', (chunk: string) => this.control?.feed(chunk));
+      control.on('data', (chunk: string) => reader.feed(chunk));
     }
     // A guest that closes its pipes early (or a parked shell killed with the seccomp filter and the runner still
     // unread) must not crash the host with EPIPE or ECONNRESET: its exit says what happened.
@@ -273,65 +265,19 @@ export class PythonProcess {
   /** Makes the interpreter a fork server; resolves once its first execution's process is ready. */
   private serve(order: object): Promise<boolean> {
     this.send(order);
-    return this.awaitProgram();
-  }
-
-  /** Waits for the server's word that the next execution's process is ready (false: the sandbox ended). */
-  private awaitProgram(): Promise<boolean> {
-    return new Promise<boolean>((resolve) => {
-      const timer = setTimeout(() => {
-        this.kill();
-        resolve(false);
-      }, RECYCLE_TIMEOUT_MS);
-      const done = (ok: boolean) => {
-        clearTimeout(timer);
-        this.controlHandler = null;
-        if (!ok) this.kill();
-        resolve(ok);
-      };
-      this.controlHandler = (msg) => {
-        if (msg === null) return done(false);
-        if (msg.t === 'broken') {
-          this.startupErrors += msg.message;
-          return done(false);
-        }
-        if (msg.t !== 'ready') return; // the last execution's end, reported by its helper
-        const pid = this.child.pid === undefined ? undefined : hostPidOf(this.child.pid, msg.pid);
-        if (pid === undefined) return done(false);
-        this.programHostPid = pid;
-        if (msg.fence !== null && this.fences) {
-          const fences = this.fences;
-          fences.protocol.expect(msg.fence);
-          fences.stdout.expect(msg.fence);
-          fences.stderr.expect(msg.fence);
-        }
-        done(true);
-      };
-      void this.exited.then(() => done(false));
-    });
-  }
-
-  private onControl(msg: ControlMessage | null): void {
-    if (this.controlHandler) return this.controlHandler(msg);
-    if (msg === null) return this.kill();
-    // The execution's process ended on its own (a crash, os._exit): as a sandbox's exit is today.
-    if (msg.t === 'exit') this.endExecution({ code: msg.code, signal: signalName(msg.signal) });
-  }
-
-  private nextEnd(): Promise<ExitInfo> {
-    const ended = new Promise<ExitInfo>((resolve) => (this.endExecution = resolve));
-    return Promise.race([ended, this.exited]);
+    return this.link ? this.link.awaitProgram() : Promise.resolve(false);
   }
 
   /** How the current execution's process ended: the sandbox's exit, or (a fork server) its own. */
   get executionEnded(): Promise<ExitInfo> {
-    return this.ended;
+    return this.link?.ended ?? this.exited;
   }
 
   /** The process whose tree is the execution's (host pid), and whether that process is the program's own. */
   get programRoot(): { readonly pid: number | undefined; readonly own: boolean } {
-    return this.programHostPid !== undefined
-      ? { pid: this.programHostPid, own: true }
+    const own = this.link?.programPid;
+    return own !== undefined
+      ? { pid: own, own: true }
       : { pid: this.child.pid, own: false };
   }
 
@@ -350,41 +296,19 @@ export class PythonProcess {
    * pipes' contents up to the server's fences are dropped. False (and the sandbox killed) when it cannot.
    */
   async recycle(): Promise<boolean> {
-    if (!this.reusable) return false;
+    if (!this.reusable || !this.link) return false;
     this.lineHandler = null;
     this.rawHandler = null;
     this.queued.length = 0;
     this.pending = [];
     this.pendingLength = 0;
-    this.programHostPid = undefined;
-    this.fences = {
-      protocol: new FencedStream(PROTOCOL_FENCE),
-      stdout: new FencedStream(RAW_FENCE),
-      stderr: new FencedStream(RAW_FENCE),
-    };
-    const waiting = this.awaitProgram();
-    ((this.child.stdio as readonly unknown[])[CONTROL_IN_FD] as Writable).write('{"t":"end"}\n');
-    if (!(await waiting)) return false;
-    const fences = this.fences;
-    // The fences follow the last execution's output in each pipe; they arrive soon after the server's word.
-    const deadline = Date.now() + RECYCLE_TIMEOUT_MS;
-    while (
-      this.alive &&
-      (fences.protocol.passed === null || fences.stdout.passed === null || fences.stderr.passed === null)
-    ) {
-      if (Date.now() > deadline) {
-        this.kill();
-        return false;
-      }
-      await new Promise((r) => setTimeout(r, 1));
-    }
-    if (!this.alive) return false;
-    this.fences = null;
+    const after = await this.link.next(() => this.alive);
+    if (after === null || !this.alive) return false;
     this.executions += 1;
-    this.ended = this.nextEnd();
-    if (fences.protocol.passed) this.onData(fences.protocol.passed);
+    if (after) this.onData(after);
     return !this.killed;
   }
+
 
   /** Receives the guest's messages (those that arrived before are delivered first). */
   onMessage(handler: (msg: unknown) => void): void {
