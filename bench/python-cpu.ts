@@ -68,7 +68,8 @@ async function load(name: string, dist: string): Promise<Build[]> {
   const proto = PythonProcess.prototype as { kill: (this: Proc) => void };
   const kill = proto.kill;
   proto.kill = function (this: Proc) {
-    if (this.pid !== undefined && this.alive && measuring) measuring.sandboxMs += sandboxUsage(this.pid).cpuMs;
+    if (this.pid !== undefined && this.alive && measuring)
+      measuring.sandboxMs += sandboxUsage(this.pid).cpuMs;
     kill.call(this);
   };
   return [build('', false), build(', fork servers', true)];

@@ -32,12 +32,6 @@ function runProcess(file: string, args: readonly string[]): Promise<number> {
   });
 }
 
-async function timeMany(n: number, fn: () => Promise<number>): Promise<number[]> {
-  const times: number[] = [];
-  for (let i = 0; i < n; i++) times.push(await fn());
-  return times;
-}
-
 const host = {
   call: (c: HostCall) =>
     Promise.resolve(

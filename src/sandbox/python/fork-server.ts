@@ -104,7 +104,10 @@ export function hostPidOf(rootPid: number, nsPid: number): number | undefined {
   for (let seen = 0; stack.length > 0 && seen < 16; seen++) {
     const pid = stack.pop() as number;
     const status = read(`/proc/${pid}/status`);
-    const ns = /^NSpid:\s+(.*)$/m.exec(status ?? '')?.[1]?.trim().split(/\s+/);
+    const ns = /^NSpid:\s+(.*)$/m
+      .exec(status ?? '')?.[1]
+      ?.trim()
+      .split(/\s+/);
     if (pid !== rootPid && ns && Number(ns[1]) === nsPid && ns.length === 3) return pid;
     let tasks: string[] = [];
     try {
@@ -223,7 +226,11 @@ export class ForkServerLink {
     if (!(await waiting)) return null;
     // The fences follow the last execution's output in each pipe; they arrive soon after the server's word.
     const deadline = Date.now() + RECYCLE_TIMEOUT_MS;
-    while (fences.protocol.passed === null || fences.stdout.passed === null || fences.stderr.passed === null) {
+    while (
+      fences.protocol.passed === null ||
+      fences.stdout.passed === null ||
+      fences.stderr.passed === null
+    ) {
       if (!alive()) return null;
       if (Date.now() > deadline) {
         this.sandbox.kill();

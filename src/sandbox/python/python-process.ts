@@ -276,9 +276,7 @@ export class PythonProcess {
   /** The process whose tree is the execution's (host pid), and whether that process is the program's own. */
   get programRoot(): { readonly pid: number | undefined; readonly own: boolean } {
     const own = this.link?.programPid;
-    return own !== undefined
-      ? { pid: own, own: true }
-      : { pid: this.child.pid, own: false };
+    return own !== undefined ? { pid: own, own: true } : { pid: this.child.pid, own: false };
   }
 
   /** Whether the sandbox is a fork server (it may serve another execution after this one). */
@@ -308,7 +306,6 @@ export class PythonProcess {
     if (after) this.onData(after);
     return !this.killed;
   }
-
 
   /** Receives the guest's messages (those that arrived before are delivered first). */
   onMessage(handler: (msg: unknown) => void): void {
