@@ -4,6 +4,9 @@ import { constants } from 'node:os';
 /** What the host holds back of a sandbox's pipes while it waits for a fence (ADR 0061): past it, no reuse. */
 export const MAX_FENCED_BYTES = 4 * 1024 * 1024;
 
+/** How long the host reads an ended execution's pipes before it takes the end (its last messages come first). */
+const EXIT_GRACE_MS = 20;
+
 /** How long a fork server may take to make the next execution's process before the host gives it up. */
 export const RECYCLE_TIMEOUT_MS = 5_000;
 
@@ -175,8 +178,12 @@ export class ForkServerLink {
   onControl(msg: ControlMessage | null): void {
     if (this.handler) return this.handler(msg);
     if (msg === null) return this.sandbox.kill();
-    // The execution's process ended on its own (a crash, os._exit): as a sandbox's exit is today.
-    if (msg.t === 'exit') this.endExecution({ code: msg.code, signal: signalName(msg.signal) });
+    // The execution's process ended on its own (a crash, os._exit): as a sandbox's exit is today. A moment later:
+    // this fd is not its protocol fd, and what it wrote last there must be read first (a sandbox's 'close' waits).
+    if (msg.t === 'exit') {
+      const exit = { code: msg.code, signal: signalName(msg.signal) };
+      setTimeout(() => this.endExecution(exit), EXIT_GRACE_MS);
+    }
   }
 
   /** Waits for the server's word that the next execution's process is ready (false: the sandbox is killed). */

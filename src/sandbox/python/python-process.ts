@@ -295,6 +295,8 @@ export class PythonProcess {
    */
   async recycle(): Promise<boolean> {
     if (!this.reusable || !this.link) return false;
+    // The cgroup's OOM count is the sandbox's, not the execution's: after a kill, the next crash would read as one.
+    if (await this.oomKilled()) return false;
     this.lineHandler = null;
     this.rawHandler = null;
     this.queued.length = 0;
