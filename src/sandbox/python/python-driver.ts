@@ -97,6 +97,8 @@ export class PythonDriver implements SandboxDriver {
   private runnerCode: Buffer | null = null;
   private probing: Promise<PythonProbe> | null = null;
   private readonly pool: Promise<PythonProcess>[] = [];
+  /** Why a fork server could not start here, once one could not (the pool then starts fresh sandboxes). */
+  forkServerFailure: string | null = null;
   /** Fork servers out of the pool (fork-server-pool.ts). */
   private readonly returns = new ServerReturns({
     pool: this.pool,
@@ -345,7 +347,14 @@ export class PythonDriver implements SandboxDriver {
     const probe = this.probe;
     if (!probe?.ok || this.closed) return;
     while (this.pool.length + this.returns.out < this.warm) {
-      const started = PythonProcess.start(this.processOptions(probe, true));
+      const options = this.processOptions(probe, true);
+      // A kernel or policy that refuses the server its namespaces (AppArmor's userns rules, a /proc it may not
+      // mount) must not stop Python tasks: the pool goes back to a fresh sandbox per execution.
+      const started = PythonProcess.start(options).catch((e: unknown) => {
+        if (!options.forkServer || this.closed) throw e;
+        this.forkServerFailure ??= (e as Error).message;
+        return PythonProcess.start(this.processOptions(probe, true));
+      });
       started.catch(() => undefined);
       this.pool.push(started);
     }
@@ -411,7 +420,9 @@ export class PythonDriver implements SandboxDriver {
       seccomp: this.filter,
       prewarm,
       // Pooled sandboxes only: a cold start stays the fresh sandbox it always was (a server's set-up costs more).
-      ...(this.options.forkServer && prewarm ? { forkServer: { filter: this.filter } } : {}),
+      ...(this.options.forkServer && prewarm && this.forkServerFailure === null
+        ? { forkServer: { filter: this.filter } }
+        : {}),
       ...(this.runnerCode ? { runnerCode: this.runnerCode } : {}),
       ...(this.emptyFile ? { emptyFile: this.emptyFile.path } : {}),
       ...(this.stagedFonts ? { fontList: { path: this.stagedFonts.path, name: this.stagedFonts.name } } : {}),
