@@ -4,7 +4,9 @@
 // observer sees the same thing after both: module state, builtins, the environment, files in /tmp, /dev/shm and
 // the workspace, the seeded files, open fds, background threads and processes, SysV objects, pids, inode numbers,
 // loopback counters, and what the sandbox's pid 1 shows.
-import { readdirSync, readFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPythonDriver, probePython } from '../../src/sandbox/index.ts';
 import type { PythonDriver } from '../../src/sandbox/index.ts';
@@ -190,6 +192,58 @@ out`);
       const after = (await value(OBSERVER)) as { pid: number[]; tmp: string[] };
       expect(after.pid).toEqual([1, 0, 2]);
       expect(after.tmp.filter((n) => !n.startsWith('fontlist'))).toEqual([]);
+    });
+  },
+);
+
+// A bwrap that drops the capabilities the server asks for (as a kernel or policy refusing them would): the server
+// cannot make an execution's namespaces, and the pool goes back to a fresh sandbox per execution.
+describe.skipIf(!probe.ok)(
+  `python fork server refused: fresh sandboxes instead${probe.ok ? '' : ` (skipped: ${probe.reason})`}`,
+  () => {
+    let dir: string;
+    beforeAll(() => {
+      dir = mkdtempSync(join(tmpdir(), 'codecall-nocaps-'));
+      chmodSync(dir, 0o755);
+      const wrapper = join(dir, 'bwrap');
+      writeFileSync(
+        wrapper,
+        `#!/bin/sh
+n=$#
+while [ $n -gt 0 ]; do
+  a=$1; shift; n=$((n - 1))
+  if [ "$a" = --cap-add ]; then shift; n=$((n - 1)); continue; fi
+  set -- "$@" "$a"
+done
+exec ${probe.ok ? probe.bwrapPath : 'bwrap'} "$@"
+`,
+      );
+      chmodSync(wrapper, 0o755);
+    });
+    afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+    it('executions still run, and the driver says why it has no fork servers', async () => {
+      if (!probe.ok) return;
+      const driver = createPythonDriver({
+        warm: 1,
+        forkServer: true,
+        probe: { ...probe, bwrapPath: join(dir, 'bwrap') },
+      });
+      try {
+        await driver.ready();
+        for (let i = 0; i < 2; i++) {
+          const r = await driver.execute({
+            code: 'import os\nos.getpid()',
+            language: 'python',
+            tools: [],
+            host: { call: () => Promise.resolve({ ok: true, value: null }) },
+          });
+          expect(r.status === 'succeeded' && r.value).toBe(1);
+        }
+        expect(driver.forkServerFailure).toMatch(/unshare|Operation not permitted/);
+      } finally {
+        await driver.close();
+      }
     });
   },
 );
