@@ -32,12 +32,6 @@ function runProcess(file: string, args: readonly string[]): Promise<number> {
   });
 }
 
-async function timeMany(n: number, fn: () => Promise<number>): Promise<number[]> {
-  const times: number[] = [];
-  for (let i = 0; i < n; i++) times.push(await fn());
-  return times;
-}
-
 const host = {
   call: (c: HostCall) =>
     Promise.resolve(
@@ -85,16 +79,25 @@ for (let i = 0; i < N; i++) {
 await cold.close();
 loads.push(os.loadavg()[0] ?? 0);
 
-// Warm: the pool has an interpreter waiting (a pause lets it refill between executions).
+// Warm: the pool has an interpreter waiting (a pause lets it refill between executions), a fresh sandbox per
+// execution against fork servers (ADR 0061), alternately.
 const warm = createPythonDriver({ warm: 2 });
-await warm.ready();
-const warmTimes = await timeMany(N, async () => {
+const warmFork = createPythonDriver({ warm: 2, forkServer: true });
+await Promise.all([warm.ready(), warmFork.ready()]);
+const warmTimes: number[] = [];
+const warmForkTimes: number[] = [];
+const timed = async (driver: typeof warm) => {
   await sleep(60);
   const t0 = performance.now();
-  const r = await warm.execute(request('print(1)'));
+  const r = await driver.execute(request('print(1)'));
   if (r.status !== 'succeeded') throw new Error(JSON.stringify(r));
   return performance.now() - t0;
-});
+};
+for (let i = 0; i < N; i++) {
+  warmTimes.push(await timed(warm));
+  warmForkTimes.push(await timed(warmFork));
+}
+await warmFork.close();
 
 // Tool calls inside one execution.
 await sleep(100);
@@ -135,18 +138,35 @@ for (let i = 0; i < (QUICK ? 3 : 7); i++) {
 }
 await warm.close();
 
-// Executions per second, 4 at once, pool of 4.
+// Executions per second, 4 at once, pool of 4: fresh sandboxes and fork servers, in alternate rounds.
 const pool = createPythonDriver({ warm: 4 });
-await pool.ready();
-const e0 = performance.now();
-let next = 0;
-await Promise.all(
-  Array.from({ length: 4 }, async () => {
-    while (next++ < EXECS) await pool.execute(request('1 + 1'));
-  }),
-);
-const execsPerSec = EXECS / ((performance.now() - e0) / 1000);
-await pool.close();
+const forkPool = createPythonDriver({ warm: 4, forkServer: true });
+await Promise.all([pool.ready(), forkPool.ready()]);
+const ROUNDS = 4;
+const stream = async (driver: typeof pool, n: number) => {
+  const e0 = performance.now();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 4 }, async () => {
+      while (next++ < n) {
+        const r = await driver.execute(request('1 + 1'));
+        if (r.status !== 'succeeded') throw new Error(JSON.stringify(r));
+      }
+    }),
+  );
+  return performance.now() - e0;
+};
+let freshMs = 0;
+let forkMs = 0;
+for (let round = 0; round < ROUNDS; round++) {
+  freshMs += await stream(pool, EXECS / ROUNDS);
+  await sleep(200);
+  forkMs += await stream(forkPool, EXECS / ROUNDS);
+  await sleep(200);
+}
+const execsPerSec = EXECS / (freshMs / 1000);
+const forkExecsPerSec = EXECS / (forkMs / 1000);
+await Promise.all([pool.close(), forkPool.close()]);
 loads.push(os.loadavg()[0] ?? 0);
 
 const ms = (xs: number[]) =>
@@ -168,9 +188,15 @@ console.log(
 );
 console.log(`driver warm pool, print(1)          ${ms(warmTimes)}   (target p50 <= 2 ms)`);
 console.log(
+  `  fork servers (forkServer: true)   ${ms(warmForkTimes)}   ratio to fresh sandboxes ${(median(warmForkTimes) / median(warmTimes)).toFixed(2)}`,
+);
+console.log(
   `tool-call round trips               ${Math.round(CALLS / (loopMs / 1000))}/s (target >= 5,000/s)`,
 );
 console.log(`executions, 4 at once, pool of 4    ${execsPerSec.toFixed(0)}/s (target >= 100/s)`);
+console.log(
+  `  fork servers (forkServer: true)   ${forkExecsPerSec.toFixed(0)}/s   ratio to fresh sandboxes ${(forkExecsPerSec / execsPerSec).toFixed(2)}`,
+);
 console.log(
   `replay of ${REPLAYED} calls: script ${median(scriptedTimes).toFixed(1)} ms, host ${median(hostedTimes).toFixed(1)} ms (ratio ${(median(scriptedTimes) / median(hostedTimes)).toFixed(2)})`,
 );

@@ -36,6 +36,7 @@ export interface ServeOptions {
   allowedHost?: string[];
   python?: boolean;
   pythonWarm?: string;
+  pythonForkServer?: boolean;
   provider?: string;
   baseUrl?: string;
   model?: string;

@@ -64,6 +64,8 @@ export const serviceConfigSchema = z
     python: z.boolean().default(true),
     /** Sandboxed Python interpreters kept started ahead of use. */
     pythonWarm: z.number().int().min(0).max(256).default(2),
+    /** Pooled Python sandboxes are fork servers: each execution forked in namespaces of its own (ADR 0061). */
+    pythonForkServer: z.boolean().default(false),
     /** The model of instruction tasks (see modelConfigFrom): a provider preset, its URL, model and key. */
     provider: z.string().min(1).nullable().default(null),
     baseUrl: z.string().url().nullable().default(null),

@@ -145,7 +145,9 @@ async function composeService(
     // A thread per run slot (a CPU-bound guest holds its thread, never another run's), at a lower priority than
     // the event loop (ADR 0033).
     quickjs: { workers: sandboxWorkerCount(config), threadNice: config.sandboxNice },
-    python: config.python ? { warm: config.pythonWarm } : false,
+    python: config.python
+      ? { warm: config.pythonWarm, ...(config.pythonForkServer ? { forkServer: true } : {}) }
+      : false,
   });
   const registry = new FollowingTools(tools);
   const model = options.model ?? null;

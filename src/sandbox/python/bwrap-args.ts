@@ -24,6 +24,12 @@ export interface BwrapOptions {
   readonly seededFilesFd?: number;
   /** matplotlib's font list on the host (font-cache.ts), bound read-only as /tmp/<name>. */
   readonly fontList?: { readonly path: string; readonly name: string };
+  /**
+   * The interpreter is a fork server (guest-fork-server.ts): it keeps CAP_SYS_ADMIN and CAP_NET_ADMIN in the
+   * sandbox's user namespace to give each execution namespaces of its own, and installs the seccomp filter in
+   * each execution's process itself (seccompFd is not given).
+   */
+  readonly forkServer?: boolean;
 }
 
 /**
@@ -68,6 +74,7 @@ export const SHM_BYTES = 16 * 1024 * 1024;
  */
 export function bwrapArgs(options: BwrapOptions): string[] {
   const args = ['--unshare-all', '--die-with-parent', '--new-session', '--cap-drop', 'ALL'];
+  if (options.forkServer) args.push('--cap-add', 'CAP_SYS_ADMIN', '--cap-add', 'CAP_NET_ADMIN');
   // The interpreter is the sandbox's pid 1, so no process in it is another's (bwrap's init was: the program
   // wrote into its memory through /proc/1/mem and ran code outside both seccomp filters, cleared its
   // parent-death signal and outlived the execution). bwrap's death takes pid 1 with it (--die-with-parent, a
@@ -88,7 +95,9 @@ export function bwrapArgs(options: BwrapOptions): string[] {
   for (const file of ETC_FILES) args.push('--ro-bind-try', file, file);
   args.push('--proc', '/proc', '--dev', '/dev', '--hostname', 'sandbox');
   // The host's activity (its load, forks, memory, disks, locks) reads as empty files.
-  if (options.emptyFile)
+  // Not a fork server's: a mount over a file of /proc keeps the kernel from mounting a /proc for each execution's
+  // pid namespace (mount_too_revealing); each execution's process binds its own masks (guest-fork-server.ts).
+  if (options.emptyFile && !options.forkServer)
     for (const file of maskedProcFiles()) args.push('--ro-bind', options.emptyFile, file);
   args.push(
     '--size',
@@ -111,7 +120,9 @@ export function bwrapArgs(options: BwrapOptions): string[] {
   args.push('--remount-ro', '/dev', '--remount-ro', '/');
   // Bound after the remounts: these files stay writable for the runner (and the program, which only changes what
   // it reads itself; RLIMIT_FSIZE and the cgroup bound them).
-  const seeded = options.seededFilesFd;
+  // Not a fork server's: each execution's process binds seeded files of its own (bwrap's, unlinked once bound,
+  // could not be mounted over).
+  const seeded = options.forkServer ? undefined : options.seededFilesFd;
   if (seeded !== undefined) {
     SEEDED_FILES.forEach((file, i) => args.push('--perms', '0600', '--bind-data', String(seeded + i), file));
   }

@@ -66,6 +66,10 @@ def _first_message():
     filter's calls) at once, and imports what programs often need only once it has waited a while. A cold start's
     first message is its start message, with nothing imported."""
     msg = _recv()
+    if msg.get('t') == 'serve':
+        # A fork server (guest-fork-server.ts): this returns in an execution's own process, prepared.
+        _serve(msg)
+        return _recv()
     if msg.get('t') == 'prewarm':
         if not _waiting():
             _filter_prep()

@@ -9,6 +9,7 @@ import { GUEST_FETCH } from './guest-fetch.ts';
 import { GUEST_REQUESTS } from './guest-requests.ts';
 import { GUEST_COMPILE } from './guest-compile.ts';
 import { GUEST_REPORT } from './guest-report.ts';
+import { GUEST_FORK_SERVER } from './guest-fork-server.ts';
 import { GUEST_MAIN } from './guest-main.ts';
 
 /**
@@ -34,5 +35,6 @@ export const GUEST_RUNNER = [
   GUEST_DETERMINISM,
   GUEST_COMPILE,
   GUEST_REPORT,
+  GUEST_FORK_SERVER,
   GUEST_MAIN,
 ].join('');

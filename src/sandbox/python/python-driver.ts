@@ -23,6 +23,7 @@ import { seccompFilter } from './seccomp-filter.ts';
 import { detectCgroups } from './cgroups.ts';
 import type { CgroupManager } from './cgroups.ts';
 import { PythonProcess } from './python-process.ts';
+import { ServerReturns } from './fork-server-pool.ts';
 import { makeEmptyFile } from './proc-masks.ts';
 import {
   defaultCacheDir,
@@ -55,6 +56,12 @@ export interface PythonDriverOptions {
    * builds its own.
    */
   readonly fontCacheDir?: string | false;
+  /**
+   * Each sandbox is a fork server (ADR 0061): its interpreter, loaded once, forks every execution's process with
+   * namespaces, mounts and a filter of its own, and serves the next execution once the last one ended with its
+   * result (any other end kills the sandbox, as before). Default false: each execution gets a sandbox of its own.
+   */
+  readonly forkServer?: boolean;
 }
 
 /** Processes (and threads) one sandbox may have at once, when it has a cgroup. */
@@ -90,6 +97,19 @@ export class PythonDriver implements SandboxDriver {
   private runnerCode: Buffer | null = null;
   private probing: Promise<PythonProbe> | null = null;
   private readonly pool: Promise<PythonProcess>[] = [];
+  /** Why a fork server could not start here, once one could not (the pool then starts fresh sandboxes). */
+  forkServerFailure: string | null = null;
+  /** Fork servers out of the pool (fork-server-pool.ts). */
+  private readonly returns = new ServerReturns({
+    pool: this.pool,
+    warm: () => this.warm,
+    closed: () => this.closed,
+    dispose: (proc) => this.dispose(proc),
+    track: (work) => {
+      this.disposing.add(work);
+      void work.finally(() => this.disposing.delete(work));
+    },
+  });
   /** One per execution running: close() aborts them, so that they settle at once (POOL_CLOSED). */
   private readonly running = new Set<AbortController>();
   /** Used interpreters being killed (their cgroups ended): close() waits for them. */
@@ -176,7 +196,9 @@ export class PythonDriver implements SandboxDriver {
         failure('SOURCE_TOO_LARGE', `the program is larger than ${limits.sourceBytes} bytes`),
       );
     }
-    const proc = await (this.pool.shift() ?? this.cold(probe));
+    const proc = await (this.pool.shift() ?? this.returned(probe) ?? this.cold(probe));
+    const serving = proc.forkServer;
+    if (serving) this.returns.taken();
     // Alone, an execution has the pool refill once it is over, or soon if it runs on: a sandbox starting up beside
     // a short execution takes the CPU it needs (two cores: a warm print(1) went from ~3 ms to 9-18 ms). Beside
     // others, the pool refills at once, or the next ones find it empty.
@@ -203,15 +225,21 @@ export class PythonDriver implements SandboxDriver {
         void this.buildFontList(probe);
       });
       signal?.removeEventListener('abort', forward);
-      const disposed = proc.dispose().catch(() => undefined);
-      this.disposing.add(disposed);
-      void disposed.finally(() => this.disposing.delete(disposed));
+      if (serving) this.returns.ended(proc);
+      else this.dispose(proc);
     }
+  }
+
+  private dispose(proc: PythonProcess): void {
+    const disposed = proc.dispose().catch(() => undefined);
+    this.disposing.add(disposed);
+    void disposed.finally(() => this.disposing.delete(disposed));
   }
 
   async close(): Promise<void> {
     this.closed = true;
     for (const controller of this.running) controller.abort(CLOSED);
+    this.returns.close();
     const pooled = this.pool.splice(0);
     const parked = this.parked;
     this.parked = null;
@@ -318,11 +346,27 @@ export class PythonDriver implements SandboxDriver {
   private fill(): void {
     const probe = this.probe;
     if (!probe?.ok || this.closed) return;
-    while (this.pool.length < this.warm) {
-      const started = PythonProcess.start(this.processOptions(probe, true));
+    while (this.pool.length + this.returns.out < this.warm) {
+      const options = this.processOptions(probe, true);
+      // A kernel or policy that refuses the server its namespaces (AppArmor's userns rules, a /proc it may not
+      // mount) must not stop Python tasks: the pool goes back to a fresh sandbox per execution.
+      const started = PythonProcess.start(options).catch((e: unknown) => {
+        if (!options.forkServer || this.closed) throw e;
+        this.forkServerFailure ??= (e as Error).message;
+        return PythonProcess.start(this.processOptions(probe, true));
+      });
       started.catch(() => undefined);
       this.pool.push(started);
     }
+  }
+
+  /** A fork server on its way back (fork-server-pool.ts), else a cold start if none came. */
+  private returned(probe: Extract<PythonProbe, { ok: true }>): Promise<PythonProcess> | undefined {
+    return this.returns.take()?.then((proc) => {
+      if (proc) return proc;
+      if (this.closed) throw new CodecallError('POOL_CLOSED', 'the python driver is closed');
+      return this.cold(probe);
+    });
   }
 
   /** A sandbox for an execution the pool had none for: the parked one (already in its cgroup), else a new one. */
@@ -375,6 +419,10 @@ export class PythonDriver implements SandboxDriver {
       workspaceBytes: this.workspaceBytes,
       seccomp: this.filter,
       prewarm,
+      // Pooled sandboxes only: a cold start stays the fresh sandbox it always was (a server's set-up costs more).
+      ...(this.options.forkServer && prewarm && this.forkServerFailure === null
+        ? { forkServer: { filter: this.filter } }
+        : {}),
       ...(this.runnerCode ? { runnerCode: this.runnerCode } : {}),
       ...(this.emptyFile ? { emptyFile: this.emptyFile.path } : {}),
       ...(this.stagedFonts ? { fontList: { path: this.stagedFonts.path, name: this.stagedFonts.name } } : {}),

@@ -82,23 +82,31 @@ export function runOnProcess(
       onEnd: (result) => {
         unwatch();
         signal?.removeEventListener('abort', onAbort);
-        proc.kill();
+        // A fork server's execution that ended with its result is ended by the server (recycle); any other end
+        // kills the whole sandbox, as every end did before.
+        if (!(viaDone && proc.reusable)) proc.kill();
         resolve(result);
       },
     });
     const fail = (error: Failure) => pump.finish({ status: 'failed', error });
+    /** The end came with the guest's done message (the only end after which a fork server is reused). */
+    let viaDone = false;
     // The CPU time of the interpreter's start-up, read as the start message goes out.
     let cpuBaselineMs: number | undefined;
     // What the sandbox used, as the host reads it off the kernel (the guest's own report is not believed).
     const measured = (): GuestUsage => {
       if (pid === undefined) return { memoryBytes: 0 };
-      const usage = sandboxUsage(pid);
+      const usage = sandboxUsage(pid, { ownRoot });
       return cpuBaselineMs === undefined
         ? { memoryBytes: usage.peakBytes }
         : { memoryBytes: usage.peakBytes, cpuMs: Math.max(0, usage.cpuMs - cpuBaselineMs) };
     };
-    const end = (guest: GuestEnd, artifacts: WorkspaceFile[]) => pump.finish(guest, measured(), artifacts);
-    const pid = proc.pid;
+    const end = (guest: GuestEnd, artifacts: WorkspaceFile[]) => {
+      viaDone = true;
+      pump.finish(guest, measured(), artifacts);
+    };
+    // bwrap's tree, or a fork server's execution process (pid 1 of its own namespaces) and its tree.
+    const { pid, own: ownRoot } = proc.programRoot;
     // What rlimits cannot bound (memory and CPU across processes, memfds, the workspace's total): the host
     // watches it from the program's start, with the interpreter's own start as the CPU baseline.
     const watch = (baselineMs: number) => {
@@ -113,6 +121,7 @@ export function runOnProcess(
           cpuBaselineMs: baselineMs,
         },
         (breach) => pump.kill(failure(breach.code, breach.message)),
+        { ownRoot },
       );
     };
     if (signal?.aborted) onAbort();
@@ -259,7 +268,7 @@ export function runOnProcess(
       }
     };
     proc.onMessage(onMessage);
-    void proc.exited.then(async (exit) => {
+    void proc.executionEnded.then(async (exit) => {
       const oom = await proc.oomKilled();
       // Let the last messages (written before the exit) arrive first.
       setImmediate(() =>
@@ -310,7 +319,7 @@ export function runOnProcess(
         // The interpreter's start-up, not the program's: what the CPU limit and the report count from (a few
         // synchronous /proc reads, as the program starts).
         if (pid !== undefined) {
-          cpuBaselineMs = sandboxUsage(pid).cpuMs;
+          cpuBaselineMs = sandboxUsage(pid, { ownRoot }).cpuMs;
           watch(cpuBaselineMs);
         }
         proc.send(start);

@@ -3,7 +3,10 @@ import type { ChildProcess } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import { CodecallError } from '../../errors/index.ts';
 import { existsSync } from 'node:fs';
-import { bwrapArgs, SEEDED_FILES } from './bwrap-args.ts';
+import { bwrapArgs, SEEDED_FILES, SHM_BYTES, TMP_BYTES } from './bwrap-args.ts';
+import { CONTROL_IN_FD, CONTROL_OUT_FD } from './guest-fork-server.ts';
+import { ControlReader, ForkServerLink } from './fork-server.ts';
+import { maskedProcFiles } from './proc-masks.ts';
 import { RUNNER_FD } from './runner-code.ts';
 import type { Cgroup, CgroupLimits, CgroupManager } from './cgroups.ts';
 
@@ -31,6 +34,12 @@ export interface ProcessOptions {
   readonly emptyFile?: string;
   /** matplotlib's font list, bound read-only into /tmp (font-cache.ts). */
   readonly fontList?: { readonly path: string; readonly name: string };
+  /**
+   * Run the interpreter as a fork server (ADR 0061, guest-fork-server.ts): each execution gets a process of its
+   * own with namespaces and mounts of its own, and the sandbox serves the next one. `filter` is the seccomp
+   * filter each execution's process installs (bwrap's `seccomp` is not used then).
+   */
+  readonly forkServer?: { readonly filter: Buffer };
 }
 
 let groups = 0;
@@ -70,6 +79,10 @@ export class PythonProcess {
   private startupErrors = '';
   /** The cgroup's memory limit as last written: an execution with the same limit writes nothing (ADR 0061). */
   private memoryLimit: number | undefined;
+  /** A fork server's link (fork-server.ts): its control fd, the execution's process, the change to the next. */
+  private link: ForkServerLink | null = null;
+  /** Executions this sandbox ran (a fork server's). */
+  executions = 0;
 
   private constructor(
     private readonly child: ChildProcess,
@@ -82,7 +95,11 @@ export class PythonProcess {
     });
     const messages = child.stdio[3] as Readable;
     messages.setEncoding('utf8');
-    messages.on('data', (chunk: string) => this.onData(chunk));
+    messages.on('data', (chunk: string) => {
+      const fences = this.link?.fences;
+      if (!fences) return this.onData(chunk);
+      if (!fences.protocol.feed(chunk)) this.kill();
+    });
     for (const [stream, level] of [
       [child.stdout, 'log'],
       [child.stderr, 'error'],
@@ -90,8 +107,27 @@ export class PythonProcess {
       stream?.setEncoding('utf8');
       stream?.on('data', (text: string) => {
         if (this.readyHandler) this.startupErrors += text;
+        const fences = this.link?.fences;
+        if (fences) {
+          if (!(level === 'log' ? fences.stdout : fences.stderr).feed(text)) this.kill();
+          return;
+        }
         this.rawHandler?.(level, text);
       });
+    }
+    const control = (child.stdio as readonly unknown[])[CONTROL_OUT_FD] as Readable | undefined;
+    if (control) {
+      const link = new ForkServerLink({
+        pid: child.pid,
+        exited: this.exited,
+        kill: () => this.kill(),
+        broken: (message) => (this.startupErrors += message),
+        order: (line) => ((child.stdio as readonly unknown[])[CONTROL_IN_FD] as Writable).write(line),
+      });
+      this.link = link;
+      const reader = new ControlReader((msg) => link.onControl(msg));
+      control.setEncoding('utf8');
+      control.on('data', (chunk: string) => reader.feed(chunk));
     }
     // A guest that closes its pipes early (or a parked shell killed with the seccomp filter and the runner still
     // unread) must not crash the host with EPIPE or ECONNRESET: its exit says what happened.
@@ -134,7 +170,7 @@ export class PythonProcess {
   /** The sandbox's process: with `parked`, a shell that waits for a line on stdin before it becomes bwrap. */
   private static async spawnSandbox(options: ProcessOptions, parked: boolean): Promise<PythonProcess> {
     const root = process.getuid?.() === 0;
-    const seccompFd = options.seccomp ? 5 : undefined;
+    const seccompFd = options.seccomp && !options.forkServer ? 5 : undefined;
     const args = bwrapArgs({
       python: options.python,
       workspaceBytes: options.workspaceBytes,
@@ -143,6 +179,7 @@ export class PythonProcess {
       ...(options.runnerCode ? { compiledRunner: true } : {}),
       ...(options.emptyFile ? { emptyFile: options.emptyFile } : {}),
       ...(options.fontList ? { fontList: options.fontList } : {}),
+      ...(options.forkServer ? { forkServer: true } : {}),
       seededFilesFd: RUNNER_FD + 1,
     });
     // A parked shell waits for a line on stdin before it becomes bwrap: the process is in its group before
@@ -168,6 +205,8 @@ export class PythonProcess {
         options.runnerCode ? 'pipe' : 'ignore',
         // Empty pipes: bwrap copies each into an empty file of the sandbox's (bwrap-args.ts, SEEDED_FILES).
         ...SEEDED_FILES.map(() => 'pipe' as const),
+        // A fork server's own fds (orders in, answers out), which no execution's process has.
+        ...(options.forkServer ? (['pipe', 'pipe'] as const) : []),
       ],
       ...(root ? { uid: SANDBOX_UID, gid: SANDBOX_UID } : {}),
       // bwrap's init used to be the sandbox's pid 1, with the environment bwrap was started with, readable at
@@ -177,16 +216,33 @@ export class PythonProcess {
       env: {},
     });
     const stdio = child.stdio as readonly unknown[];
-    if (options.seccomp) (stdio[5] as Writable).end(options.seccomp);
+    if (seccompFd !== undefined && options.seccomp) (stdio[5] as Writable).end(options.seccomp);
     if (options.runnerCode) (stdio[RUNNER_FD] as Writable).end(options.runnerCode);
     SEEDED_FILES.forEach((_, i) => (stdio[RUNNER_FD + 1 + i] as Writable).end());
     const proc = new PythonProcess(child, null);
+    proc.serving = options.forkServer
+      ? {
+          t: 'serve',
+          filter: options.forkServer.filter.toString('base64'),
+          layout: {
+            tmp: TMP_BYTES,
+            shm: SHM_BYTES,
+            workspace: options.workspaceBytes,
+            masks: options.emptyFile ? maskedProcFiles() : [],
+            seeded: SEEDED_FILES,
+            font: options.fontList?.name ?? null,
+          },
+        }
+      : null;
     return parked ? proc : proc.go(options.prewarm === true);
   }
 
+  /** A fork server's first order (guest-fork-server.ts), sent once its interpreter is up. */
+  private serving: object | null = null;
+
   /** Lets a parked shell become the sandbox (or waits for a spawned one) until the guest says it is up. */
   private async go(prewarm: boolean): Promise<PythonProcess> {
-    if (prewarm) this.send({ t: 'prewarm' });
+    if (prewarm && !this.serving) this.send({ t: 'prewarm' });
     this.child.stdin?.end('\n');
     // Handed out only once the guest says it is up: bwrap killed while it sets up a sandbox may leave its child
     // running (outside the host's reach but for our pipes).
@@ -194,7 +250,8 @@ export class PythonProcess {
       this.readyHandler = () => resolve(true);
       void this.exited.then(() => resolve(false));
     });
-    if (!ready) {
+    const served = ready && this.serving ? await this.serve(this.serving) : ready;
+    if (!served) {
       const stderr = this.startupErrors.trim();
       await this.cgroup?.destroy().catch(() => undefined);
       throw new CodecallError(
@@ -203,6 +260,53 @@ export class PythonProcess {
       );
     }
     return this;
+  }
+
+  /** Makes the interpreter a fork server; resolves once its first execution's process is ready. */
+  private serve(order: object): Promise<boolean> {
+    this.send(order);
+    return this.link ? this.link.awaitProgram() : Promise.resolve(false);
+  }
+
+  /** How the current execution's process ended: the sandbox's exit, or (a fork server) its own. */
+  get executionEnded(): Promise<ExitInfo> {
+    return this.link?.ended ?? this.exited;
+  }
+
+  /** The process whose tree is the execution's (host pid), and whether that process is the program's own. */
+  get programRoot(): { readonly pid: number | undefined; readonly own: boolean } {
+    const own = this.link?.programPid;
+    return own !== undefined ? { pid: own, own: true } : { pid: this.child.pid, own: false };
+  }
+
+  /** Whether the sandbox is a fork server (it may serve another execution after this one). */
+  get forkServer(): boolean {
+    return this.serving !== null;
+  }
+
+  /** A fork server whose last execution ended with its result (nothing killed, nothing unsent). */
+  get reusable(): boolean {
+    return this.serving !== null && this.alive && this.protocolError === null && this.unsentBytes === 0;
+  }
+
+  /**
+   * Has a fork server end the execution's process (every process of its namespaces) and make the next one; the
+   * pipes' contents up to the server's fences are dropped. False (and the sandbox killed) when it cannot.
+   */
+  async recycle(): Promise<boolean> {
+    if (!this.reusable || !this.link) return false;
+    // The cgroup's OOM count is the sandbox's, not the execution's: after a kill, the next crash would read as one.
+    if (await this.oomKilled()) return false;
+    this.lineHandler = null;
+    this.rawHandler = null;
+    this.queued.length = 0;
+    this.pending = [];
+    this.pendingLength = 0;
+    const after = await this.link.next(() => this.alive);
+    if (after === null || !this.alive) return false;
+    this.executions += 1;
+    if (after) this.onData(after);
+    return !this.killed;
   }
 
   /** Receives the guest's messages (those that arrived before are delivered first). */

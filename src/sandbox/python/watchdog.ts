@@ -43,6 +43,10 @@ export interface Breach {
 
 interface Watch {
   readonly rootPid: number;
+  /** The root is the program's pid 1 itself (a fork server's execution), not bwrap. */
+  readonly ownRoot: boolean;
+  /** The root's parent as the watch began (ownRoot): the check that a pid was not reused. */
+  readonly rootParent: number;
   /** The sandbox's tmpfs mounts, held open once found (opening them again could reach another process's). */
   mounts: FileHandle[] | null;
   /** The seeded files (SEEDED_FILES), held open with the mounts. */
@@ -69,9 +73,12 @@ export function watchSandbox(
   rootPid: number,
   limits: WatchLimits,
   onBreach: (breach: Breach) => void,
+  options: { readonly ownRoot?: boolean } = {},
 ): () => void {
   const watch: Watch = {
     rootPid,
+    ownRoot: options.ownRoot === true,
+    rootParent: parentOf(readProc(`/proc/${rootPid}/stat`) ?? ''),
     mounts: null,
     seeded: null,
     opening: false,
@@ -130,8 +137,9 @@ async function scanProcesses(): Promise<void> {
           message: `the program's processes computed for more than ${watch.limits.cpuMs} ms of CPU time`,
         });
       }
-      // bwrap's one child is the sandbox's pid 1 (the interpreter): its root is where the tmpfs mounts are.
-      const init = children;
+      // bwrap's one child is the sandbox's pid 1 (the interpreter): its root is where the tmpfs mounts are. A fork
+      // server's execution is its own pid 1, with mounts of its own.
+      const init = watch.ownRoot ? [watch.rootPid] : children;
       if (!watch.mounts && !watch.opening && init?.length === 1) void openMounts(watch, init[0] as number);
       const held = new Map<string, { bytes: number }>();
       const resident = await Promise.all(
@@ -171,7 +179,7 @@ export interface SandboxUsage {
  * processes, at most the pids limit), each a few microseconds, where a round trip through libuv's thread pool
  * per read cost the end of every execution about a millisecond.
  */
-export function sandboxUsage(rootPid: number): SandboxUsage {
+export function sandboxUsage(rootPid: number, options: { readonly ownRoot?: boolean } = {}): SandboxUsage {
   let cpuMs = 0;
   let peakBytes = 0;
   const stack = [rootPid];
@@ -183,7 +191,7 @@ export function sandboxUsage(rootPid: number): SandboxUsage {
     const stat = readProc(`/proc/${pid}/stat`);
     if (stat === null) continue;
     cpuMs += statCpuMs(stat);
-    if (pid !== rootPid) {
+    if (pid !== rootPid || options.ownRoot === true) {
       const hwm = /^VmHWM:\s+(\d+) kB$/m.exec(readProc(`/proc/${pid}/status`) ?? '')?.[1];
       if (hwm !== undefined) peakBytes = Math.max(peakBytes, Number(hwm) * 1024);
     }
@@ -232,6 +240,11 @@ function readProc(path: string): string | null {
   } catch {
     return null;
   }
+}
+
+/** The parent pid of one /proc/<pid>/stat line (NaN for none). */
+function parentOf(line: string): number {
+  return Number(line.slice(line.lastIndexOf(')') + 2).split(' ')[1]);
 }
 
 /** utime + stime + cutime + cstime of one /proc/<pid>/stat line, in ms. */
@@ -319,8 +332,9 @@ async function openMounts(watch: Watch, pid: number): Promise<void> {
       if (handle) seeded.push(handle);
     }
     const line = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
-    const ppid = Number(line.slice(line.lastIndexOf(')') + 2).split(' ')[1]);
-    if (ppid !== watch.rootPid || watch.done || handles.length === 0) throw new Error('not the sandbox');
+    const ppid = parentOf(line);
+    const parent = watch.ownRoot ? watch.rootParent : watch.rootPid;
+    if (ppid !== parent || watch.done || handles.length === 0) throw new Error('not the sandbox');
     watch.mounts = handles;
     watch.seeded = seeded;
   } catch {
