@@ -36,7 +36,7 @@ const dist = new URL('../dist', import.meta.url).pathname;
 // (on,on@2: this build's tracing against the other's, round by round). The API's globals are shared by both.
 const DIST2 = process.env.BENCH_OTEL_DIST2;
 const sdk = (await import(join(dist, 'service/telemetry-provider.js'))) as typeof Provider;
-type Proto = { prototype: Record<string, (...a: unknown[]) => unknown> };
+type Proto = { prototype: Record<string, ((...a: unknown[]) => unknown) | undefined> };
 
 const receiver = createServer((req, res) => {
   req.resume();
