@@ -237,7 +237,9 @@ export class CallTracer {
    * guest's next call, and a quickjs worker spinning for its answer stops spinning past 250 us (ADR 0007).
    */
   private settle(open: OpenCall, error: { code: string; message: string } | undefined): void {
-    if (this.open.get(open.call.callId) === open) this.open.delete(open.call.callId);
+    // Ended with the execution already (end(): a call given up past the settle time).
+    if (this.open.get(open.call.callId) !== open) return;
+    this.open.delete(open.call.callId);
     open.endedAt = performance.now();
     open.error = error;
     this.settled.push(open);
