@@ -5,15 +5,18 @@
 // The store is on /dev/shm (BENCH_OTEL_DIR): on a disk, fsync moves the modes by 10-20% between runs and a 5%
 // question cannot be settled. Each mode runs in a child process of its own (no provider or context manager left
 // over from another mode), the modes alternate within each round, and each child measures BENCH_OTEL_REPS times
-// (its median counts). Printed: the medians, the min-max spread over rounds, and the median of the ratios of the
-// same round (paired, so a drift in the machine's load falls on both sides of a ratio alike).
+// (its median counts); `ab` alternates spans on and off inside one child with one provider, registered for the
+// "on" halves only, and reports the main thread's CPU apart (the runner, the journal and tracing run there; the
+// quickjs worker's spinning is in the process's figure). Printed: the medians, the min-max spread over rounds, and
+// the median of the ratios of the same round (paired, so a drift in the machine's load falls on both sides alike).
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir, loadavg } from 'node:os';
 import { join } from 'node:path';
+import { ProxyTracerProvider, trace } from '@opentelemetry/api';
 import { median } from './stats.ts';
 import type * as Internal from '../dist/internal.js';
 import type * as Provider from '../dist/service/telemetry-provider.js';
@@ -34,11 +37,22 @@ interface Sample {
   /** CPU time of the whole process (all threads) per tool call and per execution, microseconds. */
   readonly cpuPerCall: number;
   readonly cpuPerExec: number;
+  /** CPU time of the main thread alone per tool call (Linux; the runner, the journal and tracing run there). */
+  readonly mainPerCall: number;
 }
 
 const cpuUs = (): number => {
   const u = process.cpuUsage();
   return u.user + u.system;
+};
+
+/** The main thread's CPU time (us), from /proc/thread-self/schedstat; 0 where there is none. */
+const mainCpuUs = (): number => {
+  try {
+    return Number(readFileSync('/proc/thread-self/schedstat', 'latin1').split(' ')[0]) / 1000;
+  } catch {
+    return 0;
+  }
 };
 
 type Telemetry = { forceFlush(): Promise<void>; shutdown(): Promise<void> } | null;
@@ -81,14 +95,16 @@ async function child(mode: string, dist: string, url: string): Promise<void> {
   };
   const loop = `for (let i = 0; i < ${CALLS}; i++) await tools.echo({ i }); return 1;`;
   const one = 'return await tools.echo({ i: 1 });';
-  type Reps = { calls: number[]; execs: number[]; callCpu: number[]; execCpu: number[] };
+  type Reps = { calls: number[]; execs: number[]; callCpu: number[]; execCpu: number[]; callMain: number[] };
   const rep = async (telemetry: Telemetry, into: Reps) => {
     let t = performance.now();
     let c = cpuUs();
+    const m = mainCpuUs();
     await run(loop);
     await telemetry?.forceFlush();
     into.calls.push(CALLS / ((performance.now() - t) / 1000));
     into.callCpu.push((cpuUs() - c) / CALLS);
+    into.callMain.push((mainCpuUs() - m) / CALLS);
     t = performance.now();
     c = cpuUs();
     for (let i = 0; i < EXECUTIONS; i++) await run(one);
@@ -96,12 +112,13 @@ async function child(mode: string, dist: string, url: string): Promise<void> {
     into.execs.push(EXECUTIONS / ((performance.now() - t) / 1000));
     into.execCpu.push((cpuUs() - c) / EXECUTIONS);
   };
-  const reps = (): Reps => ({ calls: [], execs: [], callCpu: [], execCpu: [] });
+  const reps = (): Reps => ({ calls: [], execs: [], callCpu: [], execCpu: [], callMain: [] });
   const sampleOf = (r: Reps): Sample => ({
     callsPerSec: median(r.calls),
     execsPerSec: median(r.execs),
     cpuPerCall: median(r.callCpu),
     cpuPerExec: median(r.execCpu),
+    mainPerCall: median(r.callMain),
   });
   // Warm-up: JIT, the driver's VMs, SQLite's pages (and, in `ab`, the SDK's code paths).
   const warm = mode === 'on' || mode === 'ab' ? start() : null;
@@ -109,18 +126,24 @@ async function child(mode: string, dist: string, url: string): Promise<void> {
   for (let i = 0; i < 10; i++) await run(one);
   const out: Record<string, Sample> = {};
   if (mode === 'ab') {
-    await warm?.shutdown();
-    // Spans on and off alternate in one process: no difference of process, heap layout or JIT between them.
+    // Spans on and off alternate in one process: no difference of process, heap layout or JIT between them. One
+    // provider serves every "on" half, as one serves a service for its life (its exporter's connection and its
+    // code paths warm): it is registered for an "on" half and unregistered for an "off" one (the API's no-op
+    // tracer then, as with no provider), not made anew each time.
+    const proxy = trace.getTracerProvider();
+    const provider = proxy instanceof ProxyTracerProvider ? proxy.getDelegate() : proxy;
     const on = reps();
     const off = reps();
     for (let block = 0; block < REPS; block++) {
       const order = block % 2 === 0 ? ['on', 'off'] : ['off', 'on'];
       for (const m of order) {
-        const telemetry = m === 'on' ? start() : null;
-        await rep(telemetry, m === 'on' ? on : off);
-        await telemetry?.shutdown();
+        if (m === 'on') trace.setGlobalTracerProvider(provider);
+        else trace.disable();
+        await rep(m === 'on' ? warm : null, m === 'on' ? on : off);
       }
     }
+    trace.setGlobalTracerProvider(provider);
+    await warm?.shutdown();
     out['on-ab'] = sampleOf(on);
     out['ctx-ab'] = sampleOf(off);
   } else {
@@ -234,6 +257,7 @@ async function main(): Promise<void> {
       'execs/s spread': spread(mode, 'execsPerSec'),
       'CPU us/call': fmt(median(of(mode, 'cpuPerCall')), 'cpuPerCall'),
       'CPU us/exec': fmt(median(of(mode, 'cpuPerExec')), 'cpuPerExec'),
+      'main CPU us/call': fmt(median(of(mode, 'mainPerCall')), 'mainPerCall'),
     })),
   );
   // Ratios of the same round, then their median and spread.
@@ -257,7 +281,7 @@ async function main(): Promise<void> {
     if (!samples.has(a) || !samples.has(b)) continue;
     console.log(
       `  ${a}/${b}: tool calls/s ${ratio(a, b, 'callsPerSec')}, executions/s ${ratio(a, b, 'execsPerSec')}; ` +
-        `CPU per call ${ratio(a, b, 'cpuPerCall')}, per execution ${ratio(a, b, 'cpuPerExec')}`,
+        `CPU per call ${ratio(a, b, 'cpuPerCall')} (main thread ${ratio(a, b, 'mainPerCall')}), per execution ${ratio(a, b, 'cpuPerExec')}`,
     );
   }
   console.log(

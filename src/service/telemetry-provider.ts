@@ -14,7 +14,7 @@ import {
   TraceIdRatioBasedSampler,
 } from '@opentelemetry/sdk-trace-base';
 import type { Sampler } from '@opentelemetry/sdk-trace-base';
-import { setTraceContent } from '../telemetry/index.ts';
+import { markPrimable, primableIdGenerator, setTraceContent } from '../telemetry/index.ts';
 import type { OtelSettings } from './config-otel.ts';
 
 /** A registered tracer provider: `shutdown` exports what is buffered (bounded in time) and unregisters it. */
@@ -78,12 +78,15 @@ export function startTelemetry(
       'service.version': options.version ?? '0.0.0',
     }),
     sampler: samplerOf(settings),
+    // Span ids can be chosen before the span is made: a tool call's span is made off the call's path (ADR 0053).
+    idGenerator: primableIdGenerator,
     spanProcessors: [
       new BatchSpanProcessor(exporter, {
         ...(options.scheduledDelayMs === undefined ? {} : { scheduledDelayMillis: options.scheduledDelayMs }),
       }),
     ],
   });
+  markPrimable(provider);
   trace.setGlobalTracerProvider(provider);
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
   setTraceContent({ include: settings.includeContent, maxBytes: settings.contentMaxBytes });

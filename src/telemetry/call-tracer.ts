@@ -1,5 +1,5 @@
-import { ROOT_CONTEXT, context, trace } from '@opentelemetry/api';
-import type { Context, Span } from '@opentelemetry/api';
+import { ROOT_CONTEXT, context, isSpanContextValid, trace } from '@opentelemetry/api';
+import type { Context, Span, SpanContext, Tracer } from '@opentelemetry/api';
 import type {
   ExecutionHost,
   HostCall,
@@ -9,11 +9,17 @@ import type {
   ToolEffect,
   TraceContext,
 } from '../spec/index.ts';
+import { DeferredSpan } from './deferred-span.ts';
+import { newSpanId, primableRegistered, withSpanId } from './span-ids.ts';
 import { contextOf, traceContextOfSpan } from './trace-context.ts';
-import { contentAttribute, setDefined, setErrorCode, tracer, tracingRegistered } from './tracer.ts';
+import { contentAttribute, setErrorCode, tracer, tracingRegistered } from './tracer.ts';
 
 /** Replayed calls get a zero-length span each, up to this many per execution (the rest are counted). */
 export const MAX_REPLAYED_SPANS = 1_000;
+
+/** How long settled calls' spans wait for a moment without a call under way (see endWhenIdle). */
+const MAX_HELD_SPANS = 64;
+const MAX_HELD_TURNS = 4;
 
 export interface CallTracerOptions {
   /** This execution's recorded entries (`ExecutionJournal.recorded`): their outcomes are replayed, not run. */
@@ -26,6 +32,18 @@ export interface CallTracerOptions {
    * calls another traced system propagates the caller's trace even when codecall exports nothing.
    */
   readonly traceContext?: TraceContext;
+}
+
+/** A live call under way (or settled, its span not ended yet). */
+interface OpenCall {
+  readonly call: HostCall;
+  readonly span: DeferredSpan;
+  /** performance.now() at the call's arrival and at its outcome. */
+  readonly startedAt: number;
+  endedAt?: number;
+  error?: { code: string; message: string } | undefined;
+  /** A decision journaled in an earlier run (the call runs now, approved). */
+  readonly approval: { decision: string; actor: string } | undefined;
 }
 
 interface Recorded {
@@ -45,8 +63,16 @@ interface Recorded {
  */
 export class CallTracer {
   private parent: Context = ROOT_CONTEXT;
-  private readonly open = new Map<string, Span>();
+  private readonly open = new Map<string, OpenCall>();
   private readonly recorded = new Map<string, Recorded>();
+  /** Calls settled whose spans are ended after the outcome went out (settle), and whether that is scheduled. */
+  private settled: OpenCall[] = [];
+  private ending = false;
+  private held = 0;
+  /** The parent's part of a call's span context when span ids can be primed (codecall's provider): see begin. */
+  private primedParent: Omit<SpanContext, 'spanId'> | undefined;
+  /** The tracer, looked up once per execution (the API's lookup builds a key and searches a map). */
+  private tracer: Tracer | undefined;
 
   /** No provider registered: the tracer stays out of the way (no journal scan, no wrappers). */
   private readonly off = !tracingRegistered();
@@ -72,6 +98,16 @@ export class CallTracer {
   begin(parent: Context): void {
     if (this.off) return;
     this.parent = parent;
+    // A call's span context, before its span is made: the parent's trace, flags and state with a new span id.
+    // The six standard samplers decide a child of a local parent as they decided the parent.
+    const sc = trace.getSpanContext(parent);
+    if (sc && isSpanContextValid(sc) && primableRegistered()) {
+      this.primedParent = {
+        traceId: sc.traceId,
+        traceFlags: sc.traceFlags,
+        ...(sc.traceState ? { traceState: sc.traceState } : {}),
+      };
+    }
     if (!trace.getSpan(parent)?.isRecording()) return;
     let made = 0;
     for (const [callId, r] of this.recorded) {
@@ -103,9 +139,10 @@ export class CallTracer {
     if (this.off) return this.passThrough(inner);
     const traced: ExecutionHost = {
       call: (call, signal) => {
-        const span = this.open.get(call.callId);
+        const span = this.open.get(call.callId)?.span;
         if (!span) return inner.call(call, signal);
         // The span is the active one while the tool runs (its egress and MCP requests carry it), and ctx has it.
+        // Its context is known before the span is made (a primed id), so neither makes it on the call's path.
         const ctx = trace.setSpan(this.parent, span);
         const served =
           call.kind === 'tool' ? { ...call, traceContext: traceContextOfSpan(span.spanContext()) } : call;
@@ -142,7 +179,9 @@ export class CallTracer {
 
   /** The execution ended: calls still open wait for a human (approval, input) or were cut off. */
   end(): void {
-    for (const span of this.open.values()) {
+    this.endSettled();
+    for (const open of this.open.values()) {
+      const span = this.finish(open);
       span.setAttribute('codecall.call.unfinished', true);
       span.end();
     }
@@ -155,63 +194,119 @@ export class CallTracer {
     if (r?.ok !== undefined || call.kind !== 'tool' || this.open.has(call.callId)) {
       return inner.call(call, signal);
     }
+    // Only the start time and a span id are taken on the call's way in; the SDK's span is made after the
+    // outcome went out (settle), with that id. With a provider that cannot take the id, it is made now.
+    const startedAt = performance.now();
+    const t = (this.tracer ??= tracer());
+    const parent = this.parent;
     const tool = `${call.namespace}.${call.name}`;
-    const span = tracer().startSpan(
-      `execute_tool ${tool}`,
-      { attributes: toolAttributes(tool, call.callId, false) },
-      this.parent,
-    );
-    if (!span.isRecording()) {
-      // Not sampled (or no provider): the context still travels, so a caller's trace reaches the tool.
-      this.open.set(call.callId, span);
-      const served = inner.call(call, signal);
-      const forget = () => this.open.delete(call.callId);
-      served.then(forget, forget);
-      return served;
-    }
-    setDefined(span, {
-      'codecall.tool.effect': this.options.effectOf?.(call),
-      'gen_ai.tool.call.arguments': contentAttribute(call.argsJson),
-    });
-    if (r?.approval) {
-      span.addEvent('codecall.approval.decided', {
-        'codecall.approval.decision': r.approval.decision,
-        'codecall.approval.actor': r.approval.actor,
-      });
-    }
-    this.open.set(call.callId, span);
-    // The span ends on a side branch: the driver awaits the host's own promise, with no hop added before delivery.
+    const make = () =>
+      t.startSpan(
+        `execute_tool ${tool}`,
+        { attributes: toolAttributes(tool, call.callId, false), startTime: startedAt },
+        parent,
+      );
+    const base = this.primedParent;
+    const known: SpanContext | undefined = base
+      ? {
+          traceId: base.traceId,
+          spanId: newSpanId(),
+          traceFlags: base.traceFlags,
+          traceState: base.traceState,
+        }
+      : undefined;
+    const span = known
+      ? new DeferredSpan(() => withSpanId(known.spanId, make), known)
+      : new DeferredSpan(make);
+    if (!known) void span.span;
+    const open: OpenCall = { call, span, startedAt, approval: r?.approval };
+    this.open.set(call.callId, open);
+    // The driver awaits the host's own promise: no hop is added before the outcome is delivered.
     const served = inner.call(call, signal);
     served.then(
-      (outcome) => {
-        if (!outcome.ok) setErrorCode(span, outcome.error.code, outcome.error.message);
-        this.close(call.callId, span);
-      },
-      (error: unknown) => {
-        setErrorCode(span, 'INTERNAL', String(error));
-        this.close(call.callId, span);
-      },
+      (outcome) => this.settle(open, outcome.ok ? undefined : outcome.error),
+      (error: unknown) => this.settle(open, { code: 'INTERNAL', message: String(error) }),
     );
     return served;
   }
 
-  private close(callId: string, span: Span): void {
-    if (this.open.get(callId) === span) this.open.delete(callId);
-    span.end();
+  /**
+   * A call settled: its end time is taken now; the rest (making the span if nothing asked for it, the attributes
+   * known at the end, `span.end`, the span processor, an export when a batch is full) is done in one batch on the
+   * next turn of the event loop, once the outcome has gone to the guest. On the answer path it would hold up the
+   * guest's next call, and a quickjs worker spinning for its answer stops spinning past 250 us (ADR 0007).
+   */
+  private settle(open: OpenCall, error: { code: string; message: string } | undefined): void {
+    // Ended with the execution already (end(): a call given up past the settle time).
+    if (this.open.get(open.call.callId) !== open) return;
+    this.open.delete(open.call.callId);
+    open.endedAt = performance.now();
+    open.error = error;
+    this.settled.push(open);
+    if (!this.ending) {
+      this.ending = true;
+      setImmediate(this.endWhenIdle);
+    }
+  }
+
+  /**
+   * Ends the settled calls' spans once no call of this execution is under way: on a loaded machine the guest's next
+   * call can arrive before the event loop's next check phase, and its journal commit would then wait behind the
+   * spans. While calls overlap (a Promise.all, a slow tool) the spans wait MAX_HELD_TURNS turns at most.
+   */
+  private readonly endWhenIdle = (): void => {
+    // Bounded: a call that runs long (a slow tool beside a fast one) must not keep the event loop turning.
+    if (this.open.size > 0 && this.held++ < MAX_HELD_TURNS && this.settled.length < MAX_HELD_SPANS) {
+      setImmediate(this.endWhenIdle);
+      return;
+    }
+    this.ending = false;
+    this.held = 0;
+    this.endSettled();
+  };
+
+  private readonly endSettled = (): void => {
+    if (this.settled.length === 0) return;
+    const settled = this.settled;
+    this.settled = [];
+    for (const open of settled) {
+      const span = this.finish(open);
+      if (open.error) setErrorCode(span, open.error.code, open.error.message);
+      span.end(open.endedAt);
+    }
+  };
+
+  /** The span of a call at its end, with what is known of the call by then (recorded spans only). */
+  private finish(open: OpenCall): Span {
+    const span = open.span.span;
+    if (!span.isRecording()) return span;
+    const effect = this.options.effectOf?.(open.call);
+    if (effect !== undefined) span.setAttribute('codecall.tool.effect', effect);
+    const args = open.call.kind === 'tool' ? contentAttribute(open.call.argsJson) : undefined;
+    if (args !== undefined) span.setAttribute('gen_ai.tool.call.arguments', args);
+    if (open.approval) {
+      const { decision, actor } = open.approval;
+      span.addEvent(
+        'codecall.approval.decided',
+        { 'codecall.approval.decision': decision, 'codecall.approval.actor': actor },
+        open.startedAt,
+      );
+    }
+    return span;
   }
 
   private observe(e: JournalEntryInput): void {
     if (e.type === 'approval_request') {
-      this.open.get(e.data.call_id)?.addEvent('codecall.approval.requested', {
+      this.open.get(e.data.call_id)?.span.addEvent('codecall.approval.requested', {
         ...(e.data.expires_at === undefined ? {} : { 'codecall.approval.expires_at': e.data.expires_at }),
       });
     } else if (e.type === 'input_request') {
       const id = e.data.for_call ?? e.data.call_id;
-      this.open.get(id)?.addEvent('codecall.input.requested', { 'codecall.input.name': e.data.name });
+      this.open.get(id)?.span.addEvent('codecall.input.requested', { 'codecall.input.name': e.data.name });
     } else if (e.type === 'tool_intent' && e.data.over_budget !== undefined) {
-      this.open.get(e.data.call_id)?.setAttribute('codecall.tool.refused', e.data.over_budget);
+      this.open.get(e.data.call_id)?.span.setAttribute('codecall.tool.refused', e.data.over_budget);
     } else if (e.type === 'control' && e.data.action === 'approved_call_started') {
-      this.open.get(e.data.call_id)?.addEvent('codecall.approval.started');
+      this.open.get(e.data.call_id)?.span.addEvent('codecall.approval.started');
     }
   }
 }

@@ -17,3 +17,4 @@ export { MAX_RUN_LINKS, traceRun } from './run-span.ts';
 export type { RunTrace } from './run-span.ts';
 export { traceAgentStep, traceModelRequest } from './model-span.ts';
 export type { ModelSpanInput } from './model-span.ts';
+export { markPrimable, primableIdGenerator } from './span-ids.ts';
