@@ -5,6 +5,7 @@ import { CallPump } from '../call-pump.ts';
 import type { GuestFailure, GuestTransport } from '../call-pump.ts';
 import type { FromWorker, PausedImage } from './protocol.ts';
 import type { SandboxWorker } from './sandbox-worker.ts';
+import { SLOW_PROBE_EVERY } from './answer-wait.ts';
 import { EGRESS_NAMESPACE, formatCallId } from '../../spec/index.ts';
 
 /** Grace after the deadline before a worker that does not answer is considered stuck and terminated. */
@@ -24,9 +25,12 @@ export class HostExecution implements GuestTransport<CallMessage> {
   /**
    * Whether the guest's last message after a delivery came within the poll window. A guest that computes longer on
    * an answer (a fetch's response parsed) would only have the main thread spin on a core the guest needs, and
-   * contend for the port the guest posts to; every gap is timed, so a guest that turns quick is polled for again.
+   * contend for the port the guest posts to. A gap not polled for includes the event loop's own wake-up, which can
+   * alone exceed the window: so one delivery in SLOW_PROBE_EVERY is polled after anyway, and a guest that turned
+   * quick is seen to.
    */
   private answersQuickly = true;
+  private slowDeliveries = 0;
   /** The egress calls under way, by the guest's call number: the guest may give up on one (cancel). */
   private readonly cancels = new Map<number, AbortController>();
   /** Calls given up while they waited for a slot: their HostCall is built with its signal aborted. */
@@ -170,7 +174,8 @@ export class HostExecution implements GuestTransport<CallMessage> {
     if (this.cancels.size > 0) this.cancels.delete(msg.callId);
     this.worker.send({ type: 'deliver', execId: this.execId, callId: msg.callId, ok, payload, clockMs });
     this.deliveredAt = performance.now();
-    if (this.answersQuickly) this.hooks.afterDeliver(this.worker);
+    if (this.answersQuickly || ++this.slowDeliveries % SLOW_PROBE_EVERY === 0)
+      this.hooks.afterDeliver(this.worker);
   }
 
   interrupt(error: GuestFailure): void {
