@@ -42,6 +42,8 @@ export class TaskRun {
   private cancelAsked = false;
   private inputsAsked = false;
   private leaseLost = false;
+  /** The journal as read at the start and appended by this run, when tracked (`track`): see `journalThrough`. */
+  private tracked: JournalEntry[] | undefined;
 
   constructor(
     lease: Lease,
@@ -153,6 +155,24 @@ export class TaskRun {
     if (!this.inputsAsked) this.inputsAsked = entries.some((e) => e.type === 'input_request');
   }
 
+  /** Keeps the journal as read at the run's start and, from now on, what this run appends to it. */
+  track(journal: readonly JournalEntry[]): void {
+    this.tracked = [...journal];
+  }
+
+  /**
+   * The journal's entries 1..seq as this run read and wrote them, or undefined when it cannot tell (not tracked,
+   * or an entry in between was written by someone else, e.g. a control action folded in by `updateTask`).
+   */
+  journalThrough(seq: number): JournalEntry[] | undefined {
+    if (!this.tracked) return undefined;
+    // Appends resolve in seq order within a commit, but concurrent ones may settle out of order.
+    const sorted = [...this.tracked].sort((a, b) => a.seq - b.seq);
+    const upTo = sorted.findIndex((e) => e.seq > seq);
+    const prefix = upTo < 0 ? sorted : sorted.slice(0, upTo);
+    return prefix.every((e, i) => e.seq === i + 1) && prefix.at(-1)?.seq === seq ? prefix : undefined;
+  }
+
   /**
    * Journals entries under the run's lease. Entries that would take the journal over its bounds are not written
    * and end the run with JOURNAL_LIMIT (the run fails with it, what was journaled before stays as it was).
@@ -169,6 +189,7 @@ export class TaskRun {
       if (isCodecallError(e) && e.code === 'JOURNAL_LIMIT') this.abort(e);
       throw e;
     }
+    if (this.tracked) for (const e of written) this.tracked.push(e);
     this.options.emit?.({ type: 'journal', taskId: this.taskId, entries: written });
     return written;
   }

@@ -50,6 +50,7 @@ import {
 import { revisionCarry } from './revision-carry.ts';
 import { settleRun } from './settle-run.ts';
 import { prepareRun, toolsOfJournal } from './pre-run-checks.ts';
+import type { PreRunEnv } from './pre-run-checks.ts';
 import { programRequest, programRunner } from './program-runner.ts';
 import { TaskRun } from './task-run.ts';
 import { ControlWatch } from './control-watch.ts';
@@ -396,6 +397,7 @@ export class TaskRunner {
       acceptChangedTools: this.options.acceptChangedTools === true,
       maxStalledAttempts: this.maxStalledAttempts,
       clock: this.clock,
+      ...this.keptJournalOf(task),
     });
     if (prepared.kind === 'settled') return prepared.task;
     if (prepared.kind === 'fail') {
@@ -495,6 +497,9 @@ export class TaskRunner {
             ...(served.definitions ? { tools: served.definitions } : {}),
           })
     ).finally(disarm);
+    // A paused VM was kept: the journal up to its mark is kept with it, so its resume reads only what follows.
+    if (input.kind === 'code')
+      this.pausedVms?.keepJournal(idempotencyScope(run.taskId, 0), (seq) => run.journalThrough(seq));
     return settleRun({
       store,
       lease: run.lease,
@@ -509,6 +514,19 @@ export class TaskRunner {
       },
       clock: this.clock,
     });
+  }
+
+  /** The journal kept with a code task's paused VM, for its resume to read only the entries after it. */
+  private keptJournalOf(task: TaskRecord): Pick<PreRunEnv, 'keptJournal' | 'onJournalRead'> {
+    const kept = this.pausedVms;
+    if (!kept || task.input.kind !== 'code') return {};
+    return {
+      keptJournal: kept.journalOf(idempotencyScope(task.id, 0)),
+      onJournalRead: (read) => {
+        if (read === 'tail') kept.counts.tailReads += 1;
+        else if (read === 'moved') kept.counts.tailMoved += 1;
+      },
+    };
   }
 
   /** The gate of the task's tenant's limits on tool calls, or null when none is configured (ADR 0045). */
