@@ -3,6 +3,12 @@ import type { JournalEntry, LogEntry, PausedVm, SandboxDriver } from '../spec/in
 /** Default byte budget of the paused VMs a runner keeps in memory (a paused VM is ~1.4 MB): 64 MiB. */
 export const DEFAULT_PAUSED_VM_BUDGET_BYTES = 64 * 1024 * 1024;
 
+/**
+ * What a resume (a run of a journal that holds replay entries) found: the kept VM, resumed; a kept VM that no
+ * longer stands for the journal (the task replayed); or none kept (evicted, never kept, or another process's).
+ */
+export type PausedVmOutcome = 'resumed' | 'stale' | 'missing';
+
 /** The journal entry the kept VM stands for: the last one its execution saw journaled (ADR 0056). */
 export interface JournalMark {
   readonly seq: number;
@@ -58,7 +64,22 @@ export class PausedVms {
     tailMoved: 0,
   };
 
-  constructor(readonly budgetBytes: number = DEFAULT_PAUSED_VM_BUDGET_BYTES) {}
+  constructor(
+    readonly budgetBytes: number = DEFAULT_PAUSED_VM_BUDGET_BYTES,
+    /** Told each resume's outcome (the service's metrics). */
+    private readonly onOutcome?: (outcome: PausedVmOutcome) => void,
+  ) {}
+
+  /** Counts a resume's outcome and tells the listener. */
+  noteResume(outcome: PausedVmOutcome): void {
+    if (outcome === 'resumed') this.counts.resumed += 1;
+    else if (outcome === 'stale') this.counts.stale += 1;
+    try {
+      this.onOutcome?.(outcome);
+    } catch {
+      // A listener's failure is its own.
+    }
+  }
 
   /** Keeps `vm` under `key` (replacing one kept there); false when it alone is over the budget. */
   keep(key: string, vm: KeptVm): boolean {

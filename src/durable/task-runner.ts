@@ -1,5 +1,6 @@
 import type { CallSizeLimits } from './call-size-limits.ts';
 import { DEFAULT_PAUSED_VM_BUDGET_BYTES, PausedVms } from './paused-vms.ts';
+import type { PausedVmOutcome } from './paused-vms.ts';
 import { traceRun } from '../telemetry/index.ts';
 import type { RunTrace } from '../telemetry/index.ts';
 import { CodecallError } from '../errors/index.ts';
@@ -9,6 +10,7 @@ import {
   hasToolLimits,
   idempotencyScope,
   isBodyStore,
+  isTerminal,
   isUsageStore,
   limitsOfCall,
   readJournalPaged,
@@ -125,6 +127,8 @@ export interface TaskRunnerOptions {
    * none). Least recently paused first out; losing one only means a replay.
    */
   readonly pausedVmBudgetBytes?: number;
+  /** Told what each resume found of a kept paused VM (resumed from it, stale, or none), e.g. for metrics. */
+  readonly onPausedVm?: (outcome: PausedVmOutcome) => void;
 }
 
 /**
@@ -150,7 +154,7 @@ export class TaskRunner {
     this.maxStalledAttempts = options.maxStalledAttempts ?? DEFAULT_MAX_STALLED_ATTEMPTS;
     this.clock = options.clock ?? Date.now;
     const budget = options.pausedVmBudgetBytes ?? DEFAULT_PAUSED_VM_BUDGET_BYTES;
-    this.pausedVms = budget > 0 ? new PausedVms(budget) : null;
+    this.pausedVms = budget > 0 ? new PausedVms(budget, options.onPausedVm) : null;
     // Without drivers a runner can still settle requests (a cancel of a task whose worker died), not run code.
     this.drivers = options.drivers ?? (options.driver ? [options.driver] : []);
     for (const [reserved, what] of [
@@ -315,6 +319,11 @@ export class TaskRunner {
     return true;
   }
 
+  /** Drops what is kept of an ended task's paused VM at once (its resume never comes). */
+  forget(taskId: string): void {
+    this.pausedVms?.drop(idempotencyScope(taskId, 0));
+  }
+
   private emit(event: RuntimeEvent): void {
     try {
       this.options.onEvent?.(event);
@@ -349,6 +358,7 @@ export class TaskRunner {
     run.keepLease();
     try {
       const ended = await this.runClaimed(run).catch((e: unknown) => this.failOverJournal(run, e));
+      if (isTerminal(ended.status)) this.forget(ended.id);
       this.emit({
         type: 'status',
         taskId: ended.id,
