@@ -125,6 +125,11 @@ export class PausedVms {
     return true;
   }
 
+  /** Whether a VM is kept under `key` (not taken). */
+  has(key: string): boolean {
+    return this.kept.has(key);
+  }
+
   /** The journal kept with the VM under `key` (not taken: the resume takes the VM later). */
   journalOf(key: string): KeptJournal | undefined {
     return this.journals.get(key);

@@ -440,7 +440,11 @@ export class TaskRunner {
     if (input.kind === 'code' && !journal.some((e) => e.type === 'code_block')) {
       setup.push({ type: 'code_block', data: { block: 0, code_hash: codeHash } });
     }
-    await run.append([...setup, ...trace.stamp(prepared.journalBefore)]);
+    const committing = run.append([...setup, ...trace.stamp(prepared.journalBefore)]);
+    // A kept paused VM is restored while the attempt commits: no call is decided before it is (ADR 0056).
+    const overlap = input.kind === 'code' && this.pausedVms?.has(idempotencyScope(run.taskId, 0)) === true;
+    if (overlap) committing.catch((e: unknown) => run.abort(e));
+    else await committing;
     // Whether a pause must look for input deadlines (settleRun reads the journal again only then).
     run.observe(journal);
     const made = runTools(task, journal, {
@@ -476,6 +480,7 @@ export class TaskRunner {
       approvalTtlSeconds: this.options.approvalTtlSeconds ?? null,
       ...(input.traceContext ? { traceContext: input.traceContext } : {}),
       ...(this.pausedVms ? { pausedVms: this.pausedVms } : {}),
+      ...(overlap ? { ready: committing } : {}),
     });
     const append = async (entries: readonly JournalEntryInput[]): Promise<void> =>
       void (await run.append(entries));
@@ -507,6 +512,8 @@ export class TaskRunner {
             ...(served.definitions ? { tools: served.definitions } : {}),
           })
     ).finally(disarm);
+    // The attempt is committed before anything is settled (a failure to commit it ends the run with its error).
+    await committing;
     // A paused VM was kept: the journal up to its mark is kept with it, so its resume reads only what follows.
     if (input.kind === 'code')
       this.pausedVms?.keepJournal(idempotencyScope(run.taskId, 0), (seq) => run.journalThrough(seq));

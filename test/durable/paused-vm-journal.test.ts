@@ -12,8 +12,13 @@ import { useDurableFixture } from './fixture.ts';
 
 const fx = useDurableFixture('paused-vm-journal');
 
-function runnerOf(store: TaskStore, budget = 64 * 1024 * 1024): TaskRunner {
+function runnerOf(
+  store: TaskStore,
+  budget = 64 * 1024 * 1024,
+  more: { paid?: unknown[]; journalLimits?: { maxEntries?: number } } = {},
+): TaskRunner {
   return new TaskRunner({
+    ...(more.journalLimits ? { journalLimits: more.journalLimits } : {}),
     store,
     driver: fx.driver,
     tools: new ToolRegistry([
@@ -23,7 +28,10 @@ function runnerOf(store: TaskStore, budget = 64 * 1024 * 1024): TaskRunner {
         description: '',
         effect: 'unsafe',
         requiresApproval: true,
-        execute: (a) => ({ paid: (a as { amount: number }).amount }),
+        execute: (a) => {
+          more.paid?.push(a);
+          return { paid: (a as { amount: number }).amount };
+        },
       }),
     ]),
     owner: 'w',
@@ -113,5 +121,66 @@ describe('the journal a resume from a kept paused VM reads (ADR 0056)', () => {
     const done = await runner.runTask(id);
     expect(runner.pausedVms?.counts).toMatchObject({ tailReads: 0, resumed: 0 });
     expect(done).toMatchObject({ status: 'failed', error: { code: 'CHECKPOINT_CORRUPT' } });
+  });
+
+  it('decides no call before the run attempt is committed: an attempt refused fails the run, the call not run', async () => {
+    // The real store, with a run's attempt slow to commit (a slow disk): the restored VM is up long before it.
+    let slow = false;
+    const store = new Proxy(fx.store, {
+      get(target, key, receiver) {
+        const value = Reflect.get(target, key, receiver) as unknown;
+        if (typeof value !== 'function') return value;
+        if (key !== 'appendJournal') return (value as (...a: unknown[]) => unknown).bind(target);
+        return async (...args: Parameters<TaskStore['appendJournal']>) => {
+          const attempt = args[1].some((e) => e.type === 'control' && e.data.action === 'attempt');
+          if (slow && attempt) await new Promise((r) => setTimeout(r, 300));
+          return target.appendJournal(...args);
+        };
+      },
+    });
+    // A read that waits for the pause the first time, and counts every start.
+    let starts = 0;
+    let started: () => void = () => undefined;
+    const holding = new Promise<void>((resolve) => (started = resolve));
+    const hold = defineTool({
+      name: 'hold',
+      description: '',
+      effect: 'read',
+      execute: (_a, ctx) => {
+        starts += 1;
+        if (starts > 1) return 'released';
+        started();
+        return new Promise((_resolve, reject) =>
+          ctx.signal.addEventListener('abort', () => reject(new Error('aborted'))),
+        );
+      },
+    });
+    const limits: { maxEntries?: number } = {};
+    const runner = new TaskRunner({
+      store,
+      driver: fx.driver,
+      tools: new ToolRegistry([hold]),
+      owner: 'w',
+      journalLimits: limits,
+    });
+    const task = await fx.store.createTask({
+      kind: 'code',
+      code: 'return await tools.hold();',
+      language: 'javascript',
+    });
+    const running = runner.runTask(task.id);
+    await holding;
+    runner.pause(task.id);
+    expect(await running).toMatchObject({ status: 'paused' });
+    expect(runner.pausedVms?.size).toBe(1);
+    // Read at each run: the bound is lowered so that the resume's attempt is refused.
+    limits.maxEntries = (await fx.store.readJournal(task.id)).length;
+    slow = true;
+    const paused = await fx.store.getTask(task.id);
+    await fx.store.updateTask(task.id, { status: 'pending' }, { expectedVersion: paused?.version ?? 0 });
+    const done = await runner.runTask(task.id);
+    expect(done).toMatchObject({ status: 'failed', error: { code: 'JOURNAL_LIMIT' } });
+    // The restored VM asked for `hold` again at once; it was not run while the attempt was uncommitted.
+    expect(starts).toBe(1);
   });
 });
