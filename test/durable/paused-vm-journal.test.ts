@@ -166,6 +166,7 @@ describe('the journal a resume from a kept paused VM reads (ADR 0056)', () => {
     const task = await fx.store.createTask({
       kind: 'code',
       code: 'return await tools.hold();',
+      seed: 1,
       language: 'javascript',
     });
     const running = runner.runTask(task.id);
