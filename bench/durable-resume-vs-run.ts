@@ -37,8 +37,11 @@ await driver.ready();
 const resumes = createResumeBench(store, driver);
 // The same runner without kept VMs: every resume replays its journal (ADR 0010), for the A/B of ADR 0056.
 const replays = createResumeBench(store, driver, { pausedVmBudgetBytes: 0 });
+// The kept VM with the journal read whole, as before the 2026-12-07 amendment of ADR 0056 (its A/B).
+const wholes = createResumeBench(store, driver, { wholeRead: true });
 const codecallResume = (calls: number) => resumes.resume(calls, { measureRead: true });
 const codecallReplay = (calls: number) => replays.resume(calls);
+const codecallWhole = (calls: number) => wholes.resume(calls);
 
 // run: one long-lived runner with a signing secret (needed for continuations), 2 workers like codecall.
 setMaxWorkers(WORKERS);
@@ -73,6 +76,7 @@ async function runResume(calls: number): Promise<{ ms: number; tokenBytes: numbe
 for (const calls of CALLS) {
   await codecallResume(calls);
   await codecallReplay(calls);
+  await codecallWhole(calls);
   await runResume(calls);
 }
 const started = performance.now();
@@ -86,6 +90,8 @@ const fmt = (ms: number): string => `${ms.toFixed(1)} ms`;
 for (const calls of CALLS) {
   const ours: number[] = [];
   const replayed: number[] = [];
+  const whole: number[] = [];
+  const cpuWhole: number[] = [];
   const cpuKept: number[] = [];
   const cpuReplay: number[] = [];
   const theirs: number[] = [];
@@ -98,9 +104,12 @@ for (const calls of CALLS) {
     load.push(loadavg()[0] ?? 0);
     const a = await codecallResume(calls);
     const r = await codecallReplay(calls);
+    const w = await codecallWhole(calls);
     const b = await runResume(calls);
     ours.push(a.ms);
     replayed.push(r.ms);
+    whole.push(w.ms);
+    cpuWhole.push(w.cpuMs);
     cpuKept.push(a.cpuMs);
     cpuReplay.push(r.cpuMs);
     theirs.push(b.ms);
@@ -114,6 +123,7 @@ for (const calls of CALLS) {
       `run continuation p50 ${fmt(p50(theirs))} (token: ${(tokenBytes / 1024).toFixed(1)} KiB, stored by the caller); ` +
       `codecall kept / run ${(p50(ours) / p50(theirs)).toFixed(2)}, replay / run ${(p50(replayed) / p50(theirs)).toFixed(2)}; ` +
       `CPU of the process p50 ${fmt(p50(cpuKept))} kept, ${fmt(p50(cpuReplay))} replay (${(p50(cpuKept) / p50(cpuReplay)).toFixed(2)}); ` +
+      `kept VM with the journal read whole p50 ${fmt(p50(whole))}, CPU ${fmt(p50(cpuWhole))} (kept / kept-whole ${(p50(ours) / p50(whole)).toFixed(2)} wall, ${(p50(cpuKept) / p50(cpuWhole)).toFixed(2)} CPU); ` +
       `load average ${p50(load).toFixed(1)}`,
   );
 }

@@ -144,7 +144,8 @@ export class PausedVms {
     this.bytes -= vm.vm.bytes;
   }
 
-  private dropJournal(key: string): void {
+  /** Forgets the journal kept with the VM under `key` (the VM stays; its resume reads the journal whole). */
+  dropJournal(key: string): void {
     const journal = this.journals.get(key);
     if (!journal) return;
     this.journals.delete(key);
