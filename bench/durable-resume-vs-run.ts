@@ -23,7 +23,7 @@ import { interference, machineTicks, processTicks } from './machine.ts';
 import { percentile } from './stats.ts';
 
 const QUICK = process.env.BENCH_QUICK === '1';
-const SAMPLES = QUICK ? 2 : 7;
+const SAMPLES = QUICK ? 2 : 8;
 const WORKERS = 2;
 const CALLS = (process.env.BENCH_RESUME_CALLS ?? '0,100,1000').split(',').map(Number);
 
@@ -100,12 +100,25 @@ for (const calls of CALLS) {
   let entries = 0;
   let tokenBytes = 0;
   for (let i = 0; i < SAMPLES; i++) {
-    // Alternate, so drift on the shared machine hits both alike.
+    // Alternate, so drift on the shared machine hits all alike; the order turns each round, so no variant always
+    // follows `run` (whose workers may still be busy: process CPU counts every thread).
     load.push(loadavg()[0] ?? 0);
-    const a = await codecallResume(calls);
-    const r = await codecallReplay(calls);
-    const w = await codecallWhole(calls);
-    const b = await runResume(calls);
+    const order = [0, 1, 2, 3].map((k) => (k + i) % 4);
+    const got: unknown[] = [];
+    for (const k of order) {
+      got[k] = await [
+        () => codecallResume(calls),
+        () => codecallReplay(calls),
+        () => codecallWhole(calls),
+        () => runResume(calls),
+      ][k]?.();
+    }
+    const [a, r, w, b] = got as [
+      Awaited<ReturnType<typeof codecallResume>>,
+      Awaited<ReturnType<typeof codecallReplay>>,
+      Awaited<ReturnType<typeof codecallWhole>>,
+      Awaited<ReturnType<typeof runResume>>,
+    ];
     ours.push(a.ms);
     replayed.push(r.ms);
     whole.push(w.ms);
