@@ -47,6 +47,8 @@ export interface PreRunEnv {
   readonly clock: () => number;
   /** The journal kept with the task's paused VM (ADR 0056): then only the entries after it are read. */
   readonly keptJournal?: KeptJournal | undefined;
+  /** Keep the journal as the run reads and writes it, up to this many appended bytes (for a paused VM to keep). */
+  readonly trackJournalBytes?: number;
   /** Told how the journal was read. */
   readonly onJournalRead?: (read: JournalRead) => void;
 }
@@ -164,7 +166,7 @@ export async function prepareRun(task: TaskRecord, env: PreRunEnv): Promise<Prep
     journal = read.journal;
     env.onJournalRead?.(read.read);
     // What the run appends from here on joins it, so a paused VM can keep the journal up to its mark.
-    env.run.track(journal);
+    if (env.trackJournalBytes !== undefined) env.run.track(journal, env.trackJournalBytes);
   } catch (e) {
     if (isCodecallError(e) && e.code === 'CHECKPOINT_CORRUPT') return fail(e);
     throw e;

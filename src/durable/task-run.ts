@@ -44,6 +44,7 @@ export class TaskRun {
   private leaseLost = false;
   /** The journal as read at the start and appended by this run, when tracked (`track`): see `journalThrough`. */
   private tracked: JournalEntry[] | undefined;
+  private trackRoom = 0;
 
   constructor(
     lease: Lease,
@@ -155,9 +156,14 @@ export class TaskRun {
     if (!this.inputsAsked) this.inputsAsked = entries.some((e) => e.type === 'input_request');
   }
 
-  /** Keeps the journal as read at the run's start and, from now on, what this run appends to it. */
-  track(journal: readonly JournalEntry[]): void {
+  /**
+   * Keeps the journal as read at the run's start and, from now on, what this run appends to it, until the
+   * appended entries' strings pass `maxBytes` (then nothing: a journal that large could not be kept with a paused
+   * VM, and a long run must not hold every entry it wrote).
+   */
+  track(journal: readonly JournalEntry[], maxBytes: number): void {
     this.tracked = [...journal];
+    this.trackRoom = maxBytes;
   }
 
   /**
@@ -171,6 +177,15 @@ export class TaskRun {
     const upTo = sorted.findIndex((e) => e.seq > seq);
     const prefix = upTo < 0 ? sorted : sorted.slice(0, upTo);
     return prefix.every((e, i) => e.seq === i + 1) && prefix.at(-1)?.seq === seq ? prefix : undefined;
+  }
+
+  private keepTracked(written: readonly JournalEntry[]): void {
+    for (const e of written) {
+      // The strings of an entry's data (arguments, payloads in wire form) are its size, near enough.
+      for (const v of Object.values(e.data)) this.trackRoom -= typeof v === 'string' ? v.length : 8;
+      this.tracked?.push(e);
+    }
+    if (this.trackRoom < 0) this.tracked = undefined;
   }
 
   /**
@@ -189,7 +204,7 @@ export class TaskRun {
       if (isCodecallError(e) && e.code === 'JOURNAL_LIMIT') this.abort(e);
       throw e;
     }
-    if (this.tracked) for (const e of written) this.tracked.push(e);
+    if (this.tracked) this.keepTracked(written);
     this.options.emit?.({ type: 'journal', taskId: this.taskId, entries: written });
     return written;
   }

@@ -534,11 +534,14 @@ export class TaskRunner {
   }
 
   /** The journal kept with a code task's paused VM, for its resume to read only the entries after it. */
-  private keptJournalOf(task: TaskRecord): Pick<PreRunEnv, 'keptJournal' | 'onJournalRead'> {
+  private keptJournalOf(
+    task: TaskRecord,
+  ): Pick<PreRunEnv, 'keptJournal' | 'onJournalRead' | 'trackJournalBytes'> {
     const kept = this.pausedVms;
     if (!kept || task.input.kind !== 'code') return {};
     return {
       keptJournal: kept.journalOf(idempotencyScope(task.id, 0)),
+      trackJournalBytes: kept.budgetBytes,
       onJournalRead: (read) => {
         if (read === 'tail') kept.counts.tailReads += 1;
         else if (read === 'moved') kept.counts.tailMoved += 1;
