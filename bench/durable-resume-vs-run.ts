@@ -23,7 +23,7 @@ import { interference, machineTicks, processTicks } from './machine.ts';
 import { percentile } from './stats.ts';
 
 const QUICK = process.env.BENCH_QUICK === '1';
-const SAMPLES = QUICK ? 2 : 7;
+const SAMPLES = QUICK ? 2 : 8;
 const WORKERS = 2;
 const CALLS = (process.env.BENCH_RESUME_CALLS ?? '0,100,1000').split(',').map(Number);
 
@@ -37,8 +37,11 @@ await driver.ready();
 const resumes = createResumeBench(store, driver);
 // The same runner without kept VMs: every resume replays its journal (ADR 0010), for the A/B of ADR 0056.
 const replays = createResumeBench(store, driver, { pausedVmBudgetBytes: 0 });
+// The kept VM with the journal read whole, as before the 2026-12-07 amendment of ADR 0056 (its A/B).
+const wholes = createResumeBench(store, driver, { wholeRead: true });
 const codecallResume = (calls: number) => resumes.resume(calls, { measureRead: true });
 const codecallReplay = (calls: number) => replays.resume(calls);
+const codecallWhole = (calls: number) => wholes.resume(calls);
 
 // run: one long-lived runner with a signing secret (needed for continuations), 2 workers like codecall.
 setMaxWorkers(WORKERS);
@@ -73,6 +76,7 @@ async function runResume(calls: number): Promise<{ ms: number; tokenBytes: numbe
 for (const calls of CALLS) {
   await codecallResume(calls);
   await codecallReplay(calls);
+  await codecallWhole(calls);
   await runResume(calls);
 }
 const started = performance.now();
@@ -86,6 +90,8 @@ const fmt = (ms: number): string => `${ms.toFixed(1)} ms`;
 for (const calls of CALLS) {
   const ours: number[] = [];
   const replayed: number[] = [];
+  const whole: number[] = [];
+  const cpuWhole: number[] = [];
   const cpuKept: number[] = [];
   const cpuReplay: number[] = [];
   const theirs: number[] = [];
@@ -94,13 +100,29 @@ for (const calls of CALLS) {
   let entries = 0;
   let tokenBytes = 0;
   for (let i = 0; i < SAMPLES; i++) {
-    // Alternate, so drift on the shared machine hits both alike.
+    // Alternate, so drift on the shared machine hits all alike; the order turns each round, so no variant always
+    // follows `run` (whose workers may still be busy: process CPU counts every thread).
     load.push(loadavg()[0] ?? 0);
-    const a = await codecallResume(calls);
-    const r = await codecallReplay(calls);
-    const b = await runResume(calls);
+    const order = [0, 1, 2, 3].map((k) => (k + i) % 4);
+    const got: unknown[] = [];
+    for (const k of order) {
+      got[k] = await [
+        () => codecallResume(calls),
+        () => codecallReplay(calls),
+        () => codecallWhole(calls),
+        () => runResume(calls),
+      ][k]?.();
+    }
+    const [a, r, w, b] = got as [
+      Awaited<ReturnType<typeof codecallResume>>,
+      Awaited<ReturnType<typeof codecallReplay>>,
+      Awaited<ReturnType<typeof codecallWhole>>,
+      Awaited<ReturnType<typeof runResume>>,
+    ];
     ours.push(a.ms);
     replayed.push(r.ms);
+    whole.push(w.ms);
+    cpuWhole.push(w.cpuMs);
     cpuKept.push(a.cpuMs);
     cpuReplay.push(r.cpuMs);
     theirs.push(b.ms);
@@ -114,6 +136,7 @@ for (const calls of CALLS) {
       `run continuation p50 ${fmt(p50(theirs))} (token: ${(tokenBytes / 1024).toFixed(1)} KiB, stored by the caller); ` +
       `codecall kept / run ${(p50(ours) / p50(theirs)).toFixed(2)}, replay / run ${(p50(replayed) / p50(theirs)).toFixed(2)}; ` +
       `CPU of the process p50 ${fmt(p50(cpuKept))} kept, ${fmt(p50(cpuReplay))} replay (${(p50(cpuKept) / p50(cpuReplay)).toFixed(2)}); ` +
+      `kept VM with the journal read whole p50 ${fmt(p50(whole))}, CPU ${fmt(p50(cpuWhole))} (kept / kept-whole ${(p50(ours) / p50(whole)).toFixed(2)} wall, ${(p50(cpuKept) / p50(cpuWhole)).toFixed(2)} CPU); ` +
       `load average ${p50(load).toFixed(1)}`,
   );
 }

@@ -2,7 +2,7 @@
 // last call (`hold`) runs after `calls` journaled ones; timed from `runTask` of the paused task to `succeeded`
 // (claim, journal read, replay of `calls` outcomes in a fresh VM, `hold` live, result committed), or with a kept
 // paused VM (ADR 0056) the same without the replay: the VM restored, `hold` issued again.
-import { defineTool, TaskRunner, ToolRegistry } from '../dist/internal.js';
+import { defineTool, idempotencyScope, TaskRunner, ToolRegistry } from '../dist/internal.js';
 import type { SandboxDriver, TaskStore } from '../dist/internal.js';
 import { createHoldTool } from './hold-tool.ts';
 
@@ -23,11 +23,16 @@ export interface ResumeBench {
 export function createResumeBench(
   store: TaskStore,
   driver: SandboxDriver,
-  /** 0: every resume replays the journal; default: the runner's (a paused VM is kept and resumed, ADR 0056). */
-  options: { pausedVmBudgetBytes?: number } = {},
+  /**
+   * `pausedVmBudgetBytes` 0: every resume replays the journal; default: the runner's (a paused VM is kept and
+   * resumed, ADR 0056). `wholeRead`: the kept VM's journal is dropped after the pause, so its resume reads the
+   * journal whole (the A/B of the 2026-12-07 amendment).
+   */
+  options: { pausedVmBudgetBytes?: number; wholeRead?: boolean } = {},
 ): ResumeBench {
   const echo = defineTool({ name: 'echo', description: '', effect: 'read', execute: (a) => a });
   const hold = createHoldTool();
+  const whole = options.wholeRead === true;
   const runner = new TaskRunner({
     store,
     driver,
@@ -66,6 +71,7 @@ export function createResumeBench(
       if (paused?.status !== 'paused')
         throw new Error(`expected paused, got ${paused?.status} ${JSON.stringify(paused?.error ?? null)}`);
       await store.updateTask(task.id, { status: 'pending' }, { expectedVersion: paused.version });
+      if (whole) runner.pausedVms?.dropJournal(idempotencyScope(task.id, 0));
       let entries = 0;
       let readMs = 0;
       if (options.measureRead) {

@@ -227,4 +227,9 @@ export interface RuntimeObserver {
     action: 'pause' | 'resume',
     accepted: Promise<unknown>,
   ) => void;
+  /**
+   * A run resumed a journal (ADR 0056): from the paused VM kept in memory (`resumed`), by replay because the kept
+   * one no longer stood for the journal (`stale`), or by replay with none kept here (`missing`).
+   */
+  readonly pausedVm?: (outcome: 'resumed' | 'stale' | 'missing') => void;
 }

@@ -155,6 +155,7 @@ class DurableRuntime implements Runtime {
       },
       clock,
       onEvent: (event) => this.events.emit(event),
+      ...(options.observer?.pausedVm ? { onPausedVm: options.observer.pausedVm } : {}),
     });
     this.scheduler = new Scheduler({
       store: options.store,
@@ -175,7 +176,11 @@ class DurableRuntime implements Runtime {
       approvals: this.approvalRules,
       clock,
     });
-    this.events.subscribe('*', (event) => this.live.observe(event));
+    this.events.subscribe('*', (event) => {
+      this.live.observe(event);
+      // A paused task cancelled (here, or by this runtime's control) keeps no paused VM: its resume never comes.
+      if (event.type === 'status' && isTerminal(event.status)) this.runner.forget(event.taskId);
+    });
   }
 
   async submit(input: SubmitInput, options: CreateOptions = {}): Promise<TaskView> {

@@ -49,7 +49,8 @@ export function pausedRun(options: PausedRunOptions): PausedRun | null {
         journalId: journal.journalId ?? ((id) => id),
       })
     : null;
-  if (kept) pausedVms.counts[resumed ? 'resumed' : 'stale'] += 1;
+  if (kept) pausedVms.noteResume(resumed ? 'resumed' : 'stale');
+  else if (journal.recorded.length > 0) pausedVms.noteResume('missing');
   // Unknown (undefined) once an append does not say what it stored: then no VM is kept.
   let mark = lastMark(journal.recorded);
   const append = async (entries: readonly JournalEntryInput[]): Promise<void> => {

@@ -8,13 +8,16 @@ import type {
   TaskRecord,
   TaskStore,
 } from '../spec/index.ts';
-import { isBodyStore, readJournalPaged } from '../spec/index.ts';
+import { isBodyStore } from '../spec/index.ts';
 import { nextAttempt } from './crash-loop.ts';
 import { checkTaskInput, codeHashOf } from './journal-state.ts';
 import { checkManifest, journaledToolsHash } from './manifest-check.ts';
 import { deadlineExceeded } from './retry-and-deadline.ts';
 import type { TaskRun } from './task-run.ts';
 import type { ManifestTools } from './tool-manifest.ts';
+import type { KeptJournal } from './paused-vms.ts';
+import { readRunJournal } from './resume-journal.ts';
+import type { JournalRead } from './resume-journal.ts';
 
 /**
  * A check's answer: go on (journaling `journal` just before the run, if given), fail the task with `error`, or
@@ -42,6 +45,12 @@ export interface PreRunEnv {
   readonly acceptChangedTools: boolean;
   readonly maxStalledAttempts: number;
   readonly clock: () => number;
+  /** The journal kept with the task's paused VM (ADR 0056): then only the entries after it are read. */
+  readonly keptJournal?: KeptJournal | undefined;
+  /** Keep the journal as the run reads and writes it, up to this many appended bytes (for a paused VM to keep). */
+  readonly trackJournalBytes?: number;
+  /** Told how the journal was read. */
+  readonly onJournalRead?: (read: JournalRead) => void;
 }
 
 /** The claimed task with what was found before the checks on it: its journal and the driver that runs it. */
@@ -153,7 +162,11 @@ export async function prepareRun(task: TaskRecord, env: PreRunEnv): Promise<Prep
   let journal: JournalEntry[];
   try {
     // In pages: a resume of a big journal must not hold the event loop for the whole read (ADR 0029).
-    journal = await readJournalPaged(env.store, task.id);
+    const read = await readRunJournal(env.store, task.id, env.keptJournal);
+    journal = read.journal;
+    env.onJournalRead?.(read.read);
+    // What the run appends from here on joins it, so a paused VM can keep the journal up to its mark.
+    if (env.trackJournalBytes !== undefined) env.run.track(journal, env.trackJournalBytes);
   } catch (e) {
     if (isCodecallError(e) && e.code === 'CHECKPOINT_CORRUPT') return fail(e);
     throw e;

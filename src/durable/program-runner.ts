@@ -47,6 +47,8 @@ export interface ProgramRunnerOptions {
   readonly traceContext?: TraceContext;
   /** Paused VMs to resume from instead of replaying (ADR 0056). */
   readonly pausedVms?: PausedVms;
+  /** What the run journals before its executions, still committing (RunJournaledOptions.ready). */
+  readonly ready?: Promise<unknown>;
 }
 
 function earlierTtl(a: number | null, b: number | null): number | null {
@@ -131,6 +133,7 @@ export function programRunner(o: ProgramRunnerOptions): (run: ProgramRun) => Pro
       ...(o.tenantLimits ? { tenantLimits: o.tenantLimits } : {}),
       ...(o.traceContext ? { traceContext: o.traceContext } : {}),
       ...(o.pausedVms ? { pausedVms: o.pausedVms } : {}),
+      ...(o.ready ? { ready: o.ready } : {}),
     });
     return withToolLines(result, toolLines);
   };

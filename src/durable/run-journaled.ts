@@ -20,6 +20,7 @@ import { describeCall } from './journal-wire.ts';
 import { buildReplayScript } from './replay-script.ts';
 import type { PausedVms } from './paused-vms.ts';
 import { pausedRun } from './paused-run.ts';
+import { afterReady } from './after-ready.ts';
 import { CallTracer, traceExecution } from '../telemetry/index.ts';
 
 /** What one execution reads and writes of its task's journal. */
@@ -79,6 +80,11 @@ export interface RunJournaledOptions {
   readonly traceContext?: TraceContext;
   /** Paused VMs kept to resume from instead of replaying (ADR 0056), under `journal.keyPrefix`. */
   readonly pausedVms?: PausedVms;
+  /**
+   * Entries the caller journals before the execution (a run's attempt), still being committed while the VM
+   * starts: no call reaches the host, and no result is given, before they are (a failure is thrown).
+   */
+  readonly ready?: Promise<unknown>;
 }
 
 export const DEFAULT_SETTLE_MS = 5_000;
@@ -213,7 +219,7 @@ export async function runJournaled(options: RunJournaledOptions): Promise<Execut
               ...request.limits,
               toolArgumentBytes: options.sizes?.maxToolArgumentBytes ?? DEFAULT_MAX_TOOL_ARGUMENT_BYTES,
             },
-            host: traced.host(host),
+            host: options.ready ? afterReady(traced.host(host), options.ready) : traced.host(host),
             clock: () => options.startClock,
             ...(replay && replay.length > 0 ? { replay } : {}),
             ...(paused?.request ?? {}),
@@ -222,6 +228,7 @@ export async function runJournaled(options: RunJournaledOptions): Promise<Execut
         );
       },
     );
+    await options.ready;
     // A pause waits for the calls already running; any other end stops them first.
     if (result.status === 'succeeded' || !LETS_CALLS_FINISH.has(result.error.code)) tools.abort(ended);
     await host.idle(options.settleMs ?? DEFAULT_SETTLE_MS);

@@ -42,6 +42,9 @@ export class TaskRun {
   private cancelAsked = false;
   private inputsAsked = false;
   private leaseLost = false;
+  /** The journal as read at the start and appended by this run, when tracked (`track`): see `journalThrough`. */
+  private tracked: JournalEntry[] | undefined;
+  private trackRoom = 0;
 
   constructor(
     lease: Lease,
@@ -154,6 +157,38 @@ export class TaskRun {
   }
 
   /**
+   * Keeps the journal as read at the run's start and, from now on, what this run appends to it, until the
+   * appended entries' strings pass `maxBytes` (then nothing: a journal that large could not be kept with a paused
+   * VM, and a long run must not hold every entry it wrote).
+   */
+  track(journal: readonly JournalEntry[], maxBytes: number): void {
+    this.tracked = [...journal];
+    this.trackRoom = maxBytes;
+  }
+
+  /**
+   * The journal's entries 1..seq as this run read and wrote them, or undefined when it cannot tell (not tracked,
+   * or an entry in between was written by someone else, e.g. a control action folded in by `updateTask`).
+   */
+  journalThrough(seq: number): JournalEntry[] | undefined {
+    if (!this.tracked) return undefined;
+    // Appends resolve in seq order within a commit, but concurrent ones may settle out of order.
+    const sorted = [...this.tracked].sort((a, b) => a.seq - b.seq);
+    const upTo = sorted.findIndex((e) => e.seq > seq);
+    const prefix = upTo < 0 ? sorted : sorted.slice(0, upTo);
+    return prefix.every((e, i) => e.seq === i + 1) && prefix.at(-1)?.seq === seq ? prefix : undefined;
+  }
+
+  private keepTracked(written: readonly JournalEntry[]): void {
+    for (const e of written) {
+      // The strings of an entry's data (arguments, payloads in wire form) are its size, near enough.
+      for (const v of Object.values(e.data)) this.trackRoom -= typeof v === 'string' ? v.length : 8;
+      this.tracked?.push(e);
+    }
+    if (this.trackRoom < 0) this.tracked = undefined;
+  }
+
+  /**
    * Journals entries under the run's lease. Entries that would take the journal over its bounds are not written
    * and end the run with JOURNAL_LIMIT (the run fails with it, what was journaled before stays as it was).
    */
@@ -169,6 +204,7 @@ export class TaskRun {
       if (isCodecallError(e) && e.code === 'JOURNAL_LIMIT') this.abort(e);
       throw e;
     }
+    if (this.tracked) this.keepTracked(written);
     this.options.emit?.({ type: 'journal', taskId: this.taskId, entries: written });
     return written;
   }

@@ -1,5 +1,6 @@
 import type { CallSizeLimits } from './call-size-limits.ts';
 import { DEFAULT_PAUSED_VM_BUDGET_BYTES, PausedVms } from './paused-vms.ts';
+import type { PausedVmOutcome } from './paused-vms.ts';
 import { traceRun } from '../telemetry/index.ts';
 import type { RunTrace } from '../telemetry/index.ts';
 import { CodecallError } from '../errors/index.ts';
@@ -9,6 +10,7 @@ import {
   hasToolLimits,
   idempotencyScope,
   isBodyStore,
+  isTerminal,
   isUsageStore,
   limitsOfCall,
   readJournalPaged,
@@ -50,6 +52,7 @@ import {
 import { revisionCarry } from './revision-carry.ts';
 import { settleRun } from './settle-run.ts';
 import { prepareRun, toolsOfJournal } from './pre-run-checks.ts';
+import type { PreRunEnv } from './pre-run-checks.ts';
 import { programRequest, programRunner } from './program-runner.ts';
 import { TaskRun } from './task-run.ts';
 import { ControlWatch } from './control-watch.ts';
@@ -124,6 +127,8 @@ export interface TaskRunnerOptions {
    * none). Least recently paused first out; losing one only means a replay.
    */
   readonly pausedVmBudgetBytes?: number;
+  /** Told what each resume found of a kept paused VM (resumed from it, stale, or none), e.g. for metrics. */
+  readonly onPausedVm?: (outcome: PausedVmOutcome) => void;
 }
 
 /**
@@ -149,7 +154,7 @@ export class TaskRunner {
     this.maxStalledAttempts = options.maxStalledAttempts ?? DEFAULT_MAX_STALLED_ATTEMPTS;
     this.clock = options.clock ?? Date.now;
     const budget = options.pausedVmBudgetBytes ?? DEFAULT_PAUSED_VM_BUDGET_BYTES;
-    this.pausedVms = budget > 0 ? new PausedVms(budget) : null;
+    this.pausedVms = budget > 0 ? new PausedVms(budget, options.onPausedVm) : null;
     // Without drivers a runner can still settle requests (a cancel of a task whose worker died), not run code.
     this.drivers = options.drivers ?? (options.driver ? [options.driver] : []);
     for (const [reserved, what] of [
@@ -314,6 +319,11 @@ export class TaskRunner {
     return true;
   }
 
+  /** Drops what is kept of an ended task's paused VM at once (its resume never comes). */
+  forget(taskId: string): void {
+    this.pausedVms?.drop(idempotencyScope(taskId, 0));
+  }
+
   private emit(event: RuntimeEvent): void {
     try {
       this.options.onEvent?.(event);
@@ -348,6 +358,7 @@ export class TaskRunner {
     run.keepLease();
     try {
       const ended = await this.runClaimed(run).catch((e: unknown) => this.failOverJournal(run, e));
+      if (isTerminal(ended.status)) this.forget(ended.id);
       this.emit({
         type: 'status',
         taskId: ended.id,
@@ -396,6 +407,7 @@ export class TaskRunner {
       acceptChangedTools: this.options.acceptChangedTools === true,
       maxStalledAttempts: this.maxStalledAttempts,
       clock: this.clock,
+      ...this.keptJournalOf(task),
     });
     if (prepared.kind === 'settled') return prepared.task;
     if (prepared.kind === 'fail') {
@@ -428,7 +440,11 @@ export class TaskRunner {
     if (input.kind === 'code' && !journal.some((e) => e.type === 'code_block')) {
       setup.push({ type: 'code_block', data: { block: 0, code_hash: codeHash } });
     }
-    await run.append([...setup, ...trace.stamp(prepared.journalBefore)]);
+    const committing = run.append([...setup, ...trace.stamp(prepared.journalBefore)]);
+    // A kept paused VM is restored while the attempt commits: no call is decided before it is (ADR 0056).
+    const overlap = input.kind === 'code' && this.pausedVms?.has(idempotencyScope(run.taskId, 0)) === true;
+    if (overlap) committing.catch((e: unknown) => run.abort(e));
+    else await committing;
     // Whether a pause must look for input deadlines (settleRun reads the journal again only then).
     run.observe(journal);
     const made = runTools(task, journal, {
@@ -464,6 +480,7 @@ export class TaskRunner {
       approvalTtlSeconds: this.options.approvalTtlSeconds ?? null,
       ...(input.traceContext ? { traceContext: input.traceContext } : {}),
       ...(this.pausedVms ? { pausedVms: this.pausedVms } : {}),
+      ...(overlap ? { ready: committing } : {}),
     });
     const append = async (entries: readonly JournalEntryInput[]): Promise<void> =>
       void (await run.append(entries));
@@ -495,6 +512,11 @@ export class TaskRunner {
             ...(served.definitions ? { tools: served.definitions } : {}),
           })
     ).finally(disarm);
+    // The attempt is committed before anything is settled (a failure to commit it ends the run with its error).
+    await committing;
+    // A paused VM was kept: the journal up to its mark is kept with it, so its resume reads only what follows.
+    if (input.kind === 'code')
+      this.pausedVms?.keepJournal(idempotencyScope(run.taskId, 0), (seq) => run.journalThrough(seq));
     return settleRun({
       store,
       lease: run.lease,
@@ -509,6 +531,22 @@ export class TaskRunner {
       },
       clock: this.clock,
     });
+  }
+
+  /** The journal kept with a code task's paused VM, for its resume to read only the entries after it. */
+  private keptJournalOf(
+    task: TaskRecord,
+  ): Pick<PreRunEnv, 'keptJournal' | 'onJournalRead' | 'trackJournalBytes'> {
+    const kept = this.pausedVms;
+    if (!kept || task.input.kind !== 'code') return {};
+    return {
+      keptJournal: kept.journalOf(idempotencyScope(task.id, 0)),
+      trackJournalBytes: kept.budgetBytes,
+      onJournalRead: (read) => {
+        if (read === 'tail') kept.counts.tailReads += 1;
+        else if (read === 'moved') kept.counts.tailMoved += 1;
+      },
+    };
   }
 
   /** The gate of the task's tenant's limits on tool calls, or null when none is configured (ADR 0045). */

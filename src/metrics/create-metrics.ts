@@ -183,6 +183,14 @@ export function createMetrics(options: MetricsOptions): Metrics {
     storeFaults.set({ kind }, 0);
   }
 
+  const pausedVms = new Counter({
+    name: 'codecall_paused_vm_resumes_total',
+    help: 'Resumed journals by what they found of a kept paused VM: resumed from it, stale (replayed), missing (replayed)',
+    labelNames: ['outcome'],
+    registers,
+  });
+  for (const outcome of ['resumed', 'stale', 'missing']) pausedVms.inc({ outcome }, 0);
+
   const control = new ControlLatency((action, seconds) =>
     (action === 'pause' ? pauseLatency : resumeLatency).observe(seconds),
   );
@@ -237,6 +245,7 @@ export function createMetrics(options: MetricsOptions): Metrics {
     },
     runtimeObserver: {
       controlRequested: (taskId, action, accepted) => control.requested(taskId, action, accepted),
+      pausedVm: (outcome) => pausedVms.inc({ outcome }),
     },
     watch(runtime) {
       const off = runtime.subscribe('*', onEvent);

@@ -30,18 +30,20 @@ export async function readTaskForView(
 export const JOURNAL_PAGE_BYTES = 1024 * 1024;
 
 /**
- * A task's whole journal, read in pages of at most JOURNAL_PAGE_BYTES with a turn of the event loop between
- * them: a big journal makes the read long, never the loop's pauses (the store reads synchronously).
+ * A task's whole journal (or its entries after `afterSeq`, chain-verified from the stored checksum at `afterSeq`),
+ * read in pages of at most JOURNAL_PAGE_BYTES with a turn of the event loop between them: a big journal makes the
+ * read long, never the loop's pauses (the store reads synchronously).
  */
 export async function readJournalPaged(
   store: Pick<TaskStore, 'readJournalPage'>,
   taskId: string,
-  options: { signal?: AbortSignal } = {},
+  options: { signal?: AbortSignal; afterSeq?: number } = {},
 ): Promise<JournalEntry[]> {
+  const { afterSeq: from = 0, ...rest } = options;
   const entries: JournalEntry[] = [];
   for (;;) {
-    const afterSeq = entries.at(-1)?.seq ?? 0;
-    const page = await store.readJournalPage(taskId, { ...options, afterSeq, maxBytes: JOURNAL_PAGE_BYTES });
+    const afterSeq = entries.at(-1)?.seq ?? from;
+    const page = await store.readJournalPage(taskId, { ...rest, afterSeq, maxBytes: JOURNAL_PAGE_BYTES });
     for (const entry of page.entries) entries.push(entry);
     if (!page.more || page.entries.length === 0) return entries;
     await new Promise((resolve) => setImmediate(resolve));

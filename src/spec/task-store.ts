@@ -253,7 +253,13 @@ export interface TaskStore {
    * no GET /api/v1/stats/overview.
    */
   readStats?(query: StatsQuery, options?: StoreOptions): Promise<StoreStats>;
-  /** Entries with seq > afterSeq, verified: a broken checksum chain is CHECKPOINT_CORRUPT naming the seq. */
+  /**
+   * Entries with seq > afterSeq, verified: a broken checksum chain is CHECKPOINT_CORRUPT naming the seq. The chain
+   * is verified from the stored checksum of the entry at `afterSeq` (from seq 1 when 0), so a read of the entries
+   * from seq N (`afterSeq: N - 1`) vouches for the entry at N and everything after it, and N's checksum for the
+   * journal before it (a resume from a kept paused VM reads only that: ADR 0056). A missing entry at `afterSeq`
+   * with entries after it is CHECKPOINT_CORRUPT.
+   */
   readJournal(
     taskId: string,
     options?: StoreOptions & { afterSeq?: number; limit?: number },

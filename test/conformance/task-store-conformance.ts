@@ -8,6 +8,7 @@ import { registerQueueCases } from './task-store-conformance-queue.ts';
 import { registerRevisionCases } from './task-store-conformance-revisions.ts';
 import { registerStatsCases } from './task-store-conformance-stats.ts';
 import { registerSummaryCases } from './task-store-conformance-summary.ts';
+import { registerTailCases } from './task-store-conformance-tail.ts';
 import { registerLeaseCases } from './task-store-conformance-leases.ts';
 import { codeInput, expectCode, LEASE, T0 } from './task-store-support.ts';
 
@@ -612,6 +613,7 @@ export function describeTaskStoreConformance(
     registerLeaseCases(() => store);
     registerChangeCases(() => store);
     registerSummaryCases(() => store, options);
+    registerTailCases(() => store, options);
     registerRevisionCases(() => store);
     registerStatsCases(() => store);
 

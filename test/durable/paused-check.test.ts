@@ -151,4 +151,37 @@ describe('PausedVms', () => {
     expect(vms.keep('big', kept(251))).toBe(false);
     expect(vms.counts).toMatchObject({ hits: 1, misses: 2, kept: 3 });
   });
+
+  it('keeps a journal only with its VM, ending at its mark, within the budget; dropped with the VM', () => {
+    const entries = (n: number) =>
+      Array.from({ length: n }, (_, i) => ({
+        taskId: 't',
+        seq: i + 1,
+        type: 'clock' as const,
+        data: { clock: i },
+        checksum: `c${i + 1}`,
+        createdAt: '',
+      }));
+    const marked = (seq: number): KeptVm => ({ ...kept(100), mark: { seq, checksum: `c${seq}` } });
+    const vms = new PausedVms(10_000);
+    // No VM kept there, or one without a mark: nothing kept.
+    expect(vms.keepJournal('a', () => entries(3))).toBe(false);
+    vms.keep('a', kept(100));
+    expect(vms.keepJournal('a', () => entries(3))).toBe(false);
+    vms.keep('a', marked(3));
+    // Not ending at the mark (the run cannot tell the journal up to it): nothing kept.
+    expect(vms.keepJournal('a', () => entries(2))).toBe(false);
+    expect(vms.keepJournal('a', () => undefined)).toBe(false);
+    expect(vms.keepJournal('a', () => entries(3))).toBe(true);
+    expect(vms.journalOf('a')?.mark).toEqual({ seq: 3, checksum: 'c3' });
+    const withJournal = vms.heldBytes;
+    expect(withJournal).toBeGreaterThan(100);
+    // Over the budget's room: the VM stays, its journal is not kept.
+    vms.keep('b', marked(200));
+    expect(vms.keepJournal('b', () => entries(200))).toBe(false);
+    expect(vms.journalOf('b')).toBeUndefined();
+    vms.drop('a');
+    expect(vms.journalOf('a')).toBeUndefined();
+    expect(vms.heldBytes).toBe(100);
+  });
 });
