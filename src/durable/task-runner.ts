@@ -1,6 +1,4 @@
-import type { CallSizeLimits } from './call-size-limits.ts';
 import { DEFAULT_PAUSED_VM_BUDGET_BYTES, PausedVms } from './paused-vms.ts';
-import type { PausedVmOutcome } from './paused-vms.ts';
 import { traceRun } from '../telemetry/index.ts';
 import type { RunTrace } from '../telemetry/index.ts';
 import { CodecallError } from '../errors/index.ts';
@@ -17,24 +15,15 @@ import {
   taskBodies,
 } from '../spec/index.ts';
 import type {
-  BudgetCeilings,
-  TenantBudgetCeilings,
-  Egress,
-  TenantNetworkPolicies,
-  JournalLimits,
   JournalEntryInput,
   Lease,
   LogEntry,
   SandboxDriver,
-  TaskAgent,
   TaskRecord,
-  TaskStore,
   TenantToolLimits,
-  ToolEffect,
   ToolLimitsOfCall,
 } from '../spec/index.ts';
 import { REPLAY_ENTRIES } from '../spec/index.ts';
-import type { RunnerTools } from './runner-tools.ts';
 import { DEFAULT_MAX_STALLED_ATTEMPTS } from './crash-loop.ts';
 import { INPUT_WAIT_BINDING } from './input-wait.ts';
 import { runTools } from './run-tools.ts';
@@ -49,7 +38,7 @@ import {
   retryDelay,
   unavailableDelay,
 } from './retry-and-deadline.ts';
-import { revisionCarry } from './revision-carry.ts';
+import { runSetup } from './run-setup.ts';
 import { settleRun } from './settle-run.ts';
 import { prepareRun, toolsOfJournal } from './pre-run-checks.ts';
 import type { PreRunEnv } from './pre-run-checks.ts';
@@ -57,79 +46,10 @@ import { programRequest, programRunner } from './program-runner.ts';
 import { TaskRun } from './task-run.ts';
 import { ControlWatch } from './control-watch.ts';
 import type { ApprovalDecision, RuntimeEvent } from '../api/index.ts';
+import type { TaskRunnerOptions } from './task-runner-options.ts';
 
 export const DEFAULT_LEASE_MS = 15_000;
-
-export interface TaskRunnerOptions {
-  readonly store: TaskStore;
-  /** One driver, or several: a task runs on the first that speaks its language. */
-  readonly driver?: SandboxDriver;
-  readonly drivers?: readonly SandboxDriver[];
-  readonly tools: RunnerTools;
-  /** Identifies this runner in leases. */
-  readonly owner: string;
-  readonly leaseMs?: number;
-  /** Resume tasks whose journal was written with other tools or another engine (default: pause them). */
-  readonly acceptChangedTools?: boolean;
-  /** Runs in a row that may die without progress before the task fails with CRASH_LOOP. */
-  readonly maxStalledAttempts?: number;
-  readonly controlPollMs?: number;
-  /** Tasks of one tenant running at once (over every runner on the store). */
-  readonly maxPerTenant?: number;
-  /** A tenant's soft share of the slots (see TaskStore.claimTask): past it, served only when no other waits. */
-  readonly tenantShare?: number;
-  /** Slots a tenant at its share may not borrow (see TaskStore.claimTask). */
-  readonly tenantReserve?: number;
-  /** Tasks running at once over every runner on the store (the runtime passes its concurrency). */
-  readonly maxRunning?: number;
-  /** First backoff of an infrastructure retry. */
-  readonly retryBaseMs?: number;
-  /**
-   * Runs again after a tool's service could not be reached (TOOL_UNAVAILABLE, ADR 0047), before `max_retries` is
-   * counted: default 5. Then the task's `max_retries`, then `needs_attention`.
-   */
-  readonly toolUnavailableRetries?: number;
-  /** First backoff of those runs (doubling, half of it jittered; default 2000 ms: waits of ~1-2 s up to ~16-32 s). */
-  readonly toolUnavailableRetryBaseMs?: number;
-  readonly clock?: () => number;
-  /** Receives the guest's console output (passed to `tools.host({ onLog })`). */
-  readonly onLog?: (entry: LogEntry) => void;
-  /** Status changes, log lines and journal entries of the tasks this runner runs. */
-  readonly onEvent?: (event: RuntimeEvent) => void;
-  /** Runs instruction tasks; without one they fail with MODEL_NOT_CONFIGURED. */
-  readonly agent?: TaskAgent;
-  /** Lines for the operator (a run that lost its lease). */
-  readonly log?: (line: string) => void;
-  /** Lines of a debug level (each run's end), e.g. the service's structured log; absent: none are made. */
-  readonly debugLog?: (line: string) => void;
-  /** Bounds on one call's encoded arguments and result (ADR 0027). */
-  readonly sizes?: CallSizeLimits;
-  /** Bounds on a task's whole journal (ADR 0029). */
-  readonly journalLimits?: JournalLimits;
-  /** The operator's expiry of approval requests (`approvalTtlSeconds`); a tool's may be shorter. */
-  readonly approvalTtlSeconds?: number | null;
-  /** Makes the requests of tasks with `network_access` (issue 21); without it such tasks fail INVALID_CONFIG. */
-  readonly egress?: Egress;
-  /** The operator's ceiling on one task's requests (default 100). */
-  readonly egressMaxRequests?: number;
-  /** Each tenant's network policy, applied to its tasks' access at every run (`*`: the others). */
-  readonly egressPolicies?: TenantNetworkPolicies;
-  /** Each tenant's network access for its tasks that say nothing of it (RuntimeOptions.egressDefaults). */
-  readonly egressDefaults?: TenantNetworkPolicies;
-  /** The operator's ceilings on tool budgets, held to at every run (ADR 0044; the ceiling where a task sets none). */
-  readonly budgetCeilings?: BudgetCeilings;
-  /** Each tenant's own budget ceilings over those (`*`: the others), held to at every run like them. */
-  readonly tenantBudgetCeilings?: TenantBudgetCeilings;
-  /** Each tenant's rate limits and quotas on tool calls (ADR 0045), checked; the store must keep usage. */
-  readonly tenantLimits?: TenantToolLimits;
-  /**
-   * Bytes of paused VMs kept in memory to resume from instead of replaying (ADR 0056; default 64 MiB, 0 keeps
-   * none). Least recently paused first out; losing one only means a replay.
-   */
-  readonly pausedVmBudgetBytes?: number;
-  /** Told what each resume found of a kept paused VM (resumed from it, stale, or none), e.g. for metrics. */
-  readonly onPausedVm?: (outcome: PausedVmOutcome) => void;
-}
+export type { TaskRunnerOptions } from './task-runner-options.ts';
 
 /**
  * Claims tasks from the store and runs them through the journal: a first run journals as it goes, a resumed or
@@ -420,26 +340,12 @@ export class TaskRunner {
       this.options.tools.forManifest?.(hash),
     );
     const { input } = task;
-    // The guest's start clock is journaled once, so every replay starts at the same time. Exec mode runs one code
-    // block, the task's program; an agent journals a block per step. The attempt comes last: whatever this run
-    // journals after it is progress (crash-loop.ts).
-    const recordedClock = journal.find((e) => e.type === 'clock')?.data.clock;
-    const startClock = typeof recordedClock === 'number' ? recordedClock : this.clock();
-    const setup: JournalEntryInput[] = [];
-    if (typeof recordedClock !== 'number') setup.push({ type: 'clock', data: { clock: startClock } });
-    const revision = await revisionCarry(store, task, journal, (tool) => effectIn(served, tool)).catch(
-      (e: unknown) => {
-        if (e instanceof CodecallError && e.code === 'NOT_FOUND') return e;
-        throw e;
-      },
-    );
-    if (revision instanceof CodecallError) {
-      return store.updateTask(run.taskId, { status: 'failed', error: revision.toJSON() }, run.fenced);
+    // The attempt comes last: whatever this run journals after it is progress (crash-loop.ts).
+    const begun = await runSetup(store, task, journal, { served, clock: this.clock, codeHash });
+    if (begun instanceof CodecallError) {
+      return store.updateTask(run.taskId, { status: 'failed', error: begun.toJSON() }, run.fenced);
     }
-    if (revision) setup.push(...revision.setup);
-    if (input.kind === 'code' && !journal.some((e) => e.type === 'code_block')) {
-      setup.push({ type: 'code_block', data: { block: 0, code_hash: codeHash } });
-    }
+    const { setup, startClock, revision } = begun;
     const committing = run.append([...setup, ...trace.stamp(prepared.journalBefore)]);
     // A kept paused VM is restored while the attempt commits: no call is decided before it is (ADR 0056).
     const overlap = input.kind === 'code' && this.pausedVms?.has(idempotencyScope(run.taskId, 0)) === true;
@@ -569,10 +475,4 @@ export class TaskRunner {
 /** The rules a tenant's calls of each tool are under, for an agent's prompt (ADR 0045). */
 function limitsOfTenant(limits: TenantToolLimits, tenant: string): (tool: string) => ToolLimitsOfCall | null {
   return (tool) => limitsOfCall(limits, tenant, tool);
-}
-
-/** The effect of a tool named `namespace.name`, when `tools` serve it. */
-function effectIn(tools: RunnerTools, tool: string): ToolEffect | undefined {
-  const dot = tool.indexOf('.');
-  return dot < 0 ? undefined : tools.get(tool.slice(0, dot), tool.slice(dot + 1))?.effect;
 }
