@@ -333,14 +333,18 @@ class DurableRuntime implements Runtime {
       const record = await this.views.mustGet(taskId);
       if (done(record)) return this.views.of(record);
       await new Promise<void>((resolve) => {
+        const { signal } = options;
         const timer = setTimeout(finish, intervalMs(this.pollMs));
         const off = this.subscribe(taskId, (e) => {
           if (e.type === 'status') finish();
         });
-        options.signal?.addEventListener('abort', finish, { once: true });
+        signal?.addEventListener('abort', finish, { once: true });
+        // Taken off each round: a long wait polls many times on one signal (`codecall mcp`'s 50 s execute
+        // gathered a listener per poll: MaxListenersExceededWarning at the 11th).
         function finish(): void {
           clearTimeout(timer);
           off();
+          signal?.removeEventListener('abort', finish);
           resolve();
         }
       });
