@@ -42,6 +42,7 @@ import type {
   ReviseInput,
   ListFilter,
   Runtime,
+  RuntimeLoopFault,
   RuntimeEvent,
   SubmitInput,
   TaskListItem,
@@ -164,6 +165,7 @@ class DurableRuntime implements Runtime {
       clock,
       apply: (task, action) => this.control.apply(task, action),
       ownerGone: leaseOwnerGone,
+      ...(options.log === undefined ? {} : { log: options.log }),
     });
     this.control = new RuntimeControl({
       store: options.store,
@@ -391,6 +393,10 @@ class DurableRuntime implements Runtime {
     this.assertOpen();
     this.assertCanRun();
     this.scheduler.start();
+  }
+
+  loopFault(): RuntimeLoopFault | null {
+    return this.scheduler.fault();
   }
 
   close(options: { pauseRunning?: boolean; timeoutMs?: number } = {}): Promise<void> {
