@@ -86,6 +86,7 @@ export class JournalingHost implements ExecutionHost {
       mark: (entries, deferred) => this.mark(entries, deferred),
       write: (entries, deferred, at, counted) => this.write(entries, deferred, at, counted),
       count: (entries, at) => this.count(entries, at),
+      holdsDeferred: () => this.commits.holdsDeferred,
       park: (callId) => this.park(callId),
       whenDrained: () => this.whenDrained(),
     });

@@ -41,6 +41,8 @@ export interface LiveCallJournal {
     at?: number,
     counted?: readonly JournalEntryInput[],
   ): Promise<void>;
+  /** Whether taken-over calls' entries wait for the next commit (ADR 0034): a new call's intent takes them. */
+  holdsDeferred(): boolean;
   /** Counts entries against the budgets now; they are committed later through `write`'s `counted`. */
   count(entries: readonly JournalEntryInput[], at: number): void;
   /** The call waits for a human: it is not work in flight. */
@@ -77,7 +79,8 @@ export class LiveCalls {
     // 2026-12-07): a read cut off before its outcome is simply made again, so nothing needs its intent before.
     // Counted now all the same, so the next call of this turn is admitted against it.
     let pending: ReadIntent | null = null;
-    if (data && approval.kind === 'none' && this.readsAlone(call)) {
+    // Not while taken-over calls' entries wait: the next commit makes them durable before any new call runs.
+    if (data && approval.kind === 'none' && this.readsAlone(call) && !this.journal.holdsDeferred()) {
       // Its start is when it was admitted, as an intent committed then would say.
       const at = this.options.clock();
       pending = { data, journaled: false, startedAt: at };
