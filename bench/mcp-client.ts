@@ -9,8 +9,13 @@
 // 2. a task of 20 dependent MCP calls (each call's argument comes from the answer before, so a function-calling
 //    model cannot batch them) in code mode against function-calling mode, with a scripted model behind a real
 //    chat-completions server (model round trips, wall time).
+// A durable task's rows: the store in memory, and a SQLite file (each append a commit). With
+// BENCH_BASELINE_DIST=/path/to/other/dist the durable file row is also run by that build, interleaved (an A/B of a
+// change of the durable layer: the same server, the same program, its own runtime and driver).
 // Usage: npm run bench:mcp (BENCH_QUICK=1 for fewer rounds).
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
+import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import {
@@ -24,6 +29,7 @@ import {
   ToolRegistry,
 } from '../dist/internal.js';
 import type { AgentMode, McpServerConfig } from '../dist/internal.js';
+import * as internal from '../dist/internal.js';
 import { busyShare } from './machine.ts';
 import { isCodeMode, startScriptedModel } from './scripted-model.ts';
 import type { ScriptedAnswer, ScriptedRequest } from './scripted-model.ts';
@@ -102,18 +108,57 @@ const durableCalls = () =>
     if (done.status !== 'succeeded') throw new Error(JSON.stringify(done.error));
   });
 
+/** A runtime over a SQLite file of its own, built from `lib` (this build's internal.js, or the baseline's). */
+type Lib = typeof internal;
+async function fileRuntime(lib: Lib, name: string) {
+  const dir = mkdtempSync(join(os.tmpdir(), `codecall-bench-mcp-${name}-`));
+  const libMcp = await lib.connectMcpServers({ servers: [serverConfig] });
+  const libDriver = lib.createQuickJsDriver({ workers: 1, warmVmsPerWorker: 1 });
+  await libDriver.ready();
+  const libStore = await lib.createSqliteTaskStore({ path: join(dir, 'tasks.db') });
+  const rt = lib.createRuntime({
+    store: libStore,
+    drivers: [libDriver],
+    tools: new lib.ToolRegistry(libMcp.tools),
+    pollMs: 5,
+  });
+  rt.start();
+  return {
+    run: () =>
+      perCall(name, async () => {
+        const task = await rt.submit({ code: loop, limits: { timeoutMs: 600_000 } });
+        const done = await rt.wait(task.task_id, { until: 'terminal' });
+        if (done.status !== 'succeeded') throw new Error(JSON.stringify(done.error));
+      }),
+    close: async () => {
+      await rt.close();
+      await libDriver.close();
+      await libStore.close();
+      await libMcp.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+const fileRun = await fileRuntime(internal, 'durableFile');
+const baselineDist = process.env.BENCH_BASELINE_DIST;
+const baseRun = baselineDist
+  ? await fileRuntime((await import(join(baselineDist, 'internal.js'))) as Lib, 'baselineFile')
+  : null;
+
 const paths = {
   sdk: sdkCalls,
   execute: executeCalls,
   host: hostCalls,
   guest: () => guestCalls(),
   durable: durableCalls,
+  durableFile: fileRun.run,
+  ...(baseRun ? { baselineFile: baseRun.run } : {}),
 };
 type Path = keyof typeof paths;
 for (const run of Object.values(paths)) await run();
 for (const k of Object.keys(cpu)) cpu[k] = [];
 const samples = Object.fromEntries(Object.keys(paths).map((k) => [k, [] as number[]])) as Record<
-  Path,
+  string,
   number[]
 >;
 const loads: string[] = [];
@@ -121,9 +166,12 @@ for (let r = 0; r < ROUNDS; r++) {
   loads.push((os.loadavg()[0] ?? 0).toFixed(1));
   // Interleaved, in turned order every other round.
   const order = Object.keys(paths) as Path[];
-  for (const k of r % 2 === 0 ? order : order.reverse()) samples[k].push(await paths[k]());
+  for (const k of r % 2 === 0 ? order : order.reverse()) {
+    const run = paths[k];
+    if (run) (samples[k] ??= []).push(await run());
+  }
 }
-const us = (k: Path): number => median(samples[k]) * 1000;
+const us = (k: string): number => median(samples[k] ?? []) * 1000;
 console.log(`\n1. one MCP call over stdio, ${CALLS} sequential calls, median of ${ROUNDS} rounds:`);
 for (const [name, k] of [
   ["the SDK's client, directly", 'sdk'],
@@ -131,6 +179,8 @@ for (const [name, k] of [
   ['the same echo as a host tool in the sandbox', 'host'],
   ['codecall: a program in the sandbox (runProgram)', 'guest'],
   ['codecall: a durable task, each call journaled', 'durable'],
+  ['the same, tasks in a SQLite file', 'durableFile'],
+  ...(baseRun ? ([['the same, the baseline build', 'baselineFile']] as const) : []),
 ] as const) {
   const cpuUs = median(cpu[k] ?? []);
   console.log(
@@ -199,6 +249,8 @@ for (const [name, pick] of [
 }
 
 await runtime.close();
+await fileRun.close();
+await baseRun?.close();
 await driver.close();
 await store.close();
 await mcp.close();

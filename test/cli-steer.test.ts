@@ -13,7 +13,8 @@ export default [
   defineTool({
     name: 'nap',
     description: 'sleeps, unless aborted first',
-    effect: 'read',
+    // Not reads: the test finds them running by their journaled intent (a read's goes with its outcome).
+    effect: 'idempotent',
     execute: (a, ctx) => new Promise((resolve, reject) => {
       const t = setTimeout(() => resolve('rested'), a.ms);
       ctx.signal.addEventListener('abort', () => { clearTimeout(t); reject(new Error('aborted')); });
@@ -22,7 +23,7 @@ export default [
   defineTool({
     name: 'hang',
     description: 'waits until aborted, then says so on stderr',
-    effect: 'read',
+    effect: 'idempotent',
     execute: (_a, ctx) => new Promise((_r, reject) => ctx.signal.addEventListener('abort', () => {
       process.stderr.write('hang: aborted\\n');
       reject(new Error('aborted'));

@@ -127,7 +127,9 @@ export function timeline(events: readonly TaskEvent[]): TimelineItem[] {
       case 'tool_intent': {
         const id = str(d.call_id);
         const carried = origin(d.carried_from);
-        intents.set(id, { index: out.length, at: e.created_at });
+        // A read's intent comes with its outcome and says when its tool started (ADR 0047, amended 2026-12-07).
+        const at = typeof d.started_at === 'number' ? new Date(d.started_at).toISOString() : e.created_at;
+        intents.set(id, { index: out.length, at });
         const tool = str(d.tool);
         const args = payload(d.args);
         const fetched = isEgressTool(tool);

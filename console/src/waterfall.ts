@@ -65,13 +65,15 @@ export function waterfall(events: readonly TaskEvent[], running: boolean): Water
     const d = e.data;
     const call = calls.get(text(d.call_id));
     switch (e.type) {
-      case 'tool_intent':
+      case 'tool_intent': {
+        // A read's intent comes with its outcome and says when its tool started (ADR 0047, amended 2026-12-07).
+        const started = typeof d.started_at === 'number' ? d.started_at : at;
         calls.set(text(d.call_id), {
           callId: text(d.call_id),
           tool: text(d.tool),
           carried: typeof d.carried_from === 'object' && d.carried_from !== null,
-          askedAt: at,
-          start: at,
+          askedAt: started,
+          start: started,
           end: null,
           ok: false,
           outcomeSeq: 0,
@@ -79,6 +81,7 @@ export function waterfall(events: readonly TaskEvent[], running: boolean): Water
           input: false,
         });
         break;
+      }
       case 'tool_outcome':
         if (call) {
           call.end = at;

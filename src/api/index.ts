@@ -8,6 +8,7 @@ export type {
   AttentionDecision,
   ListFilter,
   Runtime,
+  RuntimeLoopFault,
   RuntimeObserver,
   SubmitInput,
 } from './runtime.ts';

@@ -210,10 +210,25 @@ export interface Runtime {
   /** Starts the loop that claims runnable tasks (pending, recovered, woken) up to `concurrency`. */
   start(): void;
   /**
+   * Why the loop claims nothing, while its rounds keep failing (a store that refuses every claim; from the
+   * second failure in a row), else null. The loop goes on trying; `GET /healthz` says `degraded` meanwhile.
+   */
+  loopFault?(): RuntimeLoopFault | null;
+  /**
    * Stops claiming and waits for the running tasks: with `pauseRunning` they pause (`shutdown`) at once, with
    * `timeoutMs` those still running then do; any started runtime on the store resumes them (else the next start).
    */
   close(options?: { pauseRunning?: boolean; timeoutMs?: number }): Promise<void>;
+}
+
+/** The runtime's loop failing round after round (`Runtime.loopFault`). */
+export interface RuntimeLoopFault {
+  /** The last failure's message, and its stable code when it has one. */
+  readonly message: string;
+  readonly code: string | null;
+  /** When the first of these failures was (ms since the epoch), and how many rounds failed since. */
+  readonly since: number;
+  readonly failures: number;
 }
 
 /** Tiny hooks into the runtime for metrics; an observer's failure is its own. */

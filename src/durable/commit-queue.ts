@@ -60,6 +60,11 @@ export class CommitQueue {
     });
   }
 
+  /** Whether deferred entries wait for the next commit. */
+  get holdsDeferred(): boolean {
+    return this.queued.some((c) => c.deferred && c.entries.length > 0);
+  }
+
   /** Makes every entry queued so far durable (deferred ones included); rejects if any of them was lost. */
   flush(): Promise<void> {
     if (this.lost) return Promise.reject(this.lost);

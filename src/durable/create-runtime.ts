@@ -42,6 +42,7 @@ import type {
   ReviseInput,
   ListFilter,
   Runtime,
+  RuntimeLoopFault,
   RuntimeEvent,
   SubmitInput,
   TaskListItem,
@@ -165,6 +166,7 @@ class DurableRuntime implements Runtime {
       clock,
       apply: (task, action) => this.control.apply(task, action),
       ownerGone: leaseOwnerGone,
+      ...(options.log === undefined ? {} : { log: options.log }),
     });
     this.control = new RuntimeControl({
       store: options.store,
@@ -338,14 +340,18 @@ class DurableRuntime implements Runtime {
       const record = await this.views.mustGet(taskId);
       if (done(record)) return this.views.of(record);
       await new Promise<void>((resolve) => {
+        const { signal } = options;
         const timer = setTimeout(finish, intervalMs(this.pollMs));
         const off = this.subscribe(taskId, (e) => {
           if (e.type === 'status') finish();
         });
-        options.signal?.addEventListener('abort', finish, { once: true });
+        signal?.addEventListener('abort', finish, { once: true });
+        // Taken off each round: a long wait polls many times on one signal (`codecall mcp`'s 50 s execute
+        // gathered a listener per poll: MaxListenersExceededWarning at the 11th).
         function finish(): void {
           clearTimeout(timer);
           off();
+          signal?.removeEventListener('abort', finish);
           resolve();
         }
       });
@@ -392,6 +398,10 @@ class DurableRuntime implements Runtime {
     this.assertOpen();
     this.assertCanRun();
     this.scheduler.start();
+  }
+
+  loopFault(): RuntimeLoopFault | null {
+    return this.scheduler.fault();
   }
 
   close(options: { pauseRunning?: boolean; timeoutMs?: number } = {}): Promise<void> {

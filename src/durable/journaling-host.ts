@@ -84,7 +84,9 @@ export class JournalingHost implements ExecutionHost {
       memory: this.memory,
       commit: (entries) => this.commit(entries),
       mark: (entries, deferred) => this.mark(entries, deferred),
-      write: (entries, deferred, at) => this.write(entries, deferred, at),
+      write: (entries, deferred, at, counted) => this.write(entries, deferred, at, counted),
+      count: (entries, at) => this.count(entries, at),
+      holdsDeferred: () => this.commits.holdsDeferred,
       park: (callId) => this.park(callId),
       whenDrained: () => this.whenDrained(),
     });
@@ -384,10 +386,21 @@ export class JournalingHost implements ExecutionHost {
    * Every entry this host journals goes through here: the budgets count it at once (synchronously, so the next
    * call of the same turn is admitted against it), then it is committed (or deferred to the next commit).
    */
-  private write(entries: readonly JournalEntryInput[], deferred: boolean, at?: number): Promise<void> {
+  private write(
+    entries: readonly JournalEntryInput[],
+    deferred: boolean,
+    at?: number,
+    counted: readonly JournalEntryInput[] = [],
+  ): Promise<void> {
+    this.count(entries, at);
+    const all = counted.length === 0 ? entries : [...counted, ...entries];
+    return deferred ? this.commits.defer(all) : this.commits.commit(all);
+  }
+
+  /** The budgets count entries at once (a read's intent is journaled later, with its outcome). */
+  private count(entries: readonly JournalEntryInput[], at?: number): void {
     const budgets = this.options.budgets;
     if (budgets) budgets.journaled(entries, at ?? this.options.clock(), this.options.journalId);
-    return deferred ? this.commits.defer(entries) : this.commits.commit(entries);
   }
 
   /** Makes the entries still waiting for a commit (taken-over calls) durable: the run does before it ends. */

@@ -1,7 +1,7 @@
 import { EncodedValue, encodeOutcome } from '../codec/index.ts';
 import { CodecallError, failure } from '../errors/index.ts';
 import { idempotencyKey } from '../spec/index.ts';
-import type { HostCall, HostOutcome, JournalEntryInput } from '../spec/index.ts';
+import type { HostCall, HostOutcome, JournalEntryInput, JournalEntryInputOf } from '../spec/index.ts';
 import { oversizeResult } from './call-size-limits.ts';
 import { decideApproval, decideInput } from './call-decision.ts';
 import type { JournalMemory, CallMark } from './journal-memory.ts';
@@ -31,8 +31,20 @@ export interface LiveCallJournal {
   commit(entries: readonly JournalEntryInput[]): Promise<void>;
   /** Journals marks of calls' progress; the call state takes them at once. */
   mark(entries: readonly CallMark[], deferred?: boolean): Promise<void>;
-  /** Counts entries against the budgets, then commits (or defers) them. */
-  write(entries: readonly JournalEntryInput[], deferred: boolean, at?: number): Promise<void>;
+  /**
+   * Counts entries against the budgets, then commits (or defers) them after `counted`, entries the budgets
+   * already counted (a read's intent, counted when it was admitted).
+   */
+  write(
+    entries: readonly JournalEntryInput[],
+    deferred: boolean,
+    at?: number,
+    counted?: readonly JournalEntryInput[],
+  ): Promise<void>;
+  /** Whether taken-over calls' entries wait for the next commit (ADR 0034): a new call's intent takes them. */
+  holdsDeferred(): boolean;
+  /** Counts entries against the budgets now; they are committed later through `write`'s `counted`. */
+  count(entries: readonly JournalEntryInput[], at: number): void;
   /** The call waits for a human: it is not work in flight. */
   park(callId: string): void;
   /** Resolves once every recorded outcome has been delivered. */
@@ -55,18 +67,28 @@ export class LiveCalls {
       call.kind === 'tool' && this.options.keyPrefix
         ? idempotencyKey(this.options.keyPrefix, call.callId)
         : undefined;
-    if (intent) {
-      const data = {
-        call_id: call.callId,
-        tool: intent.tool,
-        args: intent.args,
-        ...(key === undefined ? {} : { idempotency_key: key }),
-        ...(cost === undefined ? {} : { cost }),
-      };
+    const data = intent && {
+      call_id: call.callId,
+      tool: intent.tool,
+      args: intent.args,
+      ...(key === undefined ? {} : { idempotency_key: key }),
+      ...(cost === undefined ? {} : { cost }),
+    };
+    const approval = decideApproval(call, this.journal.memory, this.options);
+    // A new read that runs at once journals its intent with its outcome, in one append (ADR 0047, amended
+    // 2026-12-07): a read cut off before its outcome is simply made again, so nothing needs its intent before.
+    // Counted now all the same, so the next call of this turn is admitted against it.
+    let pending: ReadIntent | null = null;
+    // Not while taken-over calls' entries wait: the next commit makes them durable before any new call runs.
+    if (data && approval.kind === 'none' && this.readsAlone(call) && !this.journal.holdsDeferred()) {
+      // Its start is when it was admitted, as an intent committed then would say.
+      const at = this.options.clock();
+      pending = { data, journaled: false, startedAt: at };
+      this.journal.count([{ type: 'tool_intent', data }], at);
+    } else if (data) {
       await this.journal.commit([{ type: 'tool_intent', data }]);
     }
     if (isInputWait(call)) return this.waitForInput(call, signal);
-    const approval = decideApproval(call, this.journal.memory, this.options);
     switch (approval.kind) {
       case 'request':
       case 'wait': {
@@ -113,8 +135,10 @@ export class LiveCalls {
     }
     if (signal.aborted && call.kind === 'tool') {
       // The execution ended (a pause) between the intent's commit and the tool's start: say that it never ran,
-      // so a resume may run it whatever its effect.
-      await this.journal.mark([{ type: 'control', data: { action: 'not_started', call_id: call.callId } }]);
+      // so a resume may run it whatever its effect. A read's intent was not journaled: the resume runs it anew.
+      if (!pending) {
+        await this.journal.mark([{ type: 'control', data: { action: 'not_started', call_id: call.callId } }]);
+      }
       return { ok: false, error: failure('INTERRUPTED', 'not started') };
     }
     if (call.kind === 'tool' && this.options.proveLease && this.options.effectOf(call) !== 'read') {
@@ -134,12 +158,18 @@ export class LiveCalls {
       keyed.kind === 'tool' && onInputRequired
         ? {
             ...keyed,
-            requestInput: (request) =>
-              requestToolInput(keyed, request, inputs, {
+            requestInput: async (request) => {
+              // A request for input names its call: a read's intent is journaled before it.
+              if (pending && !pending.journaled) {
+                pending.journaled = true;
+                await this.journal.write([], false, undefined, [{ type: 'tool_intent', data: pending.data }]);
+              }
+              return requestToolInput(keyed, request, inputs, {
                 memory: this.journal.memory,
                 mark: (entries) => this.journal.mark(entries),
                 onInputRequired,
-              }),
+              });
+            },
           }
         : keyed;
     const outcome = await this.options.live.call(served, this.toolSignal(signal));
@@ -148,19 +178,29 @@ export class LiveCalls {
       this.journal.park(call.callId);
       return never();
     }
-    if (await this.unreachable(call, outcome)) return never();
-    return this.finish(call, signal, outcome);
+    if (await this.unreachable(call, outcome, pending)) return never();
+    return this.finish(call, signal, outcome, false, pending);
+  }
+
+  /** A tool call whose effect is `read`: its intent may wait for its outcome. */
+  private readsAlone(call: HostCall): boolean {
+    return call.kind === 'tool' && this.options.effectOf(call) === 'read';
   }
 
   /**
    * A call whose tool's service could not be reached: not journaled; one whose request never left is marked
    * `not_started` (a resume runs it whatever its effect), one cut off mid-call is lost (its effect decides).
    */
-  private async unreachable(call: HostCall, outcome: HostOutcome): Promise<boolean> {
+  private async unreachable(
+    call: HostCall,
+    outcome: HostOutcome,
+    pending: ReadIntent | null,
+  ): Promise<boolean> {
     if (outcome.ok || !this.options.onUnreachable || call.kind !== 'tool') return false;
     const how = outcome.error.details?.unreachable;
     if (how !== 'not_sent' && how !== 'in_doubt') return false;
-    if (how === 'not_sent') {
+    // A read whose intent was never journaled: nothing to mark, the next run makes it as a new call.
+    if (how === 'not_sent' && (!pending || pending.journaled)) {
       await this.journal.mark([{ type: 'control', data: { action: 'not_started', call_id: call.callId } }]);
     }
     this.journal.park(call.callId);
@@ -207,6 +247,7 @@ export class LiveCalls {
     signal: AbortSignal,
     outcome: HostOutcome,
     deferred = false,
+    pending: ReadIntent | null = null,
   ): Promise<HostOutcome> {
     if (this.toolSignal(signal).aborted && !outcome.ok) {
       // The tool was stopped (cancel, deadline, a lost lease) and gave up: nothing is known of its effect, so
@@ -224,7 +265,27 @@ export class LiveCalls {
       type: 'tool_outcome',
       data: { call_id: call.callId, ok, payload, clock },
     };
-    await this.journal.write([entry], deferred, clock);
+    // A read's intent goes just before its outcome, with the time its tool started (the call's duration).
+    const intent: JournalEntryInput[] =
+      pending && !pending.journaled
+        ? [
+            {
+              type: 'tool_intent',
+              data: {
+                ...pending.data,
+                started_at: pending.startedAt,
+              },
+            },
+          ]
+        : [];
+    await this.journal.write([entry], deferred, clock, intent);
     return { ...toOutcome({ ok, payload }), clock };
   }
+}
+
+/** A read's intent, counted by the budgets, journaled with its outcome (or before a request for input). */
+interface ReadIntent {
+  readonly data: JournalEntryInputOf<'tool_intent'>['data'];
+  journaled: boolean;
+  readonly startedAt: number;
 }

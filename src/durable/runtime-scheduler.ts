@@ -1,3 +1,5 @@
+import type { RuntimeLoopFault } from '../api/index.ts';
+import { CodecallError } from '../errors/index.ts';
 import type { LongTimer, TaskRecord, TaskStore } from '../spec/index.ts';
 import { intervalMs, longTimeout } from '../spec/index.ts';
 import { failPastDeadline, resumeAfterShutdown, wakeDue } from './runtime-sweeps.ts';
@@ -16,7 +18,14 @@ export interface SchedulerOptions {
   readonly apply: ApplyAction;
   /** Whether a lease owner is a process that died (its leases end at once); default: none is. */
   readonly ownerGone?: (owner: string) => boolean;
+  /** Lines for the operator: the loop failing again and again, and its recovery. */
+  readonly log?: (line: string) => void;
 }
+
+/** A fill that fails once is a busy store (the next poll tries again); this many in a row is a fault to report. */
+const FAULT_AFTER = 2;
+/** While the fault lasts, it is logged again this often (and whenever its message changes). */
+const FAULT_REMIND_MS = 5 * 60_000;
 
 /**
  * The runtime's loop: once started, fills free slots with runnable tasks whenever a task is submitted, ends or
@@ -31,6 +40,14 @@ export class Scheduler {
   private unwatch: (() => void) | undefined;
   /** The fill in progress (claims under way), which close() waits for. */
   private filling: Promise<void> | undefined;
+  /** Fills failed in a row, the first one's time, and when the fault was last logged. */
+  private failed: {
+    count: number;
+    since: number;
+    logged: number;
+    message: string;
+    code: string | null;
+  } | null = null;
 
   constructor(private readonly options: SchedulerOptions) {}
 
@@ -92,8 +109,10 @@ export class Scheduler {
           if (!next) break;
           this.track(next.taskId, next.done).catch(() => undefined);
         }
-      } catch {
-        // A busy or closing store: the next poll tries again.
+        this.recovered();
+      } catch (e) {
+        // A busy or closing store: the next poll tries again; one that keeps failing is told (the loop goes on).
+        if (!this.stopped) this.fillFailed(e);
       }
     };
     // Cleared in a callback, never inside fill(): a fill with every slot taken ends synchronously, and clearing
@@ -102,6 +121,45 @@ export class Scheduler {
       if (this.filling === filling) this.filling = undefined;
     });
     this.filling = filling;
+  }
+
+  /** The loop's fault while its fills keep failing (from the second in a row), else null. */
+  fault(): RuntimeLoopFault | null {
+    const f = this.failed;
+    if (!f || f.count < FAULT_AFTER) return null;
+    return { message: f.message, code: f.code, since: f.since, failures: f.count };
+  }
+
+  private fillFailed(e: unknown): void {
+    const now = this.options.clock();
+    const message = e instanceof Error ? e.message : String(e);
+    const code = e instanceof CodecallError ? e.code : null;
+    const prev = this.failed;
+    const f = {
+      count: (prev?.count ?? 0) + 1,
+      since: prev?.since ?? now,
+      logged: prev?.logged ?? 0,
+      message,
+      code,
+    };
+    this.failed = f;
+    if (f.count < FAULT_AFTER) return;
+    const changed = prev?.message !== message;
+    if (f.count === FAULT_AFTER || changed || now - f.logged >= FAULT_REMIND_MS) {
+      f.logged = now;
+      this.options.log?.(
+        `the runtime's loop cannot claim tasks (${String(f.count)} tries in a row since ` +
+          `${new Date(f.since).toISOString()}): ${code ? `${code}: ` : ''}${message}; it tries again every poll`,
+      );
+    }
+  }
+
+  private recovered(): void {
+    const f = this.failed;
+    this.failed = null;
+    if (f && f.count >= FAULT_AFTER) {
+      this.options.log?.(`the runtime's loop claims tasks again, after ${String(f.count)} failed tries`);
+    }
   }
 
   /** Stops claiming and waits for the runs; see Runtime.close. */

@@ -143,7 +143,7 @@ export function buildServer(options: ServerOptions): FastifyInstance {
   });
   const { runtime, store } = options;
   void app.register((api, _options, done) => {
-    api.get('/healthz', () => liveness(options.store));
+    api.get('/healthz', () => liveness(options.store, options.runtime));
     api.get('/readyz', () => readiness(options));
     registerTaskRoutes(api, { runtime: options.runtime, store: options.store, checkCallback });
     registerBatchRoutes(api, options.runtime, checkCallback);

@@ -1,3 +1,4 @@
+import type { Runtime } from '../api/index.ts';
 import { CodecallError } from '../errors/index.ts';
 import type { StoreFault, TaskStore } from '../spec/index.ts';
 
@@ -5,10 +6,27 @@ import type { StoreFault, TaskStore } from '../spec/index.ts';
  * GET /healthz is liveness: 200 while the process answers (restarting it cures no store fault), its body
  * `degraded` with the store's open faults as last seen, without probing.
  */
-export async function liveness(store: TaskStore): Promise<Record<string, unknown>> {
+export async function liveness(
+  store: TaskStore,
+  runtime?: Pick<Runtime, 'loopFault'>,
+): Promise<Record<string, unknown>> {
   const health = await store.checkHealth?.({ probe: false }).catch(() => null);
-  if (!health || health.ok) return { status: 'ok' };
-  return { status: 'degraded', store: { faults: health.faults.map(faultView) } };
+  // The runtime's loop failing round after round claims nothing: said here, not by readiness (the API still answers).
+  const fault = runtime?.loopFault?.() ?? null;
+  const loop = fault && {
+    loop: {
+      message: fault.message,
+      code: fault.code,
+      since: new Date(fault.since).toISOString(),
+      failures: fault.failures,
+    },
+  };
+  if ((!health || health.ok) && !loop) return { status: 'ok' };
+  return {
+    status: 'degraded',
+    ...(health && !health.ok ? { store: { faults: health.faults.map(faultView) } } : {}),
+    ...loop,
+  };
 }
 
 /**

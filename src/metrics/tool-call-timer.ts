@@ -28,7 +28,9 @@ export class ToolCallTimer {
         // A call taken over from an earlier attempt did not run: it has no time (codecall_tool_calls_carried_total);
         // nor did one refused by its budget (codecall_tool_budget_refusals_total).
         if (e.data.tool === 'timer' || e.data.carried_from || e.data.over_budget) continue;
-        this.callsOf(taskId).set(callId, { tool: e.data.tool, startedAt: this.now() });
+        // A read's intent comes with its outcome and says when its tool started (ADR 0047, amended 2026-12-07).
+        const ran = e.data.started_at === undefined ? 0 : Math.max(0, Date.now() - e.data.started_at);
+        this.callsOf(taskId).set(callId, { tool: e.data.tool, startedAt: this.now() - ran });
         continue;
       }
       const call = this.tasks.get(taskId)?.get(callId);

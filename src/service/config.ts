@@ -58,6 +58,8 @@ export const serviceConfigSchema = z
      * before the task's own `max_retries` is counted; then `needs_attention`. 0: at once. (The runtime's default.)
      */
     toolUnavailableRetries: z.number().int().min(0).max(100).default(5),
+    /** The first wait before such a run, doubling each time (half of each jittered, at most 5 minutes). */
+    toolUnavailableRetryBaseMs: z.number().int().min(10).max(300_000).default(2000),
     /** How long a graceful shutdown waits for running tasks to pause. */
     shutdownTimeoutMs: z.number().int().min(0).max(600_000).default(10_000),
     /** Runs Python tasks where bubblewrap and the system's python3 work (else they fail SANDBOX_UNAVAILABLE). */

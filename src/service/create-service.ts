@@ -172,6 +172,7 @@ async function composeService(
     concurrency: config.concurrency,
     leaseMs: config.leaseMs,
     toolUnavailableRetries: config.toolUnavailableRetries,
+    toolUnavailableRetryBaseMs: config.toolUnavailableRetryBaseMs,
     log,
     ...(options.debugLog ? { debugLog: options.debugLog } : {}),
     // The operator's hard cap replaces the soft share; a no-auth server has one tenant, so no share to keep.

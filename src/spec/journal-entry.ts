@@ -86,6 +86,11 @@ export interface JournalEntryData {
     readonly carried_from?: CallOrigin;
     readonly cost?: number;
     readonly over_budget?: RefusalName;
+    /**
+     * Epoch ms its tool started: set on a read's intent, journaled with its outcome in one append (ADR 0047,
+     * amended 2026-12-07), so the call's duration is still known.
+     */
+    readonly started_at?: number;
   };
   /** A call an earlier task completed, offered to this task, a revision of it (ADR 0034); journaled before it runs. */
   readonly carry_offer: {

@@ -71,6 +71,7 @@ const ENTRY_FIELDS: { readonly [T in Exclude<JournalEntryType, 'control'>]: Fiel
       check('a number of 0 or more', (v) => typeof v === 'number' && Number.isFinite(v) && v >= 0),
     ),
     over_budget: optional(oneOf(...REFUSAL_NAMES)),
+    started_at: optional(number),
   },
   carry_offer: {
     origin,

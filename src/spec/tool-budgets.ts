@@ -314,7 +314,8 @@ export function foldBudgetUsage(u: BudgetUsage, entry: JournalEntryInput, at: nu
       const tool = u.tools.get(d.tool);
       if (tool) tool.calls += 1;
       else u.tools.set(d.tool, { calls: 1, wallMs: 0 });
-      u.open.set(d.call_id, { tool: d.tool, at });
+      // A read's intent, journaled with its outcome, says when its tool started (ADR 0047, amended 2026-12-07).
+      u.open.set(d.call_id, { tool: d.tool, at: d.started_at ?? at });
       return;
     }
     case 'tool_outcome': {

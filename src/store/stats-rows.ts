@@ -132,7 +132,9 @@ export function foldToolCalls(rows: readonly StatsJournalRow[], since: number): 
     if (d === null || call === null) continue;
     if (r.type === 'tool_intent') {
       if (d.carried_from === undefined && d.over_budget === undefined && typeof d.tool === 'string') {
-        started.set(call, { tool: d.tool, at: Number(r.created_at) });
+        // A read's intent, journaled with its outcome, says when its tool started (ADR 0047, amended 2026-12-07).
+        const at = typeof d.started_at === 'number' ? d.started_at : Number(r.created_at);
+        started.set(call, { tool: d.tool, at });
       }
     } else if (r.type === 'approval_request' || r.type === 'input_request') {
       waited.add(call);

@@ -44,6 +44,20 @@ describe('the console waterfall', () => {
     expect([chart.from - T0, chart.to - T0]).toEqual([10, 400]);
   });
 
+  it("places a read, whose intent comes with its outcome, from its intent's started_at (ADR 0047, 2026-12-07)", () => {
+    const chart = waterfall(
+      [
+        entry('control', { action: 'attempt', stalled: 0 }, 0),
+        entry('tool_intent', { call_id: 'call-1', tool: 'tools.look', args: '{}', started_at: T0 + 20 }, 250),
+        outcome('call-1', 250),
+      ],
+      false,
+    );
+    expect(chart.calls.map((c) => [c.tool, c.start - T0, c.end - T0, c.status])).toEqual([
+      ['tools.look', 20, 250, 'ok'],
+    ]);
+  });
+
   it('marks a call waiting for approval, then runs it from its start, and the earlier run as replayed', () => {
     const before = [
       entry('control', { action: 'attempt', stalled: 0 }, 0),

@@ -133,11 +133,12 @@ describe('a task journal is bounded', () => {
     // The replay journaled nothing again: what the first run wrote is the journal's head, unchanged.
     expect(journal.slice(0, before.length).map((e) => e.checksum)).toEqual(before.map((e) => e.checksum));
     // Every call the journal holds ran exactly once (replayed calls were not run again); the last one ran but its
-    // outcome was what the bound refused, and the task ended there (it is never replayed).
+    // intent and outcome, one append (a read, ADR 0047 amended 2026-12-07), were what the bound refused, and the
+    // task ended there (it is never replayed).
     const intents = journal.filter((e) => e.type === 'tool_intent').length;
     const outcomes = journal.filter((e) => e.type === 'tool_outcome').length;
-    expect(ran.length).toBe(intents);
-    expect(outcomes).toBe(intents - 1);
+    expect(ran.length).toBe(intents + 1);
+    expect(outcomes).toBe(intents);
     expect(new Set(ran).size).toBe(ran.length);
     const sums = totals(fx.path, taskId);
     expect(sums.kept).toBe(sums.bytes);

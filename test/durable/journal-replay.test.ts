@@ -99,8 +99,10 @@ describe('journaled execution and replay (quickjs)', () => {
     return rest;
   }
 
+  // An idempotent tool: its intent is committed before it runs (a read's goes with its outcome, ADR 0047 amended
+  // 2026-12-07; test/durable/read-one-append.test.ts).
   it('records intents before outcomes and replays a whole journal without running a tool', async () => {
-    const first = harness();
+    const first = harness('idempotent');
     const original = await run(first, []);
     expect(first.runs.sort()).toEqual(['a', 'b', 'c', 'x', 'y', 'z']);
     expect(original.journal.filter((e) => e.type === 'tool_intent')).toHaveLength(6);
@@ -109,7 +111,7 @@ describe('journaled execution and replay (quickjs)', () => {
     const outcomeOrder = original.journal.filter((e) => e.type === 'tool_outcome').map((e) => e.data.call_id);
     expect(outcomeOrder.slice(0, 3)).toEqual(['call-2', 'call-3', 'call-1']);
 
-    const second = harness();
+    const second = harness('idempotent');
     const replay = await run(second, original.journal);
     expect(second.runs).toEqual([]);
     expect(replay.journal).toEqual([]);
@@ -121,12 +123,12 @@ describe('journaled execution and replay (quickjs)', () => {
   });
 
   it('replays Promise.all exactly after a crash with two of three outcomes journaled', async () => {
-    const first = harness();
+    const first = harness('idempotent');
     const original = await run(first, []);
     // The journal as it stood when the process died: 3 intents, the first 2 outcomes.
     const intents = original.journal.filter((e) => e.type === 'tool_intent').slice(0, 3);
     const outcomes = original.journal.filter((e) => e.type === 'tool_outcome').slice(0, 2);
-    const second = harness();
+    const second = harness('idempotent');
     const resumed = await run(second, [...intents, ...outcomes]);
     expect(second.runs).toEqual(['a', 'x', 'y', 'z']); // only the call in flight (a) and those after it
     expect(timeless(resumed.result)).toEqual(timeless(original.result));

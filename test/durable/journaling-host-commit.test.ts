@@ -16,7 +16,8 @@ const work = defineTool({
   name: 'work',
   description: 'answers after `ms` milliseconds',
   input: { type: 'object', properties: { i: { type: 'number' }, ms: { type: 'number' } } },
-  effect: 'read',
+  // Not `read`: a read's intent goes with its outcome (ADR 0047, amended 2026-12-07); these test intents first.
+  effect: 'idempotent',
   async execute(args) {
     const { i, ms } = args as { i: number; ms: number };
     await new Promise((resolve) => setTimeout(resolve, ms));
@@ -63,7 +64,7 @@ describe('JournalingHost commits', () => {
           appends.push(entries.length);
           await store.appendJournal(lease.taskId, entries, { fencingToken: lease.fencingToken });
         }),
-      effectOf: () => 'read',
+      effectOf: () => 'idempotent',
       clock: () => 1_700_000_000_000,
       onFatal: (error) => {
         throw error;

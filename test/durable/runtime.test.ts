@@ -14,6 +14,7 @@ describe('createRuntime', () => {
   let runtime: Runtime;
   const ran: string[] = [];
   let aborted = 0;
+  let slowStarted = 0;
 
   beforeAll(() => {
     ({ driver, store } = fx);
@@ -43,6 +44,7 @@ describe('createRuntime', () => {
         effect: 'read',
         execute: (_a, ctx) =>
           new Promise((_resolve, reject) => {
+            slowStarted++;
             ctx.signal.addEventListener('abort', () => {
               aborted++;
               reject(new Error('aborted'));
@@ -150,7 +152,9 @@ describe('createRuntime', () => {
 
   it('cancels a running task: its running tool call sees an aborted signal', async () => {
     const t = await runtime.submit({ code: 'await tools.slow({}); return 1;' });
-    await waitFor(async () => (await store.readJournal(t.task_id)).some((e) => e.type === 'tool_intent'));
+    // A read's intent is journaled with its outcome (ADR 0047, amended 2026-12-07): wait for the tool itself.
+    const startedBefore = slowStarted;
+    await waitFor(() => Promise.resolve(slowStarted > startedBefore));
     const abortedBefore = aborted;
     const cancelled = await runtime.cancel(t.task_id, { actor: 'ops' });
     expect(cancelled).toMatchObject({ status: 'cancelled', error: { code: 'CANCELLED' } });

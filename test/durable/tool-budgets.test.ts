@@ -244,7 +244,9 @@ describe('tool budgets', () => {
       // 'b' settles last, yet 'd' (the third asked) is the one refused.
       expect(ran).toEqual(['search a', 'search c', 'search b']);
       const journal = await fx.store.readJournal(view.task_id);
-      expect(intents(journal).map((i) => [i.call_id, i.over_budget ?? null])).toEqual([
+      // By call id: a read's intent is journaled with its outcome (ADR 0047, amended 2026-12-07), so in settle order.
+      const byCall = intents(journal).sort((x, y) => x.call_id.localeCompare(y.call_id));
+      expect(byCall.map((i) => [i.call_id, i.over_budget ?? null])).toEqual([
         ['call-1', null],
         ['call-2', null],
         ['call-3', null],

@@ -64,7 +64,8 @@ describe('resumable task streams (Last-Event-ID)', () => {
       defineTool({
         name: 'gate',
         description: 'waits for the test',
-        effect: 'read',
+        // Its intent is journaled (and streamed) before it runs; a read's would come with its outcome.
+        effect: 'idempotent',
         execute: () => new Promise((resolve) => gates.push(() => resolve('open'))),
       }),
     ],

@@ -166,4 +166,71 @@ describe('mcpServers in the service config', () => {
       await rm(dir, { recursive: true, force: true });
     }
   });
+
+  it('toolUnavailableRetryBaseMs: a config key (environment or flag, checked), the first wait of such a run again', async () => {
+    expect(loadConfig({ env: {} }).toolUnavailableRetryBaseMs).toBe(2000);
+    expect(
+      loadConfig({ env: { CODECALL_TOOL_UNAVAILABLE_RETRY_BASE_MS: '500' } }).toolUnavailableRetryBaseMs,
+    ).toBe(500);
+    expect(
+      loadConfig({
+        env: { CODECALL_TOOL_UNAVAILABLE_RETRY_BASE_MS: '500' },
+        flags: { toolUnavailableRetryBaseMs: '60000' },
+      }).toolUnavailableRetryBaseMs,
+    ).toBe(60_000);
+    expect(() => loadConfig({ env: { CODECALL_TOOL_UNAVAILABLE_RETRY_BASE_MS: '5' } })).toThrow(
+      /toolUnavailableRetryBaseMs \(from CODECALL_TOOL_UNAVAILABLE_RETRY_BASE_MS\)/,
+    );
+
+    const dir = await mkdtemp(join(tmpdir(), 'codecall-mcp-service-'));
+    const down = join(dir, 'down');
+    const pidFile = join(dir, 'server.pid');
+    const config = loadConfig({
+      env: { CODECALL_TOOL_UNAVAILABLE_RETRIES: '1', CODECALL_TOOL_UNAVAILABLE_RETRY_BASE_MS: '60000' },
+      flags: {
+        db: join(dir, 'tasks.db'),
+        insecureNoAuth: true,
+        python: false,
+        mcpServers: JSON.stringify([
+          {
+            name: 'gh',
+            command: process.execPath,
+            args: ['--import', 'tsx', SERVER],
+            env: { MCP_DOWN_FILE: down, MCP_PID_FILE: pidFile },
+          },
+        ]),
+      },
+    });
+    const core = await createService(config, { log: () => undefined });
+    try {
+      await core.start();
+      await writeFile(down, '');
+      process.kill(Number(await readFile(pidFile, 'utf8')), 'SIGKILL');
+      await new Promise((r) => setTimeout(r, 300));
+      const t = await core.runtime.submit({
+        code: `return await tools.gh.search({ q: 'ap' });`,
+        maxRetries: 0,
+      });
+      let retry: { run_after?: unknown } | undefined;
+      let at = 0;
+      for (let i = 0; i < 200 && !retry; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        const entry = (await core.store.readJournal(t.task_id)).find(
+          (e) => e.type === 'control' && e.data.action === 'retry',
+        );
+        if (entry) {
+          retry = entry.data as { run_after?: unknown };
+          at = Date.parse(entry.createdAt);
+        }
+      }
+      // The first wait is the base, half of it jittered: 30-60 s here (the default's would be 1-2 s).
+      const wait = Number(retry?.run_after) - at;
+      expect(wait).toBeGreaterThanOrEqual(30_000 - 1000);
+      expect(wait).toBeLessThanOrEqual(60_000 + 1000);
+      expect(await core.store.getTask(t.task_id)).toMatchObject({ status: 'pending' });
+    } finally {
+      await core.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
 });
