@@ -20,6 +20,12 @@ export function never(): Promise<HostOutcome> {
   return new Promise<HostOutcome>(() => undefined);
 }
 
+/**
+ * A read still running after this long journals its intent then (with its start), so a long read (a fetch, a
+ * model call) shows as running in the task's stream and console, and is in the journal if the process dies.
+ */
+export const READ_INTENT_AFTER_MS = 200;
+
 export function unreachable(decision: never): never {
   throw new Error(`unhandled decision ${JSON.stringify(decision)}`);
 }
@@ -160,10 +166,7 @@ export class LiveCalls {
             ...keyed,
             requestInput: async (request) => {
               // A request for input names its call: a read's intent is journaled before it.
-              if (pending && !pending.journaled) {
-                pending.journaled = true;
-                await this.journal.write([], false, undefined, [{ type: 'tool_intent', data: pending.data }]);
-              }
+              if (pending) await this.journalIntent(pending);
               return requestToolInput(keyed, request, inputs, {
                 memory: this.journal.memory,
                 mark: (entries) => this.journal.mark(entries),
@@ -172,7 +175,10 @@ export class LiveCalls {
             },
           }
         : keyed;
-    const outcome = await this.options.live.call(served, this.toolSignal(signal));
+    const early = pending && setTimeout(journalLate, READ_INTENT_AFTER_MS, this, pending);
+    const outcome = await this.options.live.call(served, this.toolSignal(signal)).finally(() => {
+      if (early) clearTimeout(early);
+    });
     if (inputs.waiting) {
       // It stopped to wait for a human's answer: no outcome; made again with the answer at hand (ADR 0047).
       this.journal.park(call.callId);
@@ -180,6 +186,14 @@ export class LiveCalls {
     }
     if (await this.unreachable(call, outcome, pending)) return never();
     return this.finish(call, signal, outcome, false, pending);
+  }
+
+  /** Journals a read's intent ahead of its outcome, once (its outcome then goes alone). */
+  journalIntent(pending: ReadIntent): Promise<void> {
+    if (pending.journaled) return Promise.resolve();
+    pending.journaled = true;
+    const data = { ...pending.data, started_at: pending.startedAt };
+    return this.journal.write([], false, undefined, [{ type: 'tool_intent', data }]);
   }
 
   /** A tool call whose effect is `read`: its intent may wait for its outcome. */
@@ -283,7 +297,15 @@ export class LiveCalls {
   }
 }
 
-/** A read's intent, counted by the budgets, journaled with its outcome (or before a request for input). */
+/** A read that ran long: its intent now (a failed commit fails the outcome's too, in the same queue). */
+function journalLate(calls: LiveCalls, pending: ReadIntent): void {
+  calls.journalIntent(pending).catch(() => undefined);
+}
+
+/**
+ * A read's intent, counted by the budgets, journaled with its outcome, or before it when the read runs long or asks
+ * for input.
+ */
 interface ReadIntent {
   readonly data: JournalEntryInputOf<'tool_intent'>['data'];
   journaled: boolean;

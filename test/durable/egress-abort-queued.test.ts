@@ -74,9 +74,10 @@ function pathsOf(tag: string): { path: string; closedAfter: number | null }[] {
  * queued one, dropped at its cancel (100 ms), comes before the one under way (aborted at 300 ms).
  */
 function egressOutcomes(journal: readonly JournalEntry[]): string[] {
-  const ids = journal.flatMap((e) =>
-    e.type === 'tool_intent' && e.data.tool.startsWith('egress.') ? [e.data.call_id] : [],
-  );
+  // Numbered in the order the guest asked (its call ids), not the journal's: a read's intent goes with its outcome.
+  const ids = journal
+    .flatMap((e) => (e.type === 'tool_intent' && e.data.tool.startsWith('egress.') ? [e.data.call_id] : []))
+    .sort((a, b) => callNumber(a) - callNumber(b));
   return journal
     .flatMap((e) => (e.type === 'tool_outcome' && ids.includes(e.data.call_id) ? [e] : []))
     .map((e) => {
@@ -85,6 +86,8 @@ function egressOutcomes(journal: readonly JournalEntry[]): string[] {
       return `${which} ${d.ok ? 'ok' : String((JSON.parse(d.payload) as { code: string }).code)}`;
     });
 }
+
+const callNumber = (id: string): number => Number(/(\d+)$/.exec(id)?.[1] ?? Number.NaN);
 
 async function settled(tag: string): Promise<void> {
   const deadline = performance.now() + 2_000;

@@ -126,6 +126,54 @@ describe('a read call: one journal append, intent with its outcome', () => {
   });
 });
 
+describe('a long read', () => {
+  const fx = useDurableFixture('read-long');
+
+  it('journals its intent while it runs (past READ_INTENT_AFTER_MS), then its outcome alone', async () => {
+    let release = (): void => undefined;
+    const held = new Promise<void>((r) => (release = r));
+    let started = false;
+    const slow = defineTool({
+      name: 'slow',
+      description: 'a long read',
+      input: { type: 'object' },
+      effect: 'read',
+      execute: async () => {
+        started = true;
+        await held;
+        return { done: true };
+      },
+    });
+    const runtime = createRuntime({
+      store: fx.store,
+      drivers: [fx.driver],
+      tools: new ToolRegistry([slow]),
+      pollMs: 5,
+    });
+    try {
+      runtime.start();
+      const task = await runtime.submit({ code: 'return await tools.slow({})' });
+      for (let i = 0; i < 200 && !started; i++) await sleep(10);
+      let journal = await fx.store.readJournal(task.task_id);
+      for (let i = 0; i < 200 && !calls(journal).includes('intent call-1'); i++) {
+        await sleep(20);
+        journal = await fx.store.readJournal(task.task_id);
+      }
+      // Still running, and its intent (with its start) is in the journal for the stream, the console and a crash.
+      expect(calls(journal)).toEqual(['intent call-1']);
+      const intent = journal.find((e) => e.type === 'tool_intent');
+      expect(intent?.data).toMatchObject({ tool: 'tools.slow', started_at: expect.any(Number) as number });
+      release();
+      const done = await runtime.wait(task.task_id, { until: 'terminal' });
+      expect(done).toMatchObject({ status: 'succeeded', result: { output: { done: true } } });
+      expect(calls(await fx.store.readJournal(task.task_id))).toEqual(['intent call-1', 'outcome call-1']);
+    } finally {
+      release();
+      await runtime.close();
+    }
+  });
+});
+
 describe('a crash in the middle of a read', () => {
   let dir: string;
   beforeAll(async () => {
@@ -133,7 +181,7 @@ describe('a crash in the middle of a read', () => {
   });
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
-  it('leaves no trace of the read in flight; the next worker runs it again, and only it, and ends as an uninterrupted run', async () => {
+  it('leaves the intent of the read in flight (journaled once it ran long); the next worker runs it again, and only it, and ends as an uninterrupted run', async () => {
     const db = join(dir, 'tasks.db');
     const effects = join(dir, 'effects.log');
     const hold = join(dir, 'hold');
@@ -154,13 +202,18 @@ return { sum: a.twice + b.twice + c.twice, wrote: w.wrote, roll: Math.floor(Math
     for (let i = 0; i < 600 && !(await readFile(effects, 'utf8')).includes('look 2 start'); i++)
       await sleep(50);
     expect(await readFile(effects, 'utf8')).toContain('look 2 start');
-    first.child.kill('SIGKILL');
-    await first.exited;
-
+    // The read is held: past READ_INTENT_AFTER_MS its intent is journaled alone, with its start.
     const mid = await createSqliteTaskStore({ path: db });
     try {
-      const journal = await mid.readJournal(task.id);
-      // The read in flight (call-4) left nothing: no intent, no outcome; the calls before are whole.
+      let journal = await mid.readJournal(task.id);
+      for (let i = 0; i < 200 && !calls(journal).includes('intent call-4'); i++) {
+        await sleep(50);
+        journal = await mid.readJournal(task.id);
+      }
+      first.child.kill('SIGKILL');
+      await first.exited;
+      journal = await mid.readJournal(task.id);
+      // The read in flight (call-4) left its intent, no outcome; the calls before are whole.
       expect(calls(journal)).toEqual([
         'intent call-1',
         'outcome call-1',
@@ -168,7 +221,10 @@ return { sum: a.twice + b.twice + c.twice, wrote: w.wrote, roll: Math.floor(Math
         'outcome call-2',
         'intent call-3',
         'outcome call-3',
+        'intent call-4',
       ]);
+      const intent = journal.find((e) => e.type === 'tool_intent' && e.data.call_id === 'call-4');
+      expect(intent?.data).toMatchObject({ tool: 'tools.look', started_at: expect.any(Number) as number });
     } finally {
       await mid.close();
     }
@@ -198,7 +254,12 @@ return { sum: a.twice + b.twice + c.twice, wrote: w.wrote, roll: Math.floor(Math
       expect(log.filter((l) => l === 'look 2 start')).toHaveLength(1 + 2); // the read in flight, made again
       expect(log.filter((l) => l === 'look 2 done')).toHaveLength(1 + 1);
       const journal = await after.readJournal(task.id);
-      expect(calls(journal).filter((c) => c.endsWith('call-4'))).toEqual(['intent call-4', 'outcome call-4']);
+      expect(
+        calls(journal)
+          .filter((c) => c.endsWith('call-4'))
+          .at(-1),
+      ).toBe('outcome call-4');
+      expect(calls(journal).filter((c) => c === 'outcome call-4')).toHaveLength(1);
       expect(journal.some((e) => e.type === 'control' && e.data.action === 'needs_attention')).toBe(false);
     } finally {
       await after.close();
