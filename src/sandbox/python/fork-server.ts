@@ -1,4 +1,4 @@
-import { readFileSync, readdirSync } from 'node:fs';
+import { childrenOf, readProc } from './watchdog.ts';
 import { constants } from 'node:os';
 
 /** What the host holds back of a sandbox's pipes while it waits for a fence (ADR 0061): past it, no reuse. */
@@ -106,33 +106,15 @@ export function hostPidOf(rootPid: number, nsPid: number): number | undefined {
   const stack = [rootPid];
   for (let seen = 0; stack.length > 0 && seen < 16; seen++) {
     const pid = stack.pop() as number;
-    const status = read(`/proc/${pid}/status`);
+    const status = readProc(`/proc/${pid}/status`);
     const ns = /^NSpid:\s+(.*)$/m
       .exec(status ?? '')?.[1]
       ?.trim()
       .split(/\s+/);
     if (pid !== rootPid && ns && Number(ns[1]) === nsPid && ns.length === 3) return pid;
-    let tasks: string[] = [];
-    try {
-      tasks = readdirSync(`/proc/${pid}/task`);
-    } catch {
-      continue;
-    }
-    for (const tid of tasks) {
-      for (const child of (read(`/proc/${pid}/task/${tid}/children`) ?? '').split(' ')) {
-        if (child) stack.push(Number(child));
-      }
-    }
+    stack.push(...childrenOf(pid));
   }
   return undefined;
-}
-
-function read(path: string): string | null {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch {
-    return null;
-  }
 }
 
 /** The pipes of a reused sandbox between two executions, each held up to the server's fence. */

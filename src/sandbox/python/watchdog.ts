@@ -204,7 +204,7 @@ export function sandboxUsage(rootPid: number, options: { readonly ownRoot?: bool
  * The children of `pid`, through /proc/<pid>/task/<tid>/children where the kernel has those files
  * (CONFIG_PROC_CHILDREN); else by the parent field of every process's stat (a scan of all of /proc).
  */
-function childrenOf(pid: number): number[] {
+export function childrenOf(pid: number): number[] {
   let tasks: string[] = [];
   try {
     tasks = readdirSync(`/proc/${pid}/task`);
@@ -234,7 +234,8 @@ function scanChildren(parent: number): number[] {
 /** More than a sandbox may hold (its pids limit), so that a walk of a reused pid's tree stays short. */
 const MAX_USAGE_PROCESSES = 256;
 
-function readProc(path: string): string | null {
+/** A /proc file's text, or null when it is gone (the process ended) or unreadable. */
+export function readProc(path: string): string | null {
   try {
     return readFileSync(path, 'utf8');
   } catch {
