@@ -63,6 +63,10 @@ export interface LiveCallJournal {
  * reached is not journaled (ADR 0047).
  */
 export class LiveCalls {
+  /** Reads under way whose intent waits for their outcome, and the one timer that looks for long ones. */
+  private readonly running = new Set<ReadIntent>();
+  private sweep: ReturnType<typeof setTimeout> | undefined;
+
   constructor(
     private readonly options: JournalingHostOptions,
     private readonly journal: LiveCallJournal,
@@ -89,7 +93,7 @@ export class LiveCalls {
     if (data && approval.kind === 'none' && this.readsAlone(call) && !this.journal.holdsDeferred()) {
       // Its start is when it was admitted, as an intent committed then would say.
       const at = this.options.clock();
-      pending = { data, journaled: false, startedAt: at };
+      pending = { data, journaled: false, startedAt: at, since: performance.now() };
       this.journal.count([{ type: 'tool_intent', data }], at);
     } else if (data) {
       await this.journal.commit([{ type: 'tool_intent', data }]);
@@ -175,9 +179,9 @@ export class LiveCalls {
             },
           }
         : keyed;
-    const early = pending && setTimeout(journalLate, READ_INTENT_AFTER_MS, this, pending);
+    if (pending) this.watchLong(pending);
     const outcome = await this.options.live.call(served, this.toolSignal(signal)).finally(() => {
-      if (early) clearTimeout(early);
+      if (pending) this.running.delete(pending);
     });
     if (inputs.waiting) {
       // It stopped to wait for a human's answer: no outcome; made again with the answer at hand (ADR 0047).
@@ -186,6 +190,27 @@ export class LiveCalls {
     }
     if (await this.unreachable(call, outcome, pending)) return never();
     return this.finish(call, signal, outcome, false, pending);
+  }
+
+  /**
+   * One timer for all reads, not one per read (a quick read pays a set's add and delete): each sweep journals the
+   * intents of the reads under way for READ_INTENT_AFTER_MS, and the timer runs while any read is.
+   */
+  private watchLong(pending: ReadIntent): void {
+    this.running.add(pending);
+    this.sweep ??= setTimeout(() => this.sweepLong(), READ_INTENT_AFTER_MS).unref();
+  }
+
+  private sweepLong(): void {
+    this.sweep = undefined;
+    const now = performance.now();
+    for (const pending of this.running) {
+      if (now - pending.since < READ_INTENT_AFTER_MS) continue;
+      this.running.delete(pending);
+      // A failed commit fails the outcome's too, in the same queue.
+      this.journalIntent(pending).catch(() => undefined);
+    }
+    if (this.running.size > 0) this.sweep = setTimeout(() => this.sweepLong(), READ_INTENT_AFTER_MS).unref();
   }
 
   /** Journals a read's intent ahead of its outcome, once (its outcome then goes alone). */
@@ -297,11 +322,6 @@ export class LiveCalls {
   }
 }
 
-/** A read that ran long: its intent now (a failed commit fails the outcome's too, in the same queue). */
-function journalLate(calls: LiveCalls, pending: ReadIntent): void {
-  calls.journalIntent(pending).catch(() => undefined);
-}
-
 /**
  * A read's intent, counted by the budgets, journaled with its outcome, or before it when the read runs long or asks
  * for input.
@@ -310,4 +330,6 @@ interface ReadIntent {
   readonly data: JournalEntryInputOf<'tool_intent'>['data'];
   journaled: boolean;
   readonly startedAt: number;
+  /** performance.now() when it was admitted: what the sweep for long reads goes by (the clock may be a test's). */
+  readonly since: number;
 }
